@@ -1,0 +1,171 @@
+//! Command-line definitions. Flag names follow sysbench where users already know them
+//! (`--threads`, `--time`, `--report-interval`); values are typed (`10s`, `1M`, `1,5,20,50`).
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::engine::Engine;
+use crate::scenario::s0::S0Variant;
+use crate::server::Dsn;
+use crate::units::{parse_count, parse_duration, parse_key_value, parse_thread_count};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "enginebench",
+    version,
+    about = "Compare MySQL/MariaDB storage engines and configurations on a throwaway server",
+    long_about = "Runs storage-engine studies on a MariaDB server it starts, configures and removes itself \
+                  (or on one you name with --dsn), and reports latency histograms, throughput and server counters."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a study (see `enginebench list`)
+    Run(RunArgs),
+    /// List the built-in studies
+    List,
+    /// Manage a throwaway server by hand
+    Server {
+        #[command(subcommand)]
+        command: ServerCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ServerCommand {
+    /// Start a throwaway server configured like a run would, and keep it until Ctrl-C
+    Start(ServerArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The study to run: s0
+    pub study: String,
+
+    /// Rows in each engine's table
+    #[arg(long, value_parser = parse_count, default_value = "1000000")]
+    pub rows: u64,
+
+    /// Thread counts to compare, e.g. 1,5,20,50
+    #[arg(long, value_parser = parse_thread_count, value_delimiter = ',', default_value = "1,5,20,50")]
+    pub threads: Vec<u32>,
+
+    /// Loops per thread (the study's Q); ignored with --time
+    #[arg(long, value_parser = parse_count, default_value = "200")]
+    pub loops: u64,
+
+    /// Run each cell for this long instead of a loop count (e.g. 30s)
+    #[arg(long, value_parser = parse_duration)]
+    pub time: Option<Duration>,
+
+    /// Run each cell this long before measuring; excluded from results
+    #[arg(long, value_parser = parse_duration)]
+    pub warmup: Option<Duration>,
+
+    /// Engines to compare: myisam, innodb, aria, memory, rocksdb
+    #[arg(long, value_delimiter = ',', default_value = "myisam,innodb")]
+    pub engines: Vec<Engine>,
+
+    /// Repeats per cell; tables show the best and the median
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+
+    /// Variants to run: select+update, select, update, select+update/indexed (default all)
+    #[arg(long, value_delimiter = ',')]
+    pub variants: Vec<S0Variant>,
+
+    /// Seed for row data and random ids (runs with one seed issue the same statements)
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+
+    /// How often interval records are taken, and printed when stderr is not a terminal
+    /// [default: 1s, not printed]
+    #[arg(long, value_parser = parse_duration)]
+    pub report_interval: Option<Duration>,
+
+    /// Write the whole run as JSON to FILE (`-` = stdout; tables then go to stderr)
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ServerArgs {
+    /// Use this server instead of a throwaway one: mysql://USER[:PASSWORD]@HOST[:PORT]
+    #[arg(long, value_parser = Dsn::parse, value_name = "URL")]
+    pub dsn: Option<Dsn>,
+
+    /// The database enginebench works in (created if missing)
+    #[arg(long, default_value = crate::server::DEFAULT_DATABASE)]
+    pub database: String,
+
+    /// Put the throwaway server's datadir on tmpfs (/dev/shm)
+    #[arg(long, conflicts_with = "dsn")]
+    pub tmpfs: bool,
+
+    /// Set a server variable, e.g. innodb_buffer_pool_size=1G (repeatable)
+    #[arg(long = "server-opt", value_parser = parse_key_value, value_name = "NAME=VALUE", conflicts_with = "dsn")]
+    pub server_opts: Vec<(String, String)>,
+
+    /// The mariadbd (or mysqld) binary to start
+    #[arg(long, value_name = "PATH", conflicts_with = "dsn")]
+    pub server_bin: Option<PathBuf>,
+
+    /// Keep the throwaway server's directory after it stops, for inspection
+    #[arg(long, conflicts_with = "dsn")]
+    pub keep_datadir: bool,
+}
+
+impl RunArgs {
+    pub fn report_interval_given(&self) -> bool {
+        self.report_interval.is_some()
+    }
+    pub fn report_interval(&self) -> Duration {
+        self.report_interval.unwrap_or(Duration::from_secs(1))
+    }
+}
+
+impl ServerArgs {
+    pub fn server_options(&self) -> crate::server::ServerOptions {
+        crate::server::ServerOptions {
+            server_bin: self.server_bin.clone(),
+            tmpfs: self.tmpfs,
+            server_opts: self.server_opts.clone(),
+            keep_datadir: self.keep_datadir,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn lists_and_units_parse_into_typed_values() {
+        let cli = Cli::try_parse_from([
+            "enginebench", "run", "s0", "--rows", "10k", "--threads", "1,4", "--engines", "aria,memory",
+            "--time", "2s", "--variants", "select,update", "--server-opt", "key-buffer-size=64M",
+        ])
+        .unwrap();
+        let Command::Run(args) = cli.command else { panic!("not run") };
+        assert_eq!(args.rows, 10_000);
+        assert_eq!(args.threads, vec![1, 4]);
+        assert_eq!(args.engines, vec![Engine::Aria, Engine::Memory]);
+        assert_eq!(args.time, Some(Duration::from_secs(2)));
+        assert_eq!(args.variants, vec![S0Variant::Select, S0Variant::Update]);
+        assert_eq!(args.server.server_opts, vec![("key_buffer_size".into(), "64M".into())]);
+    }
+}

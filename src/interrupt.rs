@@ -1,0 +1,26 @@
+//! Ctrl-C and SIGTERM. The first stops issuing load: workers finish their in-flight
+//! statement, the partial cell and everything before it are saved, servers are torn down.
+//! The second exits at once, killing our servers first so none outlives us.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static REQUESTED: AtomicBool = AtomicBool::new(false);
+
+/// Exit status for a run stopped by a signal (128 + SIGINT, as shells report it).
+pub const INTERRUPTED_EXIT_CODE: u8 = 130;
+
+pub fn requested() -> bool {
+    REQUESTED.load(Ordering::Relaxed)
+}
+
+/// Installs the handler once per process; later calls are no-ops.
+pub fn install_handler() {
+    let _ = ctrlc::set_handler(|| {
+        if REQUESTED.swap(true, Ordering::SeqCst) {
+            eprintln!("\nsecond interrupt: stopping the servers and exiting now");
+            crate::server::emergency_teardown();
+            std::process::exit(INTERRUPTED_EXIT_CODE as i32);
+        }
+        eprintln!("\ninterrupted: finishing in-flight queries and saving results (Ctrl-C again to quit at once)");
+    });
+}

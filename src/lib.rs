@@ -1,0 +1,165 @@
+//! enginebench: compare MySQL/MariaDB storage engines and configurations on a throwaway
+//! server, with numbers people can trust.
+//!
+//! The pipeline, one module per stage, data flowing one way:
+//! `scenario` → `plan` → `server` → `driver` → `measure` → `results` → `report`.
+//! [`run`] wires them for the command line; tests drive the stages directly.
+
+pub mod cli;
+pub mod driver;
+pub mod engine;
+pub mod interrupt;
+pub mod measure;
+pub mod plan;
+pub mod report;
+pub mod results;
+pub mod runner;
+pub mod scenario;
+pub mod server;
+pub mod units;
+
+use anyhow::{bail, Context};
+use std::io::{IsTerminal, Write};
+
+use cli::{Cli, Command, RunArgs, ServerArgs, ServerCommand};
+use report::text::{s0_tables, TableStyle};
+use results::{ResultFile, RunStatus};
+use scenario::s0::{S0Params, S0Variant};
+use scenario::BUILTIN_STUDIES;
+
+/// How a command ended, for the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finished {
+    Success,
+    /// Some cells failed; their errors are in the results and the tables.
+    CellsFailed,
+    Interrupted,
+}
+
+impl Finished {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Finished::Success => 0,
+            Finished::CellsFailed => 1,
+            Finished::Interrupted => interrupt::INTERRUPTED_EXIT_CODE,
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<Finished> {
+    interrupt::install_handler();
+    match cli.command {
+        Command::Run(args) => run_study(args),
+        Command::List => {
+            for (name, about) in BUILTIN_STUDIES {
+                println!("{name:<6} {about}");
+            }
+            Ok(Finished::Success)
+        }
+        Command::Server {
+            command: ServerCommand::Start(args),
+        } => serve(&args),
+    }
+}
+
+fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
+    if args.study != scenario::s0::STUDY_NAME {
+        let names: Vec<&str> = BUILTIN_STUDIES.iter().map(|(name, _)| *name).collect();
+        bail!(
+            "unknown study '{}': the built-in studies are {} (see `enginebench list`)",
+            args.study,
+            names.join(", ")
+        );
+    }
+    let mut engines = Vec::new();
+    for engine in &args.engines {
+        if !engines.contains(engine) {
+            engines.push(*engine);
+        }
+    }
+    let params = S0Params {
+        rows: args.rows.max(1),
+        threads: args.threads.clone(),
+        loops: args.loops,
+        time: args.time,
+        warmup: args.warmup,
+        engines,
+        repeat: args.repeat,
+        variants: if args.variants.is_empty() {
+            S0Variant::ALL.to_vec()
+        } else {
+            args.variants.clone()
+        },
+        seed: args.seed,
+    };
+    let output = runner::RunOutput {
+        results: ResultFile::from_arg(args.json.as_deref()),
+        report_interval: args.report_interval(),
+        print_intervals: args.report_interval_given(),
+    };
+    let server = resolve_server(&args.server);
+    let outcome = runner::run_s0(&params, &server, &output);
+    let (record, error) = match outcome {
+        Ok(record) => (record, None),
+        Err((error, record)) => (*record, Some(error)),
+    };
+    // Tables go to stdout unless stdout carries the JSON.
+    let json_on_stdout = output.results.is_stdout();
+    let style = if !json_on_stdout && std::io::stdout().is_terminal() {
+        TableStyle::Terminal
+    } else {
+        TableStyle::Markdown
+    };
+    if !record.cells.is_empty() || !record.steps.is_empty() {
+        let tables = s0_tables(&record, style);
+        if json_on_stdout {
+            eprint!("{tables}");
+        } else {
+            print!("{tables}");
+            std::io::stdout().flush().context("writing to stdout")?;
+        }
+    }
+    if let Some(error) = error {
+        return Err(error);
+    }
+    Ok(match record.status {
+        RunStatus::Interrupted => Finished::Interrupted,
+        _ if record.failed_cells() > 0 => Finished::CellsFailed,
+        _ => Finished::Success,
+    })
+}
+
+fn resolve_server(args: &ServerArgs) -> server::ServerArgsResolved {
+    server::ServerArgsResolved {
+        dsn: args.dsn.clone(),
+        database: args.database.clone(),
+        options: args.server_options(),
+    }
+}
+
+/// `enginebench server start`: a throwaway server for poking at by hand, until Ctrl-C.
+fn serve(args: &ServerArgs) -> anyhow::Result<Finished> {
+    if args.dsn.is_some() {
+        bail!("`server start` starts a throwaway server; --dsn names one that already runs");
+    }
+    let mut server = server::ThrowawayServer::start(&args.server_options())?;
+    let spec = server.connection_spec(None);
+    let mut conn = spec.connect()?;
+    mysql::prelude::Queryable::query_drop(&mut conn, format!("CREATE DATABASE IF NOT EXISTS `{}`", args.database))?;
+    drop(conn);
+    println!("throwaway MariaDB server running (pid {}), datadir {}", server.pid(), server.datadir().display());
+    println!("connect with:");
+    println!("  mariadb --socket={} -uroot {}", server.socket().display(), args.database);
+    println!("  mariadb --protocol=tcp -h127.0.0.1 -P{} -uroot {}", server.port(), args.database);
+    println!("press Ctrl-C to stop it and remove its directory");
+    std::io::stdout().flush().ok();
+    while !interrupt::requested() {
+        if !server.is_running() {
+            bail!("the server exited on its own; its error log ends with:\n{}", server.error_log_tail(15));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    drop(server);
+    eprintln!("server stopped and removed");
+    Ok(Finished::Success)
+}

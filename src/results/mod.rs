@@ -1,0 +1,10 @@
+//! The results stage: the versioned record of a run. Every report reads this record and
+//! nothing else, so no report ever re-runs load. The record is written to disk before load
+//! starts and again after every step and cell, so an interrupted or crashed run keeps
+//! everything it measured.
+
+mod record;
+mod writer;
+
+pub use record::*;
+pub use writer::ResultFile;

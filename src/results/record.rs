@@ -1,0 +1,242 @@
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use crate::driver::{CellMeasurement, CellOutcome, KindMeasurement};
+use crate::engine::Engine;
+use crate::measure::{encode_histogram, LatencySummary};
+use crate::server::ServerRecord;
+
+/// Bumped whenever a field changes meaning or disappears (adding optional fields does not).
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Still going (or the process died without a chance to say otherwise).
+    Running,
+    Completed,
+    /// Stopped by Ctrl-C/SIGTERM; finished cells and the partial one are kept.
+    Interrupted,
+    /// Stopped by an error; `error` says which.
+    Failed,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ToolRecord {
+    pub name: String,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub schema_version: u32,
+    pub tool: ToolRecord,
+    pub study: String,
+    /// The study's parameters after defaults and command-line overrides.
+    pub parameters: BTreeMap<String, serde_json::Value>,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub status: RunStatus,
+    pub error: Option<String>,
+    pub server: Option<ServerRecord>,
+    /// Timed setup and DDL steps (table loads, CREATE INDEX), in run order.
+    pub steps: Vec<StepRecord>,
+    /// Measured cells, in run order.
+    pub cells: Vec<CellRecord>,
+}
+
+impl RunRecord {
+    pub fn new(study: &str, parameters: BTreeMap<String, serde_json::Value>) -> RunRecord {
+        RunRecord {
+            schema_version: SCHEMA_VERSION,
+            tool: ToolRecord {
+                name: env!("CARGO_PKG_NAME").into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+            study: study.into(),
+            parameters,
+            started_at: now_rfc3339(),
+            finished_at: None,
+            status: RunStatus::Running,
+            error: None,
+            server: None,
+            steps: Vec::new(),
+            cells: Vec::new(),
+        }
+    }
+
+    pub fn finish(&mut self, status: RunStatus, error: Option<String>) {
+        self.status = status;
+        self.error = error;
+        self.finished_at = Some(now_rfc3339());
+    }
+
+    pub fn failed_cells(&self) -> usize {
+        self.cells.iter().filter(|c| c.outcome == OutcomeRecord::Failed).count()
+    }
+}
+
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// e.g. "load", "create_index".
+    pub name: String,
+    pub engine: Option<Engine>,
+    /// The SQL or method, for the reader.
+    pub detail: String,
+    pub elapsed_ms: f64,
+    pub rows: Option<u64>,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeRecord {
+    Completed,
+    Interrupted,
+    Failed,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CellRecord {
+    /// Position in run order, from 0.
+    pub index: usize,
+    pub variant: String,
+    pub engine: Engine,
+    pub threads: u32,
+    /// 1-based repeat number.
+    pub repeat: u32,
+    pub events_per_thread: Option<u64>,
+    pub duration_s: Option<f64>,
+    pub warmup_s: Option<f64>,
+    pub outcome: OutcomeRecord,
+    pub error: Option<String>,
+    /// From the start signal until the last worker finished.
+    pub wall_ms: f64,
+    pub events: u64,
+    pub failed_events: u64,
+    pub events_per_s: f64,
+    pub queries: Vec<QueryRecord>,
+    pub intervals: Vec<IntervalRecord>,
+    /// SHOW GLOBAL STATUS after − before the cell (non-zero counters only).
+    pub server_status_delta: BTreeMap<String, i64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QueryRecord {
+    pub name: String,
+    /// Statements that succeeded.
+    pub count: u64,
+    /// Statements that failed with an error the run survived.
+    pub failed: u64,
+    pub errors_by_code: BTreeMap<String, u64>,
+    pub qps: f64,
+    pub latency_us: LatencySummary,
+    pub failed_latency_us: Option<LatencySummary>,
+    /// HdrHistogram V2+DEFLATE, base64: merge repeats or cells from this, never average
+    /// percentiles.
+    pub histogram_v2: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IntervalRecord {
+    pub start_s: f64,
+    pub end_s: f64,
+    pub queries: Vec<IntervalQueryRecord>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IntervalQueryRecord {
+    pub name: String,
+    pub count: u64,
+    pub failed: u64,
+    pub qps: f64,
+    pub latency_us: LatencySummary,
+}
+
+/// Which cell a measurement belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CellKey {
+    pub variant: String,
+    pub engine: Engine,
+    pub threads: u32,
+    pub repeat: u32,
+}
+
+impl CellRecord {
+    pub fn from_measurement(
+        index: usize,
+        key: &CellKey,
+        config: &crate::driver::CellConfig,
+        measured: &CellMeasurement,
+        server_status_delta: BTreeMap<String, i64>,
+    ) -> CellRecord {
+        let wall_s = measured.wall.as_secs_f64();
+        let per_second = |count: u64| if wall_s > 0.0 { count as f64 / wall_s } else { 0.0 };
+        let (outcome, error) = match &measured.outcome {
+            CellOutcome::Completed => (OutcomeRecord::Completed, None),
+            CellOutcome::Interrupted => (OutcomeRecord::Interrupted, None),
+            CellOutcome::Failed(message) => (OutcomeRecord::Failed, Some(message.clone())),
+        };
+        CellRecord {
+            index,
+            variant: key.variant.clone(),
+            engine: key.engine,
+            threads: key.threads,
+            repeat: key.repeat,
+            events_per_thread: config.stop.events_per_thread,
+            duration_s: config.stop.duration.map(|d| d.as_secs_f64()),
+            warmup_s: config.warmup.map(|d| d.as_secs_f64()),
+            outcome,
+            error,
+            wall_ms: wall_s * 1000.0,
+            events: measured.events,
+            failed_events: measured.failed_events,
+            events_per_s: per_second(measured.events),
+            queries: measured.kinds.iter().map(|kind| query_record(kind, wall_s)).collect(),
+            intervals: measured
+                .intervals
+                .iter()
+                .map(|interval| {
+                    let span = (interval.end_s - interval.start_s).max(f64::EPSILON);
+                    IntervalRecord {
+                        start_s: interval.start_s,
+                        end_s: interval.end_s,
+                        queries: interval
+                            .kinds
+                            .iter()
+                            .map(|(name, latency, failed)| IntervalQueryRecord {
+                                name: name.clone(),
+                                count: latency.count,
+                                failed: *failed,
+                                qps: latency.count as f64 / span,
+                                latency_us: *latency,
+                            })
+                            .collect(),
+                    }
+                })
+                .collect(),
+            server_status_delta,
+        }
+    }
+}
+
+fn query_record(kind: &KindMeasurement, wall_s: f64) -> QueryRecord {
+    QueryRecord {
+        name: kind.name.clone(),
+        count: kind.ok.len(),
+        failed: kind.failed.len(),
+        errors_by_code: kind
+            .errors_by_code
+            .iter()
+            .map(|(code, count)| (code.to_string(), *count))
+            .collect(),
+        qps: if wall_s > 0.0 { kind.ok.len() as f64 / wall_s } else { 0.0 },
+        latency_us: LatencySummary::from_histogram(&kind.ok),
+        failed_latency_us: (!kind.failed.is_empty()).then(|| LatencySummary::from_histogram(&kind.failed)),
+        histogram_v2: encode_histogram(&kind.ok),
+    }
+}

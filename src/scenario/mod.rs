@@ -1,0 +1,10 @@
+//! The scenario stage: what to run. Each built-in study describes its tables, how to load
+//! them, its variants and its query kinds; `plan` turns that into ordered steps.
+
+pub mod s0;
+
+/// Built-in studies, as `enginebench run NAME` knows them.
+pub const BUILTIN_STUDIES: &[(&str, &str)] = &[(
+    "s0",
+    "MyISAM vs InnoDB: frequent reads and updates on one table, rising threads, with and without a secondary index",
+)];

@@ -1,0 +1,113 @@
+//! `--dsn mysql://user:pass@host:port` for an external server. The password is kept out of
+//! every message, record and report: only [`Dsn::redacted`] is ever shown.
+
+use std::fmt;
+
+#[derive(Clone, PartialEq, Eq)]
+pub struct Dsn {
+    pub user: String,
+    pub password: Option<String>,
+    pub host: String,
+    pub port: u16,
+}
+
+impl Dsn {
+    /// Parses `mysql://user[:password]@host[:port]`. A path (`/db`) is refused because the
+    /// database is chosen by `--database`, so one DSN can serve several runs.
+    pub fn parse(text: &str) -> Result<Dsn, String> {
+        let usage = "use --dsn mysql://USER[:PASSWORD]@HOST[:PORT]";
+        let rest = text
+            .strip_prefix("mysql://")
+            .or_else(|| text.strip_prefix("mariadb://"))
+            .ok_or_else(|| format!("the DSN must start with mysql://: {usage}"))?;
+        let (credentials, address) = rest
+            .rsplit_once('@')
+            .ok_or_else(|| format!("the DSN names no user: {usage}"))?;
+        let (user, password) = match credentials.split_once(':') {
+            Some((user, password)) => (user, Some(percent_decode(password))),
+            None => (credentials, None),
+        };
+        if user.is_empty() {
+            return Err(format!("the DSN names no user: {usage}"));
+        }
+        let address = address.trim_end_matches('/');
+        if address.contains('/') || address.contains('?') {
+            return Err(format!(
+                "the DSN must not name a database or options; pass --database NAME instead: {usage}"
+            ));
+        }
+        let (host, port) = match address.rsplit_once(':') {
+            Some((host, port)) if !host.ends_with(']') || host.starts_with('[') => {
+                let port: u16 = port
+                    .parse()
+                    .map_err(|_| format!("'{port}' is not a port number: {usage}"))?;
+                (host, port)
+            }
+            _ => (address, 3306),
+        };
+        if host.is_empty() {
+            return Err(format!("the DSN names no host: {usage}"));
+        }
+        Ok(Dsn {
+            user: percent_decode(user),
+            password,
+            host: host.trim_start_matches('[').trim_end_matches(']').to_string(),
+            port,
+        })
+    }
+
+    /// The DSN as it may be shown anywhere: the password replaced by `***`.
+    pub fn redacted(&self) -> String {
+        let password = if self.password.is_some() { ":***" } else { "" };
+        format!("mysql://{}{}@{}:{}", self.user, password, self.host, self.port)
+    }
+}
+
+/// Debug prints the redacted form too, so a stray `{:?}` cannot leak the password.
+impl fmt::Debug for Dsn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.redacted())
+    }
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index] == b'%' && index + 2 < bytes.len() {
+            if let Ok(byte) = u8::from_str_radix(&text[index + 1..index + 3], 16) {
+                out.push(byte);
+                index += 3;
+                continue;
+            }
+        }
+        out.push(bytes[index]);
+        index += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_user_password_host_port_and_hides_the_password() {
+        let dsn = Dsn::parse("mysql://bench:s%40cret@127.0.0.1:3307").unwrap();
+        assert_eq!(dsn.user, "bench");
+        assert_eq!(dsn.password.as_deref(), Some("s@cret"));
+        assert_eq!(dsn.host, "127.0.0.1");
+        assert_eq!(dsn.port, 3307);
+        assert_eq!(dsn.redacted(), "mysql://bench:***@127.0.0.1:3307");
+        assert!(!format!("{dsn:?}").contains("cret"));
+    }
+
+    #[test]
+    fn defaults_the_port_and_refuses_databases_in_the_path() {
+        assert_eq!(Dsn::parse("mysql://root@db").unwrap().port, 3306);
+        assert!(Dsn::parse("mysql://root@db:3306/prod").unwrap_err().contains("--database"));
+        assert!(Dsn::parse("postgres://root@db").is_err());
+        assert!(Dsn::parse("mysql://db:3306").is_err());
+    }
+}

@@ -1,0 +1,365 @@
+//! A private `mariadbd --no-defaults`: its own datadir, socket, pid file and loopback port,
+//! started by enginebench and removed on every exit path.
+//!
+//! Teardown paths: `Drop` (normal end, error, panic unwinding); the registry's
+//! `emergency_teardown` (a second Ctrl-C); and `PR_SET_PDEATHSIG` on the child, so the
+//! server dies with us even if we are killed with SIGKILL. A directory left behind by a
+//! killed run is removed by the next start (its name carries the dead owner's pid).
+
+use std::fs;
+use std::io::{Read, Seek, SeekFrom};
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{registry, ConnectionSpec, ServerError};
+
+/// The prefix of every directory enginebench creates for a server.
+pub const ROOT_DIR_PREFIX: &str = "enginebench-";
+const ROCKSDB_PLUGIN: &str = "/usr/lib/mysql/plugin/ha_rocksdb.so";
+const TMPFS_BASE: &str = "/dev/shm";
+
+/// How to start the throwaway server (the `--tmpfs`, `--server-opt`, `--server-bin`,
+/// `--keep-datadir` flags).
+#[derive(Debug, Clone, Default)]
+pub struct ServerOptions {
+    pub server_bin: Option<PathBuf>,
+    pub tmpfs: bool,
+    /// Extra server variables, applied after enginebench's own so they win.
+    pub server_opts: Vec<(String, String)>,
+    pub keep_datadir: bool,
+}
+
+pub struct ThrowawayServer {
+    child: Child,
+    root_dir: PathBuf,
+    socket: PathBuf,
+    port: u16,
+    on_tmpfs: bool,
+    keep_datadir: bool,
+    command_line: Vec<String>,
+}
+
+impl ThrowawayServer {
+    pub fn start(options: &ServerOptions) -> Result<ThrowawayServer, ServerError> {
+        let binary = locate_server_binary(options.server_bin.as_deref())?;
+        let base = if options.tmpfs {
+            PathBuf::from(TMPFS_BASE)
+        } else {
+            std::env::temp_dir()
+        };
+        remove_stale_dirs(&base);
+        let root_dir = tempfile::Builder::new()
+            .prefix(&format!("{ROOT_DIR_PREFIX}{}-", std::process::id()))
+            .tempdir_in(&base)
+            .map_err(|err| {
+                ServerError::Io(format!(
+                    "cannot create a server directory in {}: {err}{}",
+                    base.display(),
+                    if options.tmpfs { " (is /dev/shm mounted as tmpfs?)" } else { "" }
+                ))
+            })?
+            .keep();
+        // From here on the directory is ours to remove on failure.
+        let cleanup_on_error = |err: ServerError| {
+            if !options.keep_datadir {
+                let _ = fs::remove_dir_all(&root_dir);
+            }
+            err
+        };
+        let datadir = root_dir.join("data");
+        initialise_datadir(&binary, &datadir, &root_dir).map_err(cleanup_on_error)?;
+
+        let socket = root_dir.join("mariadbd.sock");
+        let port = free_loopback_port().map_err(cleanup_on_error)?;
+        let mut args: Vec<String> = vec![
+            "--no-defaults".into(),
+            format!("--datadir={}", datadir.display()),
+            format!("--socket={}", socket.display()),
+            format!("--pid-file={}", root_dir.join("mariadbd.pid").display()),
+            format!("--log-error={}", root_dir.join("error.log").display()),
+            format!("--port={port}"),
+            "--bind-address=127.0.0.1".into(),
+            // LOAD DATA LOCAL INFILE is one of the load methods studies compare.
+            "--local-infile=1".into(),
+            // Enough for 1,024 client connections plus probes.
+            "--max-connections=1200".into(),
+        ];
+        if is_root() {
+            args.push("--user=root".into());
+        }
+        if options.server_bin.is_none() && Path::new(ROCKSDB_PLUGIN).exists() {
+            args.push("--plugin-load-add=ha_rocksdb".into());
+        }
+        for (name, value) in &options.server_opts {
+            args.push(format!("--{name}={value}"));
+        }
+        let mut command = Command::new(&binary);
+        command.args(&args).stdin(Stdio::null());
+        let console_log = fs::File::create(root_dir.join("console.log"))
+            .map_err(|err| cleanup_on_error(ServerError::Io(format!("cannot write in {}: {err}", root_dir.display()))))?;
+        command
+            .stdout(console_log.try_clone().map_err(|err| cleanup_on_error(ServerError::Io(err.to_string())))?)
+            .stderr(console_log);
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                // Own process group: the terminal's Ctrl-C reaches us, not the server, so
+                // we decide the order of teardown.
+                libc::setpgid(0, 0);
+                // Die with the thread that started us, even if it is killed with SIGKILL.
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        let child = command.spawn().map_err(|err| {
+            cleanup_on_error(ServerError::Io(format!("cannot start {}: {err}", binary.display())))
+        })?;
+        registry::register(child.id(), (!options.keep_datadir).then(|| root_dir.clone()));
+        let mut command_line = vec![binary.display().to_string()];
+        command_line.extend(args);
+        let mut server = ThrowawayServer {
+            child,
+            root_dir,
+            socket,
+            port,
+            on_tmpfs: options.tmpfs,
+            keep_datadir: options.keep_datadir,
+            command_line,
+        };
+        // On failure `server` is dropped here, which stops the process and removes the dir.
+        server.wait_until_ready(Duration::from_secs(60))?;
+        Ok(server)
+    }
+
+    fn wait_until_ready(&mut self, limit: Duration) -> Result<(), ServerError> {
+        let started = Instant::now();
+        let spec = self.connection_spec(None);
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(ServerError::StartFailed {
+                    status: status.to_string(),
+                    log_tail: self.error_log_tail(15),
+                });
+            }
+            if self.socket.exists() && spec.connect().is_ok() {
+                return Ok(());
+            }
+            if started.elapsed() > limit {
+                return Err(ServerError::StartTimeout {
+                    seconds: limit.as_secs(),
+                    log_tail: self.error_log_tail(15),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub fn connection_spec(&self, database: Option<&str>) -> ConnectionSpec {
+        ConnectionSpec::unix_socket(&self.socket, "root", database)
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+    pub fn root_dir(&self) -> &Path {
+        &self.root_dir
+    }
+    pub fn datadir(&self) -> PathBuf {
+        self.root_dir.join("data")
+    }
+    pub fn on_tmpfs(&self) -> bool {
+        self.on_tmpfs
+    }
+    pub fn command_line(&self) -> &[String] {
+        &self.command_line
+    }
+
+    /// True while the server process is alive.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// The last `lines` lines of the server's error log (and console output), for messages.
+    pub fn error_log_tail(&self, lines: usize) -> String {
+        let mut text = String::new();
+        for name in ["error.log", "console.log"] {
+            text.push_str(&tail_of_file(&self.root_dir.join(name), lines));
+        }
+        if text.trim().is_empty() {
+            "(the error log is empty)".into()
+        } else {
+            text.trim_end().to_string()
+        }
+    }
+
+    /// Stops the server (SIGTERM, then SIGKILL after `grace`) and reaps it.
+    fn stop(&mut self, grace: Duration) {
+        if matches!(self.child.try_wait(), Ok(Some(_))) {
+            return;
+        }
+        // SAFETY: signalling our own child.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for ThrowawayServer {
+    fn drop(&mut self) {
+        self.stop(Duration::from_secs(30));
+        registry::deregister(self.child.id());
+        if self.keep_datadir {
+            eprintln!("kept the server directory: {}", self.root_dir.display());
+        } else {
+            let _ = fs::remove_dir_all(&self.root_dir);
+        }
+    }
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+fn locate_server_binary(explicit: Option<&Path>) -> Result<PathBuf, ServerError> {
+    if let Some(path) = explicit {
+        return if path.is_file() {
+            Ok(path.to_path_buf())
+        } else {
+            Err(ServerError::BinaryNotFound {
+                binary: path.display().to_string(),
+            })
+        };
+    }
+    find_program("mariadbd", &["/usr/sbin", "/usr/libexec", "/usr/local/sbin"])
+        .or_else(|| find_program("mysqld", &["/usr/sbin"]))
+        .ok_or_else(|| ServerError::BinaryNotFound {
+            binary: "mariadbd".into(),
+        })
+}
+
+fn find_program(name: &str, extra_dirs: &[&str]) -> Option<PathBuf> {
+    let path_dirs = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
+        .unwrap_or_default();
+    path_dirs
+        .into_iter()
+        .chain(extra_dirs.iter().map(PathBuf::from))
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+/// `mariadb-install-db` for MariaDB binaries, `--initialize-insecure` for MySQL ones.
+fn initialise_datadir(binary: &Path, datadir: &Path, root_dir: &Path) -> Result<(), ServerError> {
+    let version = Command::new(binary)
+        .arg("--version")
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
+        .unwrap_or_default();
+    let log_path = root_dir.join("install.log");
+    let log = fs::File::create(&log_path).map_err(|err| ServerError::Io(err.to_string()))?;
+    let mut command;
+    if version.contains("MariaDB") {
+        let installer = find_program("mariadb-install-db", &["/usr/bin", "/usr/local/bin"])
+            .or_else(|| find_program("mysql_install_db", &["/usr/bin"]))
+            .ok_or_else(|| ServerError::BinaryNotFound {
+                binary: "mariadb-install-db".into(),
+            })?;
+        command = Command::new(installer);
+        command.args([
+            "--no-defaults".to_string(),
+            format!("--datadir={}", datadir.display()),
+            "--auth-root-authentication-method=normal".into(),
+            "--skip-test-db".into(),
+        ]);
+        // A non-default binary brings its own basedir (share/, plugins).
+        if let Some(basedir) = binary.parent().and_then(Path::parent) {
+            if basedir != Path::new("/usr") {
+                command.arg(format!("--basedir={}", basedir.display()));
+            }
+        }
+    } else {
+        command = Command::new(binary);
+        command.args([
+            "--no-defaults".to_string(),
+            "--initialize-insecure".into(),
+            format!("--datadir={}", datadir.display()),
+        ]);
+    }
+    if is_root() {
+        command.arg("--user=root");
+    }
+    let status = command
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().map_err(|err| ServerError::Io(err.to_string()))?)
+        .stderr(log)
+        .status()
+        .map_err(|err| ServerError::Io(format!("cannot run the datadir installer: {err}")))?;
+    if !status.success() {
+        return Err(ServerError::InstallFailed {
+            datadir: datadir.to_path_buf(),
+            status: status.to_string(),
+            log_tail: tail_of_file(&log_path, 10),
+        });
+    }
+    Ok(())
+}
+
+fn free_loopback_port() -> Result<u16, ServerError> {
+    // Bind port 0 and give it back: the kernel hands out a free one. Another process could
+    // take it before mariadbd binds; start-up then fails loudly with the log tail.
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .map_err(|err| ServerError::Io(format!("cannot find a free loopback port: {err}")))
+}
+
+/// Removes server directories whose owning enginebench process no longer exists (left by
+/// a run killed with SIGKILL; its server died with it through PR_SET_PDEATHSIG).
+fn remove_stale_dirs(base: &Path) {
+    let Ok(entries) = fs::read_dir(base) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(ROOT_DIR_PREFIX) else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|pid| pid.parse::<u32>().ok()) else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+fn tail_of_file(path: &Path, lines: usize) -> String {
+    let Ok(mut file) = fs::File::open(path) else { return String::new() };
+    let length = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let _ = file.seek(SeekFrom::Start(length.saturating_sub(16 * 1024)));
+    let mut bytes = Vec::new();
+    let _ = file.read_to_end(&mut bytes);
+    // The seek may land inside a UTF-8 sequence; lossy decoding keeps the rest readable.
+    let text = String::from_utf8_lossy(&bytes);
+    let all: Vec<&str> = text.lines().collect();
+    let mut tail = all[all.len().saturating_sub(lines)..].join("\n");
+    if !tail.is_empty() {
+        tail.push('\n');
+    }
+    tail
+}

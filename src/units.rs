@@ -1,0 +1,109 @@
+//! Typed command-line values: durations ("10s", "500ms", "60"), counts ("1M", "100k",
+//! "1,000,000") and lists ("1,5,20,50"). Kept apart from clap so scenario files (later)
+//! can share the same spellings.
+
+use std::time::Duration;
+
+/// Parses a duration the way sysbench users write it: a bare number means seconds
+/// (`--time=60`), otherwise humantime's units (`10s`, `1m30s`, `250ms`).
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let trimmed = text.trim();
+    if let Ok(seconds) = trimmed.parse::<f64>() {
+        if seconds.is_finite() && seconds >= 0.0 {
+            return Ok(Duration::from_secs_f64(seconds));
+        }
+        return Err(format!("'{text}' is not a duration: use e.g. 10s, 500ms, 2m"));
+    }
+    humantime::parse_duration(trimmed)
+        .map_err(|_| format!("'{text}' is not a duration: use e.g. 10s, 500ms, 2m"))
+}
+
+/// Parses a count with optional thousands separators (`,` or `_`) and an optional
+/// decimal suffix k/M/G (powers of 1000, as row counts are usually spoken).
+pub fn parse_count(text: &str) -> Result<u64, String> {
+    let cleaned: String = text.trim().chars().filter(|c| *c != ',' && *c != '_').collect();
+    let (digits, multiplier) = match cleaned.chars().last() {
+        Some('k' | 'K') => (&cleaned[..cleaned.len() - 1], 1_000u64),
+        Some('m' | 'M') => (&cleaned[..cleaned.len() - 1], 1_000_000),
+        Some('g' | 'G') => (&cleaned[..cleaned.len() - 1], 1_000_000_000),
+        _ => (cleaned.as_str(), 1),
+    };
+    let bad = || format!("'{text}' is not a count: use e.g. 1000, 100k, 1M, 1,000,000");
+    if digits.contains('.') {
+        let value: f64 = digits.parse().map_err(|_| bad())?;
+        let scaled = value * multiplier as f64;
+        if !(scaled.is_finite() && scaled >= 0.0 && scaled.fract() == 0.0) {
+            return Err(bad());
+        }
+        return Ok(scaled as u64);
+    }
+    let value: u64 = digits.parse().map_err(|_| bad())?;
+    value.checked_mul(multiplier).ok_or_else(bad)
+}
+
+/// Parses one thread count (clap splits "1,5,20,50" at the commas).
+pub fn parse_thread_count(text: &str) -> Result<u32, String> {
+    let count = parse_count(text)?;
+    if count == 0 || count > 100_000 {
+        return Err(format!("thread count {} is out of range 1..=100000", text.trim()));
+    }
+    Ok(count as u32)
+}
+
+/// Splits "key=value" (for --server-opt), normalising '-' to '_' in the key so that
+/// `innodb-buffer-pool-size` and `innodb_buffer_pool_size` are one variable.
+pub fn parse_key_value(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.trim().is_empty() => {
+            Ok((key.trim().replace('-', "_"), value.trim().to_string()))
+        }
+        _ => Err(format!(
+            "'{text}' is not NAME=VALUE: use e.g. --server-opt innodb_buffer_pool_size=1G"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_accept_bare_seconds_and_units() {
+        assert_eq!(parse_duration("60").unwrap(), Duration::from_secs(60));
+        assert_eq!(parse_duration("1.5").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("1m30s").unwrap(), Duration::from_secs(90));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("-3").is_err());
+    }
+
+    #[test]
+    fn counts_accept_suffixes_and_separators() {
+        assert_eq!(parse_count("1M").unwrap(), 1_000_000);
+        assert_eq!(parse_count("100k").unwrap(), 100_000);
+        assert_eq!(parse_count("1,000,000").unwrap(), 1_000_000);
+        assert_eq!(parse_count("2_500").unwrap(), 2_500);
+        assert_eq!(parse_count("1.5k").unwrap(), 1_500);
+        assert!(parse_count("1.2345k").is_err());
+        assert!(parse_count("lots").is_err());
+        assert!(parse_count("99999999999999999999").is_err());
+    }
+
+    #[test]
+    fn thread_counts_reject_zero_and_huge() {
+        assert_eq!(parse_thread_count(" 4 ").unwrap(), 4);
+        assert_eq!(parse_thread_count("1k").unwrap(), 1000);
+        assert!(parse_thread_count("0").is_err());
+        assert!(parse_thread_count("1M").is_err());
+    }
+
+    #[test]
+    fn key_values_normalise_dashes() {
+        assert_eq!(
+            parse_key_value("innodb-buffer-pool-size=1G").unwrap(),
+            ("innodb_buffer_pool_size".into(), "1G".into())
+        );
+        assert!(parse_key_value("=3").is_err());
+        assert!(parse_key_value("novalue").is_err());
+    }
+}
