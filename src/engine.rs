@@ -67,10 +67,16 @@ impl FromStr for Engine {
         let wanted = text.trim().to_ascii_lowercase();
         Engine::ALL
             .into_iter()
-            .find(|engine| engine.key() == wanted || (wanted == "heap" && *engine == Engine::Memory))
+            .find(|engine| {
+                engine.key() == wanted || (wanted == "heap" && *engine == Engine::Memory)
+            })
             .ok_or_else(|| {
                 let known: Vec<&str> = Engine::ALL.iter().map(|e| e.key()).collect();
-                format!("unknown engine '{}' (known: {})", text.trim(), known.join(", "))
+                format!(
+                    "unknown engine '{}' (known: {})",
+                    text.trim(),
+                    known.join(", ")
+                )
             })
     }
 }

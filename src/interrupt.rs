@@ -17,10 +17,14 @@ pub fn requested() -> bool {
 pub fn install_handler() {
     let _ = ctrlc::set_handler(|| {
         if REQUESTED.swap(true, Ordering::SeqCst) {
-            eprintln!("\nsecond interrupt: stopping the servers and exiting now");
+            crate::report::progress::note(
+                "\nsecond interrupt: stopping the servers and exiting now",
+            );
             crate::server::emergency_teardown();
             std::process::exit(INTERRUPTED_EXIT_CODE as i32);
         }
-        eprintln!("\ninterrupted: finishing in-flight queries and saving results (Ctrl-C again to quit at once)");
+        crate::report::progress::note(
+            "\ninterrupted: finishing in-flight queries and saving results (Ctrl-C again to quit at once)",
+        );
     });
 }

@@ -113,7 +113,7 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
     if !record.cells.is_empty() || !record.steps.is_empty() {
         let tables = s0_tables(&record, style);
         if json_on_stdout {
-            eprint!("{tables}");
+            let _ = write!(std::io::stderr().lock(), "{tables}");
         } else {
             print!("{tables}");
             std::io::stdout().flush().context("writing to stdout")?;
@@ -145,21 +145,39 @@ fn serve(args: &ServerArgs) -> anyhow::Result<Finished> {
     let mut server = server::ThrowawayServer::start(&args.server_options())?;
     let spec = server.connection_spec(None);
     let mut conn = spec.connect()?;
-    mysql::prelude::Queryable::query_drop(&mut conn, format!("CREATE DATABASE IF NOT EXISTS `{}`", args.database))?;
+    mysql::prelude::Queryable::query_drop(
+        &mut conn,
+        format!("CREATE DATABASE IF NOT EXISTS `{}`", args.database),
+    )?;
     drop(conn);
-    println!("throwaway MariaDB server running (pid {}), datadir {}", server.pid(), server.datadir().display());
+    println!(
+        "throwaway MariaDB server running (pid {}), datadir {}",
+        server.pid(),
+        server.datadir().display()
+    );
     println!("connect with:");
-    println!("  mariadb --socket={} -uroot {}", server.socket().display(), args.database);
-    println!("  mariadb --protocol=tcp -h127.0.0.1 -P{} -uroot {}", server.port(), args.database);
+    println!(
+        "  mariadb --socket={} -uroot {}",
+        server.socket().display(),
+        args.database
+    );
+    println!(
+        "  mariadb --protocol=tcp -h127.0.0.1 -P{} -uroot {}",
+        server.port(),
+        args.database
+    );
     println!("press Ctrl-C to stop it and remove its directory");
     std::io::stdout().flush().ok();
     while !interrupt::requested() {
         if !server.is_running() {
-            bail!("the server exited on its own; its error log ends with:\n{}", server.error_log_tail(15));
+            bail!(
+                "the server exited on its own; its error log ends with:\n{}",
+                server.error_log_tail(15)
+            );
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     drop(server);
-    eprintln!("server stopped and removed");
+    report::progress::note("server stopped and removed");
     Ok(Finished::Success)
 }

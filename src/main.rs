@@ -1,4 +1,5 @@
 use clap::Parser;
+use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -6,7 +7,8 @@ fn main() -> ExitCode {
     match enginebench::run(cli) {
         Ok(finished) => ExitCode::from(finished.exit_code()),
         Err(error) => {
-            eprintln!("Error: {error:#}");
+            // Printed once, here; a closed stderr must not turn the error into a panic.
+            let _ = writeln!(std::io::stderr().lock(), "Error: {error:#}");
             ExitCode::FAILURE
         }
     }

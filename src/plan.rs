@@ -47,7 +47,12 @@ pub fn plan_s0(params: &S0Params) -> Vec<Step> {
         }
     }
     if params.variants.iter().any(|v| v.needs_index()) {
-        steps.extend(params.engines.iter().map(|&engine| Step::CreateIndex { engine }));
+        steps.extend(
+            params
+                .engines
+                .iter()
+                .map(|&engine| Step::CreateIndex { engine }),
+        );
         cells_of(S0Variant::SelectUpdateIndexed, &mut steps);
     }
     steps
@@ -104,9 +109,18 @@ mod tests {
     #[test]
     fn the_default_plan_has_the_studys_shape() {
         let steps = plan_s0(&S0Params::default());
-        let cells = steps.iter().filter(|s| matches!(s, Step::Cell { .. })).count();
+        let cells = steps
+            .iter()
+            .filter(|s| matches!(s, Step::Cell { .. }))
+            .count();
         // 4 variants × 4 thread counts × 3 repeats × 2 engines
         assert_eq!(cells, 96);
-        assert_eq!(steps.iter().filter(|s| matches!(s, Step::CreateIndex { .. })).count(), 2);
+        assert_eq!(
+            steps
+                .iter()
+                .filter(|s| matches!(s, Step::CreateIndex { .. }))
+                .count(),
+            2
+        );
     }
 }

@@ -6,7 +6,7 @@ use mysql::prelude::Queryable;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use crate::driver::{run_cell, CellConfig, CellOutcome, StopCondition};
+use crate::driver::{run_cell, CellConfig, CellObserver, CellOutcome, Progress, StopCondition};
 use crate::interrupt;
 use crate::measure::{status_delta, StatusSnapshot};
 use crate::plan::{plan_s0, Step};
@@ -63,7 +63,10 @@ fn execute_s0(
     record: &mut RunRecord,
 ) -> anyhow::Result<()> {
     let steps = plan_s0(params);
-    let cell_total = steps.iter().filter(|s| matches!(s, Step::Cell { .. })).count();
+    let cell_total = steps
+        .iter()
+        .filter(|s| matches!(s, Step::Cell { .. }))
+        .count();
     note(&match &server.dsn {
         Some(dsn) => format!("using the external server {}", dsn.redacted()),
         None => "starting a throwaway MariaDB server...".to_string(),
@@ -71,7 +74,10 @@ fn execute_s0(
     let target = Target::open(server.dsn.clone(), &server.options, &server.database)?;
     target.check_engines(&params.engines)?;
     let server_record = target.record()?;
-    note(&format!("server {} ready ({})", server_record.version, server_record.address));
+    note(&format!(
+        "server {} ready ({})",
+        server_record.version, server_record.address
+    ));
     record.server = Some(server_record);
     output.results.save(record)?;
 
@@ -87,18 +93,30 @@ fn execute_s0(
             match step {
                 Step::PrepareTable { engine } => {
                     let table = s0::table_name(engine);
-                    if matches!(target, Target::External { .. }) && table_exists(&mut probe, &table)? {
+                    if matches!(target, Target::External { .. })
+                        && table_exists(&mut probe, &table)?
+                    {
                         return Err(anyhow!(
                             "table {}.{table} already exists on the external server and was not created by this run; drop it or pass another --database",
                             server.database
                         ));
                     }
-                    note(&format!("loading {} rows into {table} (ENGINE={})...", params.rows, engine.sql_name()));
+                    note(&format!(
+                        "loading {} rows into {table} (ENGINE={})...",
+                        params.rows,
+                        engine.sql_name()
+                    ));
                     let started = Instant::now();
                     created_tables.push(table.clone());
-                    let loaded = s0::prepare_table(&spec, engine, params.rows, params.seed, &|_| !interrupt::requested())?;
+                    let loaded =
+                        s0::prepare_table(&spec, engine, params.rows, params.seed, &|_| {
+                            !interrupt::requested()
+                        })?;
                     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
-                    note(&format!("loaded {loaded} rows into {table} in {:.2} s", elapsed_ms / 1000.0));
+                    note(&format!(
+                        "loaded {loaded} rows into {table} in {:.2} s",
+                        elapsed_ms / 1000.0
+                    ));
                     record.steps.push(StepRecord {
                         name: "load".into(),
                         engine: Some(engine),
@@ -112,7 +130,9 @@ fn execute_s0(
                     let sql = s0::create_index_sql(engine);
                     note(&format!("{sql}..."));
                     let started = Instant::now();
-                    probe.query_drop(&sql).with_context(|| format!("{sql} failed"))?;
+                    probe
+                        .query_drop(&sql)
+                        .with_context(|| format!("{sql} failed"))?;
                     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
                     note(&format!("{sql}: {:.2} s", elapsed_ms / 1000.0));
                     record.steps.push(StepRecord {
@@ -156,16 +176,30 @@ fn execute_s0(
                         config.stop.events_per_thread.map(|n| n * threads as u64),
                         output.print_intervals,
                     );
-                    let before = StatusSnapshot::take(&mut probe).context("reading SHOW GLOBAL STATUS")?;
-                    let measured = run_cell(&workload, &config, &mut |p| progress.update(p))?;
-                    let after = StatusSnapshot::take(&mut probe).context("reading SHOW GLOBAL STATUS")?;
+                    let mut observer = CellWatch {
+                        probe: &mut probe,
+                        progress: &progress,
+                        before: None,
+                        after: None,
+                    };
+                    let measured = run_cell(&workload, &config, &mut observer)?;
+                    let (before, after) = match (observer.before.take(), observer.after.take()) {
+                        (Some(before), Some(after)) => (before?, after?),
+                        _ => (StatusSnapshot::default(), StatusSnapshot::default()),
+                    };
                     let key = CellKey {
                         variant: variant.key().into(),
                         engine,
                         threads,
                         repeat,
                     };
-                    let cell = CellRecord::from_measurement(cell_index, &key, &config, &measured, status_delta(&before, &after));
+                    let cell = CellRecord::from_measurement(
+                        cell_index,
+                        &key,
+                        &config,
+                        &measured,
+                        status_delta(&before, &after),
+                    );
                     progress.finish(&match &measured.outcome {
                         CellOutcome::Completed => format!(
                             "{:.0} ms wall, {:.0} events/s",
@@ -197,4 +231,24 @@ fn table_exists(conn: &mut mysql::Conn, table: &str) -> anyhow::Result<bool> {
         (table,),
     )?;
     Ok(found.is_some())
+}
+
+/// Follows a running cell: progress on stderr, SHOW GLOBAL STATUS around the measured phase.
+struct CellWatch<'a> {
+    probe: &'a mut mysql::Conn,
+    progress: &'a CellProgress,
+    before: Option<anyhow::Result<StatusSnapshot>>,
+    after: Option<anyhow::Result<StatusSnapshot>>,
+}
+
+impl CellObserver for CellWatch<'_> {
+    fn measuring_started(&mut self) {
+        self.before = Some(StatusSnapshot::take(self.probe).context("reading SHOW GLOBAL STATUS"));
+    }
+    fn progress(&mut self, progress: &Progress) {
+        self.progress.update(progress);
+    }
+    fn measuring_finished(&mut self) {
+        self.after = Some(StatusSnapshot::take(self.probe).context("reading SHOW GLOBAL STATUS"));
+    }
 }

@@ -12,7 +12,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         if seconds.is_finite() && seconds >= 0.0 {
             return Ok(Duration::from_secs_f64(seconds));
         }
-        return Err(format!("'{text}' is not a duration: use e.g. 10s, 500ms, 2m"));
+        return Err(format!(
+            "'{text}' is not a duration: use e.g. 10s, 500ms, 2m"
+        ));
     }
     humantime::parse_duration(trimmed)
         .map_err(|_| format!("'{text}' is not a duration: use e.g. 10s, 500ms, 2m"))
@@ -21,7 +23,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 /// Parses a count with optional thousands separators (`,` or `_`) and an optional
 /// decimal suffix k/M/G (powers of 1000, as row counts are usually spoken).
 pub fn parse_count(text: &str) -> Result<u64, String> {
-    let cleaned: String = text.trim().chars().filter(|c| *c != ',' && *c != '_').collect();
+    let cleaned: String = text
+        .trim()
+        .chars()
+        .filter(|c| *c != ',' && *c != '_')
+        .collect();
     let (digits, multiplier) = match cleaned.chars().last() {
         Some('k' | 'K') => (&cleaned[..cleaned.len() - 1], 1_000u64),
         Some('m' | 'M') => (&cleaned[..cleaned.len() - 1], 1_000_000),
@@ -45,7 +51,10 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
 pub fn parse_thread_count(text: &str) -> Result<u32, String> {
     let count = parse_count(text)?;
     if count == 0 || count > 100_000 {
-        return Err(format!("thread count {} is out of range 1..=100000", text.trim()));
+        return Err(format!(
+            "thread count {} is out of range 1..=100000",
+            text.trim()
+        ));
     }
     Ok(count as u32)
 }

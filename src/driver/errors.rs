@@ -62,8 +62,14 @@ mod tests {
 
     #[test]
     fn deadlocks_and_lock_waits_are_survivable_everything_else_is_fatal() {
-        assert_eq!(classify(0, &server_error(1213)).class, ErrorClass::Survivable);
-        assert_eq!(classify(0, &server_error(1205)).class, ErrorClass::Survivable);
+        assert_eq!(
+            classify(0, &server_error(1213)).class,
+            ErrorClass::Survivable
+        );
+        assert_eq!(
+            classify(0, &server_error(1205)).class,
+            ErrorClass::Survivable
+        );
         assert_eq!(classify(0, &server_error(1062)).class, ErrorClass::Fatal);
         let io = mysql::Error::IoError(std::io::Error::new(std::io::ErrorKind::BrokenPipe, "gone"));
         let failure = classify(2, &io);

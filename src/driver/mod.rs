@@ -90,6 +90,24 @@ pub struct CellMeasurement {
     pub intervals: Vec<IntervalMeasurement>,
 }
 
+/// What the caller sees of a cell while it runs. The measuring hooks bracket exactly the
+/// measured phase (after every worker has connected, prepared and warmed up; after every
+/// worker has stopped), so server counters taken there match the recorded statements.
+pub trait CellObserver {
+    fn measuring_started(&mut self) {}
+    fn progress(&mut self, _progress: &Progress) {}
+    fn measuring_finished(&mut self) {}
+}
+
+/// An observer that only follows progress.
+pub struct ProgressOnly<F: FnMut(&Progress)>(pub F);
+
+impl<F: FnMut(&Progress)> CellObserver for ProgressOnly<F> {
+    fn progress(&mut self, progress: &Progress) {
+        (self.0)(progress)
+    }
+}
+
 /// Progress as the coordinator sees it, for bars and plain lines.
 pub struct Progress<'a> {
     pub elapsed: Duration,
@@ -136,7 +154,7 @@ fn fault_worker_panic() -> bool {
 pub fn run_cell(
     workload: &dyn Workload,
     config: &CellConfig,
-    on_progress: &mut dyn FnMut(&Progress),
+    observer: &mut dyn CellObserver,
 ) -> Result<CellMeasurement, DriverError> {
     let kinds = workload.query_kinds();
     let threads = config.threads as usize;
@@ -161,7 +179,14 @@ pub fn run_cell(
                 std::thread::Builder::new()
                     .name(format!("worker-{worker_index}"))
                     .spawn_scoped(scope, move || {
-                        run_worker(workload, worker_index, recorder, shared, stop, panic_on_purpose)
+                        run_worker(
+                            workload,
+                            worker_index,
+                            recorder,
+                            shared,
+                            stop,
+                            panic_on_purpose,
+                        )
                     })
                     .expect("spawning a worker thread")
             })
@@ -174,18 +199,27 @@ pub fn run_cell(
         if let Some(warmup) = config.warmup.filter(|w| !w.is_zero()) {
             shared.phase.store(PHASE_WARMUP, Ordering::Release);
             let until = Instant::now() + warmup;
-            while Instant::now() < until && !shared.abort.load(Ordering::Relaxed) && !interrupt::requested() {
+            while Instant::now() < until
+                && !shared.abort.load(Ordering::Relaxed)
+                && !interrupt::requested()
+            {
                 std::thread::sleep(Duration::from_millis(10));
             }
         }
+        observer.measuring_started();
         let measure_started = Instant::now();
         shared.phase.store(PHASE_MEASURE, Ordering::Release);
 
-        let intervals = coordinate(&shared, &mut histograms, config, measure_started, on_progress);
+        let intervals = coordinate(&shared, &mut histograms, config, measure_started, observer);
+        observer.measuring_finished();
 
         let reports: Vec<Result<WorkerReport, String>> = handles
             .into_iter()
-            .map(|handle| handle.join().unwrap_or_else(|payload| Err(panic_message(payload.as_ref()))))
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|payload| Err(panic_message(payload.as_ref())))
+            })
             .collect();
         (reports, measure_started, intervals)
     });
@@ -196,7 +230,9 @@ pub fn run_cell(
     let last_end_s = measure_started.elapsed().as_secs_f64();
     if last_ok.iter().chain(last_err.iter()).any(|h| !h.is_empty()) {
         let start_s = intervals.last().map_or(0.0, |i| i.end_s);
-        intervals.push(interval_record(&kinds, &last_ok, &last_err, start_s, last_end_s));
+        intervals.push(interval_record(
+            &kinds, &last_ok, &last_err, start_s, last_end_s,
+        ));
     }
 
     let mut errors_by_code: BTreeMap<(usize, u16), u64> = BTreeMap::new();
@@ -216,10 +252,16 @@ pub fn run_cell(
             last_finish = last_finish.max(finished_at);
         }
         if failure.is_none() {
-            failure = report.failure.map(|message| format!("worker {worker_index}: {message}"));
+            failure = report
+                .failure
+                .map(|message| format!("worker {worker_index}: {message}"));
         }
     }
-    let events: u64 = shared.events.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
+    let events: u64 = shared
+        .events
+        .iter()
+        .map(|c| c.0.load(Ordering::Relaxed))
+        .sum();
     let outcome = match failure {
         Some(message) => CellOutcome::Failed(message),
         None if interrupt::requested() => CellOutcome::Interrupted,
@@ -255,7 +297,7 @@ fn coordinate(
     histograms: &mut QueryHistograms,
     config: &CellConfig,
     measure_started: Instant,
-    on_progress: &mut dyn FnMut(&Progress),
+    observer: &mut dyn CellObserver,
 ) -> Vec<IntervalMeasurement> {
     let threads = config.threads as usize;
     let tick = Duration::from_millis(100).min(config.report_interval);
@@ -265,20 +307,32 @@ fn coordinate(
     while shared.finished.load(Ordering::Acquire) < threads {
         std::thread::sleep(tick);
         let elapsed = measure_started.elapsed();
-        let events_done = shared.events.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
+        let events_done = shared
+            .events
+            .iter()
+            .map(|c| c.0.load(Ordering::Relaxed))
+            .sum();
         let mut closed = None;
         if elapsed >= next_interval {
             // Waiting only briefly: a worker stuck in a long query hands its samples over
             // with the next interval instead of stalling this one.
             let (ok, err) = histograms.take_interval(Duration::from_millis(20));
-            let start_s = intervals.last().map_or(0.0, |i: &IntervalMeasurement| i.end_s);
-            intervals.push(interval_record(&histograms.kinds, &ok, &err, start_s, elapsed.as_secs_f64()));
+            let start_s = intervals
+                .last()
+                .map_or(0.0, |i: &IntervalMeasurement| i.end_s);
+            intervals.push(interval_record(
+                &histograms.kinds,
+                &ok,
+                &err,
+                start_s,
+                elapsed.as_secs_f64(),
+            ));
             closed = intervals.last();
             while next_interval <= elapsed {
                 next_interval += config.report_interval;
             }
         }
-        on_progress(&Progress {
+        observer.progress(&Progress {
             elapsed,
             events_done,
             events_expected,
@@ -302,7 +356,13 @@ fn interval_record(
         kinds: kinds
             .iter()
             .enumerate()
-            .map(|(i, name)| (name.clone(), LatencySummary::from_histogram(&ok[i]), err[i].len()))
+            .map(|(i, name)| {
+                (
+                    name.clone(),
+                    LatencySummary::from_histogram(&ok[i]),
+                    err[i].len(),
+                )
+            })
             .collect(),
     }
 }
@@ -369,7 +429,9 @@ fn run_worker(
             }
             match worker.event(&mut recorder) {
                 Ok(()) => {}
-                Err(failure) if failure.class == ErrorClass::Survivable => report.failed_events += 1,
+                Err(failure) if failure.class == ErrorClass::Survivable => {
+                    report.failed_events += 1
+                }
                 Err(failure) => {
                     report.failure = Some(failure.message);
                     shared.abort.store(true, Ordering::Release);
@@ -440,7 +502,7 @@ mod tests {
                 Ok::<_, mysql::Error>(())
             })?;
             if let Some((every, code)) = self.fail_every {
-                if self.events % every == 0 {
+                if self.events.is_multiple_of(every) {
                     return recorder.measure(1, || {
                         Err(mysql::Error::MySqlError(mysql::MySqlError {
                             state: "HY000".into(),
@@ -474,7 +536,12 @@ mod tests {
             duration: None,
         };
         let mut ticks = 0;
-        let cell = run_cell(&workload, &config(4, stop), &mut |_| ticks += 1).unwrap();
+        let cell = run_cell(
+            &workload,
+            &config(4, stop),
+            &mut ProgressOnly(|_: &Progress| ticks += 1),
+        )
+        .unwrap();
         assert_eq!(cell.outcome, CellOutcome::Completed);
         assert_eq!(cell.events, 800);
         assert_eq!(cell.kinds[0].ok.len(), 800);
@@ -482,7 +549,10 @@ mod tests {
         // Intervals partition the cell: their counts add up to the total.
         let interval_total: u64 = cell.intervals.iter().map(|i| i.kinds[0].1.count).sum();
         assert_eq!(interval_total, 800);
-        assert!(cell.kinds[0].ok.min() >= 300, "sleep latency below the sleep");
+        assert!(
+            cell.kinds[0].ok.min() >= 300,
+            "sleep latency below the sleep"
+        );
         assert!(cell.wall >= Duration::from_millis(60));
         assert!(ticks > 0);
     }
@@ -497,13 +567,21 @@ mod tests {
             events_per_thread: Some(100),
             duration: None,
         };
-        let cell = run_cell(&workload, &config(2, stop), &mut |_| {}).unwrap();
+        let cell = run_cell(
+            &workload,
+            &config(2, stop),
+            &mut ProgressOnly(|_: &Progress| {}),
+        )
+        .unwrap();
         assert_eq!(cell.outcome, CellOutcome::Completed);
         assert_eq!(cell.events, 200);
         assert_eq!(cell.failed_events, 20);
         assert_eq!(cell.kinds[1].failed.len(), 20);
         assert_eq!(cell.kinds[1].ok.len(), 180);
-        assert_eq!(cell.kinds[1].errors_by_code.get(&ER_LOCK_DEADLOCK), Some(&20));
+        assert_eq!(
+            cell.kinds[1].errors_by_code.get(&ER_LOCK_DEADLOCK),
+            Some(&20)
+        );
     }
 
     #[test]
@@ -516,7 +594,12 @@ mod tests {
             events_per_thread: Some(1_000_000),
             duration: None,
         };
-        let cell = run_cell(&workload, &config(3, stop), &mut |_| {}).unwrap();
+        let cell = run_cell(
+            &workload,
+            &config(3, stop),
+            &mut ProgressOnly(|_: &Progress| {}),
+        )
+        .unwrap();
         match &cell.outcome {
             CellOutcome::Failed(message) => assert!(message.contains("1062"), "{message}"),
             other => panic!("expected a failed cell, got {other:?}"),
@@ -536,12 +619,16 @@ mod tests {
         };
         let mut cfg = config(2, stop);
         cfg.warmup = Some(Duration::from_millis(200));
-        let cell = run_cell(&workload, &cfg, &mut |_| {}).unwrap();
+        let cell = run_cell(&workload, &cfg, &mut ProgressOnly(|_: &Progress| {})).unwrap();
         assert!(cell.wall >= Duration::from_millis(200));
         assert!(cell.wall < Duration::from_millis(2000));
         // Only measured events are counted; the warm-up ran as long but left no trace.
         assert_eq!(cell.kinds[0].ok.len(), cell.events);
-        assert!(cell.events <= 2 * 200, "{} events in 200 ms of 1 ms sleeps", cell.events);
+        assert!(
+            cell.events <= 2 * 200,
+            "{} events in 200 ms of 1 ms sleeps",
+            cell.events
+        );
     }
 
     #[test]
@@ -566,7 +653,15 @@ mod tests {
             events_per_thread: Some(1_000_000),
             duration: None,
         };
-        let cell = run_cell(&Broken, &config(3, stop), &mut |_| {}).unwrap();
-        assert_eq!(cell.outcome, CellOutcome::Failed("worker 1: cannot connect".into()));
+        let cell = run_cell(
+            &Broken,
+            &config(3, stop),
+            &mut ProgressOnly(|_: &Progress| {}),
+        )
+        .unwrap();
+        assert_eq!(
+            cell.outcome,
+            CellOutcome::Failed("worker 1: cannot connect".into())
+        );
     }
 }

@@ -59,7 +59,9 @@ pub struct QueryHistograms {
 
 impl QueryHistograms {
     pub fn new(kinds: &[String]) -> QueryHistograms {
-        let make = || -> Vec<SyncHistogram<u64>> { kinds.iter().map(|_| new_histogram().into_sync()).collect() };
+        let make = || -> Vec<SyncHistogram<u64>> {
+            kinds.iter().map(|_| new_histogram().into_sync()).collect()
+        };
         QueryHistograms {
             kinds: kinds.to_vec(),
             shared_ok: make(),
@@ -91,7 +93,9 @@ impl QueryHistograms {
                 .map(|(sync, total)| {
                     sync.refresh_timeout(deadline.saturating_duration_since(Instant::now()));
                     let interval: Histogram<u64> = (**sync).clone();
-                    total.add(&interval).expect("auto-resizing histograms always merge");
+                    total
+                        .add(&interval)
+                        .expect("auto-resizing histograms always merge");
                     sync.reset();
                     interval
                 })
@@ -191,7 +195,10 @@ mod tests {
         assert_eq!(interval_ok[1].len(), 2000);
         assert_eq!(interval_err[0].len(), 0);
         assert_eq!(histograms.total_ok[0].len(), 2000);
-        assert_eq!(histograms.total_ok[0].max(), histograms.total_ok[0].highest_equivalent(3998));
+        assert_eq!(
+            histograms.total_ok[0].max(),
+            histograms.total_ok[0].highest_equivalent(3998)
+        );
         // The next interval starts empty; the total keeps everything.
         let (second, _) = histograms.take_interval(Duration::from_millis(10));
         assert_eq!(second[0].len(), 0);
@@ -232,7 +239,10 @@ mod tests {
         }
         let decoded = decode_histogram(&encode_histogram(&histogram)).unwrap();
         assert_eq!(decoded.len(), histogram.len());
-        assert_eq!(decoded.value_at_quantile(0.5), histogram.value_at_quantile(0.5));
+        assert_eq!(
+            decoded.value_at_quantile(0.5),
+            histogram.value_at_quantile(0.5)
+        );
         assert!(decode_histogram("not base64!").is_err());
     }
 }

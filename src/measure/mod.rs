@@ -5,6 +5,7 @@ mod histogram;
 mod status;
 
 pub use histogram::{
-    decode_histogram, encode_histogram, new_histogram, LatencySummary, QueryHistograms, QueryRecorder,
+    decode_histogram, encode_histogram, new_histogram, LatencySummary, QueryHistograms,
+    QueryRecorder,
 };
 pub use status::{status_delta, StatusSnapshot};

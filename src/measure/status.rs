@@ -33,7 +33,12 @@ pub fn status_delta(before: &StatusSnapshot, after: &StatusSnapshot) -> BTreeMap
         .iter()
         .filter_map(|(name, value)| {
             let delta = value - before.get(name);
-            (delta != 0).then(|| (name.clone(), delta.clamp(i64::MIN as i128, i64::MAX as i128) as i64))
+            (delta != 0).then(|| {
+                (
+                    name.clone(),
+                    delta.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+                )
+            })
         })
         .collect()
 }

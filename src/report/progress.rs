@@ -2,7 +2,7 @@
 //! per finished cell, plus one per report interval when asked for). Results never go here.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 
 use crate::driver::Progress;
 
@@ -14,9 +14,16 @@ pub struct CellProgress {
 
 impl CellProgress {
     /// `print_intervals`: print each interval as a line when stderr is not a terminal.
-    pub fn start(label: String, events_expected: Option<u64>, print_intervals: bool) -> CellProgress {
+    pub fn start(
+        label: String,
+        events_expected: Option<u64>,
+        print_intervals: bool,
+    ) -> CellProgress {
         let bar = std::io::stderr().is_terminal().then(|| {
-            let bar = ProgressBar::with_draw_target(events_expected, ProgressDrawTarget::stderr_with_hz(10));
+            let bar = ProgressBar::with_draw_target(
+                events_expected,
+                ProgressDrawTarget::stderr_with_hz(10),
+            );
             // No colours in the template: nothing to switch off for NO_COLOR.
             let template = if events_expected.is_some() {
                 "{prefix} [{bar:30}] {pos}/{len} events {msg}"
@@ -56,11 +63,20 @@ impl CellProgress {
                                 "{name} {:.0} qps p95 {} us{}",
                                 latency.count as f64 / span,
                                 latency.p95_us,
-                                if *failed > 0 { format!(" err {failed}") } else { String::new() }
+                                if *failed > 0 {
+                                    format!(" err {failed}")
+                                } else {
+                                    String::new()
+                                }
                             )
                         })
                         .collect();
-                    eprintln!("[ {:.0}s ] {}: {}", interval.end_s, self.label, kinds.join(", "));
+                    note(&format!(
+                        "[ {:.1}s ] {}: {}",
+                        interval.end_s,
+                        self.label,
+                        kinds.join(", ")
+                    ));
                 }
             }
             None => {}
@@ -72,12 +88,13 @@ impl CellProgress {
         let line = format!("{}: {summary}", self.label);
         match self.bar {
             Some(bar) => bar.finish_with_message(summary.to_string()),
-            None => eprintln!("{line}"),
+            None => note(&line),
         }
     }
 }
 
-/// A plain status line on stderr (loading, index builds), kept out of stdout.
+/// A plain status line on stderr (loading, index builds), kept out of stdout. A closed or
+/// full stderr must never stop a run, so write errors are ignored (`eprintln!` would panic).
 pub fn note(message: &str) {
-    eprintln!("{message}");
+    let _ = writeln!(std::io::stderr().lock(), "{message}");
 }

@@ -46,12 +46,20 @@ pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
             "S0 on {} ({}{}), study started {}\n",
             server.version,
             server.kind,
-            if server.datadir_on_tmpfs { ", datadir on tmpfs" } else { "" },
+            if server.datadir_on_tmpfs {
+                ", datadir on tmpfs"
+            } else {
+                ""
+            },
             record.started_at
         );
     }
     for variant in S0Variant::ALL {
-        let cells: Vec<&CellRecord> = record.cells.iter().filter(|c| c.variant == variant.key()).collect();
+        let cells: Vec<&CellRecord> = record
+            .cells
+            .iter()
+            .filter(|c| c.variant == variant.key())
+            .collect();
         if cells.is_empty() {
             continue;
         }
@@ -73,7 +81,10 @@ pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
         let mut table = new_table(style);
         let mut header = vec![Cell::new("threads")];
         for engine in &engines {
-            header.push(Cell::new(format!("{engine} {}", if by_time { "ev/s" } else { "ms" })));
+            header.push(Cell::new(format!(
+                "{engine} {}",
+                if by_time { "ev/s" } else { "ms" }
+            )));
             header.push(Cell::new(format!("{engine} p50/p95/p99 µs")));
         }
         table.set_header(header);
@@ -107,12 +118,17 @@ pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
                 Cell::new(step.engine.map_or("-".into(), |e| e.to_string())),
                 Cell::new(rows).set_alignment(CellAlignment::Right),
                 Cell::new(format!("{seconds:.2}")).set_alignment(CellAlignment::Right),
-                Cell::new(format!("{:.0}", rows as f64 / seconds.max(1e-9))).set_alignment(CellAlignment::Right),
+                Cell::new(format!("{:.0}", rows as f64 / seconds.max(1e-9)))
+                    .set_alignment(CellAlignment::Right),
             ]);
         }
         let _ = writeln!(out, "{table}\n");
     }
-    let indexes: Vec<_> = record.steps.iter().filter(|s| s.name == "create_index").collect();
+    let indexes: Vec<_> = record
+        .steps
+        .iter()
+        .filter(|s| s.name == "create_index")
+        .collect();
     if !indexes.is_empty() {
         let _ = writeln!(out, "CREATE INDEX value ON t(value)");
         let mut table = new_table(style);
@@ -129,7 +145,11 @@ pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
         }
         let _ = writeln!(out, "{table}\n");
     }
-    for cell in record.cells.iter().filter(|c| c.outcome == OutcomeRecord::Failed) {
+    for cell in record
+        .cells
+        .iter()
+        .filter(|c| c.outcome == OutcomeRecord::Failed)
+    {
         let _ = writeln!(
             out,
             "cell {} ({} {} threads={} repeat {}) failed: {}",
@@ -143,7 +163,10 @@ pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
     }
     match record.status {
         RunStatus::Interrupted => {
-            let _ = writeln!(out, "The run was interrupted: the tables show the cells finished before it.");
+            let _ = writeln!(
+                out,
+                "The run was interrupted: the tables show the cells finished before it."
+            );
         }
         RunStatus::Failed => {
             let _ = writeln!(
@@ -160,7 +183,10 @@ pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
 /// (metric column, latency column) for the repeats of one threads × engine group. Only
 /// completed cells count; interrupted or failed ones are marked.
 fn summarise_group(group: &[&CellRecord], by_time: bool) -> (String, String) {
-    let completed: Vec<&&CellRecord> = group.iter().filter(|c| c.outcome == OutcomeRecord::Completed).collect();
+    let completed: Vec<&&CellRecord> = group
+        .iter()
+        .filter(|c| c.outcome == OutcomeRecord::Completed)
+        .collect();
     if completed.is_empty() {
         let mark = if group.iter().any(|c| c.outcome == OutcomeRecord::Failed) {
             "failed"
@@ -196,5 +222,8 @@ fn summarise_group(group: &[&CellRecord], by_time: bool) -> (String, String) {
         }
     }
     let latency = LatencySummary::from_histogram(&merged);
-    (metric, format!("{}/{}/{}", latency.p50_us, latency.p95_us, latency.p99_us))
+    (
+        metric,
+        format!("{}/{}/{}", latency.p50_us, latency.p95_us, latency.p99_us),
+    )
 }

@@ -72,7 +72,10 @@ impl RunRecord {
     }
 
     pub fn failed_cells(&self) -> usize {
-        self.cells.iter().filter(|c| c.outcome == OutcomeRecord::Failed).count()
+        self.cells
+            .iter()
+            .filter(|c| c.outcome == OutcomeRecord::Failed)
+            .count()
     }
 }
 
@@ -175,7 +178,13 @@ impl CellRecord {
         server_status_delta: BTreeMap<String, i64>,
     ) -> CellRecord {
         let wall_s = measured.wall.as_secs_f64();
-        let per_second = |count: u64| if wall_s > 0.0 { count as f64 / wall_s } else { 0.0 };
+        let per_second = |count: u64| {
+            if wall_s > 0.0 {
+                count as f64 / wall_s
+            } else {
+                0.0
+            }
+        };
         let (outcome, error) = match &measured.outcome {
             CellOutcome::Completed => (OutcomeRecord::Completed, None),
             CellOutcome::Interrupted => (OutcomeRecord::Interrupted, None),
@@ -196,7 +205,11 @@ impl CellRecord {
             events: measured.events,
             failed_events: measured.failed_events,
             events_per_s: per_second(measured.events),
-            queries: measured.kinds.iter().map(|kind| query_record(kind, wall_s)).collect(),
+            queries: measured
+                .kinds
+                .iter()
+                .map(|kind| query_record(kind, wall_s))
+                .collect(),
             intervals: measured
                 .intervals
                 .iter()
@@ -234,9 +247,14 @@ fn query_record(kind: &KindMeasurement, wall_s: f64) -> QueryRecord {
             .iter()
             .map(|(code, count)| (code.to_string(), *count))
             .collect(),
-        qps: if wall_s > 0.0 { kind.ok.len() as f64 / wall_s } else { 0.0 },
+        qps: if wall_s > 0.0 {
+            kind.ok.len() as f64 / wall_s
+        } else {
+            0.0
+        },
         latency_us: LatencySummary::from_histogram(&kind.ok),
-        failed_latency_us: (!kind.failed.is_empty()).then(|| LatencySummary::from_histogram(&kind.failed)),
+        failed_latency_us: (!kind.failed.is_empty())
+            .then(|| LatencySummary::from_histogram(&kind.failed)),
         histogram_v2: encode_histogram(&kind.ok),
     }
 }

@@ -28,19 +28,23 @@ impl ResultFile {
 
     /// Saves the record as it stands now (no-op for stdout until `finish`).
     pub fn save(&self, record: &RunRecord) -> anyhow::Result<()> {
-        let ResultFile::File(path) = self else { return Ok(()) };
+        let ResultFile::File(path) = self else {
+            return Ok(());
+        };
         let partial = path.with_extension("json.partial");
         let text = serde_json::to_string_pretty(record).context("serialising the results")?;
         fs::write(&partial, text + "\n")
             .with_context(|| format!("cannot write results to {}", partial.display()))?;
-        fs::rename(&partial, path).with_context(|| format!("cannot write results to {}", path.display()))
+        fs::rename(&partial, path)
+            .with_context(|| format!("cannot write results to {}", path.display()))
     }
 
     /// The final save; for stdout this is the only write.
     pub fn finish(&self, record: &RunRecord) -> anyhow::Result<()> {
         match self {
             ResultFile::Stdout => {
-                let text = serde_json::to_string_pretty(record).context("serialising the results")?;
+                let text =
+                    serde_json::to_string_pretty(record).context("serialising the results")?;
                 let mut stdout = std::io::stdout().lock();
                 writeln!(stdout, "{text}").context("writing results to stdout")
             }

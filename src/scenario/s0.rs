@@ -56,7 +56,9 @@ impl S0Variant {
             S0Variant::SelectUpdate => "select + update",
             S0Variant::Select => "select only",
             S0Variant::Update => "update only",
-            S0Variant::SelectUpdateIndexed => "select + update, after CREATE INDEX value ON t(value)",
+            S0Variant::SelectUpdateIndexed => {
+                "select + update, after CREATE INDEX value ON t(value)"
+            }
         }
     }
 
@@ -88,10 +90,15 @@ impl std::str::FromStr for S0Variant {
         let wanted = text.trim();
         S0Variant::ALL
             .into_iter()
-            .find(|variant| variant.key() == wanted || (wanted == "indexed" && variant.needs_index()))
+            .find(|variant| {
+                variant.key() == wanted || (wanted == "indexed" && variant.needs_index())
+            })
             .ok_or_else(|| {
                 let known: Vec<&str> = S0Variant::ALL.iter().map(|v| v.key()).collect();
-                format!("unknown S0 variant '{wanted}' (known: {})", known.join(", "))
+                format!(
+                    "unknown S0 variant '{wanted}' (known: {})",
+                    known.join(", ")
+                )
             })
     }
 }
@@ -186,7 +193,9 @@ pub fn prepare_table(
         }
         let batch_end = (loaded + LOAD_BATCH_ROWS).min(rows);
         sql.clear();
-        sql.push_str(&format!("INSERT INTO `{table}` (id, value, created_at) VALUES "));
+        sql.push_str(&format!(
+            "INSERT INTO `{table}` (id, value, created_at) VALUES "
+        ));
         for id in loaded + 1..=batch_end {
             random_value(&mut rng, &mut value);
             if id > loaded + 1 {
@@ -231,12 +240,18 @@ impl Workload for S0Workload {
         let kinds = self.variant.query_kinds();
         let index_of = |name: &str| kinds.iter().position(|k| k == name).expect("kind listed");
         let select = if self.variant.selects() {
-            Some((index_of("select"), conn.prep(format!("SELECT * FROM `{table}` WHERE id = ?"))?))
+            Some((
+                index_of("select"),
+                conn.prep(format!("SELECT * FROM `{table}` WHERE id = ?"))?,
+            ))
         } else {
             None
         };
         let update = if self.variant.updates() {
-            Some((index_of("update"), conn.prep(format!("UPDATE `{table}` SET value = ? WHERE id = ?"))?))
+            Some((
+                index_of("update"),
+                conn.prep(format!("UPDATE `{table}` SET value = ? WHERE id = ?"))?,
+            ))
         } else {
             None
         };
@@ -245,7 +260,11 @@ impl Workload for S0Workload {
             select,
             update,
             // A distinct, reproducible stream per worker.
-            rng: SmallRng::seed_from_u64(self.seed.wrapping_mul(1_000_003).wrapping_add(worker_index as u64)),
+            rng: SmallRng::seed_from_u64(
+                self.seed
+                    .wrapping_mul(1_000_003)
+                    .wrapping_add(worker_index as u64),
+            ),
             rows: u32::try_from(self.rows.max(1)).unwrap_or(u32::MAX),
             value: String::with_capacity(VALUE_LENGTH_MAX),
         }))
@@ -275,10 +294,16 @@ mod tests {
 
     #[test]
     fn variants_name_their_query_kinds() {
-        assert_eq!(S0Variant::SelectUpdate.query_kinds(), vec!["select", "update"]);
+        assert_eq!(
+            S0Variant::SelectUpdate.query_kinds(),
+            vec!["select", "update"]
+        );
         assert_eq!(S0Variant::Select.query_kinds(), vec!["select"]);
         assert_eq!(S0Variant::Update.query_kinds(), vec!["update"]);
-        assert_eq!("indexed".parse::<S0Variant>().unwrap(), S0Variant::SelectUpdateIndexed);
+        assert_eq!(
+            "indexed".parse::<S0Variant>().unwrap(),
+            S0Variant::SelectUpdateIndexed
+        );
         assert!("delete".parse::<S0Variant>().is_err());
     }
 
@@ -298,6 +323,9 @@ mod tests {
         let sql = create_table_sql(Engine::Aria);
         assert!(sql.starts_with("CREATE TABLE `s0_aria`"));
         assert!(sql.ends_with("ENGINE=Aria"));
-        assert_eq!(create_index_sql(Engine::InnoDb), "CREATE INDEX value ON `s0_innodb` (value)");
+        assert_eq!(
+            create_index_sql(Engine::InnoDb),
+            "CREATE INDEX value ON `s0_innodb` (value)"
+        );
     }
 }

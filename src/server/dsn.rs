@@ -51,7 +51,10 @@ impl Dsn {
         Ok(Dsn {
             user: percent_decode(user),
             password,
-            host: host.trim_start_matches('[').trim_end_matches(']').to_string(),
+            host: host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_string(),
             port,
         })
     }
@@ -59,7 +62,10 @@ impl Dsn {
     /// The DSN as it may be shown anywhere: the password replaced by `***`.
     pub fn redacted(&self) -> String {
         let password = if self.password.is_some() { ":***" } else { "" };
-        format!("mysql://{}{}@{}:{}", self.user, password, self.host, self.port)
+        format!(
+            "mysql://{}{}@{}:{}",
+            self.user, password, self.host, self.port
+        )
     }
 }
 
@@ -106,7 +112,9 @@ mod tests {
     #[test]
     fn defaults_the_port_and_refuses_databases_in_the_path() {
         assert_eq!(Dsn::parse("mysql://root@db").unwrap().port, 3306);
-        assert!(Dsn::parse("mysql://root@db:3306/prod").unwrap_err().contains("--database"));
+        assert!(Dsn::parse("mysql://root@db:3306/prod")
+            .unwrap_err()
+            .contains("--database"));
         assert!(Dsn::parse("postgres://root@db").is_err());
         assert!(Dsn::parse("mysql://db:3306").is_err());
     }

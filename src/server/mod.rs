@@ -110,12 +110,21 @@ impl ConnectionSpec {
 
 /// One line for a mysql crate error, without the noise of its Debug form.
 pub fn describe_mysql_error(err: &mysql::Error) -> String {
+    use mysql::DriverError;
+    let io_kind = |kind: std::io::ErrorKind, fallback: String| match kind {
+        std::io::ErrorKind::ConnectionRefused => "connection refused".to_string(),
+        std::io::ErrorKind::NotFound => "socket not found".to_string(),
+        _ => fallback,
+    };
     match err {
-        mysql::Error::IoError(io) => match io.kind() {
-            std::io::ErrorKind::ConnectionRefused => "connection refused".to_string(),
-            std::io::ErrorKind::NotFound => "socket not found".to_string(),
-            _ => io.to_string(),
-        },
+        mysql::Error::IoError(io) => io_kind(io.kind(), io.to_string()),
+        mysql::Error::DriverError(DriverError::CouldNotConnect(Some((_, description, kind)))) => {
+            io_kind(*kind, description.clone())
+        }
+        mysql::Error::DriverError(DriverError::ConnectTimeout) => {
+            "connection timed out".to_string()
+        }
+        mysql::Error::MySqlError(server) => server.to_string(),
         other => other.to_string(),
     }
 }
@@ -145,7 +154,11 @@ pub enum Target {
 impl Target {
     /// Starts a throwaway server, or checks that the external one answers, and makes sure
     /// `database` exists.
-    pub fn open(dsn: Option<Dsn>, options: &ServerOptions, database: &str) -> Result<Target, ServerError> {
+    pub fn open(
+        dsn: Option<Dsn>,
+        options: &ServerOptions,
+        database: &str,
+    ) -> Result<Target, ServerError> {
         let target = match dsn {
             Some(dsn) => Target::External { dsn },
             None => Target::Throwaway(ThrowawayServer::start(options)?),
@@ -190,9 +203,10 @@ impl Target {
             .map_err(|err| self.query_error(&err))?
             .unwrap_or_default();
         let variables: BTreeMap<String, String> = conn
-            .query_map("SHOW GLOBAL VARIABLES", |(name, value): (String, Option<String>)| {
-                (name, value.unwrap_or_default())
-            })
+            .query_map(
+                "SHOW GLOBAL VARIABLES",
+                |(name, value): (String, Option<String>)| (name, value.unwrap_or_default()),
+            )
             .map_err(|err| self.query_error(&err))?
             .into_iter()
             .collect();
@@ -222,7 +236,10 @@ impl Target {
     pub fn check_engines(&self, wanted: &[Engine]) -> Result<(), ServerError> {
         let mut conn = self.admin_spec().connect()?;
         let rows: Vec<(String, String)> = conn
-            .query_map("SELECT ENGINE, SUPPORT FROM information_schema.ENGINES", |row| row)
+            .query_map(
+                "SELECT ENGINE, SUPPORT FROM information_schema.ENGINES",
+                |row| row,
+            )
             .map_err(|err| self.query_error(&err))?;
         let available: Vec<String> = rows
             .iter()
@@ -230,7 +247,10 @@ impl Target {
             .map(|(name, _)| name.clone())
             .collect();
         for engine in wanted {
-            if !available.iter().any(|name| name.eq_ignore_ascii_case(engine.sql_name())) {
+            if !available
+                .iter()
+                .any(|name| name.eq_ignore_ascii_case(engine.sql_name()))
+            {
                 let mut sorted = available.clone();
                 sorted.sort();
                 return Err(ServerError::EngineMissing {

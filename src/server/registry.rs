@@ -38,7 +38,8 @@ pub fn emergency_teardown() {
         let mut status = 0;
         for _ in 0..50 {
             // SAFETY: waitpid on our own child, non-blocking.
-            let reaped = unsafe { libc::waitpid(server.pid as libc::pid_t, &mut status, libc::WNOHANG) };
+            let reaped =
+                unsafe { libc::waitpid(server.pid as libc::pid_t, &mut status, libc::WNOHANG) };
             if reaped != 0 {
                 break;
             }
@@ -52,5 +53,7 @@ pub fn emergency_teardown() {
 
 fn lock() -> std::sync::MutexGuard<'static, Vec<LiveServer>> {
     // A panic while holding this lock leaves the list intact; keep using it.
-    LIVE_SERVERS.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    LIVE_SERVERS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -58,7 +58,11 @@ impl ThrowawayServer {
                 ServerError::Io(format!(
                     "cannot create a server directory in {}: {err}{}",
                     base.display(),
-                    if options.tmpfs { " (is /dev/shm mounted as tmpfs?)" } else { "" }
+                    if options.tmpfs {
+                        " (is /dev/shm mounted as tmpfs?)"
+                    } else {
+                        ""
+                    }
                 ))
             })?
             .keep();
@@ -70,13 +74,23 @@ impl ThrowawayServer {
             err
         };
         let datadir = root_dir.join("data");
-        initialise_datadir(&binary, &datadir, &root_dir).map_err(cleanup_on_error)?;
+        // A private tmpdir: concurrent bootstraps sharing /tmp collide on temporary table
+        // names, and a tmpfs study wants temp files on the datadir's filesystem.
+        let tmpdir = root_dir.join("tmp");
+        fs::create_dir_all(&tmpdir).map_err(|err| {
+            cleanup_on_error(ServerError::Io(format!(
+                "cannot create {}: {err}",
+                tmpdir.display()
+            )))
+        })?;
+        initialise_datadir(&binary, &datadir, &tmpdir, &root_dir).map_err(cleanup_on_error)?;
 
         let socket = root_dir.join("mariadbd.sock");
         let port = free_loopback_port().map_err(cleanup_on_error)?;
         let mut args: Vec<String> = vec![
             "--no-defaults".into(),
             format!("--datadir={}", datadir.display()),
+            format!("--tmpdir={}", tmpdir.display()),
             format!("--socket={}", socket.display()),
             format!("--pid-file={}", root_dir.join("mariadbd.pid").display()),
             format!("--log-error={}", root_dir.join("error.log").display()),
@@ -98,10 +112,18 @@ impl ThrowawayServer {
         }
         let mut command = Command::new(&binary);
         command.args(&args).stdin(Stdio::null());
-        let console_log = fs::File::create(root_dir.join("console.log"))
-            .map_err(|err| cleanup_on_error(ServerError::Io(format!("cannot write in {}: {err}", root_dir.display()))))?;
+        let console_log = fs::File::create(root_dir.join("console.log")).map_err(|err| {
+            cleanup_on_error(ServerError::Io(format!(
+                "cannot write in {}: {err}",
+                root_dir.display()
+            )))
+        })?;
         command
-            .stdout(console_log.try_clone().map_err(|err| cleanup_on_error(ServerError::Io(err.to_string())))?)
+            .stdout(
+                console_log
+                    .try_clone()
+                    .map_err(|err| cleanup_on_error(ServerError::Io(err.to_string())))?,
+            )
             .stderr(console_log);
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
@@ -115,9 +137,15 @@ impl ThrowawayServer {
             });
         }
         let child = command.spawn().map_err(|err| {
-            cleanup_on_error(ServerError::Io(format!("cannot start {}: {err}", binary.display())))
+            cleanup_on_error(ServerError::Io(format!(
+                "cannot start {}: {err}",
+                binary.display()
+            )))
         })?;
-        registry::register(child.id(), (!options.keep_datadir).then(|| root_dir.clone()));
+        registry::register(
+            child.id(),
+            (!options.keep_datadir).then(|| root_dir.clone()),
+        );
         let mut command_line = vec![binary.display().to_string()];
         command_line.extend(args);
         let mut server = ThrowawayServer {
@@ -227,7 +255,10 @@ impl Drop for ThrowawayServer {
         self.stop(Duration::from_secs(30));
         registry::deregister(self.child.id());
         if self.keep_datadir {
-            eprintln!("kept the server directory: {}", self.root_dir.display());
+            crate::report::progress::note(&format!(
+                "kept the server directory: {}",
+                self.root_dir.display()
+            ));
         } else {
             let _ = fs::remove_dir_all(&self.root_dir);
         }
@@ -249,11 +280,14 @@ fn locate_server_binary(explicit: Option<&Path>) -> Result<PathBuf, ServerError>
             })
         };
     }
-    find_program("mariadbd", &["/usr/sbin", "/usr/libexec", "/usr/local/sbin"])
-        .or_else(|| find_program("mysqld", &["/usr/sbin"]))
-        .ok_or_else(|| ServerError::BinaryNotFound {
-            binary: "mariadbd".into(),
-        })
+    find_program(
+        "mariadbd",
+        &["/usr/sbin", "/usr/libexec", "/usr/local/sbin"],
+    )
+    .or_else(|| find_program("mysqld", &["/usr/sbin"]))
+    .ok_or_else(|| ServerError::BinaryNotFound {
+        binary: "mariadbd".into(),
+    })
 }
 
 fn find_program(name: &str, extra_dirs: &[&str]) -> Option<PathBuf> {
@@ -268,7 +302,12 @@ fn find_program(name: &str, extra_dirs: &[&str]) -> Option<PathBuf> {
 }
 
 /// `mariadb-install-db` for MariaDB binaries, `--initialize-insecure` for MySQL ones.
-fn initialise_datadir(binary: &Path, datadir: &Path, root_dir: &Path) -> Result<(), ServerError> {
+fn initialise_datadir(
+    binary: &Path,
+    datadir: &Path,
+    tmpdir: &Path,
+    root_dir: &Path,
+) -> Result<(), ServerError> {
     let version = Command::new(binary)
         .arg("--version")
         .output()
@@ -287,6 +326,7 @@ fn initialise_datadir(binary: &Path, datadir: &Path, root_dir: &Path) -> Result<
         command.args([
             "--no-defaults".to_string(),
             format!("--datadir={}", datadir.display()),
+            format!("--tmpdir={}", tmpdir.display()),
             "--auth-root-authentication-method=normal".into(),
             "--skip-test-db".into(),
         ]);
@@ -302,6 +342,7 @@ fn initialise_datadir(binary: &Path, datadir: &Path, root_dir: &Path) -> Result<
             "--no-defaults".to_string(),
             "--initialize-insecure".into(),
             format!("--datadir={}", datadir.display()),
+            format!("--tmpdir={}", tmpdir.display()),
         ]);
     }
     if is_root() {
@@ -309,7 +350,10 @@ fn initialise_datadir(binary: &Path, datadir: &Path, root_dir: &Path) -> Result<
     }
     let status = command
         .stdin(Stdio::null())
-        .stdout(log.try_clone().map_err(|err| ServerError::Io(err.to_string()))?)
+        .stdout(
+            log.try_clone()
+                .map_err(|err| ServerError::Io(err.to_string()))?,
+        )
         .stderr(log)
         .status()
         .map_err(|err| ServerError::Io(format!("cannot run the datadir installer: {err}")))?;
@@ -317,7 +361,7 @@ fn initialise_datadir(binary: &Path, datadir: &Path, root_dir: &Path) -> Result<
         return Err(ServerError::InstallFailed {
             datadir: datadir.to_path_buf(),
             status: status.to_string(),
-            log_tail: tail_of_file(&log_path, 10),
+            log_tail: error_lines_or_tail(&log_path),
         });
     }
     Ok(())
@@ -335,11 +379,19 @@ fn free_loopback_port() -> Result<u16, ServerError> {
 /// Removes server directories whose owning enginebench process no longer exists (left by
 /// a run killed with SIGKILL; its server died with it through PR_SET_PDEATHSIG).
 fn remove_stale_dirs(base: &Path) {
-    let Ok(entries) = fs::read_dir(base) else { return };
+    let Ok(entries) = fs::read_dir(base) else {
+        return;
+    };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(rest) = name.strip_prefix(ROOT_DIR_PREFIX) else { continue };
-        let Some(pid) = rest.split('-').next().and_then(|pid| pid.parse::<u32>().ok()) else {
+        let Some(rest) = name.strip_prefix(ROOT_DIR_PREFIX) else {
+            continue;
+        };
+        let Some(pid) = rest
+            .split('-')
+            .next()
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
             continue;
         };
         if !Path::new(&format!("/proc/{pid}")).exists() {
@@ -348,8 +400,24 @@ fn remove_stale_dirs(base: &Path) {
     }
 }
 
+/// The lines of a log that say ERROR, or its tail when none do: mariadb-install-db ends
+/// its log with boilerplate, far from the cause.
+fn error_lines_or_tail(path: &Path) -> String {
+    let text = fs::read(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let errors: Vec<&str> = text.lines().filter(|line| line.contains("ERROR")).collect();
+    if errors.is_empty() {
+        tail_of_file(path, 10)
+    } else {
+        errors.join("\n")
+    }
+}
+
 fn tail_of_file(path: &Path, lines: usize) -> String {
-    let Ok(mut file) = fs::File::open(path) else { return String::new() };
+    let Ok(mut file) = fs::File::open(path) else {
+        return String::new();
+    };
     let length = file.metadata().map(|m| m.len()).unwrap_or(0);
     let _ = file.seek(SeekFrom::Start(length.saturating_sub(16 * 1024)));
     let mut bytes = Vec::new();

@@ -1,0 +1,16 @@
+# The two commands of the README. Both install what is missing first (scripts/setup).
+CARGO ?= cargo
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+.PHONY: demo test setup
+
+setup:
+	@scripts/setup
+
+# A quick S0 comparison, MyISAM vs InnoDB, on a throwaway server, ending in the tables.
+demo: setup
+	$(CARGO) run --release --quiet -- run s0 --rows 100000 --threads 1,5,20 --loops 200 --repeat 3 --json enginebench-demo.json
+
+# Every test: unit, CLI and integration tests against real throwaway servers.
+test: setup
+	$(CARGO) test --release

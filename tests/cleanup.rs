@@ -1,0 +1,156 @@
+//! No mariadbd, datadir or socket of ours outlives the command: after a normal run, after
+//! a panic in a worker, and after SIGINT or SIGTERM (which also keep the partial results).
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn enginebench(tmpdir: &std::path::Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_enginebench"));
+    command
+        .env("TMPDIR", tmpdir)
+        .env_remove("ENGINEBENCH_FAULT");
+    command
+}
+
+const SMALL_RUN: &[&str] = &[
+    "run",
+    "s0",
+    "--rows",
+    "500",
+    "--threads",
+    "2",
+    "--loops",
+    "20",
+    "--repeat",
+    "1",
+];
+
+#[test]
+fn a_normal_run_leaves_nothing_behind() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("normal");
+    let status = enginebench(&tmp)
+        .args(SMALL_RUN)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    common::assert_nothing_left(&tmp);
+}
+
+#[test]
+fn a_panicking_worker_fails_the_run_and_leaves_nothing_behind() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("panic");
+    let json = tmp.with_extension("panic.json");
+    let output = enginebench(&tmp)
+        .args(SMALL_RUN)
+        .arg("--json")
+        .arg(&json)
+        .env("ENGINEBENCH_FAULT", "worker-panic")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr
+            .contains("Error: worker 0 panicked: fault injected by ENGINEBENCH_FAULT=worker-panic"),
+        "{stderr}"
+    );
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(record["status"], "failed");
+    assert!(record["error"].as_str().unwrap().contains("panicked"));
+    // The load finished before the panic; it is kept.
+    assert_eq!(record["steps"].as_array().unwrap().len(), 2);
+    common::assert_nothing_left(&tmp);
+    std::fs::remove_file(json).unwrap();
+}
+
+/// Starts a long run, waits until its first cell is measuring, sends `signal`.
+fn interrupt_a_run(name: &str, signal: libc::c_int) {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir(name);
+    let json = tmp.with_extension(format!("{name}.json"));
+    let mut child = enginebench(&tmp)
+        .args([
+            "run",
+            "s0",
+            "--rows",
+            "2000",
+            "--threads",
+            "2",
+            "--time",
+            "60s",
+            "--repeat",
+            "1",
+            "--report-interval",
+            "200ms",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Keep draining stderr after the first interval line, as a terminal would.
+    let (lines_tx, lines_rx) = std::sync::mpsc::channel();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let drain = std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = lines_tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    loop {
+        let line = lines_rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("no interval line within 60 s: {seen:?}"));
+        let measuring = line.starts_with("[ ");
+        seen.push(line);
+        if measuring {
+            break;
+        }
+    }
+    // SAFETY: signalling the child we spawned.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, signal);
+    }
+    let interrupted_at = Instant::now();
+    let output = child.wait_with_output().unwrap();
+    drain.join().unwrap();
+    seen.extend(lines_rx.try_iter());
+    assert!(
+        interrupted_at.elapsed() < Duration::from_secs(20),
+        "took {:?} to stop",
+        interrupted_at.elapsed()
+    );
+    assert_eq!(output.status.code(), Some(130), "seen: {seen:?}");
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(record["status"], "interrupted");
+    let cells = record["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 1, "only the partial first cell");
+    assert_eq!(cells[0]["outcome"], "interrupted");
+    assert!(
+        cells[0]["events"].as_u64().unwrap() > 0,
+        "the partial cell keeps what it measured"
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("The run was interrupted"), "{stdout}");
+    common::assert_nothing_left(&tmp);
+    std::fs::remove_file(json).unwrap();
+}
+
+#[test]
+fn sigint_keeps_the_partial_cell_and_leaves_nothing_behind() {
+    interrupt_a_run("sigint", libc::SIGINT);
+}
+
+#[test]
+fn sigterm_keeps_the_partial_cell_and_leaves_nothing_behind() {
+    interrupt_a_run("sigterm", libc::SIGTERM);
+}

@@ -1,0 +1,190 @@
+//! The command line as a user meets it: exact error lines for bad input, JSON on stdout,
+//! tables on the terminal.
+
+mod common;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn enginebench(tmpdir: &std::path::Path) -> Command {
+    let mut command = Command::cargo_bin("enginebench").unwrap();
+    command
+        .env("TMPDIR", tmpdir)
+        .env_remove("ENGINEBENCH_FAULT");
+    command
+}
+
+fn last_stderr_line(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn an_unknown_engine_name_is_refused_before_anything_starts() {
+    let tmp = common::private_tmpdir("bad-engine");
+    let output = enginebench(&tmp)
+        .args(["run", "s0", "--engines", "myisam,falcon"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.lines().next().unwrap(),
+        "error: invalid value 'falcon' for '--engines <ENGINES>': unknown engine 'falcon' (known: myisam, innodb, aria, memory, rocksdb)"
+    );
+    common::assert_nothing_left(&tmp);
+}
+
+#[test]
+fn an_engine_the_server_lacks_is_refused_before_any_table_is_made() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("engine-missing");
+    // With an explicit --server-bin, enginebench loads no plugins: RocksDB is absent.
+    let output = enginebench(&tmp)
+        .args([
+            "run",
+            "s0",
+            "--engines",
+            "innodb,rocksdb",
+            "--server-bin",
+            "/usr/sbin/mariadbd",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        last_stderr_line(&output),
+        "Error: engine RocksDB is not available on this server (it has: Aria, CSV, InnoDB, MEMORY, MRG_MyISAM, MyISAM, PERFORMANCE_SCHEMA, SEQUENCE); choose others with --engines, or load its plugin with --server-opt plugin_load_add=..."
+    );
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("loading"));
+    common::assert_nothing_left(&tmp);
+}
+
+#[test]
+fn an_unreachable_dsn_names_the_cause_and_never_the_password() {
+    let tmp = common::private_tmpdir("dsn");
+    let output = enginebench(&tmp)
+        .args(["run", "s0", "--dsn", "mysql://bench:hunter2@127.0.0.1:1"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        last_stderr_line(&output),
+        "Error: cannot connect to mysql://bench:***@127.0.0.1:1: connection refused; check that the server is running and that --dsn is right"
+    );
+    let everything = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!everything.contains("hunter2"));
+}
+
+#[test]
+fn a_missing_server_binary_names_the_fix() {
+    let tmp = common::private_tmpdir("no-binary");
+    let output = enginebench(&tmp)
+        .args(["run", "s0", "--server-bin", "/nonexistent/mariadbd"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        last_stderr_line(&output),
+        "Error: /nonexistent/mariadbd not found: install it with `apt-get install mariadb-server` or pass --server-bin PATH"
+    );
+}
+
+#[test]
+fn an_unknown_study_lists_the_built_in_ones() {
+    let tmp = common::private_tmpdir("no-study");
+    enginebench(&tmp)
+        .args(["run", "s9"])
+        .assert()
+        .code(1)
+        .stderr(
+            "Error: unknown study 's9': the built-in studies are s0 (see `enginebench list`)\n",
+        );
+}
+
+#[test]
+fn a_bad_server_option_reports_the_servers_complaint_and_leaves_nothing() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("bad-opt");
+    let output = enginebench(&tmp)
+        .args(["run", "s0", "--server-opt", "no_such_variable=1"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("Error: the throwaway server exited during start-up"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("unknown variable 'no_such_variable=1'"),
+        "{stderr}"
+    );
+    common::assert_nothing_left(&tmp);
+}
+
+#[test]
+fn json_on_stdout_is_one_document_with_a_schema_version_and_tables_go_to_stderr() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("json");
+    let output = enginebench(&tmp)
+        .args([
+            "run",
+            "s0",
+            "--rows",
+            "500",
+            "--threads",
+            "1,2",
+            "--loops",
+            "10",
+            "--repeat",
+            "1",
+            "--variants",
+            "select+update",
+            "--json",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let record: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("stdout is one JSON document");
+    assert_eq!(record["schema_version"], 1);
+    assert_eq!(record["study"], "s0");
+    assert_eq!(record["status"], "completed");
+    assert_eq!(record["cells"].as_array().unwrap().len(), 4);
+    assert_eq!(record["parameters"]["rows"], 500);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("S0 select + update — wall ms for all threads to finish 10 loops"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "| threads | MyISAM ms | MyISAM p50/p95/p99 µs | InnoDB ms | InnoDB p50/p95/p99 µs |"
+        ),
+        "{stderr}"
+    );
+    common::assert_nothing_left(&tmp);
+}
+
+#[test]
+fn list_names_the_built_in_studies() {
+    let tmp = common::private_tmpdir("list");
+    enginebench(&tmp)
+        .arg("list")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("s0 "));
+}

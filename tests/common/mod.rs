@@ -1,0 +1,77 @@
+//! Shared helpers for tests that start real throwaway servers.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// Fails (never skips) when the server is not installed, naming the command that fixes it.
+pub fn require_mariadb() {
+    let found = std::path::Path::new("/usr/sbin/mariadbd").exists()
+        || std::env::var_os("PATH")
+            .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join("mariadbd").exists()))
+            .unwrap_or(false);
+    assert!(
+        found,
+        "mariadbd is not installed: run `make setup` (or apt-get install mariadb-server mariadb-client mariadb-plugin-rocksdb)"
+    );
+}
+
+/// A private TMPDIR for one test, so that what a run leaves behind is visible.
+pub fn private_tmpdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("enginebench-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Pids of processes whose command line mentions `needle` (e.g. a private TMPDIR).
+pub fn processes_mentioning(needle: &str) -> Vec<(u32, String)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&raw).replace('\0', " ");
+        if cmdline.contains(needle) {
+            found.push((pid, cmdline));
+        }
+    }
+    found
+}
+
+/// Entries left in `dir` (server directories, sockets) after a run.
+pub fn leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub fn pid_alive(pid: u32) -> bool {
+    // A zombie still has /proc/PID; treat it as gone.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .split(") ")
+            .nth(1)
+            .is_some_and(|rest| rest.starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// Asserts that nothing of ours outlived the command: no process mentioning `dir`, and
+/// nothing left inside it.
+pub fn assert_nothing_left(dir: &Path) {
+    let processes = processes_mentioning(&dir.display().to_string());
+    assert!(
+        processes.is_empty(),
+        "processes outlived the command: {processes:?}"
+    );
+    let left = leftovers(dir);
+    assert!(left.is_empty(), "files left in {}: {left:?}", dir.display());
+}
