@@ -86,6 +86,8 @@ pub struct CellMeasurement {
     pub wall: Duration,
     pub events: u64,
     pub failed_events: u64,
+    /// Latencies no histogram could hold (should stay 0; reported if not).
+    pub latency_overflows: u64,
     pub kinds: Vec<KindMeasurement>,
     pub intervals: Vec<IntervalMeasurement>,
 }
@@ -139,6 +141,7 @@ struct Shared {
 
 struct WorkerReport {
     finished_at: Option<Instant>,
+    latency_overflows: u64,
     failed_events: u64,
     errors_by_code: BTreeMap<(usize, u16), u64>,
     failure: Option<String>,
@@ -237,6 +240,7 @@ pub fn run_cell(
 
     let mut errors_by_code: BTreeMap<(usize, u16), u64> = BTreeMap::new();
     let mut failed_events = 0;
+    let mut latency_overflows = 0;
     let mut failure = None;
     let mut last_finish = measure_started;
     for (worker_index, report) in reports.into_iter().enumerate() {
@@ -245,6 +249,7 @@ pub fn run_cell(
             message,
         })?;
         failed_events += report.failed_events;
+        latency_overflows += report.latency_overflows;
         for (key, count) in report.errors_by_code {
             *errors_by_code.entry(key).or_insert(0) += count;
         }
@@ -286,6 +291,7 @@ pub fn run_cell(
         wall: last_finish.duration_since(measure_started),
         events,
         failed_events,
+        latency_overflows,
         kinds: kinds_measured,
         intervals,
     })
@@ -379,6 +385,7 @@ fn run_worker(
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let mut report = WorkerReport {
             finished_at: None,
+            latency_overflows: 0,
             failed_events: 0,
             errors_by_code: BTreeMap::new(),
             failure: None,
@@ -446,6 +453,7 @@ fn run_worker(
         }
         report.finished_at = Some(Instant::now());
         report.errors_by_code = std::mem::take(&mut recorder.errors_by_code);
+        report.latency_overflows = recorder.overflows;
         report
     }));
     if !marked_ready {

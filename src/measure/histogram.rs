@@ -78,6 +78,7 @@ impl QueryHistograms {
             err: self.shared_err.iter().map(|h| h.recorder()).collect(),
             errors_by_code: BTreeMap::new(),
             discard: false,
+            overflows: 0,
         }
     }
 
@@ -115,6 +116,9 @@ pub struct QueryRecorder {
     pub errors_by_code: BTreeMap<(usize, u16), u64>,
     /// While warming up, statements run but nothing is recorded.
     pub discard: bool,
+    /// Latencies the histogram could not hold (only if it cannot grow any further):
+    /// counted, never clamped into the top bucket.
+    pub overflows: u64,
 }
 
 impl QueryRecorder {
@@ -131,20 +135,33 @@ impl QueryRecorder {
         match outcome {
             Ok(value) => {
                 if !self.discard {
-                    self.ok[kind_index].saturating_record(elapsed_us);
+                    self.record_ok(kind_index, elapsed_us);
                 }
                 Ok(value)
             }
             Err(err) => {
                 let failure = classify(kind_index, &err);
                 if !self.discard {
-                    self.err[kind_index].saturating_record(elapsed_us);
+                    if self.err[kind_index].record(elapsed_us).is_err() {
+                        self.overflows += 1;
+                    }
                     if let Some(code) = failure.code {
                         *self.errors_by_code.entry((kind_index, code)).or_insert(0) += 1;
                     }
                 }
                 Err(failure)
             }
+        }
+    }
+}
+
+impl QueryRecorder {
+    /// Records one successful statement's latency. `record` (not `saturating_record`, which
+    /// clamps to the current top instead of growing) keeps every latency exact.
+    #[inline]
+    pub fn record_ok(&mut self, kind_index: usize, latency_us: u64) {
+        if self.ok[kind_index].record(latency_us).is_err() {
+            self.overflows += 1;
         }
     }
 }
@@ -203,6 +220,33 @@ mod tests {
         let (second, _) = histograms.take_interval(Duration::from_millis(10));
         assert_eq!(second[0].len(), 0);
         assert_eq!(histograms.total_ok[1].len(), 2000);
+    }
+
+    #[test]
+    fn recorders_keep_large_latencies_exact() {
+        // Regression: recorders start with the shared histogram's small initial range;
+        // every latency must still land in its own bucket, not in the top one.
+        let kinds = vec!["q".to_string()];
+        let mut histograms = QueryHistograms::new(&kinds);
+        let mut recorder = histograms.recorder();
+        for latency_us in [3, 2_500, 180_000, 7_000_000] {
+            recorder.record_ok(0, latency_us);
+        }
+        assert_eq!(recorder.overflows, 0);
+        drop(recorder);
+        histograms.take_interval(Duration::from_secs(1));
+        let total = &histograms.total_ok[0];
+        assert_eq!(total.len(), 4);
+        assert_eq!(total.min(), 3);
+        assert_eq!(
+            total.value_at_quantile(0.5),
+            total.highest_equivalent(2_500)
+        );
+        assert_eq!(
+            total.value_at_quantile(0.75),
+            total.highest_equivalent(180_000)
+        );
+        assert_eq!(total.max(), total.highest_equivalent(7_000_000));
     }
 
     #[test]

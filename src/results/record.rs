@@ -121,6 +121,9 @@ pub struct CellRecord {
     pub wall_ms: f64,
     pub events: u64,
     pub failed_events: u64,
+    /// Latencies too large for any histogram (expected 0).
+    #[serde(default)]
+    pub latency_overflows: u64,
     pub events_per_s: f64,
     pub queries: Vec<QueryRecord>,
     pub intervals: Vec<IntervalRecord>,
@@ -204,6 +207,7 @@ impl CellRecord {
             wall_ms: wall_s * 1000.0,
             events: measured.events,
             failed_events: measured.failed_events,
+            latency_overflows: measured.latency_overflows,
             events_per_s: per_second(measured.events),
             queries: measured
                 .kinds
