@@ -178,6 +178,10 @@ fn serve(args: &ServerArgs) -> anyhow::Result<Finished> {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     drop(server);
-    report::progress::note("server stopped and removed");
+    report::progress::note(if args.keep_datadir {
+        "server stopped"
+    } else {
+        "server stopped and its directory removed"
+    });
     Ok(Finished::Success)
 }

@@ -74,4 +74,6 @@ pub fn assert_nothing_left(dir: &Path) {
     );
     let left = leftovers(dir);
     assert!(left.is_empty(), "files left in {}: {left:?}", dir.display());
+    // The test's own directory goes too (kept above when something was left, for a look).
+    let _ = std::fs::remove_dir(dir);
 }
