@@ -8,10 +8,15 @@ use std::time::Instant;
 
 use crate::driver::{run_cell, CellConfig, CellObserver, CellOutcome, Progress, StopCondition};
 use crate::interrupt;
-use crate::measure::{status_delta, StatusSnapshot};
+use crate::measure::{
+    measure_footprint, own_cpu_us, sample_process, status_delta, ProcessSample, StatusSnapshot,
+};
 use crate::plan::{plan_s0, Step};
 use crate::report::progress::{note, CellProgress};
-use crate::results::{CellKey, CellRecord, ResultFile, RunRecord, RunStatus, StepRecord};
+use crate::results::{
+    CellCounters, CellKey, CellRecord, IntervalCounters, ProbeCost, ResultFile, RunRecord,
+    RunStatus, StepRecord,
+};
 use crate::scenario::s0::{self, S0Params, S0Workload};
 use crate::server::{ServerArgsResolved, Target};
 
@@ -82,6 +87,10 @@ fn execute_s0(
     output.results.save(record)?;
 
     let spec = target.spec(&server.database);
+    let datadir = match &target {
+        Target::Throwaway(server) => Some(server.datadir()),
+        Target::External { .. } => None,
+    };
     let mut probe = spec.connect()?;
     let mut created_tables = Vec::new();
     let mut cell_index = 0;
@@ -117,6 +126,17 @@ fn execute_s0(
                         "loaded {loaded} rows into {table} in {:.2} s",
                         elapsed_ms / 1000.0
                     ));
+                    record.footprints.push(
+                        measure_footprint(
+                            &mut probe,
+                            &server.database,
+                            &table,
+                            engine,
+                            datadir.as_deref(),
+                            "after_load",
+                        )
+                        .with_context(|| format!("measuring the disk footprint of {table}"))?,
+                    );
                     record.steps.push(StepRecord {
                         name: "load".into(),
                         engine: Some(engine),
@@ -176,17 +196,9 @@ fn execute_s0(
                         config.stop.events_per_thread.map(|n| n * threads as u64),
                         output.print_intervals,
                     );
-                    let mut observer = CellWatch {
-                        probe: &mut probe,
-                        progress: &progress,
-                        before: None,
-                        after: None,
-                    };
+                    let mut observer = CellWatch::new(&mut probe, &progress, target.server_pid());
                     let measured = run_cell(&workload, &config, &mut observer)?;
-                    let (before, after) = match (observer.before.take(), observer.after.take()) {
-                        (Some(before), Some(after)) => (before?, after?),
-                        _ => (StatusSnapshot::default(), StatusSnapshot::default()),
-                    };
+                    let counters = observer.into_counters()?;
                     let key = CellKey {
                         variant: variant.key().into(),
                         engine,
@@ -194,11 +206,7 @@ fn execute_s0(
                         repeat,
                     };
                     let cell = CellRecord::from_measurement(
-                        cell_index,
-                        &key,
-                        &config,
-                        &measured,
-                        status_delta(&before, &after),
+                        cell_index, &key, &config, &measured, counters,
                     );
                     progress.finish(&match &measured.outcome {
                         CellOutcome::Completed => format!(
@@ -211,6 +219,23 @@ fn execute_s0(
                     record.cells.push(cell);
                     cell_index += 1;
                 }
+            }
+            output.results.save(record)?;
+        }
+        if !interrupt::requested() {
+            for &engine in &params.engines {
+                let table = s0::table_name(engine);
+                record.footprints.push(
+                    measure_footprint(
+                        &mut probe,
+                        &server.database,
+                        &table,
+                        engine,
+                        datadir.as_deref(),
+                        "after_run",
+                    )
+                    .with_context(|| format!("measuring the disk footprint of {table}"))?,
+                );
             }
             output.results.save(record)?;
         }
@@ -233,22 +258,109 @@ fn table_exists(conn: &mut mysql::Conn, table: &str) -> anyhow::Result<bool> {
     Ok(found.is_some())
 }
 
-/// Follows a running cell: progress on stderr, SHOW GLOBAL STATUS around the measured phase.
+/// Follows a running cell: progress on stderr, and the server's counters (SHOW GLOBAL
+/// STATUS, /proc of the server) at the start, at each report interval and at the end of the
+/// measured phase, on the runner's own connection.
 struct CellWatch<'a> {
     probe: &'a mut mysql::Conn,
     progress: &'a CellProgress,
-    before: Option<anyhow::Result<StatusSnapshot>>,
-    after: Option<anyhow::Result<StatusSnapshot>>,
+    server_pid: Option<u32>,
+    first: Option<CounterSample>,
+    last: Option<CounterSample>,
+    counters: CellCounters,
+    client_cpu_at_start: u64,
+    error: Option<anyhow::Error>,
+}
+
+#[derive(Clone)]
+struct CounterSample {
+    status: StatusSnapshot,
+    process: Option<ProcessSample>,
+}
+
+impl<'a> CellWatch<'a> {
+    fn new(
+        probe: &'a mut mysql::Conn,
+        progress: &'a CellProgress,
+        server_pid: Option<u32>,
+    ) -> Self {
+        CellWatch {
+            probe,
+            progress,
+            server_pid,
+            first: None,
+            last: None,
+            counters: CellCounters::default(),
+            client_cpu_at_start: 0,
+            error: None,
+        }
+    }
+
+    fn sample(&mut self) -> Option<CounterSample> {
+        let started = Instant::now();
+        let status = match StatusSnapshot::take(self.probe).context("reading SHOW GLOBAL STATUS") {
+            Ok(status) => status,
+            Err(err) => {
+                self.error.get_or_insert(err);
+                return None;
+            }
+        };
+        let process = self.server_pid.and_then(sample_process);
+        self.counters.probe = ProbeCost {
+            samples: self.counters.probe.samples + 1,
+            total_us: self.counters.probe.total_us + started.elapsed().as_micros() as u64,
+        };
+        Some(CounterSample { status, process })
+    }
+
+    /// Closes an interval: the counters since the previous sample.
+    fn close_interval(&mut self) -> Option<CounterSample> {
+        let now = self.sample()?;
+        if let Some(previous) = &self.last {
+            self.counters.intervals.push(counter_delta(previous, &now));
+        }
+        self.last = Some(now.clone());
+        Some(now)
+    }
+
+    fn into_counters(self) -> anyhow::Result<CellCounters> {
+        match self.error {
+            Some(err) => Err(err),
+            None => Ok(self.counters),
+        }
+    }
+}
+
+fn counter_delta(before: &CounterSample, after: &CounterSample) -> IntervalCounters {
+    IntervalCounters {
+        status_delta: status_delta(&before.status, &after.status),
+        process: match (&before.process, &after.process) {
+            (Some(before), Some(after)) => Some(after.delta_since(before)),
+            _ => None,
+        },
+    }
 }
 
 impl CellObserver for CellWatch<'_> {
     fn measuring_started(&mut self) {
-        self.before = Some(StatusSnapshot::take(self.probe).context("reading SHOW GLOBAL STATUS"));
+        self.first = self.sample();
+        self.last = self.first.clone();
+        // After the first sample and before the last: the probe's own parsing of SHOW
+        // GLOBAL STATUS is not the driver's cost.
+        self.client_cpu_at_start = own_cpu_us();
     }
     fn progress(&mut self, progress: &Progress) {
         self.progress.update(progress);
+        if progress.interval.is_some() {
+            self.close_interval();
+        }
     }
     fn measuring_finished(&mut self) {
-        self.after = Some(StatusSnapshot::take(self.probe).context("reading SHOW GLOBAL STATUS"));
+        self.counters.client_cpu_us = own_cpu_us().saturating_sub(self.client_cpu_at_start);
+        if let (Some(last), Some(first)) = (self.close_interval(), self.first.clone()) {
+            let whole = counter_delta(&first, &last);
+            self.counters.status_delta = whole.status_delta;
+            self.counters.server_process = whole.process;
+        }
     }
 }

@@ -1,11 +1,17 @@
 //! The measurement stage: latency histograms per query kind, merged per interval and per
-//! cell, and probes of the server's own counters.
+//! cell, and probes of the server's own counters, process and disk footprint.
 
+mod counters;
+mod footprint;
 mod histogram;
+mod process;
 mod status;
 
+pub use counters::{engine_counters, per_statement, why_line, EngineCounters, PerStatement};
+pub use footprint::{measure_footprint, FootprintRecord};
 pub use histogram::{
     decode_histogram, encode_histogram, new_histogram, LatencySummary, QueryHistograms,
     QueryRecorder,
 };
+pub use process::{own_cpu_us, sample_process, ProcessDelta, ProcessSample};
 pub use status::{status_delta, StatusSnapshot};

@@ -7,7 +7,10 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use crate::engine::Engine;
-use crate::measure::{decode_histogram, new_histogram, LatencySummary};
+use crate::measure::{
+    decode_histogram, new_histogram, per_statement, why_line, LatencySummary, PerStatement,
+    ProcessDelta,
+};
 use crate::report::median;
 use crate::results::{CellRecord, OutcomeRecord, RunRecord, RunStatus};
 use crate::scenario::s0::S0Variant;
@@ -104,6 +107,7 @@ pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
             table.add_row(row);
         }
         let _ = writeln!(out, "{table}\n");
+        out.push_str(&counter_section(&cells, &engines, style));
     }
 
     let loads: Vec<_> = record.steps.iter().filter(|s| s.name == "load").collect();
@@ -124,6 +128,7 @@ pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
         }
         let _ = writeln!(out, "{table}\n");
     }
+    out.push_str(&footprint_section(record, style));
     let indexes: Vec<_> = record
         .steps
         .iter()
@@ -226,4 +231,139 @@ fn summarise_group(group: &[&CellRecord], by_time: bool) -> (String, String) {
         metric,
         format!("{}/{}/{}", latency.p50_us, latency.p95_us, latency.p99_us),
     )
+}
+
+/// Per-statement server counters for each threads × engine group of one variant, summed over
+/// its completed repeats, then one "why" line per thread count.
+fn counter_section(cells: &[&CellRecord], engines: &[Engine], style: TableStyle) -> String {
+    let mut out = String::new();
+    let threads: BTreeSet<u32> = cells.iter().map(|c| c.threads).collect();
+    let mut table = new_table(style);
+    table.set_header(vec![
+        "threads",
+        "engine",
+        "statements",
+        "server CPU µs",
+        "client CPU µs",
+        "cache reads",
+        "cache misses",
+        "lock waits",
+        "KB written",
+    ]);
+    let mut why_lines = Vec::new();
+    let mut warnings = Vec::new();
+    for &thread_count in &threads {
+        let mut compared = Vec::new();
+        for &engine in engines {
+            let group: Vec<&CellRecord> = cells
+                .iter()
+                .copied()
+                .filter(|c| {
+                    c.threads == thread_count
+                        && c.engine == engine
+                        && c.outcome == OutcomeRecord::Completed
+                })
+                .collect();
+            if group.is_empty() {
+                continue;
+            }
+            let per = group_per_statement(engine, &group);
+            let number = |value: Option<f64>, decimals: usize| {
+                value.map_or("-".to_string(), |v| format!("{v:.decimals$}"))
+            };
+            let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+            table.add_row(vec![
+                right(thread_count.to_string()),
+                Cell::new(engine),
+                right(per.statements.to_string()),
+                right(number(per.server_cpu_us, 1)),
+                right(format!("{:.1}", per.client_cpu_us)),
+                right(number(per.cache_requests, 2)),
+                right(number(per.cache_misses, 3)),
+                right(format!(
+                    "{:.3} {}",
+                    per.lock_waits,
+                    per.lock_kind.trim_end_matches(" waits")
+                )),
+                right(number(per.server_write_bytes.map(|b| b / 1024.0), 2)),
+            ]);
+            // On one machine the client's CPU is taken from the server: say when the
+            // driver costs as much as half of what the server does.
+            if let Some(server_cpu) = per.server_cpu_us.filter(|cpu| *cpu > 0.0) {
+                if per.client_cpu_us > 0.5 * server_cpu {
+                    warnings.push(format!(
+                        "warning: at {thread_count} threads on {engine} the client used {:.0}% as much CPU as the server: the driver may be limiting throughput",
+                        100.0 * per.client_cpu_us / server_cpu
+                    ));
+                }
+            }
+            compared.push((engine, per));
+        }
+        if let Some(line) = why_line(&compared) {
+            why_lines.push(format!("why, {thread_count} threads: {line}"));
+        }
+    }
+    let _ = writeln!(
+        out,
+        "Server counters per statement (summed over completed repeats)"
+    );
+    let _ = writeln!(out, "{table}");
+    for line in why_lines.iter().chain(warnings.iter()) {
+        let _ = writeln!(out, "{line}");
+    }
+    out.push('\n');
+    out
+}
+
+fn group_per_statement(engine: Engine, group: &[&CellRecord]) -> PerStatement {
+    let mut status = std::collections::BTreeMap::new();
+    let mut process: Option<ProcessDelta> = None;
+    let mut client_cpu_us = 0;
+    let mut statements = 0;
+    for cell in group {
+        for (name, value) in &cell.server_status_delta {
+            *status.entry(name.clone()).or_insert(0) += value;
+        }
+        if let Some(delta) = &cell.server_process {
+            process.get_or_insert_with(ProcessDelta::default).add(delta);
+        }
+        client_cpu_us += cell.client_cpu_us;
+        statements += cell.queries.iter().map(|q| q.count + q.failed).sum::<u64>();
+    }
+    per_statement(engine, &status, process.as_ref(), client_cpu_us, statements)
+}
+
+fn footprint_section(record: &RunRecord, style: TableStyle) -> String {
+    if record.footprints.is_empty() {
+        return String::new();
+    }
+    let mb = |bytes: u64| format!("{:.1}", bytes as f64 / (1024.0 * 1024.0));
+    let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+    let mut table = new_table(style);
+    table.set_header(vec![
+        "engine", "when", "rows", "data MB", "index MB", "free MB", "files MB", "files",
+    ]);
+    for footprint in &record.footprints {
+        let files = footprint
+            .files
+            .iter()
+            .map(|(extension, bytes)| format!("{extension} {}", mb(*bytes)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        table.add_row(vec![
+            Cell::new(footprint.engine),
+            Cell::new(footprint.moment.replace('_', " ")),
+            right(footprint.rows.to_string()),
+            right(mb(footprint.data_bytes)),
+            right(mb(footprint.index_bytes)),
+            right(mb(footprint.free_bytes)),
+            right(if footprint.files.is_empty() {
+                "-".into()
+            } else {
+                mb(footprint.files_total_bytes())
+            }),
+            Cell::new(files),
+        ]);
+    }
+    format!("Disk footprint (information_schema and the files themselves)\n{table}\n\n")
 }

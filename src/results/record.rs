@@ -3,7 +3,7 @@ use std::collections::BTreeMap;
 
 use crate::driver::{CellMeasurement, CellOutcome, KindMeasurement};
 use crate::engine::Engine;
-use crate::measure::{encode_histogram, LatencySummary};
+use crate::measure::{encode_histogram, FootprintRecord, LatencySummary, ProcessDelta};
 use crate::server::ServerRecord;
 
 /// Bumped whenever a field changes meaning or disappears (adding optional fields does not).
@@ -43,6 +43,9 @@ pub struct RunRecord {
     pub steps: Vec<StepRecord>,
     /// Measured cells, in run order.
     pub cells: Vec<CellRecord>,
+    /// Disk footprint of each table after its load and after the run.
+    #[serde(default)]
+    pub footprints: Vec<FootprintRecord>,
 }
 
 impl RunRecord {
@@ -62,6 +65,7 @@ impl RunRecord {
             server: None,
             steps: Vec::new(),
             cells: Vec::new(),
+            footprints: Vec::new(),
         }
     }
 
@@ -127,8 +131,43 @@ pub struct CellRecord {
     pub events_per_s: f64,
     pub queries: Vec<QueryRecord>,
     pub intervals: Vec<IntervalRecord>,
-    /// SHOW GLOBAL STATUS after − before the cell (non-zero counters only).
+    /// SHOW GLOBAL STATUS over the measured phase (non-zero counters only).
     pub server_status_delta: BTreeMap<String, i64>,
+    /// The throwaway server's CPU, RSS and I/O over the measured phase (None if external).
+    #[serde(default)]
+    pub server_process: Option<ProcessDelta>,
+    /// enginebench's own CPU time over the measured phase (all threads).
+    #[serde(default)]
+    pub client_cpu_us: u64,
+    /// What sampling the counters cost: one extra connection, one SHOW GLOBAL STATUS per
+    /// report interval plus one at each end of the cell.
+    #[serde(default)]
+    pub counter_probe: ProbeCost,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct ProbeCost {
+    pub samples: u32,
+    /// Wall time spent reading counters, summed over samples.
+    pub total_us: u64,
+}
+
+/// The server's counters over one report interval.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct IntervalCounters {
+    pub status_delta: BTreeMap<String, i64>,
+    pub process: Option<ProcessDelta>,
+}
+
+/// Everything the runner measured about the server around a cell.
+#[derive(Debug, Clone, Default)]
+pub struct CellCounters {
+    pub status_delta: BTreeMap<String, i64>,
+    pub server_process: Option<ProcessDelta>,
+    pub client_cpu_us: u64,
+    pub probe: ProbeCost,
+    /// One per interval of the driver's measurement, in order.
+    pub intervals: Vec<IntervalCounters>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -152,6 +191,9 @@ pub struct IntervalRecord {
     pub start_s: f64,
     pub end_s: f64,
     pub queries: Vec<IntervalQueryRecord>,
+    /// The server's counters over the same interval.
+    #[serde(default)]
+    pub server: Option<IntervalCounters>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -178,7 +220,7 @@ impl CellRecord {
         key: &CellKey,
         config: &crate::driver::CellConfig,
         measured: &CellMeasurement,
-        server_status_delta: BTreeMap<String, i64>,
+        counters: CellCounters,
     ) -> CellRecord {
         let wall_s = measured.wall.as_secs_f64();
         let per_second = |count: u64| {
@@ -217,7 +259,8 @@ impl CellRecord {
             intervals: measured
                 .intervals
                 .iter()
-                .map(|interval| {
+                .enumerate()
+                .map(|(position, interval)| {
                     let span = (interval.end_s - interval.start_s).max(f64::EPSILON);
                     IntervalRecord {
                         start_s: interval.start_s,
@@ -233,10 +276,14 @@ impl CellRecord {
                                 latency_us: *latency,
                             })
                             .collect(),
+                        server: counters.intervals.get(position).cloned(),
                     }
                 })
                 .collect(),
-            server_status_delta,
+            server_status_delta: counters.status_delta,
+            server_process: counters.server_process,
+            client_cpu_us: counters.client_cpu_us,
+            counter_probe: counters.probe,
         }
     }
 }

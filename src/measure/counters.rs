@@ -1,0 +1,267 @@
+//! Server counters mapped across engines, so that a comparison can say *why*: MyISAM's
+//! Key_reads, Aria's Aria_pagecache_reads, InnoDB's Innodb_buffer_pool_reads and RocksDB's
+//! block-cache misses are one idea under four names; likewise table-lock and row-lock waits.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use super::ProcessDelta;
+use crate::engine::Engine;
+
+/// Which status counters mean what for one engine.
+pub struct EngineCounters {
+    pub cache_requests: &'static [&'static str],
+    pub cache_misses: &'static [&'static str],
+    pub lock_waits: &'static [&'static str],
+    /// What the lock counters count, for messages ("table-lock waits").
+    pub lock_kind: &'static str,
+    /// Bytes the engine writes to its log (redo, WAL), where it counts them.
+    pub log_bytes: &'static [&'static str],
+}
+
+pub fn engine_counters(engine: Engine) -> EngineCounters {
+    match engine {
+        Engine::MyIsam => EngineCounters {
+            cache_requests: &["Key_read_requests"],
+            cache_misses: &["Key_reads"],
+            lock_waits: &["Table_locks_waited"],
+            lock_kind: "table-lock waits",
+            log_bytes: &[],
+        },
+        Engine::Aria => EngineCounters {
+            cache_requests: &["Aria_pagecache_read_requests"],
+            cache_misses: &["Aria_pagecache_reads"],
+            lock_waits: &["Table_locks_waited"],
+            lock_kind: "table-lock waits",
+            log_bytes: &[],
+        },
+        Engine::InnoDb => EngineCounters {
+            cache_requests: &["Innodb_buffer_pool_read_requests"],
+            cache_misses: &["Innodb_buffer_pool_reads"],
+            lock_waits: &["Innodb_row_lock_waits"],
+            lock_kind: "row-lock waits",
+            log_bytes: &["Innodb_os_log_written"],
+        },
+        Engine::RocksDb => EngineCounters {
+            cache_requests: &["Rocksdb_block_cache_hit", "Rocksdb_block_cache_miss"],
+            cache_misses: &["Rocksdb_block_cache_miss"],
+            lock_waits: &[
+                "Rocksdb_row_lock_wait_timeouts",
+                "Rocksdb_row_lock_deadlocks",
+            ],
+            lock_kind: "row-lock timeouts",
+            log_bytes: &["Rocksdb_bytes_written"],
+        },
+        Engine::Memory => EngineCounters {
+            cache_requests: &[],
+            cache_misses: &[],
+            lock_waits: &["Table_locks_waited"],
+            lock_kind: "table-lock waits",
+            log_bytes: &[],
+        },
+    }
+}
+
+/// Counters per statement for one engine over some cells: the numbers a "why" is made of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PerStatement {
+    pub statements: u64,
+    /// None when the server's process cannot be read (external servers).
+    pub server_cpu_us: Option<f64>,
+    pub client_cpu_us: f64,
+    /// None for engines without a cache counter (MEMORY).
+    pub cache_requests: Option<f64>,
+    pub cache_misses: Option<f64>,
+    pub lock_waits: f64,
+    pub lock_kind: String,
+    /// Bytes the server wrote (write syscalls) per statement; None for external servers.
+    pub server_write_bytes: Option<f64>,
+    pub log_bytes: Option<f64>,
+    pub tmp_disk_tables: f64,
+}
+
+fn sum(delta: &BTreeMap<String, i64>, names: &[&str]) -> Option<f64> {
+    (!names.is_empty()).then(|| {
+        names
+            .iter()
+            .map(|n| delta.get(*n).copied().unwrap_or(0) as f64)
+            .sum()
+    })
+}
+
+/// Normalises summed deltas by the statement count.
+pub fn per_statement(
+    engine: Engine,
+    status_delta: &BTreeMap<String, i64>,
+    server_process: Option<&ProcessDelta>,
+    client_cpu_us: u64,
+    statements: u64,
+) -> PerStatement {
+    let names = engine_counters(engine);
+    let per = |value: f64| value / statements.max(1) as f64;
+    PerStatement {
+        statements,
+        server_cpu_us: server_process.map(|p| per(p.cpu_us as f64)),
+        client_cpu_us: per(client_cpu_us as f64),
+        cache_requests: sum(status_delta, names.cache_requests).map(per),
+        cache_misses: sum(status_delta, names.cache_misses).map(per),
+        lock_waits: per(sum(status_delta, names.lock_waits).unwrap_or(0.0)),
+        lock_kind: names.lock_kind.to_string(),
+        server_write_bytes: server_process.map(|p| per(p.syscall_write_bytes as f64)),
+        log_bytes: sum(status_delta, names.log_bytes).map(per),
+        tmp_disk_tables: per(*status_delta.get("Created_tmp_disk_tables").unwrap_or(&0) as f64),
+    }
+}
+
+/// One "why" line: the per-statement counters that differ most between engines, e.g.
+/// "MyISAM 0.82 table-lock waits/stmt vs InnoDB 0.00 row-lock waits/stmt; server CPU …".
+pub fn why_line(compared: &[(Engine, PerStatement)]) -> Option<String> {
+    if compared.len() < 2 {
+        return None;
+    }
+    type Metric = (
+        &'static str,
+        fn(&PerStatement) -> Option<f64>,
+        fn(&PerStatement, f64) -> String,
+    );
+    let metrics: [Metric; 5] = [
+        (
+            "lock waits",
+            |p| Some(p.lock_waits),
+            |p, v| format!("{v:.2} {}/stmt", p.lock_kind),
+        ),
+        (
+            "server CPU",
+            |p| p.server_cpu_us,
+            |_, v| format!("{v:.0} µs server CPU/stmt"),
+        ),
+        (
+            "cache misses",
+            |p| p.cache_misses,
+            |_, v| format!("{v:.2} cache misses/stmt"),
+        ),
+        (
+            "bytes written",
+            |p| p.server_write_bytes,
+            |_, v| format!("{:.1} KB written/stmt", v / 1024.0),
+        ),
+        (
+            "cache reads",
+            |p| p.cache_requests,
+            |_, v| format!("{v:.1} cache reads/stmt"),
+        ),
+    ];
+    // Score: how far apart the engines are, as a log ratio with a floor so that 0.00 vs
+    // 0.01 does not count as a large difference.
+    let floors = [0.05, 5.0, 0.05, 256.0, 0.5];
+    let mut scored: Vec<(f64, String)> = Vec::new();
+    for ((_, get, show), floor) in metrics.iter().zip(floors) {
+        let values: Vec<(Engine, &PerStatement, f64)> = compared
+            .iter()
+            .filter_map(|(engine, per)| get(per).map(|v| (*engine, per, v)))
+            .collect();
+        if values.len() < 2 {
+            continue;
+        }
+        let max = values.iter().map(|v| v.2).fold(f64::MIN, f64::max);
+        let min = values.iter().map(|v| v.2).fold(f64::MAX, f64::min);
+        let score = ((max + floor) / (min + floor)).ln();
+        if score < 0.2 {
+            continue;
+        }
+        let text = values
+            .iter()
+            .map(|(engine, per, v)| format!("{engine} {}", show(per, *v)))
+            .collect::<Vec<_>>()
+            .join(" vs ");
+        scored.push((score, text));
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    if scored.is_empty() {
+        return Some("no counter differs much between the engines".into());
+    }
+    Some(
+        scored
+            .into_iter()
+            .take(2)
+            .map(|(_, text)| text)
+            .collect::<Vec<_>>()
+            .join("; "),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn delta(pairs: &[(&str, i64)]) -> BTreeMap<String, i64> {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    #[test]
+    fn per_statement_maps_each_engines_own_counters() {
+        let process = ProcessDelta {
+            cpu_us: 50_000,
+            syscall_write_bytes: 1024 * 1000,
+            ..ProcessDelta::default()
+        };
+        let myisam = per_statement(
+            Engine::MyIsam,
+            &delta(&[
+                ("Table_locks_waited", 820),
+                ("Key_reads", 10),
+                ("Innodb_row_lock_waits", 99),
+            ]),
+            Some(&process),
+            10_000,
+            1000,
+        );
+        assert_eq!(myisam.lock_waits, 0.82);
+        assert_eq!(myisam.lock_kind, "table-lock waits");
+        assert_eq!(myisam.cache_misses, Some(0.01));
+        assert_eq!(myisam.server_cpu_us, Some(50.0));
+        assert_eq!(myisam.client_cpu_us, 10.0);
+        let innodb = per_statement(
+            Engine::InnoDb,
+            &delta(&[("Table_locks_waited", 820)]),
+            None,
+            0,
+            1000,
+        );
+        assert_eq!(
+            innodb.lock_waits, 0.0,
+            "InnoDB counts row-lock waits, not table locks"
+        );
+        assert_eq!(innodb.server_cpu_us, None);
+        let memory = per_statement(Engine::Memory, &delta(&[]), None, 0, 10);
+        assert_eq!(memory.cache_misses, None);
+    }
+
+    #[test]
+    fn the_why_line_names_the_largest_differences_first() {
+        let process = |cpu_us| ProcessDelta {
+            cpu_us,
+            ..ProcessDelta::default()
+        };
+        let myisam = per_statement(
+            Engine::MyIsam,
+            &delta(&[("Table_locks_waited", 820)]),
+            Some(&process(52_000)),
+            0,
+            1000,
+        );
+        let innodb = per_statement(Engine::InnoDb, &delta(&[]), Some(&process(41_000)), 0, 1000);
+        let line = why_line(&[
+            (Engine::MyIsam, myisam.clone()),
+            (Engine::InnoDb, innodb.clone()),
+        ])
+        .unwrap();
+        assert!(
+            line.starts_with("MyISAM 0.82 table-lock waits/stmt vs InnoDB 0.00 row-lock waits/stmt; MyISAM 52 µs server CPU/stmt"),
+            "{line}"
+        );
+        let same = why_line(&[(Engine::MyIsam, innodb.clone()), (Engine::InnoDb, innodb)]).unwrap();
+        assert_eq!(same, "no counter differs much between the engines");
+        assert_eq!(why_line(&[(Engine::MyIsam, myisam)]), None);
+    }
+}

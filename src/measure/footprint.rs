@@ -1,0 +1,104 @@
+//! Disk footprint of a table: bytes from the files themselves (.MYD/.MYI, .MAD/.MAI, .ibd,
+//! RocksDB's shared SST directory) and from information_schema, as S1's authors listed them.
+
+use mysql::prelude::Queryable;
+use mysql::Conn;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::engine::Engine;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FootprintRecord {
+    /// When it was taken: "after_load" or "after_run".
+    pub moment: String,
+    pub engine: Engine,
+    pub table: String,
+    /// information_schema.TABLES.TABLE_ROWS (exact for MyISAM/Aria, an estimate otherwise).
+    pub rows: u64,
+    pub data_bytes: u64,
+    pub index_bytes: u64,
+    pub free_bytes: u64,
+    /// File sizes by extension (`MYD`, `ibd`, …); RocksDB's are the shared `#rocksdb`
+    /// directory of all RocksDB tables. Empty when the datadir is not local.
+    pub files: BTreeMap<String, u64>,
+}
+
+impl FootprintRecord {
+    pub fn files_total_bytes(&self) -> u64 {
+        self.files.values().sum()
+    }
+}
+
+/// Flushes what the engine holds in memory (so file sizes are current), refreshes the
+/// statistics information_schema reports, then measures.
+pub fn measure_footprint(
+    conn: &mut Conn,
+    database: &str,
+    table: &str,
+    engine: Engine,
+    datadir: Option<&Path>,
+    moment: &str,
+) -> Result<FootprintRecord, mysql::Error> {
+    conn.query_drop(format!("FLUSH TABLES `{table}`"))?;
+    match engine {
+        Engine::InnoDb => conn.query_drop(format!("ANALYZE TABLE `{table}`"))?,
+        Engine::RocksDb => {
+            conn.query_drop("SET GLOBAL rocksdb_force_flush_memtable_now = 1")?;
+            conn.query_drop(format!("ANALYZE TABLE `{table}`"))?;
+        }
+        _ => {}
+    }
+    // TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH, DATA_FREE (NULL for some engines).
+    type SizeRow = (Option<u64>, Option<u64>, Option<u64>, Option<u64>);
+    let row: Option<SizeRow> = conn.exec_first(
+        "SELECT TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH, DATA_FREE FROM information_schema.TABLES \
+         WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+        (database, table),
+    )?;
+    let (rows, data_bytes, index_bytes, free_bytes) = row.unwrap_or_default();
+    let mut files = BTreeMap::new();
+    if let Some(datadir) = datadir {
+        if engine == Engine::RocksDb {
+            files.insert(
+                "#rocksdb (shared)".to_string(),
+                directory_bytes(&datadir.join("#rocksdb")),
+            );
+        } else if let Ok(entries) = std::fs::read_dir(datadir.join(database)) {
+            let prefix = format!("{table}.");
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if let Some(extension) = name.strip_prefix(&prefix) {
+                    let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                    *files.entry(extension.to_string()).or_insert(0) += size;
+                }
+            }
+        }
+    }
+    Ok(FootprintRecord {
+        moment: moment.to_string(),
+        engine,
+        table: table.to_string(),
+        rows: rows.unwrap_or(0),
+        data_bytes: data_bytes.unwrap_or(0),
+        index_bytes: index_bytes.unwrap_or(0),
+        free_bytes: free_bytes.unwrap_or(0),
+        files,
+    })
+}
+
+fn directory_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|entry| match entry.metadata() {
+                    Ok(meta) if meta.is_dir() => directory_bytes(&entry.path()),
+                    Ok(meta) => meta.len(),
+                    Err(_) => 0,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
