@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::engine::Engine;
+use crate::load::{IndexTiming, LoadMethod, LoadPlan};
 use crate::scenario::s0::S0Variant;
 use crate::server::Dsn;
 use crate::units::{parse_count, parse_duration, parse_key_value, parse_thread_count};
@@ -29,6 +30,8 @@ pub enum Command {
     Run(RunArgs),
     /// List the built-in studies
     List,
+    /// Create and fill a benchmark table (e.g. sysbench's sbtest) and report how long it took
+    Prepare(PrepareArgs),
     /// Manage a throwaway server by hand
     Server {
         #[command(subcommand)]
@@ -44,12 +47,12 @@ pub enum ServerCommand {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The study to run: s0
+    /// The study to run: s0, s4 (see `enginebench list`)
     pub study: String,
 
-    /// Rows in each engine's table
-    #[arg(long, value_parser = parse_count, default_value = "1000000")]
-    pub rows: u64,
+    /// Rows in each engine's table [default: the study's, s0 1,000,000, s4 50,000]
+    #[arg(long, value_parser = parse_count)]
+    pub rows: Option<u64>,
 
     /// Thread counts to compare, e.g. 1,5,20,50
     #[arg(long, value_parser = parse_thread_count, value_delimiter = ',', default_value = "1,5,20,50")]
@@ -71,9 +74,9 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',', default_value = "myisam,innodb")]
     pub engines: Vec<Engine>,
 
-    /// Repeats per cell; tables show the best and the median
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
-    pub repeat: u32,
+    /// Repeats per cell; tables show the best and the median [default: s0 3, s4 1]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: Option<u32>,
 
     /// Variants to run: select+update, select, update, select+update/indexed (default all)
     #[arg(long, value_delimiter = ',')]
@@ -91,6 +94,92 @@ pub struct RunArgs {
     /// Write the whole run as JSON to FILE (`-` = stdout; tables then go to stderr)
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub load: LoadArgs,
+
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+/// How tables are filled. For s4 these pick the methods compared; for other studies, the
+/// one used to prepare their data.
+#[derive(Debug, Args, Clone)]
+pub struct LoadArgs {
+    /// Load method(s): row-autocommit, commit-every, multi-row, load-data [default: s4 all, others load-data]
+    #[arg(long, value_delimiter = ',')]
+    pub load_method: Vec<LoadMethod>,
+
+    /// COMMIT every N rows (commit-every, multi-row)
+    #[arg(long, value_parser = parse_count)]
+    pub commit_every: Option<u64>,
+
+    /// Rows per multi-row INSERT (capped by max_allowed_packet)
+    #[arg(long, value_parser = parse_count)]
+    pub rows_per_statement: Option<u64>,
+
+    /// Rows per LOAD DATA chunk
+    #[arg(long, value_parser = parse_count)]
+    pub chunk_rows: Option<u64>,
+
+    /// Connections loading disjoint key ranges at once
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub parallel_load: Option<u32>,
+
+    /// Build secondary indexes before or after the load
+    #[arg(long, value_enum)]
+    pub index_timing: Option<IndexTiming>,
+}
+
+impl LoadArgs {
+    pub fn is_set(&self) -> bool {
+        !self.load_method.is_empty()
+            || self.commit_every.is_some()
+            || self.rows_per_statement.is_some()
+            || self.chunk_rows.is_some()
+            || self.parallel_load.is_some()
+            || self.index_timing.is_some()
+    }
+
+    /// `base` with the sizes given on the command line, for one method.
+    pub fn apply(&self, base: LoadPlan, method: LoadMethod) -> LoadPlan {
+        LoadPlan {
+            method,
+            commit_every: self.commit_every.unwrap_or(base.commit_every),
+            rows_per_statement: self.rows_per_statement.unwrap_or(base.rows_per_statement),
+            chunk_rows: self.chunk_rows.unwrap_or(base.chunk_rows),
+            parallel: self.parallel_load.unwrap_or(base.parallel),
+            index_timing: self.index_timing.unwrap_or(base.index_timing),
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct PrepareArgs {
+    /// What to prepare: sbtest (sysbench's OLTP table, secondary index on k)
+    pub what: String,
+
+    /// Number of sbtest tables
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub tables: u32,
+
+    /// Rows per table
+    #[arg(long, value_parser = parse_count, default_value = "10000")]
+    pub table_size: u64,
+
+    /// Storage engine of the tables
+    #[arg(long, default_value = "innodb")]
+    pub engine: Engine,
+
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+
+    /// Write the record of the preparation as JSON (`-` = stdout)
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub load: LoadArgs,
 
     #[command(flatten)]
     pub server: ServerArgs,
@@ -176,7 +265,7 @@ mod tests {
         let Command::Run(args) = cli.command else {
             panic!("not run")
         };
-        assert_eq!(args.rows, 10_000);
+        assert_eq!(args.rows, Some(10_000));
         assert_eq!(args.threads, vec![1, 4]);
         assert_eq!(args.engines, vec![Engine::Aria, Engine::Memory]);
         assert_eq!(args.time, Some(Duration::from_secs(2)));

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod driver;
 pub mod engine;
 pub mod interrupt;
+pub mod load;
 pub mod measure;
 pub mod plan;
 pub mod report;
@@ -21,10 +22,11 @@ pub mod units;
 use anyhow::{bail, Context};
 use std::io::{IsTerminal, Write};
 
-use cli::{Cli, Command, RunArgs, ServerArgs, ServerCommand};
-use report::text::{s0_tables, TableStyle};
+use cli::{Cli, Command, PrepareArgs, RunArgs, ServerArgs, ServerCommand};
+use report::text::TableStyle;
 use results::{ResultFile, RunStatus};
 use scenario::s0::{S0Params, S0Variant};
+use scenario::s4::S4Params;
 use scenario::BUILTIN_STUDIES;
 
 /// How a command ended, for the exit status.
@@ -56,6 +58,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
             }
             Ok(Finished::Success)
         }
+        Command::Prepare(args) => prepare(args),
         Command::Server {
             command: ServerCommand::Start(args),
         } => serve(&args),
@@ -63,42 +66,84 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
 }
 
 fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
-    if args.study != scenario::s0::STUDY_NAME {
-        let names: Vec<&str> = BUILTIN_STUDIES.iter().map(|(name, _)| *name).collect();
-        bail!(
-            "unknown study '{}': the built-in studies are {} (see `enginebench list`)",
-            args.study,
-            names.join(", ")
-        );
-    }
     let mut engines = Vec::new();
     for engine in &args.engines {
         if !engines.contains(engine) {
             engines.push(*engine);
         }
     }
-    let params = S0Params {
-        rows: args.rows.max(1),
-        threads: args.threads.clone(),
-        loops: args.loops,
-        time: args.time,
-        warmup: args.warmup,
-        engines,
-        repeat: args.repeat,
-        variants: if args.variants.is_empty() {
-            S0Variant::ALL.to_vec()
-        } else {
-            args.variants.clone()
-        },
-        seed: args.seed,
-    };
     let output = runner::RunOutput {
         results: ResultFile::from_arg(args.json.as_deref()),
         report_interval: args.report_interval(),
         print_intervals: args.report_interval_given(),
     };
     let server = resolve_server(&args.server);
-    let outcome = runner::run_s0(&params, &server, &output);
+    let outcome = match args.study.as_str() {
+        scenario::s0::STUDY_NAME => {
+            let defaults = S0Params::default();
+            let params = S0Params {
+                rows: args.rows.unwrap_or(defaults.rows).max(1),
+                threads: args.threads.clone(),
+                loops: args.loops,
+                time: args.time,
+                warmup: args.warmup,
+                engines,
+                repeat: args.repeat.unwrap_or(defaults.repeat),
+                variants: if args.variants.is_empty() {
+                    S0Variant::ALL.to_vec()
+                } else {
+                    args.variants.clone()
+                },
+                seed: args.seed,
+                load_plan: {
+                    let method = args
+                        .load
+                        .load_method
+                        .first()
+                        .copied()
+                        .unwrap_or(defaults.load_plan.method);
+                    args.load.apply(defaults.load_plan, method)
+                },
+            };
+            runner::run_s0(&params, &server, &output)
+        }
+        scenario::s4::STUDY_NAME => {
+            let defaults = S4Params::default();
+            let plans = if args.load.load_method.is_empty() && !args.load.is_set() {
+                defaults.plans
+            } else {
+                let methods = if args.load.load_method.is_empty() {
+                    load::LoadMethod::ALL.to_vec()
+                } else {
+                    args.load.load_method.clone()
+                };
+                methods
+                    .into_iter()
+                    .map(|method| args.load.apply(load::LoadPlan::fastest(), method))
+                    .collect()
+            };
+            let params = S4Params {
+                rows: args.rows.unwrap_or(defaults.rows).max(1),
+                engines,
+                plans,
+                repeat: args.repeat.unwrap_or(defaults.repeat),
+                seed: args.seed,
+            };
+            runner::run_s4(&params, &server, &output)
+        }
+        other => {
+            let names: Vec<&str> = BUILTIN_STUDIES.iter().map(|(name, _)| *name).collect();
+            bail!(
+                "unknown study '{other}': the built-in studies are {} (see `enginebench list`)",
+                names.join(", ")
+            );
+        }
+    };
+    finish_run(outcome, &output)
+}
+
+/// Prints the tables of whatever the run recorded, and turns its outcome into an exit.
+fn finish_run(outcome: runner::RunResult, output: &runner::RunOutput) -> anyhow::Result<Finished> {
     let (record, error) = match outcome {
         Ok(record) => (record, None),
         Err((error, record)) => (*record, Some(error)),
@@ -110,8 +155,8 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
     } else {
         TableStyle::Markdown
     };
-    if !record.cells.is_empty() || !record.steps.is_empty() {
-        let tables = s0_tables(&record, style);
+    if !record.cells.is_empty() || !record.loads.is_empty() || !record.steps.is_empty() {
+        let tables = report::text::tables(&record, style);
         if json_on_stdout {
             let _ = write!(std::io::stderr().lock(), "{tables}");
         } else {
@@ -124,9 +169,44 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
     }
     Ok(match record.status {
         RunStatus::Interrupted => Finished::Interrupted,
-        _ if record.failed_cells() > 0 => Finished::CellsFailed,
+        _ if record.failures() > 0 => Finished::CellsFailed,
         _ => Finished::Success,
     })
+}
+
+/// `enginebench prepare sbtest`: fills sysbench's tables with the chosen load method.
+fn prepare(args: PrepareArgs) -> anyhow::Result<Finished> {
+    if args.what != "sbtest" {
+        bail!(
+            "unknown table set '{}': `enginebench prepare` knows sbtest",
+            args.what
+        );
+    }
+    let output = runner::RunOutput {
+        results: ResultFile::from_arg(args.json.as_deref()),
+        report_interval: std::time::Duration::from_secs(1),
+        print_intervals: false,
+    };
+    let base = load::LoadPlan::fastest();
+    let plan = args.load.apply(
+        base,
+        args.load
+            .load_method
+            .first()
+            .copied()
+            .unwrap_or(base.method),
+    );
+    let server = resolve_server(&args.server);
+    let outcome = runner::run_prepare_sbtest(
+        args.tables,
+        args.table_size,
+        args.engine,
+        args.seed,
+        plan,
+        &server,
+        &output,
+    );
+    finish_run(outcome, &output)
 }
 
 fn resolve_server(args: &ServerArgs) -> server::ServerArgsResolved {

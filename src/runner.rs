@@ -1,23 +1,27 @@
-//! Carries out a plan on a target, step by step, keeping the run record current on disk:
-//! the record exists before load starts and is saved after every step and cell.
+//! Carries out a study on a target, step by step, keeping the run record current on disk:
+//! the record exists before load starts and is saved after every load, step and cell.
 
 use anyhow::{anyhow, Context};
 use mysql::prelude::Queryable;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::driver::{run_cell, CellConfig, CellObserver, CellOutcome, Progress, StopCondition};
+use crate::engine::Engine;
 use crate::interrupt;
+use crate::load::{load_table, LoadOutcome, LoadPlan, TableSpec};
 use crate::measure::{
     measure_footprint, own_cpu_us, sample_process, status_delta, ProcessSample, StatusSnapshot,
 };
 use crate::plan::{plan_s0, Step};
 use crate::report::progress::{note, CellProgress};
 use crate::results::{
-    CellCounters, CellKey, CellRecord, IntervalCounters, ProbeCost, ResultFile, RunRecord,
-    RunStatus, StepRecord,
+    CellCounters, CellKey, CellRecord, IntervalCounters, LoadRecord, ProbeCost, ResultFile,
+    RunRecord, RunStatus, StepRecord,
 };
 use crate::scenario::s0::{self, S0Params, S0Workload};
+use crate::scenario::s4::{self, S4Params};
 use crate::server::{ServerArgsResolved, Target};
 
 /// Options that shape how a run reports, not what it measures.
@@ -28,19 +32,145 @@ pub struct RunOutput {
     pub print_intervals: bool,
 }
 
-/// Runs S0 and returns its record, whatever happened: an error is recorded in it (and the
-/// servers are torn down) before it is returned as `Err` together with the record.
-pub fn run_s0(
-    params: &S0Params,
+/// A run's record, or the error that stopped it together with the record as far as it got
+/// (saved, and with the servers already torn down).
+pub type RunResult = Result<RunRecord, (anyhow::Error, Box<RunRecord>)>;
+
+pub fn run_s0(params: &S0Params, server: &ServerArgsResolved, output: &RunOutput) -> RunResult {
+    run_study(
+        s0::STUDY_NAME,
+        params,
+        &params.engines,
+        server,
+        output,
+        |study| execute_s0(params, study),
+    )
+}
+
+pub fn run_s4(params: &S4Params, server: &ServerArgsResolved, output: &RunOutput) -> RunResult {
+    run_study(
+        s4::STUDY_NAME,
+        params,
+        &params.engines,
+        server,
+        output,
+        |study| execute_s4(params, study),
+    )
+}
+
+/// `enginebench prepare sbtest`: sysbench's tables, filled with `plan`, left in place.
+pub fn run_prepare_sbtest(
+    tables: u32,
+    table_size: u64,
+    engine: Engine,
+    seed: u64,
+    plan: LoadPlan,
     server: &ServerArgsResolved,
     output: &RunOutput,
-) -> Result<RunRecord, (anyhow::Error, Box<RunRecord>)> {
-    let mut record = RunRecord::new(s0::STUDY_NAME, s0_parameters(params));
+) -> RunResult {
+    #[derive(serde::Serialize)]
+    struct PrepareParams {
+        tables: u32,
+        table_size: u64,
+        engine: Engine,
+        load_plan: LoadPlan,
+    }
+    let params = PrepareParams {
+        tables,
+        table_size,
+        engine,
+        load_plan: plan,
+    };
+    run_study(
+        "prepare-sbtest",
+        &params,
+        &[engine],
+        server,
+        output,
+        |study| {
+            for table_number in 1..=tables {
+                let table =
+                    crate::scenario::sbtest::table_spec(table_number, table_size, engine, seed);
+                study.load(engine, &table, &plan, 1)?;
+                // Prepared tables are the point of this command: keep them.
+                study.created_tables.retain(|name| *name != table.name);
+            }
+            Ok(())
+        },
+    )
+}
+
+/// What a study's body works with: the target, its connections, and the record.
+pub struct Study<'a> {
+    target: &'a Target,
+    database: &'a str,
+    spec: crate::server::ConnectionSpec,
+    probe: mysql::Conn,
+    datadir: Option<PathBuf>,
+    record: &'a mut RunRecord,
+    output: &'a RunOutput,
+    created_tables: Vec<String>,
+}
+
+/// The lifecycle every study shares: record first, then the server, the engine check, the
+/// body, and on an external server the removal of the tables the run created.
+fn run_study(
+    name: &str,
+    params: &impl serde::Serialize,
+    engines: &[Engine],
+    server: &ServerArgsResolved,
+    output: &RunOutput,
+    body: impl FnOnce(&mut Study) -> anyhow::Result<()>,
+) -> RunResult {
+    let parameters = match serde_json::to_value(params) {
+        Ok(serde_json::Value::Object(map)) => map.into_iter().collect(),
+        _ => BTreeMap::new(),
+    };
+    let mut record = RunRecord::new(name, parameters);
     if let Err(err) = output.results.save(&record) {
         return Err((err, Box::new(record)));
     }
-    let result = execute_s0(params, server, output, &mut record);
-    // The target (and any throwaway server) is gone by now: execute_s0 owned it.
+    let result = (|| -> anyhow::Result<()> {
+        note(&match &server.dsn {
+            Some(dsn) => format!("using the external server {}", dsn.redacted()),
+            None => "starting a throwaway MariaDB server...".to_string(),
+        });
+        let target = Target::open(server.dsn.clone(), &server.options, &server.database)?;
+        target.check_engines(engines)?;
+        let server_record = target.record()?;
+        note(&format!(
+            "server {} ready ({})",
+            server_record.version, server_record.address
+        ));
+        record.server = Some(server_record);
+        output.results.save(&record)?;
+        let spec = target.spec(&server.database);
+        let probe = spec.connect()?;
+        let mut study = Study {
+            target: &target,
+            database: &server.database,
+            spec,
+            probe,
+            datadir: match &target {
+                Target::Throwaway(server) => Some(server.datadir()),
+                Target::External { .. } => None,
+            },
+            record: &mut record,
+            output,
+            created_tables: Vec::new(),
+        };
+        let result = body(&mut study);
+        // On an external server, leave nothing behind but the database itself.
+        if matches!(target, Target::External { .. }) {
+            for table in &study.created_tables {
+                let _ = study
+                    .probe
+                    .query_drop(format!("DROP TABLE IF EXISTS `{table}`"));
+            }
+        }
+        result
+        // The target drops here: a throwaway server is stopped and removed.
+    })();
     let (status, error) = match &result {
         Ok(()) if interrupt::requested() => (RunStatus::Interrupted, None),
         Ok(()) => (RunStatus::Completed, None),
@@ -54,200 +184,229 @@ pub fn run_s0(
     }
 }
 
-fn s0_parameters(params: &S0Params) -> BTreeMap<String, serde_json::Value> {
-    match serde_json::to_value(params) {
-        Ok(serde_json::Value::Object(map)) => map.into_iter().collect(),
-        _ => BTreeMap::new(),
+impl Study<'_> {
+    fn save(&mut self) -> anyhow::Result<()> {
+        self.output.results.save(self.record)
+    }
+
+    /// Loads one table with `plan`, measures its footprint, and records both. A failed load
+    /// is recorded too, then returned.
+    fn load(
+        &mut self,
+        engine: Engine,
+        table: &TableSpec,
+        plan: &LoadPlan,
+        repeat: u32,
+    ) -> anyhow::Result<LoadOutcome> {
+        if matches!(self.target, Target::External { .. })
+            && !self.created_tables.contains(&table.name)
+            && table_exists(&mut self.probe, &table.name)?
+        {
+            return Err(anyhow!(
+                "table {}.{} already exists on the external server and was not created by this run; drop it or pass another --database",
+                self.database,
+                table.name
+            ));
+        }
+        if !self.created_tables.contains(&table.name) {
+            self.created_tables.push(table.name.clone());
+        }
+        note(&format!(
+            "loading {} rows into {} (ENGINE={}) with {}...",
+            table.rows,
+            table.name,
+            engine.sql_name(),
+            plan.label()
+        ));
+        let outcome = load_table(&self.spec, table, plan, self.target.server_pid(), &|| {
+            !interrupt::requested()
+        });
+        let mut load_record = LoadRecord {
+            table: table.name.clone(),
+            engine,
+            plan: *plan,
+            label: plan.label(),
+            repeat,
+            outcome: None,
+            error: None,
+            footprint: None,
+        };
+        match outcome {
+            Ok(outcome) => {
+                note(&format!(
+                    "loaded {} rows into {} in {:.2} s ({:.0} rows/s{})",
+                    outcome.rows,
+                    table.name,
+                    outcome.total_ms() / 1000.0,
+                    outcome.rows_per_s(),
+                    if outcome.index_ms > 0.0 {
+                        format!(", indexes {:.2} s", outcome.index_ms / 1000.0)
+                    } else {
+                        String::new()
+                    }
+                ));
+                load_record.footprint = Some(
+                    measure_footprint(
+                        &mut self.probe,
+                        self.database,
+                        &table.name,
+                        engine,
+                        self.datadir.as_deref(),
+                        "after_load",
+                    )
+                    .with_context(|| format!("measuring the disk footprint of {}", table.name))?,
+                );
+                load_record.outcome = Some(outcome.clone());
+                self.record.loads.push(load_record);
+                self.save()?;
+                Ok(outcome)
+            }
+            Err(err) => {
+                load_record.error = Some(err.to_string());
+                self.record.loads.push(load_record);
+                self.save()?;
+                Err(err.into())
+            }
+        }
     }
 }
 
-fn execute_s0(
-    params: &S0Params,
-    server: &ServerArgsResolved,
-    output: &RunOutput,
-    record: &mut RunRecord,
-) -> anyhow::Result<()> {
+fn execute_s4(params: &S4Params, study: &mut Study) -> anyhow::Result<()> {
+    let mut failures = 0;
+    for repeat in 1..=params.repeat {
+        for plan in &params.plans {
+            for &engine in &params.engines {
+                if interrupt::requested() {
+                    return Ok(());
+                }
+                let table = s4::table_spec(engine, params.rows, params.seed);
+                // A method that fails (a full MEMORY table, a refused LOAD DATA) is recorded
+                // and the study goes on with the others.
+                if let Err(err) = study.load(engine, &table, plan, repeat) {
+                    note(&format!("{} on {engine} failed: {err:#}", plan.label()));
+                    failures += 1;
+                }
+            }
+        }
+    }
+    if failures > 0 {
+        note(&format!(
+            "{failures} load(s) failed; their errors are in the results"
+        ));
+    }
+    Ok(())
+}
+
+fn execute_s0(params: &S0Params, study: &mut Study) -> anyhow::Result<()> {
     let steps = plan_s0(params);
     let cell_total = steps
         .iter()
         .filter(|s| matches!(s, Step::Cell { .. }))
         .count();
-    note(&match &server.dsn {
-        Some(dsn) => format!("using the external server {}", dsn.redacted()),
-        None => "starting a throwaway MariaDB server...".to_string(),
-    });
-    let target = Target::open(server.dsn.clone(), &server.options, &server.database)?;
-    target.check_engines(&params.engines)?;
-    let server_record = target.record()?;
-    note(&format!(
-        "server {} ready ({})",
-        server_record.version, server_record.address
-    ));
-    record.server = Some(server_record);
-    output.results.save(record)?;
-
-    let spec = target.spec(&server.database);
-    let datadir = match &target {
-        Target::Throwaway(server) => Some(server.datadir()),
-        Target::External { .. } => None,
-    };
-    let mut probe = spec.connect()?;
-    let mut created_tables = Vec::new();
     let mut cell_index = 0;
-    let result = (|| -> anyhow::Result<()> {
-        for step in steps {
-            if interrupt::requested() {
-                break;
+    for step in steps {
+        if interrupt::requested() {
+            break;
+        }
+        match step {
+            Step::PrepareTable { engine } => {
+                let table = s0::table_spec(engine, params.rows, params.seed);
+                study.load(engine, &table, &params.load_plan, 1)?;
             }
-            match step {
-                Step::PrepareTable { engine } => {
-                    let table = s0::table_name(engine);
-                    if matches!(target, Target::External { .. })
-                        && table_exists(&mut probe, &table)?
-                    {
-                        return Err(anyhow!(
-                            "table {}.{table} already exists on the external server and was not created by this run; drop it or pass another --database",
-                            server.database
-                        ));
-                    }
-                    note(&format!(
-                        "loading {} rows into {table} (ENGINE={})...",
-                        params.rows,
-                        engine.sql_name()
-                    ));
-                    let started = Instant::now();
-                    created_tables.push(table.clone());
-                    let loaded =
-                        s0::prepare_table(&spec, engine, params.rows, params.seed, &|_| {
-                            !interrupt::requested()
-                        })?;
-                    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
-                    note(&format!(
-                        "loaded {loaded} rows into {table} in {:.2} s",
-                        elapsed_ms / 1000.0
-                    ));
-                    record.footprints.push(
-                        measure_footprint(
-                            &mut probe,
-                            &server.database,
-                            &table,
-                            engine,
-                            datadir.as_deref(),
-                            "after_load",
-                        )
-                        .with_context(|| format!("measuring the disk footprint of {table}"))?,
-                    );
-                    record.steps.push(StepRecord {
-                        name: "load".into(),
-                        engine: Some(engine),
-                        detail: "multi-row INSERT, 1000 rows per statement".into(),
-                        elapsed_ms,
-                        rows: Some(loaded),
-                        error: None,
-                    });
-                }
-                Step::CreateIndex { engine } => {
-                    let sql = s0::create_index_sql(engine);
-                    note(&format!("{sql}..."));
-                    let started = Instant::now();
-                    probe
-                        .query_drop(&sql)
-                        .with_context(|| format!("{sql} failed"))?;
-                    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
-                    note(&format!("{sql}: {:.2} s", elapsed_ms / 1000.0));
-                    record.steps.push(StepRecord {
-                        name: "create_index".into(),
-                        engine: Some(engine),
-                        detail: sql,
-                        elapsed_ms,
-                        rows: None,
-                        error: None,
-                    });
-                }
-                Step::Cell {
+            Step::CreateIndex { engine } => {
+                let sql = s0::create_index_sql(engine);
+                note(&format!("{sql}..."));
+                let started = Instant::now();
+                study
+                    .probe
+                    .query_drop(&sql)
+                    .with_context(|| format!("{sql} failed"))?;
+                let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+                note(&format!("{sql}: {:.2} s", elapsed_ms / 1000.0));
+                study.record.steps.push(StepRecord {
+                    name: "create_index".into(),
+                    engine: Some(engine),
+                    detail: sql,
+                    elapsed_ms,
+                    rows: None,
+                    error: None,
+                });
+            }
+            Step::Cell {
+                variant,
+                engine,
+                threads,
+                repeat,
+            } => {
+                let workload = S0Workload {
+                    spec: study.spec.clone(),
+                    engine,
                     variant,
+                    rows: params.rows,
+                    seed: params.seed.wrapping_add(cell_index as u64),
+                };
+                let config = CellConfig {
+                    threads,
+                    stop: StopCondition {
+                        events_per_thread: params.time.is_none().then_some(params.loops),
+                        duration: params.time,
+                    },
+                    warmup: params.warmup,
+                    report_interval: study.output.report_interval,
+                };
+                let label = format!(
+                    "[{}/{cell_total}] {} {engine} threads={threads} repeat {repeat}",
+                    cell_index + 1,
+                    variant.key()
+                );
+                let progress = CellProgress::start(
+                    label,
+                    config.stop.events_per_thread.map(|n| n * threads as u64),
+                    study.output.print_intervals,
+                );
+                let server_pid = study.target.server_pid();
+                let mut observer = CellWatch::new(&mut study.probe, &progress, server_pid);
+                let measured = run_cell(&workload, &config, &mut observer)?;
+                let counters = observer.into_counters()?;
+                let key = CellKey {
+                    variant: variant.key().into(),
                     engine,
                     threads,
                     repeat,
-                } => {
-                    let workload = S0Workload {
-                        spec: spec.clone(),
-                        engine,
-                        variant,
-                        rows: params.rows,
-                        seed: params.seed.wrapping_add(cell_index as u64),
-                    };
-                    let config = CellConfig {
-                        threads,
-                        stop: StopCondition {
-                            events_per_thread: params.time.is_none().then_some(params.loops),
-                            duration: params.time,
-                        },
-                        warmup: params.warmup,
-                        report_interval: output.report_interval,
-                    };
-                    let label = format!(
-                        "[{}/{cell_total}] {} {engine} threads={threads} repeat {repeat}",
-                        cell_index + 1,
-                        variant.key()
-                    );
-                    let progress = CellProgress::start(
-                        label,
-                        config.stop.events_per_thread.map(|n| n * threads as u64),
-                        output.print_intervals,
-                    );
-                    let mut observer = CellWatch::new(&mut probe, &progress, target.server_pid());
-                    let measured = run_cell(&workload, &config, &mut observer)?;
-                    let counters = observer.into_counters()?;
-                    let key = CellKey {
-                        variant: variant.key().into(),
-                        engine,
-                        threads,
-                        repeat,
-                    };
-                    let cell = CellRecord::from_measurement(
-                        cell_index, &key, &config, &measured, counters,
-                    );
-                    progress.finish(&match &measured.outcome {
-                        CellOutcome::Completed => format!(
-                            "{:.0} ms wall, {:.0} events/s",
-                            cell.wall_ms, cell.events_per_s
-                        ),
-                        CellOutcome::Interrupted => "interrupted".into(),
-                        CellOutcome::Failed(message) => format!("failed: {message}"),
-                    });
-                    record.cells.push(cell);
-                    cell_index += 1;
-                }
+                };
+                let cell =
+                    CellRecord::from_measurement(cell_index, &key, &config, &measured, counters);
+                progress.finish(&match &measured.outcome {
+                    CellOutcome::Completed => format!(
+                        "{:.0} ms wall, {:.0} events/s",
+                        cell.wall_ms, cell.events_per_s
+                    ),
+                    CellOutcome::Interrupted => "interrupted".into(),
+                    CellOutcome::Failed(message) => format!("failed: {message}"),
+                });
+                study.record.cells.push(cell);
+                cell_index += 1;
             }
-            output.results.save(record)?;
         }
-        if !interrupt::requested() {
-            for &engine in &params.engines {
-                let table = s0::table_name(engine);
-                record.footprints.push(
-                    measure_footprint(
-                        &mut probe,
-                        &server.database,
-                        &table,
-                        engine,
-                        datadir.as_deref(),
-                        "after_run",
-                    )
-                    .with_context(|| format!("measuring the disk footprint of {table}"))?,
-                );
-            }
-            output.results.save(record)?;
-        }
-        Ok(())
-    })();
-    // On an external server, leave nothing behind but the database itself.
-    if matches!(target, Target::External { .. }) {
-        for table in &created_tables {
-            let _ = probe.query_drop(format!("DROP TABLE IF EXISTS `{table}`"));
-        }
+        study.save()?;
     }
-    result
+    if !interrupt::requested() {
+        for &engine in &params.engines {
+            let table = s0::table_name(engine);
+            let footprint = measure_footprint(
+                &mut study.probe,
+                study.database,
+                &table,
+                engine,
+                study.datadir.as_deref(),
+                "after_run",
+            )
+            .with_context(|| format!("measuring the disk footprint of {table}"))?;
+            study.record.footprints.push(footprint);
+        }
+        study.save()?;
+    }
+    Ok(())
 }
 
 fn table_exists(conn: &mut mysql::Conn, table: &str) -> anyhow::Result<bool> {

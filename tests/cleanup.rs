@@ -65,7 +65,7 @@ fn a_panicking_worker_fails_the_run_and_leaves_nothing_behind() {
     assert_eq!(record["status"], "failed");
     assert!(record["error"].as_str().unwrap().contains("panicked"));
     // The load finished before the panic; it is kept.
-    assert_eq!(record["steps"].as_array().unwrap().len(), 2);
+    assert_eq!(record["loads"].as_array().unwrap().len(), 2);
     common::assert_nothing_left(&tmp);
     std::fs::remove_file(json).unwrap();
 }

@@ -105,7 +105,7 @@ fn an_unknown_study_lists_the_built_in_ones() {
         .assert()
         .code(1)
         .stderr(
-            "Error: unknown study 's9': the built-in studies are s0 (see `enginebench list`)\n",
+            "Error: unknown study 's9': the built-in studies are s0, s4 (see `enginebench list`)\n",
         );
 }
 
@@ -187,4 +187,49 @@ fn list_names_the_built_in_studies() {
         .assert()
         .success()
         .stdout(predicate::str::starts_with("s0 "));
+}
+
+#[test]
+fn s4_compares_every_load_method_and_ranks_them_against_the_slowest() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("s4");
+    let output = enginebench(&tmp)
+        .args([
+            "run",
+            "s4",
+            "--rows",
+            "3000",
+            "--engines",
+            "myisam,innodb",
+            "--json",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let record: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let loads = record["loads"].as_array().unwrap();
+    assert_eq!(loads.len(), 7 * 2, "7 default methods × 2 engines");
+    for load in loads {
+        assert_eq!(load["outcome"]["rows"], 3000, "{load}");
+        assert!(load["footprint"]["data_bytes"].as_u64().unwrap() > 0);
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "S4 — seconds to load 3000 rows into (id INT PRIMARY KEY, data VARCHAR(100))"
+        ),
+        "{stderr}"
+    );
+    // The slowest method on each engine is the reference: exactly 1.0× there.
+    let table: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("| row-autocommit"))
+        .collect();
+    assert_eq!(table.len(), 1, "{stderr}");
+    common::assert_nothing_left(&tmp);
 }

@@ -87,15 +87,21 @@ fn counters_footprints_and_the_why_line_explain_table_locks() {
         .sum();
     assert!(server_cpu > 0);
 
-    // Footprint after load and after the run, from files and information_schema.
-    assert_eq!(record.footprints.len(), 4);
-    for footprint in &record.footprints {
+    // Footprint after load (kept with each load) and after the run, from files and
+    // information_schema.
+    let footprints: Vec<&enginebench::measure::FootprintRecord> = record
+        .loads
+        .iter()
+        .filter_map(|load| load.footprint.as_ref())
+        .chain(record.footprints.iter())
+        .collect();
+    assert_eq!(footprints.len(), 4);
+    for footprint in &footprints {
         assert!(footprint.data_bytes > 0, "{footprint:?}");
         assert!(footprint.files_total_bytes() > 0, "{footprint:?}");
     }
     let after_load = |engine| {
-        record
-            .footprints
+        footprints
             .iter()
             .find(|f| f.engine == engine && f.moment == "after_load")
             .unwrap()

@@ -5,10 +5,11 @@ mod common;
 
 use enginebench::driver::{run_cell, CellConfig, CellObserver, CellOutcome, StopCondition};
 use enginebench::engine::Engine;
+use enginebench::load::{load_table, LoadPlan};
 use enginebench::measure::StatusSnapshot;
 use enginebench::results::{OutcomeRecord, ResultFile, RunStatus};
 use enginebench::runner::{run_s0, RunOutput};
-use enginebench::scenario::s0::{prepare_table, S0Params, S0Variant, S0Workload};
+use enginebench::scenario::s0::{table_spec, S0Params, S0Variant, S0Workload};
 use enginebench::server::{ServerArgsResolved, ServerOptions, Target};
 use std::time::Duration;
 
@@ -25,7 +26,15 @@ fn reported_counts_equal_the_servers_com_counters() {
         Engine::Memory,
         Engine::RocksDb,
     ] {
-        let loaded = prepare_table(&spec, engine, 3000, 7, &|_| true).unwrap();
+        let loaded = load_table(
+            &spec,
+            &table_spec(engine, 3000, 7),
+            &LoadPlan::fastest(),
+            None,
+            &|| true,
+        )
+        .unwrap()
+        .rows;
         assert_eq!(loaded, 3000);
         for (variant, threads, loops) in [
             (S0Variant::SelectUpdate, 4, 60),

@@ -31,6 +31,41 @@ fn new_table(style: TableStyle) -> Table {
     table
 }
 
+/// All tables of a run record, shaped by its study.
+pub fn tables(record: &RunRecord, style: TableStyle) -> String {
+    match record.study.as_str() {
+        "s0" => s0_tables(record, style),
+        "s4" => s4_tables(record, style),
+        _ => {
+            let mut out = loads_section(record, style);
+            out.push_str(&footprint_section(record, style));
+            out.push_str(&status_lines(record));
+            out
+        }
+    }
+}
+
+fn status_lines(record: &RunRecord) -> String {
+    let mut out = String::new();
+    match record.status {
+        RunStatus::Interrupted => {
+            let _ = writeln!(
+                out,
+                "The run was interrupted: the tables show the cells finished before it."
+            );
+        }
+        RunStatus::Failed => {
+            let _ = writeln!(
+                out,
+                "The run stopped on an error: {}",
+                record.error.as_deref().unwrap_or("unknown error")
+            );
+        }
+        _ => {}
+    }
+    out
+}
+
 /// Renders S0's tables from a run record.
 pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
     let mut out = String::new();
@@ -110,24 +145,7 @@ pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
         out.push_str(&counter_section(&cells, &engines, style));
     }
 
-    let loads: Vec<_> = record.steps.iter().filter(|s| s.name == "load").collect();
-    if !loads.is_empty() {
-        let _ = writeln!(out, "Table loads (multi-row INSERT)");
-        let mut table = new_table(style);
-        table.set_header(vec!["engine", "rows", "seconds", "rows/s"]);
-        for step in loads {
-            let seconds = step.elapsed_ms / 1000.0;
-            let rows = step.rows.unwrap_or(0);
-            table.add_row(vec![
-                Cell::new(step.engine.map_or("-".into(), |e| e.to_string())),
-                Cell::new(rows).set_alignment(CellAlignment::Right),
-                Cell::new(format!("{seconds:.2}")).set_alignment(CellAlignment::Right),
-                Cell::new(format!("{:.0}", rows as f64 / seconds.max(1e-9)))
-                    .set_alignment(CellAlignment::Right),
-            ]);
-        }
-        let _ = writeln!(out, "{table}\n");
-    }
+    out.push_str(&loads_section(record, style));
     out.push_str(&footprint_section(record, style));
     let indexes: Vec<_> = record
         .steps
@@ -166,22 +184,7 @@ pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
             cell.error.as_deref().unwrap_or("unknown error")
         );
     }
-    match record.status {
-        RunStatus::Interrupted => {
-            let _ = writeln!(
-                out,
-                "The run was interrupted: the tables show the cells finished before it."
-            );
-        }
-        RunStatus::Failed => {
-            let _ = writeln!(
-                out,
-                "The run stopped on an error: {}",
-                record.error.as_deref().unwrap_or("unknown error")
-            );
-        }
-        _ => {}
-    }
+    out.push_str(&status_lines(record));
     out
 }
 
@@ -334,7 +337,13 @@ fn group_per_statement(engine: Engine, group: &[&CellRecord]) -> PerStatement {
 }
 
 fn footprint_section(record: &RunRecord, style: TableStyle) -> String {
-    if record.footprints.is_empty() {
+    let footprints: Vec<&crate::measure::FootprintRecord> = record
+        .loads
+        .iter()
+        .filter_map(|load| load.footprint.as_ref())
+        .chain(record.footprints.iter())
+        .collect();
+    if footprints.is_empty() {
         return String::new();
     }
     let mb = |bytes: u64| format!("{:.1}", bytes as f64 / (1024.0 * 1024.0));
@@ -343,7 +352,7 @@ fn footprint_section(record: &RunRecord, style: TableStyle) -> String {
     table.set_header(vec![
         "engine", "when", "rows", "data MB", "index MB", "free MB", "files MB", "files",
     ]);
-    for footprint in &record.footprints {
+    for footprint in footprints {
         let files = footprint
             .files
             .iter()
@@ -366,4 +375,131 @@ fn footprint_section(record: &RunRecord, style: TableStyle) -> String {
         ]);
     }
     format!("Disk footprint (information_schema and the files themselves)\n{table}\n\n")
+}
+
+/// Every load of the run: method, time, rate, and what it cost the server.
+fn loads_section(record: &RunRecord, style: TableStyle) -> String {
+    if record.loads.is_empty() {
+        return String::new();
+    }
+    let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+    let mut table = new_table(style);
+    table.set_header(vec![
+        "table",
+        "engine",
+        "method",
+        "rows",
+        "load s",
+        "index s",
+        "rows/s",
+        "MB/s",
+        "server CPU s",
+        "server MB written",
+    ]);
+    for load in &record.loads {
+        let mut row = vec![
+            Cell::new(&load.table),
+            Cell::new(load.engine),
+            Cell::new(&load.label),
+        ];
+        match (&load.outcome, &load.error) {
+            (Some(outcome), _) => {
+                let process = outcome.server_process;
+                row.extend([
+                    right(outcome.rows.to_string()),
+                    right(format!("{:.2}", outcome.load_ms / 1000.0)),
+                    right(format!("{:.2}", outcome.index_ms / 1000.0)),
+                    right(format!("{:.0}", outcome.rows_per_s())),
+                    right(format!("{:.1}", outcome.mb_per_s())),
+                    right(process.map_or("-".into(), |p| format!("{:.2}", p.cpu_us as f64 / 1e6))),
+                    right(process.map_or("-".into(), |p| {
+                        format!("{:.1}", p.syscall_write_bytes as f64 / 1048576.0)
+                    })),
+                ]);
+            }
+            (None, error) => row.push(Cell::new(format!(
+                "failed: {}",
+                error.as_deref().unwrap_or("unknown error")
+            ))),
+        }
+        table.add_row(row);
+    }
+    format!("Table loads\n{table}\n\n")
+}
+
+/// S4's result: seconds per method (rows) and engine (columns), median of the repeats, and
+/// how many times faster than the slowest method on the same engine.
+pub fn s4_tables(record: &RunRecord, style: TableStyle) -> String {
+    let mut out = String::new();
+    let mut engines: Vec<Engine> = Vec::new();
+    let mut labels: Vec<String> = Vec::new();
+    for load in &record.loads {
+        if !engines.contains(&load.engine) {
+            engines.push(load.engine);
+        }
+        if !labels.contains(&load.label) {
+            labels.push(load.label.clone());
+        }
+    }
+    let rows = record
+        .loads
+        .iter()
+        .find_map(|l| l.outcome.as_ref().map(|o| o.rows))
+        .unwrap_or(0);
+    let repeats = record.loads.iter().map(|l| l.repeat).max().unwrap_or(1);
+    let median_seconds = |label: &str, engine: Engine| -> Option<f64> {
+        let values: Vec<f64> = record
+            .loads
+            .iter()
+            .filter(|l| l.label == label && l.engine == engine)
+            .filter_map(|l| l.outcome.as_ref().map(|o| o.total_ms() / 1000.0))
+            .collect();
+        median(&values)
+    };
+    let slowest: Vec<f64> = engines
+        .iter()
+        .map(|&engine| {
+            labels
+                .iter()
+                .filter_map(|label| median_seconds(label, engine))
+                .fold(0.0, f64::max)
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "S4 — seconds to load {rows} rows into (id INT PRIMARY KEY, data VARCHAR(100)), median of {repeats} repeat{}; × = times faster than the slowest method",
+        if repeats == 1 { "" } else { "s" }
+    );
+    let mut table = new_table(style);
+    let mut header = vec![Cell::new("method")];
+    for engine in &engines {
+        header.push(Cell::new(format!("{engine} s")));
+        header.push(Cell::new(format!("{engine} ×")));
+    }
+    table.set_header(header);
+    for label in &labels {
+        let mut row = vec![Cell::new(label)];
+        for (position, &engine) in engines.iter().enumerate() {
+            match median_seconds(label, engine) {
+                Some(seconds) => {
+                    row.push(
+                        Cell::new(format!("{seconds:.2}")).set_alignment(CellAlignment::Right),
+                    );
+                    row.push(
+                        Cell::new(format!("{:.1}", slowest[position] / seconds.max(1e-9)))
+                            .set_alignment(CellAlignment::Right),
+                    );
+                }
+                None => {
+                    row.push(Cell::new("failed").set_alignment(CellAlignment::Right));
+                    row.push(Cell::new("-").set_alignment(CellAlignment::Right));
+                }
+            }
+        }
+        table.add_row(row);
+    }
+    let _ = writeln!(out, "{table}\n");
+    out.push_str(&loads_section(record, style));
+    out.push_str(&status_lines(record));
+    out
 }

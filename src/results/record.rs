@@ -3,6 +3,7 @@ use std::collections::BTreeMap;
 
 use crate::driver::{CellMeasurement, CellOutcome, KindMeasurement};
 use crate::engine::Engine;
+use crate::load::{LoadOutcome, LoadPlan};
 use crate::measure::{encode_histogram, FootprintRecord, LatencySummary, ProcessDelta};
 use crate::server::ServerRecord;
 
@@ -43,9 +44,26 @@ pub struct RunRecord {
     pub steps: Vec<StepRecord>,
     /// Measured cells, in run order.
     pub cells: Vec<CellRecord>,
-    /// Disk footprint of each table after its load and after the run.
+    /// Table loads, in run order, each with its method, outcome and footprint.
+    #[serde(default)]
+    pub loads: Vec<LoadRecord>,
+    /// Disk footprint of each table after the run (after-load footprints are in `loads`).
     #[serde(default)]
     pub footprints: Vec<FootprintRecord>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LoadRecord {
+    pub table: String,
+    pub engine: Engine,
+    pub plan: LoadPlan,
+    /// The plan as tables show it ("load-data 10000/chunk ×2").
+    pub label: String,
+    pub repeat: u32,
+    pub outcome: Option<LoadOutcome>,
+    /// Which chunk failed, how many rows made it, the server's error and a hint.
+    pub error: Option<String>,
+    pub footprint: Option<FootprintRecord>,
 }
 
 impl RunRecord {
@@ -65,6 +83,7 @@ impl RunRecord {
             server: None,
             steps: Vec::new(),
             cells: Vec::new(),
+            loads: Vec::new(),
             footprints: Vec::new(),
         }
     }
@@ -75,11 +94,13 @@ impl RunRecord {
         self.finished_at = Some(now_rfc3339());
     }
 
-    pub fn failed_cells(&self) -> usize {
+    /// Cells and loads that failed (their errors are in the record).
+    pub fn failures(&self) -> usize {
         self.cells
             .iter()
             .filter(|c| c.outcome == OutcomeRecord::Failed)
             .count()
+            + self.loads.iter().filter(|l| l.error.is_some()).count()
     }
 }
 

@@ -2,9 +2,17 @@
 //! them, its variants and its query kinds; `plan` turns that into ordered steps.
 
 pub mod s0;
+pub mod s4;
+pub mod sbtest;
 
 /// Built-in studies, as `enginebench run NAME` knows them.
-pub const BUILTIN_STUDIES: &[(&str, &str)] = &[(
-    "s0",
-    "MyISAM vs InnoDB: frequent reads and updates on one table, rising threads, with and without a secondary index",
-)];
+pub const BUILTIN_STUDIES: &[(&str, &str)] = &[
+    (
+        "s0",
+        "MyISAM vs InnoDB: frequent reads and updates on one table, rising threads, with and without a secondary index",
+    ),
+    (
+        "s4",
+        "bulk INSERT techniques from the client: row by row, batched commits, multi-row INSERT, LOAD DATA from memory",
+    ),
+];

@@ -4,7 +4,6 @@
 //! `UPDATE … SET value=? WHERE id=?` with a random id and a random value; then the same
 //! after `CREATE INDEX value ON t(value)`, whose build time is itself a result.
 
-use anyhow::Context;
 use mysql::prelude::Queryable;
 use mysql::{Conn, Statement};
 use rand::rngs::SmallRng;
@@ -14,16 +13,14 @@ use std::time::Duration;
 
 use crate::driver::{QueryFailure, Worker, Workload};
 use crate::engine::Engine;
+use crate::load::{push_alphanumeric, LoadPlan, RowGenerator, TableSpec, Value};
 use crate::measure::QueryRecorder;
 use crate::server::ConnectionSpec;
 
 pub const STUDY_NAME: &str = "s0";
-/// Rows per multi-row INSERT while loading.
-const LOAD_BATCH_ROWS: u64 = 1000;
 /// The random `value` strings are this many characters long (uniform), within VARCHAR(100).
 pub const VALUE_LENGTH_MIN: usize = 8;
 pub const VALUE_LENGTH_MAX: usize = 100;
-const VALUE_ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum S0Variant {
@@ -116,6 +113,8 @@ pub struct S0Params {
     pub repeat: u32,
     pub variants: Vec<S0Variant>,
     pub seed: u64,
+    /// How the tables are filled (the fastest method unless told otherwise).
+    pub load_plan: LoadPlan,
 }
 
 impl Default for S0Params {
@@ -130,6 +129,7 @@ impl Default for S0Params {
             repeat: 3,
             variants: S0Variant::ALL.to_vec(),
             seed: 42,
+            load_plan: LoadPlan::fastest(),
         }
     }
 }
@@ -160,55 +160,50 @@ pub fn create_index_sql(engine: Engine) -> String {
 fn random_value(rng: &mut SmallRng, out: &mut String) {
     out.clear();
     let length = rng.gen_range(VALUE_LENGTH_MIN..=VALUE_LENGTH_MAX);
-    out.extend((0..length).map(|_| VALUE_ALPHABET[rng.gen_range(0..VALUE_ALPHABET.len())] as char));
+    push_alphanumeric(rng, length, out);
 }
 
-/// Drops and recreates the engine's table, then loads `rows` rows with multi-row INSERTs.
-/// `keep_going` is asked between batches so Ctrl-C does not wait for a long load.
-pub fn prepare_table(
-    spec: &ConnectionSpec,
-    engine: Engine,
-    rows: u64,
-    seed: u64,
-    keep_going: &dyn Fn(u64) -> bool,
-) -> anyhow::Result<u64> {
-    let mut conn = spec.connect()?;
-    let table = table_name(engine);
+/// The engine's table as the load stage fills it: ids 1..=rows, random values, one
+/// creation time for the whole load.
+pub fn table_spec(engine: Engine, rows: u64, seed: u64) -> TableSpec {
+    let mut before_create = Vec::new();
     if engine == Engine::Memory {
         // MEMORY tables are capped by max_heap_table_size at creation; ~600 bytes a row
         // covers VARCHAR(100) stored fixed-length in utf8mb4.
-        let bytes = (rows.saturating_mul(600)).max(64 << 20);
-        conn.query_drop(format!("SET SESSION max_heap_table_size = {bytes}"))?;
-    }
-    conn.query_drop(format!("DROP TABLE IF EXISTS `{table}`"))?;
-    conn.query_drop(create_table_sql(engine))
-        .with_context(|| format!("creating {table} with ENGINE={}", engine.sql_name()))?;
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut value = String::with_capacity(VALUE_LENGTH_MAX);
-    let mut sql = String::with_capacity(LOAD_BATCH_ROWS as usize * 140);
-    let mut loaded = 0;
-    while loaded < rows {
-        if !keep_going(loaded) {
-            break;
-        }
-        let batch_end = (loaded + LOAD_BATCH_ROWS).min(rows);
-        sql.clear();
-        sql.push_str(&format!(
-            "INSERT INTO `{table}` (id, value, created_at) VALUES "
+        before_create.push(format!(
+            "SET SESSION max_heap_table_size = {}",
+            rows.saturating_mul(600).max(64 << 20)
         ));
-        for id in loaded + 1..=batch_end {
-            random_value(&mut rng, &mut value);
-            if id > loaded + 1 {
-                sql.push(',');
-            }
-            // The alphabet needs no escaping.
-            sql.push_str(&format!("({id},'{value}',NOW())"));
-        }
-        conn.query_drop(&sql)
-            .with_context(|| format!("loading {table}: rows {}..={batch_end}", loaded + 1))?;
-        loaded = batch_end;
     }
-    Ok(loaded)
+    let created_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        .to_string()
+        .replace('T', " ")
+        .trim_end_matches('Z')
+        .to_string();
+    TableSpec {
+        name: table_name(engine),
+        before_create,
+        create_sql: create_table_sql(engine),
+        secondary_indexes: Vec::new(),
+        columns: vec!["id".into(), "value".into(), "created_at".into()],
+        rows,
+        seed,
+        generator: Box::new(S0Rows { created_at }),
+    }
+}
+
+struct S0Rows {
+    created_at: String,
+}
+
+impl RowGenerator for S0Rows {
+    fn fill_row(&self, id: u64, rng: &mut SmallRng, row: &mut Vec<Value>) {
+        let mut value = String::with_capacity(VALUE_LENGTH_MAX);
+        random_value(rng, &mut value);
+        row.push(Value::Int(id as i64));
+        row.push(Value::Text(value));
+        row.push(Value::Text(self.created_at.clone()));
+    }
 }
 
 /// One S0 variant on one engine's table, as the driver runs it.

@@ -1,0 +1,555 @@
+//! Load methods: the ways a client can fill a table (study S4 found a 70× spread between
+//! them), and the fast default enginebench uses to prepare every study's data.
+//!
+//! Rows are generated per chunk from an RNG seeded by the chunk's first id, so the same
+//! table is loaded whatever the method or the number of parallel connections.
+
+mod error;
+mod random_text;
+mod sql_text;
+
+pub use error::LoadError;
+pub use random_text::{push_alphanumeric, push_digits};
+
+use mysql::prelude::Queryable;
+use mysql::LocalInfileHandler;
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use crate::measure::{sample_process, ProcessDelta};
+use crate::server::ConnectionSpec;
+use sql_text::{push_sql_literal, push_tsv_field};
+
+/// How rows travel from the client to the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LoadMethod {
+    /// One prepared INSERT per row, autocommit on (S4's method 1).
+    RowAutocommit,
+    /// One prepared INSERT per row, COMMIT every N rows (method 2).
+    CommitEvery,
+    /// Multi-row INSERT statements of R rows, COMMIT every N rows (method 3).
+    MultiRow,
+    /// LOAD DATA LOCAL INFILE fed from memory, C rows per chunk, one commit per chunk
+    /// (method 4).
+    LoadData,
+}
+
+impl LoadMethod {
+    pub const ALL: [LoadMethod; 4] = [
+        LoadMethod::RowAutocommit,
+        LoadMethod::CommitEvery,
+        LoadMethod::MultiRow,
+        LoadMethod::LoadData,
+    ];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            LoadMethod::RowAutocommit => "row-autocommit",
+            LoadMethod::CommitEvery => "commit-every",
+            LoadMethod::MultiRow => "multi-row",
+            LoadMethod::LoadData => "load-data",
+        }
+    }
+}
+
+impl FromStr for LoadMethod {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        LoadMethod::ALL
+            .into_iter()
+            .find(|method| method.key() == text.trim())
+            .ok_or_else(|| {
+                let known: Vec<&str> = LoadMethod::ALL.iter().map(|m| m.key()).collect();
+                format!(
+                    "unknown load method '{}' (known: {})",
+                    text.trim(),
+                    known.join(", ")
+                )
+            })
+    }
+}
+
+/// When secondary indexes are built: with the table (maintained row by row during the
+/// load) or after it (one ALTER TABLE … ADD INDEX, a sort-based build on most engines).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum IndexTiming {
+    Before,
+    After,
+}
+
+/// A load method with its sizes.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LoadPlan {
+    pub method: LoadMethod,
+    /// COMMIT after this many rows (commit-every, multi-row).
+    pub commit_every: u64,
+    /// Rows per multi-row INSERT (capped by max_allowed_packet).
+    pub rows_per_statement: u64,
+    /// Rows per LOAD DATA chunk.
+    pub chunk_rows: u64,
+    /// Connections loading disjoint key ranges at once.
+    pub parallel: u32,
+    pub index_timing: IndexTiming,
+}
+
+impl LoadPlan {
+    /// The default for preparing study data: the fastest method measured here (LOAD DATA,
+    /// large chunks, two connections, indexes after).
+    pub fn fastest() -> LoadPlan {
+        LoadPlan {
+            method: LoadMethod::LoadData,
+            commit_every: 1000,
+            rows_per_statement: 1000,
+            chunk_rows: 10_000,
+            parallel: 2,
+            index_timing: IndexTiming::After,
+        }
+    }
+
+    /// A short label for tables: "load-data ×10000", "multi-row 100/1000 ×2".
+    pub fn label(&self) -> String {
+        let sizes = match self.method {
+            LoadMethod::RowAutocommit => String::new(),
+            LoadMethod::CommitEvery => format!(" commit/{}", self.commit_every),
+            LoadMethod::MultiRow => format!(
+                " {}/stmt commit/{}",
+                self.rows_per_statement, self.commit_every
+            ),
+            LoadMethod::LoadData => format!(" {}/chunk", self.chunk_rows),
+        };
+        let parallel = if self.parallel > 1 {
+            format!(" ×{}", self.parallel)
+        } else {
+            String::new()
+        };
+        format!("{}{sizes}{parallel}", self.method.key())
+    }
+}
+
+/// One column value of a generated row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Int(i64),
+    Text(String),
+}
+
+/// Produces the rows of a table; `id` runs from 1 to the table's row count.
+pub trait RowGenerator: Send + Sync {
+    fn fill_row(&self, id: u64, rng: &mut SmallRng, row: &mut Vec<Value>);
+}
+
+/// A table to load: its DDL, its secondary indexes, its columns and how to make rows.
+pub struct TableSpec {
+    pub name: String,
+    /// Session statements run before CREATE TABLE (e.g. MEMORY's max_heap_table_size,
+    /// which caps a MEMORY table at creation).
+    pub before_create: Vec<String>,
+    /// CREATE TABLE without the secondary indexes, ENGINE included.
+    pub create_sql: String,
+    /// Index clauses for ALTER TABLE … ADD, e.g. "INDEX k_1 (k)".
+    pub secondary_indexes: Vec<String>,
+    pub columns: Vec<String>,
+    pub rows: u64,
+    pub seed: u64,
+    pub generator: Box<dyn RowGenerator>,
+}
+
+/// What a load did.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LoadOutcome {
+    pub rows: u64,
+    /// Loading the rows (with indexes maintained, if built before).
+    pub load_ms: f64,
+    /// Building secondary indexes after the load (0 if before or none).
+    pub index_ms: f64,
+    /// Row data sent, as tab-separated text: the same measure for every method.
+    pub data_bytes: u64,
+    pub statements: u64,
+    /// The server's CPU and I/O over the load, when its process is ours to read.
+    pub server_process: Option<ProcessDelta>,
+}
+
+impl LoadOutcome {
+    pub fn total_ms(&self) -> f64 {
+        self.load_ms + self.index_ms
+    }
+    pub fn rows_per_s(&self) -> f64 {
+        self.rows as f64 / (self.total_ms() / 1000.0).max(1e-9)
+    }
+    pub fn mb_per_s(&self) -> f64 {
+        self.data_bytes as f64 / (1024.0 * 1024.0) / (self.total_ms() / 1000.0).max(1e-9)
+    }
+}
+
+/// Drops and creates `table`, loads it with `plan`, and builds its indexes when the plan
+/// says so. `keep_going` is asked between chunks (Ctrl-C).
+pub fn load_table(
+    spec: &ConnectionSpec,
+    table: &TableSpec,
+    plan: &LoadPlan,
+    server_pid: Option<u32>,
+    keep_going: &(dyn Fn() -> bool + Sync),
+) -> Result<LoadOutcome, LoadError> {
+    let mut conn = spec
+        .connect()
+        .map_err(|err| LoadError::setup(&table.name, err.to_string()))?;
+    let setup = |err: mysql::Error| {
+        LoadError::setup(&table.name, crate::server::describe_mysql_error(&err))
+    };
+    for statement in &table.before_create {
+        conn.query_drop(statement).map_err(setup)?;
+    }
+    conn.query_drop(format!("DROP TABLE IF EXISTS `{}`", table.name))
+        .map_err(setup)?;
+    conn.query_drop(&table.create_sql).map_err(setup)?;
+    if plan.index_timing == IndexTiming::Before {
+        for index in &table.secondary_indexes {
+            conn.query_drop(format!("ALTER TABLE `{}` ADD {index}", table.name))
+                .map_err(setup)?;
+        }
+    }
+    let max_packet: u64 = conn
+        .query_first("SELECT @@max_allowed_packet")
+        .map_err(setup)?
+        .unwrap_or(16 << 20);
+
+    let process_before = server_pid.and_then(sample_process);
+    let started = Instant::now();
+    let parallel = plan.parallel.clamp(1, 64) as u64;
+    let per_worker = table.rows.div_ceil(parallel);
+    let ranges: Vec<(u64, u64)> = (0..parallel)
+        .map(|w| (w * per_worker + 1, ((w + 1) * per_worker).min(table.rows)))
+        .filter(|(first, last)| first <= last)
+        .collect();
+    let results: Vec<Result<WorkerTotals, LoadError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = ranges
+            .iter()
+            .map(|&(first, last)| {
+                scope.spawn(move || {
+                    load_range(spec, table, plan, first, last, max_packet, keep_going)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(LoadError::setup(
+                        &table.name,
+                        "a load thread panicked".into(),
+                    ))
+                })
+            })
+            .collect()
+    });
+    let mut totals = WorkerTotals::default();
+    for result in results {
+        match result {
+            Ok(worker) => totals.add(&worker),
+            Err(mut err) => {
+                err.rows_in_table = count_rows(spec, &table.name);
+                return Err(err);
+            }
+        }
+    }
+    let load_ms = started.elapsed().as_secs_f64() * 1000.0;
+
+    let mut index_ms = 0.0;
+    if plan.index_timing == IndexTiming::After
+        && !table.secondary_indexes.is_empty()
+        && keep_going()
+    {
+        let clauses: Vec<String> = table
+            .secondary_indexes
+            .iter()
+            .map(|index| format!("ADD {index}"))
+            .collect();
+        let index_started = Instant::now();
+        conn.query_drop(format!(
+            "ALTER TABLE `{}` {}",
+            table.name,
+            clauses.join(", ")
+        ))
+        .map_err(|err| LoadError::index(&table.name, crate::server::describe_mysql_error(&err)))?;
+        index_ms = index_started.elapsed().as_secs_f64() * 1000.0;
+    }
+    let process_after = server_pid.and_then(sample_process);
+    Ok(LoadOutcome {
+        rows: totals.rows,
+        load_ms,
+        index_ms,
+        data_bytes: totals.data_bytes,
+        statements: totals.statements,
+        server_process: match (process_before, process_after) {
+            (Some(before), Some(after)) => Some(after.delta_since(&before)),
+            _ => None,
+        },
+    })
+}
+
+#[derive(Default)]
+struct WorkerTotals {
+    rows: u64,
+    data_bytes: u64,
+    statements: u64,
+}
+
+impl WorkerTotals {
+    fn add(&mut self, other: &WorkerTotals) {
+        self.rows += other.rows;
+        self.data_bytes += other.data_bytes;
+        self.statements += other.statements;
+    }
+}
+
+/// Rows are made in chunks of this many ids, each from its own seeded RNG, so that every
+/// method and every degree of parallelism produces the same table.
+const GENERATION_CHUNK: u64 = 1000;
+
+/// Generates rows first..=last into `sink`, one row at a time.
+struct RowStream<'a> {
+    table: &'a TableSpec,
+    next_id: u64,
+    last: u64,
+    rng: SmallRng,
+    row: Vec<Value>,
+}
+
+impl<'a> RowStream<'a> {
+    fn new(table: &'a TableSpec, first: u64, last: u64) -> Self {
+        let chunk_start = (first - 1) / GENERATION_CHUNK * GENERATION_CHUNK + 1;
+        let mut stream = RowStream {
+            table,
+            next_id: chunk_start,
+            last,
+            rng: SmallRng::seed_from_u64(table.seed ^ chunk_start),
+            row: Vec::with_capacity(table.columns.len()),
+        };
+        // Advance to `first` within its generation chunk, so ranges line up exactly.
+        while stream.next_id < first {
+            stream.next();
+        }
+        stream
+    }
+
+    /// The next row's id, with its values in `self.row`.
+    fn next(&mut self) -> Option<u64> {
+        if self.next_id > self.last {
+            return None;
+        }
+        let id = self.next_id;
+        if (id - 1).is_multiple_of(GENERATION_CHUNK) {
+            self.rng = SmallRng::seed_from_u64(self.table.seed ^ id);
+        }
+        self.row.clear();
+        self.table
+            .generator
+            .fill_row(id, &mut self.rng, &mut self.row);
+        self.next_id += 1;
+        Some(id)
+    }
+}
+
+fn load_range(
+    spec: &ConnectionSpec,
+    table: &TableSpec,
+    plan: &LoadPlan,
+    first: u64,
+    last: u64,
+    max_packet: u64,
+    keep_going: &(dyn Fn() -> bool + Sync),
+) -> Result<WorkerTotals, LoadError> {
+    let mut conn = spec
+        .connect()
+        .map_err(|err| LoadError::setup(&table.name, err.to_string()))?;
+    let mut rows = RowStream::new(table, first, last);
+    let mut totals = WorkerTotals::default();
+    let columns = table
+        .columns
+        .iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut tsv = Vec::new();
+    let chunk_error =
+        |from: u64, to: u64, err: mysql::Error| LoadError::chunk(&table.name, from, to, &err);
+    match plan.method {
+        LoadMethod::RowAutocommit | LoadMethod::CommitEvery => {
+            let placeholders = vec!["?"; table.columns.len()].join(", ");
+            let insert = conn
+                .prep(format!(
+                    "INSERT INTO `{}` ({columns}) VALUES ({placeholders})",
+                    table.name
+                ))
+                .map_err(|err| {
+                    LoadError::setup(&table.name, crate::server::describe_mysql_error(&err))
+                })?;
+            let batch = if plan.method == LoadMethod::CommitEvery {
+                plan.commit_every.max(1)
+            } else {
+                1
+            };
+            let mut batch_first = first;
+            while batch_first <= last {
+                if !keep_going() {
+                    break;
+                }
+                let batch_last = (batch_first + batch - 1).min(last);
+                let transactional = plan.method == LoadMethod::CommitEvery;
+                if transactional {
+                    conn.query_drop("START TRANSACTION")
+                        .map_err(|e| chunk_error(batch_first, batch_last, e))?;
+                }
+                for _ in batch_first..=batch_last {
+                    rows.next();
+                    let params: Vec<mysql::Value> = rows.row.iter().map(to_mysql_value).collect();
+                    tsv.clear();
+                    push_tsv_row(&mut tsv, &rows.row);
+                    totals.data_bytes += tsv.len() as u64;
+                    conn.exec_drop(&insert, params)
+                        .map_err(|e| chunk_error(batch_first, batch_last, e))?;
+                    totals.statements += 1;
+                    totals.rows += 1;
+                }
+                if transactional {
+                    conn.query_drop("COMMIT")
+                        .map_err(|e| chunk_error(batch_first, batch_last, e))?;
+                }
+                batch_first = batch_last + 1;
+            }
+        }
+        LoadMethod::MultiRow => {
+            let head = format!("INSERT INTO `{}` ({columns}) VALUES ", table.name);
+            // Leave room for the packet header and the last row that crosses the line.
+            let max_statement = (max_packet as usize)
+                .saturating_sub(64 * 1024)
+                .max(16 * 1024);
+            let mut sql =
+                String::with_capacity(head.len() + 256 * plan.rows_per_statement as usize);
+            let commit_every = plan.commit_every.max(1);
+            let mut in_transaction = false;
+            let mut rows_since_commit = 0;
+            let mut statement_first = first;
+            let mut statement_rows = 0;
+            while let Some(id) = rows.next() {
+                if statement_rows == 0 {
+                    if !keep_going() {
+                        break;
+                    }
+                    if !in_transaction {
+                        conn.query_drop("START TRANSACTION")
+                            .map_err(|e| chunk_error(id, id, e))?;
+                        in_transaction = true;
+                    }
+                    sql.clear();
+                    sql.push_str(&head);
+                    statement_first = id;
+                } else {
+                    sql.push(',');
+                }
+                sql.push('(');
+                for (index, value) in rows.row.iter().enumerate() {
+                    if index > 0 {
+                        sql.push(',');
+                    }
+                    push_sql_literal(&mut sql, value);
+                }
+                sql.push(')');
+                tsv.clear();
+                push_tsv_row(&mut tsv, &rows.row);
+                totals.data_bytes += tsv.len() as u64;
+                statement_rows += 1;
+                rows_since_commit += 1;
+                let full =
+                    statement_rows >= plan.rows_per_statement.max(1) || sql.len() >= max_statement;
+                if full || id == last {
+                    conn.query_drop(&sql)
+                        .map_err(|e| chunk_error(statement_first, id, e))?;
+                    totals.statements += 1;
+                    totals.rows += statement_rows;
+                    statement_rows = 0;
+                    if rows_since_commit >= commit_every || id == last {
+                        conn.query_drop("COMMIT")
+                            .map_err(|e| chunk_error(statement_first, id, e))?;
+                        in_transaction = false;
+                        rows_since_commit = 0;
+                    }
+                }
+            }
+            if in_transaction {
+                conn.query_drop("COMMIT")
+                    .map_err(|e| chunk_error(statement_first, last, e))?;
+            }
+        }
+        LoadMethod::LoadData => {
+            // The handler streams whatever the current chunk holds: no temporary file.
+            let chunk: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
+            let shared = Arc::clone(&chunk);
+            conn.set_local_infile_handler(Some(LocalInfileHandler::new(move |_, stream| {
+                let bytes = shared.lock().unwrap_or_else(|p| p.into_inner());
+                stream.write_all(&bytes)?;
+                stream.flush()
+            })));
+            let statement = format!(
+                "LOAD DATA LOCAL INFILE 'enginebench-chunk' INTO TABLE `{}` CHARACTER SET utf8mb4 \
+                 FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({columns})",
+                table.name
+            );
+            let chunk_rows = plan.chunk_rows.max(1);
+            let mut chunk_first = first;
+            while chunk_first <= last {
+                if !keep_going() {
+                    break;
+                }
+                let chunk_last = (chunk_first + chunk_rows - 1).min(last);
+                {
+                    let mut bytes = chunk.lock().unwrap_or_else(|p| p.into_inner());
+                    bytes.clear();
+                    for _ in chunk_first..=chunk_last {
+                        rows.next();
+                        push_tsv_row(&mut bytes, &rows.row);
+                    }
+                    totals.data_bytes += bytes.len() as u64;
+                }
+                // Autocommit is on: each LOAD DATA commits its own chunk.
+                conn.query_drop(&statement)
+                    .map_err(|e| chunk_error(chunk_first, chunk_last, e))?;
+                totals.statements += 1;
+                totals.rows += chunk_last - chunk_first + 1;
+                chunk_first = chunk_last + 1;
+            }
+        }
+    }
+    Ok(totals)
+}
+
+fn push_tsv_row(out: &mut Vec<u8>, row: &[Value]) {
+    for (index, value) in row.iter().enumerate() {
+        if index > 0 {
+            out.push(b'\t');
+        }
+        push_tsv_field(out, value);
+    }
+    out.push(b'\n');
+}
+
+fn to_mysql_value(value: &Value) -> mysql::Value {
+    match value {
+        Value::Int(number) => mysql::Value::Int(*number),
+        Value::Text(text) => mysql::Value::Bytes(text.as_bytes().to_vec()),
+    }
+}
+
+fn count_rows(spec: &ConnectionSpec, table: &str) -> Option<u64> {
+    let mut conn = spec.connect().ok()?;
+    conn.query_first(format!("SELECT COUNT(*) FROM `{table}`"))
+        .ok()
+        .flatten()
+}

@@ -1,0 +1,172 @@
+//! Load methods against a real server: every method and degree of parallelism loads the
+//! same table, strings survive escaping, failures name the chunk and the fix.
+
+mod common;
+
+use enginebench::engine::Engine;
+use enginebench::load::{
+    load_table, IndexTiming, LoadMethod, LoadPlan, RowGenerator, TableSpec, Value,
+};
+use enginebench::server::{ServerOptions, Target};
+use mysql::prelude::Queryable;
+use rand::rngs::SmallRng;
+use rand::Rng;
+
+/// Strings that break naive quoting: quotes, backslashes, tabs, newlines, NUL, non-ASCII.
+struct Hostile {
+    duplicate_at: Option<u64>,
+}
+
+impl RowGenerator for Hostile {
+    fn fill_row(&self, id: u64, rng: &mut SmallRng, row: &mut Vec<Value>) {
+        let pieces = [
+            "it's",
+            "back\\slash",
+            "tab\there",
+            "new\nline",
+            "nul\0byte",
+            "ünïcødé ✓",
+            "\"dq\"",
+            "%_",
+        ];
+        let text: String = (0..rng.gen_range(1..4))
+            .map(|_| pieces[rng.gen_range(0..pieces.len())])
+            .collect();
+        let key = match self.duplicate_at {
+            Some(at) if id == at => 1,
+            _ => id,
+        };
+        row.push(Value::Int(key as i64));
+        row.push(Value::Int(rng.gen_range(0..1000)));
+        row.push(Value::Text(text));
+    }
+}
+
+fn spec(engine: Engine, rows: u64, duplicate_at: Option<u64>) -> TableSpec {
+    TableSpec {
+        name: "hostile".into(),
+        before_create: Vec::new(),
+        create_sql: format!(
+            "CREATE TABLE hostile (id INT NOT NULL PRIMARY KEY, n INT NOT NULL, s VARCHAR(200) NOT NULL) ENGINE={} DEFAULT CHARSET=utf8mb4",
+            engine.sql_name()
+        ),
+        secondary_indexes: vec!["INDEX n_idx (n)".into()],
+        columns: vec!["id".into(), "n".into(), "s".into()],
+        rows,
+        seed: 9,
+        generator: Box::new(Hostile { duplicate_at }),
+    }
+}
+
+fn plan(method: LoadMethod, parallel: u32, index_timing: IndexTiming) -> LoadPlan {
+    LoadPlan {
+        method,
+        commit_every: 700,
+        rows_per_statement: 300,
+        chunk_rows: 900,
+        parallel,
+        index_timing,
+    }
+}
+
+#[test]
+fn every_method_and_parallelism_loads_the_same_table() {
+    common::require_mariadb();
+    let target = Target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let spec_conn = target.spec("enginebench");
+    let mut conn = spec_conn.connect().unwrap();
+    let rows = 2345; // not a multiple of any chunk, statement or commit size
+    for engine in [Engine::MyIsam, Engine::InnoDb] {
+        let mut checksums = Vec::new();
+        for method in LoadMethod::ALL {
+            for (parallel, timing) in [(1, IndexTiming::After), (3, IndexTiming::Before)] {
+                let outcome = load_table(
+                    &spec_conn,
+                    &spec(engine, rows, None),
+                    &plan(method, parallel, timing),
+                    target.server_pid(),
+                    &|| true,
+                )
+                .unwrap_or_else(|err| panic!("{method:?} ×{parallel} on {engine}: {err}"));
+                assert_eq!(outcome.rows, rows);
+                assert!(outcome.data_bytes > 0);
+                assert!(outcome.server_process.is_some());
+                let count: u64 = conn
+                    .query_first("SELECT COUNT(*) FROM hostile")
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(count, rows, "{method:?} ×{parallel} on {engine}");
+                let checksum: String = conn
+                    .query_first("SELECT CAST(SUM(CRC32(CONCAT_WS('|', id, n, HEX(s)))) AS CHAR) FROM hostile")
+                    .unwrap()
+                    .unwrap();
+                checksums.push((format!("{method:?} ×{parallel}"), checksum));
+                let indexes: Vec<String> = conn
+                    .query_map(
+                        "SHOW INDEX FROM hostile WHERE Key_name = 'n_idx'",
+                        |row: mysql::Row| row.get::<String, _>("Key_name").unwrap(),
+                    )
+                    .unwrap();
+                assert_eq!(indexes, vec!["n_idx"], "{method:?} index {timing:?}");
+            }
+        }
+        let first = checksums[0].1.clone();
+        for (label, checksum) in &checksums {
+            assert_eq!(
+                checksum, &first,
+                "{label} on {engine} loaded different data"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_failing_load_names_the_chunk_the_rows_in_the_table_and_the_fix() {
+    common::require_mariadb();
+    let target = Target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let spec_conn = target.spec("enginebench");
+    let err = load_table(
+        &spec_conn,
+        &spec(Engine::InnoDb, 3000, Some(1500)),
+        &plan(LoadMethod::MultiRow, 1, IndexTiming::After),
+        None,
+        &|| true,
+    )
+    .expect_err("a duplicate key must fail the load");
+    assert_eq!(err.chunk, Some((1201, 1500)));
+    assert_eq!(err.code, Some(1062));
+    // Commits fall on statement boundaries (300 rows a statement, commit once 700 are
+    // pending): rows 1..=900 were committed; the failing transaction is rolled back.
+    assert_eq!(err.rows_in_table, Some(900));
+    let message = err.to_string();
+    assert!(
+        message.starts_with("loading hostile failed at rows 1201..=1500 (900 rows are in the table): ERROR 1062 (23000): Duplicate entry '1' for key 'PRIMARY'; a duplicate key"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_server_refusing_local_infile_says_which_variable_to_set() {
+    common::require_mariadb();
+    let options = ServerOptions {
+        server_opts: vec![("local_infile".into(), "0".into())],
+        ..ServerOptions::default()
+    };
+    let target = Target::open(None, &options, "enginebench").unwrap();
+    let err = load_table(
+        &target.spec("enginebench"),
+        &spec(Engine::MyIsam, 100, None),
+        &plan(LoadMethod::LoadData, 1, IndexTiming::After),
+        None,
+        &|| true,
+    )
+    .expect_err("LOAD DATA LOCAL must be refused");
+    let message = err.to_string();
+    assert!(message.contains("(0 rows are in the table)"), "{message}");
+    assert!(
+        message.contains(
+            "set local_infile=ON on it (SET GLOBAL local_infile=1) or pick another --load-method"
+        ),
+        "{message}"
+    );
+}
