@@ -17,8 +17,8 @@ use crate::measure::{
 use crate::plan::{plan_s0, Step};
 use crate::report::progress::{note, CellProgress};
 use crate::results::{
-    CellCounters, CellKey, CellRecord, IntervalCounters, LoadRecord, ProbeCost, ResultFile,
-    RunRecord, RunStatus, StepRecord,
+    CellCounters, CellKey, CellRecord, IntervalCounters, LoadRecord, OutcomeRecord, ProbeCost,
+    ResultFile, RunRecord, RunStatus, StepRecord,
 };
 use crate::scenario::s0::{self, S0Params, S0Workload};
 use crate::scenario::s4::{self, S4Params};
@@ -102,7 +102,9 @@ pub fn run_prepare_sbtest(
 
 /// What a study's body works with: the target, its connections, and the record.
 pub struct Study<'a> {
-    target: &'a Target,
+    target: Target,
+    server: &'a ServerArgsResolved,
+    engines: &'a [Engine],
     database: &'a str,
     spec: crate::server::ConnectionSpec,
     probe: mysql::Conn,
@@ -110,6 +112,40 @@ pub struct Study<'a> {
     record: &'a mut RunRecord,
     output: &'a RunOutput,
     created_tables: Vec<String>,
+}
+
+/// Opens the target (starting a throwaway server), refuses engines it lacks, and returns it
+/// with the connections a study uses.
+fn open_target(
+    server: &ServerArgsResolved,
+    engines: &[Engine],
+) -> anyhow::Result<(
+    Target,
+    crate::server::ServerRecord,
+    crate::server::ConnectionSpec,
+    mysql::Conn,
+)> {
+    note(&match &server.dsn {
+        Some(dsn) => format!("using the external server {}", dsn.redacted()),
+        None => "starting a throwaway MariaDB server...".to_string(),
+    });
+    let target = Target::open(server.dsn.clone(), &server.options, &server.database)?;
+    target.check_engines(engines)?;
+    let server_record = target.record()?;
+    note(&format!(
+        "server {} ready ({})",
+        server_record.version, server_record.address
+    ));
+    let spec = target.spec(&server.database);
+    let probe = spec.connect()?;
+    Ok((target, server_record, spec, probe))
+}
+
+fn datadir_of(target: &Target) -> Option<PathBuf> {
+    match target {
+        Target::Throwaway(server) => Some(server.datadir()),
+        Target::External { .. } => None,
+    }
 }
 
 /// The lifecycle every study shares: record first, then the server, the engine check, the
@@ -131,37 +167,24 @@ fn run_study(
         return Err((err, Box::new(record)));
     }
     let result = (|| -> anyhow::Result<()> {
-        note(&match &server.dsn {
-            Some(dsn) => format!("using the external server {}", dsn.redacted()),
-            None => "starting a throwaway MariaDB server...".to_string(),
-        });
-        let target = Target::open(server.dsn.clone(), &server.options, &server.database)?;
-        target.check_engines(engines)?;
-        let server_record = target.record()?;
-        note(&format!(
-            "server {} ready ({})",
-            server_record.version, server_record.address
-        ));
+        let (target, server_record, spec, probe) = open_target(server, engines)?;
         record.server = Some(server_record);
         output.results.save(&record)?;
-        let spec = target.spec(&server.database);
-        let probe = spec.connect()?;
         let mut study = Study {
-            target: &target,
+            datadir: datadir_of(&target),
+            target,
+            server,
+            engines,
             database: &server.database,
             spec,
             probe,
-            datadir: match &target {
-                Target::Throwaway(server) => Some(server.datadir()),
-                Target::External { .. } => None,
-            },
             record: &mut record,
             output,
             created_tables: Vec::new(),
         };
         let result = body(&mut study);
         // On an external server, leave nothing behind but the database itself.
-        if matches!(target, Target::External { .. }) {
+        if matches!(study.target, Target::External { .. }) {
             for table in &study.created_tables {
                 let _ = study
                     .probe
@@ -169,7 +192,8 @@ fn run_study(
             }
         }
         result
-        // The target drops here: a throwaway server is stopped and removed.
+        // The study, and with it the target, drops here: a throwaway server is stopped
+        // and removed.
     })();
     let (status, error) = match &result {
         Ok(()) if interrupt::requested() => (RunStatus::Interrupted, None),
@@ -187,6 +211,34 @@ fn run_study(
 impl Study<'_> {
     fn save(&mut self) -> anyhow::Result<()> {
         self.output.results.save(self.record)
+    }
+
+    /// After a crash: a fresh throwaway server with the same configuration. The study
+    /// re-prepares its tables itself. An external server cannot be restarted by us.
+    fn restart_server(&mut self) -> anyhow::Result<()> {
+        if matches!(self.target, Target::External { .. }) {
+            return Err(anyhow!(
+                "the external server went away; enginebench cannot restart it: check it and run again"
+            ));
+        }
+        note("starting a fresh server to go on with the remaining cells...");
+        let started = Instant::now();
+        let (target, server_record, spec, probe) = open_target(self.server, self.engines)?;
+        // The old target drops here, removing the dead server's directory.
+        self.target = target;
+        self.datadir = datadir_of(&self.target);
+        self.spec = spec;
+        self.probe = probe;
+        self.created_tables.clear();
+        self.record.steps.push(StepRecord {
+            name: "server_restart".into(),
+            engine: None,
+            detail: format!("fresh {} after a crash", server_record.version),
+            elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+            rows: None,
+            error: None,
+        });
+        self.save()
     }
 
     /// Loads one table with `plan`, measures its footprint, and records both. A failed load
@@ -304,33 +356,21 @@ fn execute_s0(params: &S0Params, study: &mut Study) -> anyhow::Result<()> {
         .filter(|s| matches!(s, Step::Cell { .. }))
         .count();
     let mut cell_index = 0;
+    // What the tables have been through, to rebuild them on a fresh server after a crash.
+    let mut prepared = Vec::new();
+    let mut indexed = Vec::new();
     for step in steps {
         if interrupt::requested() {
             break;
         }
         match step {
             Step::PrepareTable { engine } => {
-                let table = s0::table_spec(engine, params.rows, params.seed);
-                study.load(engine, &table, &params.load_plan, 1)?;
+                prepare_s0_table(study, params, engine)?;
+                prepared.push(engine);
             }
             Step::CreateIndex { engine } => {
-                let sql = s0::create_index_sql(engine);
-                note(&format!("{sql}..."));
-                let started = Instant::now();
-                study
-                    .probe
-                    .query_drop(&sql)
-                    .with_context(|| format!("{sql} failed"))?;
-                let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
-                note(&format!("{sql}: {:.2} s", elapsed_ms / 1000.0));
-                study.record.steps.push(StepRecord {
-                    name: "create_index".into(),
-                    engine: Some(engine),
-                    detail: sql,
-                    elapsed_ms,
-                    rows: None,
-                    error: None,
-                });
+                create_s0_index(study, engine)?;
+                indexed.push(engine);
             }
             Step::Cell {
                 variant,
@@ -367,16 +407,42 @@ fn execute_s0(params: &S0Params, study: &mut Study) -> anyhow::Result<()> {
                 let server_pid = study.target.server_pid();
                 let mut observer = CellWatch::new(&mut study.probe, &progress, server_pid);
                 let measured = run_cell(&workload, &config, &mut observer)?;
-                let counters = observer.into_counters()?;
+                let counters = observer.into_counters();
+                // A failed cell or a lost probe may mean the server died: then the cell is
+                // recorded as crashed and the study goes on on a fresh server.
+                let crash = if measured.outcome != CellOutcome::Completed || counters.is_err() {
+                    (!study.target.is_alive()).then(|| {
+                        let cause = match (&measured.outcome, &counters) {
+                            (CellOutcome::Failed(message), _) => message.clone(),
+                            (_, Err(err)) => format!("{err:#}"),
+                            _ => "no error reported".into(),
+                        };
+                        format!(
+                            "the server died during the cell ({cause}); its error log ends with:\n{}",
+                            study.target.error_log_tail(20).unwrap_or_default()
+                        )
+                    })
+                } else {
+                    None
+                };
+                let counters = match (&crash, counters) {
+                    (Some(_), counters) => counters.unwrap_or_default(),
+                    (None, counters) => counters?,
+                };
                 let key = CellKey {
                     variant: variant.key().into(),
                     engine,
                     threads,
                     repeat,
                 };
-                let cell =
+                let mut cell =
                     CellRecord::from_measurement(cell_index, &key, &config, &measured, counters);
+                if let Some(message) = &crash {
+                    cell.outcome = OutcomeRecord::Crashed;
+                    cell.error = Some(message.clone());
+                }
                 progress.finish(&match &measured.outcome {
+                    _ if crash.is_some() => "the server crashed".to_string(),
                     CellOutcome::Completed => format!(
                         "{:.0} ms wall, {:.0} events/s",
                         cell.wall_ms, cell.events_per_s
@@ -386,6 +452,17 @@ fn execute_s0(params: &S0Params, study: &mut Study) -> anyhow::Result<()> {
                 });
                 study.record.cells.push(cell);
                 cell_index += 1;
+                if let Some(message) = crash {
+                    note(&message);
+                    study.save()?;
+                    study.restart_server()?;
+                    for &engine in &prepared {
+                        prepare_s0_table(study, params, engine)?;
+                    }
+                    for &engine in &indexed {
+                        create_s0_index(study, engine)?;
+                    }
+                }
             }
         }
         study.save()?;
@@ -406,6 +483,32 @@ fn execute_s0(params: &S0Params, study: &mut Study) -> anyhow::Result<()> {
         }
         study.save()?;
     }
+    Ok(())
+}
+
+fn prepare_s0_table(study: &mut Study, params: &S0Params, engine: Engine) -> anyhow::Result<()> {
+    let table = s0::table_spec(engine, params.rows, params.seed);
+    study.load(engine, &table, &params.load_plan, 1).map(|_| ())
+}
+
+fn create_s0_index(study: &mut Study, engine: Engine) -> anyhow::Result<()> {
+    let sql = s0::create_index_sql(engine);
+    note(&format!("{sql}..."));
+    let started = Instant::now();
+    study
+        .probe
+        .query_drop(&sql)
+        .with_context(|| format!("{sql} failed"))?;
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    note(&format!("{sql}: {:.2} s", elapsed_ms / 1000.0));
+    study.record.steps.push(StepRecord {
+        name: "create_index".into(),
+        engine: Some(engine),
+        detail: sql,
+        elapsed_ms,
+        rows: None,
+        error: None,
+    });
     Ok(())
 }
 

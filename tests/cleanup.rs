@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -75,7 +74,8 @@ fn interrupt_a_run(name: &str, signal: libc::c_int) {
     common::require_mariadb();
     let tmp = common::private_tmpdir(name);
     let json = tmp.with_extension(format!("{name}.json"));
-    let mut child = enginebench(&tmp)
+    let mut command = enginebench(&tmp);
+    command
         .args([
             "run",
             "s0",
@@ -91,44 +91,21 @@ fn interrupt_a_run(name: &str, signal: libc::c_int) {
             "200ms",
         ])
         .arg("--json")
-        .arg(&json)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Keep draining stderr after the first interval line, as a terminal would.
-    let (lines_tx, lines_rx) = std::sync::mpsc::channel();
-    let stderr = BufReader::new(child.stderr.take().unwrap());
-    let drain = std::thread::spawn(move || {
-        for line in stderr.lines().map_while(Result::ok) {
-            let _ = lines_tx.send(line);
-        }
-    });
-    let mut seen = Vec::new();
-    loop {
-        let line = lines_rx
-            .recv_timeout(Duration::from_secs(60))
-            .unwrap_or_else(|_| panic!("no interval line within 60 s: {seen:?}"));
-        let measuring = line.starts_with("[ ");
-        seen.push(line);
-        if measuring {
-            break;
-        }
-    }
+        .arg(&json);
+    let mut run = common::Running::spawn(command);
+    run.wait_for_line(|line| line.starts_with("[ "));
     // SAFETY: signalling the child we spawned.
     unsafe {
-        libc::kill(child.id() as libc::pid_t, signal);
+        libc::kill(run.child.id() as libc::pid_t, signal);
     }
     let interrupted_at = Instant::now();
-    let output = child.wait_with_output().unwrap();
-    drain.join().unwrap();
-    seen.extend(lines_rx.try_iter());
+    let (status, stdout, stderr) = run.finish();
     assert!(
         interrupted_at.elapsed() < Duration::from_secs(20),
         "took {:?} to stop",
         interrupted_at.elapsed()
     );
-    assert_eq!(output.status.code(), Some(130), "seen: {seen:?}");
+    assert_eq!(status.code(), Some(130), "{stderr}");
     let record: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(record["status"], "interrupted");
@@ -139,7 +116,6 @@ fn interrupt_a_run(name: &str, signal: libc::c_int) {
         cells[0]["events"].as_u64().unwrap() > 0,
         "the partial cell keeps what it measured"
     );
-    let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("The run was interrupted"), "{stdout}");
     common::assert_nothing_left(&tmp);
     std::fs::remove_file(json).unwrap();

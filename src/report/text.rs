@@ -171,16 +171,21 @@ pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
     for cell in record
         .cells
         .iter()
-        .filter(|c| c.outcome == OutcomeRecord::Failed)
+        .filter(|c| matches!(c.outcome, OutcomeRecord::Failed | OutcomeRecord::Crashed))
     {
         let _ = writeln!(
             out,
-            "cell {} ({} {} threads={} repeat {}) failed: {}",
+            "cell {} ({} {} threads={} repeat {}) {}: {}",
             cell.index,
             cell.variant,
             cell.engine,
             cell.threads,
             cell.repeat,
+            if cell.outcome == OutcomeRecord::Crashed {
+                "crashed"
+            } else {
+                "failed"
+            },
             cell.error.as_deref().unwrap_or("unknown error")
         );
     }
@@ -196,7 +201,9 @@ fn summarise_group(group: &[&CellRecord], by_time: bool) -> (String, String) {
         .filter(|c| c.outcome == OutcomeRecord::Completed)
         .collect();
     if completed.is_empty() {
-        let mark = if group.iter().any(|c| c.outcome == OutcomeRecord::Failed) {
+        let mark = if group.iter().any(|c| c.outcome == OutcomeRecord::Crashed) {
+            "crashed"
+        } else if group.iter().any(|c| c.outcome == OutcomeRecord::Failed) {
             "failed"
         } else if group.is_empty() {
             "-"

@@ -98,7 +98,7 @@ impl RunRecord {
     pub fn failures(&self) -> usize {
         self.cells
             .iter()
-            .filter(|c| c.outcome == OutcomeRecord::Failed)
+            .filter(|c| matches!(c.outcome, OutcomeRecord::Failed | OutcomeRecord::Crashed))
             .count()
             + self.loads.iter().filter(|l| l.error.is_some()).count()
     }
@@ -126,6 +126,8 @@ pub enum OutcomeRecord {
     Completed,
     Interrupted,
     Failed,
+    /// The server died during the cell; `error` holds the end of its error log.
+    Crashed,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -181,6 +181,39 @@ impl Target {
         self.admin_spec().with_database(database)
     }
 
+    /// Whether the server still runs: our child process for a throwaway server, a fresh
+    /// connection for an external one.
+    ///
+    /// A killed server resets its connections before it has finished exiting, so one look
+    /// is not enough: wait (up to 3 s) until it has either exited or accepts a connection.
+    pub fn is_alive(&mut self) -> bool {
+        let spec = self.admin_spec();
+        let deadline = std::time::Instant::now() + Duration::from_secs(3);
+        loop {
+            if let Target::Throwaway(server) = self {
+                if !server.is_running() {
+                    return false;
+                }
+            }
+            if spec.connect().is_ok() {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                // Running but not answering: as good as dead for a benchmark.
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The end of the server's error log, when it is ours to read.
+    pub fn error_log_tail(&self, lines: usize) -> Option<String> {
+        match self {
+            Target::Throwaway(server) => Some(server.error_log_tail(lines)),
+            Target::External { .. } => None,
+        }
+    }
+
     pub fn server_pid(&self) -> Option<u32> {
         match self {
             Target::Throwaway(server) => Some(server.pid()),

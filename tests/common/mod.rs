@@ -77,3 +77,72 @@ pub fn assert_nothing_left(dir: &Path) {
     // The test's own directory goes too (kept above when something was left, for a look).
     let _ = std::fs::remove_dir(dir);
 }
+
+/// A running enginebench whose stderr is drained in the background (as a terminal would),
+/// so the tests can wait for a line without ever blocking the child on a full pipe.
+pub struct Running {
+    pub child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    drain: Option<std::thread::JoinHandle<()>>,
+    pub seen: Vec<String>,
+}
+
+impl Running {
+    pub fn spawn(mut command: std::process::Command) -> Running {
+        use std::io::BufRead;
+        let mut child = command
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (sender, lines) = std::sync::mpsc::channel();
+        let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let drain = std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                let _ = sender.send(line);
+            }
+        });
+        Running {
+            child,
+            lines,
+            drain: Some(drain),
+            seen: Vec::new(),
+        }
+    }
+
+    /// Waits (at most 60 s) for a stderr line that satisfies `wanted`.
+    pub fn wait_for_line(&mut self, wanted: impl Fn(&str) -> bool) {
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "the expected line did not come within 60 s: {:?}",
+                        self.seen
+                    )
+                });
+            let found = wanted(&line);
+            self.seen.push(line);
+            if found {
+                return;
+            }
+        }
+    }
+
+    /// Waits for the exit; returns the output with all of stderr.
+    pub fn finish(mut self) -> (std::process::ExitStatus, String, String) {
+        use std::io::Read;
+        let mut stdout = String::new();
+        self.child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut stdout)
+            .unwrap();
+        let status = self.child.wait().unwrap();
+        self.drain.take().unwrap().join().unwrap();
+        self.seen.extend(self.lines.try_iter());
+        (status, stdout, self.seen.join("\n"))
+    }
+}

@@ -1,0 +1,102 @@
+//! enginebench survives the system it tests: a server killed mid-cell, a full tmpfs, a
+//! hanging query, engine limits, and a second Ctrl-C.
+
+mod common;
+
+use std::process::Command;
+
+fn enginebench(tmpdir: &std::path::Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_enginebench"));
+    command
+        .env("TMPDIR", tmpdir)
+        .env_remove("ENGINEBENCH_FAULT");
+    command
+}
+
+fn read_json(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_server_killed_mid_cell_is_recorded_as_crashed_and_the_study_goes_on() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("crash");
+    let json = tmp.with_extension("crash.json");
+    let mut command = enginebench(&tmp);
+    command
+        .args([
+            "run",
+            "s0",
+            "--rows",
+            "2000",
+            "--threads",
+            "2",
+            "--time",
+            "2s",
+            "--repeat",
+            "1",
+        ])
+        .args([
+            "--variants",
+            "select+update,select",
+            "--report-interval",
+            "200ms",
+            "--json",
+        ])
+        .arg(&json);
+    let mut run = common::Running::spawn(command);
+    run.wait_for_line(|line| line.starts_with("[ "));
+    let servers: Vec<u32> = common::processes_mentioning(&tmp.display().to_string())
+        .into_iter()
+        .filter(|(_, cmdline)| cmdline.contains("mariadbd"))
+        .map(|(pid, _)| pid)
+        .collect();
+    assert_eq!(servers.len(), 1, "expected one server of ours");
+    // SAFETY: killing the server our child started, as an engine crash would.
+    unsafe {
+        libc::kill(servers[0] as libc::pid_t, libc::SIGKILL);
+    }
+    let (status, stdout, stderr) = run.finish();
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "a crashed cell makes the exit status non-zero\n{stderr}"
+    );
+    let record = read_json(&json);
+    assert_eq!(
+        record["status"], "completed",
+        "the study went on after the crash"
+    );
+    let cells = record["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 4, "2 variants × 2 engines");
+    assert_eq!(cells[0]["outcome"], "crashed");
+    let error = cells[0]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("the server died during the cell ("),
+        "{error}"
+    );
+    assert!(error.contains("its error log ends with:"), "{error}");
+    for cell in &cells[1..] {
+        assert_eq!(cell["outcome"], "completed", "{cell}");
+    }
+    let restarts = record["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["name"] == "server_restart")
+        .count();
+    assert_eq!(restarts, 1);
+    assert_eq!(
+        record["loads"].as_array().unwrap().len(),
+        4,
+        "both tables loaded again on the fresh server"
+    );
+    assert!(
+        stderr.contains("starting a fresh server to go on with the remaining cells..."),
+        "{stderr}"
+    );
+    assert!(stdout.contains("crashed"), "{stdout}");
+    assert!(stdout.contains("cell 0 (select+update MyISAM threads=2 repeat 1) crashed: the server died during the cell"), "{stdout}");
+    common::assert_nothing_left(&tmp);
+    std::fs::remove_file(json).unwrap();
+}
