@@ -86,6 +86,11 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
 
+    /// Abort any measured query that runs longer than this (e.g. 10s); the cell then
+    /// fails with a clear error and the server stays usable
+    #[arg(long, value_parser = parse_duration)]
+    pub query_timeout: Option<Duration>,
+
     /// How often interval records are taken, and printed when stderr is not a terminal
     /// [default: 1s, not printed]
     #[arg(long, value_parser = parse_duration)]

@@ -104,6 +104,7 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
                         .unwrap_or(defaults.load_plan.method);
                     args.load.apply(defaults.load_plan, method)
                 },
+                query_timeout: args.query_timeout,
             };
             runner::run_s0(&params, &server, &output)
         }

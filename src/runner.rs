@@ -379,7 +379,10 @@ fn execute_s0(params: &S0Params, study: &mut Study) -> anyhow::Result<()> {
                 repeat,
             } => {
                 let workload = S0Workload {
-                    spec: study.spec.clone(),
+                    spec: match params.query_timeout {
+                        Some(timeout) => study.spec.with_query_timeout(timeout),
+                        None => study.spec.clone(),
+                    },
                     engine,
                     variant,
                     rows: params.rows,

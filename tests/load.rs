@@ -170,3 +170,89 @@ fn a_server_refusing_local_infile_says_which_variable_to_set() {
         "{message}"
     );
 }
+
+#[test]
+fn engine_limits_are_named_with_the_setting_or_change_that_fixes_them() {
+    common::require_mariadb();
+    let target = Target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let spec_conn = target.spec("enginebench");
+    let table = |create_sql: &str, before_create: Vec<String>, rows| TableSpec {
+        name: "limits".into(),
+        before_create,
+        create_sql: create_sql.into(),
+        secondary_indexes: Vec::new(),
+        columns: vec!["id".into(), "n".into(), "s".into()],
+        rows,
+        seed: 1,
+        generator: Box::new(Hostile { duplicate_at: None }),
+    };
+    let fast = LoadPlan::fastest();
+
+    // MEMORY cannot hold TEXT.
+    let err = load_table(
+        &spec_conn,
+        &table(
+            "CREATE TABLE limits (id INT PRIMARY KEY, n INT, s TEXT) ENGINE=MEMORY",
+            vec![],
+            10,
+        ),
+        &fast,
+        None,
+        &|| true,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with("preparing limits failed: ERROR 1163"),
+        "{err}"
+    );
+    assert!(err.ends_with("MEMORY tables cannot hold TEXT/BLOB columns: use VARCHAR(n) (stored fixed-length), or another engine"), "{err}");
+
+    // MEMORY is capped by max_heap_table_size.
+    let err = load_table(
+        &spec_conn,
+        &table(
+            "CREATE TABLE limits (id INT PRIMARY KEY, n INT, s VARCHAR(200)) ENGINE=MEMORY",
+            vec!["SET SESSION max_heap_table_size = 65536".into()],
+            5000,
+        ),
+        &LoadPlan {
+            parallel: 1,
+            ..fast
+        },
+        None,
+        &|| true,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("ERROR 1114"), "{err}");
+    assert!(err.contains("The table 'limits' is full"), "{err}");
+    assert!(
+        err.contains("for MEMORY raise --server-opt max_heap_table_size"),
+        "{err}"
+    );
+
+    // A row too large for the engine.
+    let wide: Vec<String> = (0..7).map(|i| format!("c{i} VARCHAR(10000)")).collect();
+    let err = load_table(
+        &spec_conn,
+        &table(
+            &format!(
+                "CREATE TABLE limits (id INT PRIMARY KEY, {}) ENGINE=MyISAM CHARSET=latin1",
+                wide.join(", ")
+            ),
+            vec![],
+            1,
+        ),
+        &fast,
+        None,
+        &|| true,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("ERROR 1118"), "{err}");
+    assert!(
+        err.contains("the row is too large for this engine"),
+        "{err}"
+    );
+}

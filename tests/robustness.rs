@@ -100,3 +100,76 @@ fn a_server_killed_mid_cell_is_recorded_as_crashed_and_the_study_goes_on() {
     common::assert_nothing_left(&tmp);
     std::fs::remove_file(json).unwrap();
 }
+
+#[test]
+fn a_query_that_hangs_ends_the_cell_with_a_clear_error_and_the_server_stays_usable() {
+    use enginebench::driver::{run_cell, CellConfig, CellOutcome, ProgressOnly, StopCondition};
+    use enginebench::engine::Engine;
+    use enginebench::load::{load_table, LoadPlan};
+    use enginebench::scenario::s0::{table_spec, S0Variant, S0Workload};
+    use enginebench::server::{ServerOptions, Target};
+    use mysql::prelude::Queryable;
+    use std::time::{Duration, Instant};
+
+    common::require_mariadb();
+    let target = Target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let spec = target.spec("enginebench");
+    load_table(
+        &spec,
+        &table_spec(Engine::MyIsam, 1000, 1),
+        &LoadPlan::fastest(),
+        None,
+        &|| true,
+    )
+    .unwrap();
+    // Another session holds the table: every SELECT of the cell waits behind it.
+    let mut locker = spec.connect().unwrap();
+    locker.query_drop("LOCK TABLES s0_myisam WRITE").unwrap();
+    let workload = S0Workload {
+        spec: spec.with_query_timeout(Duration::from_secs(1)),
+        engine: Engine::MyIsam,
+        variant: S0Variant::Select,
+        rows: 1000,
+        seed: 1,
+    };
+    let config = CellConfig {
+        threads: 2,
+        stop: StopCondition {
+            events_per_thread: Some(10),
+            duration: None,
+        },
+        warmup: None,
+        report_interval: Duration::from_millis(100),
+    };
+    let started = Instant::now();
+    let cell = run_cell(
+        &workload,
+        &config,
+        &mut ProgressOnly(|_: &enginebench::driver::Progress| {}),
+    )
+    .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    match &cell.outcome {
+        CellOutcome::Failed(message) => {
+            assert!(
+                message
+                    .contains("a query ran longer than --query-timeout and the server aborted it"),
+                "{message}"
+            );
+            assert!(message.contains("1969"), "{message}");
+        }
+        other => panic!("expected a failed cell, got {other:?}"),
+    }
+    locker.query_drop("UNLOCK TABLES").unwrap();
+    let rows: u64 = spec
+        .connect()
+        .unwrap()
+        .query_first("SELECT COUNT(*) FROM s0_myisam")
+        .unwrap()
+        .unwrap();
+    assert_eq!(rows, 1000, "the server is still usable");
+}

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 pub const ER_LOCK_DEADLOCK: u16 = 1213;
 /// ER_LOCK_WAIT_TIMEOUT: innodb_lock_wait_timeout (or lock_wait_timeout) elapsed.
 pub const ER_LOCK_WAIT_TIMEOUT: u16 = 1205;
+/// ER_STATEMENT_TIMEOUT: max_statement_time (set by --query-timeout) elapsed.
+pub const ER_STATEMENT_TIMEOUT: u16 = 1969;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -26,12 +28,40 @@ pub struct QueryFailure {
     pub class: ErrorClass,
 }
 
+/// What to change when the server answers with `code`: engine limits and server settings
+/// users meet when comparing engines. One table for loads, DDL and queries.
+pub fn hint_for_code(code: u16) -> Option<&'static str> {
+    Some(match code {
+        4166 | 1148 => {
+            "the server refuses LOAD DATA LOCAL INFILE: set local_infile=ON on it (SET GLOBAL local_infile=1) or pick another --load-method"
+        }
+        1153 => "a statement exceeded max_allowed_packet: raise it with --server-opt max_allowed_packet=64M or lower --rows-per-statement",
+        1114 => {
+            "the table is full: for MEMORY raise --server-opt max_heap_table_size (and tmp_table_size); on tmpfs or a small disk, free space or lower --rows"
+        }
+        1021 | 3 => "the disk or tmpfs holding the datadir is full: free space, or lower --rows",
+        1062 => "a duplicate key: the table was not empty or the generator repeats keys",
+        1163 => "MEMORY tables cannot hold TEXT/BLOB columns: use VARCHAR(n) (stored fixed-length), or another engine",
+        1118 => "the row is too large for this engine: shorten the columns, or use TEXT/BLOB where the engine stores them off-page (InnoDB)",
+        1214 => "this engine has no FULLTEXT indexes: drop the index from the table definition or use InnoDB, MyISAM or Aria",
+        1464 => "this engine has no SPATIAL indexes: use InnoDB, MyISAM or Aria",
+        1178 => "the engine does not support an option of this table: check the table definition against the engine's limits",
+        1286 => "unknown storage engine: the server lacks it (see SHOW ENGINES); load its plugin with --server-opt plugin_load_add=...",
+        ER_STATEMENT_TIMEOUT => "a statement ran longer than --query-timeout: raise it, or find what blocks it",
+        _ => return None,
+    })
+}
+
 pub fn classify(kind_index: usize, err: &mysql::Error) -> QueryFailure {
     match err {
         mysql::Error::MySqlError(server_error) => QueryFailure {
             kind_index,
             code: Some(server_error.code),
-            message: server_error.to_string(),
+            message: if server_error.code == ER_STATEMENT_TIMEOUT {
+                format!("a query ran longer than --query-timeout and the server aborted it ({server_error}); raise --query-timeout or find what blocks it")
+            } else {
+                server_error.to_string()
+            },
             class: if matches!(server_error.code, ER_LOCK_DEADLOCK | ER_LOCK_WAIT_TIMEOUT) {
                 ErrorClass::Survivable
             } else {

@@ -4,7 +4,10 @@
 
 mod errors;
 
-pub use errors::{classify, ErrorClass, QueryFailure, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT};
+pub use errors::{
+    classify, hint_for_code, ErrorClass, QueryFailure, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT,
+    ER_STATEMENT_TIMEOUT,
+};
 
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::driver::hint_for_code;
+
 #[derive(Debug, Clone)]
 pub struct LoadError {
     pub table: String,
@@ -23,6 +25,14 @@ impl LoadError {
             server_error: message,
             code: None,
             hint: None,
+        }
+    }
+
+    /// A failed statement while creating the table (DDL, session settings).
+    pub(super) fn ddl(table: &str, err: &mysql::Error) -> Self {
+        LoadError {
+            chunk: None,
+            ..LoadError::chunk(table, 0, 0, err)
         }
     }
 
@@ -51,19 +61,11 @@ impl LoadError {
 
 fn hint_for(code: Option<u16>, err: &mysql::Error) -> Option<&'static str> {
     match code {
-        Some(4166) | Some(1148) => Some(
-            "the server refuses LOAD DATA LOCAL INFILE: set local_infile=ON on it (SET GLOBAL local_infile=1) or pick another --load-method",
-        ),
-        Some(1153) => Some("a statement exceeded max_allowed_packet: raise it with --server-opt max_allowed_packet=64M or lower --rows-per-statement"),
-        Some(1114) => Some(
-            "the table is full: for MEMORY raise --server-opt max_heap_table_size (and tmp_table_size); on tmpfs or a small disk, free space or lower --rows",
-        ),
-        Some(1062) => Some("a duplicate key: the table was not empty or the generator repeats keys"),
-        Some(1021) | Some(3) => Some("the disk or tmpfs holding the datadir is full: free space, or lower --rows"),
-        _ if matches!(err, mysql::Error::IoError(_) | mysql::Error::DriverError(_)) => {
+        Some(code) => hint_for_code(code),
+        None if matches!(err, mysql::Error::IoError(_) | mysql::Error::DriverError(_) | mysql::Error::CodecError(_)) => {
             Some("the connection to the server was lost: the server may have crashed or run out of memory; see its error log")
         }
-        _ => None,
+        None => None,
     }
 }
 

@@ -200,9 +200,7 @@ pub fn load_table(
     let mut conn = spec
         .connect()
         .map_err(|err| LoadError::setup(&table.name, err.to_string()))?;
-    let setup = |err: mysql::Error| {
-        LoadError::setup(&table.name, crate::server::describe_mysql_error(&err))
-    };
+    let setup = |err: mysql::Error| LoadError::ddl(&table.name, &err);
     for statement in &table.before_create {
         conn.query_drop(statement).map_err(setup)?;
     }

@@ -115,6 +115,8 @@ pub struct S0Params {
     pub seed: u64,
     /// How the tables are filled (the fastest method unless told otherwise).
     pub load_plan: LoadPlan,
+    /// Abort any measured statement that runs longer (the cell then fails, named).
+    pub query_timeout: Option<Duration>,
 }
 
 impl Default for S0Params {
@@ -130,6 +132,7 @@ impl Default for S0Params {
             variants: S0Variant::ALL.to_vec(),
             seed: 42,
             load_plan: LoadPlan::fastest(),
+            query_timeout: None,
         }
     }
 }
