@@ -32,6 +32,8 @@ pub enum Command {
     List,
     /// Create and fill a benchmark table (e.g. sysbench's sbtest) and report how long it took
     Prepare(PrepareArgs),
+    /// Print the tables of a saved run (a --json file) without running anything
+    Report(ReportArgs),
     /// Manage a throwaway server by hand
     Server {
         #[command(subcommand)]
@@ -157,6 +159,15 @@ impl LoadArgs {
             index_timing: self.index_timing.unwrap_or(base.index_timing),
         }
     }
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A result file written with --json
+    pub file: PathBuf,
+    /// Markdown tables even on a terminal
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 #[derive(Debug, Args)]

@@ -59,6 +59,17 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
             Ok(Finished::Success)
         }
         Command::Prepare(args) => prepare(args),
+        Command::Report(args) => {
+            let record = results::read_record(&args.file)?;
+            let style = if !args.markdown && std::io::stdout().is_terminal() {
+                TableStyle::Terminal
+            } else {
+                TableStyle::Markdown
+            };
+            print!("{}", report::text::tables(&record, style));
+            std::io::stdout().flush().context("writing to stdout")?;
+            Ok(Finished::Success)
+        }
         Command::Server {
             command: ServerCommand::Start(args),
         } => serve(&args),

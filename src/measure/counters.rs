@@ -62,6 +62,10 @@ pub fn engine_counters(engine: Engine) -> EngineCounters {
     }
 }
 
+/// The least server CPU time (10 ticks of /proc's 10 ms) from which a per-statement CPU
+/// figure is shown.
+pub const MIN_SERVER_CPU_US: u64 = 100_000;
+
 /// Counters per statement for one engine over some cells: the numbers a "why" is made of.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PerStatement {
@@ -101,7 +105,11 @@ pub fn per_statement(
     let per = |value: f64| value / statements.max(1) as f64;
     PerStatement {
         statements,
-        server_cpu_us: server_process.map(|p| per(p.cpu_us as f64)),
+        // /proc counts CPU in 10 ms ticks: below MIN_SERVER_CPU_US a per-statement figure
+        // would be mostly rounding, so none is given.
+        server_cpu_us: server_process
+            .filter(|p| p.cpu_us >= MIN_SERVER_CPU_US)
+            .map(|p| per(p.cpu_us as f64)),
         client_cpu_us: per(client_cpu_us as f64),
         cache_requests: sum(status_delta, names.cache_requests).map(per),
         cache_misses: sum(status_delta, names.cache_misses).map(per),
@@ -201,7 +209,7 @@ mod tests {
     #[test]
     fn per_statement_maps_each_engines_own_counters() {
         let process = ProcessDelta {
-            cpu_us: 50_000,
+            cpu_us: 500_000,
             syscall_write_bytes: 1024 * 1000,
             ..ProcessDelta::default()
         };
@@ -219,7 +227,16 @@ mod tests {
         assert_eq!(myisam.lock_waits, 0.82);
         assert_eq!(myisam.lock_kind, "table-lock waits");
         assert_eq!(myisam.cache_misses, Some(0.01));
-        assert_eq!(myisam.server_cpu_us, Some(50.0));
+        assert_eq!(myisam.server_cpu_us, Some(500.0));
+        let too_little = ProcessDelta {
+            cpu_us: 90_000,
+            ..ProcessDelta::default()
+        };
+        let noisy = per_statement(Engine::MyIsam, &delta(&[]), Some(&too_little), 0, 1000);
+        assert_eq!(
+            noisy.server_cpu_us, None,
+            "9 ticks of CPU are not a measurement"
+        );
         assert_eq!(myisam.client_cpu_us, 10.0);
         let innodb = per_statement(
             Engine::InnoDb,
@@ -245,12 +262,18 @@ mod tests {
         };
         let myisam = per_statement(
             Engine::MyIsam,
-            &delta(&[("Table_locks_waited", 820)]),
-            Some(&process(52_000)),
+            &delta(&[("Table_locks_waited", 8200)]),
+            Some(&process(520_000)),
             0,
-            1000,
+            10_000,
         );
-        let innodb = per_statement(Engine::InnoDb, &delta(&[]), Some(&process(41_000)), 0, 1000);
+        let innodb = per_statement(
+            Engine::InnoDb,
+            &delta(&[]),
+            Some(&process(410_000)),
+            0,
+            10_000,
+        );
         let line = why_line(&[
             (Engine::MyIsam, myisam.clone()),
             (Engine::InnoDb, innodb.clone()),

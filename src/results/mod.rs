@@ -3,8 +3,10 @@
 //! starts and again after every step and cell, so an interrupted or crashed run keeps
 //! everything it measured.
 
+mod read;
 mod record;
 mod writer;
 
+pub use read::{parse_record, read_record, RecordError};
 pub use record::*;
 pub use writer::ResultFile;

@@ -1,0 +1,154 @@
+//! Reports read saved records and nothing else: snapshots of the tables from fixtures of
+//! real runs, clear errors for files from newer versions or corrupted ones, and a fuzzer
+//! that mutates real records and checks that nothing panics.
+
+use enginebench::report::text::{tables, TableStyle};
+use enginebench::results::{parse_record, read_record};
+use proptest::prelude::*;
+use std::path::Path;
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name),
+    )
+    .unwrap()
+}
+
+#[test]
+fn s0_tables_from_a_saved_run() {
+    let record =
+        read_record(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/s0-small.json"))
+            .unwrap();
+    insta::assert_snapshot!(tables(&record, TableStyle::Markdown));
+}
+
+#[test]
+fn s4_tables_from_a_saved_run() {
+    let record = parse_record(&fixture("s4-small.json"), "s4-small.json").unwrap();
+    insta::assert_snapshot!(tables(&record, TableStyle::Markdown));
+}
+
+#[test]
+fn report_prints_the_saved_tables_without_a_server() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/s0-small.json");
+    let output = assert_cmd::Command::cargo_bin("enginebench")
+        .unwrap()
+        .arg("report")
+        .arg(&file)
+        .env("PATH", "/nonexistent") // no mariadbd reachable: nothing may be started
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let record = read_record(&file).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        tables(&record, TableStyle::Markdown)
+    );
+}
+
+#[test]
+fn newer_corrupted_and_foreign_files_get_clear_errors() {
+    let newer =
+        fixture("s0-small.json").replacen("\"schema_version\": 1", "\"schema_version\": 7", 1);
+    assert_eq!(
+        parse_record(&newer, "run.json").unwrap_err().to_string(),
+        "run.json was written by a newer enginebench (result schema 7; this one reads up to 1): upgrade enginebench to read it"
+    );
+    let truncated = &fixture("s0-small.json")[..5000];
+    assert!(parse_record(truncated, "run.json")
+        .unwrap_err()
+        .to_string()
+        .starts_with("run.json is not an enginebench result: invalid JSON (EOF while parsing"));
+    assert_eq!(
+        parse_record("{\"rows\": 3}", "other.json")
+            .unwrap_err()
+            .to_string(),
+        "other.json is not an enginebench result: it has no schema_version"
+    );
+    let wrong_shape =
+        fixture("s0-small.json").replacen("\"cells\": [", "\"cells\": 5, \"x\": [", 1);
+    assert!(parse_record(&wrong_shape, "run.json")
+        .unwrap_err()
+        .to_string()
+        .starts_with("run.json does not match result schema 1: invalid type: integer `5`, expected a sequence"));
+    let missing = Path::new("/nonexistent/run.json");
+    assert_eq!(
+        read_record(missing).unwrap_err().to_string(),
+        "cannot read /nonexistent/run.json: No such file or directory (os error 2)"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    /// Mutated real records (flipped bytes, cut short) either fail to parse with an error or
+    /// render: never a panic.
+    #[test]
+    fn mutated_records_never_panic(edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8), cut in any::<prop::sample::Index>()) {
+        let original = fixture("s4-small.json");
+        let mut bytes = original.into_bytes();
+        for (position, byte) in edits {
+            let at = position.index(bytes.len());
+            bytes[at] = byte;
+        }
+        if cut.index(4) == 0 {
+            let keep = cut.index(bytes.len());
+            bytes.truncate(keep);
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        if let Ok(record) = parse_record(&text, "fuzz.json") {
+            let _ = tables(&record, TableStyle::Markdown);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    /// Valid JSON with hostile numbers (zero wall times, negative counts, huge values) where
+    /// the record had numbers: it parses or is refused, and whatever parses renders.
+    #[test]
+    fn records_with_hostile_numbers_never_panic(picks in prop::collection::vec((any::<prop::sample::Index>(), 0usize..6), 1..40)) {
+        let hostile = ["0", "-1", "0.0001", "1e300", "18446744073709551615", "-9999999999"];
+        let original = fixture("s0-small.json");
+        let mut value: serde_json::Value = serde_json::from_str(&original).unwrap();
+        let mut numbers = Vec::new();
+        collect_number_paths(&value, String::new(), &mut numbers);
+        for (index, choice) in picks {
+            let path = &numbers[index.index(numbers.len())];
+            if let Some(slot) = value.pointer_mut(path) {
+                *slot = serde_json::from_str(hostile[choice]).unwrap();
+            }
+        }
+        if let Ok(record) = parse_record(&value.to_string(), "fuzz.json") {
+            let _ = tables(&record, TableStyle::Markdown);
+        }
+    }
+}
+
+fn collect_number_paths(value: &serde_json::Value, path: String, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Number(_) => out.push(path),
+        serde_json::Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                collect_number_paths(item, format!("{path}/{index}"), out);
+            }
+        }
+        serde_json::Value::Object(map) => {
+            for (key, item) in map {
+                collect_number_paths(
+                    item,
+                    format!("{path}/{}", key.replace('~', "~0").replace('/', "~1")),
+                    out,
+                );
+            }
+        }
+        _ => {}
+    }
+}
