@@ -11,6 +11,51 @@ use crate::scenario::s0::S0Variant;
 use crate::server::Dsn;
 use crate::units::{parse_count, parse_duration, parse_key_value, parse_thread_count};
 
+/// A password given in `--dsn` would be readable by every user of the machine in the
+/// process title (/proc/PID/cmdline). Before anything else, enginebench re-executes itself
+/// with the password moved into its environment (readable only by the same user), so the
+/// title carries it for a few milliseconds at most. Call first thing in `main`.
+pub fn hide_dsn_password() {
+    use std::os::unix::process::CommandExt;
+    if std::env::var_os(crate::server::PASSWORD_ENV).is_some() {
+        return;
+    }
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let mut password = None;
+    let mut cleaned = Vec::with_capacity(args.len());
+    let mut next_is_dsn = false;
+    for arg in &args {
+        let text = arg.to_string_lossy();
+        let (prefix, value) = if next_is_dsn {
+            ("", Some(text.as_ref()))
+        } else if let Some(value) = text.strip_prefix("--dsn=") {
+            ("--dsn=", Some(value))
+        } else {
+            ("", None)
+        };
+        next_is_dsn = text == "--dsn";
+        match value.and_then(Dsn::split_password) {
+            Some((without, secret)) => {
+                cleaned.push(format!("{prefix}{without}").into());
+                password = Some(secret);
+            }
+            None => cleaned.push(arg.clone()),
+        }
+    }
+    let (Some(password), Ok(exe)) = (password, std::env::current_exe()) else {
+        return;
+    };
+    let err = std::process::Command::new(exe)
+        .arg0(&cleaned[0])
+        .args(&cleaned[1..])
+        .env(crate::server::PASSWORD_ENV, password)
+        .exec();
+    // exec only returns on failure: go on as we are, with the password still in the title.
+    crate::report::progress::note(&format!(
+        "warning: could not hide the --dsn password from the process title: {err}"
+    ));
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "enginebench",
@@ -222,6 +267,11 @@ pub struct ServerArgs {
     /// The mariadbd (or mysqld) binary to start
     #[arg(long, value_name = "PATH", conflicts_with = "dsn")]
     pub server_bin: Option<PathBuf>,
+
+    /// On an external server, run even though the database holds tables enginebench did
+    /// not create (they are left alone; a table the study needs is still refused)
+    #[arg(long, requires = "dsn")]
+    pub force: bool,
 
     /// Keep the throwaway server's directory after it stops, for inspection
     #[arg(long, conflicts_with = "dsn")]

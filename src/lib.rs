@@ -224,6 +224,7 @@ fn prepare(args: PrepareArgs) -> anyhow::Result<Finished> {
 fn resolve_server(args: &ServerArgs) -> server::ServerArgsResolved {
     server::ServerArgsResolved {
         dsn: args.dsn.clone(),
+        force: args.force,
         database: args.database.clone(),
         options: args.server_options(),
     }

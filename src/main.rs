@@ -3,6 +3,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    enginebench::cli::hide_dsn_password();
     let cli = enginebench::cli::Cli::parse();
     match enginebench::run(cli) {
         Ok(finished) => ExitCode::from(finished.exit_code()),

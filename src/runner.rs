@@ -22,7 +22,7 @@ use crate::results::{
 };
 use crate::scenario::s0::{self, S0Params, S0Workload};
 use crate::scenario::s4::{self, S4Params};
-use crate::server::{ServerArgsResolved, Target};
+use crate::server::{DescribeMysqlError, ServerArgsResolved, Target};
 
 /// Options that shape how a run reports, not what it measures.
 pub struct RunOutput {
@@ -137,7 +137,23 @@ fn open_target(
         server_record.version, server_record.address
     ));
     let spec = target.spec(&server.database);
-    let probe = spec.connect()?;
+    let mut probe = spec.connect()?;
+    if let (Target::External { dsn }, false) = (&target, server.force) {
+        let foreign: Vec<String> = probe
+            .exec(
+                "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME",
+                (&server.database,),
+            )
+            .described()?;
+        if !foreign.is_empty() {
+            return Err(anyhow!(
+                "database {} on {} holds tables enginebench did not create ({}): pass another --database, or --force to run beside them (they are left alone)",
+                server.database,
+                dsn.redacted(),
+                foreign.join(", ")
+            ));
+        }
+    }
     Ok((target, server_record, spec, probe))
 }
 
@@ -306,6 +322,7 @@ impl Study<'_> {
                         self.datadir.as_deref(),
                         "after_load",
                     )
+                    .described()
                     .with_context(|| format!("measuring the disk footprint of {}", table.name))?,
                 );
                 load_record.outcome = Some(outcome.clone());
@@ -481,6 +498,7 @@ fn execute_s0(params: &S0Params, study: &mut Study) -> anyhow::Result<()> {
                 study.datadir.as_deref(),
                 "after_run",
             )
+            .described()
             .with_context(|| format!("measuring the disk footprint of {table}"))?;
             study.record.footprints.push(footprint);
         }
@@ -501,6 +519,7 @@ fn create_s0_index(study: &mut Study, engine: Engine) -> anyhow::Result<()> {
     study
         .probe
         .query_drop(&sql)
+        .described()
         .with_context(|| format!("{sql} failed"))?;
     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     note(&format!("{sql}: {:.2} s", elapsed_ms / 1000.0));
@@ -516,10 +535,12 @@ fn create_s0_index(study: &mut Study, engine: Engine) -> anyhow::Result<()> {
 }
 
 fn table_exists(conn: &mut mysql::Conn, table: &str) -> anyhow::Result<bool> {
-    let found: Option<String> = conn.exec_first(
-        "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
-        (table,),
-    )?;
+    let found: Option<String> = conn
+        .exec_first(
+            "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+            (table,),
+        )
+        .described()?;
     Ok(found.is_some())
 }
 
@@ -563,7 +584,10 @@ impl<'a> CellWatch<'a> {
 
     fn sample(&mut self) -> Option<CounterSample> {
         let started = Instant::now();
-        let status = match StatusSnapshot::take(self.probe).context("reading SHOW GLOBAL STATUS") {
+        let status = match StatusSnapshot::take(self.probe)
+            .described()
+            .context("reading SHOW GLOBAL STATUS")
+        {
             Ok(status) => status,
             Err(err) => {
                 self.error.get_or_insert(err);

@@ -24,6 +24,7 @@ fn counters_footprints_and_the_why_line_explain_table_locks() {
     };
     let server = ServerArgsResolved {
         dsn: None,
+        force: false,
         database: "enginebench".into(),
         options: ServerOptions::default(),
     };

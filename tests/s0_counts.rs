@@ -124,6 +124,7 @@ fn a_small_s0_run_records_every_cell_with_the_servers_own_deltas() {
     };
     let server = ServerArgsResolved {
         dsn: None,
+        force: false,
         database: "enginebench".into(),
         options: ServerOptions::default(),
     };

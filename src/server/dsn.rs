@@ -3,6 +3,9 @@
 
 use std::fmt;
 
+/// Where a `--dsn` password travels instead of the process title.
+pub const PASSWORD_ENV: &str = "ENGINEBENCH_DSN_PASSWORD";
+
 #[derive(Clone, PartialEq, Eq)]
 pub struct Dsn {
     pub user: String,
@@ -50,13 +53,26 @@ impl Dsn {
         }
         Ok(Dsn {
             user: percent_decode(user),
-            password,
+            // A password moved out of the command line (see `cli::hide_dsn_password`).
+            password: password.or_else(|| std::env::var(PASSWORD_ENV).ok()),
             host: host
                 .trim_start_matches('[')
                 .trim_end_matches(']')
                 .to_string(),
             port,
         })
+    }
+
+    /// `text` without its password, and the password, when it has one; None for anything
+    /// that is not a DSN with a password.
+    pub fn split_password(text: &str) -> Option<(String, String)> {
+        let (scheme, rest) = text.split_once("://")?;
+        let (credentials, address) = rest.rsplit_once('@')?;
+        let (user, password) = credentials.split_once(':')?;
+        Some((
+            format!("{scheme}://{user}@{address}"),
+            percent_decode(password),
+        ))
     }
 
     /// The DSN as it may be shown anywhere: the password replaced by `***`.
@@ -107,6 +123,11 @@ mod tests {
         assert_eq!(dsn.port, 3307);
         assert_eq!(dsn.redacted(), "mysql://bench:***@127.0.0.1:3307");
         assert!(!format!("{dsn:?}").contains("cret"));
+        assert_eq!(
+            Dsn::split_password("mysql://bench:p@ss@db:3307"),
+            Some(("mysql://bench@db:3307".to_string(), "p@ss".to_string()))
+        );
+        assert_eq!(Dsn::split_password("mysql://bench@db"), None);
     }
 
     #[test]

@@ -5,7 +5,7 @@ mod dsn;
 mod registry;
 mod throwaway;
 
-pub use dsn::Dsn;
+pub use dsn::{Dsn, PASSWORD_ENV};
 pub use registry::{emergency_teardown, live_server_count};
 pub use throwaway::{ServerOptions, ThrowawayServer};
 
@@ -121,6 +121,18 @@ impl ConnectionSpec {
             target: self.label.clone(),
             cause: describe_mysql_error(&err),
         })
+    }
+}
+
+/// Turns a mysql crate error into an anyhow error that reads as one line
+/// ("ERROR 1227 (42000): Access denied…") instead of the crate's Debug-like Display.
+pub trait DescribeMysqlError<T> {
+    fn described(self) -> anyhow::Result<T>;
+}
+
+impl<T> DescribeMysqlError<T> for Result<T, mysql::Error> {
+    fn described(self) -> anyhow::Result<T> {
+        self.map_err(|err| anyhow::anyhow!(describe_mysql_error(&err)))
     }
 }
 
@@ -316,6 +328,8 @@ impl Target {
 #[derive(Debug, Clone)]
 pub struct ServerArgsResolved {
     pub dsn: Option<Dsn>,
+    /// Run on an external database that holds other tables.
+    pub force: bool,
     pub database: String,
     pub options: ServerOptions,
 }
