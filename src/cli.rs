@@ -260,6 +260,10 @@ pub struct ServerArgs {
     #[arg(long, conflicts_with = "dsn")]
     pub tmpfs: bool,
 
+    /// Make the throwaway server's directory (datadir, socket, logs) under DIR
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["dsn", "tmpfs"])]
+    pub server_dir: Option<PathBuf>,
+
     /// Set a server variable, e.g. innodb_buffer_pool_size=1G (repeatable)
     #[arg(long = "server-opt", value_parser = parse_key_value, value_name = "NAME=VALUE", conflicts_with = "dsn")]
     pub server_opts: Vec<(String, String)>,
@@ -292,6 +296,7 @@ impl ServerArgs {
         crate::server::ServerOptions {
             server_bin: self.server_bin.clone(),
             tmpfs: self.tmpfs,
+            server_dir: self.server_dir.clone(),
             server_opts: self.server_opts.clone(),
             keep_datadir: self.keep_datadir,
         }

@@ -12,7 +12,8 @@ use crate::engine::Engine;
 use crate::interrupt;
 use crate::load::{load_table, LoadOutcome, LoadPlan, TableSpec};
 use crate::measure::{
-    measure_footprint, own_cpu_us, sample_process, status_delta, ProcessSample, StatusSnapshot,
+    filesystem_of, measure_footprint, own_cpu_us, sample_process, status_delta, FilesystemState,
+    ProcessSample, StatusSnapshot,
 };
 use crate::plan::{plan_s0, Step};
 use crate::report::progress::{note, CellProgress};
@@ -229,9 +230,50 @@ impl Study<'_> {
         self.output.results.save(self.record)
     }
 
+    /// What the datadir's filesystem and the server's state add to an error: a full
+    /// filesystem (with free space before and after), or a server that died (with its log).
+    fn failure_context(&mut self, disk_before: Option<&FilesystemState>) -> String {
+        let mut context = String::new();
+        // Engines grow files in large steps (InnoDB preallocates tens of MB), so a "full"
+        // filesystem may still show free space: the server's own ENOSPC line is the proof.
+        let log = self.target.error_log_tail(40).unwrap_or_default();
+        let enospc_line = log.lines().rev().find(|line| {
+            line.contains("error 28")
+                || line.contains("No space left")
+                || line.contains("Disk is full")
+        });
+        if let (Some(before), Some(after)) =
+            (disk_before, self.datadir.as_deref().and_then(filesystem_of))
+        {
+            if enospc_line.is_some() || after.is_nearly_full() {
+                let mb = |bytes: u64| bytes as f64 / 1048576.0;
+                context.push_str(&format!(
+                    "; the filesystem holding the datadir ({}, {}) is full{}: {:.1} MB free before the load, {:.1} MB after; give the server more room (a larger tmpfs, another --server-dir) or lower --rows",
+                    after.mount_point.display(),
+                    after.fs_type,
+                    enospc_line.map_or(String::new(), |line| format!(" (server: \"{}\")", line.trim())),
+                    mb(before.free_bytes),
+                    mb(after.free_bytes)
+                ));
+            }
+        }
+        if !self.target.is_alive() {
+            context.push_str(&format!(
+                "; the server died, its error log ends with:\n{}",
+                self.target.error_log_tail(20).unwrap_or_default()
+            ));
+        }
+        context
+    }
+
     /// After a crash: a fresh throwaway server with the same configuration. The study
     /// re-prepares its tables itself. An external server cannot be restarted by us.
     fn restart_server(&mut self) -> anyhow::Result<()> {
+        if interrupt::requested() {
+            return Err(anyhow!(
+                "the server died while enginebench was stopping; not starting another"
+            ));
+        }
         if matches!(self.target, Target::External { .. }) {
             return Err(anyhow!(
                 "the external server went away; enginebench cannot restart it: check it and run again"
@@ -286,6 +328,7 @@ impl Study<'_> {
             engine.sql_name(),
             plan.label()
         ));
+        let disk_before = self.datadir.as_deref().and_then(filesystem_of);
         let outcome = load_table(&self.spec, table, plan, self.target.server_pid(), &|| {
             !interrupt::requested()
         });
@@ -331,10 +374,11 @@ impl Study<'_> {
                 Ok(outcome)
             }
             Err(err) => {
-                load_record.error = Some(err.to_string());
+                let message = format!("{err}{}", self.failure_context(disk_before.as_ref()));
+                load_record.error = Some(message.clone());
                 self.record.loads.push(load_record);
                 self.save()?;
-                Err(err.into())
+                Err(anyhow!(message))
             }
         }
     }

@@ -130,3 +130,66 @@ fn sigint_keeps_the_partial_cell_and_leaves_nothing_behind() {
 fn sigterm_keeps_the_partial_cell_and_leaves_nothing_behind() {
     interrupt_a_run("sigterm", libc::SIGTERM);
 }
+
+#[test]
+fn a_second_sigint_exits_at_once_when_the_first_cannot_finish() {
+    use mysql::prelude::Queryable;
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("sigint-twice");
+    let mut command = enginebench(&tmp);
+    command.args([
+        "run",
+        "s0",
+        "--rows",
+        "2000",
+        "--threads",
+        "2",
+        "--time",
+        "60s",
+        "--repeat",
+        "1",
+        "--report-interval",
+        "200ms",
+    ]);
+    let mut run = common::Running::spawn(command);
+    run.wait_for_line(|line| line.starts_with("[ "));
+    // Block the workers behind a table lock, so the graceful stop waits for them.
+    let socket = run
+        .seen
+        .iter()
+        .find_map(|line| {
+            line.split("(unix socket ")
+                .nth(1)
+                .map(|rest| rest.trim_end_matches(')').to_string())
+        })
+        .expect("the socket path is announced");
+    let opts = mysql::OptsBuilder::new()
+        .socket(Some(socket))
+        .user(Some("root"))
+        .db_name(Some("enginebench"));
+    let mut locker = mysql::Conn::new(opts).unwrap();
+    locker.query_drop("LOCK TABLES s0_myisam WRITE").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = run.child.id() as libc::pid_t;
+    let signal = || unsafe {
+        // SAFETY: signalling the child we spawned.
+        libc::kill(pid, libc::SIGINT);
+    };
+    signal();
+    run.wait_for_line(|line| line.starts_with("interrupted: finishing in-flight queries"));
+    let second_at = Instant::now();
+    signal();
+    let (status, _, stderr) = run.finish();
+    assert!(
+        second_at.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        second_at.elapsed()
+    );
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("second interrupt: stopping the servers and exiting now"),
+        "{stderr}"
+    );
+    drop(locker);
+    common::assert_nothing_left(&tmp);
+}

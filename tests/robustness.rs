@@ -173,3 +173,89 @@ fn a_query_that_hangs_ends_the_cell_with_a_clear_error_and_the_server_stays_usab
         .unwrap();
     assert_eq!(rows, 1000, "the server is still usable");
 }
+
+/// A small tmpfs, unmounted when dropped.
+struct SmallTmpfs(std::path::PathBuf);
+
+impl SmallTmpfs {
+    fn mount(name: &str, size: &str) -> SmallTmpfs {
+        let dir =
+            std::env::temp_dir().join(format!("enginebench-tmpfs-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&dir)
+            .status()
+            .unwrap();
+        assert!(status.success(), "this test mounts a small tmpfs and needs root: run the tests as root (as `make test` on CI does)");
+        SmallTmpfs(dir)
+    }
+}
+
+impl Drop for SmallTmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+#[test]
+fn a_full_tmpfs_is_reported_as_such_with_the_table_and_free_space() {
+    common::require_mariadb();
+    let tmpfs = SmallTmpfs::mount("full", "180m");
+    let tmp = common::private_tmpdir("full");
+    let json = tmp.with_extension("full.json");
+    let output = enginebench(&tmp)
+        .args([
+            "run",
+            "s0",
+            "--engines",
+            "innodb",
+            "--rows",
+            "1500000",
+            "--threads",
+            "1",
+            "--loops",
+            "10",
+            "--repeat",
+            "1",
+        ])
+        .arg("--server-dir")
+        .arg(&tmpfs.0)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let error = stderr.lines().last().unwrap();
+    assert!(
+        error.starts_with("Error: loading s0_innodb failed at rows "),
+        "{error}"
+    );
+    assert!(error.contains("The table 's0_innodb' is full"), "{error}");
+    assert!(
+        error.contains(&format!(
+            "the filesystem holding the datadir ({}, tmpfs) is full (server: ",
+            tmpfs.0.display()
+        )),
+        "{error}"
+    );
+    assert!(error.contains("error 28"), "{error}");
+    assert!(error.contains("MB free before the load,"), "{error}");
+    // What was measured is kept: the record names the failed load.
+    let record = read_json(&json);
+    assert_eq!(record["status"], "failed");
+    assert!(record["loads"][0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("is full"));
+    // The server and its directory are gone from the tmpfs too.
+    assert!(
+        common::leftovers(&tmpfs.0).is_empty(),
+        "{:?}",
+        common::leftovers(&tmpfs.0)
+    );
+    common::assert_nothing_left(&tmp);
+    std::fs::remove_file(json).unwrap();
+}

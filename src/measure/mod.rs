@@ -2,12 +2,14 @@
 //! cell, and probes of the server's own counters, process and disk footprint.
 
 mod counters;
+mod disk;
 mod footprint;
 mod histogram;
 mod process;
 mod status;
 
 pub use counters::{engine_counters, per_statement, why_line, EngineCounters, PerStatement};
+pub use disk::{filesystem_of, FilesystemState};
 pub use footprint::{measure_footprint, FootprintRecord};
 pub use histogram::{
     decode_histogram, encode_histogram, new_histogram, LatencySummary, QueryHistograms,

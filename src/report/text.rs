@@ -424,14 +424,23 @@ fn loads_section(record: &RunRecord, style: TableStyle) -> String {
                     })),
                 ]);
             }
-            (None, error) => row.push(Cell::new(format!(
-                "failed: {}",
-                error.as_deref().unwrap_or("unknown error")
-            ))),
+            (None, _) => row.push(Cell::new("failed (below)")),
         }
         table.add_row(row);
     }
-    format!("Table loads\n{table}\n\n")
+    let mut out = format!("Table loads\n{table}\n");
+    for load in record.loads.iter().filter(|load| load.error.is_some()) {
+        let _ = writeln!(
+            out,
+            "load of {} ({}, {}) failed: {}",
+            load.table,
+            load.engine,
+            load.label,
+            load.error.as_deref().unwrap_or_default()
+        );
+    }
+    out.push('\n');
+    out
 }
 
 /// S4's result: seconds per method (rows) and engine (columns), median of the repeats, and

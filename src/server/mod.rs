@@ -6,7 +6,7 @@ mod registry;
 mod throwaway;
 
 pub use dsn::{Dsn, PASSWORD_ENV};
-pub use registry::{emergency_teardown, live_server_count};
+pub use registry::emergency_teardown;
 pub use throwaway::{ServerOptions, ThrowawayServer};
 
 use mysql::prelude::Queryable;
@@ -41,6 +41,8 @@ pub enum ServerError {
     Unreachable { target: String, cause: String },
     #[error("{0}")]
     Io(String),
+    #[error("enginebench is exiting: no server is started any more")]
+    ShuttingDown,
     #[error("query on {target} failed: {cause}")]
     Query { target: String, cause: String },
     #[error("engine {engine} is not available on this server (it has: {available}); choose others with --engines, or load its plugin with --server-opt plugin_load_add=...")]

@@ -1,59 +1,109 @@
 //! Every throwaway server alive in this process, so that a second Ctrl-C (which exits at
 //! once, without unwinding) can still kill them and remove their directories. The normal
 //! paths (return, error, panic) tear down through `Drop` and deregister here.
+//!
+//! A directory is registered in the same critical section that creates it, and once the
+//! emergency teardown has begun the registry is closed: no server can start (or leave a
+//! directory) behind its back.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 struct LiveServer {
-    pid: u32,
-    root_dir: Option<PathBuf>,
+    /// Set once the process has been spawned.
+    pid: Option<u32>,
+    root_dir: PathBuf,
+    keep_dir: bool,
 }
 
-static LIVE_SERVERS: Mutex<Vec<LiveServer>> = Mutex::new(Vec::new());
-
-pub(super) fn register(pid: u32, root_dir: Option<PathBuf>) {
-    lock().push(LiveServer { pid, root_dir });
+struct Registry {
+    closed: bool,
+    servers: Vec<LiveServer>,
 }
 
-pub(super) fn deregister(pid: u32) {
-    lock().retain(|server| server.pid != pid);
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
+    closed: false,
+    servers: Vec::new(),
+});
+
+/// The registry is closed: enginebench is exiting on a second interrupt.
+#[derive(Debug)]
+pub struct Closed;
+
+/// Creates a server directory with `create` and registers it, atomically with respect to
+/// the emergency teardown.
+pub(super) fn create_dir<E>(
+    keep_dir: bool,
+    create: impl FnOnce() -> Result<PathBuf, E>,
+) -> Result<Result<PathBuf, E>, Closed> {
+    let mut registry = lock();
+    if registry.closed {
+        return Err(Closed);
+    }
+    let created = create();
+    if let Ok(dir) = &created {
+        registry.servers.push(LiveServer {
+            pid: None,
+            root_dir: dir.clone(),
+            keep_dir,
+        });
+    }
+    Ok(created)
 }
 
-pub fn live_server_count() -> usize {
-    lock().len()
+/// Records the pid of the server living in `root_dir`. Fails if the teardown has begun,
+/// in which case the caller must kill what it spawned.
+pub(super) fn set_pid(root_dir: &Path, pid: u32) -> Result<(), Closed> {
+    let mut registry = lock();
+    if registry.closed {
+        return Err(Closed);
+    }
+    if let Some(server) = registry.servers.iter_mut().find(|s| s.root_dir == root_dir) {
+        server.pid = Some(pid);
+    }
+    Ok(())
+}
+
+pub(super) fn deregister(root_dir: &Path) {
+    lock().servers.retain(|server| server.root_dir != root_dir);
 }
 
 /// Kills every registered server with SIGKILL and removes its directory. For the exit
-/// paths that cannot unwind; never blocks for more than a few seconds.
+/// paths that cannot unwind; never blocks for more than a few seconds. Closes the registry.
 pub fn emergency_teardown() {
-    let servers: Vec<LiveServer> = std::mem::take(&mut *lock());
-    for server in &servers {
+    let servers = {
+        let mut registry = lock();
+        registry.closed = true;
+        std::mem::take(&mut registry.servers)
+    };
+    for pid in servers.iter().filter_map(|s| s.pid) {
         // SAFETY: kill(2) with a pid we spawned ourselves; harmless if it already exited.
         unsafe {
-            libc::kill(server.pid as libc::pid_t, libc::SIGKILL);
+            libc::kill(pid as libc::pid_t, libc::SIGKILL);
         }
     }
     for server in &servers {
-        let mut status = 0;
-        for _ in 0..50 {
-            // SAFETY: waitpid on our own child, non-blocking.
-            let reaped =
-                unsafe { libc::waitpid(server.pid as libc::pid_t, &mut status, libc::WNOHANG) };
-            if reaped != 0 {
-                break;
+        if let Some(pid) = server.pid {
+            let mut status = 0;
+            for _ in 0..100 {
+                // SAFETY: waitpid on our own child, non-blocking.
+                let reaped =
+                    unsafe { libc::waitpid(pid as libc::pid_t, &mut status, libc::WNOHANG) };
+                if reaped != 0 {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
             }
-            std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        if let Some(dir) = &server.root_dir {
-            let _ = std::fs::remove_dir_all(dir);
+        if !server.keep_dir {
+            let _ = std::fs::remove_dir_all(&server.root_dir);
         }
     }
 }
 
-fn lock() -> std::sync::MutexGuard<'static, Vec<LiveServer>> {
+fn lock() -> std::sync::MutexGuard<'static, Registry> {
     // A panic while holding this lock leaves the list intact; keep using it.
-    LIVE_SERVERS
+    REGISTRY
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -27,6 +27,8 @@ const TMPFS_BASE: &str = "/dev/shm";
 pub struct ServerOptions {
     pub server_bin: Option<PathBuf>,
     pub tmpfs: bool,
+    /// Where the server's directory is made (default: TMPDIR, or /dev/shm with `tmpfs`).
+    pub server_dir: Option<PathBuf>,
     /// Extra server variables, applied after enginebench's own so they win.
     pub server_opts: Vec<(String, String)>,
     pub keep_datadir: bool,
@@ -45,29 +47,33 @@ pub struct ThrowawayServer {
 impl ThrowawayServer {
     pub fn start(options: &ServerOptions) -> Result<ThrowawayServer, ServerError> {
         let binary = locate_server_binary(options.server_bin.as_deref())?;
-        let base = if options.tmpfs {
-            PathBuf::from(TMPFS_BASE)
-        } else {
-            std::env::temp_dir()
+        let base = match (&options.server_dir, options.tmpfs) {
+            (Some(dir), _) => dir.clone(),
+            (None, true) => PathBuf::from(TMPFS_BASE),
+            (None, false) => std::env::temp_dir(),
         };
         remove_stale_dirs(&base);
-        let root_dir = tempfile::Builder::new()
-            .prefix(&format!("{ROOT_DIR_PREFIX}{}-", std::process::id()))
-            .tempdir_in(&base)
-            .map_err(|err| {
-                ServerError::Io(format!(
-                    "cannot create a server directory in {}: {err}{}",
-                    base.display(),
-                    if options.tmpfs {
-                        " (is /dev/shm mounted as tmpfs?)"
-                    } else {
-                        ""
-                    }
-                ))
-            })?
-            .keep();
+        let root_dir = registry::create_dir(options.keep_datadir, || {
+            tempfile::Builder::new()
+                .prefix(&format!("{ROOT_DIR_PREFIX}{}-", std::process::id()))
+                .tempdir_in(&base)
+                .map(|dir| dir.keep())
+        })
+        .map_err(|_| ServerError::ShuttingDown)?
+        .map_err(|err| {
+            ServerError::Io(format!(
+                "cannot create a server directory in {}: {err}{}",
+                base.display(),
+                if options.tmpfs {
+                    " (is /dev/shm mounted as tmpfs?)"
+                } else {
+                    ""
+                }
+            ))
+        })?;
         // From here on the directory is ours to remove on failure.
         let cleanup_on_error = |err: ServerError| {
+            registry::deregister(&root_dir);
             if !options.keep_datadir {
                 let _ = fs::remove_dir_all(&root_dir);
             }
@@ -142,10 +148,13 @@ impl ThrowawayServer {
                 binary.display()
             )))
         })?;
-        registry::register(
-            child.id(),
-            (!options.keep_datadir).then(|| root_dir.clone()),
-        );
+        if registry::set_pid(&root_dir, child.id()).is_err() {
+            // The emergency teardown began while we spawned: stop what we started.
+            let mut child = child;
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(cleanup_on_error(ServerError::ShuttingDown));
+        }
         let mut command_line = vec![binary.display().to_string()];
         command_line.extend(args);
         let mut server = ThrowawayServer {
@@ -253,7 +262,7 @@ impl ThrowawayServer {
 impl Drop for ThrowawayServer {
     fn drop(&mut self) {
         self.stop(Duration::from_secs(30));
-        registry::deregister(self.child.id());
+        registry::deregister(&self.root_dir);
         if self.keep_datadir {
             crate::report::progress::note(&format!(
                 "kept the server directory: {}",
