@@ -1,6 +1,7 @@
 //! The scenario stage: what to run. Each built-in study describes its tables, how to load
 //! them, its variants and its query kinds; `plan` turns that into ordered steps.
 
+pub mod distributions;
 pub mod s0;
 pub mod s4;
 pub mod sbtest;
