@@ -453,10 +453,12 @@ fn execute_s0(params: &S0Params, study: &mut Study) -> anyhow::Result<()> {
                     threads,
                     stop: StopCondition {
                         events_per_thread: params.time.is_none().then_some(params.loops),
+                        events_total: None,
                         duration: params.time,
                     },
                     warmup: params.warmup,
                     report_interval: study.output.report_interval,
+                    rate: None,
                 };
                 let label = format!(
                     "[{}/{cell_total}] {} {engine} threads={threads} repeat {repeat}",

@@ -136,10 +136,12 @@ fn a_query_that_hangs_ends_the_cell_with_a_clear_error_and_the_server_stays_usab
         threads: 2,
         stop: StopCondition {
             events_per_thread: Some(10),
+            events_total: None,
             duration: None,
         },
         warmup: None,
         report_interval: Duration::from_millis(100),
+        rate: None,
     };
     let started = Instant::now();
     let cell = run_cell(

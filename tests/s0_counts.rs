@@ -52,10 +52,12 @@ fn reported_counts_equal_the_servers_com_counters() {
                 threads,
                 stop: StopCondition {
                     events_per_thread: Some(loops),
+                    events_total: None,
                     duration: None,
                 },
                 warmup: None,
                 report_interval: Duration::from_millis(20),
+                rate: None,
             };
             // Counters are read at the driver's measuring hooks, as the runner does: the
             // mysql crate's own `SELECT @@max_allowed_packet…` at connect time falls outside.

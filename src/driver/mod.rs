@@ -12,12 +12,12 @@ pub use errors::{
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use crate::interrupt;
-use crate::measure::{LatencySummary, QueryHistograms, QueryRecorder};
+use crate::measure::{IntervalHistograms, LatencySummary, QueryHistograms, QueryRecorder};
 
 /// What a study runs: named query kinds, and a way to open one worker's private state.
 /// `open_worker` runs inside the worker's own thread (connect, prepare statements, seed
@@ -33,21 +33,45 @@ pub trait Worker: Send {
     fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure>;
 }
 
-/// When each worker stops: after `events_per_thread`, after `duration`, or whichever
-/// comes first when both are given.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// When workers stop: after `events_per_thread` each, after `events_total` among them
+/// (sysbench's --events), after `duration`, whichever comes first.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct StopCondition {
     pub events_per_thread: Option<u64>,
+    pub events_total: Option<u64>,
     pub duration: Option<Duration>,
 }
 
-#[derive(Debug, Clone)]
+/// How intended start times are spaced in rate mode.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrivals {
+    /// Evenly spaced.
+    Constant,
+    /// Exponentially distributed gaps (a Poisson process), as independent users arrive.
+    Poisson,
+}
+
+/// Open-loop load: `events_per_s` in all, spread over the workers. Latency is measured
+/// from each event's intended start, so a stall is charged to every event it delays
+/// (coordinated omission corrected, as wrk2 does); service time is kept beside it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateSpec {
+    pub events_per_s: f64,
+    pub arrivals: Arrivals,
+}
+
+#[derive(Debug, Clone, Default)]
 pub struct CellConfig {
     pub threads: u32,
     pub stop: StopCondition,
     /// Run the workload this long before measuring; nothing of it is recorded.
     pub warmup: Option<Duration>,
     pub report_interval: Duration,
+    /// None: closed loop, each worker starts its next event when the last one ends.
+    pub rate: Option<RateSpec>,
 }
 
 #[derive(Debug, Error)]
@@ -80,6 +104,30 @@ pub struct IntervalMeasurement {
     pub start_s: f64,
     pub end_s: f64,
     pub kinds: Vec<(String, LatencySummary, u64)>,
+    /// Whole events finished in the interval, with their latency.
+    pub events: LatencySummary,
+}
+
+/// One worker's share, for sysbench's "threads fairness".
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct WorkerFigures {
+    pub events: u64,
+    /// Time spent inside events (service time).
+    pub busy_us: u64,
+}
+
+/// How well a rate-mode cell kept its schedule.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateOutcome {
+    pub target_per_s: f64,
+    pub achieved_per_s: f64,
+    /// The furthest any event started behind its intended time.
+    pub max_lag_us: u64,
+    /// Events that started more than 1 ms late.
+    pub late_events: u64,
+    /// The driver could not keep the rate: under 95% of it achieved, or an event started
+    /// more than a second late.
+    pub fell_behind: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -93,6 +141,11 @@ pub struct CellMeasurement {
     pub latency_overflows: u64,
     pub kinds: Vec<KindMeasurement>,
     pub intervals: Vec<IntervalMeasurement>,
+    /// Whole events: latency (from the intended start in rate mode) and service time.
+    pub event_latency: Histogram<u64>,
+    pub event_service: Histogram<u64>,
+    pub per_worker: Vec<WorkerFigures>,
+    pub rate: Option<RateOutcome>,
 }
 
 /// What the caller sees of a cell while it runs. The measuring hooks bracket exactly the
@@ -135,6 +188,8 @@ const PHASE_MEASURE: u8 = 2;
 struct PaddedCounter(AtomicU64);
 
 struct Shared {
+    /// Events left under `StopCondition::events_total` (i64::MAX when unlimited).
+    budget: AtomicI64,
     phase: AtomicU8,
     ready: AtomicUsize,
     finished: AtomicUsize,
@@ -144,10 +199,20 @@ struct Shared {
 
 struct WorkerReport {
     finished_at: Option<Instant>,
+    figures: WorkerFigures,
+    max_lag_us: u64,
+    late_events: u64,
     latency_overflows: u64,
     failed_events: u64,
     errors_by_code: BTreeMap<(usize, u16), u64>,
     failure: Option<String>,
+}
+
+/// What a worker needs to pace itself.
+#[derive(Clone, Copy)]
+struct Pacing {
+    threads: u32,
+    rate: Option<RateSpec>,
 }
 
 /// Test hook: `ENGINEBENCH_FAULT=worker-panic` makes worker 0 panic after its first
@@ -166,6 +231,12 @@ pub fn run_cell(
     let threads = config.threads as usize;
     let mut histograms = QueryHistograms::new(&kinds);
     let shared = Shared {
+        budget: AtomicI64::new(
+            config
+                .stop
+                .events_total
+                .map_or(i64::MAX, |n| n.min(i64::MAX as u64) as i64),
+        ),
         phase: AtomicU8::new(PHASE_SETUP),
         ready: AtomicUsize::new(0),
         finished: AtomicUsize::new(0),
@@ -175,8 +246,12 @@ pub fn run_cell(
     let panic_on_purpose = fault_worker_panic();
     let recorders: Vec<QueryRecorder> = (0..threads).map(|_| histograms.recorder()).collect();
     let stop = config.stop;
+    let pacing = Pacing {
+        threads: config.threads,
+        rate: config.rate,
+    };
 
-    let (reports, measure_started, intervals) = std::thread::scope(|scope| {
+    let (reports, measure_started, mut intervals) = std::thread::scope(|scope| {
         let handles: Vec<_> = recorders
             .into_iter()
             .enumerate()
@@ -184,6 +259,8 @@ pub fn run_cell(
                 let shared = &shared;
                 std::thread::Builder::new()
                     .name(format!("worker-{worker_index}"))
+                    // Small stacks: 1,024 connections must fit in a client's memory.
+                    .stack_size(256 * 1024)
                     .spawn_scoped(scope, move || {
                         run_worker(
                             workload,
@@ -191,6 +268,7 @@ pub fn run_cell(
                             recorder,
                             shared,
                             stop,
+                            pacing,
                             panic_on_purpose,
                         )
                     })
@@ -230,22 +308,21 @@ pub fn run_cell(
         (reports, measure_started, intervals)
     });
 
-    let mut intervals = intervals;
-    // Recorders were dropped with their workers: this collects everything left.
-    let (last_ok, last_err) = histograms.take_interval(Duration::from_millis(100));
-    let last_end_s = measure_started.elapsed().as_secs_f64();
-    if last_ok.iter().chain(last_err.iter()).any(|h| !h.is_empty()) {
-        let start_s = intervals.last().map_or(0.0, |i| i.end_s);
-        intervals.push(interval_record(
-            &kinds, &last_ok, &last_err, start_s, last_end_s,
-        ));
-    }
+    // Recorders were dropped with their workers: this collects everything left. The
+    // closing interval is always recorded (even if empty) so that interval records line up
+    // one to one with the observer's interval hooks plus its closing hook.
+    let last = histograms.take_interval(Duration::from_millis(100));
+    let start_s = intervals.last().map_or(0.0, |i| i.end_s);
+    let last_end_s = measure_started.elapsed().as_secs_f64().max(start_s);
+    intervals.push(interval_record(&kinds, &last, start_s, last_end_s));
 
     let mut errors_by_code: BTreeMap<(usize, u16), u64> = BTreeMap::new();
     let mut failed_events = 0;
     let mut latency_overflows = 0;
     let mut failure = None;
     let mut last_finish = measure_started;
+    let mut per_worker = Vec::with_capacity(threads);
+    let (mut max_lag_us, mut late_events) = (0, 0);
     for (worker_index, report) in reports.into_iter().enumerate() {
         let report = report.map_err(|message| DriverError::WorkerPanicked {
             worker: worker_index,
@@ -264,17 +341,31 @@ pub fn run_cell(
                 .failure
                 .map(|message| format!("worker {worker_index}: {message}"));
         }
+        per_worker.push(report.figures);
+        max_lag_us = max_lag_us.max(report.max_lag_us);
+        late_events += report.late_events;
     }
     let events: u64 = shared
         .events
         .iter()
         .map(|c| c.0.load(Ordering::Relaxed))
         .sum();
+    let wall = last_finish.duration_since(measure_started);
     let outcome = match failure {
         Some(message) => CellOutcome::Failed(message),
         None if interrupt::requested() => CellOutcome::Interrupted,
         None => CellOutcome::Completed,
     };
+    let rate = config.rate.map(|rate| {
+        let achieved_per_s = events as f64 / wall.as_secs_f64().max(1e-9);
+        RateOutcome {
+            target_per_s: rate.events_per_s,
+            achieved_per_s,
+            max_lag_us,
+            late_events,
+            fell_behind: achieved_per_s < 0.95 * rate.events_per_s || max_lag_us > 1_000_000,
+        }
+    });
     let kinds_measured = kinds
         .iter()
         .enumerate()
@@ -291,12 +382,16 @@ pub fn run_cell(
         .collect();
     Ok(CellMeasurement {
         outcome,
-        wall: last_finish.duration_since(measure_started),
+        wall,
         events,
         failed_events,
         latency_overflows,
         kinds: kinds_measured,
         intervals,
+        event_latency: histograms.total_event.clone(),
+        event_service: histograms.total_event_service.clone(),
+        per_worker,
+        rate,
     })
 }
 
@@ -310,7 +405,11 @@ fn coordinate(
 ) -> Vec<IntervalMeasurement> {
     let threads = config.threads as usize;
     let tick = Duration::from_millis(100).min(config.report_interval);
-    let events_expected = config.stop.events_per_thread.map(|n| n * threads as u64);
+    let events_expected = match (config.stop.events_per_thread, config.stop.events_total) {
+        (Some(each), Some(total)) => Some((each * threads as u64).min(total)),
+        (Some(each), None) => Some(each * threads as u64),
+        (None, total) => total,
+    };
     let mut intervals = Vec::new();
     let mut next_interval = config.report_interval;
     while shared.finished.load(Ordering::Acquire) < threads {
@@ -325,14 +424,13 @@ fn coordinate(
         if elapsed >= next_interval {
             // Waiting only briefly: a worker stuck in a long query hands its samples over
             // with the next interval instead of stalling this one.
-            let (ok, err) = histograms.take_interval(Duration::from_millis(20));
+            let interval = histograms.take_interval(Duration::from_millis(20));
             let start_s = intervals
                 .last()
                 .map_or(0.0, |i: &IntervalMeasurement| i.end_s);
             intervals.push(interval_record(
                 &histograms.kinds,
-                &ok,
-                &err,
+                &interval,
                 start_s,
                 elapsed.as_secs_f64(),
             ));
@@ -354,8 +452,7 @@ fn coordinate(
 
 fn interval_record(
     kinds: &[String],
-    ok: &[Histogram<u64>],
-    err: &[Histogram<u64>],
+    interval: &IntervalHistograms,
     start_s: f64,
     end_s: f64,
 ) -> IntervalMeasurement {
@@ -368,11 +465,45 @@ fn interval_record(
             .map(|(i, name)| {
                 (
                     name.clone(),
-                    LatencySummary::from_histogram(&ok[i]),
-                    err[i].len(),
+                    LatencySummary::from_histogram(&interval.ok[i]),
+                    interval.err[i].len(),
                 )
             })
             .collect(),
+        events: LatencySummary::from_histogram(&interval.event),
+    }
+}
+
+/// The worker's schedule in rate mode: its share of the rate, staggered among workers.
+struct Schedule {
+    next: Instant,
+    gap_s: f64,
+    arrivals: Arrivals,
+    rng: rand::rngs::SmallRng,
+}
+
+impl Schedule {
+    fn new(rate: RateSpec, threads: u32, worker_index: usize, start: Instant) -> Schedule {
+        use rand::SeedableRng;
+        let gap_s = f64::from(threads) / rate.events_per_s.max(1e-9);
+        Schedule {
+            // Staggered so the workers do not fire together.
+            next: start
+                + Duration::from_secs_f64(gap_s * worker_index as f64 / f64::from(threads.max(1))),
+            gap_s,
+            arrivals: rate.arrivals,
+            rng: rand::rngs::SmallRng::seed_from_u64(0x5eed ^ worker_index as u64),
+        }
+    }
+
+    fn advance(&mut self) {
+        use rand::Rng;
+        let gap = match self.arrivals {
+            Arrivals::Constant => self.gap_s,
+            // Inverse transform of the exponential distribution; 1 − u avoids ln(0).
+            Arrivals::Poisson => -(1.0 - self.rng.gen::<f64>()).ln() * self.gap_s,
+        };
+        self.next += Duration::from_secs_f64(gap);
     }
 }
 
@@ -382,12 +513,16 @@ fn run_worker(
     mut recorder: QueryRecorder,
     shared: &Shared,
     stop: StopCondition,
+    pacing: Pacing,
     panic_on_purpose: bool,
 ) -> Result<WorkerReport, String> {
     let mut marked_ready = false;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let mut report = WorkerReport {
             finished_at: None,
+            figures: WorkerFigures::default(),
+            max_lag_us: 0,
+            late_events: 0,
             latency_overflows: 0,
             failed_events: 0,
             errors_by_code: BTreeMap::new(),
@@ -425,6 +560,9 @@ fn run_worker(
         recorder.discard = false;
         let started = Instant::now();
         let deadline = stop.duration.map(|d| started + d);
+        let mut schedule = pacing
+            .rate
+            .map(|rate| Schedule::new(rate, pacing.threads, worker_index, started));
         let counter = &shared.events[worker_index].0;
         let mut done: u64 = 0;
         loop {
@@ -434,11 +572,43 @@ fn run_worker(
             if stop.events_per_thread.is_some_and(|limit| done >= limit) {
                 break;
             }
+            if let Some(schedule) = &schedule {
+                // Sleep until the intended start, unless that is past the deadline.
+                let now = Instant::now();
+                if deadline.is_some_and(|deadline| schedule.next >= deadline) {
+                    break;
+                }
+                if schedule.next > now {
+                    std::thread::sleep(schedule.next - now);
+                }
+            }
             if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
                 break;
             }
-            match worker.event(&mut recorder) {
-                Ok(()) => {}
+            if stop.events_total.is_some() && shared.budget.fetch_sub(1, Ordering::AcqRel) <= 0 {
+                break;
+            }
+            let event_started = Instant::now();
+            let intended = match &schedule {
+                Some(schedule) => {
+                    let lag = event_started.saturating_duration_since(schedule.next);
+                    report.max_lag_us = report.max_lag_us.max(lag.as_micros() as u64);
+                    if lag > Duration::from_millis(1) {
+                        report.late_events += 1;
+                    }
+                    schedule.next
+                }
+                None => event_started,
+            };
+            let result = worker.event(&mut recorder);
+            let ended = Instant::now();
+            let service_us = ended.duration_since(event_started).as_micros() as u64;
+            report.figures.busy_us += service_us;
+            match result {
+                Ok(()) => recorder.record_event(
+                    ended.duration_since(intended).as_micros() as u64,
+                    service_us,
+                ),
                 Err(failure) if failure.class == ErrorClass::Survivable => {
                     report.failed_events += 1
                 }
@@ -448,6 +618,9 @@ fn run_worker(
                     break;
                 }
             }
+            if let Some(schedule) = &mut schedule {
+                schedule.advance();
+            }
             done += 1;
             counter.store(done, Ordering::Relaxed);
             if panic_on_purpose && worker_index == 0 {
@@ -455,6 +628,7 @@ fn run_worker(
             }
         }
         report.finished_at = Some(Instant::now());
+        report.figures.events = done;
         report.errors_by_code = std::mem::take(&mut recorder.errors_by_code);
         report.latency_overflows = recorder.overflows;
         report
@@ -533,7 +707,145 @@ mod tests {
             stop,
             warmup: None,
             report_interval: Duration::from_millis(50),
+            rate: None,
         }
+    }
+
+    /// Sleeps `normal` per event, and `stall` on event number `stall_at`.
+    struct Staller {
+        normal: Duration,
+        stall: Duration,
+        stall_at: u64,
+    }
+    struct StallerWorker {
+        normal: Duration,
+        stall: Duration,
+        stall_at: u64,
+        events: u64,
+    }
+    impl Workload for Staller {
+        fn query_kinds(&self) -> Vec<String> {
+            vec!["q".into()]
+        }
+        fn open_worker(&self, _: usize) -> anyhow::Result<Box<dyn Worker>> {
+            Ok(Box::new(StallerWorker {
+                normal: self.normal,
+                stall: self.stall,
+                stall_at: self.stall_at,
+                events: 0,
+            }))
+        }
+    }
+    impl Worker for StallerWorker {
+        fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
+            self.events += 1;
+            let pause = if self.events == self.stall_at {
+                self.stall
+            } else {
+                self.normal
+            };
+            recorder.measure(0, || {
+                std::thread::sleep(pause);
+                Ok::<_, mysql::Error>(())
+            })
+        }
+    }
+
+    #[test]
+    fn an_events_budget_is_shared_exactly_among_workers() {
+        let workload = SleepWorkload {
+            sleep: Duration::from_micros(50),
+            fail_every: None,
+        };
+        let stop = StopCondition {
+            events_total: Some(1234),
+            ..StopCondition::default()
+        };
+        let cell = run_cell(
+            &workload,
+            &config(5, stop),
+            &mut ProgressOnly(|_: &Progress| {}),
+        )
+        .unwrap();
+        assert_eq!(cell.events, 1234);
+        assert_eq!(cell.event_latency.len(), 1234);
+        assert_eq!(cell.per_worker.iter().map(|w| w.events).sum::<u64>(), 1234);
+        assert!(cell
+            .per_worker
+            .iter()
+            .all(|w| w.events > 0 && w.busy_us > 0));
+    }
+
+    #[test]
+    fn rate_mode_charges_a_stall_to_every_event_it_delays() {
+        // 200 events/s on one worker (a 5 ms schedule); event 20 stalls for 100 ms, so
+        // about 20 events that should have started meanwhile start late.
+        let workload = Staller {
+            normal: Duration::from_micros(200),
+            stall: Duration::from_millis(100),
+            stall_at: 20,
+        };
+        let mut cfg = config(
+            1,
+            StopCondition {
+                duration: Some(Duration::from_millis(600)),
+                ..StopCondition::default()
+            },
+        );
+        cfg.rate = Some(RateSpec {
+            events_per_s: 200.0,
+            arrivals: Arrivals::Constant,
+        });
+        let cell = run_cell(&workload, &cfg, &mut ProgressOnly(|_: &Progress| {})).unwrap();
+        let slow = |h: &Histogram<u64>| {
+            h.iter_recorded()
+                .filter(|v| v.value_iterated_to() >= 20_000)
+                .map(|v| v.count_at_value())
+                .sum::<u64>()
+        };
+        assert_eq!(
+            slow(&cell.event_service),
+            1,
+            "service time sees the stall once"
+        );
+        assert!(
+            slow(&cell.event_latency) >= 10,
+            "latency from the intended start sees it {} times",
+            slow(&cell.event_latency)
+        );
+        let rate = cell.rate.unwrap();
+        assert!(rate.max_lag_us >= 80_000, "max lag {}", rate.max_lag_us);
+        assert!(rate.late_events >= 10);
+        // It caught up after the stall: the rate was kept overall.
+        assert!(
+            (100..=125).contains(&cell.events),
+            "{} events in 600 ms at 200/s",
+            cell.events
+        );
+        assert!(!rate.fell_behind, "{rate:?}");
+    }
+
+    #[test]
+    fn a_rate_the_driver_cannot_keep_is_flagged() {
+        let workload = SleepWorkload {
+            sleep: Duration::from_millis(2),
+            fail_every: None,
+        };
+        let mut cfg = config(
+            1,
+            StopCondition {
+                duration: Some(Duration::from_millis(300)),
+                ..StopCondition::default()
+            },
+        );
+        cfg.rate = Some(RateSpec {
+            events_per_s: 5000.0,
+            arrivals: Arrivals::Poisson,
+        });
+        let cell = run_cell(&workload, &cfg, &mut ProgressOnly(|_: &Progress| {})).unwrap();
+        let rate = cell.rate.unwrap();
+        assert!(rate.fell_behind, "{rate:?}");
+        assert!(rate.achieved_per_s < 1000.0);
     }
 
     #[test]
@@ -544,6 +856,7 @@ mod tests {
         };
         let stop = StopCondition {
             events_per_thread: Some(200),
+            events_total: None,
             duration: None,
         };
         let mut ticks = 0;
@@ -576,6 +889,7 @@ mod tests {
         };
         let stop = StopCondition {
             events_per_thread: Some(100),
+            events_total: None,
             duration: None,
         };
         let cell = run_cell(
@@ -603,6 +917,7 @@ mod tests {
         };
         let stop = StopCondition {
             events_per_thread: Some(1_000_000),
+            events_total: None,
             duration: None,
         };
         let cell = run_cell(
@@ -626,6 +941,7 @@ mod tests {
         };
         let stop = StopCondition {
             events_per_thread: None,
+            events_total: None,
             duration: Some(Duration::from_millis(200)),
         };
         let mut cfg = config(2, stop);
@@ -662,6 +978,7 @@ mod tests {
         }
         let stop = StopCondition {
             events_per_thread: Some(1_000_000),
+            events_total: None,
             duration: None,
         };
         let cell = run_cell(

@@ -53,8 +53,20 @@ pub struct QueryHistograms {
     pub kinds: Vec<String>,
     shared_ok: Vec<SyncHistogram<u64>>,
     shared_err: Vec<SyncHistogram<u64>>,
+    /// Whole events (a transaction, a loop): [latency, service time]. They differ only in
+    /// rate mode, where latency runs from the event's intended start.
+    shared_event: [SyncHistogram<u64>; 2],
     pub total_ok: Vec<Histogram<u64>>,
     pub total_err: Vec<Histogram<u64>>,
+    pub total_event: Histogram<u64>,
+    pub total_event_service: Histogram<u64>,
+}
+
+/// What one report interval recorded.
+pub struct IntervalHistograms {
+    pub ok: Vec<Histogram<u64>>,
+    pub err: Vec<Histogram<u64>>,
+    pub event: Histogram<u64>,
 }
 
 impl QueryHistograms {
@@ -66,8 +78,11 @@ impl QueryHistograms {
             kinds: kinds.to_vec(),
             shared_ok: make(),
             shared_err: make(),
+            shared_event: [new_histogram().into_sync(), new_histogram().into_sync()],
             total_ok: kinds.iter().map(|_| new_histogram()).collect(),
             total_err: kinds.iter().map(|_| new_histogram()).collect(),
+            total_event: new_histogram(),
+            total_event_service: new_histogram(),
         }
     }
 
@@ -76,35 +91,46 @@ impl QueryHistograms {
         QueryRecorder {
             ok: self.shared_ok.iter().map(|h| h.recorder()).collect(),
             err: self.shared_err.iter().map(|h| h.recorder()).collect(),
+            event: [
+                self.shared_event[0].recorder(),
+                self.shared_event[1].recorder(),
+            ],
             errors_by_code: BTreeMap::new(),
             discard: false,
             overflows: 0,
         }
     }
 
-    /// Collects what workers recorded since the last call and returns it as an interval:
-    /// (ok, err) histograms per kind. Waits at most `wait` for busy workers; what a worker
-    /// has not handed over yet lands in the next interval, never lost.
-    pub fn take_interval(&mut self, wait: Duration) -> (Vec<Histogram<u64>>, Vec<Histogram<u64>>) {
+    /// Collects what workers recorded since the last call and returns it as an interval.
+    /// Waits at most `wait` for busy workers; what a worker has not handed over yet lands
+    /// in the next interval, never lost.
+    pub fn take_interval(&mut self, wait: Duration) -> IntervalHistograms {
         let deadline = Instant::now() + wait;
-        let take = |shared: &mut Vec<SyncHistogram<u64>>, totals: &mut Vec<Histogram<u64>>| {
-            shared
-                .iter_mut()
-                .zip(totals.iter_mut())
-                .map(|(sync, total)| {
-                    sync.refresh_timeout(deadline.saturating_duration_since(Instant::now()));
-                    let interval: Histogram<u64> = (**sync).clone();
-                    total
-                        .add(&interval)
-                        .expect("auto-resizing histograms always merge");
-                    sync.reset();
-                    interval
-                })
-                .collect::<Vec<_>>()
+        let take = |sync: &mut SyncHistogram<u64>, total: &mut Histogram<u64>| {
+            sync.refresh_timeout(deadline.saturating_duration_since(Instant::now()));
+            let interval: Histogram<u64> = (**sync).clone();
+            total
+                .add(&interval)
+                .expect("auto-resizing histograms always merge");
+            sync.reset();
+            interval
         };
-        let ok = take(&mut self.shared_ok, &mut self.total_ok);
-        let err = take(&mut self.shared_err, &mut self.total_err);
-        (ok, err)
+        let ok = self
+            .shared_ok
+            .iter_mut()
+            .zip(self.total_ok.iter_mut())
+            .map(|(s, t)| take(s, t))
+            .collect();
+        let err = self
+            .shared_err
+            .iter_mut()
+            .zip(self.total_err.iter_mut())
+            .map(|(s, t)| take(s, t))
+            .collect();
+        let [event, service] = &mut self.shared_event;
+        let event = take(event, &mut self.total_event);
+        take(service, &mut self.total_event_service);
+        IntervalHistograms { ok, err, event }
     }
 }
 
@@ -112,6 +138,7 @@ impl QueryHistograms {
 pub struct QueryRecorder {
     ok: Vec<Recorder<u64>>,
     err: Vec<Recorder<u64>>,
+    event: [Recorder<u64>; 2],
     /// (query kind index, MySQL error number) → count of failed statements.
     pub errors_by_code: BTreeMap<(usize, u16), u64>,
     /// While warming up, statements run but nothing is recorded.
@@ -156,6 +183,20 @@ impl QueryRecorder {
 }
 
 impl QueryRecorder {
+    /// Records one whole event: its latency (from the intended start in rate mode) and its
+    /// service time (from when it really started).
+    #[inline]
+    pub fn record_event(&mut self, latency_us: u64, service_us: u64) {
+        if self.discard {
+            return;
+        }
+        for (recorder, value) in self.event.iter_mut().zip([latency_us, service_us]) {
+            if recorder.record(value).is_err() {
+                self.overflows += 1;
+            }
+        }
+    }
+
     /// Records one successful statement's latency. `record` (not `saturating_record`, which
     /// clamps to the current top instead of growing) keeps every latency exact.
     #[inline]
@@ -207,18 +248,18 @@ mod tests {
             }
         });
         // Workers are gone: their recorders handed everything over on drop.
-        let (interval_ok, interval_err) = histograms.take_interval(Duration::from_secs(1));
-        assert_eq!(interval_ok[0].len(), 2000);
-        assert_eq!(interval_ok[1].len(), 2000);
-        assert_eq!(interval_err[0].len(), 0);
+        let interval = histograms.take_interval(Duration::from_secs(1));
+        assert_eq!(interval.ok[0].len(), 2000);
+        assert_eq!(interval.ok[1].len(), 2000);
+        assert_eq!(interval.err[0].len(), 0);
         assert_eq!(histograms.total_ok[0].len(), 2000);
         assert_eq!(
             histograms.total_ok[0].max(),
             histograms.total_ok[0].highest_equivalent(3998)
         );
         // The next interval starts empty; the total keeps everything.
-        let (second, _) = histograms.take_interval(Duration::from_millis(10));
-        assert_eq!(second[0].len(), 0);
+        let second = histograms.take_interval(Duration::from_millis(10));
+        assert_eq!(second.ok[0].len(), 0);
         assert_eq!(histograms.total_ok[1].len(), 2000);
     }
 

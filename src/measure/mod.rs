@@ -12,8 +12,8 @@ pub use counters::{engine_counters, per_statement, why_line, EngineCounters, Per
 pub use disk::{filesystem_of, FilesystemState};
 pub use footprint::{measure_footprint, FootprintRecord};
 pub use histogram::{
-    decode_histogram, encode_histogram, new_histogram, LatencySummary, QueryHistograms,
-    QueryRecorder,
+    decode_histogram, encode_histogram, new_histogram, IntervalHistograms, LatencySummary,
+    QueryHistograms, QueryRecorder,
 };
 pub use process::{own_cpu_us, sample_process, ProcessDelta, ProcessSample};
 pub use status::{status_delta, StatusSnapshot};
