@@ -5,8 +5,11 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::driver::Arrivals;
 use crate::engine::Engine;
 use crate::load::{IndexTiming, LoadMethod, LoadPlan};
+use crate::scenario::distributions::{RandSpec, RandType};
+use crate::scenario::oltp::OltpOptions;
 use crate::scenario::s0::S0Variant;
 use crate::server::Dsn;
 use crate::units::{parse_count, parse_duration, parse_key_value, parse_thread_count};
@@ -72,7 +75,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a study (see `enginebench list`)
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List the built-in studies
     List,
     /// Create and fill a benchmark table (e.g. sysbench's sbtest) and report how long it took
@@ -94,20 +97,42 @@ pub enum ServerCommand {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The study to run: s0, s4 (see `enginebench list`)
+    /// The study to run: s0, s4, or a sysbench workload such as oltp_read_write (see
+    /// `enginebench list`)
     pub study: String,
 
     /// Rows in each engine's table [default: the study's, s0 1,000,000, s4 50,000]
     #[arg(long, value_parser = parse_count)]
     pub rows: Option<u64>,
 
-    /// Thread counts to compare, e.g. 1,5,20,50
-    #[arg(long, value_parser = parse_thread_count, value_delimiter = ',', default_value = "1,5,20,50")]
+    /// Thread counts to compare, e.g. 1,5,20,50 [default: s0 1,5,20,50; sysbench workloads 1]
+    #[arg(long, value_parser = parse_thread_count, value_delimiter = ',')]
     pub threads: Vec<u32>,
 
-    /// Loops per thread (the study's Q); ignored with --time
-    #[arg(long, value_parser = parse_count, default_value = "200")]
-    pub loops: u64,
+    /// Loops per thread (s0's Q); ignored with --time [default: 200]
+    #[arg(long, value_parser = parse_count)]
+    pub loops: Option<u64>,
+
+    /// Stop after this many events in all (sysbench's --events)
+    #[arg(long, value_parser = parse_count)]
+    pub events: Option<u64>,
+
+    /// Open loop: this many events per second in all; latency is measured from each
+    /// event's intended start (coordinated omission corrected)
+    #[arg(long, value_parser = parse_rate)]
+    pub rate: Option<f64>,
+
+    /// How intended starts are spaced in rate mode
+    #[arg(long, value_enum, default_value = "constant")]
+    pub rate_arrivals: Arrivals,
+
+    /// Output: tables, or sysbench's own report format per cell
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: OutputFormat,
+
+    /// The latency percentile the sysbench format reports
+    #[arg(long, default_value_t = 95.0, value_parser = parse_percentile)]
+    pub percentile: f64,
 
     /// Run each cell for this long instead of a loop count (e.g. 30s)
     #[arg(long, value_parser = parse_duration)]
@@ -117,8 +142,9 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_duration)]
     pub warmup: Option<Duration>,
 
-    /// Engines to compare: myisam, innodb, aria, memory, rocksdb
-    #[arg(long, value_delimiter = ',', default_value = "myisam,innodb")]
+    /// Engines to compare: myisam, innodb, aria, memory, rocksdb [default: s0, s4
+    /// myisam,innodb; sysbench workloads innodb]
+    #[arg(long, value_delimiter = ',')]
     pub engines: Vec<Engine>,
 
     /// Repeats per cell; tables show the best and the median [default: s0 3, s4 1]
@@ -148,10 +174,147 @@ pub struct RunArgs {
     pub json: Option<PathBuf>,
 
     #[command(flatten)]
+    pub oltp: OltpArgs,
+
+    #[command(flatten)]
     pub load: LoadArgs,
 
     #[command(flatten)]
     pub server: ServerArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Sysbench,
+}
+
+/// sysbench's workload options, with its names, meanings and defaults.
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "sysbench workload options")]
+pub struct OltpArgs {
+    /// Number of tables
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10000))]
+    pub tables: u32,
+    /// Number of rows per table
+    #[arg(long, default_value = "10000", value_parser = parse_count)]
+    pub table_size: u64,
+    /// Range size for range SELECT queries
+    #[arg(long, default_value_t = 100)]
+    pub range_size: u32,
+    /// Number of point SELECT queries per transaction
+    #[arg(long, default_value_t = 10)]
+    pub point_selects: u32,
+    /// Number of simple range SELECT queries per transaction
+    #[arg(long, default_value_t = 1)]
+    pub simple_ranges: u32,
+    /// Number of SELECT SUM() queries per transaction
+    #[arg(long, default_value_t = 1)]
+    pub sum_ranges: u32,
+    /// Number of SELECT ORDER BY queries per transaction
+    #[arg(long, default_value_t = 1)]
+    pub order_ranges: u32,
+    /// Number of SELECT DISTINCT queries per transaction
+    #[arg(long, default_value_t = 1)]
+    pub distinct_ranges: u32,
+    /// Number of UPDATE index queries per transaction
+    #[arg(long, default_value_t = 1)]
+    pub index_updates: u32,
+    /// Number of UPDATE non-index queries per transaction
+    #[arg(long, default_value_t = 1)]
+    pub non_index_updates: u32,
+    /// Number of DELETE/INSERT combinations per transaction
+    #[arg(long, default_value_t = 1)]
+    pub delete_inserts: u32,
+    /// Enable/disable all range SELECT queries (on/off)
+    #[arg(long, default_value = "on", value_parser = parse_switch)]
+    pub range_selects: bool,
+    /// Don't start explicit transactions (on/off)
+    #[arg(long, default_value = "off", value_parser = parse_switch)]
+    pub skip_trx: bool,
+    /// Number of random points in the IN() clause (select_random_points)
+    #[arg(long, default_value_t = 10)]
+    pub random_points: u32,
+    /// Number of random BETWEEN ranges per SELECT (select_random_ranges)
+    #[arg(long, default_value_t = 10)]
+    pub number_of_ranges: u32,
+    /// Size of BETWEEN ranges (select_random_ranges)
+    #[arg(long, default_value_t = 5)]
+    pub delta: u32,
+    /// Random numbers distribution
+    #[arg(long, value_enum, default_value = "special")]
+    pub rand_type: RandType,
+    /// Number of iterations for the gaussian and special distributions
+    #[arg(long, default_value_t = 12)]
+    pub rand_spec_iter: u32,
+    /// Percentage of values treated as 'special' (special distribution)
+    #[arg(long, default_value_t = 1)]
+    pub rand_spec_pct: u32,
+    /// Percentage of 'special' values to use (special distribution)
+    #[arg(long, default_value_t = 75)]
+    pub rand_spec_res: u32,
+    /// Parameter h of the pareto distribution
+    #[arg(long, default_value_t = 0.2)]
+    pub rand_pareto_h: f64,
+    /// Exponent of the zipfian distribution
+    #[arg(long, default_value_t = 0.8)]
+    pub rand_zipfian_exp: f64,
+}
+
+impl OltpArgs {
+    pub fn options(&self) -> OltpOptions {
+        OltpOptions {
+            tables: self.tables,
+            table_size: self.table_size,
+            range_size: self.range_size,
+            point_selects: self.point_selects,
+            simple_ranges: self.simple_ranges,
+            sum_ranges: self.sum_ranges,
+            order_ranges: self.order_ranges,
+            distinct_ranges: self.distinct_ranges,
+            index_updates: self.index_updates,
+            non_index_updates: self.non_index_updates,
+            delete_inserts: self.delete_inserts,
+            range_selects: self.range_selects,
+            skip_trx: self.skip_trx,
+            auto_inc: true,
+            random_points: self.random_points,
+            number_of_ranges: self.number_of_ranges,
+            delta: self.delta,
+            rand: RandSpec {
+                rand_type: self.rand_type,
+                spec_iter: self.rand_spec_iter,
+                spec_pct: self.rand_spec_pct,
+                spec_res: self.rand_spec_res,
+                pareto_h: self.rand_pareto_h,
+                zipfian_exp: self.rand_zipfian_exp,
+            },
+        }
+    }
+}
+
+fn parse_switch(text: &str) -> Result<bool, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(format!("'{text}' is not on or off")),
+    }
+}
+
+fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(rate) if rate.is_finite() && rate > 0.0 => Ok(rate),
+        _ => Err(format!(
+            "'{text}' is not a rate: give events per second, e.g. 5000"
+        )),
+    }
+}
+
+fn parse_percentile(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(p) if (1.0..=100.0).contains(&p) => Ok(p),
+        _ => Err(format!("'{text}' is not a percentile: 1..=100")),
+    }
 }
 
 /// How tables are filled. For s4 these pick the methods compared; for other studies, the

@@ -51,10 +51,17 @@ impl Finished {
 pub fn run(cli: Cli) -> anyhow::Result<Finished> {
     interrupt::install_handler();
     match cli.command {
-        Command::Run(args) => run_study(args),
+        Command::Run(args) => run_study(*args),
         Command::List => {
             for (name, about) in BUILTIN_STUDIES {
-                println!("{name:<6} {about}");
+                println!("{name:<22} {about}");
+            }
+            for kind in scenario::oltp::OltpKind::ALL {
+                println!(
+                    "{:<22} sysbench 1.0.20's {} workload, same SQL and distributions",
+                    kind.name(),
+                    kind.name()
+                );
             }
             Ok(Finished::Success)
         }
@@ -83,6 +90,20 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
             engines.push(*engine);
         }
     }
+    let engines_or = |default: &[engine::Engine]| {
+        if engines.is_empty() {
+            default.to_vec()
+        } else {
+            engines.clone()
+        }
+    };
+    let threads_or = |default: &[u32]| {
+        if args.threads.is_empty() {
+            default.to_vec()
+        } else {
+            args.threads.clone()
+        }
+    };
     let output = runner::RunOutput {
         results: ResultFile::from_arg(args.json.as_deref()),
         report_interval: args.report_interval(),
@@ -94,11 +115,11 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
             let defaults = S0Params::default();
             let params = S0Params {
                 rows: args.rows.unwrap_or(defaults.rows).max(1),
-                threads: args.threads.clone(),
-                loops: args.loops,
+                threads: threads_or(&defaults.threads),
+                loops: args.loops.unwrap_or(defaults.loops),
                 time: args.time,
                 warmup: args.warmup,
-                engines,
+                engines: engines_or(&defaults.engines),
                 repeat: args.repeat.unwrap_or(defaults.repeat),
                 variants: if args.variants.is_empty() {
                     S0Variant::ALL.to_vec()
@@ -136,26 +157,65 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
             };
             let params = S4Params {
                 rows: args.rows.unwrap_or(defaults.rows).max(1),
-                engines,
+                engines: engines_or(&defaults.engines),
                 plans,
                 repeat: args.repeat.unwrap_or(defaults.repeat),
                 seed: args.seed,
             };
             runner::run_s4(&params, &server, &output)
         }
+        name if scenario::oltp::OltpKind::from_name(name).is_some() => {
+            let workload = scenario::oltp::OltpKind::from_name(name).expect("checked");
+            let options = args.oltp.options();
+            scenario::distributions::Distribution::new(options.rand).map_err(anyhow::Error::msg)?;
+            let base = load::LoadPlan::fastest();
+            let params = runner::OltpParams {
+                workload,
+                options,
+                engines: engines_or(&[engine::Engine::InnoDb]),
+                threads: threads_or(&[1]),
+                // sysbench runs 10 s unless told a time or an event count.
+                time: args.time.or(args
+                    .events
+                    .is_none()
+                    .then_some(std::time::Duration::from_secs(10))),
+                events: args.events,
+                warmup: args.warmup,
+                repeat: args.repeat.unwrap_or(1),
+                rate_per_s: args.rate,
+                arrivals: args.rate_arrivals,
+                seed: args.seed,
+                load_plan: args.load.apply(
+                    base,
+                    args.load
+                        .load_method
+                        .first()
+                        .copied()
+                        .unwrap_or(base.method),
+                ),
+                query_timeout: args.query_timeout,
+            };
+            runner::run_oltp(&params, &server, &output)
+        }
         other => {
             let names: Vec<&str> = BUILTIN_STUDIES.iter().map(|(name, _)| *name).collect();
             bail!(
-                "unknown study '{other}': the built-in studies are {} (see `enginebench list`)",
-                names.join(", ")
+                "unknown study '{other}': the built-in studies are {} and the sysbench workloads {} (see `enginebench list`)",
+                names.join(", "),
+                scenario::oltp::OltpKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ")
             );
         }
     };
-    finish_run(outcome, &output)
+    finish_run(outcome, &output, args.format, args.percentile)
 }
 
 /// Prints the tables of whatever the run recorded, and turns its outcome into an exit.
-fn finish_run(outcome: runner::RunResult, output: &runner::RunOutput) -> anyhow::Result<Finished> {
+fn finish_run(
+    outcome: runner::RunResult,
+    output: &runner::RunOutput,
+    format: cli::OutputFormat,
+    percentile: f64,
+) -> anyhow::Result<Finished> {
     let (record, error) = match outcome {
         Ok(record) => (record, None),
         Err((error, record)) => (*record, Some(error)),
@@ -168,7 +228,10 @@ fn finish_run(outcome: runner::RunResult, output: &runner::RunOutput) -> anyhow:
         TableStyle::Markdown
     };
     if !record.cells.is_empty() || !record.loads.is_empty() || !record.steps.is_empty() {
-        let tables = report::text::tables(&record, style);
+        let tables = match format {
+            cli::OutputFormat::Text => report::text::tables(&record, style),
+            cli::OutputFormat::Sysbench => report::sysbench::format(&record, percentile),
+        };
         if json_on_stdout {
             let _ = write!(std::io::stderr().lock(), "{tables}");
         } else {
@@ -218,7 +281,7 @@ fn prepare(args: PrepareArgs) -> anyhow::Result<Finished> {
         &server,
         &output,
     );
-    finish_run(outcome, &output)
+    finish_run(outcome, &output, cli::OutputFormat::Text, 95.0)
 }
 
 fn resolve_server(args: &ServerArgs) -> server::ServerArgsResolved {

@@ -7,7 +7,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use crate::driver::{run_cell, CellConfig, CellObserver, CellOutcome, Progress, StopCondition};
+use crate::driver::{
+    run_cell, Arrivals, CellConfig, CellObserver, CellOutcome, Progress, RateSpec, StopCondition,
+    Workload,
+};
 use crate::engine::Engine;
 use crate::interrupt;
 use crate::load::{load_table, LoadOutcome, LoadPlan, TableSpec};
@@ -21,6 +24,7 @@ use crate::results::{
     CellCounters, CellKey, CellRecord, IntervalCounters, LoadRecord, OutcomeRecord, ProbeCost,
     ResultFile, RunRecord, RunStatus, StepRecord,
 };
+use crate::scenario::oltp::{bulk_insert_table_sql, OltpKind, OltpOptions, OltpWorkload};
 use crate::scenario::s0::{self, S0Params, S0Workload};
 use crate::scenario::s4::{self, S4Params};
 use crate::server::{DescribeMysqlError, ServerArgsResolved, Target};
@@ -44,6 +48,7 @@ pub fn run_s0(params: &S0Params, server: &ServerArgsResolved, output: &RunOutput
         &params.engines,
         server,
         output,
+        |_| false,
         |study| execute_s0(params, study),
     )
 }
@@ -55,8 +60,178 @@ pub fn run_s4(params: &S4Params, server: &ServerArgsResolved, output: &RunOutput
         &params.engines,
         server,
         output,
+        |_| false,
         |study| execute_s4(params, study),
     )
+}
+
+/// A sysbench workload's run: the workload, its sysbench options, and the matrix.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct OltpParams {
+    pub workload: OltpKind,
+    pub options: OltpOptions,
+    pub engines: Vec<Engine>,
+    pub threads: Vec<u32>,
+    pub time: Option<std::time::Duration>,
+    /// sysbench's --events: events in all, shared among the threads.
+    pub events: Option<u64>,
+    pub warmup: Option<std::time::Duration>,
+    pub repeat: u32,
+    /// Rate mode: events per second in all, and how arrivals are spaced.
+    pub rate_per_s: Option<f64>,
+    pub arrivals: Arrivals,
+    pub seed: u64,
+    pub load_plan: LoadPlan,
+    pub query_timeout: Option<std::time::Duration>,
+}
+
+pub fn run_oltp(params: &OltpParams, server: &ServerArgsResolved, output: &RunOutput) -> RunResult {
+    // sbtest tables prepared earlier (by sysbench or `enginebench prepare`) are the input.
+    run_study(
+        params.workload.name(),
+        params,
+        &params.engines,
+        server,
+        output,
+        is_sbtest_table,
+        |study| execute_oltp(params, study),
+    )
+}
+
+fn execute_oltp(params: &OltpParams, study: &mut Study) -> anyhow::Result<()> {
+    let cell_total = params.engines.len() * params.threads.len() * params.repeat as usize;
+    let max_threads = params.threads.iter().copied().max().unwrap_or(1);
+    for &engine in &params.engines {
+        if interrupt::requested() {
+            break;
+        }
+        prepare_oltp_tables(study, params, engine, max_threads)?;
+        for &threads in &params.threads {
+            for repeat in 1..=params.repeat {
+                if interrupt::requested() {
+                    return Ok(());
+                }
+                if params.workload == OltpKind::BulkInsert {
+                    // Each bulk_insert run counts ids from 1 again: start from empty tables.
+                    for table in 1..=threads {
+                        study
+                            .probe
+                            .query_drop(format!("TRUNCATE TABLE sbtest{table}"))
+                            .described()?;
+                    }
+                }
+                let workload = OltpWorkload {
+                    spec: match params.query_timeout {
+                        Some(timeout) => study.spec.with_query_timeout(timeout),
+                        None => study.spec.clone(),
+                    },
+                    kind: params.workload,
+                    options: params.options.clone(),
+                    threads,
+                    seed: params.seed.wrapping_add(study.record.cells.len() as u64),
+                };
+                let config = CellConfig {
+                    threads,
+                    stop: StopCondition {
+                        events_per_thread: None,
+                        events_total: params.events,
+                        duration: params.time,
+                    },
+                    warmup: params.warmup,
+                    report_interval: study.output.report_interval,
+                    rate: params.rate_per_s.map(|events_per_s| RateSpec {
+                        events_per_s,
+                        arrivals: params.arrivals,
+                    }),
+                };
+                let label = format!(
+                    "[{}/{cell_total}] {} {engine} threads={threads} repeat {repeat}",
+                    study.record.cells.len() + 1,
+                    params.workload.name()
+                );
+                let key = CellKey {
+                    variant: params.workload.name().into(),
+                    engine,
+                    threads,
+                    repeat,
+                };
+                if study.measure_cell(&workload, &config, key, label)? {
+                    study.restart_server()?;
+                    prepare_oltp_tables(study, params, engine, max_threads)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// sysbench's tables for the workload: sbtest1..=tables filled (reused on an external
+/// server when they are there, as sysbench's `run` expects a `prepare` before it), or for
+/// bulk_insert one empty (id, k) table per thread.
+fn prepare_oltp_tables(
+    study: &mut Study,
+    params: &OltpParams,
+    engine: Engine,
+    max_threads: u32,
+) -> anyhow::Result<()> {
+    if params.workload == OltpKind::BulkInsert {
+        for table in 1..=max_threads {
+            let name = format!("sbtest{table}");
+            if matches!(study.target, Target::External { .. })
+                && table_exists(&mut study.probe, &name)?
+            {
+                return Err(anyhow!(
+                    "bulk_insert needs empty tables of its own but {}.{name} exists: run it on a throwaway server or pass another --database",
+                    study.database
+                ));
+            }
+            study
+                .probe
+                .query_drop(format!("DROP TABLE IF EXISTS {name}"))
+                .described()?;
+            study
+                .probe
+                .query_drop(bulk_insert_table_sql(table, engine))
+                .described()?;
+            study.created_tables.push(name);
+        }
+        return Ok(());
+    }
+    let tables = if params.workload.single_table() {
+        1
+    } else {
+        params.options.tables
+    };
+    if matches!(study.target, Target::External { .. }) {
+        let mut existing = 0;
+        for table in 1..=tables {
+            if table_exists(
+                &mut study.probe,
+                &crate::scenario::sbtest::table_name(table),
+            )? {
+                existing += 1;
+            }
+        }
+        if existing == tables {
+            note(&format!(
+                "using the existing sbtest1..sbtest{tables} tables of {}",
+                study.database
+            ));
+            return Ok(());
+        }
+    }
+    for table in 1..=tables {
+        let spec = crate::scenario::sbtest::table_spec(
+            table,
+            params.options.table_size,
+            engine,
+            params.seed,
+        );
+        study.load(engine, &spec, &params.load_plan, 1)?;
+        // Like sysbench's prepare, prepared tables stay for the next run.
+        study.created_tables.retain(|name| *name != spec.name);
+    }
+    Ok(())
 }
 
 /// `enginebench prepare sbtest`: sysbench's tables, filled with `plan`, left in place.
@@ -88,6 +263,7 @@ pub fn run_prepare_sbtest(
         &[engine],
         server,
         output,
+        is_sbtest_table,
         |study| {
             for table_number in 1..=tables {
                 let table =
@@ -104,6 +280,8 @@ pub fn run_prepare_sbtest(
 /// What a study's body works with: the target, its connections, and the record.
 pub struct Study<'a> {
     target: Target,
+    /// Tables on an external server the study may use though it did not create them.
+    reusable_table: fn(&str) -> bool,
     server: &'a ServerArgsResolved,
     engines: &'a [Engine],
     database: &'a str,
@@ -120,6 +298,7 @@ pub struct Study<'a> {
 fn open_target(
     server: &ServerArgsResolved,
     engines: &[Engine],
+    reusable_table: fn(&str) -> bool,
 ) -> anyhow::Result<(
     Target,
     crate::server::ServerRecord,
@@ -146,6 +325,10 @@ fn open_target(
                 (&server.database,),
             )
             .described()?;
+        let foreign: Vec<String> = foreign
+            .into_iter()
+            .filter(|table| !reusable_table(table))
+            .collect();
         if !foreign.is_empty() {
             return Err(anyhow!(
                 "database {} on {} holds tables enginebench did not create ({}): pass another --database, or --force to run beside them (they are left alone)",
@@ -173,6 +356,7 @@ fn run_study(
     engines: &[Engine],
     server: &ServerArgsResolved,
     output: &RunOutput,
+    reusable_table: fn(&str) -> bool,
     body: impl FnOnce(&mut Study) -> anyhow::Result<()>,
 ) -> RunResult {
     let parameters = match serde_json::to_value(params) {
@@ -184,10 +368,11 @@ fn run_study(
         return Err((err, Box::new(record)));
     }
     let result = (|| -> anyhow::Result<()> {
-        let (target, server_record, spec, probe) = open_target(server, engines)?;
+        let (target, server_record, spec, probe) = open_target(server, engines, reusable_table)?;
         record.server = Some(server_record);
         output.results.save(&record)?;
         let mut study = Study {
+            reusable_table,
             datadir: datadir_of(&target),
             target,
             server,
@@ -228,6 +413,81 @@ fn run_study(
 impl Study<'_> {
     fn save(&mut self) -> anyhow::Result<()> {
         self.output.results.save(self.record)
+    }
+
+    /// Runs one measured cell with progress and the server's counters, records it, and
+    /// says whether the server died during it (the cell is then recorded as crashed, with
+    /// the end of the error log; the caller restarts the server and re-prepares).
+    fn measure_cell(
+        &mut self,
+        workload: &dyn Workload,
+        config: &CellConfig,
+        key: CellKey,
+        label: String,
+    ) -> anyhow::Result<bool> {
+        let expected = match (config.stop.events_per_thread, config.stop.events_total) {
+            (Some(each), _) => Some(each * u64::from(config.threads)),
+            (None, total) => total,
+        };
+        let progress = CellProgress::start(label, expected, self.output.print_intervals);
+        let server_pid = self.target.server_pid();
+        let mut observer = CellWatch::new(&mut self.probe, &progress, server_pid);
+        let measured = run_cell(workload, config, &mut observer)?;
+        let counters = observer.into_counters();
+        // A failed cell or a lost probe may mean the server died.
+        let crash = if measured.outcome != CellOutcome::Completed || counters.is_err() {
+            (!self.target.is_alive()).then(|| {
+                let cause = match (&measured.outcome, &counters) {
+                    (CellOutcome::Failed(message), _) => message.clone(),
+                    (_, Err(err)) => format!("{err:#}"),
+                    _ => "no error reported".into(),
+                };
+                format!(
+                    "the server died during the cell ({cause}); its error log ends with:\n{}",
+                    self.target.error_log_tail(20).unwrap_or_default()
+                )
+            })
+        } else {
+            None
+        };
+        let counters = match (&crash, counters) {
+            (Some(_), counters) => counters.unwrap_or_default(),
+            (None, counters) => counters?,
+        };
+        let mut cell = CellRecord::from_measurement(
+            self.record.cells.len(),
+            &key,
+            config,
+            &measured,
+            counters,
+        );
+        if let Some(message) = &crash {
+            cell.outcome = OutcomeRecord::Crashed;
+            cell.error = Some(message.clone());
+        }
+        progress.finish(&match &measured.outcome {
+            _ if crash.is_some() => "the server crashed".to_string(),
+            CellOutcome::Completed => format!(
+                "{:.0} ms wall, {:.0} events/s{}",
+                cell.wall_ms,
+                cell.events_per_s,
+                match &cell.rate {
+                    Some(rate) if rate.fell_behind => format!(
+                        " — WARNING: could not keep --rate {:.0}/s (max lag {:.0} ms)",
+                        rate.target_per_s, rate.max_lag_ms
+                    ),
+                    _ => String::new(),
+                }
+            ),
+            CellOutcome::Interrupted => "interrupted".into(),
+            CellOutcome::Failed(message) => format!("failed: {message}"),
+        });
+        self.record.cells.push(cell);
+        if let Some(message) = &crash {
+            note(message);
+        }
+        self.save()?;
+        Ok(crash.is_some())
     }
 
     /// What the datadir's filesystem and the server's state add to an error: a full
@@ -281,7 +541,8 @@ impl Study<'_> {
         }
         note("starting a fresh server to go on with the remaining cells...");
         let started = Instant::now();
-        let (target, server_record, spec, probe) = open_target(self.server, self.engines)?;
+        let (target, server_record, spec, probe) =
+            open_target(self.server, self.engines, self.reusable_table)?;
         // The old target drops here, removing the dead server's directory.
         self.target = target;
         self.datadir = datadir_of(&self.target);
@@ -465,62 +726,15 @@ fn execute_s0(params: &S0Params, study: &mut Study) -> anyhow::Result<()> {
                     cell_index + 1,
                     variant.key()
                 );
-                let progress = CellProgress::start(
-                    label,
-                    config.stop.events_per_thread.map(|n| n * threads as u64),
-                    study.output.print_intervals,
-                );
-                let server_pid = study.target.server_pid();
-                let mut observer = CellWatch::new(&mut study.probe, &progress, server_pid);
-                let measured = run_cell(&workload, &config, &mut observer)?;
-                let counters = observer.into_counters();
-                // A failed cell or a lost probe may mean the server died: then the cell is
-                // recorded as crashed and the study goes on on a fresh server.
-                let crash = if measured.outcome != CellOutcome::Completed || counters.is_err() {
-                    (!study.target.is_alive()).then(|| {
-                        let cause = match (&measured.outcome, &counters) {
-                            (CellOutcome::Failed(message), _) => message.clone(),
-                            (_, Err(err)) => format!("{err:#}"),
-                            _ => "no error reported".into(),
-                        };
-                        format!(
-                            "the server died during the cell ({cause}); its error log ends with:\n{}",
-                            study.target.error_log_tail(20).unwrap_or_default()
-                        )
-                    })
-                } else {
-                    None
-                };
-                let counters = match (&crash, counters) {
-                    (Some(_), counters) => counters.unwrap_or_default(),
-                    (None, counters) => counters?,
-                };
                 let key = CellKey {
                     variant: variant.key().into(),
                     engine,
                     threads,
                     repeat,
                 };
-                let mut cell =
-                    CellRecord::from_measurement(cell_index, &key, &config, &measured, counters);
-                if let Some(message) = &crash {
-                    cell.outcome = OutcomeRecord::Crashed;
-                    cell.error = Some(message.clone());
-                }
-                progress.finish(&match &measured.outcome {
-                    _ if crash.is_some() => "the server crashed".to_string(),
-                    CellOutcome::Completed => format!(
-                        "{:.0} ms wall, {:.0} events/s",
-                        cell.wall_ms, cell.events_per_s
-                    ),
-                    CellOutcome::Interrupted => "interrupted".into(),
-                    CellOutcome::Failed(message) => format!("failed: {message}"),
-                });
-                study.record.cells.push(cell);
+                let crash = study.measure_cell(&workload, &config, key, label)?;
                 cell_index += 1;
-                if let Some(message) = crash {
-                    note(&message);
-                    study.save()?;
+                if crash {
                     study.restart_server()?;
                     for &engine in &prepared {
                         prepare_s0_table(study, params, engine)?;
@@ -698,4 +912,9 @@ impl CellObserver for CellWatch<'_> {
             self.counters.server_process = whole.process;
         }
     }
+}
+
+fn is_sbtest_table(name: &str) -> bool {
+    name.strip_prefix("sbtest")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }

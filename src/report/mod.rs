@@ -1,6 +1,7 @@
 //! The report stage: everything people read. Reports take a `RunRecord` and nothing else.
 
 pub mod progress;
+pub mod sysbench;
 pub mod text;
 
 /// Statistics over a handful of repeats (the order-statistic median: the middle value, or

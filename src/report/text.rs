@@ -36,6 +36,9 @@ pub fn tables(record: &RunRecord, style: TableStyle) -> String {
     match record.study.as_str() {
         "s0" => s0_tables(record, style),
         "s4" => s4_tables(record, style),
+        name if crate::scenario::oltp::OltpKind::from_name(name).is_some() => {
+            oltp_tables(record, style)
+        }
         _ => {
             let mut out = loads_section(record, style);
             out.push_str(&footprint_section(record, style));
@@ -515,6 +518,115 @@ pub fn s4_tables(record: &RunRecord, style: TableStyle) -> String {
         table.add_row(row);
     }
     let _ = writeln!(out, "{table}\n");
+    out.push_str(&loads_section(record, style));
+    out.push_str(&status_lines(record));
+    out
+}
+
+/// A sysbench workload: per engine, threads down; transactions and queries per second
+/// (median of the repeats), event latency from the merged histograms, errors per second.
+pub fn oltp_tables(record: &RunRecord, style: TableStyle) -> String {
+    let mut out = String::new();
+    let mut engines: Vec<Engine> = Vec::new();
+    for cell in &record.cells {
+        if !engines.contains(&cell.engine) {
+            engines.push(cell.engine);
+        }
+    }
+    let rate_mode = record.cells.iter().any(|c| c.rate.is_some());
+    let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+    for &engine in &engines {
+        let cells: Vec<&CellRecord> = record.cells.iter().filter(|c| c.engine == engine).collect();
+        let repeats = cells.iter().map(|c| c.repeat).max().unwrap_or(1);
+        let _ = writeln!(
+            out,
+            "{} on {engine} — median of {repeats} repeat{}; latency of whole events (transactions){}",
+            record.study,
+            if repeats == 1 { "" } else { "s" },
+            if rate_mode { ", from their intended start" } else { "" }
+        );
+        let mut table = new_table(style);
+        let mut header = vec![
+            "threads", "tps", "qps", "avg ms", "p95 ms", "p99 ms", "max ms", "errors/s",
+        ];
+        if rate_mode {
+            header.extend(["target/s", "max lag ms"]);
+        }
+        table.set_header(header);
+        let threads: BTreeSet<u32> = cells.iter().map(|c| c.threads).collect();
+        for thread_count in threads {
+            let group: Vec<&&CellRecord> = cells
+                .iter()
+                .filter(|c| c.threads == thread_count && c.outcome == OutcomeRecord::Completed)
+                .collect();
+            if group.is_empty() {
+                table.add_row(vec![
+                    right(thread_count.to_string()),
+                    Cell::new("failed or interrupted"),
+                ]);
+                continue;
+            }
+            let seconds = |c: &CellRecord| (c.wall_ms / 1000.0).max(1e-9);
+            let tps: Vec<f64> = group.iter().map(|c| c.events as f64 / seconds(c)).collect();
+            let qps: Vec<f64> = group
+                .iter()
+                .map(|c| {
+                    c.queries.iter().map(|q| q.count + q.failed).sum::<u64>() as f64 / seconds(c)
+                })
+                .collect();
+            let errors: Vec<f64> = group
+                .iter()
+                .map(|c| c.failed_events as f64 / seconds(c))
+                .collect();
+            let mut merged = new_histogram();
+            for cell in &group {
+                if let Ok(histogram) = decode_histogram(&cell.event_histogram_v2) {
+                    let _ = merged.add(&histogram);
+                }
+            }
+            let latency = LatencySummary::from_histogram(&merged);
+            let ms = |us: f64| format!("{:.2}", us / 1000.0);
+            let mut row = vec![
+                right(thread_count.to_string()),
+                right(format!("{:.1}", median(&tps).unwrap_or(0.0))),
+                right(format!("{:.1}", median(&qps).unwrap_or(0.0))),
+                right(ms(latency.avg_us)),
+                right(ms(latency.p95_us as f64)),
+                right(ms(latency.p99_us as f64)),
+                right(ms(latency.max_us as f64)),
+                right(format!("{:.2}", median(&errors).unwrap_or(0.0))),
+            ];
+            if rate_mode {
+                let target = group
+                    .iter()
+                    .filter_map(|c| c.rate.map(|r| r.target_per_s))
+                    .fold(0.0, f64::max);
+                let lag = group
+                    .iter()
+                    .filter_map(|c| c.rate.map(|r| r.max_lag_ms))
+                    .fold(0.0, f64::max);
+                let behind = group.iter().any(|c| c.rate.is_some_and(|r| r.fell_behind));
+                row.push(right(format!(
+                    "{target:.0}{}",
+                    if behind { " (not kept)" } else { "" }
+                )));
+                row.push(right(format!("{lag:.1}")));
+            }
+            table.add_row(row);
+        }
+        let _ = writeln!(out, "{table}\n");
+        out.push_str(&counter_section(&cells, &[engine], style));
+    }
+    if record
+        .cells
+        .iter()
+        .any(|c| c.rate.is_some_and(|r| r.fell_behind))
+    {
+        let _ = writeln!(
+            out,
+            "warning: the driver could not keep the requested rate in some cells (see \"not kept\"): lower --rate or add --threads"
+        );
+    }
     out.push_str(&loads_section(record, style));
     out.push_str(&status_lines(record));
     out

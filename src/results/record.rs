@@ -166,6 +166,32 @@ pub struct CellRecord {
     /// report interval plus one at each end of the cell.
     #[serde(default)]
     pub counter_probe: ProbeCost,
+    /// Whole events (transactions, loops): latency, measured from the intended start in
+    /// rate mode, and its histogram.
+    #[serde(default)]
+    pub event_latency_us: LatencySummary,
+    #[serde(default)]
+    pub event_histogram_v2: String,
+    /// Service time of events (from their real start): differs from latency in rate mode.
+    #[serde(default)]
+    pub event_service_us: LatencySummary,
+    /// Events and time inside events per worker (sysbench's "threads fairness").
+    #[serde(default)]
+    pub per_worker_events: Vec<u64>,
+    #[serde(default)]
+    pub per_worker_busy_ms: Vec<f64>,
+    /// Rate mode: the target, what was achieved, and whether the driver kept up.
+    #[serde(default)]
+    pub rate: Option<RateRecord>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct RateRecord {
+    pub target_per_s: f64,
+    pub achieved_per_s: f64,
+    pub max_lag_ms: f64,
+    pub late_events: u64,
+    pub fell_behind: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
@@ -213,6 +239,11 @@ pub struct QueryRecord {
 pub struct IntervalRecord {
     pub start_s: f64,
     pub end_s: f64,
+    /// Whole events finished in the interval, and their latency.
+    #[serde(default)]
+    pub events: u64,
+    #[serde(default)]
+    pub event_latency_us: LatencySummary,
     pub queries: Vec<IntervalQueryRecord>,
     /// The server's counters over the same interval.
     #[serde(default)]
@@ -288,6 +319,8 @@ impl CellRecord {
                     IntervalRecord {
                         start_s: interval.start_s,
                         end_s: interval.end_s,
+                        events: interval.events.count,
+                        event_latency_us: interval.events,
                         queries: interval
                             .kinds
                             .iter()
@@ -307,6 +340,22 @@ impl CellRecord {
             server_process: counters.server_process,
             client_cpu_us: counters.client_cpu_us,
             counter_probe: counters.probe,
+            event_latency_us: LatencySummary::from_histogram(&measured.event_latency),
+            event_histogram_v2: encode_histogram(&measured.event_latency),
+            event_service_us: LatencySummary::from_histogram(&measured.event_service),
+            per_worker_events: measured.per_worker.iter().map(|w| w.events).collect(),
+            per_worker_busy_ms: measured
+                .per_worker
+                .iter()
+                .map(|w| w.busy_us as f64 / 1000.0)
+                .collect(),
+            rate: measured.rate.map(|rate| RateRecord {
+                target_per_s: rate.target_per_s,
+                achieved_per_s: rate.achieved_per_s,
+                max_lag_ms: rate.max_lag_us as f64 / 1000.0,
+                late_events: rate.late_events,
+                fell_behind: rate.fell_behind,
+            }),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! them, its variants and its query kinds; `plan` turns that into ordered steps.
 
 pub mod distributions;
+pub mod oltp;
 pub mod s0;
 pub mod s4;
 pub mod sbtest;

@@ -42,6 +42,16 @@ struct SbtestRows {
     table_size: u64,
 }
 
+/// sysbench's c value: 10 groups of 11 random digits joined by '-' (119 characters).
+pub fn c_value(rng: &mut SmallRng) -> String {
+    digit_groups(rng, C_GROUPS)
+}
+
+/// sysbench's pad value: 5 groups (59 characters).
+pub fn pad_value(rng: &mut SmallRng) -> String {
+    digit_groups(rng, PAD_GROUPS)
+}
+
 fn digit_groups(rng: &mut SmallRng, groups: usize) -> String {
     let mut text = String::with_capacity(groups * 12);
     for group in 0..groups {

@@ -1,0 +1,238 @@
+//! sysbench's workloads: the statements each event sends, counted by the server itself;
+//! sysbench's report format; rate mode; 1,024 connections from one client.
+
+mod common;
+
+use enginebench::driver::Arrivals;
+use enginebench::engine::Engine;
+use enginebench::load::LoadPlan;
+use enginebench::results::{OutcomeRecord, ResultFile, RunStatus};
+use enginebench::runner::{run_oltp, OltpParams, RunOutput};
+use enginebench::scenario::oltp::{OltpKind, OltpOptions};
+use enginebench::server::{Dsn, ServerArgsResolved, ServerOptions, ThrowawayServer};
+use std::time::Duration;
+
+fn params(workload: OltpKind, events: u64) -> OltpParams {
+    OltpParams {
+        workload,
+        options: OltpOptions {
+            tables: 2,
+            table_size: 2000,
+            ..OltpOptions::default()
+        },
+        engines: vec![Engine::InnoDb],
+        threads: vec![1],
+        time: None,
+        events: Some(events),
+        warmup: None,
+        repeat: 1,
+        rate_per_s: None,
+        arrivals: Arrivals::Constant,
+        seed: 3,
+        load_plan: LoadPlan::fastest(),
+        query_timeout: None,
+    }
+}
+
+fn quiet() -> RunOutput {
+    RunOutput {
+        results: ResultFile::None,
+        report_interval: Duration::from_millis(200),
+        print_intervals: false,
+    }
+}
+
+#[test]
+fn each_workload_sends_sysbenchs_statements_per_event() {
+    common::require_mariadb();
+    // One server for all workloads, reached as an external server over TCP, so the sbtest
+    // tables are prepared once and reused as sysbench's `run` reuses `prepare`d tables.
+    let server = ThrowawayServer::start(&ServerOptions::default()).unwrap();
+    let target = ServerArgsResolved {
+        dsn: Some(Dsn::parse(&format!("mysql://root@127.0.0.1:{}", server.port())).unwrap()),
+        force: false,
+        database: "enginebench".into(),
+        options: ServerOptions::default(),
+    };
+    // Server counters per event, as sysbench 1.0.20's scripts issue them with default options.
+    let expected: &[(OltpKind, &[(&str, u64)])] = &[
+        (OltpKind::PointSelect, &[("Com_select", 1)]),
+        (
+            OltpKind::ReadOnly,
+            &[("Com_begin", 1), ("Com_select", 14), ("Com_commit", 1)],
+        ),
+        (
+            OltpKind::ReadWrite,
+            &[
+                ("Com_begin", 1),
+                ("Com_select", 14),
+                ("Com_update", 2),
+                ("Com_delete", 1),
+                ("Com_insert", 1),
+                ("Com_commit", 1),
+            ],
+        ),
+        (
+            OltpKind::WriteOnly,
+            &[
+                ("Com_begin", 1),
+                ("Com_update", 2),
+                ("Com_delete", 1),
+                ("Com_insert", 1),
+                ("Com_commit", 1),
+            ],
+        ),
+        (OltpKind::UpdateIndex, &[("Com_update", 1)]),
+        (OltpKind::UpdateNonIndex, &[("Com_update", 1)]),
+        (OltpKind::Insert, &[("Com_insert", 1)]),
+        (OltpKind::Delete, &[("Com_delete", 1)]),
+        (OltpKind::SelectRandomPoints, &[("Com_select", 1)]),
+        (OltpKind::SelectRandomRanges, &[("Com_select", 1)]),
+    ];
+    for (workload, per_event) in expected {
+        let record = run_oltp(&params(*workload, 150), &target, &quiet())
+            .map_err(|(err, _)| err)
+            .unwrap();
+        assert_eq!(record.status, RunStatus::Completed, "{workload:?}");
+        let cell = &record.cells[0];
+        assert_eq!(
+            cell.outcome,
+            OutcomeRecord::Completed,
+            "{workload:?}: {:?}",
+            cell.error
+        );
+        assert_eq!(cell.events, 150, "{workload:?}");
+        assert_eq!(cell.event_latency_us.count, 150);
+        for (counter, count) in *per_event {
+            assert_eq!(
+                cell.server_status_delta.get(*counter).copied().unwrap_or(0),
+                (count * 150) as i64,
+                "{workload:?}: {counter}"
+            );
+        }
+        // enginebench's own count of statements agrees with the server's total.
+        let statements: u64 = cell.queries.iter().map(|q| q.count).sum();
+        let server_total: u64 = per_event.iter().map(|(_, count)| count * 150).sum();
+        assert_eq!(statements, server_total, "{workload:?}");
+    }
+}
+
+#[test]
+fn bulk_insert_loads_one_row_per_event_into_each_threads_table() {
+    common::require_mariadb();
+    let mut p = params(OltpKind::BulkInsert, 30_000);
+    p.threads = vec![3];
+    let record = run_oltp(
+        &p,
+        &ServerArgsResolved {
+            dsn: None,
+            force: false,
+            database: "enginebench".into(),
+            options: ServerOptions::default(),
+        },
+        &quiet(),
+    )
+    .map_err(|(err, _)| err)
+    .unwrap();
+    let cell = &record.cells[0];
+    assert_eq!(cell.outcome, OutcomeRecord::Completed, "{:?}", cell.error);
+    assert_eq!(cell.events, 30_000);
+    // Rows arrive in multi-row INSERTs of up to 512 KiB, the rest flushed at the end (a
+    // fast thread may take the whole --events budget before the others start).
+    let inserts = cell.server_status_delta["Com_insert"];
+    assert!((1..=10).contains(&inserts), "{inserts} INSERT statements");
+    // Handler_write, not Innodb_rows_inserted: MariaDB's bulk path for inserts into an
+    // empty table does not count the latter.
+    assert_eq!(cell.server_status_delta["Handler_write"], 30_000);
+}
+
+#[test]
+fn sysbench_format_rate_mode_and_a_thousand_connections_from_the_command_line() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("oltp-cli");
+    let run = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_enginebench"))
+            .env("TMPDIR", &tmp)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let report = run(&[
+        "run",
+        "oltp_read_write",
+        "--tables=2",
+        "--table-size=1000",
+        "--threads=1",
+        "--events=100",
+        "--format",
+        "sysbench",
+        "--percentile",
+        "99",
+    ]);
+    assert!(report.contains("SQL statistics:\n    queries performed:\n        read:                            1400\n"), "{report}");
+    assert!(report.contains("        write:                           400\n        other:                           200\n        total:                           2000\n"), "{report}");
+    assert!(
+        report.contains("    transactions:                        100    ("),
+        "{report}"
+    );
+    assert!(report.contains("         99th percentile:"), "{report}");
+    assert!(
+        report.contains("Threads fairness:\n    events (avg/stddev):           100.0000/0.00"),
+        "{report}"
+    );
+
+    let json = tmp.with_extension("rate.json");
+    let table = run(&[
+        "run",
+        "oltp_point_select",
+        "--table-size=1000",
+        "--threads=2",
+        "--time=2s",
+        "--rate=400",
+        "--rate-arrivals=poisson",
+        "--json",
+    ]
+    .into_iter()
+    .chain([json.to_str().unwrap()])
+    .collect::<Vec<_>>());
+    assert!(table.contains("target/s"), "{table}");
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rate = &record["cells"][0]["rate"];
+    let achieved = rate["achieved_per_s"].as_f64().unwrap();
+    assert!(
+        (360.0..440.0).contains(&achieved),
+        "achieved {achieved}/s for 400/s"
+    );
+    assert_eq!(rate["fell_behind"], false);
+
+    let many = tmp.with_extension("many.json");
+    run(&[
+        "run",
+        "oltp_point_select",
+        "--table-size=1000",
+        "--threads=1024",
+        "--time=2s",
+        "--json",
+        many.to_str().unwrap(),
+    ]);
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&many).unwrap()).unwrap();
+    let cell = &record["cells"][0];
+    assert_eq!(cell["outcome"], "completed", "{}", cell["error"]);
+    let per_worker = cell["per_worker_events"].as_array().unwrap();
+    assert_eq!(per_worker.len(), 1024);
+    assert!(
+        per_worker.iter().all(|events| events.as_u64().unwrap() > 0),
+        "every connection worked"
+    );
+    std::fs::remove_file(json).unwrap();
+    std::fs::remove_file(many).unwrap();
+    common::assert_nothing_left(&tmp);
+}
