@@ -12,13 +12,15 @@ pub struct Dsn {
     pub password: Option<String>,
     pub host: String,
     pub port: u16,
+    /// `?socket=/path`: reach the server over its unix socket instead of TCP.
+    pub socket: Option<String>,
 }
 
 impl Dsn {
     /// Parses `mysql://user[:password]@host[:port]`. A path (`/db`) is refused because the
     /// database is chosen by `--database`, so one DSN can serve several runs.
     pub fn parse(text: &str) -> Result<Dsn, String> {
-        let usage = "use --dsn mysql://USER[:PASSWORD]@HOST[:PORT]";
+        let usage = "use --dsn mysql://USER[:PASSWORD]@HOST[:PORT][?socket=/path/to/socket]";
         let rest = text
             .strip_prefix("mysql://")
             .or_else(|| text.strip_prefix("mariadb://"))
@@ -33,6 +35,10 @@ impl Dsn {
         if user.is_empty() {
             return Err(format!("the DSN names no user: {usage}"));
         }
+        let (address, socket) = match address.split_once("?socket=") {
+            Some((address, socket)) if !socket.is_empty() => (address, Some(socket.to_string())),
+            _ => (address, None),
+        };
         let address = address.trim_end_matches('/');
         if address.contains('/') || address.contains('?') {
             return Err(format!(
@@ -60,6 +66,7 @@ impl Dsn {
                 .trim_end_matches(']')
                 .to_string(),
             port,
+            socket,
         })
     }
 
@@ -78,8 +85,12 @@ impl Dsn {
     /// The DSN as it may be shown anywhere: the password replaced by `***`.
     pub fn redacted(&self) -> String {
         let password = if self.password.is_some() { ":***" } else { "" };
+        let socket = self
+            .socket
+            .as_ref()
+            .map_or(String::new(), |path| format!("?socket={path}"));
         format!(
-            "mysql://{}{}@{}:{}",
+            "mysql://{}{}@{}:{}{socket}",
             self.user, password, self.host, self.port
         )
     }
@@ -133,6 +144,12 @@ mod tests {
     #[test]
     fn defaults_the_port_and_refuses_databases_in_the_path() {
         assert_eq!(Dsn::parse("mysql://root@db").unwrap().port, 3306);
+        let local = Dsn::parse("mysql://root@localhost?socket=/run/mysqld/mysqld.sock").unwrap();
+        assert_eq!(local.socket.as_deref(), Some("/run/mysqld/mysqld.sock"));
+        assert_eq!(
+            local.redacted(),
+            "mysql://root@localhost:3306?socket=/run/mysqld/mysqld.sock"
+        );
         assert!(Dsn::parse("mysql://root@db:3306/prod")
             .unwrap_err()
             .contains("--database"));

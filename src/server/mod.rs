@@ -72,16 +72,17 @@ impl ConnectionSpec {
         }
     }
 
-    /// A TCP connection. `prefer_socket` is switched off: the mysql crate otherwise moves a
+    /// A TCP connection, or the DSN's `?socket=`. Otherwise `prefer_socket` is switched off: the mysql crate otherwise moves a
     /// 127.0.0.1 connection to the unix socket silently (FACTS.md), and TCP is what was asked.
     pub fn tcp(dsn: &Dsn, database: Option<&str>) -> Self {
         let builder = OptsBuilder::new()
             .ip_or_hostname(Some(dsn.host.clone()))
             .tcp_port(dsn.port)
+            .socket(dsn.socket.clone())
             .user(Some(dsn.user.clone()))
             .pass(dsn.password.clone())
             .db_name(database)
-            .prefer_socket(false)
+            .prefer_socket(dsn.socket.is_some())
             .tcp_connect_timeout(Some(Duration::from_secs(5)));
         ConnectionSpec {
             opts: builder.into(),
