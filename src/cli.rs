@@ -76,8 +76,13 @@ pub struct Cli {
 pub enum Command {
     /// Run a study (see `enginebench list`)
     Run(Box<RunArgs>),
-    /// List the built-in studies
+    /// List the built-in studies and scenario files
     List,
+    /// Print a built-in scenario file, to copy as a start for your own
+    Show {
+        /// A built-in scenario name (see `enginebench list`)
+        name: String,
+    },
     /// Create and fill a benchmark table (e.g. sysbench's sbtest) and report how long it took
     Prepare(PrepareArgs),
     /// Print the tables of a saved run (a --json file) without running anything
@@ -97,9 +102,17 @@ pub enum ServerCommand {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The study to run: s0, s4, or a sysbench workload such as oltp_read_write (see
-    /// `enginebench list`)
+    /// The study to run: s0, s4, a sysbench workload such as oltp_read_write, a built-in
+    /// scenario, or a scenario file (path/to/study.toml); see `enginebench list`
     pub study: String,
+
+    /// Set a scenario parameter, e.g. --set rows=100000 (repeatable)
+    #[arg(long = "set", value_parser = parse_key_value, value_name = "NAME=VALUE")]
+    pub set: Vec<(String, String)>,
+
+    /// Multiply a scenario's table sizes (they are written at full scale)
+    #[arg(long)]
+    pub scale: Option<f64>,
 
     /// Rows in each engine's table [default: the study's, s0 1,000,000, s4 50,000]
     #[arg(long, value_parser = parse_count)]

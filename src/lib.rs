@@ -27,7 +27,7 @@ use report::text::TableStyle;
 use results::{ResultFile, RunStatus};
 use scenario::s0::{S0Params, S0Variant};
 use scenario::s4::S4Params;
-use scenario::BUILTIN_STUDIES;
+use scenario::{BUILTIN_FILES, BUILTIN_STUDIES};
 
 /// How a command ended, for the exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +56,16 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
             for (name, about) in BUILTIN_STUDIES {
                 println!("{name:<22} {about}");
             }
+            for (name, text) in scenario::BUILTIN_FILES {
+                let title = text
+                    .lines()
+                    .find_map(|line| {
+                        line.strip_prefix("title = \"")
+                            .map(|t| t.trim_end_matches('"').to_string())
+                    })
+                    .unwrap_or_default();
+                println!("{name:<22} {title} (scenario file: `enginebench show {name}`)");
+            }
             for kind in scenario::oltp::OltpKind::ALL {
                 println!(
                     "{:<22} sysbench 1.0.20's {} workload, same SQL and distributions",
@@ -66,6 +76,22 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
             Ok(Finished::Success)
         }
         Command::Prepare(args) => prepare(args),
+        Command::Show { name } => {
+            match BUILTIN_FILES.iter().find(|(builtin, _)| *builtin == name) {
+                Some((_, text)) => {
+                    print!("{text}");
+                    Ok(Finished::Success)
+                }
+                None => bail!(
+                    "no built-in scenario '{name}': the built-in scenarios are {}",
+                    BUILTIN_FILES
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            }
+        }
         Command::Report(args) => {
             let record = results::read_record(&args.file)?;
             let style = if !args.markdown && std::io::stdout().is_terminal() {
@@ -163,6 +189,78 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
                 seed: args.seed,
             };
             runner::run_s4(&params, &server, &output)
+        }
+        name if name.ends_with(".toml")
+            || std::path::Path::new(name).is_file()
+            || scenario::BUILTIN_FILES
+                .iter()
+                .any(|(builtin, _)| *builtin == name) =>
+        {
+            let (text, origin) = match scenario::BUILTIN_FILES
+                .iter()
+                .find(|(builtin, _)| *builtin == name)
+            {
+                Some((builtin, text)) => (text.to_string(), format!("{builtin} (built in)")),
+                None => (
+                    std::fs::read_to_string(name)
+                        .with_context(|| format!("cannot read the scenario file {name}"))?,
+                    name.to_string(),
+                ),
+            };
+            let mut file_scenario =
+                scenario::file::load_scenario(&text, &origin, &args.set, args.scale)?;
+            // The command line overrides what the file says.
+            for phase in &mut file_scenario.phases {
+                if let scenario::file::Phase::Run {
+                    threads,
+                    time,
+                    loops,
+                    warmup,
+                    ..
+                } = phase
+                {
+                    if !args.threads.is_empty() {
+                        *threads = args.threads.clone();
+                    }
+                    if args.time.is_some() {
+                        *time = args.time;
+                    }
+                    if let Some(count) = args.loops {
+                        *loops = Some(count);
+                        *time = args.time;
+                    }
+                    if args.warmup.is_some() {
+                        *warmup = args.warmup;
+                    }
+                }
+            }
+            let base = load::LoadPlan::fastest();
+            let mut parameters = file_scenario.parameters.clone();
+            parameters.insert("scenario_text".into(), text.clone());
+            let params = runner::FileRunParams {
+                scenario_text: text,
+                engines: if !engines.is_empty() {
+                    engines.clone()
+                } else if !file_scenario.engines.is_empty() {
+                    file_scenario.engines.clone()
+                } else {
+                    vec![engine::Engine::MyIsam, engine::Engine::InnoDb]
+                },
+                repeat: args.repeat.unwrap_or(file_scenario.repeat),
+                seed: args.seed,
+                load_plan: args.load.apply(
+                    base,
+                    args.load
+                        .load_method
+                        .first()
+                        .copied()
+                        .unwrap_or(base.method),
+                ),
+                query_timeout: args.query_timeout,
+                parameters,
+                scale: file_scenario.scale,
+            };
+            runner::run_file_scenario(&file_scenario, &params, &server, &output)
         }
         name if scenario::oltp::OltpKind::from_name(name).is_some() => {
             let workload = scenario::oltp::OltpKind::from_name(name).expect("checked");

@@ -24,6 +24,7 @@ use crate::results::{
     CellCounters, CellKey, CellRecord, IntervalCounters, LoadRecord, OutcomeRecord, ProbeCost,
     ResultFile, RunRecord, RunStatus, StepRecord,
 };
+use crate::scenario::file::{FileRows, FileWorkload, Phase as FilePhase, Scenario as FileScenario};
 use crate::scenario::oltp::{bulk_insert_table_sql, OltpKind, OltpOptions, OltpWorkload};
 use crate::scenario::s0::{self, S0Params, S0Workload};
 use crate::scenario::s4::{self, S4Params};
@@ -178,7 +179,7 @@ fn prepare_oltp_tables(
         for table in 1..=max_threads {
             let name = format!("sbtest{table}");
             if matches!(study.target, Target::External { .. })
-                && table_exists(&mut study.probe, &name)?
+                && table_exists(&mut study.probe, study.database, &name)?
             {
                 return Err(anyhow!(
                     "bulk_insert needs empty tables of its own but {}.{name} exists: run it on a throwaway server or pass another --database",
@@ -207,6 +208,7 @@ fn prepare_oltp_tables(
         for table in 1..=tables {
             if table_exists(
                 &mut study.probe,
+                study.database,
                 &crate::scenario::sbtest::table_name(table),
             )? {
                 existing += 1;
@@ -232,6 +234,229 @@ fn prepare_oltp_tables(
         study.created_tables.retain(|name| *name != spec.name);
     }
     Ok(())
+}
+
+/// A scenario file's run, with what the command line changed.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FileRunParams {
+    /// The scenario file's text, kept in the record so a run can be understood later.
+    pub scenario_text: String,
+    pub engines: Vec<Engine>,
+    pub repeat: u32,
+    pub seed: u64,
+    pub load_plan: LoadPlan,
+    pub query_timeout: Option<std::time::Duration>,
+    /// Parameters after --set, and the scale.
+    pub parameters: BTreeMap<String, String>,
+    pub scale: f64,
+}
+
+pub fn run_file_scenario(
+    scenario: &FileScenario,
+    params: &FileRunParams,
+    server: &ServerArgsResolved,
+    output: &RunOutput,
+) -> RunResult {
+    run_study(
+        &scenario.name,
+        params,
+        &params.engines,
+        server,
+        output,
+        |_| false,
+        |study| execute_file_scenario(scenario, params, study),
+    )
+}
+
+/// Each engine's tables live in a database of their own, so the scenario's SQL names
+/// tables plainly: `<database>_<engine>`.
+fn engine_database(study: &Study, engine: Engine) -> String {
+    format!("{}_{}", study.database, engine.key())
+}
+
+fn execute_file_scenario(
+    scenario: &FileScenario,
+    params: &FileRunParams,
+    study: &mut Study,
+) -> anyhow::Result<()> {
+    let prepare = |study: &mut Study| -> anyhow::Result<()> {
+        for &engine in &params.engines {
+            let database = engine_database(study, engine);
+            if matches!(study.target, Target::External { .. })
+                && !study.created_databases.contains(&database)
+                && !study.server.force
+            {
+                let exists: Option<String> = study
+                    .probe
+                    .exec_first(
+                        "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+                        (&database,),
+                    )
+                    .described()?;
+                if exists.is_some() {
+                    return Err(anyhow!(
+                        "database {database} exists on the external server and was not created by this run; drop it, pass another --database, or --force to replace it"
+                    ));
+                }
+            }
+            study
+                .probe
+                .query_drop(format!("DROP DATABASE IF EXISTS `{database}`"))
+                .described()?;
+            study
+                .probe
+                .query_drop(format!("CREATE DATABASE `{database}`"))
+                .described()?;
+            if !study.created_databases.contains(&database) {
+                study.created_databases.push(database.clone());
+            }
+            for table in &scenario.tables {
+                let spec = TableSpec {
+                    name: table.name.clone(),
+                    before_create: if engine == Engine::Memory {
+                        // MEMORY is capped at creation; the scenario's own settings win.
+                        vec!["SET SESSION max_heap_table_size = 4294967296".into()]
+                    } else {
+                        Vec::new()
+                    },
+                    create_sql: table.create_sql(engine),
+                    secondary_indexes: table.indexes.clone(),
+                    columns: table.columns.iter().map(|(name, _)| name.clone()).collect(),
+                    rows: table.rows,
+                    seed: params.seed,
+                    generator: Box::new(FileRows {
+                        generators: table.columns.iter().map(|(_, g)| g.clone()).collect(),
+                    }),
+                };
+                study.load_in(&database, engine, &spec, &params.load_plan, 1)?;
+            }
+        }
+        Ok(())
+    };
+    prepare(study)?;
+    let cell_total: usize = scenario
+        .phases
+        .iter()
+        .map(|phase| match phase {
+            FilePhase::Run { threads, .. } => {
+                threads.len() * params.repeat as usize * params.engines.len()
+            }
+            FilePhase::Ddl { .. } => 0,
+        })
+        .sum();
+    let mut done_ddl: Vec<&FilePhase> = Vec::new();
+    for phase in &scenario.phases {
+        if interrupt::requested() {
+            break;
+        }
+        match phase {
+            FilePhase::Ddl { name, sql } => {
+                for &engine in &params.engines {
+                    run_file_ddl(study, engine, name, sql)?;
+                }
+                done_ddl.push(phase);
+            }
+            FilePhase::Run {
+                name,
+                threads,
+                time,
+                loops,
+                warmup,
+                events,
+            } => {
+                for &thread_count in threads {
+                    for repeat in 1..=params.repeat {
+                        for &engine in &params.engines {
+                            if interrupt::requested() {
+                                return Ok(());
+                            }
+                            let spec = study.spec.with_database(&engine_database(study, engine));
+                            let workload = FileWorkload {
+                                spec: match params.query_timeout {
+                                    Some(timeout) => spec.with_query_timeout(timeout),
+                                    None => spec,
+                                },
+                                events: events.clone(),
+                                seed: params.seed.wrapping_add(study.record.cells.len() as u64),
+                            };
+                            let config = CellConfig {
+                                threads: thread_count,
+                                stop: StopCondition {
+                                    events_per_thread: if time.is_some() { None } else { *loops },
+                                    events_total: None,
+                                    duration: *time,
+                                },
+                                warmup: *warmup,
+                                report_interval: study.output.report_interval,
+                                rate: None,
+                            };
+                            let label = format!(
+                                "[{}/{cell_total}] {name} {engine} threads={thread_count} repeat {repeat}",
+                                study.record.cells.len() + 1
+                            );
+                            let key = CellKey {
+                                variant: name.clone(),
+                                engine,
+                                threads: thread_count,
+                                repeat,
+                            };
+                            if study.measure_cell(&workload, &config, key, label)? {
+                                study.restart_server()?;
+                                prepare(study)?;
+                                for phase in &done_ddl {
+                                    if let FilePhase::Ddl { name, sql } = phase {
+                                        for &engine in &params.engines {
+                                            run_file_ddl(study, engine, name, sql)?;
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        study.save()?;
+    }
+    if !interrupt::requested() {
+        for &engine in &params.engines {
+            let database = engine_database(study, engine);
+            for table in &scenario.tables {
+                let footprint = measure_footprint(
+                    &mut study.probe,
+                    &database,
+                    &table.name,
+                    engine,
+                    study.datadir.as_deref(),
+                    "after_run",
+                )
+                .described()
+                .with_context(|| format!("measuring the disk footprint of {}", table.name))?;
+                study.record.footprints.push(footprint);
+            }
+        }
+        study.save()?;
+    }
+    Ok(())
+}
+
+fn run_file_ddl(study: &mut Study, engine: Engine, name: &str, sql: &str) -> anyhow::Result<()> {
+    let database = engine_database(study, engine);
+    let mut conn = study.spec.with_database(&database).connect()?;
+    note(&format!("{name} on {engine}: {sql}"));
+    let started = Instant::now();
+    let result = conn.query_drop(sql).described();
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    study.record.steps.push(StepRecord {
+        name: "ddl".into(),
+        engine: Some(engine),
+        detail: name.to_string(),
+        elapsed_ms,
+        rows: None,
+        error: result.as_ref().err().map(|err| format!("{err:#}")),
+    });
+    study.save()?;
+    result.with_context(|| format!("phase {name} on {engine}: {sql}"))
 }
 
 /// `enginebench prepare sbtest`: sysbench's tables, filled with `plan`, left in place.
@@ -291,6 +516,8 @@ pub struct Study<'a> {
     record: &'a mut RunRecord,
     output: &'a RunOutput,
     created_tables: Vec<String>,
+    /// Databases made for the run (a scenario file's per-engine databases).
+    created_databases: Vec<String>,
 }
 
 /// Opens the target (starting a throwaway server), refuses engines it lacks, and returns it
@@ -383,6 +610,7 @@ fn run_study(
             record: &mut record,
             output,
             created_tables: Vec::new(),
+            created_databases: Vec::new(),
         };
         let result = body(&mut study);
         // On an external server, leave nothing behind but the database itself.
@@ -391,6 +619,11 @@ fn run_study(
                 let _ = study
                     .probe
                     .query_drop(format!("DROP TABLE IF EXISTS `{table}`"));
+            }
+            for database in &study.created_databases {
+                let _ = study
+                    .probe
+                    .query_drop(format!("DROP DATABASE IF EXISTS `{database}`"));
             }
         }
         result
@@ -549,6 +782,7 @@ impl Study<'_> {
         self.spec = spec;
         self.probe = probe;
         self.created_tables.clear();
+        self.created_databases.clear();
         self.record.steps.push(StepRecord {
             name: "server_restart".into(),
             engine: None,
@@ -569,13 +803,27 @@ impl Study<'_> {
         plan: &LoadPlan,
         repeat: u32,
     ) -> anyhow::Result<LoadOutcome> {
+        let database = self.database;
+        self.load_in(database, engine, table, plan, repeat)
+    }
+
+    /// Loads a table into `database` (a scenario file keeps each engine's tables in a
+    /// database of its own).
+    fn load_in(
+        &mut self,
+        database: &str,
+        engine: Engine,
+        table: &TableSpec,
+        plan: &LoadPlan,
+        repeat: u32,
+    ) -> anyhow::Result<LoadOutcome> {
         if matches!(self.target, Target::External { .. })
             && !self.created_tables.contains(&table.name)
-            && table_exists(&mut self.probe, &table.name)?
+            && table_exists(&mut self.probe, database, &table.name)?
         {
             return Err(anyhow!(
                 "table {}.{} already exists on the external server and was not created by this run; drop it or pass another --database",
-                self.database,
+                database,
                 table.name
             ));
         }
@@ -590,9 +838,13 @@ impl Study<'_> {
             plan.label()
         ));
         let disk_before = self.datadir.as_deref().and_then(filesystem_of);
-        let outcome = load_table(&self.spec, table, plan, self.target.server_pid(), &|| {
-            !interrupt::requested()
-        });
+        let outcome = load_table(
+            &self.spec.with_database(database),
+            table,
+            plan,
+            self.target.server_pid(),
+            &|| !interrupt::requested(),
+        );
         let mut load_record = LoadRecord {
             table: table.name.clone(),
             engine,
@@ -620,7 +872,7 @@ impl Study<'_> {
                 load_record.footprint = Some(
                     measure_footprint(
                         &mut self.probe,
-                        self.database,
+                        database,
                         &table.name,
                         engine,
                         self.datadir.as_deref(),
@@ -794,11 +1046,11 @@ fn create_s0_index(study: &mut Study, engine: Engine) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn table_exists(conn: &mut mysql::Conn, table: &str) -> anyhow::Result<bool> {
+fn table_exists(conn: &mut mysql::Conn, database: &str, table: &str) -> anyhow::Result<bool> {
     let found: Option<String> = conn
         .exec_first(
-            "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
-            (table,),
+            "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+            (database, table),
         )
         .described()?;
     Ok(found.is_some())

@@ -43,14 +43,14 @@ pub fn measure_footprint(
 ) -> Result<FootprintRecord, mysql::Error> {
     // Best effort: on an external server these need RELOAD or SUPER, which a benchmark
     // user may lack; the sizes are then as current as the engine has made them.
-    let _ = conn.query_drop(format!("FLUSH TABLES `{table}`"));
+    let _ = conn.query_drop(format!("FLUSH TABLES `{database}`.`{table}`"));
     match engine {
         Engine::InnoDb => {
-            let _ = conn.query_drop(format!("ANALYZE TABLE `{table}`"));
+            let _ = conn.query_drop(format!("ANALYZE TABLE `{database}`.`{table}`"));
         }
         Engine::RocksDb => {
             let _ = conn.query_drop("SET GLOBAL rocksdb_force_flush_memtable_now = 1");
-            let _ = conn.query_drop(format!("ANALYZE TABLE `{table}`"));
+            let _ = conn.query_drop(format!("ANALYZE TABLE `{database}`.`{table}`"));
         }
         _ => {}
     }

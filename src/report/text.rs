@@ -33,6 +33,10 @@ fn new_table(style: TableStyle) -> Table {
 
 /// All tables of a run record, shaped by its study.
 pub fn tables(record: &RunRecord, style: TableStyle) -> String {
+    // A scenario file's run carries its text; its name could be anything, even "s0".
+    if record.parameters.contains_key("scenario_text") {
+        return file_scenario_tables(record, style);
+    }
     match record.study.as_str() {
         "s0" => s0_tables(record, style),
         "s4" => s4_tables(record, style),
@@ -71,6 +75,53 @@ fn status_lines(record: &RunRecord) -> String {
 
 /// Renders S0's tables from a run record.
 pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
+    let variants: Vec<(String, String)> = S0Variant::ALL
+        .iter()
+        .map(|v| (v.key().to_string(), format!("S0 {}", v.title())))
+        .collect();
+    variant_tables(record, style, "S0", &variants)
+}
+
+/// A scenario file's run: one table per run phase, in the order they ran.
+pub fn file_scenario_tables(record: &RunRecord, style: TableStyle) -> String {
+    let mut variants: Vec<(String, String)> = Vec::new();
+    for cell in &record.cells {
+        if !variants.iter().any(|(key, _)| *key == cell.variant) {
+            variants.push((
+                cell.variant.clone(),
+                format!("{} {}", record.study, cell.variant),
+            ));
+        }
+    }
+    let mut out = variant_tables(record, style, &record.study, &variants);
+    let ddl: Vec<_> = record.steps.iter().filter(|s| s.name == "ddl").collect();
+    if !ddl.is_empty() {
+        let mut table = new_table(style);
+        table.set_header(vec!["phase", "engine", "seconds"]);
+        for step in ddl {
+            table.add_row(vec![
+                Cell::new(&step.detail),
+                Cell::new(step.engine.map_or("-".into(), |e| e.to_string())),
+                Cell::new(match &step.error {
+                    Some(_) => "failed".to_string(),
+                    None => format!("{:.3}", step.elapsed_ms / 1000.0),
+                })
+                .set_alignment(CellAlignment::Right),
+            ]);
+        }
+        let _ = writeln!(out, "DDL phases\n{table}\n");
+    }
+    out
+}
+
+/// Tables for measured phases (`variants`: key and title, in order): threads down, engines
+/// across, then the counters, loads, footprints and index builds.
+fn variant_tables(
+    record: &RunRecord,
+    style: TableStyle,
+    study_label: &str,
+    variants: &[(String, String)],
+) -> String {
     let mut out = String::new();
     let engines: Vec<Engine> = {
         let mut seen = Vec::new();
@@ -84,7 +135,7 @@ pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
     if let Some(server) = &record.server {
         let _ = writeln!(
             out,
-            "S0 on {} ({}{}), study started {}\n",
+            "{study_label} on {} ({}{}), study started {}\n",
             server.version,
             server.kind,
             if server.datadir_on_tmpfs {
@@ -95,11 +146,11 @@ pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
             record.started_at
         );
     }
-    for variant in S0Variant::ALL {
+    for (variant_key, variant_title) in variants {
         let cells: Vec<&CellRecord> = record
             .cells
             .iter()
-            .filter(|c| c.variant == variant.key())
+            .filter(|c| c.variant == *variant_key)
             .collect();
         if cells.is_empty() {
             continue;
@@ -108,8 +159,8 @@ pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
         let repeats = cells.iter().map(|c| c.repeat).max().unwrap_or(1);
         let _ = writeln!(
             out,
-            "S0 {} — {}, best / median of {} repeat{}; statement latency over all repeats",
-            variant.title(),
+            "{} — {}, best / median of {} repeat{}; statement latency over all repeats",
+            variant_title,
             if by_time {
                 "events per second (higher is better)".to_string()
             } else {

@@ -2,10 +2,15 @@
 //! them, its variants and its query kinds; `plan` turns that into ordered steps.
 
 pub mod distributions;
+pub mod file;
 pub mod oltp;
 pub mod s0;
 pub mod s4;
 pub mod sbtest;
+
+/// Built-in scenario files, run by name and printed by `enginebench show NAME`.
+pub const BUILTIN_FILES: &[(&str, &str)] =
+    &[("accounts", include_str!("../../scenarios/accounts.toml"))];
 
 /// Built-in studies, as `enginebench run NAME` knows them.
 pub const BUILTIN_STUDIES: &[(&str, &str)] = &[

@@ -1,0 +1,667 @@
+//! The scenario format: raw TOML shapes (unknown keys refused), and their resolution into a
+//! validated `Scenario` with every parameter, reference and bound checked.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::time::Duration;
+use toml::Spanned;
+
+use super::{Generator, ScenarioError};
+use crate::engine::Engine;
+use crate::load::Value;
+use crate::scenario::distributions::{Distribution, RandSpec, RandType};
+use crate::units::parse_duration;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawScenario {
+    name: String,
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    engines: Vec<Spanned<String>>,
+    #[serde(default)]
+    threads: Vec<u32>,
+    repeat: Option<u32>,
+    time: Option<Spanned<String>>,
+    loops: Option<u64>,
+    warmup: Option<Spanned<String>>,
+    /// The default for --scale (row counts are written at full scale).
+    scale: Option<f64>,
+    #[serde(default)]
+    parameters: toml::Table,
+    #[serde(default)]
+    tables: Vec<RawTable>,
+    #[serde(default)]
+    phases: Vec<RawPhase>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTable {
+    name: Spanned<String>,
+    rows: Spanned<toml::Value>,
+    create: String,
+    /// A different CREATE TABLE for some engines, e.g. MEMORY with BTREE indexes.
+    #[serde(default)]
+    create_for: BTreeMap<String, String>,
+    /// Secondary indexes, built after the load: "INDEX name (columns)".
+    #[serde(default)]
+    indexes: Vec<String>,
+    columns: indexmap::IndexMap<String, Spanned<toml::Value>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPhase {
+    kind: Spanned<String>,
+    name: String,
+    sql: Option<String>,
+    threads: Option<Vec<u32>>,
+    time: Option<Spanned<String>>,
+    loops: Option<u64>,
+    warmup: Option<Spanned<String>>,
+    #[serde(default)]
+    events: Vec<RawEvent>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEvent {
+    name: String,
+    #[serde(default = "one")]
+    weight: u32,
+    #[serde(default)]
+    transaction: bool,
+    statements: Vec<RawStatement>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStatement {
+    name: String,
+    sql: Spanned<String>,
+    #[serde(default)]
+    params: Vec<Spanned<toml::Value>>,
+}
+
+/// A validated scenario.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub engines: Vec<Engine>,
+    pub threads: Vec<u32>,
+    pub repeat: u32,
+    pub time: Option<Duration>,
+    pub loops: Option<u64>,
+    pub warmup: Option<Duration>,
+    pub scale: f64,
+    /// Parameters after defaults and --set, for the record.
+    pub parameters: BTreeMap<String, String>,
+    pub tables: Vec<Table>,
+    pub phases: Vec<Phase>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub name: String,
+    pub rows: u64,
+    pub create: String,
+    pub create_for: BTreeMap<Engine, String>,
+    pub indexes: Vec<String>,
+    pub columns: Vec<(String, Generator)>,
+}
+
+impl Table {
+    /// The CREATE TABLE for `engine`: its own override, or the common one with `{engine}`
+    /// replaced or `ENGINE=...` appended.
+    pub fn create_sql(&self, engine: Engine) -> String {
+        match self.create_for.get(&engine) {
+            Some(sql) => sql.replace("{engine}", engine.sql_name()),
+            None if self.create.contains("{engine}") => {
+                self.create.replace("{engine}", engine.sql_name())
+            }
+            None => format!(
+                "{} ENGINE={}",
+                self.create.trim_end().trim_end_matches(';'),
+                engine.sql_name()
+            ),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum Phase {
+    /// A timed statement per engine (CREATE INDEX, ALTER, DROP …).
+    Ddl { name: String, sql: String },
+    /// A measured load: threads × repeats × engines, each event chosen by weight.
+    Run {
+        name: String,
+        threads: Vec<u32>,
+        time: Option<Duration>,
+        loops: Option<u64>,
+        warmup: Option<Duration>,
+        events: Vec<Event>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Event {
+    pub name: String,
+    pub weight: u32,
+    pub transaction: bool,
+    pub statements: Vec<Statement>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Statement {
+    pub name: String,
+    pub sql: String,
+    pub params: Vec<Generator>,
+}
+
+struct Resolver<'a> {
+    text: &'a str,
+    file: &'a str,
+    parameters: toml::Table,
+    /// table name → (rows, key columns with their start) for `ref`.
+    tables: BTreeMap<String, (u64, BTreeMap<String, i64>)>,
+    now: String,
+}
+
+impl Resolver<'_> {
+    fn error(&self, at: usize, message: impl Into<String>) -> ScenarioError {
+        ScenarioError::at(self.file, self.text, at, message)
+    }
+
+    /// A number, or the name of a numeric parameter.
+    fn number(&self, value: &toml::Value, at: usize) -> Result<f64, ScenarioError> {
+        match value {
+            toml::Value::Integer(n) => Ok(*n as f64),
+            toml::Value::Float(x) => Ok(*x),
+            toml::Value::String(name) => match self.parameters.get(name) {
+                Some(toml::Value::Integer(n)) => Ok(*n as f64),
+                Some(toml::Value::Float(x)) => Ok(*x),
+                Some(_) => Err(self.error(at, format!("parameter '{name}' is not a number"))),
+                None => Err(self.error(
+                    at,
+                    format!(
+                        "'{name}' is not a defined parameter ({})",
+                        self.parameter_list()
+                    ),
+                )),
+            },
+            _ => Err(self.error(at, "expected a number or the name of a parameter")),
+        }
+    }
+
+    fn parameter_list(&self) -> String {
+        if self.parameters.is_empty() {
+            "the scenario defines no [parameters]".into()
+        } else {
+            format!(
+                "defined: {}",
+                self.parameters
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    }
+
+    fn duration(&self, value: &Option<Spanned<String>>) -> Result<Option<Duration>, ScenarioError> {
+        value
+            .as_ref()
+            .map(|text| {
+                parse_duration(text.get_ref()).map_err(|err| self.error(text.span().start, err))
+            })
+            .transpose()
+    }
+
+    /// A generator spec: "now", or a table with one of sequence, int, string, pick,
+    /// value, ref.
+    fn generator(
+        &self,
+        spec: &Spanned<toml::Value>,
+        column: bool,
+    ) -> Result<Generator, ScenarioError> {
+        let at = spec.span().start;
+        const ALLOWED: &str = "a generator is \"now\" or a table with one of: sequence, int (with optional dist), string, pick, value, ref";
+        let table = match spec.get_ref() {
+            toml::Value::String(word) if word == "now" => {
+                return Ok(Generator::Now(self.now.clone()))
+            }
+            toml::Value::Table(table) => table,
+            _ => return Err(self.error(at, ALLOWED)),
+        };
+        let kinds: Vec<&String> = table.keys().filter(|k| k.as_str() != "dist").collect();
+        if kinds.len() != 1 {
+            return Err(self.error(
+                at,
+                format!(
+                    "{ALLOWED}; found {}",
+                    if kinds.is_empty() {
+                        "none".to_string()
+                    } else {
+                        kinds
+                            .iter()
+                            .map(|k| k.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                ),
+            ));
+        }
+        if table.contains_key("dist") && !table.contains_key("int") {
+            return Err(self.error(at, "dist applies to int generators only"));
+        }
+        let pair = |key: &str| -> Result<(f64, f64), ScenarioError> {
+            match table.get(key) {
+                Some(toml::Value::Array(bounds)) if bounds.len() == 2 => {
+                    Ok((self.number(&bounds[0], at)?, self.number(&bounds[1], at)?))
+                }
+                _ => Err(self.error(at, format!("{key} takes [min, max]"))),
+            }
+        };
+        let kind = kinds[0].as_str();
+        match kind {
+            "sequence" => {
+                if !column {
+                    return Err(self.error(at, "sequence fills a column with row numbers; a statement parameter cannot use it (use int or ref)"));
+                }
+                Ok(Generator::Sequence {
+                    start: self.number(&table["sequence"], at)? as i64,
+                })
+            }
+            "int" => {
+                let (min, max) = pair("int")?;
+                if min > max {
+                    return Err(self.error(
+                        at,
+                        format!("int bounds are impossible: min {min} > max {max}"),
+                    ));
+                }
+                if max - min > f64::from(u32::MAX) {
+                    return Err(self.error(at, "int range is wider than 2^32"));
+                }
+                let rand_type = match table.get("dist") {
+                    None => RandType::Uniform,
+                    Some(toml::Value::String(name)) => match name.as_str() {
+                        "uniform" => RandType::Uniform,
+                        "gaussian" => RandType::Gaussian,
+                        "special" => RandType::Special,
+                        "pareto" => RandType::Pareto,
+                        "zipfian" => RandType::Zipfian,
+                        other => return Err(self.error(at, format!("unknown dist '{other}' (allowed: uniform, gaussian, special, pareto, zipfian)"))),
+                    },
+                    Some(_) => return Err(self.error(at, "dist is a name: uniform, gaussian, special, pareto or zipfian")),
+                };
+                let distribution = Distribution::new(RandSpec {
+                    rand_type,
+                    ..RandSpec::default()
+                })
+                .map_err(|err| self.error(at, err))?;
+                Ok(Generator::Int {
+                    min: min as i64,
+                    max: max as i64,
+                    distribution,
+                })
+            }
+            "string" => {
+                let (min, max) = pair("string")?;
+                if min < 0.0 || min > max || max > 1_000_000.0 {
+                    return Err(self.error(at, format!("string lengths are impossible: [{min}, {max}] (0 <= min <= max <= 1000000)")));
+                }
+                Ok(Generator::Text {
+                    min: min as usize,
+                    max: max as usize,
+                })
+            }
+            "pick" => match &table["pick"] {
+                toml::Value::Array(values) if !values.is_empty() => Ok(Generator::Pick(
+                    values
+                        .iter()
+                        .map(|v| self.scalar(v, at))
+                        .collect::<Result<_, _>>()?,
+                )),
+                _ => Err(self.error(at, "pick takes a non-empty list of values")),
+            },
+            "value" => Ok(Generator::Constant(self.scalar(&table["value"], at)?)),
+            "ref" => {
+                let target = match &table["ref"] {
+                    toml::Value::String(target) => target,
+                    _ => return Err(self.error(at, "ref names a key column: \"table.column\"")),
+                };
+                let (table_name, column_name) = target.split_once('.').ok_or_else(|| {
+                    self.error(at, format!("ref '{target}' must be \"table.column\""))
+                })?;
+                let (rows, keys) = self.tables.get(table_name).ok_or_else(|| {
+                    self.error(at, format!("ref '{target}': table '{table_name}' is not defined before this point (defined: {})", if self.tables.is_empty() { "none".to_string() } else { self.tables.keys().cloned().collect::<Vec<_>>().join(", ") }))
+                })?;
+                let start = keys.get(column_name).ok_or_else(|| {
+                    self.error(at, format!("ref '{target}': column '{column_name}' of {table_name} is not a sequence column, so it has no key range"))
+                })?;
+                let distribution = Distribution::new(RandSpec {
+                    rand_type: RandType::Uniform,
+                    ..RandSpec::default()
+                })
+                .expect("uniform is valid");
+                Ok(Generator::Int {
+                    min: *start,
+                    max: start + (*rows as i64) - 1,
+                    distribution,
+                })
+            }
+            other => Err(self.error(at, format!("unknown generator '{other}': {ALLOWED}"))),
+        }
+    }
+
+    fn scalar(&self, value: &toml::Value, at: usize) -> Result<Value, ScenarioError> {
+        match value {
+            toml::Value::Integer(n) => Ok(Value::Int(*n)),
+            toml::Value::String(s) => Ok(Value::Text(s.clone())),
+            toml::Value::Float(x) => Ok(Value::Text(x.to_string())),
+            toml::Value::Boolean(b) => Ok(Value::Int(i64::from(*b))),
+            _ => Err(self.error(at, "values are numbers, strings or booleans")),
+        }
+    }
+}
+
+/// Counts `?` placeholders outside quoted strings.
+fn placeholders(sql: &str) -> usize {
+    let mut count = 0;
+    let mut quote: Option<char> = None;
+    let mut chars = sql.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match (quote, ch) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), '\\') => {
+                chars.next();
+            }
+            (Some(_), _) => {}
+            (None, '\'' | '"' | '`') => quote = Some(ch),
+            (None, '?') => count += 1,
+            _ => {}
+        }
+    }
+    count
+}
+
+pub fn resolve(
+    raw: RawScenario,
+    text: &str,
+    file: &str,
+    overrides: &[(String, String)],
+    scale: Option<f64>,
+) -> Result<Scenario, ScenarioError> {
+    let mut parameters = raw.parameters.clone();
+    for (name, value) in overrides {
+        let Some(default) = parameters.get(name) else {
+            let defined = parameters.keys().cloned().collect::<Vec<_>>().join(", ");
+            return Err(ScenarioError {
+                file: "--set".into(),
+                line: 0,
+                column: 0,
+                message: format!(
+                    "'{name}' is not a parameter of {} ({})",
+                    raw.name,
+                    if defined.is_empty() {
+                        "it has none".into()
+                    } else {
+                        format!("defined: {defined}")
+                    }
+                ),
+            });
+        };
+        let parsed = match default {
+            toml::Value::Integer(_) => {
+                crate::units::parse_count(value).map(|n| toml::Value::Integer(n as i64))
+            }
+            toml::Value::Float(_) => value
+                .parse::<f64>()
+                .map(toml::Value::Float)
+                .map_err(|e| e.to_string()),
+            toml::Value::Boolean(_) => value
+                .parse::<bool>()
+                .map(toml::Value::Boolean)
+                .map_err(|e| e.to_string()),
+            _ => Ok(toml::Value::String(value.clone())),
+        }
+        .map_err(|err| ScenarioError {
+            file: "--set".into(),
+            line: 0,
+            column: 0,
+            message: format!("{name}={value}: {err}"),
+        })?;
+        parameters.insert(name.clone(), parsed);
+    }
+    let mut resolver = Resolver {
+        text,
+        file,
+        parameters,
+        tables: BTreeMap::new(),
+        now: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+            .to_string()
+            .replace('T', " ")
+            .trim_end_matches('Z')
+            .to_string(),
+    };
+    let mut engines = Vec::new();
+    for engine in &raw.engines {
+        let parsed: Engine = engine
+            .get_ref()
+            .parse()
+            .map_err(|err: String| resolver.error(engine.span().start, err))?;
+        if !engines.contains(&parsed) {
+            engines.push(parsed);
+        }
+    }
+    let scale = scale.or(raw.scale).unwrap_or(1.0);
+    if !(scale > 0.0 && scale.is_finite()) {
+        return Err(ScenarioError {
+            file: file.into(),
+            line: 0,
+            column: 0,
+            message: format!("scale must be positive, not {scale}"),
+        });
+    }
+    let mut tables = Vec::new();
+    for table in &raw.tables {
+        let name = table.name.get_ref().clone();
+        if resolver.tables.contains_key(&name) {
+            return Err(resolver.error(
+                table.name.span().start,
+                format!("table '{name}' is defined twice"),
+            ));
+        }
+        let rows_full = resolver.number(table.rows.get_ref(), table.rows.span().start)?;
+        let rows = ((rows_full * scale).round() as u64).max(1);
+        if rows_full < 1.0 {
+            return Err(resolver.error(
+                table.rows.span().start,
+                format!("rows must be at least 1, not {rows_full}"),
+            ));
+        }
+        if table.columns.is_empty() {
+            return Err(resolver.error(
+                table.name.span().start,
+                format!("table '{name}' has no columns to fill"),
+            ));
+        }
+        let mut create_for = BTreeMap::new();
+        for (engine, sql) in &table.create_for {
+            let engine: Engine = engine.parse().map_err(|err: String| {
+                resolver.error(table.name.span().start, format!("create_for: {err}"))
+            })?;
+            create_for.insert(engine, sql.clone());
+        }
+        let mut columns = Vec::new();
+        let mut keys = BTreeMap::new();
+        for (column, spec) in &table.columns {
+            let generator = resolver.generator(spec, true)?;
+            if let Generator::Sequence { start } = generator {
+                keys.insert(column.clone(), start);
+            }
+            columns.push((column.clone(), generator));
+        }
+        // Defined only after its own columns: a table cannot reference itself.
+        resolver.tables.insert(name.clone(), (rows, keys));
+        tables.push(Table {
+            name,
+            rows,
+            create: table.create.clone(),
+            create_for,
+            indexes: table.indexes.clone(),
+            columns,
+        });
+    }
+    let defaults = (
+        raw.threads.clone(),
+        resolver.duration(&raw.time)?,
+        raw.loops,
+        resolver.duration(&raw.warmup)?,
+    );
+    let mut phases = Vec::new();
+    for phase in &raw.phases {
+        let at = phase.kind.span().start;
+        match phase.kind.get_ref().as_str() {
+            "ddl" => {
+                let sql = phase.sql.clone().ok_or_else(|| {
+                    resolver.error(
+                        at,
+                        format!("ddl phase '{}' needs sql = \"...\"", phase.name),
+                    )
+                })?;
+                phases.push(Phase::Ddl {
+                    name: phase.name.clone(),
+                    sql,
+                });
+            }
+            "run" => {
+                if phase.events.is_empty() {
+                    return Err(
+                        resolver.error(at, format!("run phase '{}' has no events", phase.name))
+                    );
+                }
+                let mut events = Vec::new();
+                for event in &phase.events {
+                    if event.weight == 0 {
+                        return Err(resolver.error(
+                            at,
+                            format!(
+                                "event '{}' has weight 0: give a weight of 1 or more",
+                                event.name
+                            ),
+                        ));
+                    }
+                    if event.statements.is_empty() {
+                        return Err(
+                            resolver.error(at, format!("event '{}' has no statements", event.name))
+                        );
+                    }
+                    let mut statements = Vec::new();
+                    for statement in &event.statements {
+                        let wanted = placeholders(statement.sql.get_ref());
+                        if wanted != statement.params.len() {
+                            return Err(resolver.error(
+                                statement.sql.span().start,
+                                format!(
+                                    "statement '{}' has {wanted} ? placeholder(s) but {} param(s)",
+                                    statement.name,
+                                    statement.params.len()
+                                ),
+                            ));
+                        }
+                        let params = statement
+                            .params
+                            .iter()
+                            .map(|p| resolver.generator(p, false))
+                            .collect::<Result<_, _>>()?;
+                        statements.push(Statement {
+                            name: statement.name.clone(),
+                            sql: statement.sql.get_ref().clone(),
+                            params,
+                        });
+                    }
+                    events.push(Event {
+                        name: event.name.clone(),
+                        weight: event.weight,
+                        transaction: event.transaction,
+                        statements,
+                    });
+                }
+                let time = resolver.duration(&phase.time)?.or(defaults.1);
+                let loops = phase.loops.or(defaults.2);
+                if time.is_none() && loops.is_none() {
+                    return Err(resolver.error(
+                        at,
+                        format!(
+                            "run phase '{}' needs time = \"10s\" or loops = N (here or at the top)",
+                            phase.name
+                        ),
+                    ));
+                }
+                let threads = phase.threads.clone().unwrap_or_else(|| defaults.0.clone());
+                if threads.is_empty() || threads.contains(&0) {
+                    return Err(resolver.error(at, format!("run phase '{}' needs threads = [1, ...] (here or at the top), each at least 1", phase.name)));
+                }
+                phases.push(Phase::Run {
+                    name: phase.name.clone(),
+                    threads,
+                    time,
+                    loops,
+                    warmup: resolver.duration(&phase.warmup)?.or(defaults.3),
+                    events,
+                });
+            }
+            other => {
+                return Err(resolver.error(
+                    at,
+                    format!("unknown phase kind '{other}' (allowed: ddl, run)"),
+                ))
+            }
+        }
+    }
+    Ok(Scenario {
+        name: raw.name,
+        title: raw.title,
+        description: raw.description,
+        engines,
+        threads: raw.threads,
+        repeat: raw.repeat.unwrap_or(1).max(1),
+        time: defaults.1,
+        loops: raw.loops,
+        warmup: defaults.3,
+        scale,
+        parameters: resolver
+            .parameters
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_string()))
+            .collect(),
+        tables,
+        phases,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_outside_quotes_are_counted() {
+        assert_eq!(
+            placeholders("SELECT * FROM t WHERE a = ? AND b = '?' AND c = ?"),
+            2
+        );
+        assert_eq!(placeholders("SELECT 'it\\'s ?' , ?"), 1);
+    }
+}

@@ -1,0 +1,176 @@
+//! A run phase of a scenario file as the driver runs it: each event is picked by weight,
+//! its statements run in order (inside BEGIN/COMMIT when it is a transaction), each
+//! parameter drawn from its generator.
+
+use mysql::prelude::Queryable;
+use mysql::Conn;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use super::{Event, Generator};
+use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
+use crate::load::{RowGenerator, Value};
+use crate::measure::QueryRecorder;
+use crate::server::ConnectionSpec;
+
+pub struct FileWorkload {
+    pub spec: ConnectionSpec,
+    pub events: Vec<Event>,
+    pub seed: u64,
+}
+
+impl FileWorkload {
+    /// Query kinds: statement names (prefixed by their event's name where two events use
+    /// the same one), then begin/commit when any event is a transaction.
+    fn kind_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for event in &self.events {
+            for statement in &event.statements {
+                let clash = self
+                    .events
+                    .iter()
+                    .filter(|other| other.statements.iter().any(|s| s.name == statement.name))
+                    .count()
+                    > 1;
+                let name = if clash {
+                    format!("{}/{}", event.name, statement.name)
+                } else {
+                    statement.name.clone()
+                };
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        if self.events.iter().any(|e| e.transaction) {
+            names.extend(["begin".to_string(), "commit".to_string()]);
+        }
+        names
+    }
+}
+
+struct FileWorker {
+    conn: Conn,
+    events: Vec<Event>,
+    /// statements[event][statement], with the query kind index of each.
+    statements: Vec<Vec<(mysql::Statement, usize)>>,
+    cumulative_weights: Vec<u32>,
+    begin_commit: Option<(usize, usize)>,
+    rng: SmallRng,
+}
+
+impl Workload for FileWorkload {
+    fn query_kinds(&self) -> Vec<String> {
+        self.kind_names()
+    }
+
+    fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
+        let mut conn = self.spec.connect()?;
+        let kinds = self.kind_names();
+        let index_of = |event: &Event, name: &str| {
+            kinds
+                .iter()
+                .position(|k| k == name || *k == format!("{}/{name}", event.name))
+                .expect("every statement has a kind")
+        };
+        let mut statements = Vec::new();
+        for event in &self.events {
+            let mut prepared = Vec::new();
+            for statement in &event.statements {
+                let handle = conn.prep(&statement.sql).map_err(|err| {
+                    anyhow::anyhow!(
+                        "preparing {} ({}): {}",
+                        statement.name,
+                        statement.sql,
+                        crate::server::describe_mysql_error(&err)
+                    )
+                })?;
+                prepared.push((handle, index_of(event, &statement.name)));
+            }
+            statements.push(prepared);
+        }
+        let mut total = 0;
+        let cumulative_weights = self
+            .events
+            .iter()
+            .map(|event| {
+                total += event.weight;
+                total
+            })
+            .collect();
+        let begin_commit = self
+            .events
+            .iter()
+            .any(|e| e.transaction)
+            .then(|| (kinds.len() - 2, kinds.len() - 1));
+        Ok(Box::new(FileWorker {
+            conn,
+            events: self.events.clone(),
+            statements,
+            cumulative_weights,
+            begin_commit,
+            rng: SmallRng::seed_from_u64(
+                self.seed
+                    .wrapping_mul(0x2545_F491)
+                    .wrapping_add(worker_index as u64),
+            ),
+        }))
+    }
+}
+
+fn to_param(value: Value) -> mysql::Value {
+    match value {
+        Value::Int(number) => mysql::Value::Int(number),
+        Value::Text(text) => mysql::Value::Bytes(text.into_bytes()),
+    }
+}
+
+impl Worker for FileWorker {
+    fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
+        let total = *self.cumulative_weights.last().expect("at least one event");
+        let draw = self.rng.gen_range(0..total);
+        let chosen = self
+            .cumulative_weights
+            .iter()
+            .position(|&w| draw < w)
+            .expect("draw below total");
+        let transaction = self.events[chosen].transaction;
+        let conn = &mut self.conn;
+        let result: Result<(), QueryFailure> = (|| {
+            if let (true, Some((begin, _))) = (transaction, self.begin_commit) {
+                recorder.measure(begin, || conn.query_drop("BEGIN"))?;
+            }
+            for (position, (statement, kind)) in self.statements[chosen].iter().enumerate() {
+                let params: Vec<mysql::Value> = self.events[chosen].statements[position]
+                    .params
+                    .iter()
+                    .map(|generator| to_param(generator.value(&mut self.rng, 0)))
+                    .collect();
+                recorder.measure(*kind, || conn.exec_drop(statement, params))?;
+            }
+            if let (true, Some((_, commit))) = (transaction, self.begin_commit) {
+                recorder.measure(commit, || conn.query_drop("COMMIT"))?;
+            }
+            Ok(())
+        })();
+        if let Err(failure) = &result {
+            if transaction && failure.class == ErrorClass::Survivable {
+                let _ = self.conn.query_drop("ROLLBACK");
+            }
+        }
+        result
+    }
+}
+
+/// Fills a table's rows from its column generators, in the file's column order.
+pub struct FileRows {
+    pub generators: Vec<Generator>,
+}
+
+impl RowGenerator for FileRows {
+    fn fill_row(&self, id: u64, rng: &mut SmallRng, row: &mut Vec<Value>) {
+        for generator in &self.generators {
+            row.push(generator.value(rng, id - 1));
+        }
+    }
+}
