@@ -261,8 +261,8 @@ impl Resolver<'_> {
                 ),
             ));
         }
-        if table.contains_key("dist") && !table.contains_key("int") {
-            return Err(self.error(at, "dist applies to int generators only"));
+        if table.contains_key("dist") && !table.contains_key("int") && !table.contains_key("ref") {
+            return Err(self.error(at, "dist applies to int and ref generators only"));
         }
         let pair = |key: &str| -> Result<(f64, f64), ScenarioError> {
             match table.get(key) {
@@ -293,23 +293,7 @@ impl Resolver<'_> {
                 if max - min > f64::from(u32::MAX) {
                     return Err(self.error(at, "int range is wider than 2^32"));
                 }
-                let rand_type = match table.get("dist") {
-                    None => RandType::Uniform,
-                    Some(toml::Value::String(name)) => match name.as_str() {
-                        "uniform" => RandType::Uniform,
-                        "gaussian" => RandType::Gaussian,
-                        "special" => RandType::Special,
-                        "pareto" => RandType::Pareto,
-                        "zipfian" => RandType::Zipfian,
-                        other => return Err(self.error(at, format!("unknown dist '{other}' (allowed: uniform, gaussian, special, pareto, zipfian)"))),
-                    },
-                    Some(_) => return Err(self.error(at, "dist is a name: uniform, gaussian, special, pareto or zipfian")),
-                };
-                let distribution = Distribution::new(RandSpec {
-                    rand_type,
-                    ..RandSpec::default()
-                })
-                .map_err(|err| self.error(at, err))?;
+                let distribution = self.distribution(table, at)?;
                 Ok(Generator::Int {
                     min: min as i64,
                     max: max as i64,
@@ -350,11 +334,7 @@ impl Resolver<'_> {
                 let start = keys.get(column_name).ok_or_else(|| {
                     self.error(at, format!("ref '{target}': column '{column_name}' of {table_name} is not a sequence column, so it has no key range"))
                 })?;
-                let distribution = Distribution::new(RandSpec {
-                    rand_type: RandType::Uniform,
-                    ..RandSpec::default()
-                })
-                .expect("uniform is valid");
+                let distribution = self.distribution(table, at)?;
                 Ok(Generator::Int {
                     min: *start,
                     max: start + (*rows as i64) - 1,
@@ -363,6 +343,29 @@ impl Resolver<'_> {
             }
             other => Err(self.error(at, format!("unknown generator '{other}': {ALLOWED}"))),
         }
+    }
+
+    /// The `dist` of an int or ref generator (uniform when absent).
+    fn distribution(&self, table: &toml::Table, at: usize) -> Result<Distribution, ScenarioError> {
+        let rand_type = match table.get("dist") {
+            None => RandType::Uniform,
+            Some(toml::Value::String(name)) => match name.as_str() {
+                "uniform" => RandType::Uniform,
+                "gaussian" => RandType::Gaussian,
+                "special" => RandType::Special,
+                "pareto" => RandType::Pareto,
+                "zipfian" => RandType::Zipfian,
+                other => {
+                    return Err(self.error(at, format!("unknown dist '{other}' (allowed: uniform, gaussian, special, pareto, zipfian)")))
+                }
+            },
+            Some(_) => return Err(self.error(at, "dist is a name: uniform, gaussian, special, pareto or zipfian")),
+        };
+        Distribution::new(RandSpec {
+            rand_type,
+            ..RandSpec::default()
+        })
+        .map_err(|err| self.error(at, err))
     }
 
     fn scalar(&self, value: &toml::Value, at: usize) -> Result<Value, ScenarioError> {

@@ -1,0 +1,246 @@
+//! Scenario files: exact errors for broken files (before any server starts), the README's
+//! tutorial run as written, the built-in example, and a fuzzer over the parser.
+
+mod common;
+
+use enginebench::scenario::file::load_scenario;
+use proptest::prelude::*;
+use std::process::Command;
+
+fn error_of(text: &str) -> String {
+    load_scenario(text, "t.toml", &[], None)
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn broken_files_name_the_line_the_problem_and_what_is_allowed() {
+    assert_eq!(
+        error_of("name = \"x\"\nthreds = [1]\n"),
+        "t.toml:2:1: unknown field `threds`, expected one of `name`, `title`, `description`, `engines`, `threads`, `repeat`, `time`, `loops`, `warmup`, `scale`, `parameters`, `tables`, `phases`"
+    );
+    assert_eq!(
+        error_of("name = \"x\"\nthreads = \"four\"\n"),
+        "t.toml:2:11: invalid type: string \"four\", expected a sequence"
+    );
+    let table = |rows: &str, columns: &str| {
+        format!("name = \"x\"\n[parameters]\nrows = 10\n[[tables]]\nname = \"t\"\nrows = {rows}\ncreate = \"CREATE TABLE t (id INT PRIMARY KEY, n INT)\"\ncolumns = {columns}\n")
+    };
+    assert_eq!(
+        error_of(&table("\"rowz\"", "{ id = { sequence = 1 } }")),
+        "t.toml:6:8: 'rowz' is not a defined parameter (defined: rows)"
+    );
+    assert_eq!(
+        error_of(&table(
+            "10",
+            "{ id = { sequence = 1 }, n = { int = [10, 1] } }"
+        )),
+        "t.toml:8:40: int bounds are impossible: min 10 > max 1"
+    );
+    assert_eq!(
+        error_of(&table("10", "{ id = { sequence = 1 }, n = { ref = \"parent.id\" } }")),
+        "t.toml:8:40: ref 'parent.id': table 'parent' is not defined before this point (defined: none)"
+    );
+    assert_eq!(
+        error_of(&table("10", "{ id = { sequence = 1 }, n = { int = [1, 2], dist = \"lognormal\" } }")),
+        "t.toml:8:40: unknown dist 'lognormal' (allowed: uniform, gaussian, special, pareto, zipfian)"
+    );
+    assert_eq!(
+        error_of(&table("10", "{ id = { sequence = 1 }, n = { integer = [1, 2] } }")),
+        "t.toml:8:40: unknown generator 'integer': a generator is \"now\" or a table with one of: sequence, int (with optional dist), string, pick, value, ref"
+    );
+    assert_eq!(
+        error_of("name = \"x\"\nengines = [\"innodb\", \"falcon\"]\n"),
+        "t.toml:2:22: unknown engine 'falcon' (known: myisam, innodb, aria, memory, rocksdb)"
+    );
+    let run_phase = "name = \"x\"\ntime = \"1s\"\nthreads = [1]\n[[phases]]\nkind = \"run\"\nname = \"r\"\n[[phases.events]]\nname = \"e\"\nstatements = [ { name = \"q\", sql = \"SELECT ? + '?'\", params = [] } ]\n";
+    assert_eq!(
+        error_of(run_phase),
+        "t.toml:9:36: statement 'q' has 1 ? placeholder(s) but 0 param(s)"
+    );
+    assert_eq!(
+        error_of("name = \"x\"\n[[phases]]\nkind = \"load\"\nname = \"l\"\n"),
+        "t.toml:3:8: unknown phase kind 'load' (allowed: ddl, run)"
+    );
+    let set = load_scenario(
+        "name = \"x\"\n[parameters]\nrows = 1\n",
+        "t.toml",
+        &[("rowz".into(), "5".into())],
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(
+        set.to_string(),
+        "--set: 'rowz' is not a parameter of x (defined: rows)"
+    );
+}
+
+#[test]
+fn a_broken_file_is_refused_before_any_server_starts() {
+    let tmp = common::private_tmpdir("bad-scenario");
+    let file = tmp.join("bad.toml");
+    std::fs::write(&file, "name = \"x\"\nengines = [\"falcon\"]\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .env("TMPDIR", &tmp)
+        .arg("run")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        format!("Error: {}:2:12: unknown engine 'falcon' (known: myisam, innodb, aria, memory, rocksdb)", file.display())
+    );
+    std::fs::remove_file(file).unwrap();
+    common::assert_nothing_left(&tmp);
+}
+
+/// The README's tutorial scenario, exactly as printed there.
+fn tutorial() -> String {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme
+        .find("<!-- tutorial:start -->\n```toml\n")
+        .expect("tutorial start marker")
+        + "<!-- tutorial:start -->\n```toml\n".len();
+    let end = readme[start..]
+        .find("```\n<!-- tutorial:end -->")
+        .expect("tutorial end marker");
+    readme[start..start + end].to_string()
+}
+
+#[test]
+fn the_readme_tutorial_runs_as_written() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("tutorial");
+    let file = tmp.with_extension("shop.toml");
+    std::fs::write(&file, tutorial()).unwrap();
+    let json = tmp.with_extension("shop.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .env("TMPDIR", &tmp)
+        .arg("run")
+        .arg(&file)
+        .args(["--set", "products=3000", "--time", "1s", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("shop browse and buy — events per second (higher is better)"),
+        "{stdout}"
+    );
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(record["status"], "completed");
+    let cells = record["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 4, "threads 1 and 8 × MyISAM and InnoDB");
+    for cell in cells {
+        assert_eq!(cell["outcome"], "completed", "{}", cell["error"]);
+        let count = |name: &str| {
+            cell["queries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|q| q["name"] == name)
+                .map_or(0, |q| q["count"].as_u64().unwrap())
+        };
+        // Weights 9:1 between browsing and buying.
+        let (browse, buy) = (count("stock"), count("order"));
+        assert!(browse > 5 * buy && buy > 0, "browse {browse} buy {buy}");
+        assert_eq!(count("order"), count("take"));
+        assert_eq!(
+            cell["server_status_delta"]["Com_insert"].as_u64().unwrap(),
+            count("order")
+        );
+    }
+    let loads = record["loads"].as_array().unwrap();
+    assert_eq!(loads.len(), 4, "2 tables × 2 engines");
+    assert_eq!(loads[0]["outcome"]["rows"], 3000);
+    std::fs::remove_file(file).unwrap();
+    std::fs::remove_file(json).unwrap();
+    common::assert_nothing_left(&tmp);
+}
+
+#[test]
+fn the_built_in_example_prints_and_runs() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("accounts");
+    let show = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .args(["show", "accounts"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&show.stdout),
+        include_str!("../scenarios/accounts.toml")
+    );
+    let json = tmp.with_extension("accounts.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .env("TMPDIR", &tmp)
+        .args([
+            "run",
+            "accounts",
+            "--set",
+            "accounts=2000",
+            "--threads",
+            "2",
+            "--time",
+            "1s",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        record["cells"].as_array().unwrap().len(),
+        4,
+        "2 run phases × 2 engines"
+    );
+    let ddl: Vec<_> = record["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["name"] == "ddl")
+        .collect();
+    assert_eq!(ddl.len(), 2);
+    assert!(record["parameters"]["scenario_text"]
+        .as_str()
+        .unwrap()
+        .contains("name = \"accounts\""));
+    std::fs::remove_file(json).unwrap();
+    common::assert_nothing_left(&tmp);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
+
+    /// Mutated scenario files (bytes replaced, lines dropped) are accepted or refused with
+    /// an error: the parser never panics.
+    #[test]
+    fn the_parser_never_panics(edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6), drop_line in any::<prop::sample::Index>(), drop in any::<bool>()) {
+        let mut text = tutorial().into_bytes();
+        for (position, byte) in edits {
+            let at = position.index(text.len());
+            text[at] = byte;
+        }
+        let mut text = String::from_utf8_lossy(&text).into_owned();
+        if drop {
+            let lines: Vec<&str> = text.lines().collect();
+            let skip = drop_line.index(lines.len());
+            text = lines.iter().enumerate().filter(|(i, _)| *i != skip).map(|(_, l)| *l).collect::<Vec<_>>().join("\n");
+        }
+        let _ = load_scenario(&text, "fuzz.toml", &[], None);
+    }
+}
