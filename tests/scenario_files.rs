@@ -244,3 +244,71 @@ proptest! {
         let _ = load_scenario(&text, "fuzz.toml", &[], None);
     }
 }
+
+#[test]
+fn study_s1_runs_from_its_scenario_file_on_four_engines() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("s1");
+    let json = tmp.with_extension("s1.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .env("TMPDIR", &tmp)
+        .args([
+            "run",
+            "s1",
+            "--scale",
+            "0.0005",
+            "--threads",
+            "2",
+            "--time",
+            "300ms",
+            "--warmup",
+            "0s",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let cells = record["cells"].as_array().unwrap();
+    assert_eq!(
+        cells.len(),
+        7 * 4,
+        "query kinds A-G × MyISAM, InnoDB, MEMORY, Aria"
+    );
+    assert!(cells.iter().all(|c| c["outcome"] == "completed"));
+    let phases: Vec<&str> = cells
+        .iter()
+        .step_by(4)
+        .map(|c| c["variant"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        phases,
+        [
+            "A login state",
+            "B blog info",
+            "C skin for blog display",
+            "D skin per user",
+            "E active skins",
+            "F skin detail",
+            "G skins by genre"
+        ]
+    );
+    let loads = record["loads"].as_array().unwrap();
+    // --scale shrinks users, blogs and user_skins but not the study's 155 skins.
+    let rows = |table: &str| {
+        loads.iter().find(|l| l["table"] == table).unwrap()["outcome"]["rows"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(rows("users"), 1000);
+    assert_eq!(rows("user_skins"), 550);
+    assert_eq!(rows("skins"), 155);
+    std::fs::remove_file(json).unwrap();
+    common::assert_nothing_left(&tmp);
+}

@@ -9,8 +9,10 @@ pub mod s4;
 pub mod sbtest;
 
 /// Built-in scenario files, run by name and printed by `enginebench show NAME`.
-pub const BUILTIN_FILES: &[(&str, &str)] =
-    &[("accounts", include_str!("../../scenarios/accounts.toml"))];
+pub const BUILTIN_FILES: &[(&str, &str)] = &[
+    ("s1", include_str!("../../scenarios/s1.toml")),
+    ("accounts", include_str!("../../scenarios/accounts.toml")),
+];
 
 /// Built-in studies, as `enginebench run NAME` knows them.
 pub const BUILTIN_STUDIES: &[(&str, &str)] = &[

@@ -43,6 +43,9 @@ pub struct RawScenario {
 struct RawTable {
     name: Spanned<String>,
     rows: Spanned<toml::Value>,
+    /// A table whose size is part of the study (S1's 155 skins): --scale leaves it alone.
+    #[serde(default)]
+    fixed: bool,
     create: String,
     /// A different CREATE TABLE for some engines, e.g. MEMORY with BTREE indexes.
     #[serde(default)]
@@ -487,7 +490,11 @@ pub fn resolve(
             ));
         }
         let rows_full = resolver.number(table.rows.get_ref(), table.rows.span().start)?;
-        let rows = ((rows_full * scale).round() as u64).max(1);
+        let rows = if table.fixed {
+            rows_full.round() as u64
+        } else {
+            ((rows_full * scale).round() as u64).max(1)
+        };
         if rows_full < 1.0 {
             return Err(resolver.error(
                 table.rows.span().start,
