@@ -22,9 +22,11 @@ use crate::plan::{plan_s0, Step};
 use crate::report::progress::{note, CellProgress};
 use crate::results::{
     CellCounters, CellKey, CellRecord, IntervalCounters, LoadRecord, OutcomeRecord, ProbeCost,
-    ResultFile, RunRecord, RunStatus, StepRecord,
+    ProfileRecord, ResultFile, RunRecord, RunStatus, StepRecord,
 };
-use crate::scenario::file::{FileRows, FileWorkload, Phase as FilePhase, Scenario as FileScenario};
+use crate::scenario::file::{
+    FileRows, FileWorkload, Phase as FilePhase, Profile as FileProfile, Scenario as FileScenario,
+};
 use crate::scenario::oltp::{bulk_insert_table_sql, OltpKind, OltpOptions, OltpWorkload};
 use crate::scenario::s0::{self, S0Params, S0Workload};
 use crate::scenario::s4::{self, S4Params};
@@ -153,6 +155,7 @@ fn execute_oltp(params: &OltpParams, study: &mut Study) -> anyhow::Result<()> {
                 let key = CellKey {
                     variant: params.workload.name().into(),
                     engine,
+                    profile: None,
                     threads,
                     repeat,
                 };
@@ -333,7 +336,6 @@ fn execute_file_scenario(
         }
         Ok(())
     };
-    prepare(study)?;
     let cell_total: usize = scenario
         .phases
         .iter()
@@ -344,6 +346,35 @@ fn execute_file_scenario(
             FilePhase::Ddl { .. } => 0,
         })
         .sum();
+    // Without profiles the study runs once, on the server already started; with them, once
+    // per profile on a server of its own.
+    let profiles: Vec<Option<&FileProfile>> = if scenario.profiles.is_empty() {
+        vec![None]
+    } else {
+        scenario.profiles.iter().map(Some).collect()
+    };
+    let cell_total = cell_total * profiles.len();
+    let base_options = study.server.options.clone();
+    for profile in profiles {
+        if interrupt::requested() {
+            break;
+        }
+        if let Some(profile) = profile {
+            study.switch_profile(profile, &base_options)?;
+        }
+        prepare(study)?;
+        run_file_phases(scenario, params, study, cell_total, &prepare)?;
+    }
+    Ok(())
+}
+
+fn run_file_phases(
+    scenario: &FileScenario,
+    params: &FileRunParams,
+    study: &mut Study,
+    cell_total: usize,
+    prepare: &dyn Fn(&mut Study) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     let mut done_ddl: Vec<&FilePhase> = Vec::new();
     for phase in &scenario.phases {
         if interrupt::requested() {
@@ -397,6 +428,7 @@ fn execute_file_scenario(
                             let key = CellKey {
                                 variant: name.clone(),
                                 engine,
+                                profile: None,
                                 threads: thread_count,
                                 repeat,
                             };
@@ -450,6 +482,7 @@ fn run_file_ddl(study: &mut Study, engine: Engine, name: &str, sql: &str) -> any
     study.record.steps.push(StepRecord {
         name: "ddl".into(),
         engine: Some(engine),
+        profile: study.profile.clone(),
         detail: name.to_string(),
         elapsed_ms,
         rows: None,
@@ -507,7 +540,10 @@ pub struct Study<'a> {
     target: Target,
     /// Tables on an external server the study may use though it did not create them.
     reusable_table: fn(&str) -> bool,
-    server: &'a ServerArgsResolved,
+    /// How servers are opened: the command line's choices, plus the current profile's.
+    server: ServerArgsResolved,
+    /// The scenario profile the current server runs, if any.
+    profile: Option<String>,
     engines: &'a [Engine],
     database: &'a str,
     spec: crate::server::ConnectionSpec,
@@ -602,7 +638,8 @@ fn run_study(
             reusable_table,
             datadir: datadir_of(&target),
             target,
-            server,
+            server: server.clone(),
+            profile: None,
             engines,
             database: &server.database,
             spec,
@@ -655,9 +692,10 @@ impl Study<'_> {
         &mut self,
         workload: &dyn Workload,
         config: &CellConfig,
-        key: CellKey,
+        mut key: CellKey,
         label: String,
     ) -> anyhow::Result<bool> {
+        key.profile = self.profile.clone();
         let expected = match (config.stop.events_per_thread, config.stop.events_total) {
             (Some(each), _) => Some(each * u64::from(config.threads)),
             (None, total) => total,
@@ -759,6 +797,43 @@ impl Study<'_> {
         context
     }
 
+    /// Moves the study to a server configured by `profile` (the command line's server
+    /// options, then the profile's, which win). The previous server is removed.
+    fn switch_profile(
+        &mut self,
+        profile: &FileProfile,
+        base: &crate::server::ServerOptions,
+    ) -> anyhow::Result<()> {
+        if matches!(self.target, Target::External { .. }) {
+            return Err(anyhow!(
+                "the scenario compares server profiles, which needs throwaway servers: drop --dsn (profile '{}')",
+                profile.name
+            ));
+        }
+        let mut options = base.clone();
+        options
+            .server_opts
+            .extend(profile.server_opts.iter().cloned());
+        options.tmpfs = options.tmpfs || profile.tmpfs;
+        self.server.options = options;
+        note(&format!("profile {}: starting its server...", profile.name));
+        let (target, server_record, spec, probe) =
+            open_target(&self.server, self.engines, self.reusable_table)?;
+        // The previous server is stopped and removed as it drops here.
+        self.target = target;
+        self.datadir = datadir_of(&self.target);
+        self.spec = spec;
+        self.probe = probe;
+        self.created_tables.clear();
+        self.created_databases.clear();
+        self.profile = Some(profile.name.clone());
+        self.record.profiles.push(ProfileRecord {
+            name: profile.name.clone(),
+            server: server_record,
+        });
+        self.save()
+    }
+
     /// After a crash: a fresh throwaway server with the same configuration. The study
     /// re-prepares its tables itself. An external server cannot be restarted by us.
     fn restart_server(&mut self) -> anyhow::Result<()> {
@@ -775,7 +850,7 @@ impl Study<'_> {
         note("starting a fresh server to go on with the remaining cells...");
         let started = Instant::now();
         let (target, server_record, spec, probe) =
-            open_target(self.server, self.engines, self.reusable_table)?;
+            open_target(&self.server, self.engines, self.reusable_table)?;
         // The old target drops here, removing the dead server's directory.
         self.target = target;
         self.datadir = datadir_of(&self.target);
@@ -786,6 +861,7 @@ impl Study<'_> {
         self.record.steps.push(StepRecord {
             name: "server_restart".into(),
             engine: None,
+            profile: self.profile.clone(),
             detail: format!("fresh {} after a crash", server_record.version),
             elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
             rows: None,
@@ -848,6 +924,7 @@ impl Study<'_> {
         let mut load_record = LoadRecord {
             table: table.name.clone(),
             engine,
+            profile: self.profile.clone(),
             plan: *plan,
             label: plan.label(),
             repeat,
@@ -981,6 +1058,7 @@ fn execute_s0(params: &S0Params, study: &mut Study) -> anyhow::Result<()> {
                 let key = CellKey {
                     variant: variant.key().into(),
                     engine,
+                    profile: None,
                     threads,
                     repeat,
                 };
@@ -1038,6 +1116,7 @@ fn create_s0_index(study: &mut Study, engine: Engine) -> anyhow::Result<()> {
     study.record.steps.push(StepRecord {
         name: "create_index".into(),
         engine: Some(engine),
+        profile: study.profile.clone(),
         detail: sql,
         elapsed_ms,
         rows: None,

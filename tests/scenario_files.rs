@@ -312,3 +312,73 @@ fn study_s1_runs_from_its_scenario_file_on_four_engines() {
     std::fs::remove_file(json).unwrap();
     common::assert_nothing_left(&tmp);
 }
+
+#[test]
+fn profiles_run_the_study_on_differently_configured_servers() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("profiles");
+    let json = tmp.with_extension("profiles.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .env("TMPDIR", &tmp)
+        .arg("run")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/profiles.toml"
+        ))
+        .args(["--time", "500ms", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("| threads | InnoDB (big pool) ev/s | InnoDB (big pool) p50/p95/p99 µs | InnoDB (tiny pool) ev/s |"), "{stdout}");
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let pools: Vec<(String, String)> = record["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_string(),
+                p["server"]["variables"]["innodb_buffer_pool_size"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pools,
+        [
+            ("big pool".to_string(), "268435456".to_string()),
+            ("tiny pool".to_string(), "6291456".to_string())
+        ]
+    );
+    let cells = record["cells"].as_array().unwrap();
+    assert_eq!(
+        cells
+            .iter()
+            .map(|c| c["profile"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["big pool", "tiny pool"]
+    );
+    // The small pool misses its cache; the large one does not, once loaded.
+    let misses = |cell: &serde_json::Value| {
+        cell["server_status_delta"]["Innodb_buffer_pool_reads"]
+            .as_i64()
+            .unwrap_or(0)
+    };
+    assert!(
+        misses(&cells[1]) > 10 * misses(&cells[0]).max(1),
+        "{} vs {}",
+        misses(&cells[1]),
+        misses(&cells[0])
+    );
+    std::fs::remove_file(json).unwrap();
+    common::assert_nothing_left(&tmp);
+}

@@ -123,15 +123,7 @@ fn variant_tables(
     variants: &[(String, String)],
 ) -> String {
     let mut out = String::new();
-    let engines: Vec<Engine> = {
-        let mut seen = Vec::new();
-        for cell in &record.cells {
-            if !seen.contains(&cell.engine) {
-                seen.push(cell.engine);
-            }
-        }
-        seen
-    };
+    let engines = setups_of(&record.cells);
     if let Some(server) = &record.server {
         let _ = writeln!(
             out,
@@ -172,22 +164,23 @@ fn variant_tables(
         );
         let mut table = new_table(style);
         let mut header = vec![Cell::new("threads")];
-        for engine in &engines {
+        for setup in &engines {
             header.push(Cell::new(format!(
-                "{engine} {}",
+                "{} {}",
+                setup.label(),
                 if by_time { "ev/s" } else { "ms" }
             )));
-            header.push(Cell::new(format!("{engine} p50/p95/p99 µs")));
+            header.push(Cell::new(format!("{} p50/p95/p99 µs", setup.label())));
         }
         table.set_header(header);
         let threads: BTreeSet<u32> = cells.iter().map(|c| c.threads).collect();
         for thread_count in threads {
             let mut row = vec![Cell::new(thread_count).set_alignment(CellAlignment::Right)];
-            for engine in &engines {
+            for setup in &engines {
                 let group: Vec<&CellRecord> = cells
                     .iter()
                     .copied()
-                    .filter(|c| c.threads == thread_count && c.engine == *engine)
+                    .filter(|c| c.threads == thread_count && setup.matches(c))
                     .collect();
                 let (metric, latency) = summarise_group(&group, by_time);
                 row.push(Cell::new(metric).set_alignment(CellAlignment::Right));
@@ -299,7 +292,7 @@ fn summarise_group(group: &[&CellRecord], by_time: bool) -> (String, String) {
 
 /// Per-statement server counters for each threads × engine group of one variant, summed over
 /// its completed repeats, then one "why" line per thread count.
-fn counter_section(cells: &[&CellRecord], engines: &[Engine], style: TableStyle) -> String {
+fn counter_section(cells: &[&CellRecord], engines: &[Setup], style: TableStyle) -> String {
     let mut out = String::new();
     let threads: BTreeSet<u32> = cells.iter().map(|c| c.threads).collect();
     let mut table = new_table(style);
@@ -318,27 +311,28 @@ fn counter_section(cells: &[&CellRecord], engines: &[Engine], style: TableStyle)
     let mut warnings = Vec::new();
     for &thread_count in &threads {
         let mut compared = Vec::new();
-        for &engine in engines {
+        for setup in engines {
+            let engine = setup.label();
             let group: Vec<&CellRecord> = cells
                 .iter()
                 .copied()
                 .filter(|c| {
                     c.threads == thread_count
-                        && c.engine == engine
+                        && setup.matches(c)
                         && c.outcome == OutcomeRecord::Completed
                 })
                 .collect();
             if group.is_empty() {
                 continue;
             }
-            let per = group_per_statement(engine, &group);
+            let per = group_per_statement(setup.engine, &group);
             let number = |value: Option<f64>, decimals: usize| {
                 value.map_or("-".to_string(), |v| format!("{v:.decimals$}"))
             };
             let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
             table.add_row(vec![
                 right(thread_count.to_string()),
-                Cell::new(engine),
+                Cell::new(&engine),
                 right(per.statements.to_string()),
                 right(number(per.server_cpu_us, 1)),
                 right(format!("{:.1}", per.client_cpu_us)),
@@ -666,7 +660,11 @@ pub fn oltp_tables(record: &RunRecord, style: TableStyle) -> String {
             table.add_row(row);
         }
         let _ = writeln!(out, "{table}\n");
-        out.push_str(&counter_section(&cells, &[engine], style));
+        out.push_str(&counter_section(
+            &cells,
+            &setups_of(&cells.iter().map(|c| (*c).clone()).collect::<Vec<_>>()),
+            style,
+        ));
     }
     if record
         .cells
@@ -681,4 +679,39 @@ pub fn oltp_tables(record: &RunRecord, style: TableStyle) -> String {
     out.push_str(&loads_section(record, style));
     out.push_str(&status_lines(record));
     out
+}
+
+/// Who a column stands for: an engine, on a named server profile when the study has them.
+#[derive(Debug, Clone, PartialEq)]
+struct Setup {
+    engine: Engine,
+    profile: Option<String>,
+}
+
+impl Setup {
+    fn label(&self) -> String {
+        match &self.profile {
+            Some(profile) => format!("{} ({profile})", self.engine),
+            None => self.engine.to_string(),
+        }
+    }
+
+    fn matches(&self, cell: &CellRecord) -> bool {
+        cell.engine == self.engine && cell.profile == self.profile
+    }
+}
+
+/// The setups of some cells, in the order they first ran.
+fn setups_of(cells: &[CellRecord]) -> Vec<Setup> {
+    let mut setups: Vec<Setup> = Vec::new();
+    for cell in cells {
+        let setup = Setup {
+            engine: cell.engine,
+            profile: cell.profile.clone(),
+        };
+        if !setups.contains(&setup) {
+            setups.push(setup);
+        }
+    }
+    setups
 }

@@ -44,6 +44,9 @@ pub struct RunRecord {
     pub steps: Vec<StepRecord>,
     /// Measured cells, in run order.
     pub cells: Vec<CellRecord>,
+    /// Server profiles the study switched to, each with its server's record.
+    #[serde(default)]
+    pub profiles: Vec<ProfileRecord>,
     /// Table loads, in run order, each with its method, outcome and footprint.
     #[serde(default)]
     pub loads: Vec<LoadRecord>,
@@ -53,9 +56,17 @@ pub struct RunRecord {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProfileRecord {
+    pub name: String,
+    pub server: ServerRecord,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LoadRecord {
     pub table: String,
     pub engine: Engine,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
     pub plan: LoadPlan,
     /// The plan as tables show it ("load-data 10000/chunk ×2").
     pub label: String,
@@ -83,6 +94,7 @@ impl RunRecord {
             server: None,
             steps: Vec::new(),
             cells: Vec::new(),
+            profiles: Vec::new(),
             loads: Vec::new(),
             footprints: Vec::new(),
         }
@@ -113,6 +125,8 @@ pub struct StepRecord {
     /// e.g. "load", "create_index".
     pub name: String,
     pub engine: Option<Engine>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
     /// The SQL or method, for the reader.
     pub detail: String,
     pub elapsed_ms: f64,
@@ -136,6 +150,9 @@ pub struct CellRecord {
     pub index: usize,
     pub variant: String,
     pub engine: Engine,
+    /// The server profile (a scenario's named server configuration), if the study has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
     pub threads: u32,
     /// 1-based repeat number.
     pub repeat: u32,
@@ -264,6 +281,7 @@ pub struct IntervalQueryRecord {
 pub struct CellKey {
     pub variant: String,
     pub engine: Engine,
+    pub profile: Option<String>,
     pub threads: u32,
     pub repeat: u32,
 }
@@ -293,6 +311,7 @@ impl CellRecord {
             index,
             variant: key.variant.clone(),
             engine: key.engine,
+            profile: key.profile.clone(),
             threads: key.threads,
             repeat: key.repeat,
             events_per_thread: config.stop.events_per_thread,

@@ -32,10 +32,25 @@ pub struct RawScenario {
     scale: Option<f64>,
     #[serde(default)]
     parameters: toml::Table,
+    /// Server configurations compared: each runs the whole study on its own server.
+    #[serde(default)]
+    profiles: Vec<RawProfile>,
     #[serde(default)]
     tables: Vec<RawTable>,
     #[serde(default)]
     phases: Vec<RawPhase>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    name: Spanned<String>,
+    /// Server variables: `{ innodb_buffer_pool_size = "1M", key_buffer_size = "1M" }`.
+    #[serde(default)]
+    server_opts: toml::Table,
+    /// The datadir on tmpfs (/dev/shm).
+    #[serde(default)]
+    tmpfs: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -109,8 +124,17 @@ pub struct Scenario {
     pub scale: f64,
     /// Parameters after defaults and --set, for the record.
     pub parameters: BTreeMap<String, String>,
+    pub profiles: Vec<Profile>,
     pub tables: Vec<Table>,
     pub phases: Vec<Phase>,
+}
+
+/// A named server configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Profile {
+    pub name: String,
+    pub server_opts: Vec<(String, String)>,
+    pub tmpfs: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -480,6 +504,43 @@ pub fn resolve(
             message: format!("scale must be positive, not {scale}"),
         });
     }
+    let mut profiles: Vec<Profile> = Vec::new();
+    for profile in &raw.profiles {
+        let name = profile.name.get_ref().clone();
+        if profiles.iter().any(|p| p.name == name) {
+            return Err(resolver.error(
+                profile.name.span().start,
+                format!("profile '{name}' is defined twice"),
+            ));
+        }
+        let mut server_opts = Vec::new();
+        for (key, value) in &profile.server_opts {
+            let value = match value {
+                toml::Value::String(text) => text.clone(),
+                toml::Value::Integer(n) => n.to_string(),
+                toml::Value::Float(x) => x.to_string(),
+                toml::Value::Boolean(b) => {
+                    if *b {
+                        "ON".into()
+                    } else {
+                        "OFF".into()
+                    }
+                }
+                _ => return Err(resolver.error(
+                    profile.name.span().start,
+                    format!(
+                        "profile '{name}': server_opts.{key} must be a string, number or boolean"
+                    ),
+                )),
+            };
+            server_opts.push((key.replace('-', "_"), value));
+        }
+        profiles.push(Profile {
+            name,
+            server_opts,
+            tmpfs: profile.tmpfs,
+        });
+    }
     let mut tables = Vec::new();
     for table in &raw.tables {
         let name = table.name.get_ref().clone();
@@ -657,6 +718,7 @@ pub fn resolve(
             .iter()
             .map(|(k, v)| (k.clone(), v.to_string()))
             .collect(),
+        profiles,
         tables,
         phases,
     })
