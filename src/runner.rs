@@ -22,10 +22,12 @@ use crate::plan::{plan_s0, Step};
 use crate::report::progress::{note, CellProgress};
 use crate::results::{
     CellCounters, CellKey, CellRecord, IntervalCounters, LoadRecord, OutcomeRecord, ProbeCost,
-    ProfileRecord, ResultFile, RunRecord, RunStatus, StepRecord,
+    ProfileRecord, ResultFile, RunRecord, RunStatus, SequenceRecord, SequenceStepRecord,
+    StepRecord,
 };
 use crate::scenario::file::{
     FileRows, FileWorkload, Phase as FilePhase, Profile as FileProfile, Scenario as FileScenario,
+    Step as FileStep,
 };
 use crate::scenario::oltp::{bulk_insert_table_sql, OltpKind, OltpOptions, OltpWorkload};
 use crate::scenario::s0::{self, S0Params, S0Workload};
@@ -313,24 +315,8 @@ fn execute_file_scenario(
             if !study.created_databases.contains(&database) {
                 study.created_databases.push(database.clone());
             }
-            for table in &scenario.tables {
-                let spec = TableSpec {
-                    name: table.name.clone(),
-                    before_create: if engine == Engine::Memory {
-                        // MEMORY is capped at creation; the scenario's own settings win.
-                        vec!["SET SESSION max_heap_table_size = 4294967296".into()]
-                    } else {
-                        Vec::new()
-                    },
-                    create_sql: table.create_sql(engine),
-                    secondary_indexes: table.indexes.clone(),
-                    columns: table.columns.iter().map(|(name, _)| name.clone()).collect(),
-                    rows: table.rows,
-                    seed: params.seed,
-                    generator: Box::new(FileRows {
-                        generators: table.columns.iter().map(|(_, g)| g.clone()).collect(),
-                    }),
-                };
+            for table in scenario.tables.iter().filter(|t| !t.deferred) {
+                let spec = file_table_spec(table, engine, params.seed);
                 study.load_in(&database, engine, &spec, &params.load_plan, 1)?;
             }
         }
@@ -343,7 +329,7 @@ fn execute_file_scenario(
             FilePhase::Run { threads, .. } => {
                 threads.len() * params.repeat as usize * params.engines.len()
             }
-            FilePhase::Ddl { .. } => 0,
+            FilePhase::Ddl { .. } | FilePhase::Sequence { .. } => 0,
         })
         .sum();
     // Without profiles the study runs once, on the server already started; with them, once
@@ -386,6 +372,18 @@ fn run_file_phases(
                     run_file_ddl(study, engine, name, sql)?;
                 }
                 done_ddl.push(phase);
+            }
+            FilePhase::Sequence {
+                name,
+                runs,
+                discard,
+                steps,
+            } => {
+                for &engine in &params.engines {
+                    run_file_sequence(
+                        study, scenario, params, engine, name, *runs, *discard, steps,
+                    )?;
+                }
             }
             FilePhase::Run {
                 name,
@@ -453,7 +451,7 @@ fn run_file_phases(
     if !interrupt::requested() {
         for &engine in &params.engines {
             let database = engine_database(study, engine);
-            for table in &scenario.tables {
+            for table in scenario.tables.iter().filter(|t| !t.deferred) {
                 let footprint = measure_footprint(
                     &mut study.probe,
                     &database,
@@ -472,12 +470,127 @@ fn run_file_phases(
     Ok(())
 }
 
+/// A scenario table as the load stage fills it for `engine`.
+fn file_table_spec(table: &crate::scenario::file::Table, engine: Engine, seed: u64) -> TableSpec {
+    TableSpec {
+        name: table.name.clone(),
+        before_create: if engine == Engine::Memory {
+            // MEMORY is capped at creation; the scenario's own settings win.
+            vec!["SET SESSION max_heap_table_size = 4294967296".into()]
+        } else {
+            Vec::new()
+        },
+        create_sql: table.create_sql(engine),
+        secondary_indexes: table.indexes.clone(),
+        columns: table.columns.iter().map(|(name, _)| name.clone()).collect(),
+        rows: table.rows,
+        seed,
+        generator: Box::new(FileRows {
+            generators: table.columns.iter().map(|(_, g)| g.clone()).collect(),
+        }),
+    }
+}
+
+/// A sequence phase on one engine: `runs` timed runs of its steps, each run recorded as it
+/// finishes. A failing step (an engine limit, a full disk) ends this engine's runs with
+/// the error recorded; the study goes on.
+#[allow(clippy::too_many_arguments)]
+fn run_file_sequence(
+    study: &mut Study,
+    scenario: &FileScenario,
+    params: &FileRunParams,
+    engine: Engine,
+    name: &str,
+    runs: u32,
+    discard: u32,
+    steps: &[FileStep],
+) -> anyhow::Result<()> {
+    let database = engine_database(study, engine);
+    let spec = study.spec.with_database(&database);
+    let mut conn = spec.connect()?;
+    if engine == Engine::Memory {
+        // ALTER and CREATE INDEX rebuild a MEMORY table under this session's cap.
+        conn.query_drop("SET SESSION max_heap_table_size = 4294967296")
+            .described()?;
+    }
+    for run in 1..=runs {
+        if interrupt::requested() {
+            return Ok(());
+        }
+        let mut timings = Vec::new();
+        let mut error = None;
+        let disk_before = study.datadir.as_deref().and_then(filesystem_of);
+        for step in steps {
+            let started = Instant::now();
+            let (step_name, result) = match step {
+                FileStep::Sql { name, sql } => (
+                    name,
+                    conn.query_drop(sql.replace("{engine}", engine.sql_name()))
+                        .map_err(|err| anyhow!(crate::server::describe_with_hint(&err))),
+                ),
+                FileStep::Load { name, table } => {
+                    let table_spec = file_table_spec(&scenario.tables[*table], engine, params.seed);
+                    let loaded = load_table(
+                        &spec,
+                        &table_spec,
+                        &params.load_plan,
+                        study.target.server_pid(),
+                        &|| !interrupt::requested(),
+                    );
+                    (name, loaded.map(|_| ()).map_err(anyhow::Error::from))
+                }
+            };
+            timings.push(SequenceStepRecord {
+                name: step_name.clone(),
+                elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+            });
+            if let Err(err) = result {
+                error = Some(format!(
+                    "step {step_name}: {err:#}{}",
+                    study.failure_context(disk_before.as_ref())
+                ));
+                break;
+            }
+        }
+        let total_ms = timings.iter().map(|t| t.elapsed_ms).sum();
+        note(&format!(
+            "{name} on {engine}, run {run}/{runs}{}: {}",
+            if run <= discard { " (warm-up)" } else { "" },
+            match &error {
+                Some(error) => format!("failed: {error}"),
+                None => format!("{total_ms:.0} ms"),
+            }
+        ));
+        let failed = error.is_some();
+        study.record.sequences.push(SequenceRecord {
+            phase: name.to_string(),
+            engine,
+            profile: study.profile.clone(),
+            run,
+            discarded: run <= discard,
+            steps: timings,
+            total_ms,
+            error,
+        });
+        study.save()?;
+        if failed {
+            if !study.target.is_alive() {
+                study.restart_server()?;
+            }
+            break;
+        }
+    }
+    Ok(())
+}
+
 fn run_file_ddl(study: &mut Study, engine: Engine, name: &str, sql: &str) -> anyhow::Result<()> {
     let database = engine_database(study, engine);
     let mut conn = study.spec.with_database(&database).connect()?;
     note(&format!("{name} on {engine}: {sql}"));
     let started = Instant::now();
-    let result = conn.query_drop(sql).described();
+    let result = conn
+        .query_drop(sql)
+        .map_err(|err| anyhow!(crate::server::describe_with_hint(&err)));
     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     study.record.steps.push(StepRecord {
         name: "ddl".into(),

@@ -60,7 +60,7 @@ fn broken_files_name_the_line_the_problem_and_what_is_allowed() {
     );
     assert_eq!(
         error_of("name = \"x\"\n[[phases]]\nkind = \"load\"\nname = \"l\"\n"),
-        "t.toml:3:8: unknown phase kind 'load' (allowed: ddl, run)"
+        "t.toml:3:8: unknown phase kind 'load' (allowed: ddl, run, sequence)"
     );
     let set = load_scenario(
         "name = \"x\"\n[parameters]\nrows = 1\n",
@@ -379,6 +379,67 @@ fn profiles_run_the_study_on_differently_configured_servers() {
         misses(&cells[1]),
         misses(&cells[0])
     );
+    std::fs::remove_file(json).unwrap();
+    common::assert_nothing_left(&tmp);
+}
+
+#[test]
+fn study_s3_times_its_job_per_step_on_memory_and_innodb_on_disk_and_tmpfs() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("s3");
+    let json = tmp.with_extension("s3.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .env("TMPDIR", &tmp)
+        .args(["run", "s3", "--scale", "0.05", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("s3 lifecycle — ms per run, min / avg / max of the kept runs (10 warm-up runs discarded)"), "{stdout}");
+    for setup in [
+        "MEMORY (disk)",
+        "InnoDB (disk)",
+        "MEMORY (tmpfs)",
+        "InnoDB (tmpfs)",
+    ] {
+        assert!(
+            stdout.contains(&format!("| {setup}")),
+            "{setup} missing:\n{stdout}"
+        );
+    }
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let runs = record["sequences"].as_array().unwrap();
+    assert_eq!(runs.len(), 4 * 20);
+    assert_eq!(
+        runs.iter().filter(|r| r["discarded"] == true).count(),
+        4 * 10
+    );
+    for run in runs {
+        assert!(run["error"].is_null(), "{run}");
+        let steps: Vec<&str> = run["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            steps,
+            ["create+import", "index", "select", "join", "update", "drop"]
+        );
+    }
+    let tmpfs = record["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "tmpfs")
+        .unwrap();
+    assert_eq!(tmpfs["server"]["datadir_on_tmpfs"], true);
     std::fs::remove_file(json).unwrap();
     common::assert_nothing_left(&tmp);
 }

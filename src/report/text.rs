@@ -94,6 +94,7 @@ pub fn file_scenario_tables(record: &RunRecord, style: TableStyle) -> String {
         }
     }
     let mut out = variant_tables(record, style, &record.study, &variants);
+    out.push_str(&sequence_section(record, style));
     let ddl: Vec<_> = record.steps.iter().filter(|s| s.name == "ddl").collect();
     if !ddl.is_empty() {
         let mut table = new_table(style);
@@ -714,4 +715,122 @@ fn setups_of(cells: &[CellRecord]) -> Vec<Setup> {
         }
     }
     setups
+}
+
+/// Sequence phases: per set-up, min/avg/max of the kept runs' total time, and each step's
+/// average, as S3 reported its lifecycle job.
+fn sequence_section(record: &RunRecord, style: TableStyle) -> String {
+    let mut out = String::new();
+    let mut phases: Vec<&str> = Vec::new();
+    for run in &record.sequences {
+        if !phases.contains(&run.phase.as_str()) {
+            phases.push(&run.phase);
+        }
+    }
+    for phase in phases {
+        let runs: Vec<&crate::results::SequenceRecord> = record
+            .sequences
+            .iter()
+            .filter(|r| r.phase == phase)
+            .collect();
+        let mut setups: Vec<(Engine, Option<String>)> = Vec::new();
+        for run in &runs {
+            let setup = (run.engine, run.profile.clone());
+            if !setups.contains(&setup) {
+                setups.push(setup);
+            }
+        }
+        let step_names: Vec<String> = runs
+            .iter()
+            .max_by_key(|r| r.steps.len())
+            .map(|r| r.steps.iter().map(|s| s.name.clone()).collect())
+            .unwrap_or_default();
+        let discarded = runs
+            .iter()
+            .filter(|r| r.discarded)
+            .map(|r| r.run)
+            .max()
+            .unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "{} {phase} — ms per run, min / avg / max of the kept runs ({discarded} warm-up run{} discarded), and each step's average",
+            record.study,
+            if discarded == 1 { "" } else { "s" }
+        );
+        let mut table = new_table(style);
+        let mut header = vec![
+            "set-up".to_string(),
+            "runs".to_string(),
+            "min".to_string(),
+            "avg".to_string(),
+            "max".to_string(),
+        ];
+        header.extend(step_names.iter().map(|name| format!("{name} avg")));
+        table.set_header(header);
+        let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+        let mut failures = Vec::new();
+        for (engine, profile) in &setups {
+            let label = match profile {
+                Some(profile) => format!("{engine} ({profile})"),
+                None => engine.to_string(),
+            };
+            let kept: Vec<&&crate::results::SequenceRecord> = runs
+                .iter()
+                .filter(|r| {
+                    r.engine == *engine
+                        && r.profile == *profile
+                        && !r.discarded
+                        && r.error.is_none()
+                })
+                .collect();
+            if let Some(failed) = runs
+                .iter()
+                .find(|r| r.engine == *engine && r.profile == *profile && r.error.is_some())
+            {
+                failures.push(format!(
+                    "{label}, run {}: {}",
+                    failed.run,
+                    failed.error.as_deref().unwrap_or_default()
+                ));
+            }
+            if kept.is_empty() {
+                table.add_row(vec![Cell::new(label), Cell::new("failed (below)")]);
+                continue;
+            }
+            let totals: Vec<f64> = kept.iter().map(|r| r.total_ms).collect();
+            let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len().max(1) as f64;
+            let mut row = vec![
+                Cell::new(label),
+                right(kept.len().to_string()),
+                right(format!(
+                    "{:.0}",
+                    totals.iter().copied().fold(f64::MAX, f64::min)
+                )),
+                right(format!("{:.0}", mean(&totals))),
+                right(format!(
+                    "{:.0}",
+                    totals.iter().copied().fold(f64::MIN, f64::max)
+                )),
+            ];
+            for name in &step_names {
+                let times: Vec<f64> = kept
+                    .iter()
+                    .filter_map(|r| {
+                        r.steps
+                            .iter()
+                            .find(|s| s.name == *name)
+                            .map(|s| s.elapsed_ms)
+                    })
+                    .collect();
+                row.push(right(format!("{:.1}", mean(&times))));
+            }
+            table.add_row(row);
+        }
+        let _ = writeln!(out, "{table}");
+        for failure in failures {
+            let _ = writeln!(out, "failed: {failure}");
+        }
+        out.push('\n');
+    }
+    out
 }

@@ -50,9 +50,34 @@ pub struct RunRecord {
     /// Table loads, in run order, each with its method, outcome and footprint.
     #[serde(default)]
     pub loads: Vec<LoadRecord>,
+    /// Runs of sequence phases (timed jobs of steps), in run order.
+    #[serde(default)]
+    pub sequences: Vec<SequenceRecord>,
     /// Disk footprint of each table after the run (after-load footprints are in `loads`).
     #[serde(default)]
     pub footprints: Vec<FootprintRecord>,
+}
+
+/// One run of a sequence phase on one engine.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SequenceRecord {
+    pub phase: String,
+    pub engine: Engine,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// 1-based.
+    pub run: u32,
+    /// A warm-up run, left out of the summaries.
+    pub discarded: bool,
+    pub steps: Vec<SequenceStepRecord>,
+    pub total_ms: f64,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SequenceStepRecord {
+    pub name: String,
+    pub elapsed_ms: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -95,6 +120,7 @@ impl RunRecord {
             steps: Vec::new(),
             cells: Vec::new(),
             profiles: Vec::new(),
+            sequences: Vec::new(),
             loads: Vec::new(),
             footprints: Vec::new(),
         }
@@ -113,6 +139,7 @@ impl RunRecord {
             .filter(|c| matches!(c.outcome, OutcomeRecord::Failed | OutcomeRecord::Crashed))
             .count()
             + self.loads.iter().filter(|l| l.error.is_some()).count()
+            + self.sequences.iter().filter(|s| s.error.is_some()).count()
     }
 }
 

@@ -139,6 +139,19 @@ impl<T> DescribeMysqlError<T> for Result<T, mysql::Error> {
     }
 }
 
+/// One line for a mysql crate error, with what to change when the error number has a known
+/// fix (engine limits, server settings).
+pub fn describe_with_hint(err: &mysql::Error) -> String {
+    let hint = match err {
+        mysql::Error::MySqlError(server) => crate::driver::hint_for_code(server.code),
+        _ => None,
+    };
+    match hint {
+        Some(hint) => format!("{}; {hint}", describe_mysql_error(err)),
+        None => describe_mysql_error(err),
+    }
+}
+
 /// One line for a mysql crate error, without the noise of its Debug form.
 pub fn describe_mysql_error(err: &mysql::Error) -> String {
     use mysql::DriverError;

@@ -11,7 +11,7 @@ mod model;
 mod workload;
 
 pub use generators::Generator;
-pub use model::{resolve, Event, Phase, Profile, Scenario, Statement, Table};
+pub use model::{resolve, Event, Phase, Profile, Scenario, Statement, Step, Table};
 pub use workload::{FileRows, FileWorkload};
 
 use std::fmt;

@@ -61,6 +61,9 @@ struct RawTable {
     /// A table whose size is part of the study (S1's 155 skins): --scale leaves it alone.
     #[serde(default)]
     fixed: bool,
+    /// Not loaded before the phases: a sequence's `load` step creates and fills it.
+    #[serde(default)]
+    deferred: bool,
     create: String,
     /// A different CREATE TABLE for some engines, e.g. MEMORY with BTREE indexes.
     #[serde(default)]
@@ -83,6 +86,21 @@ struct RawPhase {
     warmup: Option<Spanned<String>>,
     #[serde(default)]
     events: Vec<RawEvent>,
+    /// Sequence phases: timed steps, repeated `runs` times, the first `discard` dropped.
+    #[serde(default)]
+    steps: Vec<RawStep>,
+    runs: Option<u32>,
+    discard: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStep {
+    name: String,
+    /// A statement to time (`{engine}` is replaced by the engine's name).
+    sql: Option<String>,
+    /// Or: create and fill this `deferred` table, timed as one step.
+    load: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -141,6 +159,7 @@ pub struct Profile {
 pub struct Table {
     pub name: String,
     pub rows: u64,
+    pub deferred: bool,
     pub create: String,
     pub create_for: BTreeMap<Engine, String>,
     pub indexes: Vec<String>,
@@ -169,6 +188,13 @@ impl Table {
 pub enum Phase {
     /// A timed statement per engine (CREATE INDEX, ALTER, DROP …).
     Ddl { name: String, sql: String },
+    /// A job of timed steps, run `runs` times per engine; the first `discard` are warm-up.
+    Sequence {
+        name: String,
+        runs: u32,
+        discard: u32,
+        steps: Vec<Step>,
+    },
     /// A measured load: threads × repeats × engines, each event chosen by weight.
     Run {
         name: String,
@@ -177,6 +203,19 @@ pub enum Phase {
         loops: Option<u64>,
         warmup: Option<Duration>,
         events: Vec<Event>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub enum Step {
+    Sql {
+        name: String,
+        sql: String,
+    },
+    /// Create and fill the named table (index into `Scenario::tables`).
+    Load {
+        name: String,
+        table: usize,
     },
 }
 
@@ -526,12 +565,14 @@ pub fn resolve(
                         "OFF".into()
                     }
                 }
-                _ => return Err(resolver.error(
-                    profile.name.span().start,
-                    format!(
+                _ => {
+                    return Err(resolver.error(
+                        profile.name.span().start,
+                        format!(
                         "profile '{name}': server_opts.{key} must be a string, number or boolean"
                     ),
-                )),
+                    ))
+                }
             };
             server_opts.push((key.replace('-', "_"), value));
         }
@@ -589,6 +630,7 @@ pub fn resolve(
         tables.push(Table {
             name,
             rows,
+            deferred: table.deferred,
             create: table.create.clone(),
             create_for,
             indexes: table.indexes.clone(),
@@ -694,10 +736,44 @@ pub fn resolve(
                     events,
                 });
             }
+            "sequence" => {
+                if phase.steps.is_empty() {
+                    return Err(
+                        resolver.error(at, format!("sequence phase '{}' has no steps", phase.name))
+                    );
+                }
+                let runs = phase.runs.unwrap_or(1);
+                let discard = phase.discard.unwrap_or(0);
+                if runs == 0 || discard >= runs {
+                    return Err(resolver.error(at, format!("sequence phase '{}': runs ({runs}) must be more than discard ({discard})", phase.name)));
+                }
+                let mut steps = Vec::new();
+                for step in &phase.steps {
+                    steps.push(match (&step.sql, &step.load) {
+                        (Some(sql), None) => Step::Sql { name: step.name.clone(), sql: sql.clone() },
+                        (None, Some(table)) => {
+                            let index = tables.iter().position(|t| t.name == *table.get_ref()).ok_or_else(|| {
+                                resolver.error(table.span().start, format!("load '{}': no such table (defined: {})", table.get_ref(), tables.iter().map(|t| t.name.clone()).collect::<Vec<_>>().join(", ")))
+                            })?;
+                            if !tables[index].deferred {
+                                return Err(resolver.error(table.span().start, format!("load '{}': mark the table deferred = true so it is not also loaded before the phases", table.get_ref())));
+                            }
+                            Step::Load { name: step.name.clone(), table: index }
+                        }
+                        _ => return Err(resolver.error(at, format!("step '{}' needs exactly one of sql = \"...\" or load = \"table\"", step.name))),
+                    });
+                }
+                phases.push(Phase::Sequence {
+                    name: phase.name.clone(),
+                    runs,
+                    discard,
+                    steps,
+                });
+            }
             other => {
                 return Err(resolver.error(
                     at,
-                    format!("unknown phase kind '{other}' (allowed: ddl, run)"),
+                    format!("unknown phase kind '{other}' (allowed: ddl, run, sequence)"),
                 ))
             }
         }
