@@ -387,6 +387,7 @@ fn run_file_phases(
             }
             FilePhase::Run {
                 name,
+                ignore_errors,
                 threads,
                 time,
                 loops,
@@ -406,6 +407,7 @@ fn run_file_phases(
                                     None => spec,
                                 },
                                 events: events.clone(),
+                                ignore_errors: ignore_errors.clone(),
                                 seed: params.seed.wrapping_add(study.record.cells.len() as u64),
                             };
                             let config = CellConfig {

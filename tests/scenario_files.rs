@@ -443,3 +443,96 @@ fn study_s3_times_its_job_per_step_on_memory_and_innodb_on_disk_and_tmpfs() {
     std::fs::remove_file(json).unwrap();
     common::assert_nothing_left(&tmp);
 }
+
+#[test]
+fn study_s2_runs_sysbenchs_transaction_under_three_memory_profiles() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("s2");
+    let json = tmp.with_extension("s2.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .env("TMPDIR", &tmp)
+        .args([
+            "run",
+            "s2",
+            "--scale",
+            "0.0005",
+            "--threads",
+            "4",
+            "--time",
+            "300ms",
+            "--warmup",
+            "0s",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let cells = record["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2 * 2 * 3, "2 phases × 2 engines × 3 profiles");
+    for cell in cells
+        .iter()
+        .filter(|c| c["variant"] == "complex (read-write transactions)")
+    {
+        assert_eq!(cell["outcome"], "completed", "{}", cell["error"]);
+        let delta = &cell["server_status_delta"];
+        let per_transaction = |counter: &str| {
+            delta[counter].as_f64().unwrap_or(0.0) / delta["Com_commit"].as_f64().unwrap()
+        };
+        // sysbench's read-write mix per committed transaction (retried attempts add a little).
+        assert!(
+            (14.0..15.5).contains(&per_transaction("Com_select")),
+            "{}",
+            per_transaction("Com_select")
+        );
+        assert!(
+            (2.0..2.3).contains(&per_transaction("Com_update")),
+            "{}",
+            per_transaction("Com_update")
+        );
+    }
+    let pools: Vec<&str> = record["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            p["server"]["variables"]["innodb_buffer_pool_size"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(pools, ["2147483648", "6291456", "104857600"]);
+    std::fs::remove_file(json).unwrap();
+    common::assert_nothing_left(&tmp);
+}
+
+#[test]
+fn copy_parameters_name_earlier_ones_of_the_same_event() {
+    let base = "name = \"x\"\ntime = \"1s\"\nthreads = [1]\n[[phases]]\nkind = \"run\"\nname = \"r\"\n[[phases.events]]\nname = \"e\"\nstatements = [\n";
+    let ok = format!("{base}  {{ name = \"a\", sql = \"SELECT ?, ?\", params = [{{ int = [1, 9] }}, {{ copy = \"a.1\", add = 5 }}] }},\n  {{ name = \"b\", sql = \"SELECT ?\", params = [{{ copy = \"a.2\" }}] }},\n]\n");
+    assert!(load_scenario(&ok, "t.toml", &[], None).is_ok());
+    let later = format!(
+        "{base}  {{ name = \"a\", sql = \"SELECT ?\", params = [{{ copy = \"b.1\" }}] }},\n]\n"
+    );
+    assert_eq!(
+        load_scenario(&later, "t.toml", &[], None)
+            .unwrap_err()
+            .to_string(),
+        "t.toml:10:45: copy 'b.1': no statement 'b' before this one in the event"
+    );
+    let itself = format!(
+        "{base}  {{ name = \"a\", sql = \"SELECT ?\", params = [{{ copy = \"a.1\" }}] }},\n]\n"
+    );
+    assert_eq!(
+        load_scenario(&itself, "t.toml", &[], None)
+            .unwrap_err()
+            .to_string(),
+        "t.toml:10:45: copy 'a.1': that statement binds only 0 parameter(s) before this point"
+    );
+}

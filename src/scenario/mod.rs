@@ -11,6 +11,7 @@ pub mod sbtest;
 /// Built-in scenario files, run by name and printed by `enginebench show NAME`.
 pub const BUILTIN_FILES: &[(&str, &str)] = &[
     ("s1", include_str!("../../scenarios/s1.toml")),
+    ("s2", include_str!("../../scenarios/s2.toml")),
     ("s3", include_str!("../../scenarios/s3.toml")),
     ("accounts", include_str!("../../scenarios/accounts.toml")),
 ];

@@ -27,6 +27,14 @@ pub enum Generator {
     Constant(Value),
     /// The time the run started, as DATETIME text.
     Now(String),
+    /// A value bound earlier in the same event (statement index within the event, 0-based
+    /// parameter), plus `add`: sysbench's `id BETWEEN ? AND ?+99`, or one id for a delete
+    /// and the insert after it. Workers resolve it; on its own it has no value.
+    Copy {
+        statement: usize,
+        param: usize,
+        add: i64,
+    },
 }
 
 impl Generator {
@@ -53,6 +61,7 @@ impl Generator {
             Generator::Pick(values) => values[rng.gen_range(0..values.len())].clone(),
             Generator::Constant(value) => value.clone(),
             Generator::Now(text) => Value::Text(text.clone()),
+            Generator::Copy { .. } => unreachable!("copy generators are resolved by the worker"),
         }
     }
 }

@@ -91,6 +91,10 @@ struct RawPhase {
     steps: Vec<RawStep>,
     runs: Option<u32>,
     discard: Option<u32>,
+    /// MySQL error numbers counted and retried like deadlocks (sysbench's
+    /// --mysql-ignore-errors), e.g. 1062 for delete+insert races on MyISAM.
+    #[serde(default)]
+    ignore_errors: Vec<u16>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -198,6 +202,7 @@ pub enum Phase {
     /// A measured load: threads × repeats × engines, each event chosen by weight.
     Run {
         name: String,
+        ignore_errors: Vec<u16>,
         threads: Vec<u32>,
         time: Option<Duration>,
         loops: Option<u64>,
@@ -432,6 +437,68 @@ impl Resolver<'_> {
             ..RandSpec::default()
         })
         .map_err(|err| self.error(at, err))
+    }
+
+    /// A statement parameter: any generator but sequence, or `{ copy = "stmt.N", add = K }`
+    /// naming a parameter bound earlier in the same event (`earlier`), or earlier in this
+    /// statement (`current`, with `bound` parameters so far).
+    fn param_generator(
+        &self,
+        spec: &Spanned<toml::Value>,
+        earlier: &[Statement],
+        current: &str,
+        bound: usize,
+    ) -> Result<Generator, ScenarioError> {
+        let at = spec.span().start;
+        let Some(table) = spec.get_ref().as_table().filter(|t| t.contains_key("copy")) else {
+            return self.generator(spec, false);
+        };
+        if table.keys().any(|k| k != "copy" && k != "add") {
+            return Err(self.error(at, "copy takes only copy = \"statement.N\" and add = K"));
+        }
+        let target = table["copy"]
+            .as_str()
+            .ok_or_else(|| self.error(at, "copy names a parameter: \"statement.N\""))?;
+        let (name, number) = target
+            .rsplit_once('.')
+            .and_then(|(name, n)| {
+                n.parse::<usize>()
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .map(|n| (name, n - 1))
+            })
+            .ok_or_else(|| {
+                self.error(
+                    at,
+                    format!("copy '{target}' must be \"statement.N\" with N from 1"),
+                )
+            })?;
+        let add = match table.get("add") {
+            None => 0,
+            Some(value) => self.number(value, at)? as i64,
+        };
+        let (statement, params) =
+            if name == current {
+                (earlier.len(), bound)
+            } else {
+                match earlier.iter().position(|s| s.name == name) {
+                    Some(index) => (index, earlier[index].params.len()),
+                    None => return Err(self.error(
+                        at,
+                        format!(
+                            "copy '{target}': no statement '{name}' before this one in the event"
+                        ),
+                    )),
+                }
+            };
+        if number >= params {
+            return Err(self.error(at, format!("copy '{target}': that statement binds only {params} parameter(s) before this point")));
+        }
+        Ok(Generator::Copy {
+            statement,
+            param: number,
+            add,
+        })
     }
 
     fn scalar(&self, value: &toml::Value, at: usize) -> Result<Value, ScenarioError> {
@@ -694,11 +761,15 @@ pub fn resolve(
                                 ),
                             ));
                         }
-                        let params = statement
-                            .params
-                            .iter()
-                            .map(|p| resolver.generator(p, false))
-                            .collect::<Result<_, _>>()?;
+                        let mut params = Vec::new();
+                        for spec in &statement.params {
+                            params.push(resolver.param_generator(
+                                spec,
+                                &statements,
+                                &statement.name,
+                                params.len(),
+                            )?);
+                        }
                         statements.push(Statement {
                             name: statement.name.clone(),
                             sql: statement.sql.get_ref().clone(),
@@ -729,6 +800,7 @@ pub fn resolve(
                 }
                 phases.push(Phase::Run {
                     name: phase.name.clone(),
+                    ignore_errors: phase.ignore_errors.clone(),
                     threads,
                     time,
                     loops,

@@ -16,6 +16,8 @@ use crate::server::ConnectionSpec;
 pub struct FileWorkload {
     pub spec: ConnectionSpec,
     pub events: Vec<Event>,
+    /// Error numbers treated like deadlocks: counted, the event retried.
+    pub ignore_errors: Vec<u16>,
     pub seed: u64,
 }
 
@@ -51,6 +53,7 @@ impl FileWorkload {
 
 struct FileWorker {
     conn: Conn,
+    ignore_errors: Vec<u16>,
     events: Vec<Event>,
     /// statements[event][statement], with the query kind index of each.
     statements: Vec<Vec<(mysql::Statement, usize)>>,
@@ -105,6 +108,7 @@ impl Workload for FileWorkload {
             .then(|| (kinds.len() - 2, kinds.len() - 1));
         Ok(Box::new(FileWorker {
             conn,
+            ignore_errors: self.ignore_errors.clone(),
             events: self.events.clone(),
             statements,
             cumulative_weights,
@@ -140,12 +144,33 @@ impl Worker for FileWorker {
             if let (true, Some((begin, _))) = (transaction, self.begin_commit) {
                 recorder.measure(begin, || conn.query_drop("BEGIN"))?;
             }
+            // Values bound so far in this event, for `copy` parameters.
+            let mut bound: Vec<Vec<mysql::Value>> =
+                Vec::with_capacity(self.statements[chosen].len());
             for (position, (statement, kind)) in self.statements[chosen].iter().enumerate() {
-                let params: Vec<mysql::Value> = self.events[chosen].statements[position]
-                    .params
-                    .iter()
-                    .map(|generator| to_param(generator.value(&mut self.rng, 0)))
-                    .collect();
+                let mut params: Vec<mysql::Value> = Vec::new();
+                for generator in &self.events[chosen].statements[position].params {
+                    let value = match generator {
+                        Generator::Copy {
+                            statement,
+                            param,
+                            add,
+                        } => {
+                            let source = if *statement == position {
+                                &params[*param]
+                            } else {
+                                &bound[*statement][*param]
+                            };
+                            match source {
+                                mysql::Value::Int(n) => mysql::Value::Int(n + add),
+                                other => other.clone(),
+                            }
+                        }
+                        other => to_param(other.value(&mut self.rng, 0)),
+                    };
+                    params.push(value);
+                }
+                bound.push(params.clone());
                 recorder.measure(*kind, || conn.exec_drop(statement, params))?;
             }
             if let (true, Some((_, commit))) = (transaction, self.begin_commit) {
@@ -153,6 +178,15 @@ impl Worker for FileWorker {
             }
             Ok(())
         })();
+        let result = result.map_err(|mut failure| {
+            if failure
+                .code
+                .is_some_and(|code| self.ignore_errors.contains(&code))
+            {
+                failure.class = ErrorClass::Survivable;
+            }
+            failure
+        });
         if let Err(failure) = &result {
             if transaction && failure.class == ErrorClass::Survivable {
                 let _ = self.conn.query_drop("ROLLBACK");
