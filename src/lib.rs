@@ -5,6 +5,22 @@
 //! `scenario` → `plan` → `server` → `driver` → `measure` → `results` → `report`.
 //! [`run`] wires them for the command line; tests drive the stages directly.
 
+/// Writes to stdout. A closed pipe (`enginebench list | head`) means the reader has all it
+/// wants: not an error, and never a panic as `println!` would make it. (SIGPIPE stays
+/// ignored, so that a dying server's socket gives an error, not a killed process.)
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 pub mod cli;
 pub mod driver;
 pub mod engine;
@@ -54,7 +70,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
         Command::Run(args) => run_study(*args),
         Command::List => {
             for (name, about) in BUILTIN_STUDIES {
-                println!("{name:<22} {about}");
+                outln!("{name:<22} {about}");
             }
             for (name, text) in scenario::BUILTIN_FILES {
                 let title = text
@@ -64,10 +80,10 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
                             .map(|t| t.trim_end_matches('"').to_string())
                     })
                     .unwrap_or_default();
-                println!("{name:<22} {title} (scenario file: `enginebench show {name}`)");
+                outln!("{name:<22} {title} (scenario file: `enginebench show {name}`)");
             }
             for kind in scenario::oltp::OltpKind::ALL {
-                println!(
+                outln!(
                     "{:<22} sysbench 1.0.20's {} workload, same SQL and distributions",
                     kind.name(),
                     kind.name()
@@ -79,7 +95,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
         Command::Show { name } => {
             match BUILTIN_FILES.iter().find(|(builtin, _)| *builtin == name) {
                 Some((_, text)) => {
-                    print!("{text}");
+                    out!("{text}");
                     Ok(Finished::Success)
                 }
                 None => bail!(
@@ -99,8 +115,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
             } else {
                 TableStyle::Markdown
             };
-            print!("{}", report::text::tables(&record, style));
-            std::io::stdout().flush().context("writing to stdout")?;
+            out!("{}", report::text::tables(&record, style));
+            let _ = std::io::stdout().flush();
             Ok(Finished::Success)
         }
         Command::Server {
@@ -333,8 +349,8 @@ fn finish_run(
         if json_on_stdout {
             let _ = write!(std::io::stderr().lock(), "{tables}");
         } else {
-            print!("{tables}");
-            std::io::stdout().flush().context("writing to stdout")?;
+            out!("{tables}");
+            let _ = std::io::stdout().flush();
         }
     }
     if let Some(error) = error {
@@ -404,23 +420,23 @@ fn serve(args: &ServerArgs) -> anyhow::Result<Finished> {
         format!("CREATE DATABASE IF NOT EXISTS `{}`", args.database),
     )?;
     drop(conn);
-    println!(
+    outln!(
         "throwaway MariaDB server running (pid {}), datadir {}",
         server.pid(),
         server.datadir().display()
     );
-    println!("connect with:");
-    println!(
+    outln!("connect with:");
+    outln!(
         "  mariadb --socket={} -uroot {}",
         server.socket().display(),
         args.database
     );
-    println!(
+    outln!(
         "  mariadb --protocol=tcp -h127.0.0.1 -P{} -uroot {}",
         server.port(),
         args.database
     );
-    println!("press Ctrl-C to stop it and remove its directory");
+    outln!("press Ctrl-C to stop it and remove its directory");
     std::io::stdout().flush().ok();
     while !interrupt::requested() {
         if !server.is_running() {

@@ -233,3 +233,22 @@ fn s4_compares_every_load_method_and_ranks_them_against_the_slowest() {
     assert_eq!(table.len(), 1, "{stderr}");
     common::assert_nothing_left(&tmp);
 }
+
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    // As in `enginebench list | head -1`: stdout closed before enginebench writes.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .arg("list")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
+}

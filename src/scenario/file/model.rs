@@ -477,20 +477,21 @@ impl Resolver<'_> {
             None => 0,
             Some(value) => self.number(value, at)? as i64,
         };
-        let (statement, params) =
-            if name == current {
-                (earlier.len(), bound)
-            } else {
-                match earlier.iter().position(|s| s.name == name) {
-                    Some(index) => (index, earlier[index].params.len()),
-                    None => return Err(self.error(
+        let (statement, params) = if name == current {
+            (earlier.len(), bound)
+        } else {
+            match earlier.iter().position(|s| s.name == name) {
+                Some(index) => (index, earlier[index].params.len()),
+                None => {
+                    return Err(self.error(
                         at,
                         format!(
                             "copy '{target}': no statement '{name}' before this one in the event"
                         ),
-                    )),
+                    ))
                 }
-            };
+            }
+        };
         if number >= params {
             return Err(self.error(at, format!("copy '{target}': that statement binds only {params} parameter(s) before this point")));
         }
