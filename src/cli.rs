@@ -369,6 +369,16 @@ impl LoadArgs {
             || self.index_timing.is_some()
     }
 
+    /// The plan a study prepares its tables with: the first --load-method given (or
+    /// enginebench's fastest), with the sizes given on the command line.
+    pub fn preparation_plan(&self) -> LoadPlan {
+        let base = LoadPlan::fastest();
+        self.apply(
+            base,
+            self.load_method.first().copied().unwrap_or(base.method),
+        )
+    }
+
     /// `base` with the sizes given on the command line, for one method.
     pub fn apply(&self, base: LoadPlan, method: LoadMethod) -> LoadPlan {
         LoadPlan {

@@ -169,15 +169,7 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
                     args.variants.clone()
                 },
                 seed: args.seed,
-                load_plan: {
-                    let method = args
-                        .load
-                        .load_method
-                        .first()
-                        .copied()
-                        .unwrap_or(defaults.load_plan.method);
-                    args.load.apply(defaults.load_plan, method)
-                },
+                load_plan: args.load.preparation_plan(),
                 query_timeout: args.query_timeout,
             };
             runner::run_s0(&params, &server, &output)
@@ -250,7 +242,6 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
                     }
                 }
             }
-            let base = load::LoadPlan::fastest();
             let mut parameters = file_scenario.parameters.clone();
             parameters.insert("scenario_text".into(), text.clone());
             let params = runner::FileRunParams {
@@ -264,14 +255,7 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
                 },
                 repeat: args.repeat.unwrap_or(file_scenario.repeat),
                 seed: args.seed,
-                load_plan: args.load.apply(
-                    base,
-                    args.load
-                        .load_method
-                        .first()
-                        .copied()
-                        .unwrap_or(base.method),
-                ),
+                load_plan: args.load.preparation_plan(),
                 query_timeout: args.query_timeout,
                 parameters,
                 scale: file_scenario.scale,
@@ -282,7 +266,6 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
             let workload = scenario::oltp::OltpKind::from_name(name).expect("checked");
             let options = args.oltp.options();
             scenario::distributions::Distribution::new(options.rand).map_err(anyhow::Error::msg)?;
-            let base = load::LoadPlan::fastest();
             let params = runner::OltpParams {
                 workload,
                 options,
@@ -299,14 +282,7 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
                 rate_per_s: args.rate,
                 arrivals: args.rate_arrivals,
                 seed: args.seed,
-                load_plan: args.load.apply(
-                    base,
-                    args.load
-                        .load_method
-                        .first()
-                        .copied()
-                        .unwrap_or(base.method),
-                ),
+                load_plan: args.load.preparation_plan(),
                 query_timeout: args.query_timeout,
             };
             runner::run_oltp(&params, &server, &output)
@@ -376,15 +352,7 @@ fn prepare(args: PrepareArgs) -> anyhow::Result<Finished> {
         report_interval: std::time::Duration::from_secs(1),
         print_intervals: false,
     };
-    let base = load::LoadPlan::fastest();
-    let plan = args.load.apply(
-        base,
-        args.load
-            .load_method
-            .first()
-            .copied()
-            .unwrap_or(base.method),
-    );
+    let plan = args.load.preparation_plan();
     let server = resolve_server(&args.server);
     let outcome = runner::run_prepare_sbtest(
         args.tables,

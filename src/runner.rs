@@ -912,6 +912,21 @@ impl Study<'_> {
         context
     }
 
+    /// Opens a fresh target with `self.server`'s options and moves the study onto it; the
+    /// old one (a dead server's directory, a previous profile's server) is removed as it
+    /// drops here. Tables and databases are the new server's to create.
+    fn replace_target(&mut self) -> anyhow::Result<crate::server::ServerRecord> {
+        let (target, server_record, spec, probe) =
+            open_target(&self.server, self.engines, self.reusable_table)?;
+        self.target = target;
+        self.datadir = datadir_of(&self.target);
+        self.spec = spec;
+        self.probe = probe;
+        self.created_tables.clear();
+        self.created_databases.clear();
+        Ok(server_record)
+    }
+
     /// Moves the study to a server configured by `profile` (the command line's server
     /// options, then the profile's, which win). The previous server is removed.
     fn switch_profile(
@@ -932,15 +947,7 @@ impl Study<'_> {
         options.tmpfs = options.tmpfs || profile.tmpfs;
         self.server.options = options;
         note(&format!("profile {}: starting its server...", profile.name));
-        let (target, server_record, spec, probe) =
-            open_target(&self.server, self.engines, self.reusable_table)?;
-        // The previous server is stopped and removed as it drops here.
-        self.target = target;
-        self.datadir = datadir_of(&self.target);
-        self.spec = spec;
-        self.probe = probe;
-        self.created_tables.clear();
-        self.created_databases.clear();
+        let server_record = self.replace_target()?;
         self.profile = Some(profile.name.clone());
         self.record.profiles.push(ProfileRecord {
             name: profile.name.clone(),
@@ -964,15 +971,7 @@ impl Study<'_> {
         }
         note("starting a fresh server to go on with the remaining cells...");
         let started = Instant::now();
-        let (target, server_record, spec, probe) =
-            open_target(&self.server, self.engines, self.reusable_table)?;
-        // The old target drops here, removing the dead server's directory.
-        self.target = target;
-        self.datadir = datadir_of(&self.target);
-        self.spec = spec;
-        self.probe = probe;
-        self.created_tables.clear();
-        self.created_databases.clear();
+        let server_record = self.replace_target()?;
         self.record.steps.push(StepRecord {
             name: "server_restart".into(),
             engine: None,

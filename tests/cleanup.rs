@@ -3,16 +3,8 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-fn enginebench(tmpdir: &std::path::Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_enginebench"));
-    command
-        .env("TMPDIR", tmpdir)
-        .env_remove("ENGINEBENCH_FAULT");
-    command
-}
 
 const SMALL_RUN: &[&str] = &[
     "run",
@@ -31,7 +23,7 @@ const SMALL_RUN: &[&str] = &[
 fn a_normal_run_leaves_nothing_behind() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("normal");
-    let status = enginebench(&tmp)
+    let status = common::enginebench(&tmp)
         .args(SMALL_RUN)
         .stdout(Stdio::null())
         .status()
@@ -45,7 +37,7 @@ fn a_panicking_worker_fails_the_run_and_leaves_nothing_behind() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("panic");
     let json = tmp.with_extension("panic.json");
-    let output = enginebench(&tmp)
+    let output = common::enginebench(&tmp)
         .args(SMALL_RUN)
         .arg("--json")
         .arg(&json)
@@ -59,8 +51,7 @@ fn a_panicking_worker_fails_the_run_and_leaves_nothing_behind() {
             .contains("Error: worker 0 panicked: fault injected by ENGINEBENCH_FAULT=worker-panic"),
         "{stderr}"
     );
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let record: serde_json::Value = common::read_json(&json);
     assert_eq!(record["status"], "failed");
     assert!(record["error"].as_str().unwrap().contains("panicked"));
     // The load finished before the panic; it is kept.
@@ -74,7 +65,7 @@ fn interrupt_a_run(name: &str, signal: libc::c_int) {
     common::require_mariadb();
     let tmp = common::private_tmpdir(name);
     let json = tmp.with_extension(format!("{name}.json"));
-    let mut command = enginebench(&tmp);
+    let mut command = common::enginebench(&tmp);
     command
         .args([
             "run",
@@ -106,8 +97,7 @@ fn interrupt_a_run(name: &str, signal: libc::c_int) {
         interrupted_at.elapsed()
     );
     assert_eq!(status.code(), Some(130), "{stderr}");
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let record: serde_json::Value = common::read_json(&json);
     assert_eq!(record["status"], "interrupted");
     let cells = record["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 1, "only the partial first cell");
@@ -136,7 +126,7 @@ fn a_second_sigint_exits_at_once_when_the_first_cannot_finish() {
     use mysql::prelude::Queryable;
     common::require_mariadb();
     let tmp = common::private_tmpdir("sigint-twice");
-    let mut command = enginebench(&tmp);
+    let mut command = common::enginebench(&tmp);
     command.args([
         "run",
         "s0",

@@ -202,8 +202,7 @@ fn sysbench_format_rate_mode_and_a_thousand_connections_from_the_command_line() 
     .chain([json.to_str().unwrap()])
     .collect::<Vec<_>>());
     assert!(table.contains("target/s"), "{table}");
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let record: serde_json::Value = common::read_json(&json);
     let rate = &record["cells"][0]["rate"];
     let achieved = rate["achieved_per_s"].as_f64().unwrap();
     assert!(
@@ -222,8 +221,7 @@ fn sysbench_format_rate_mode_and_a_thousand_connections_from_the_command_line() 
         "--json",
         many.to_str().unwrap(),
     ]);
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&many).unwrap()).unwrap();
+    let record: serde_json::Value = common::read_json(&many);
     let cell = &record["cells"][0];
     assert_eq!(cell["outcome"], "completed", "{}", cell["error"]);
     let per_worker = cell["per_worker_events"].as_array().unwrap();

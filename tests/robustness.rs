@@ -5,24 +5,12 @@ mod common;
 
 use std::process::Command;
 
-fn enginebench(tmpdir: &std::path::Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_enginebench"));
-    command
-        .env("TMPDIR", tmpdir)
-        .env_remove("ENGINEBENCH_FAULT");
-    command
-}
-
-fn read_json(path: &std::path::Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 #[test]
 fn a_server_killed_mid_cell_is_recorded_as_crashed_and_the_study_goes_on() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("crash");
     let json = tmp.with_extension("crash.json");
-    let mut command = enginebench(&tmp);
+    let mut command = common::enginebench(&tmp);
     command
         .args([
             "run",
@@ -62,7 +50,7 @@ fn a_server_killed_mid_cell_is_recorded_as_crashed_and_the_study_goes_on() {
         Some(1),
         "a crashed cell makes the exit status non-zero\n{stderr}"
     );
-    let record = read_json(&json);
+    let record = common::read_json(&json);
     assert_eq!(
         record["status"], "completed",
         "the study went on after the crash"
@@ -207,7 +195,7 @@ fn a_full_tmpfs_is_reported_as_such_with_the_table_and_free_space() {
     let tmpfs = SmallTmpfs::mount("full", "180m");
     let tmp = common::private_tmpdir("full");
     let json = tmp.with_extension("full.json");
-    let output = enginebench(&tmp)
+    let output = common::enginebench(&tmp)
         .args([
             "run",
             "s0",
@@ -246,7 +234,7 @@ fn a_full_tmpfs_is_reported_as_such_with_the_table_and_free_space() {
     assert!(error.contains("error 28"), "{error}");
     assert!(error.contains("MB free before the load,"), "{error}");
     // What was measured is kept: the record names the failed load.
-    let record = read_json(&json);
+    let record = common::read_json(&json);
     assert_eq!(record["status"], "failed");
     assert!(record["loads"][0]["error"]
         .as_str()

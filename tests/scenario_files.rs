@@ -135,8 +135,7 @@ fn the_readme_tutorial_runs_as_written() {
         stdout.contains("shop browse and buy — events per second (higher is better)"),
         "{stdout}"
     );
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let record: serde_json::Value = common::read_json(&json);
     assert_eq!(record["status"], "completed");
     let cells = record["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 4, "threads 1 and 8 × MyISAM and InnoDB");
@@ -201,8 +200,7 @@ fn the_built_in_example_prints_and_runs() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let record: serde_json::Value = common::read_json(&json);
     assert_eq!(
         record["cells"].as_array().unwrap().len(),
         4,
@@ -273,8 +271,7 @@ fn study_s1_runs_from_its_scenario_file_on_four_engines() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let record: serde_json::Value = common::read_json(&json);
     let cells = record["cells"].as_array().unwrap();
     assert_eq!(
         cells.len(),
@@ -336,8 +333,7 @@ fn profiles_run_the_study_on_differently_configured_servers() {
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("| threads | InnoDB (big pool) ev/s | InnoDB (big pool) p50/p95/p99 µs | InnoDB (tiny pool) ev/s |"), "{stdout}");
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let record: serde_json::Value = common::read_json(&json);
     let pools: Vec<(String, String)> = record["profiles"]
         .as_array()
         .unwrap()
@@ -412,8 +408,7 @@ fn study_s3_times_its_job_per_step_on_memory_and_innodb_on_disk_and_tmpfs() {
             "{setup} missing:\n{stdout}"
         );
     }
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let record: serde_json::Value = common::read_json(&json);
     let runs = record["sequences"].as_array().unwrap();
     assert_eq!(runs.len(), 4 * 20);
     assert_eq!(
@@ -472,8 +467,7 @@ fn study_s2_runs_sysbenchs_transaction_under_three_memory_profiles() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let record: serde_json::Value = common::read_json(&json);
     let cells = record["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 2 * 2 * 3, "2 phases × 2 engines × 3 profiles");
     for cell in cells

@@ -146,3 +146,17 @@ impl Running {
         (status, stdout, self.seen.join("\n"))
     }
 }
+
+/// The enginebench binary with a private TMPDIR and no fault injection.
+pub fn enginebench(tmpdir: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_enginebench"));
+    command
+        .env("TMPDIR", tmpdir)
+        .env_remove("ENGINEBENCH_FAULT");
+    command
+}
+
+/// A results file written with --json.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
