@@ -81,6 +81,7 @@ fn an_unreachable_dsn_names_the_cause_and_never_the_password() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(!everything.contains("hunter2"));
+    common::assert_nothing_left(&tmp);
 }
 
 #[test]
@@ -95,6 +96,7 @@ fn a_missing_server_binary_names_the_fix() {
         last_stderr_line(&output),
         "Error: /nonexistent/mariadbd not found: install it with `apt-get install mariadb-server` or pass --server-bin PATH"
     );
+    common::assert_nothing_left(&tmp);
 }
 
 #[test]
@@ -107,6 +109,7 @@ fn an_unknown_study_lists_the_built_in_ones() {
         .stderr(
             "Error: unknown study 's9': the built-in studies are s0, s4 and the sysbench workloads oltp_point_select, oltp_read_only, oltp_read_write, oltp_write_only, oltp_update_index, oltp_update_non_index, oltp_insert, oltp_delete, select_random_points, select_random_ranges, bulk_insert (see `enginebench list`)\n",
         );
+    common::assert_nothing_left(&tmp);
 }
 
 #[test]
@@ -187,6 +190,7 @@ fn list_names_the_built_in_studies() {
         .assert()
         .success()
         .stdout(predicate::str::starts_with("s0 "));
+    common::assert_nothing_left(&tmp);
 }
 
 #[test]
