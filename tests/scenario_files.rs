@@ -96,6 +96,28 @@ fn a_broken_file_is_refused_before_any_server_starts() {
     common::assert_nothing_left(&tmp);
 }
 
+/// Runs enginebench with `args` and `--json json`, asserts success, and returns the output
+/// and the record it wrote.
+fn run_with_json<S: AsRef<std::ffi::OsStr>>(
+    tmp: &std::path::Path,
+    json: &std::path::Path,
+    args: &[S],
+) -> (std::process::Output, serde_json::Value) {
+    let output = common::enginebench(tmp)
+        .args(args)
+        .arg("--json")
+        .arg(json)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let record = common::read_json(json);
+    (output, record)
+}
+
 /// The README's tutorial scenario, exactly as printed there.
 fn tutorial() -> String {
     let readme =
@@ -179,9 +201,10 @@ fn the_built_in_example_prints_and_runs() {
         include_str!("../scenarios/accounts.toml")
     );
     let json = tmp.with_extension("accounts.json");
-    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("TMPDIR", &tmp)
-        .args([
+    let (_, record) = run_with_json(
+        &tmp,
+        &json,
+        &[
             "run",
             "accounts",
             "--set",
@@ -190,17 +213,8 @@ fn the_built_in_example_prints_and_runs() {
             "2",
             "--time",
             "1s",
-            "--json",
-        ])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+        ],
     );
-    let record: serde_json::Value = common::read_json(&json);
     assert_eq!(
         record["cells"].as_array().unwrap().len(),
         4,
@@ -248,9 +262,10 @@ fn study_s1_runs_from_its_scenario_file_on_four_engines() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("s1");
     let json = tmp.with_extension("s1.json");
-    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("TMPDIR", &tmp)
-        .args([
+    let (_, record) = run_with_json(
+        &tmp,
+        &json,
+        &[
             "run",
             "s1",
             "--scale",
@@ -261,17 +276,8 @@ fn study_s1_runs_from_its_scenario_file_on_four_engines() {
             "300ms",
             "--warmup",
             "0s",
-            "--json",
-        ])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+        ],
     );
-    let record: serde_json::Value = common::read_json(&json);
     let cells = record["cells"].as_array().unwrap();
     assert_eq!(
         cells.len(),
@@ -444,9 +450,10 @@ fn study_s2_runs_sysbenchs_transaction_under_three_memory_profiles() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("s2");
     let json = tmp.with_extension("s2.json");
-    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("TMPDIR", &tmp)
-        .args([
+    let (_, record) = run_with_json(
+        &tmp,
+        &json,
+        &[
             "run",
             "s2",
             "--scale",
@@ -457,17 +464,8 @@ fn study_s2_runs_sysbenchs_transaction_under_three_memory_profiles() {
             "300ms",
             "--warmup",
             "0s",
-            "--json",
-        ])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+        ],
     );
-    let record: serde_json::Value = common::read_json(&json);
     let cells = record["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 2 * 2 * 3, "2 phases × 2 engines × 3 profiles");
     for cell in cells
