@@ -13,7 +13,7 @@ use crate::driver::{
 };
 use crate::engine::Engine;
 use crate::interrupt;
-use crate::load::{load_table, LoadOutcome, LoadPlan, TableSpec};
+use crate::load::{load_table, memory_table_cap, LoadOutcome, LoadPlan, TableSpec};
 use crate::measure::{
     filesystem_of, measure_footprint, own_cpu_us, sample_process, status_delta, FilesystemState,
     ProcessSample, StatusSnapshot,
@@ -476,12 +476,8 @@ fn run_file_phases(
 fn file_table_spec(table: &crate::scenario::file::Table, engine: Engine, seed: u64) -> TableSpec {
     TableSpec {
         name: table.name.clone(),
-        before_create: if engine == Engine::Memory {
-            // MEMORY is capped at creation; the scenario's own settings win.
-            vec!["SET SESSION max_heap_table_size = 4294967296".into()]
-        } else {
-            Vec::new()
-        },
+        // Scenario tables have no fixed row size: give MEMORY 4 GiB.
+        before_create: memory_table_cap(engine, 4 << 30).into_iter().collect(),
         create_sql: table.create_sql(engine),
         secondary_indexes: table.indexes.clone(),
         columns: table.columns.iter().map(|(name, _)| name.clone()).collect(),
@@ -510,10 +506,9 @@ fn run_file_sequence(
     let database = engine_database(study, engine);
     let spec = study.spec.with_database(&database);
     let mut conn = spec.connect()?;
-    if engine == Engine::Memory {
-        // ALTER and CREATE INDEX rebuild a MEMORY table under this session's cap.
-        conn.query_drop("SET SESSION max_heap_table_size = 4294967296")
-            .described()?;
+    // ALTER and CREATE INDEX rebuild a MEMORY table under this session's cap.
+    if let Some(cap) = memory_table_cap(engine, 4 << 30) {
+        conn.query_drop(cap).described()?;
     }
     for run in 1..=runs {
         if interrupt::requested() {

@@ -145,6 +145,14 @@ pub trait RowGenerator: Send + Sync {
     fn fill_row(&self, id: u64, rng: &mut SmallRng, row: &mut Vec<Value>);
 }
 
+/// The session statement that lets `engine` hold a table of `bytes`: MEMORY tables are
+/// capped by max_heap_table_size when created or rebuilt (ALTER, CREATE INDEX); other
+/// engines need nothing. At least 64 MiB, so small tables keep MariaDB's usual room.
+pub fn memory_table_cap(engine: crate::engine::Engine, bytes: u64) -> Option<String> {
+    (engine == crate::engine::Engine::Memory)
+        .then(|| format!("SET SESSION max_heap_table_size = {}", bytes.max(64 << 20)))
+}
+
 /// A table to load: its DDL, its secondary indexes, its columns and how to make rows.
 pub struct TableSpec {
     pub name: String,

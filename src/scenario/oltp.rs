@@ -195,6 +195,14 @@ pub fn statement_group(kind_name: &str) -> &'static str {
     }
 }
 
+/// sysbench's write statements, in the order its scripts run them.
+const WRITES: [Class; 4] = [
+    Class::IndexUpdate,
+    Class::NonIndexUpdate,
+    Class::Delete,
+    Class::Insert,
+];
+
 /// The statement classes a workload uses, which are also its query kinds.
 fn classes(kind: OltpKind, options: &OltpOptions) -> Vec<Class> {
     let trx = !options.skip_trx;
@@ -219,12 +227,7 @@ fn classes(kind: OltpKind, options: &OltpOptions) -> Vec<Class> {
                 add(class, ranges);
             }
             if kind == OltpKind::ReadWrite {
-                for class in [
-                    Class::IndexUpdate,
-                    Class::NonIndexUpdate,
-                    Class::Delete,
-                    Class::Insert,
-                ] {
+                for class in WRITES {
                     add(class, true);
                 }
             }
@@ -232,12 +235,7 @@ fn classes(kind: OltpKind, options: &OltpOptions) -> Vec<Class> {
         }
         OltpKind::WriteOnly => {
             add(Class::Begin, trx);
-            for class in [
-                Class::IndexUpdate,
-                Class::NonIndexUpdate,
-                Class::Delete,
-                Class::Insert,
-            ] {
+            for class in WRITES {
                 add(class, true);
             }
             add(Class::Commit, trx);

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::driver::{QueryFailure, Worker, Workload};
 use crate::engine::Engine;
-use crate::load::{push_alphanumeric, LoadPlan, RowGenerator, TableSpec, Value};
+use crate::load::{memory_table_cap, push_alphanumeric, LoadPlan, RowGenerator, TableSpec, Value};
 use crate::measure::QueryRecorder;
 use crate::server::ConnectionSpec;
 
@@ -169,15 +169,10 @@ fn random_value(rng: &mut SmallRng, out: &mut String) {
 /// The engine's table as the load stage fills it: ids 1..=rows, random values, one
 /// creation time for the whole load.
 pub fn table_spec(engine: Engine, rows: u64, seed: u64) -> TableSpec {
-    let mut before_create = Vec::new();
-    if engine == Engine::Memory {
-        // MEMORY tables are capped by max_heap_table_size at creation; ~600 bytes a row
-        // covers VARCHAR(100) stored fixed-length in utf8mb4.
-        before_create.push(format!(
-            "SET SESSION max_heap_table_size = {}",
-            rows.saturating_mul(600).max(64 << 20)
-        ));
-    }
+    // ~600 bytes a row covers VARCHAR(100) stored fixed-length in utf8mb4 by MEMORY.
+    let before_create = memory_table_cap(engine, rows.saturating_mul(600))
+        .into_iter()
+        .collect();
     let created_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
         .to_string()
         .replace('T', " ")

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Engine;
 use crate::load::{
-    push_alphanumeric, IndexTiming, LoadMethod, LoadPlan, RowGenerator, TableSpec, Value,
+    memory_table_cap, push_alphanumeric, IndexTiming, LoadMethod, LoadPlan, RowGenerator,
+    TableSpec, Value,
 };
 
 pub const STUDY_NAME: &str = "s4";
@@ -62,13 +63,9 @@ impl Default for S4Params {
 }
 
 pub fn table_spec(engine: Engine, rows: u64, seed: u64) -> TableSpec {
-    let mut before_create = Vec::new();
-    if engine == Engine::Memory {
-        before_create.push(format!(
-            "SET SESSION max_heap_table_size = {}",
-            rows.saturating_mul(600).max(64 << 20)
-        ));
-    }
+    let before_create = memory_table_cap(engine, rows.saturating_mul(600))
+        .into_iter()
+        .collect();
     TableSpec {
         name: TABLE_NAME.into(),
         before_create,
