@@ -10,7 +10,7 @@ use crate::engine::Engine;
 use crate::load::{IndexTiming, LoadMethod, LoadPlan};
 use crate::scenario::distributions::{RandSpec, RandType};
 use crate::scenario::oltp::OltpOptions;
-use crate::scenario::s0::S0Variant;
+
 use crate::server::Dsn;
 use crate::units::{parse_count, parse_duration, parse_key_value, parse_thread_count};
 
@@ -164,9 +164,10 @@ pub struct RunArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: Option<u32>,
 
-    /// Variants to run: select+update, select, update, select+update/indexed (default all)
-    #[arg(long, value_delimiter = ',')]
-    pub variants: Vec<S0Variant>,
+    /// Phases of the scenario to run, by name (e.g. s0's select,update); DDL phases that
+    /// come before a chosen phase run too [default: all]
+    #[arg(long, value_delimiter = ',', alias = "variants")]
+    pub phases: Vec<String>,
 
     /// Seed for row data and random ids (runs with one seed issue the same statements)
     #[arg(long, default_value_t = 42)]
@@ -526,7 +527,7 @@ mod tests {
         assert_eq!(args.threads, vec![1, 4]);
         assert_eq!(args.engines, vec![Engine::Aria, Engine::Memory]);
         assert_eq!(args.time, Some(Duration::from_secs(2)));
-        assert_eq!(args.variants, vec![S0Variant::Select, S0Variant::Update]);
+        assert_eq!(args.phases, vec!["select", "update"]);
         assert_eq!(
             args.server.server_opts,
             vec![("key_buffer_size".into(), "64M".into())]

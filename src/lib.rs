@@ -41,9 +41,7 @@ use std::io::{IsTerminal, Write};
 use cli::{Cli, Command, PrepareArgs, RunArgs, ServerArgs, ServerCommand};
 use report::text::TableStyle;
 use results::{ResultFile, RunStatus};
-use scenario::s0::{S0Params, S0Variant};
-use scenario::s4::S4Params;
-use scenario::{BUILTIN_FILES, BUILTIN_STUDIES};
+use scenario::BUILTIN_FILES;
 
 /// How a command ended, for the exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,9 +67,6 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
     match cli.command {
         Command::Run(args) => run_study(*args),
         Command::List => {
-            for (name, about) in BUILTIN_STUDIES {
-                outln!("{name:<22} {about}");
-            }
             for (name, text) in scenario::BUILTIN_FILES {
                 let title = text
                     .lines()
@@ -153,51 +148,6 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
     };
     let server = resolve_server(&args.server);
     let outcome = match args.study.as_str() {
-        scenario::s0::STUDY_NAME => {
-            let defaults = S0Params::default();
-            let params = S0Params {
-                rows: args.rows.unwrap_or(defaults.rows).max(1),
-                threads: threads_or(&defaults.threads),
-                loops: args.loops.unwrap_or(defaults.loops),
-                time: args.time,
-                warmup: args.warmup,
-                engines: engines_or(&defaults.engines),
-                repeat: args.repeat.unwrap_or(defaults.repeat),
-                variants: if args.variants.is_empty() {
-                    S0Variant::ALL.to_vec()
-                } else {
-                    args.variants.clone()
-                },
-                seed: args.seed,
-                load_plan: args.load.preparation_plan(),
-                query_timeout: args.query_timeout,
-            };
-            runner::run_s0(&params, &server, &output)
-        }
-        scenario::s4::STUDY_NAME => {
-            let defaults = S4Params::default();
-            let plans = if args.load.load_method.is_empty() && !args.load.is_set() {
-                defaults.plans
-            } else {
-                let methods = if args.load.load_method.is_empty() {
-                    load::LoadMethod::ALL.to_vec()
-                } else {
-                    args.load.load_method.clone()
-                };
-                methods
-                    .into_iter()
-                    .map(|method| args.load.apply(load::LoadPlan::fastest(), method))
-                    .collect()
-            };
-            let params = S4Params {
-                rows: args.rows.unwrap_or(defaults.rows).max(1),
-                engines: engines_or(&defaults.engines),
-                plans,
-                repeat: args.repeat.unwrap_or(defaults.repeat),
-                seed: args.seed,
-            };
-            runner::run_s4(&params, &server, &output)
-        }
         name if name.ends_with(".toml")
             || std::path::Path::new(name).is_file()
             || scenario::BUILTIN_FILES
@@ -215,8 +165,30 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
                     name.to_string(),
                 ),
             };
+            let mut overrides = args.set.clone();
+            if let Some(rows) = args.rows {
+                overrides.push(("rows".into(), rows.to_string()));
+            }
             let mut file_scenario =
-                scenario::file::load_scenario(&text, &origin, &args.set, args.scale)?;
+                scenario::file::load_scenario(&text, &origin, &overrides, args.scale)?;
+            if !args.phases.is_empty() {
+                select_phases(&mut file_scenario, &args.phases)?;
+            }
+            if !args.load.load_method.is_empty() || args.load.is_set() {
+                let methods = if args.load.load_method.is_empty() {
+                    load::LoadMethod::ALL.to_vec()
+                } else {
+                    args.load.load_method.clone()
+                };
+                for phase in &mut file_scenario.phases {
+                    if let scenario::file::Phase::Load { methods: plans, .. } = phase {
+                        *plans = methods
+                            .iter()
+                            .map(|&method| args.load.apply(load::LoadPlan::fastest(), method))
+                            .collect();
+                    }
+                }
+            }
             // The command line overrides what the file says.
             for phase in &mut file_scenario.phases {
                 if let scenario::file::Phase::Run {
@@ -242,8 +214,7 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
                     }
                 }
             }
-            let mut parameters = file_scenario.parameters.clone();
-            parameters.insert("scenario_text".into(), text.clone());
+            let parameters = file_scenario.parameters.clone();
             let params = runner::FileRunParams {
                 scenario_text: text,
                 engines: if !engines.is_empty() {
@@ -288,7 +259,7 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
             runner::run_oltp(&params, &server, &output)
         }
         other => {
-            let names: Vec<&str> = BUILTIN_STUDIES.iter().map(|(name, _)| *name).collect();
+            let names: Vec<&str> = BUILTIN_FILES.iter().map(|(name, _)| *name).collect();
             bail!(
                 "unknown study '{other}': the built-in studies are {} and the sysbench workloads {} (see `enginebench list`)",
                 names.join(", "),
@@ -297,6 +268,51 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
         }
     };
     finish_run(outcome, &output, args.format, args.percentile)
+}
+
+/// Keeps the phases named by `--phases`, and the DDL phases before them (a later phase
+/// expects the index an earlier DDL phase built).
+fn select_phases(
+    file_scenario: &mut scenario::file::Scenario,
+    wanted: &[String],
+) -> anyhow::Result<()> {
+    use scenario::file::Phase;
+    let name_of = |phase: &Phase| match phase {
+        Phase::Ddl { name, .. }
+        | Phase::Sequence { name, .. }
+        | Phase::Load { name, .. }
+        | Phase::Run { name, .. } => name.clone(),
+    };
+    let measured: Vec<String> = file_scenario
+        .phases
+        .iter()
+        .filter(|phase| !matches!(phase, Phase::Ddl { .. }))
+        .map(name_of)
+        .collect();
+    for name in wanted {
+        if !measured.contains(name) {
+            bail!(
+                "--phases {name}: {} has no such phase (its phases: {})",
+                file_scenario.name,
+                measured.join(", ")
+            );
+        }
+    }
+    let last_wanted = file_scenario
+        .phases
+        .iter()
+        .rposition(|phase| wanted.contains(&name_of(phase)))
+        .unwrap_or(0);
+    let mut position = 0;
+    file_scenario.phases.retain(|phase| {
+        let keep = match phase {
+            Phase::Ddl { .. } => position < last_wanted,
+            other => wanted.contains(&name_of(other)),
+        };
+        position += 1;
+        keep
+    });
+    Ok(())
 }
 
 /// Prints the tables of whatever the run recorded, and turns its outcome into an exit.

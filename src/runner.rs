@@ -18,7 +18,7 @@ use crate::measure::{
     filesystem_of, measure_footprint, own_cpu_us, sample_process, status_delta, FilesystemState,
     ProcessSample, StatusSnapshot,
 };
-use crate::plan::{plan_s0, Step};
+use crate::plan::{plan_scenario, Step};
 use crate::report::progress::{note, CellProgress};
 use crate::results::{
     CellCounters, CellKey, CellRecord, IntervalCounters, LoadRecord, OutcomeRecord, ProbeCost,
@@ -26,12 +26,10 @@ use crate::results::{
     StepRecord,
 };
 use crate::scenario::file::{
-    FileRows, FileWorkload, Phase as FilePhase, Profile as FileProfile, Scenario as FileScenario,
+    FileWorkload, Phase as FilePhase, Profile as FileProfile, Scenario as FileScenario,
     Step as FileStep,
 };
 use crate::scenario::oltp::{bulk_insert_table_sql, OltpKind, OltpOptions, OltpWorkload};
-use crate::scenario::s0::{self, S0Params, S0Workload};
-use crate::scenario::s4::{self, S4Params};
 use crate::server::{DescribeMysqlError, ServerArgsResolved, Target};
 
 /// Options that shape how a run reports, not what it measures.
@@ -45,30 +43,6 @@ pub struct RunOutput {
 /// A run's record, or the error that stopped it together with the record as far as it got
 /// (saved, and with the servers already torn down).
 pub type RunResult = Result<RunRecord, (anyhow::Error, Box<RunRecord>)>;
-
-pub fn run_s0(params: &S0Params, server: &ServerArgsResolved, output: &RunOutput) -> RunResult {
-    run_study(
-        s0::STUDY_NAME,
-        params,
-        &params.engines,
-        server,
-        output,
-        |_| false,
-        |study| execute_s0(params, study),
-    )
-}
-
-pub fn run_s4(params: &S4Params, server: &ServerArgsResolved, output: &RunOutput) -> RunResult {
-    run_study(
-        s4::STUDY_NAME,
-        params,
-        &params.engines,
-        server,
-        output,
-        |_| false,
-        |study| execute_s4(params, study),
-    )
-}
 
 /// A sysbench workload's run: the workload, its sysbench options, and the matrix.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -199,7 +173,9 @@ fn prepare_oltp_tables(
                 .probe
                 .query_drop(bulk_insert_table_sql(table, engine))
                 .described()?;
-            study.created_tables.push(name);
+            study
+                .created_tables
+                .push((study.database.to_string(), name));
         }
         return Ok(());
     }
@@ -236,7 +212,7 @@ fn prepare_oltp_tables(
         );
         study.load(engine, &spec, &params.load_plan, 1)?;
         // Like sysbench's prepare, prepared tables stay for the next run.
-        study.created_tables.retain(|name| *name != spec.name);
+        study.created_tables.retain(|(_, name)| *name != spec.name);
     }
     Ok(())
 }
@@ -284,26 +260,204 @@ fn execute_file_scenario(
     params: &FileRunParams,
     study: &mut Study,
 ) -> anyhow::Result<()> {
-    let prepare = |study: &mut Study| -> anyhow::Result<()> {
-        for &engine in &params.engines {
-            let database = engine_database(study, engine);
-            if matches!(study.target, Target::External { .. })
-                && !study.created_databases.contains(&database)
-                && !study.server.force
-            {
-                let exists: Option<String> = study
+    let steps = plan_scenario(scenario, &params.engines, params.repeat);
+    let cell_total = steps
+        .iter()
+        .filter(|s| matches!(s, Step::Cell { .. }))
+        .count();
+    let base_options = study.server.options.clone();
+    // The DDL phases done on the current server, to apply again after a crash.
+    let mut done_ddl: Vec<usize> = Vec::new();
+    let mut load_failures = 0;
+    for step in steps {
+        if interrupt::requested() {
+            break;
+        }
+        match step {
+            Step::StartProfile { profile } => {
+                study.switch_profile(&scenario.profiles[profile], &base_options)?;
+                done_ddl.clear();
+            }
+            Step::PrepareTables => prepare_file_tables(scenario, params, study)?,
+            Step::Ddl { phase, engine } => {
+                let FilePhase::Ddl { name, sql } = &scenario.phases[phase] else {
+                    unreachable!("planned from a ddl phase")
+                };
+                run_file_ddl(study, engine, name, sql)?;
+                if !done_ddl.contains(&phase) {
+                    done_ddl.push(phase);
+                }
+            }
+            Step::Load {
+                phase,
+                method,
+                engine,
+                repeat,
+            } => {
+                let FilePhase::Load {
+                    name,
+                    table,
+                    methods,
+                } = &scenario.phases[phase]
+                else {
+                    unreachable!("planned from a load phase")
+                };
+                let plan = &methods[method];
+                let database = engine_database(study, engine);
+                let spec = scenario.tables[*table].load_spec(engine, params.seed);
+                // A method that fails (a full MEMORY table, a refused LOAD DATA) is
+                // recorded and the phase goes on with the others.
+                let loaded = study.load_in(&database, engine, &spec, plan, repeat, Some(name));
+                if let Err(err) = loaded {
+                    note(&format!("{} on {engine} failed: {err:#}", plan.label()));
+                    load_failures += 1;
+                    if !study.target.is_alive() {
+                        recover_file_tables(scenario, params, study, &done_ddl)?;
+                    }
+                }
+            }
+            Step::Sequence { phase, engine } => {
+                let FilePhase::Sequence {
+                    name,
+                    runs,
+                    discard,
+                    steps,
+                } = &scenario.phases[phase]
+                else {
+                    unreachable!("planned from a sequence phase")
+                };
+                run_file_sequence(
+                    study, scenario, params, engine, name, *runs, *discard, steps,
+                )?;
+            }
+            Step::Cell {
+                phase,
+                engine,
+                threads,
+                repeat,
+            } => {
+                let FilePhase::Run {
+                    name,
+                    ignore_errors,
+                    time,
+                    loops,
+                    warmup,
+                    events,
+                    ..
+                } = &scenario.phases[phase]
+                else {
+                    unreachable!("planned from a run phase")
+                };
+                let spec = study.spec.with_database(&engine_database(study, engine));
+                let workload = FileWorkload {
+                    spec: match params.query_timeout {
+                        Some(timeout) => spec.with_query_timeout(timeout),
+                        None => spec,
+                    },
+                    events: events.clone(),
+                    ignore_errors: ignore_errors.clone(),
+                    seed: params.seed.wrapping_add(study.record.cells.len() as u64),
+                };
+                let config = CellConfig {
+                    threads,
+                    stop: StopCondition {
+                        events_per_thread: if time.is_some() { None } else { *loops },
+                        events_total: None,
+                        duration: *time,
+                    },
+                    warmup: *warmup,
+                    report_interval: study.output.report_interval,
+                    rate: None,
+                };
+                let label = format!(
+                    "[{}/{cell_total}] {name} {engine} threads={threads} repeat {repeat}",
+                    study.record.cells.len() + 1
+                );
+                let key = CellKey {
+                    variant: name.clone(),
+                    engine,
+                    profile: None,
+                    threads,
+                    repeat,
+                };
+                if study.measure_cell(&workload, &config, key, label)? {
+                    recover_file_tables(scenario, params, study, &done_ddl)?;
+                }
+            }
+            Step::Footprints => {
+                for &engine in &params.engines {
+                    let database = engine_database(study, engine);
+                    for table in scenario.tables.iter().filter(|t| !t.deferred) {
+                        let footprint = measure_footprint(
+                            &mut study.probe,
+                            &database,
+                            &table.name,
+                            engine,
+                            study.datadir.as_deref(),
+                            "after_run",
+                        )
+                        .described()
+                        .with_context(|| {
+                            format!("measuring the disk footprint of {}", table.name)
+                        })?;
+                        study.record.footprints.push(footprint);
+                    }
+                }
+            }
+        }
+        study.save()?;
+    }
+    if load_failures > 0 {
+        note(&format!(
+            "{load_failures} load(s) failed; their errors are in the results"
+        ));
+    }
+    Ok(())
+}
+
+/// Each engine's database created afresh and the scenario's tables (all but the
+/// `deferred` ones) loaded into it.
+fn prepare_file_tables(
+    scenario: &FileScenario,
+    params: &FileRunParams,
+    study: &mut Study,
+) -> anyhow::Result<()> {
+    for &engine in &params.engines {
+        let database = engine_database(study, engine);
+        let exists: Option<String> = study
+            .probe
+            .exec_first(
+                "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+                (&database,),
+            )
+            .described()?;
+        let external = matches!(study.target, Target::External { .. });
+        if external && exists.is_some() && !study.created_databases.contains(&database) {
+            // Someone else's database: run beside what is there only when told to, and
+            // then replace only the scenario's own tables.
+            if !study.server.force {
+                let tables: Vec<String> = study
                     .probe
-                    .exec_first(
-                        "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+                    .exec(
+                        "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME",
                         (&database,),
                     )
                     .described()?;
-                if exists.is_some() {
-                    return Err(anyhow!(
-                        "database {database} exists on the external server and was not created by this run; drop it, pass another --database, or --force to replace it"
-                    ));
-                }
+                return Err(anyhow!(
+                    "database {database} exists on the external server and was not created by this run (tables: {}); drop it, pass another --database, or --force to run beside its tables (only the scenario's own tables are replaced)",
+                    if tables.is_empty() { "none".to_string() } else { tables.join(", ") }
+                ));
             }
+            for table in &scenario.tables {
+                study
+                    .probe
+                    .query_drop(format!(
+                        "DROP TABLE IF EXISTS `{database}`.`{}`",
+                        table.name
+                    ))
+                    .described()?;
+            }
+        } else {
             study
                 .probe
                 .query_drop(format!("DROP DATABASE IF EXISTS `{database}`"))
@@ -311,182 +465,43 @@ fn execute_file_scenario(
             study
                 .probe
                 .query_drop(format!("CREATE DATABASE `{database}`"))
-                .described()?;
+                .map_err(|err| {
+                    anyhow!(
+                        "cannot create the database {database}: {}; a scenario keeps each engine's tables in a database of its own, <--database>_<engine>: grant the user ALL ON `{}\\_%`.* or pass another --database",
+                        crate::server::describe_mysql_error(&err),
+                        study.database
+                    )
+                })?;
             if !study.created_databases.contains(&database) {
                 study.created_databases.push(database.clone());
             }
-            for table in scenario.tables.iter().filter(|t| !t.deferred) {
-                let spec = file_table_spec(table, engine, params.seed);
-                study.load_in(&database, engine, &spec, &params.load_plan, 1)?;
-            }
         }
-        Ok(())
-    };
-    let cell_total: usize = scenario
-        .phases
-        .iter()
-        .map(|phase| match phase {
-            FilePhase::Run { threads, .. } => {
-                threads.len() * params.repeat as usize * params.engines.len()
-            }
-            FilePhase::Ddl { .. } | FilePhase::Sequence { .. } => 0,
-        })
-        .sum();
-    // Without profiles the study runs once, on the server already started; with them, once
-    // per profile on a server of its own.
-    let profiles: Vec<Option<&FileProfile>> = if scenario.profiles.is_empty() {
-        vec![None]
-    } else {
-        scenario.profiles.iter().map(Some).collect()
-    };
-    let cell_total = cell_total * profiles.len();
-    let base_options = study.server.options.clone();
-    for profile in profiles {
-        if interrupt::requested() {
-            break;
+        for table in scenario.tables.iter().filter(|t| !t.deferred) {
+            let spec = table.load_spec(engine, params.seed);
+            study.load_in(&database, engine, &spec, &params.load_plan, 1, None)?;
         }
-        if let Some(profile) = profile {
-            study.switch_profile(profile, &base_options)?;
-        }
-        prepare(study)?;
-        run_file_phases(scenario, params, study, cell_total, &prepare)?;
     }
     Ok(())
 }
 
-fn run_file_phases(
+/// After a crash: a fresh server with the scenario's tables loaded again and the DDL
+/// phases already done applied again, so the remaining steps find what they expect.
+fn recover_file_tables(
     scenario: &FileScenario,
     params: &FileRunParams,
     study: &mut Study,
-    cell_total: usize,
-    prepare: &dyn Fn(&mut Study) -> anyhow::Result<()>,
+    done_ddl: &[usize],
 ) -> anyhow::Result<()> {
-    let mut done_ddl: Vec<&FilePhase> = Vec::new();
-    for phase in &scenario.phases {
-        if interrupt::requested() {
-            break;
-        }
-        match phase {
-            FilePhase::Ddl { name, sql } => {
-                for &engine in &params.engines {
-                    run_file_ddl(study, engine, name, sql)?;
-                }
-                done_ddl.push(phase);
-            }
-            FilePhase::Sequence {
-                name,
-                runs,
-                discard,
-                steps,
-            } => {
-                for &engine in &params.engines {
-                    run_file_sequence(
-                        study, scenario, params, engine, name, *runs, *discard, steps,
-                    )?;
-                }
-            }
-            FilePhase::Run {
-                name,
-                ignore_errors,
-                threads,
-                time,
-                loops,
-                warmup,
-                events,
-            } => {
-                for &thread_count in threads {
-                    for repeat in 1..=params.repeat {
-                        for &engine in &params.engines {
-                            if interrupt::requested() {
-                                return Ok(());
-                            }
-                            let spec = study.spec.with_database(&engine_database(study, engine));
-                            let workload = FileWorkload {
-                                spec: match params.query_timeout {
-                                    Some(timeout) => spec.with_query_timeout(timeout),
-                                    None => spec,
-                                },
-                                events: events.clone(),
-                                ignore_errors: ignore_errors.clone(),
-                                seed: params.seed.wrapping_add(study.record.cells.len() as u64),
-                            };
-                            let config = CellConfig {
-                                threads: thread_count,
-                                stop: StopCondition {
-                                    events_per_thread: if time.is_some() { None } else { *loops },
-                                    events_total: None,
-                                    duration: *time,
-                                },
-                                warmup: *warmup,
-                                report_interval: study.output.report_interval,
-                                rate: None,
-                            };
-                            let label = format!(
-                                "[{}/{cell_total}] {name} {engine} threads={thread_count} repeat {repeat}",
-                                study.record.cells.len() + 1
-                            );
-                            let key = CellKey {
-                                variant: name.clone(),
-                                engine,
-                                profile: None,
-                                threads: thread_count,
-                                repeat,
-                            };
-                            if study.measure_cell(&workload, &config, key, label)? {
-                                study.restart_server()?;
-                                prepare(study)?;
-                                for phase in &done_ddl {
-                                    if let FilePhase::Ddl { name, sql } = phase {
-                                        for &engine in &params.engines {
-                                            run_file_ddl(study, engine, name, sql)?;
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
+    study.restart_server()?;
+    prepare_file_tables(scenario, params, study)?;
+    for &phase in done_ddl {
+        if let FilePhase::Ddl { name, sql } = &scenario.phases[phase] {
+            for &engine in &params.engines {
+                run_file_ddl(study, engine, name, sql)?;
             }
         }
-        study.save()?;
-    }
-    if !interrupt::requested() {
-        for &engine in &params.engines {
-            let database = engine_database(study, engine);
-            for table in scenario.tables.iter().filter(|t| !t.deferred) {
-                let footprint = measure_footprint(
-                    &mut study.probe,
-                    &database,
-                    &table.name,
-                    engine,
-                    study.datadir.as_deref(),
-                    "after_run",
-                )
-                .described()
-                .with_context(|| format!("measuring the disk footprint of {}", table.name))?;
-                study.record.footprints.push(footprint);
-            }
-        }
-        study.save()?;
     }
     Ok(())
-}
-
-/// A scenario table as the load stage fills it for `engine`.
-fn file_table_spec(table: &crate::scenario::file::Table, engine: Engine, seed: u64) -> TableSpec {
-    TableSpec {
-        name: table.name.clone(),
-        // Scenario tables have no fixed row size: give MEMORY 4 GiB.
-        before_create: memory_table_cap(engine, 4 << 30).into_iter().collect(),
-        create_sql: table.create_sql(engine),
-        secondary_indexes: table.indexes.clone(),
-        columns: table.columns.iter().map(|(name, _)| name.clone()).collect(),
-        rows: table.rows,
-        seed,
-        generator: Box::new(FileRows {
-            generators: table.columns.iter().map(|(_, g)| g.clone()).collect(),
-        }),
-    }
 }
 
 /// A sequence phase on one engine: `runs` timed runs of its steps, each run recorded as it
@@ -526,7 +541,7 @@ fn run_file_sequence(
                         .map_err(|err| anyhow!(crate::server::describe_with_hint(&err))),
                 ),
                 FileStep::Load { name, table } => {
-                    let table_spec = file_table_spec(&scenario.tables[*table], engine, params.seed);
+                    let table_spec = scenario.tables[*table].load_spec(engine, params.seed);
                     let loaded = load_table(
                         &spec,
                         &table_spec,
@@ -638,7 +653,7 @@ pub fn run_prepare_sbtest(
                     crate::scenario::sbtest::table_spec(table_number, table_size, engine, seed);
                 study.load(engine, &table, &plan, 1)?;
                 // Prepared tables are the point of this command: keep them.
-                study.created_tables.retain(|name| *name != table.name);
+                study.created_tables.retain(|(_, name)| *name != table.name);
             }
             Ok(())
         },
@@ -661,7 +676,8 @@ pub struct Study<'a> {
     datadir: Option<PathBuf>,
     record: &'a mut RunRecord,
     output: &'a RunOutput,
-    created_tables: Vec<String>,
+    /// (database, table) made by the run, dropped at its end on an external server.
+    created_tables: Vec<(String, String)>,
     /// Databases made for the run (a scenario file's per-engine databases).
     created_databases: Vec<String>,
 }
@@ -762,10 +778,10 @@ fn run_study(
         let result = body(&mut study);
         // On an external server, leave nothing behind but the database itself.
         if matches!(study.target, Target::External { .. }) {
-            for table in &study.created_tables {
+            for (database, table) in &study.created_tables {
                 let _ = study
                     .probe
-                    .query_drop(format!("DROP TABLE IF EXISTS `{table}`"));
+                    .query_drop(format!("DROP TABLE IF EXISTS `{database}`.`{table}`"));
             }
             for database in &study.created_databases {
                 let _ = study
@@ -989,7 +1005,7 @@ impl Study<'_> {
         repeat: u32,
     ) -> anyhow::Result<LoadOutcome> {
         let database = self.database;
-        self.load_in(database, engine, table, plan, repeat)
+        self.load_in(database, engine, table, plan, repeat, None)
     }
 
     /// Loads a table into `database` (a scenario file keeps each engine's tables in a
@@ -1001,9 +1017,11 @@ impl Study<'_> {
         table: &TableSpec,
         plan: &LoadPlan,
         repeat: u32,
+        phase: Option<&str>,
     ) -> anyhow::Result<LoadOutcome> {
+        let qualified = (database.to_string(), table.name.clone());
         if matches!(self.target, Target::External { .. })
-            && !self.created_tables.contains(&table.name)
+            && !self.created_tables.contains(&qualified)
             && table_exists(&mut self.probe, database, &table.name)?
         {
             return Err(anyhow!(
@@ -1012,8 +1030,8 @@ impl Study<'_> {
                 table.name
             ));
         }
-        if !self.created_tables.contains(&table.name) {
-            self.created_tables.push(table.name.clone());
+        if !self.created_tables.contains(&qualified) {
+            self.created_tables.push(qualified);
         }
         note(&format!(
             "loading {} rows into {} (ENGINE={}) with {}...",
@@ -1034,6 +1052,7 @@ impl Study<'_> {
             table: table.name.clone(),
             engine,
             profile: self.profile.clone(),
+            phase: phase.map(str::to_string),
             plan: *plan,
             label: plan.label(),
             repeat,
@@ -1081,157 +1100,6 @@ impl Study<'_> {
             }
         }
     }
-}
-
-fn execute_s4(params: &S4Params, study: &mut Study) -> anyhow::Result<()> {
-    let mut failures = 0;
-    for repeat in 1..=params.repeat {
-        for plan in &params.plans {
-            for &engine in &params.engines {
-                if interrupt::requested() {
-                    return Ok(());
-                }
-                let table = s4::table_spec(engine, params.rows, params.seed);
-                // A method that fails (a full MEMORY table, a refused LOAD DATA) is recorded
-                // and the study goes on with the others.
-                if let Err(err) = study.load(engine, &table, plan, repeat) {
-                    note(&format!("{} on {engine} failed: {err:#}", plan.label()));
-                    failures += 1;
-                }
-            }
-        }
-    }
-    if failures > 0 {
-        note(&format!(
-            "{failures} load(s) failed; their errors are in the results"
-        ));
-    }
-    Ok(())
-}
-
-fn execute_s0(params: &S0Params, study: &mut Study) -> anyhow::Result<()> {
-    let steps = plan_s0(params);
-    let cell_total = steps
-        .iter()
-        .filter(|s| matches!(s, Step::Cell { .. }))
-        .count();
-    let mut cell_index = 0;
-    // What the tables have been through, to rebuild them on a fresh server after a crash.
-    let mut prepared = Vec::new();
-    let mut indexed = Vec::new();
-    for step in steps {
-        if interrupt::requested() {
-            break;
-        }
-        match step {
-            Step::PrepareTable { engine } => {
-                prepare_s0_table(study, params, engine)?;
-                prepared.push(engine);
-            }
-            Step::CreateIndex { engine } => {
-                create_s0_index(study, engine)?;
-                indexed.push(engine);
-            }
-            Step::Cell {
-                variant,
-                engine,
-                threads,
-                repeat,
-            } => {
-                let workload = S0Workload {
-                    spec: match params.query_timeout {
-                        Some(timeout) => study.spec.with_query_timeout(timeout),
-                        None => study.spec.clone(),
-                    },
-                    engine,
-                    variant,
-                    rows: params.rows,
-                    seed: params.seed.wrapping_add(cell_index as u64),
-                };
-                let config = CellConfig {
-                    threads,
-                    stop: StopCondition {
-                        events_per_thread: params.time.is_none().then_some(params.loops),
-                        events_total: None,
-                        duration: params.time,
-                    },
-                    warmup: params.warmup,
-                    report_interval: study.output.report_interval,
-                    rate: None,
-                };
-                let label = format!(
-                    "[{}/{cell_total}] {} {engine} threads={threads} repeat {repeat}",
-                    cell_index + 1,
-                    variant.key()
-                );
-                let key = CellKey {
-                    variant: variant.key().into(),
-                    engine,
-                    profile: None,
-                    threads,
-                    repeat,
-                };
-                let crash = study.measure_cell(&workload, &config, key, label)?;
-                cell_index += 1;
-                if crash {
-                    study.restart_server()?;
-                    for &engine in &prepared {
-                        prepare_s0_table(study, params, engine)?;
-                    }
-                    for &engine in &indexed {
-                        create_s0_index(study, engine)?;
-                    }
-                }
-            }
-        }
-        study.save()?;
-    }
-    if !interrupt::requested() {
-        for &engine in &params.engines {
-            let table = s0::table_name(engine);
-            let footprint = measure_footprint(
-                &mut study.probe,
-                study.database,
-                &table,
-                engine,
-                study.datadir.as_deref(),
-                "after_run",
-            )
-            .described()
-            .with_context(|| format!("measuring the disk footprint of {table}"))?;
-            study.record.footprints.push(footprint);
-        }
-        study.save()?;
-    }
-    Ok(())
-}
-
-fn prepare_s0_table(study: &mut Study, params: &S0Params, engine: Engine) -> anyhow::Result<()> {
-    let table = s0::table_spec(engine, params.rows, params.seed);
-    study.load(engine, &table, &params.load_plan, 1).map(|_| ())
-}
-
-fn create_s0_index(study: &mut Study, engine: Engine) -> anyhow::Result<()> {
-    let sql = s0::create_index_sql(engine);
-    note(&format!("{sql}..."));
-    let started = Instant::now();
-    study
-        .probe
-        .query_drop(&sql)
-        .described()
-        .with_context(|| format!("{sql} failed"))?;
-    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
-    note(&format!("{sql}: {:.2} s", elapsed_ms / 1000.0));
-    study.record.steps.push(StepRecord {
-        name: "create_index".into(),
-        engine: Some(engine),
-        profile: study.profile.clone(),
-        detail: sql,
-        elapsed_ms,
-        rows: None,
-        error: None,
-    });
-    Ok(())
 }
 
 fn table_exists(conn: &mut mysql::Conn, database: &str, table: &str) -> anyhow::Result<bool> {

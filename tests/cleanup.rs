@@ -156,9 +156,9 @@ fn a_second_sigint_exits_at_once_when_the_first_cannot_finish() {
     let opts = mysql::OptsBuilder::new()
         .socket(Some(socket))
         .user(Some("root"))
-        .db_name(Some("enginebench"));
+        .db_name(Some("enginebench_myisam"));
     let mut locker = mysql::Conn::new(opts).unwrap();
-    locker.query_drop("LOCK TABLES s0_myisam WRITE").unwrap();
+    locker.query_drop("LOCK TABLES t WRITE").unwrap();
     std::thread::sleep(Duration::from_millis(300));
     let pid = run.child.id() as libc::pid_t;
     let signal = || unsafe {

@@ -107,7 +107,7 @@ fn an_unknown_study_lists_the_built_in_ones() {
         .assert()
         .code(1)
         .stderr(
-            "Error: unknown study 's9': the built-in studies are s0, s4 and the sysbench workloads oltp_point_select, oltp_read_only, oltp_read_write, oltp_write_only, oltp_update_index, oltp_update_non_index, oltp_insert, oltp_delete, select_random_points, select_random_ranges, bulk_insert (see `enginebench list`)\n",
+            "Error: unknown study 's9': the built-in studies are s0, s1, s2, s3, s4, accounts and the sysbench workloads oltp_point_select, oltp_read_only, oltp_read_write, oltp_write_only, oltp_update_index, oltp_update_non_index, oltp_insert, oltp_delete, select_random_points, select_random_ranges, bulk_insert (see `enginebench list`)\n",
         );
     common::assert_nothing_left(&tmp);
 }
@@ -167,10 +167,10 @@ fn json_on_stdout_is_one_document_with_a_schema_version_and_tables_go_to_stderr(
     assert_eq!(record["study"], "s0");
     assert_eq!(record["status"], "completed");
     assert_eq!(record["cells"].as_array().unwrap().len(), 4);
-    assert_eq!(record["parameters"]["rows"], 500);
+    assert_eq!(record["parameters"]["parameters"]["rows"], "500");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("S0 select + update — wall ms for all threads to finish 10 loops"),
+        stderr.contains("s0 select+update — wall ms for all threads to finish 10 loops"),
         "{stderr}"
     );
     assert!(
@@ -224,9 +224,7 @@ fn s4_compares_every_load_method_and_ranks_them_against_the_slowest() {
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains(
-            "S4 — seconds to load 3000 rows into (id INT PRIMARY KEY, data VARCHAR(100))"
-        ),
+        stderr.contains("s4 bulk load — seconds to load 3000 rows into s4, median of 1 repeat"),
         "{stderr}"
     );
     // The slowest method on each engine is the reference: exactly 1.0× there.

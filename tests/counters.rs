@@ -4,38 +4,44 @@
 mod common;
 
 use enginebench::engine::Engine;
-use enginebench::report::text::{s0_tables, TableStyle};
-use enginebench::results::{ResultFile, RunStatus};
-use enginebench::runner::{run_s0, RunOutput};
-use enginebench::scenario::s0::{S0Params, S0Variant};
-use enginebench::server::{ServerArgsResolved, ServerOptions};
-use std::time::Duration;
+use enginebench::report::text::{tables, TableStyle};
+use enginebench::results::{RunRecord, RunStatus};
 
 #[test]
 fn counters_footprints_and_the_why_line_explain_table_locks() {
     common::require_mariadb();
-    let params = S0Params {
-        rows: 5000,
-        threads: vec![8],
-        loops: 150,
-        repeat: 1,
-        variants: vec![S0Variant::Update],
-        ..S0Params::default()
-    };
-    let server = ServerArgsResolved {
-        dsn: None,
-        force: false,
-        database: "enginebench".into(),
-        options: ServerOptions::default(),
-    };
-    let output = RunOutput {
-        results: ResultFile::None,
-        report_interval: Duration::from_millis(20),
-        print_intervals: false,
-    };
-    let record = run_s0(&params, &server, &output)
-        .map_err(|(err, _)| err)
+    let tmp = common::private_tmpdir("counters");
+    let json = tmp.with_extension("json");
+    let output = common::enginebench(&tmp)
+        .args([
+            "run",
+            "s0",
+            "--rows",
+            "5000",
+            "--threads",
+            "8",
+            "--loops",
+            "150",
+        ])
+        .args([
+            "--repeat",
+            "1",
+            "--phases",
+            "update",
+            "--report-interval",
+            "20ms",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .output()
         .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let record: RunRecord = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).unwrap();
     assert_eq!(record.status, RunStatus::Completed);
     let cell = |engine| record.cells.iter().find(|c| c.engine == engine).unwrap();
     let (myisam, innodb) = (cell(Engine::MyIsam), cell(Engine::InnoDb));
@@ -112,7 +118,7 @@ fn counters_footprints_and_the_why_line_explain_table_locks() {
     assert!(after_load(Engine::InnoDb).files["ibd"] > 0);
     assert_eq!(after_load(Engine::MyIsam).rows, 5000);
 
-    let tables = s0_tables(&record, TableStyle::Markdown);
+    let tables = tables(&record, TableStyle::Markdown);
     assert!(tables.contains("Server counters per statement"), "{tables}");
     assert!(tables.contains("why, 8 threads: MyISAM "), "{tables}");
     assert!(

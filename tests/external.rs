@@ -1,6 +1,7 @@
-//! An external server (`--dsn`): enginebench works only in its own database, refuses one
-//! holding tables it did not create unless --force, drops only what it created, and never
-//! writes the password anywhere: output, results, or the process title.
+//! An external server (`--dsn`): enginebench works only in its own databases (a scenario's
+//! per-engine `<database>_<engine>`), refuses one holding tables it did not create unless
+//! --force, drops only what it created, and never writes the password anywhere: output,
+//! results, or the process title.
 
 mod common;
 
@@ -20,7 +21,7 @@ fn external_server() -> ThrowawayServer {
             "CREATE USER 'bench'@'{host}' IDENTIFIED BY '{PASSWORD}'"
         ))
         .unwrap();
-        root.query_drop(format!("GRANT ALL ON enginebench.* TO 'bench'@'{host}'"))
+        root.query_drop(format!("GRANT ALL ON `enginebench%`.* TO 'bench'@'{host}'"))
             .unwrap();
     }
     root.query_drop("CREATE DATABASE enginebench").unwrap();
@@ -60,6 +61,12 @@ fn run_against(
         .arg(json)
         .args(extra);
     common::Running::spawn(command)
+}
+
+fn databases_in(server: &ThrowawayServer) -> Vec<String> {
+    let mut root = server.connection_spec(None).connect().unwrap();
+    root.query("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'enginebench%' ORDER BY 1")
+        .unwrap()
 }
 
 fn tables_in(server: &ThrowawayServer) -> Vec<String> {
@@ -109,6 +116,11 @@ fn the_password_appears_nowhere_and_only_our_tables_come_and_go() {
         "enginebench left tables behind: {:?}",
         tables_in(&server)
     );
+    assert_eq!(
+        databases_in(&server),
+        vec!["enginebench"],
+        "per-engine databases dropped"
+    );
     common::assert_nothing_left(&tmp);
     std::fs::remove_file(json).unwrap();
 }
@@ -142,6 +154,24 @@ fn a_database_with_foreign_tables_is_refused_unless_forced_and_they_survive() {
         tables_in(&server),
         vec!["customers"],
         "only enginebench's own tables were dropped"
+    );
+
+    // A per-engine database someone else made is refused too, and with --force only the
+    // scenario's own tables in it are replaced.
+    root.query_drop("CREATE DATABASE enginebench_innodb")
+        .unwrap();
+    root.query_drop("CREATE TABLE enginebench_innodb.orders (id INT PRIMARY KEY)")
+        .unwrap();
+    let (status, _, stderr) = run_against(&server, &tmp, &json, &["--force"]).finish();
+    assert!(status.success(), "{stderr}");
+    let mut root = server.connection_spec(None).connect().unwrap();
+    let left: Vec<String> = root
+        .query("SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'enginebench_innodb'")
+        .unwrap();
+    assert_eq!(left, vec!["orders"]);
+    assert_eq!(
+        databases_in(&server),
+        vec!["enginebench", "enginebench_innodb"]
     );
     common::assert_nothing_left(&tmp);
     std::fs::remove_file(json).unwrap();

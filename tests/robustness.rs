@@ -94,7 +94,7 @@ fn a_query_that_hangs_ends_the_cell_with_a_clear_error_and_the_server_stays_usab
     use enginebench::driver::{run_cell, CellConfig, CellOutcome, ProgressOnly, StopCondition};
     use enginebench::engine::Engine;
     use enginebench::load::{load_table, LoadPlan};
-    use enginebench::scenario::s0::{table_spec, S0Variant, S0Workload};
+
     use enginebench::server::{ServerOptions, Target};
     use mysql::prelude::Queryable;
     use std::time::{Duration, Instant};
@@ -102,9 +102,10 @@ fn a_query_that_hangs_ends_the_cell_with_a_clear_error_and_the_server_stays_usab
     common::require_mariadb();
     let target = Target::open(None, &ServerOptions::default(), "enginebench").unwrap();
     let spec = target.spec("enginebench");
+    let scenario = common::s0_scenario(1000);
     load_table(
         &spec,
-        &table_spec(Engine::MyIsam, 1000, 1),
+        &scenario.tables[0].load_spec(Engine::MyIsam, 1),
         &LoadPlan::fastest(),
         None,
         &|| true,
@@ -112,14 +113,13 @@ fn a_query_that_hangs_ends_the_cell_with_a_clear_error_and_the_server_stays_usab
     .unwrap();
     // Another session holds the table: every SELECT of the cell waits behind it.
     let mut locker = spec.connect().unwrap();
-    locker.query_drop("LOCK TABLES s0_myisam WRITE").unwrap();
-    let workload = S0Workload {
-        spec: spec.with_query_timeout(Duration::from_secs(1)),
-        engine: Engine::MyIsam,
-        variant: S0Variant::Select,
-        rows: 1000,
-        seed: 1,
-    };
+    locker.query_drop("LOCK TABLES t WRITE").unwrap();
+    let workload = common::s0_workload(
+        &scenario,
+        "select",
+        spec.with_query_timeout(Duration::from_secs(1)),
+        1,
+    );
     let config = CellConfig {
         threads: 2,
         stop: StopCondition {
@@ -158,7 +158,7 @@ fn a_query_that_hangs_ends_the_cell_with_a_clear_error_and_the_server_stays_usab
     let rows: u64 = spec
         .connect()
         .unwrap()
-        .query_first("SELECT COUNT(*) FROM s0_myisam")
+        .query_first("SELECT COUNT(*) FROM t")
         .unwrap()
         .unwrap();
     assert_eq!(rows, 1000, "the server is still usable");

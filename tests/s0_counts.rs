@@ -7,10 +7,7 @@ use enginebench::driver::{run_cell, CellConfig, CellObserver, CellOutcome, StopC
 use enginebench::engine::Engine;
 use enginebench::load::{load_table, LoadPlan};
 use enginebench::measure::StatusSnapshot;
-use enginebench::results::{OutcomeRecord, ResultFile, RunStatus};
-use enginebench::runner::{run_s0, RunOutput};
-use enginebench::scenario::s0::{table_spec, S0Params, S0Variant, S0Workload};
-use enginebench::server::{ServerArgsResolved, ServerOptions, Target};
+use enginebench::server::{ServerOptions, Target};
 use std::time::Duration;
 
 #[test]
@@ -19,6 +16,7 @@ fn reported_counts_equal_the_servers_com_counters() {
     let target = Target::open(None, &ServerOptions::default(), "enginebench").unwrap();
     let spec = target.spec("enginebench");
     let mut probe = spec.connect().unwrap();
+    let scenario = common::s0_scenario(3000);
     for engine in [
         Engine::MyIsam,
         Engine::InnoDb,
@@ -28,7 +26,7 @@ fn reported_counts_equal_the_servers_com_counters() {
     ] {
         let loaded = load_table(
             &spec,
-            &table_spec(engine, 3000, 7),
+            &scenario.tables[0].load_spec(engine, 7),
             &LoadPlan::fastest(),
             None,
             &|| true,
@@ -37,17 +35,11 @@ fn reported_counts_equal_the_servers_com_counters() {
         .rows;
         assert_eq!(loaded, 3000);
         for (variant, threads, loops) in [
-            (S0Variant::SelectUpdate, 4, 60),
-            (S0Variant::Select, 3, 50),
-            (S0Variant::Update, 5, 40),
+            ("select+update", 4, 60),
+            ("select", 3, 50),
+            ("update", 5, 40),
         ] {
-            let workload = S0Workload {
-                spec: spec.clone(),
-                engine,
-                variant,
-                rows: 3000,
-                seed: 1,
-            };
+            let workload = common::s0_workload(&scenario, variant, spec.clone(), 1);
             let config = CellConfig {
                 threads,
                 stop: StopCondition {
@@ -81,7 +73,7 @@ fn reported_counts_equal_the_servers_com_counters() {
             };
             let cell = run_cell(&workload, &config, &mut snapshots).unwrap();
             let (before, after) = (snapshots.before.unwrap(), snapshots.after.unwrap());
-            assert_eq!(cell.outcome, CellOutcome::Completed, "{engine} {variant:?}");
+            assert_eq!(cell.outcome, CellOutcome::Completed, "{engine} {variant}");
             let expected = threads as u64 * loops;
             assert_eq!(cell.events, expected);
             let count = |name: &str| {
@@ -95,20 +87,28 @@ fn reported_counts_equal_the_servers_com_counters() {
             assert_eq!(
                 count("select") as i128,
                 selects,
-                "{engine} {variant:?}: selects vs Com_select"
+                "{engine} {variant}: selects vs Com_select"
             );
             assert_eq!(
                 count("update") as i128,
                 updates,
-                "{engine} {variant:?}: updates vs Com_update"
+                "{engine} {variant}: updates vs Com_update"
             );
             assert_eq!(
                 count("select"),
-                if variant.selects() { expected } else { 0 }
+                if variant.contains("select") {
+                    expected
+                } else {
+                    0
+                }
             );
             assert_eq!(
                 count("update"),
-                if variant.updates() { expected } else { 0 }
+                if variant.contains("update") {
+                    expected
+                } else {
+                    0
+                }
             );
         }
     }
@@ -117,40 +117,42 @@ fn reported_counts_equal_the_servers_com_counters() {
 #[test]
 fn a_small_s0_run_records_every_cell_with_the_servers_own_deltas() {
     common::require_mariadb();
-    let params = S0Params {
-        rows: 2000,
-        threads: vec![1, 3],
-        loops: 25,
-        repeat: 2,
-        ..S0Params::default()
-    };
-    let server = ServerArgsResolved {
-        dsn: None,
-        force: false,
-        database: "enginebench".into(),
-        options: ServerOptions::default(),
-    };
-    let json = std::env::temp_dir().join(format!("enginebench-s0-{}.json", std::process::id()));
-    let output = RunOutput {
-        results: ResultFile::from_arg(Some(&json)),
-        report_interval: Duration::from_millis(50),
-        print_intervals: false,
-    };
-    let record = run_s0(&params, &server, &output)
-        .map_err(|(err, _)| err)
+    let tmp = common::private_tmpdir("s0-small");
+    let json = tmp.with_extension("json");
+    let output = common::enginebench(&tmp)
+        .args([
+            "run",
+            "s0",
+            "--rows",
+            "2000",
+            "--threads",
+            "1,3",
+            "--loops",
+            "25",
+        ])
+        .args(["--repeat", "2", "--json"])
+        .arg(&json)
+        .output()
         .unwrap();
-    assert_eq!(record.status, RunStatus::Completed);
-    // 4 variants × 2 thread counts × 2 repeats × 2 engines
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let record: enginebench::results::RunRecord =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(record.status, enginebench::results::RunStatus::Completed);
+    // 4 run phases × 2 thread counts × 2 repeats × 2 engines
     assert_eq!(record.cells.len(), 32);
     let index_steps: Vec<_> = record
         .steps
         .iter()
-        .filter(|s| s.name == "create_index")
+        .filter(|s| s.name == "ddl" && s.detail.starts_with("CREATE INDEX"))
         .collect();
     assert_eq!(index_steps.len(), 2);
     assert!(index_steps.iter().all(|s| s.elapsed_ms > 0.0));
     for cell in &record.cells {
-        assert_eq!(cell.outcome, OutcomeRecord::Completed);
+        assert_eq!(cell.outcome, enginebench::results::OutcomeRecord::Completed);
         let expected = cell.threads as u64 * 25;
         for query in &cell.queries {
             assert_eq!(query.count, expected, "cell {} {}", cell.index, query.name);
@@ -165,18 +167,34 @@ fn a_small_s0_run_records_every_cell_with_the_servers_own_deltas() {
             assert!(query.latency_us.min_us <= query.latency_us.max_us);
         }
         assert!(cell.wall_ms > 0.0);
-        let variant: S0Variant = cell.variant.parse().unwrap();
-        assert_eq!(cell.queries.len(), variant.query_kinds().len());
+        let kinds = if cell.variant.starts_with("select+update") {
+            2
+        } else {
+            1
+        };
+        assert_eq!(cell.queries.len(), kinds, "{}", cell.variant);
     }
     // The file on disk is the same record, with its schema version.
-    let saved: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let saved = common::read_json(&json);
     assert_eq!(saved["schema_version"], 1);
-    assert_eq!(saved["status"], "completed");
-    assert_eq!(saved["cells"].as_array().unwrap().len(), 32);
     assert!(saved["server"]["variables"]["version"]
         .as_str()
         .unwrap()
         .contains("MariaDB"));
+    // The tables are S0's: wall ms per thread count, both engines, the index build.
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("s0 select+update/indexed — wall ms for all threads to finish 25 loops"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("| MyISAM ms | MyISAM p50/p95/p99 µs | InnoDB ms |"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("CREATE INDEX value ON t(value) | MyISAM"),
+        "{stdout}"
+    );
+    common::assert_nothing_left(&tmp);
     std::fs::remove_file(json).unwrap();
 }

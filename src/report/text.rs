@@ -12,8 +12,7 @@ use crate::measure::{
     ProcessDelta,
 };
 use crate::report::median;
-use crate::results::{CellRecord, OutcomeRecord, RunRecord, RunStatus};
-use crate::scenario::s0::S0Variant;
+use crate::results::{CellRecord, LoadRecord, OutcomeRecord, RunRecord, RunStatus};
 
 /// Table style: box drawing on a terminal, Markdown when piped (pastes into documents).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,12 +33,13 @@ fn new_table(style: TableStyle) -> Table {
 /// All tables of a run record, shaped by its study.
 pub fn tables(record: &RunRecord, style: TableStyle) -> String {
     // A scenario file's run carries its text; its name could be anything, even "s0".
-    if record.parameters.contains_key("scenario_text") {
+    // Records of s0 and s4 from before they became scenario files have the same shape.
+    if record.parameters.contains_key("scenario_text")
+        || ["s0", "s4"].contains(&record.study.as_str())
+    {
         return file_scenario_tables(record, style);
     }
     match record.study.as_str() {
-        "s0" => s0_tables(record, style),
-        "s4" => s4_tables(record, style),
         name if crate::scenario::oltp::OltpKind::from_name(name).is_some() => {
             oltp_tables(record, style)
         }
@@ -71,15 +71,6 @@ fn status_lines(record: &RunRecord) -> String {
         _ => {}
     }
     out
-}
-
-/// Renders S0's tables from a run record.
-pub fn s0_tables(record: &RunRecord, style: TableStyle) -> String {
-    let variants: Vec<(String, String)> = S0Variant::ALL
-        .iter()
-        .map(|v| (v.key().to_string(), format!("S0 {}", v.title())))
-        .collect();
-    variant_tables(record, style, "S0", &variants)
 }
 
 /// A scenario file's run: one table per run phase, in the order they ran.
@@ -139,6 +130,7 @@ fn variant_tables(
             record.started_at
         );
     }
+    out.push_str(&load_phase_section(record, style));
     for (variant_key, variant_title) in variants {
         let cells: Vec<&CellRecord> = record
             .cells
@@ -393,11 +385,24 @@ fn group_per_statement(engine: Engine, group: &[&CellRecord]) -> PerStatement {
 }
 
 fn footprint_section(record: &RunRecord, style: TableStyle) -> String {
-    let footprints: Vec<&crate::measure::FootprintRecord> = record
+    // A load phase's loads each leave the table behind: one row per method (first repeat).
+    let footprints: Vec<(String, &crate::measure::FootprintRecord)> = record
         .loads
         .iter()
-        .filter_map(|load| load.footprint.as_ref())
-        .chain(record.footprints.iter())
+        .filter(|load| load.phase.is_none() || load.repeat == 1)
+        .filter_map(|load| {
+            let footprint = load.footprint.as_ref()?;
+            Some(match &load.phase {
+                Some(_) => (format!("after {}", load.label), footprint),
+                None => (footprint.moment.replace('_', " "), footprint),
+            })
+        })
+        .chain(
+            record
+                .footprints
+                .iter()
+                .map(|f| (f.moment.replace('_', " "), f)),
+        )
         .collect();
     if footprints.is_empty() {
         return String::new();
@@ -406,9 +411,9 @@ fn footprint_section(record: &RunRecord, style: TableStyle) -> String {
     let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
     let mut table = new_table(style);
     table.set_header(vec![
-        "engine", "when", "rows", "data MB", "index MB", "free MB", "files MB", "files",
+        "table", "engine", "when", "rows", "data MB", "index MB", "free MB", "files MB", "files",
     ]);
-    for footprint in footprints {
+    for (when, footprint) in footprints {
         let files = footprint
             .files
             .iter()
@@ -416,8 +421,9 @@ fn footprint_section(record: &RunRecord, style: TableStyle) -> String {
             .collect::<Vec<_>>()
             .join(", ");
         table.add_row(vec![
+            Cell::new(&footprint.table),
             Cell::new(footprint.engine),
-            Cell::new(footprint.moment.replace('_', " ")),
+            Cell::new(when),
             right(footprint.rows.to_string()),
             right(mb(footprint.data_bytes)),
             right(mb(footprint.index_bytes)),
@@ -492,13 +498,41 @@ fn loads_section(record: &RunRecord, style: TableStyle) -> String {
     out
 }
 
-/// S4's result: seconds per method (rows) and engine (columns), median of the repeats, and
-/// how many times faster than the slowest method on the same engine.
-pub fn s4_tables(record: &RunRecord, style: TableStyle) -> String {
+/// Load phases (S4): seconds per method (rows) and engine (columns), median of the
+/// repeats, and how many times faster than the slowest method on the same engine.
+fn load_phase_section(record: &RunRecord, style: TableStyle) -> String {
+    // Before load phases had names, s4's loads were all measured ones.
+    let legacy_s4 = record.study == "s4" && !record.parameters.contains_key("scenario_text");
+    let mut phases: Vec<String> = Vec::new();
+    for load in &record.loads {
+        match &load.phase {
+            Some(phase) if !phases.contains(phase) => phases.push(phase.clone()),
+            None if legacy_s4 && phases.is_empty() => phases.push(String::new()),
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    for phase in phases {
+        let loads: Vec<&LoadRecord> = record
+            .loads
+            .iter()
+            .filter(|l| l.phase.as_deref().unwrap_or_default() == phase)
+            .collect();
+        out.push_str(&load_phase_table(record, &phase, &loads, style));
+    }
+    out
+}
+
+fn load_phase_table(
+    record: &RunRecord,
+    phase: &str,
+    loads: &[&LoadRecord],
+    style: TableStyle,
+) -> String {
     let mut out = String::new();
     let mut engines: Vec<Engine> = Vec::new();
     let mut labels: Vec<String> = Vec::new();
-    for load in &record.loads {
+    for load in loads {
         if !engines.contains(&load.engine) {
             engines.push(load.engine);
         }
@@ -506,15 +540,13 @@ pub fn s4_tables(record: &RunRecord, style: TableStyle) -> String {
             labels.push(load.label.clone());
         }
     }
-    let rows = record
-        .loads
+    let rows = loads
         .iter()
         .find_map(|l| l.outcome.as_ref().map(|o| o.rows))
         .unwrap_or(0);
-    let repeats = record.loads.iter().map(|l| l.repeat).max().unwrap_or(1);
+    let repeats = loads.iter().map(|l| l.repeat).max().unwrap_or(1);
     let median_seconds = |label: &str, engine: Engine| -> Option<f64> {
-        let values: Vec<f64> = record
-            .loads
+        let values: Vec<f64> = loads
             .iter()
             .filter(|l| l.label == label && l.engine == engine)
             .filter_map(|l| l.outcome.as_ref().map(|o| o.total_ms() / 1000.0))
@@ -532,7 +564,10 @@ pub fn s4_tables(record: &RunRecord, style: TableStyle) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "S4 — seconds to load {rows} rows into (id INT PRIMARY KEY, data VARCHAR(100)), median of {repeats} repeat{}; × = times faster than the slowest method",
+                        "{}{}{phase} — seconds to load {rows} rows into {}, median of {repeats} repeat{}; × = times faster than the slowest method",
+                record.study,
+        if phase.is_empty() { "" } else { " " },
+        loads.first().map_or("", |l| l.table.as_str()),
         if repeats == 1 { "" } else { "s" }
     );
     let mut table = new_table(style);
@@ -564,8 +599,6 @@ pub fn s4_tables(record: &RunRecord, style: TableStyle) -> String {
         table.add_row(row);
     }
     let _ = writeln!(out, "{table}\n");
-    out.push_str(&loads_section(record, style));
-    out.push_str(&status_lines(record));
     out
 }
 

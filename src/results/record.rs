@@ -92,6 +92,9 @@ pub struct LoadRecord {
     pub engine: Engine,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
+    /// The load phase this load measures; none for a table prepared for the phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
     pub plan: LoadPlan,
     /// The plan as tables show it ("load-data 10000/chunk ×2").
     pub label: String,

@@ -160,3 +160,39 @@ pub fn enginebench(tmpdir: &Path) -> std::process::Command {
 pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
+
+/// The built-in S0 scenario with `rows` rows.
+pub fn s0_scenario(rows: u64) -> enginebench::scenario::file::Scenario {
+    enginebench::scenario::file::load_scenario(
+        enginebench::scenario::builtin("s0").unwrap(),
+        "s0",
+        &[("rows".into(), rows.to_string())],
+        None,
+    )
+    .unwrap()
+}
+
+/// One of S0's run phases (select+update, select, update) as the driver runs it.
+pub fn s0_workload(
+    scenario: &enginebench::scenario::file::Scenario,
+    phase_name: &str,
+    spec: enginebench::server::ConnectionSpec,
+    seed: u64,
+) -> enginebench::scenario::file::FileWorkload {
+    let events = scenario
+        .phases
+        .iter()
+        .find_map(|phase| match phase {
+            enginebench::scenario::file::Phase::Run { name, events, .. } if name == phase_name => {
+                Some(events.clone())
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("s0 has no run phase {phase_name}"));
+    enginebench::scenario::file::FileWorkload {
+        spec,
+        events,
+        ignore_errors: Vec::new(),
+        seed,
+    }
+}

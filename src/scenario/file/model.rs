@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 use toml::Spanned;
 
+use super::FileRows;
 use super::{Generator, ScenarioError};
 use crate::engine::Engine;
-use crate::load::Value;
+use crate::load::{memory_table_cap, IndexTiming, LoadMethod, LoadPlan, TableSpec, Value};
 use crate::scenario::distributions::{Distribution, RandSpec, RandType};
 use crate::units::parse_duration;
 
@@ -95,6 +96,23 @@ struct RawPhase {
     /// --mysql-ignore-errors), e.g. 1062 for delete+insert races on MyISAM.
     #[serde(default)]
     ignore_errors: Vec<u16>,
+    /// Load phases: the `deferred` table loaded with each method, timed (S4).
+    table: Option<Spanned<String>>,
+    #[serde(default)]
+    methods: Vec<Spanned<RawLoadMethod>>,
+}
+
+/// A load method with its sizes: `{ method = "multi-row", rows_per_statement = 100 }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLoadMethod {
+    method: String,
+    commit_every: Option<u64>,
+    rows_per_statement: Option<u64>,
+    chunk_rows: Option<u64>,
+    parallel: Option<u32>,
+    /// "before" or "after" the load [default: after].
+    indexes: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -171,6 +189,23 @@ pub struct Table {
 }
 
 impl Table {
+    /// The table as the load stage fills it for `engine`.
+    pub fn load_spec(&self, engine: Engine, seed: u64) -> TableSpec {
+        TableSpec {
+            name: self.name.clone(),
+            // Scenario tables have no fixed row size: give MEMORY 4 GiB.
+            before_create: memory_table_cap(engine, 4 << 30).into_iter().collect(),
+            create_sql: self.create_sql(engine),
+            secondary_indexes: self.indexes.clone(),
+            columns: self.columns.iter().map(|(name, _)| name.clone()).collect(),
+            rows: self.rows,
+            seed,
+            generator: Box::new(FileRows {
+                generators: self.columns.iter().map(|(_, g)| g.clone()).collect(),
+            }),
+        }
+    }
+
     /// The CREATE TABLE for `engine`: its own override, or the common one with `{engine}`
     /// replaced or `ENGINE=...` appended.
     pub fn create_sql(&self, engine: Engine) -> String {
@@ -198,6 +233,13 @@ pub enum Phase {
         runs: u32,
         discard: u32,
         steps: Vec<Step>,
+    },
+    /// The `table` (an index into `Scenario::tables`) created and filled with each method
+    /// in turn, per engine and repeat, each load timed.
+    Load {
+        name: String,
+        table: usize,
+        methods: Vec<LoadPlan>,
     },
     /// A measured load: threads × repeats × engines, each event chosen by weight.
     Run {
@@ -513,6 +555,78 @@ impl Resolver<'_> {
     }
 }
 
+/// The index of the `deferred` table a load step or phase names.
+fn deferred_table(
+    resolver: &Resolver,
+    tables: &[Table],
+    table: &Spanned<String>,
+) -> Result<usize, ScenarioError> {
+    let name = table.get_ref();
+    let index = tables.iter().position(|t| t.name == *name).ok_or_else(|| {
+        resolver.error(
+            table.span().start,
+            format!(
+                "load '{name}': no such table (defined: {})",
+                tables
+                    .iter()
+                    .map(|t| t.name.clone())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    })?;
+    if !tables[index].deferred {
+        return Err(resolver.error(
+            table.span().start,
+            format!("load '{name}': mark the table deferred = true so it is not also loaded before the phases"),
+        ));
+    }
+    Ok(index)
+}
+
+/// A load method of a load phase, with sizes defaulting to those of a one-connection load.
+fn load_plan(resolver: &Resolver, raw: &Spanned<RawLoadMethod>) -> Result<LoadPlan, ScenarioError> {
+    let at = raw.span().start;
+    let spec = raw.get_ref();
+    let method: LoadMethod = spec
+        .method
+        .parse()
+        .map_err(|err: String| resolver.error(at, err))?;
+    let positive = |value: Option<u64>, default: u64, key: &str| -> Result<u64, ScenarioError> {
+        match value {
+            Some(0) => Err(resolver.error(at, format!("{key} must be at least 1"))),
+            Some(n) => Ok(n),
+            None => Ok(default),
+        }
+    };
+    let index_timing = match spec.indexes.as_deref() {
+        None | Some("after") => IndexTiming::After,
+        Some("before") => IndexTiming::Before,
+        Some(other) => {
+            return Err(resolver.error(
+                at,
+                format!("indexes = \"{other}\": allowed are \"before\" and \"after\""),
+            ))
+        }
+    };
+    Ok(LoadPlan {
+        method,
+        commit_every: positive(
+            spec.commit_every,
+            if method == LoadMethod::RowAutocommit {
+                1
+            } else {
+                1000
+            },
+            "commit_every",
+        )?,
+        rows_per_statement: positive(spec.rows_per_statement, 100, "rows_per_statement")?,
+        chunk_rows: positive(spec.chunk_rows, 10_000, "chunk_rows")?,
+        parallel: positive(spec.parallel.map(u64::from), 1, "parallel")? as u32,
+        index_timing,
+    })
+}
+
 /// Counts `?` placeholders outside quoted strings.
 fn placeholders(sql: &str) -> usize {
     let mut count = 0;
@@ -823,17 +937,21 @@ pub fn resolve(
                 let mut steps = Vec::new();
                 for step in &phase.steps {
                     steps.push(match (&step.sql, &step.load) {
-                        (Some(sql), None) => Step::Sql { name: step.name.clone(), sql: sql.clone() },
-                        (None, Some(table)) => {
-                            let index = tables.iter().position(|t| t.name == *table.get_ref()).ok_or_else(|| {
-                                resolver.error(table.span().start, format!("load '{}': no such table (defined: {})", table.get_ref(), tables.iter().map(|t| t.name.clone()).collect::<Vec<_>>().join(", ")))
-                            })?;
-                            if !tables[index].deferred {
-                                return Err(resolver.error(table.span().start, format!("load '{}': mark the table deferred = true so it is not also loaded before the phases", table.get_ref())));
-                            }
-                            Step::Load { name: step.name.clone(), table: index }
-                        }
-                        _ => return Err(resolver.error(at, format!("step '{}' needs exactly one of sql = \"...\" or load = \"table\"", step.name))),
+                        (Some(sql), None) => Step::Sql {
+                            name: step.name.clone(),
+                            sql: sql.clone(),
+                        },
+                        (None, Some(table)) => Step::Load {
+                            name: step.name.clone(),
+                            table: deferred_table(&resolver, &tables, table)?,
+                        },
+                        _ => return Err(resolver.error(
+                            at,
+                            format!(
+                                "step '{}' needs exactly one of sql = \"...\" or load = \"table\"",
+                                step.name
+                            ),
+                        )),
                     });
                 }
                 phases.push(Phase::Sequence {
@@ -843,10 +961,41 @@ pub fn resolve(
                     steps,
                 });
             }
+            "load" => {
+                let table = phase.table.as_ref().ok_or_else(|| {
+                    resolver.error(
+                        at,
+                        format!(
+                            "load phase '{}' needs table = \"name\" (a deferred table)",
+                            phase.name
+                        ),
+                    )
+                })?;
+                let index = deferred_table(&resolver, &tables, table)?;
+                if phase.methods.is_empty() {
+                    return Err(resolver.error(
+                        at,
+                        format!(
+                            "load phase '{}' needs methods = [{{ method = \"load-data\" }}, ...]",
+                            phase.name
+                        ),
+                    ));
+                }
+                let methods = phase
+                    .methods
+                    .iter()
+                    .map(|method| load_plan(&resolver, method))
+                    .collect::<Result<Vec<_>, _>>()?;
+                phases.push(Phase::Load {
+                    name: phase.name.clone(),
+                    table: index,
+                    methods,
+                });
+            }
             other => {
                 return Err(resolver.error(
                     at,
-                    format!("unknown phase kind '{other}' (allowed: ddl, run, sequence)"),
+                    format!("unknown phase kind '{other}' (allowed: ddl, load, run, sequence)"),
                 ))
             }
         }
