@@ -110,6 +110,11 @@ pub struct RunArgs {
     #[arg(long = "set", value_parser = parse_key_value, value_name = "NAME=VALUE")]
     pub set: Vec<(String, String)>,
 
+    /// Print the plan (steps, cells in the order they run, the time timed cells take) and
+    /// exit without starting a server
+    #[arg(long)]
+    pub dry_run: bool,
+
     /// Multiply a scenario's table sizes (they are written at full scale)
     #[arg(long)]
     pub scale: Option<f64>,
@@ -400,6 +405,14 @@ pub struct ReportArgs {
     /// Markdown tables even on a terminal
     #[arg(long)]
     pub markdown: bool,
+
+    /// Output: tables, or sysbench's own report format per cell
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: OutputFormat,
+
+    /// The latency percentile the sysbench format reports
+    #[arg(long, default_value_t = 95.0, value_parser = parse_percentile)]
+    pub percentile: f64,
 }
 
 #[derive(Debug, Args)]

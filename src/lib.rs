@@ -35,7 +35,7 @@ pub mod scenario;
 pub mod server;
 pub mod units;
 
-use anyhow::{bail, Context};
+use anyhow::{anyhow, bail, Context};
 use std::io::{IsTerminal, Write};
 
 use cli::{Cli, Command, PrepareArgs, RunArgs, ServerArgs, ServerCommand};
@@ -110,7 +110,12 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
             } else {
                 TableStyle::Markdown
             };
-            out!("{}", report::text::tables(&record, style));
+            match args.format {
+                cli::OutputFormat::Text => out!("{}", report::text::tables(&record, style)),
+                cli::OutputFormat::Sysbench => {
+                    out!("{}", report::sysbench::format(&record, args.percentile))
+                }
+            }
             let _ = std::io::stdout().flush();
             Ok(Finished::Success)
         }
@@ -214,17 +219,28 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
                     }
                 }
             }
+            let engines = if !engines.is_empty() {
+                engines.clone()
+            } else if !file_scenario.engines.is_empty() {
+                file_scenario.engines.clone()
+            } else {
+                vec![engine::Engine::MyIsam, engine::Engine::InnoDb]
+            };
+            let repeat = args.repeat.unwrap_or(file_scenario.repeat);
+            if args.dry_run {
+                let steps = plan::plan_scenario(&file_scenario, &engines, repeat);
+                out!(
+                    "{origin}: {}\n\n{}",
+                    file_scenario.title,
+                    plan::describe(&file_scenario, &steps)
+                );
+                return Ok(Finished::Success);
+            }
             let parameters = file_scenario.parameters.clone();
             let params = runner::FileRunParams {
                 scenario_text: text,
-                engines: if !engines.is_empty() {
-                    engines.clone()
-                } else if !file_scenario.engines.is_empty() {
-                    file_scenario.engines.clone()
-                } else {
-                    vec![engine::Engine::MyIsam, engine::Engine::InnoDb]
-                },
-                repeat: args.repeat.unwrap_or(file_scenario.repeat),
+                engines,
+                repeat,
                 seed: args.seed,
                 load_plan: args.load.preparation_plan(),
                 query_timeout: args.query_timeout,
@@ -232,6 +248,7 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
                 scale: file_scenario.scale,
             };
             runner::run_file_scenario(&file_scenario, &params, &server, &output)
+                .map_err(|(err, record)| (point_at_missing_engine(err, &file_scenario), record))
         }
         name if scenario::oltp::OltpKind::from_name(name).is_some() => {
             let workload = scenario::oltp::OltpKind::from_name(name).expect("checked");
@@ -256,6 +273,10 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
                 load_plan: args.load.preparation_plan(),
                 query_timeout: args.query_timeout,
             };
+            if args.dry_run {
+                out!("{}", plan::describe_oltp(&params));
+                return Ok(Finished::Success);
+            }
             runner::run_oltp(&params, &server, &output)
         }
         other => {
@@ -268,6 +289,28 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
         }
     };
     finish_run(outcome, &output, args.format, args.percentile)
+}
+
+/// An engine the server lacks, named by the scenario file: the error points at the file.
+fn point_at_missing_engine(
+    err: anyhow::Error,
+    file_scenario: &scenario::file::Scenario,
+) -> anyhow::Error {
+    let missing = err.chain().find_map(|cause| match cause.downcast_ref() {
+        Some(server::ServerError::EngineMissing { engine, .. }) => Some(engine.clone()),
+        _ => None,
+    });
+    let position = missing.and_then(|name| {
+        file_scenario
+            .engine_positions
+            .iter()
+            .find(|(engine, _)| engine.display_name() == name)
+            .map(|(_, position)| position.clone())
+    });
+    match position {
+        Some(position) => anyhow!("{position}: {err:#} (or remove it from this file's engines)"),
+        None => err,
+    }
 }
 
 /// Keeps the phases named by `--phases`, and the DDL phases before them (a later phase

@@ -247,6 +247,46 @@ pub fn describe(scenario: &Scenario, steps: &[Step]) -> String {
     out
 }
 
+/// A sysbench workload's plan: its tables prepared per engine, then threads × repeats.
+pub fn describe_oltp(params: &crate::runner::OltpParams) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let cells = params.engines.len() * params.threads.len() * params.repeat as usize;
+    let length = match (params.time, params.events) {
+        (Some(time), _) => humantime::format_duration(time).to_string(),
+        (None, Some(events)) => format!("{events} events"),
+        (None, None) => "?".into(),
+    };
+    let mut cell = 0;
+    for &engine in &params.engines {
+        let _ = writeln!(
+            out,
+            "prepare {} table(s) of {} rows on {engine} (if not already there)",
+            params.options.tables, params.options.table_size
+        );
+        for &threads in &params.threads {
+            for repeat in 1..=params.repeat {
+                cell += 1;
+                let _ = writeln!(
+                    out,
+                    "[{cell}/{cells}] {} {engine} threads={threads} repeat {repeat}: {length}",
+                    params.workload.name()
+                );
+            }
+        }
+    }
+    let timed = params
+        .time
+        .map(|t| (t + params.warmup.unwrap_or_default()) * cells as u32)
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "\n{cells} cells; timed cells take {}",
+        humantime::format_duration(timed)
+    );
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

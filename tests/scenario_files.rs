@@ -59,8 +59,30 @@ fn broken_files_name_the_line_the_problem_and_what_is_allowed() {
         "t.toml:9:36: statement 'q' has 1 ? placeholder(s) but 0 param(s)"
     );
     assert_eq!(
-        error_of("name = \"x\"\n[[phases]]\nkind = \"load\"\nname = \"l\"\n"),
-        "t.toml:3:8: unknown phase kind 'load' (allowed: ddl, run, sequence)"
+        error_of("name = \"x\"\n[[phases]]\nkind = \"bulk\"\nname = \"l\"\n"),
+        "t.toml:3:8: unknown phase kind 'bulk' (allowed: ddl, load, run, sequence)"
+    );
+    let load_phase = |table: &str, methods: &str| {
+        format!("name = \"x\"\n[[tables]]\nname = \"t\"\nrows = 10\n{table}create = \"CREATE TABLE t (id INT PRIMARY KEY)\"\ncolumns = {{ id = {{ sequence = 1 }} }}\n[[phases]]\nkind = \"load\"\nname = \"l\"\ntable = \"t\"\nmethods = [{methods}]\n")
+    };
+    assert_eq!(
+        error_of(&load_phase("", "{ method = \"load-data\" }")),
+        "t.toml:10:9: load 't': mark the table deferred = true so it is not also loaded before the phases"
+    );
+    assert_eq!(
+        error_of(&load_phase("deferred = true\n", "{ method = \"copy\" }")),
+        "t.toml:12:12: unknown load method 'copy' (known: row-autocommit, commit-every, multi-row, load-data)"
+    );
+    assert_eq!(
+        error_of(&load_phase(
+            "deferred = true\n",
+            "{ method = \"load-data\", chunk_rows = 0 }"
+        )),
+        "t.toml:12:12: chunk_rows must be at least 1"
+    );
+    assert_eq!(
+        error_of(&load_phase("deferred = true\n", "{ method = \"multi-row\", rows = 5 }")),
+        "t.toml:12:36: unknown field `rows`, expected one of `method`, `commit_every`, `rows_per_statement`, `chunk_rows`, `parallel`, `indexes`"
     );
     let set = load_scenario(
         "name = \"x\"\n[parameters]\nrows = 1\n",
@@ -91,6 +113,82 @@ fn a_broken_file_is_refused_before_any_server_starts() {
     assert_eq!(
         stderr.trim_end(),
         format!("Error: {}:2:12: unknown engine 'falcon' (known: myisam, innodb, aria, memory, rocksdb)", file.display())
+    );
+    std::fs::remove_file(file).unwrap();
+    common::assert_nothing_left(&tmp);
+}
+
+#[test]
+fn dry_run_prints_the_plan_without_starting_a_server() {
+    let tmp = common::private_tmpdir("dry-run");
+    let output = common::enginebench(&tmp)
+        .args(["run", "s0", "--threads", "1,50", "--dry-run"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("s0 (built in): MyISAM vs InnoDB"),
+        "{stdout}"
+    );
+    assert_eq!(lines[2], "load t (1000000 rows) for each engine");
+    // Repeats alternate between engines; the index is built before the indexed phase.
+    assert_eq!(
+        lines[3],
+        "[1/48] select+update MyISAM threads=1 repeat 1: 200 loops per thread"
+    );
+    assert_eq!(
+        lines[4],
+        "[2/48] select+update InnoDB threads=1 repeat 1: 200 loops per thread"
+    );
+    assert_eq!(
+        lines[5],
+        "[3/48] select+update MyISAM threads=1 repeat 2: 200 loops per thread"
+    );
+    let index = lines
+        .iter()
+        .position(|l| *l == "ddl 'CREATE INDEX value ON t(value)' on MyISAM")
+        .unwrap();
+    assert!(lines[index + 2].starts_with("[37/48] select+update/indexed MyISAM threads=1"));
+    assert!(
+        stdout.contains("\n48 cells; timed cells take 0s, plus loads"),
+        "{stdout}"
+    );
+    assert!(common::processes_mentioning(&tmp.display().to_string()).is_empty());
+    common::assert_nothing_left(&tmp);
+}
+
+#[test]
+fn an_engine_the_server_lacks_is_named_at_its_place_in_the_file() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("engine-missing");
+    let file = tmp.join("rocks.toml");
+    std::fs::write(
+        &file,
+        "name = \"rocks\"\nengines = [\"innodb\", \"rocksdb\"]\nthreads = [1]\ntime = \"1s\"\n",
+    )
+    .unwrap();
+    // The throwaway server without its RocksDB plugin.
+    let output = common::enginebench(&tmp)
+        .arg("run")
+        .arg(&file)
+        .args(["--server-opt", "rocksdb=OFF"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.lines().last().unwrap(),
+        format!("Error: {}:2:22: engine RocksDB is not available on this server (it has: Aria, CSV, InnoDB, MEMORY, MRG_MyISAM, MyISAM, PERFORMANCE_SCHEMA, SEQUENCE); choose others with --engines, or load its plugin with --server-opt plugin_load_add=... (or remove it from this file's engines)", file.display())
+    );
+    let unknown_phase = common::enginebench(&tmp)
+        .args(["run", "s0", "--phases", "select,delete"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&unknown_phase.stderr).trim_end(),
+        "Error: --phases delete: s0 has no such phase (its phases: select+update, select, update, select+update/indexed)"
     );
     std::fs::remove_file(file).unwrap();
     common::assert_nothing_left(&tmp);
@@ -262,7 +360,7 @@ fn study_s1_runs_from_its_scenario_file_on_four_engines() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("s1");
     let json = tmp.with_extension("s1.json");
-    let (_, record) = run_with_json(
+    let (output, record) = run_with_json(
         &tmp,
         &json,
         &[
@@ -312,6 +410,36 @@ fn study_s1_runs_from_its_scenario_file_on_four_engines() {
     assert_eq!(rows("users"), 1000);
     assert_eq!(rows("user_skins"), 550);
     assert_eq!(rows("skins"), 155);
+    // The study's table: statements per second, query kinds down, engines across.
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let pivot = stdout
+        .split("s1 — statements per second by phase, 2 threads")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no S1 table in {stdout}"));
+    let lines: Vec<&str> = pivot.lines().collect();
+    assert!(
+        lines[1].starts_with("| phase ")
+            && lines[1].contains("| MyISAM qps | InnoDB qps | MEMORY qps | Aria qps |"),
+        "{pivot}"
+    );
+    for (line, kind) in lines[3..10].iter().zip([
+        "A login state",
+        "B blog info",
+        "C skin",
+        "D skin",
+        "E active",
+        "F skin",
+        "G skins",
+    ]) {
+        assert!(line.starts_with(&format!("| {kind}")), "{pivot}");
+        let figures: Vec<f64> = line
+            .split('|')
+            .skip(2)
+            .filter_map(|cell| cell.trim().parse().ok())
+            .collect();
+        assert_eq!(figures.len(), 4, "{line}");
+        assert!(figures.iter().all(|&qps| qps > 0.0), "{line}");
+    }
     std::fs::remove_file(json).unwrap();
     common::assert_nothing_left(&tmp);
 }
@@ -500,6 +628,34 @@ fn study_s2_runs_sysbenchs_transaction_under_three_memory_profiles() {
         })
         .collect();
     assert_eq!(pools, ["2147483648", "6291456", "104857600"]);
+    // sysbench's report from the saved record: statements grouped by their SQL as sysbench
+    // groups its own, per transaction 14 reads, 4 writes, BEGIN + COMMIT.
+    let report = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .args(["report", "--format", "sysbench"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(report.status.success());
+    let report = String::from_utf8_lossy(&report.stdout);
+    let complex: Vec<&str> = report
+        .split("enginebench ")
+        .filter(|part| part.starts_with("complex (read-write transactions) on InnoDB"))
+        .collect();
+    assert_eq!(complex.len(), 3, "one per profile: {report}");
+    for part in complex {
+        let figure = |label: &str| -> f64 {
+            part.lines()
+                .find_map(|line| line.trim().strip_prefix(label))
+                .and_then(|rest| rest.split_whitespace().next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("no {label} in {part}"))
+        };
+        let transactions = figure("transactions:");
+        assert!(transactions > 0.0, "{part}");
+        assert_eq!(figure("read:") / transactions, 14.0, "{part}");
+        assert_eq!(figure("write:") / transactions, 4.0, "{part}");
+        assert_eq!(figure("other:") / transactions, 2.0, "{part}");
+    }
     std::fs::remove_file(json).unwrap();
     common::assert_nothing_left(&tmp);
 }

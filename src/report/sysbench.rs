@@ -9,13 +9,30 @@ use crate::results::{CellRecord, OutcomeRecord, RunRecord};
 use crate::scenario::oltp::statement_group;
 
 pub fn format(record: &RunRecord, percentile: f64) -> String {
+    // A scenario file's statements are grouped by their SQL; sysbench's own by name.
+    let scenario_groups = record
+        .parameters
+        .get("scenario_text")
+        .and_then(|text| text.as_str())
+        .and_then(|text| crate::scenario::file::load_scenario(text, "record", &[], None).ok())
+        .map(|scenario| crate::scenario::file::statement_groups(&scenario));
+    let group_of = |name: &str| -> &'static str {
+        match scenario_groups.as_ref().and_then(|groups| groups.get(name)) {
+            Some(group) => group,
+            None => statement_group(name),
+        }
+    };
     let mut out = String::new();
     for cell in &record.cells {
         let _ = writeln!(
             out,
-            "enginebench {} on {} — {} threads, repeat {}{}\n",
+            "enginebench {} on {}{} — {} threads, repeat {}{}\n",
             cell.variant,
             cell.engine,
+            cell.profile
+                .as_ref()
+                .map(|p| format!(" ({p})"))
+                .unwrap_or_default(),
             cell.threads,
             cell.repeat,
             match cell.outcome {
@@ -23,16 +40,20 @@ pub fn format(record: &RunRecord, percentile: f64) -> String {
                 other => format!(" ({other:?})").to_lowercase(),
             }
         );
-        out.push_str(&cell_report(cell, percentile));
+        out.push_str(&cell_report(cell, percentile, &group_of));
         out.push('\n');
     }
     out
 }
 
-fn cell_report(cell: &CellRecord, percentile: f64) -> String {
+fn cell_report(
+    cell: &CellRecord,
+    percentile: f64,
+    group_of: &dyn Fn(&str) -> &'static str,
+) -> String {
     let mut groups = [0u64; 3];
     for query in &cell.queries {
-        let slot = match statement_group(&query.name) {
+        let slot = match group_of(&query.name) {
             "read" => 0,
             "write" => 1,
             _ => 2,

@@ -85,6 +85,13 @@ pub fn file_scenario_tables(record: &RunRecord, style: TableStyle) -> String {
         }
     }
     let mut out = variant_tables(record, style, &record.study, &variants);
+    // The study's own table (S1's) comes first: every query kind side by side.
+    let pivot = phase_pivot_tables(record, &variants, style);
+    if let Some(first_blank) = out.find("\n\n") {
+        out.insert_str(first_blank + 2, &pivot);
+    } else {
+        out.insert_str(0, &pivot);
+    }
     out.push_str(&sequence_section(record, style));
     let ddl: Vec<_> = record.steps.iter().filter(|s| s.name == "ddl").collect();
     if !ddl.is_empty() {
@@ -102,6 +109,74 @@ pub fn file_scenario_tables(record: &RunRecord, style: TableStyle) -> String {
             ]);
         }
         let _ = writeln!(out, "DDL phases\n{table}\n");
+    }
+    out
+}
+
+/// With two or more timed run phases: statements per second, phases (query kinds) down and
+/// set-ups across, one table per thread count; the median of the completed repeats.
+fn phase_pivot_tables(
+    record: &RunRecord,
+    variants: &[(String, String)],
+    style: TableStyle,
+) -> String {
+    let timed: Vec<&(String, String)> = variants
+        .iter()
+        .filter(|(key, _)| {
+            record
+                .cells
+                .iter()
+                .any(|c| c.variant == *key && c.duration_s.is_some())
+        })
+        .collect();
+    if timed.len() < 2 {
+        return String::new();
+    }
+    let setups = setups_of(&record.cells);
+    let threads: BTreeSet<u32> = record.cells.iter().map(|c| c.threads).collect();
+    let repeats = record.cells.iter().map(|c| c.repeat).max().unwrap_or(1);
+    let mut out = String::new();
+    for thread_count in threads {
+        let mut table = new_table(style);
+        let mut header = vec![Cell::new("phase")];
+        header.extend(
+            setups
+                .iter()
+                .map(|s| Cell::new(format!("{} qps", s.label()))),
+        );
+        table.set_header(header);
+        for (key, _) in &timed {
+            let mut row = vec![Cell::new(key)];
+            for setup in &setups {
+                let rates: Vec<f64> = record
+                    .cells
+                    .iter()
+                    .filter(|c| {
+                        c.variant == *key
+                            && c.threads == thread_count
+                            && setup.matches(c)
+                            && c.outcome == OutcomeRecord::Completed
+                            && c.wall_ms > 0.0
+                    })
+                    .map(|c| {
+                        let statements: u64 = c.queries.iter().map(|q| q.count).sum();
+                        statements as f64 / (c.wall_ms / 1000.0)
+                    })
+                    .collect();
+                row.push(
+                    Cell::new(median(&rates).map_or("-".into(), |qps| format!("{qps:.0}")))
+                        .set_alignment(CellAlignment::Right),
+                );
+            }
+            table.add_row(row);
+        }
+        let _ = writeln!(
+            out,
+            "{} — statements per second by phase, {thread_count} thread{} (median of {repeats} repeat{}; higher is better)\n{table}\n",
+            record.study,
+            if thread_count == 1 { "" } else { "s" },
+            if repeats == 1 { "" } else { "s" },
+        );
     }
     out
 }

@@ -82,3 +82,33 @@ pub fn load_scenario(
     })?;
     resolve(raw, text, file, overrides, scale)
 }
+
+/// sysbench's statement groups for a scenario's query kinds (as `FileWorkload` names them:
+/// `statement` or `event/statement`), from each statement's SQL verb: SELECT, SHOW … are
+/// reads; INSERT, UPDATE, DELETE, REPLACE writes; the rest (BEGIN, COMMIT, DDL) other.
+pub fn statement_groups(scenario: &Scenario) -> std::collections::BTreeMap<String, &'static str> {
+    let mut groups = std::collections::BTreeMap::new();
+    for phase in &scenario.phases {
+        if let Phase::Run { events, .. } = phase {
+            for event in events {
+                for statement in &event.statements {
+                    let verb = statement
+                        .sql
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or_default()
+                        .trim_start_matches('(')
+                        .to_ascii_uppercase();
+                    let group = match verb.as_str() {
+                        "SELECT" | "SHOW" | "WITH" | "DESCRIBE" | "EXPLAIN" => "read",
+                        "INSERT" | "UPDATE" | "DELETE" | "REPLACE" => "write",
+                        _ => "other",
+                    };
+                    groups.insert(statement.name.clone(), group);
+                    groups.insert(format!("{}/{}", event.name, statement.name), group);
+                }
+            }
+        }
+    }
+    groups
+}

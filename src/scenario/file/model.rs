@@ -156,6 +156,9 @@ pub struct Scenario {
     pub title: String,
     pub description: String,
     pub engines: Vec<Engine>,
+    /// Where each engine of `engines` is named ("file:line:column"), for errors found once
+    /// a server is up (an engine it lacks).
+    pub engine_positions: Vec<(Engine, String)>,
     pub threads: Vec<u32>,
     pub repeat: u32,
     pub time: Option<Duration>,
@@ -707,6 +710,7 @@ pub fn resolve(
             .to_string(),
     };
     let mut engines = Vec::new();
+    let mut engine_positions = Vec::new();
     for engine in &raw.engines {
         let parsed: Engine = engine
             .get_ref()
@@ -714,6 +718,8 @@ pub fn resolve(
             .map_err(|err: String| resolver.error(engine.span().start, err))?;
         if !engines.contains(&parsed) {
             engines.push(parsed);
+            let at = resolver.error(engine.span().start, "");
+            engine_positions.push((parsed, format!("{}:{}:{}", at.file, at.line, at.column)));
         }
     }
     let scale = scale.or(raw.scale).unwrap_or(1.0);
@@ -945,13 +951,15 @@ pub fn resolve(
                             name: step.name.clone(),
                             table: deferred_table(&resolver, &tables, table)?,
                         },
-                        _ => return Err(resolver.error(
-                            at,
-                            format!(
+                        _ => {
+                            return Err(resolver.error(
+                                at,
+                                format!(
                                 "step '{}' needs exactly one of sql = \"...\" or load = \"table\"",
                                 step.name
                             ),
-                        )),
+                            ))
+                        }
                     });
                 }
                 phases.push(Phase::Sequence {
@@ -1005,6 +1013,7 @@ pub fn resolve(
         title: raw.title,
         description: raw.description,
         engines,
+        engine_positions,
         threads: raw.threads,
         repeat: raw.repeat.unwrap_or(1).max(1),
         time: defaults.1,
