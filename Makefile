@@ -7,10 +7,15 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 setup:
 	@scripts/setup
 
-# A quick S0 comparison, MyISAM vs InnoDB, on a throwaway server, ending in the tables.
+# A quick S0 comparison, MyISAM vs InnoDB, on a throwaway server, ending in the tables,
+# stored in enginebench.db, and an HTML report with its charts.
 demo: setup
 	$(CARGO) run --release --quiet -- run s0 --rows 100000 --threads 1,5,20 --loops 200 --repeat 3 --json enginebench-demo.json
+	$(CARGO) run --release --quiet -- report latest --html enginebench-demo.html
+	@echo "report: $(CURDIR)/enginebench-demo.html"
 
-# Every test: unit, CLI and integration tests against real throwaway servers.
-test: setup
+# Every test: unit, CLI and integration tests against real throwaway servers, and the HTML
+# report rendered in headless chromium.
+test:
+	@scripts/setup --test
 	$(CARGO) test --release

@@ -85,8 +85,16 @@ pub enum Command {
     },
     /// Create and fill a benchmark table (e.g. sysbench's sbtest) and report how long it took
     Prepare(PrepareArgs),
-    /// Print the tables of a saved run (a --json file) without running anything
+    /// Print the tables of a stored run (or a --json file), or write its HTML report with
+    /// charts; nothing is run again
     Report(ReportArgs),
+    /// List the runs in the result store
+    Runs(StoreArgs),
+    /// Write a stored run as JSON, CSV of cell summaries, or Markdown tables
+    Export(ExportArgs),
+    /// Compare two runs (or two profiles of runs) cell by cell: ratios with confidence
+    /// intervals, and a verdict where the difference is significant
+    Compare(CompareArgs),
     /// Manage a throwaway server by hand
     Server {
         #[command(subcommand)]
@@ -114,6 +122,13 @@ pub struct RunArgs {
     /// exit without starting a server
     #[arg(long)]
     pub dry_run: bool,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
+
+    /// Do not append the run to the result store
+    #[arg(long)]
+    pub no_db: bool,
 
     /// Multiply a scenario's table sizes (they are written at full scale)
     #[arg(long)]
@@ -398,10 +413,57 @@ impl LoadArgs {
     }
 }
 
+/// Where runs are stored.
+#[derive(Debug, Clone, Args)]
+pub struct StoreArgs {
+    /// The SQLite result store runs are appended to and read from
+    #[arg(long, env = "ENGINEBENCH_DB", default_value = "enginebench.db")]
+    pub db: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A stored run: its id, `latest`, or -N for the N-th latest (see `enginebench runs`)
+    pub run: String,
+    /// The whole record as JSON (the default)
+    #[arg(long, conflicts_with_all = ["csv", "markdown"])]
+    pub json: bool,
+    /// One line per cell, load and sequence with n, min, median, mean, max, sd and the 95%
+    /// interval of the median
+    #[arg(long, conflicts_with = "markdown")]
+    pub csv: bool,
+    /// The report's tables as Markdown, for pasting
+    #[arg(long)]
+    pub markdown: bool,
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The baseline: a stored run (id, latest, -N) or a --json file; `RUN#PROFILE` takes one
+    /// server profile of it
+    pub baseline: String,
+    /// The candidate, in the same forms
+    pub candidate: String,
+    /// Also write the comparison as a self-contained HTML file
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A result file written with --json
-    pub file: PathBuf,
+    /// A stored run (its id, `latest`, or -N for the N-th latest) or a result file written
+    /// with --json
+    #[arg(default_value = "latest")]
+    pub run: String,
+    /// Write one self-contained HTML file with the tables and charts (opens offline)
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// Markdown tables even on a terminal
     #[arg(long)]
     pub markdown: bool,

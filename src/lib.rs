@@ -39,6 +39,7 @@ use anyhow::{anyhow, bail, Context};
 use std::io::{IsTerminal, Write};
 
 use cli::{Cli, Command, PrepareArgs, RunArgs, ServerArgs, ServerCommand};
+use report::progress::note;
 use report::text::TableStyle;
 use results::{ResultFile, RunStatus};
 use scenario::BUILTIN_FILES;
@@ -104,7 +105,17 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
             }
         }
         Command::Report(args) => {
-            let record = results::read_record(&args.file)?;
+            let (record, label) = load_run(&args.run, &args.store.db)?;
+            if let Some(path) = &args.html {
+                std::fs::write(path, report::html::page(&record, &label)).with_context(|| {
+                    format!("cannot write the HTML report to {}", path.display())
+                })?;
+                note(&format!(
+                    "wrote {} (open it in a browser; it needs no network)",
+                    path.display()
+                ));
+                return Ok(Finished::Success);
+            }
             let style = if !args.markdown && std::io::stdout().is_terminal() {
                 TableStyle::Terminal
             } else {
@@ -117,6 +128,81 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
                 }
             }
             let _ = std::io::stdout().flush();
+            Ok(Finished::Success)
+        }
+        Command::Runs(args) => {
+            let store = open_existing_store(&args.db)?;
+            let runs = store.runs()?;
+            if runs.is_empty() {
+                note(&format!("{} holds no runs yet", args.db.display()));
+            }
+            let mut table = report::text::new_table(if std::io::stdout().is_terminal() {
+                TableStyle::Terminal
+            } else {
+                TableStyle::Markdown
+            });
+            table.set_header(vec![
+                "run", "study", "started", "status", "cells", "loads", "server",
+            ]);
+            for run in runs {
+                table.add_row(vec![
+                    run.id.to_string(),
+                    run.study,
+                    run.started_at,
+                    run.status,
+                    run.cells.to_string(),
+                    run.loads.to_string(),
+                    run.server_version.unwrap_or_default(),
+                ]);
+            }
+            outln!("{table}");
+            Ok(Finished::Success)
+        }
+        Command::Export(args) => {
+            let store = open_existing_store(&args.store.db)?;
+            let record = store.record(store.resolve(&args.run)?)?;
+            if args.csv {
+                out!("{}", report::export::csv_summary(&record)?);
+            } else if args.markdown {
+                out!("{}", report::text::tables(&record, TableStyle::Markdown));
+            } else {
+                outln!("{}", serde_json::to_string_pretty(&record)?);
+            }
+            Ok(Finished::Success)
+        }
+        Command::Compare(args) => {
+            let (baseline_ref, baseline_profile) = split_profile(&args.baseline);
+            let (candidate_ref, candidate_profile) = split_profile(&args.candidate);
+            let (baseline_record, baseline_label) = load_run(baseline_ref, &args.store.db)?;
+            let (candidate_record, candidate_label) = load_run(candidate_ref, &args.store.db)?;
+            let side = |record, label: String, profile: Option<&str>| report::compare::Side {
+                label: match profile {
+                    Some(profile) => format!("{label}, profile '{profile}'"),
+                    None => label,
+                },
+                record,
+                profile: profile.map(str::to_string),
+            };
+            let baseline = side(&baseline_record, baseline_label, baseline_profile);
+            let candidate = side(&candidate_record, candidate_label, candidate_profile);
+            let rows = report::compare::compare(&baseline, &candidate)?;
+            let style = if std::io::stdout().is_terminal() {
+                TableStyle::Terminal
+            } else {
+                TableStyle::Markdown
+            };
+            out!(
+                "{}",
+                report::compare::comparison_table(&baseline, &candidate, &rows, style)
+            );
+            if let Some(path) = &args.html {
+                std::fs::write(
+                    path,
+                    report::html::comparison_page(&baseline, &candidate, &rows),
+                )
+                .with_context(|| format!("cannot write {}", path.display()))?;
+                note(&format!("wrote {}", path.display()));
+            }
             Ok(Finished::Success)
         }
         Command::Server {
@@ -146,10 +232,19 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
             args.threads.clone()
         }
     };
-    let output = runner::RunOutput {
+    // The store is opened once the study is known to be valid: a mistyped command leaves
+    // no empty database behind.
+    let mut output = runner::RunOutput {
         results: ResultFile::from_arg(args.json.as_deref()),
+        store: None,
         report_interval: args.report_interval(),
         print_intervals: args.report_interval_given(),
+    };
+    let open_store = |output: &mut runner::RunOutput| -> anyhow::Result<()> {
+        if !args.no_db {
+            output.store = Some(results::Store::open(&args.store.db)?);
+        }
+        Ok(())
     };
     let server = resolve_server(&args.server);
     let outcome = match args.study.as_str() {
@@ -247,6 +342,7 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
                 parameters,
                 scale: file_scenario.scale,
             };
+            open_store(&mut output)?;
             runner::run_file_scenario(&file_scenario, &params, &server, &output)
                 .map_err(|(err, record)| (point_at_missing_engine(err, &file_scenario), record))
         }
@@ -277,6 +373,7 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
                 out!("{}", plan::describe_oltp(&params));
                 return Ok(Finished::Success);
             }
+            open_store(&mut output)?;
             runner::run_oltp(&params, &server, &output)
         }
         other => {
@@ -289,6 +386,37 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
         }
     };
     finish_run(outcome, &output, args.format, args.percentile)
+}
+
+/// A run named on the command line: a --json file if one exists at that path, otherwise a
+/// run in the store (id, `latest`, -N). Returns the record and a label for headings.
+fn load_run(reference: &str, db: &std::path::Path) -> anyhow::Result<(results::RunRecord, String)> {
+    let path = std::path::Path::new(reference);
+    if path.is_file() {
+        return Ok((results::read_record(path)?, reference.to_string()));
+    }
+    let store = open_existing_store(db)?;
+    let id = store.resolve(reference)?;
+    Ok((store.record(id)?, format!("run {id} of {}", db.display())))
+}
+
+/// The store for reading: it must exist already (reading never creates one).
+fn open_existing_store(db: &std::path::Path) -> anyhow::Result<results::Store> {
+    if !db.exists() {
+        bail!(
+            "no result store at {}: run a study first (every run is stored there), or pass --db PATH",
+            db.display()
+        );
+    }
+    Ok(results::Store::open(db)?)
+}
+
+/// `RUN#PROFILE` → (RUN, Some(PROFILE)).
+fn split_profile(reference: &str) -> (&str, Option<&str>) {
+    match reference.split_once('#') {
+        Some((run, profile)) => (run, Some(profile)),
+        None => (reference, None),
+    }
 }
 
 /// An engine the server lacks, named by the scenario file: the error points at the file.
@@ -388,6 +516,16 @@ fn finish_run(
             let _ = std::io::stdout().flush();
         }
     }
+    if let Some(id) = output.store.as_ref().and_then(|store| store.run_id()) {
+        let db = output
+            .store
+            .as_ref()
+            .map(|s| s.path().display().to_string())
+            .unwrap_or_default();
+        note(&format!(
+            "stored as run {id} in {db}: `enginebench report {id} --html report.html` draws its charts, `enginebench compare {id} OTHER` compares it"
+        ));
+    }
     if let Some(error) = error {
         return Err(error);
     }
@@ -408,6 +546,8 @@ fn prepare(args: PrepareArgs) -> anyhow::Result<Finished> {
     }
     let output = runner::RunOutput {
         results: ResultFile::from_arg(args.json.as_deref()),
+        // Preparing tables is not a study: nothing to store.
+        store: None,
         report_interval: std::time::Duration::from_secs(1),
         print_intervals: false,
     };
@@ -475,7 +615,7 @@ fn serve(args: &ServerArgs) -> anyhow::Result<Finished> {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     drop(server);
-    report::progress::note(if args.keep_datadir {
+    note(if args.keep_datadir {
         "server stopped"
     } else {
         "server stopped and its directory removed"

@@ -15,15 +15,15 @@ use crate::engine::Engine;
 use crate::interrupt;
 use crate::load::{load_table, memory_table_cap, LoadOutcome, LoadPlan, TableSpec};
 use crate::measure::{
-    filesystem_of, measure_footprint, own_cpu_us, sample_process, status_delta, FilesystemState,
-    ProcessSample, StatusSnapshot,
+    filesystem_of, measure_footprint, own_cpu_us, sample_process, status_delta, EnvironmentRecord,
+    FilesystemState, ProcessSample, StatusSnapshot,
 };
 use crate::plan::{plan_scenario, Step};
 use crate::report::progress::{note, CellProgress};
 use crate::results::{
     CellCounters, CellKey, CellRecord, IntervalCounters, LoadRecord, OutcomeRecord, ProbeCost,
     ProfileRecord, ResultFile, RunRecord, RunStatus, SequenceRecord, SequenceStepRecord,
-    StepRecord,
+    StepRecord, Store,
 };
 use crate::scenario::file::{
     FileWorkload, Phase as FilePhase, Profile as FileProfile, Scenario as FileScenario,
@@ -35,9 +35,31 @@ use crate::server::{DescribeMysqlError, ServerArgsResolved, Target};
 /// Options that shape how a run reports, not what it measures.
 pub struct RunOutput {
     pub results: ResultFile,
+    /// The SQLite result store the run is appended to (`--db`), unless `--no-db`.
+    pub store: Option<Store>,
     pub report_interval: std::time::Duration,
     /// Print interval lines on a non-terminal stderr.
     pub print_intervals: bool,
+}
+
+impl RunOutput {
+    /// Saves the record as it stands to the results file and the store.
+    pub fn save(&self, record: &RunRecord) -> anyhow::Result<()> {
+        self.results.save(record)?;
+        if let Some(store) = &self.store {
+            store.save(record)?;
+        }
+        Ok(())
+    }
+
+    /// The last save; `--json -` writes only now.
+    fn finish(&self, record: &RunRecord) -> anyhow::Result<()> {
+        self.results.finish(record)?;
+        if let Some(store) = &self.store {
+            store.save(record)?;
+        }
+        Ok(())
+    }
 }
 
 /// A run's record, or the error that stopped it together with the record as far as it got
@@ -753,13 +775,15 @@ fn run_study(
         _ => BTreeMap::new(),
     };
     let mut record = RunRecord::new(name, parameters);
-    if let Err(err) = output.results.save(&record) {
+    record.environment = Some(EnvironmentRecord::probe(None));
+    if let Err(err) = output.save(&record) {
         return Err((err, Box::new(record)));
     }
     let result = (|| -> anyhow::Result<()> {
         let (target, server_record, spec, probe) = open_target(server, engines, reusable_table)?;
         record.server = Some(server_record);
-        output.results.save(&record)?;
+        record.environment = Some(EnvironmentRecord::probe(datadir_of(&target).as_deref()));
+        output.save(&record)?;
         let mut study = Study {
             reusable_table,
             datadir: datadir_of(&target),
@@ -799,7 +823,7 @@ fn run_study(
         Err(err) => (RunStatus::Failed, Some(format!("{err:#}"))),
     };
     record.finish(status, error);
-    let saved = output.results.finish(&record);
+    let saved = output.finish(&record);
     match (result, saved) {
         (Ok(()), Ok(())) => Ok(record),
         (Err(err), _) | (Ok(()), Err(err)) => Err((err, Box::new(record))),
@@ -808,7 +832,7 @@ fn run_study(
 
 impl Study<'_> {
     fn save(&mut self) -> anyhow::Result<()> {
-        self.output.results.save(self.record)
+        self.output.save(self.record)
     }
 
     /// Runs one measured cell with progress and the server's counters, records it, and

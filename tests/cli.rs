@@ -10,6 +10,7 @@ fn enginebench(tmpdir: &std::path::Path) -> Command {
     let mut command = Command::cargo_bin("enginebench").unwrap();
     command
         .env("TMPDIR", tmpdir)
+        .env("ENGINEBENCH_DB", common::store_of(tmpdir))
         .env_remove("ENGINEBENCH_FAULT");
     command
 }

@@ -37,6 +37,7 @@ fn run_against(
     let mut command = Command::new(env!("CARGO_BIN_EXE_enginebench"));
     command
         .env("TMPDIR", tmp)
+        .env("ENGINEBENCH_DB", common::store_of(tmp))
         .env_remove("ENGINEBENCH_DSN_PASSWORD")
         .args([
             "run",

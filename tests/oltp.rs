@@ -36,6 +36,7 @@ fn params(workload: OltpKind, events: u64) -> OltpParams {
 
 fn quiet() -> RunOutput {
     RunOutput {
+        store: None,
         results: ResultFile::None,
         report_interval: Duration::from_millis(200),
         print_intervals: false,
@@ -151,11 +152,7 @@ fn sysbench_format_rate_mode_and_a_thousand_connections_from_the_command_line() 
     common::require_mariadb();
     let tmp = common::private_tmpdir("oltp-cli");
     let run = |args: &[&str]| {
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_enginebench"))
-            .env("TMPDIR", &tmp)
-            .args(args)
-            .output()
-            .unwrap();
+        let output = common::enginebench(&tmp).args(args).output().unwrap();
         assert!(
             output.status.success(),
             "{}",

@@ -220,10 +220,10 @@ fn a_full_tmpfs_is_reported_as_such_with_the_table_and_free_space() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     let error = stderr.lines().last().unwrap();
     assert!(
-        error.starts_with("Error: loading s0_innodb failed at rows "),
+        error.starts_with("Error: loading t failed at rows "),
         "{error}"
     );
-    assert!(error.contains("The table 's0_innodb' is full"), "{error}");
+    assert!(error.contains("The table 't' is full"), "{error}");
     assert!(
         error.contains(&format!(
             "the filesystem holding the datadir ({}, tmpfs) is full (server: ",

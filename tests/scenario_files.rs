@@ -102,8 +102,7 @@ fn a_broken_file_is_refused_before_any_server_starts() {
     let tmp = common::private_tmpdir("bad-scenario");
     let file = tmp.join("bad.toml");
     std::fs::write(&file, "name = \"x\"\nengines = [\"falcon\"]\n").unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("TMPDIR", &tmp)
+    let output = common::enginebench(&tmp)
         .arg("run")
         .arg(&file)
         .output()
@@ -237,8 +236,7 @@ fn the_readme_tutorial_runs_as_written() {
     let file = tmp.with_extension("shop.toml");
     std::fs::write(&file, tutorial()).unwrap();
     let json = tmp.with_extension("shop.json");
-    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("TMPDIR", &tmp)
+    let output = common::enginebench(&tmp)
         .arg("run")
         .arg(&file)
         .args(["--set", "products=3000", "--time", "1s", "--json"])
@@ -449,8 +447,7 @@ fn profiles_run_the_study_on_differently_configured_servers() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("profiles");
     let json = tmp.with_extension("profiles.json");
-    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("TMPDIR", &tmp)
+    let output = common::enginebench(&tmp)
         .arg("run")
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -518,8 +515,7 @@ fn study_s3_times_its_job_per_step_on_memory_and_innodb_on_disk_and_tmpfs() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("s3");
     let json = tmp.with_extension("s3.json");
-    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("TMPDIR", &tmp)
+    let output = common::enginebench(&tmp)
         .args(["run", "s3", "--scale", "0.05", "--json"])
         .arg(&json)
         .output()
@@ -652,9 +648,12 @@ fn study_s2_runs_sysbenchs_transaction_under_three_memory_profiles() {
         };
         let transactions = figure("transactions:");
         assert!(transactions > 0.0, "{part}");
-        assert_eq!(figure("read:") / transactions, 14.0, "{part}");
-        assert_eq!(figure("write:") / transactions, 4.0, "{part}");
-        assert_eq!(figure("other:") / transactions, 2.0, "{part}");
+        // Statements of attempts rolled back by a deadlock count too, as in sysbench: a
+        // little above the exact mix per committed transaction.
+        let per_transaction = |label: &str| figure(label) / transactions;
+        assert!((14.0..14.7).contains(&per_transaction("read:")), "{part}");
+        assert!((4.0..4.2).contains(&per_transaction("write:")), "{part}");
+        assert!((2.0..2.1).contains(&per_transaction("other:")), "{part}");
     }
     std::fs::remove_file(json).unwrap();
     common::assert_nothing_left(&tmp);

@@ -3,6 +3,7 @@
 
 mod counters;
 mod disk;
+mod environment;
 mod footprint;
 mod histogram;
 mod process;
@@ -10,6 +11,7 @@ mod status;
 
 pub use counters::{engine_counters, per_statement, why_line, EngineCounters, PerStatement};
 pub use disk::{filesystem_of, FilesystemState};
+pub use environment::EnvironmentRecord;
 pub use footprint::{measure_footprint, FootprintRecord};
 pub use histogram::{
     decode_histogram, encode_histogram, new_histogram, IntervalHistograms, LatencySummary,

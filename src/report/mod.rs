@@ -1,23 +1,18 @@
 //! The report stage: everything people read. Reports take a `RunRecord` and nothing else.
 
+pub mod compare;
+pub mod export;
+pub mod groups;
+pub mod html;
 pub mod progress;
+pub mod stats;
 pub mod sysbench;
 pub mod text;
 
-/// Statistics over a handful of repeats (the order-statistic median: the middle value, or
-/// the mean of the two middle values for an even count).
+/// The median of a handful of repeats (the middle value, or the mean of the two middle
+/// values for an even count).
 pub fn median(values: &[f64]) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let middle = sorted.len() / 2;
-    Some(if sorted.len() % 2 == 1 {
-        sorted[middle]
-    } else {
-        (sorted[middle - 1] + sorted[middle]) / 2.0
-    })
+    stats::summarise(values).map(|summary| summary.median)
 }
 
 #[cfg(test)]

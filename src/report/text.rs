@@ -21,7 +21,7 @@ pub enum TableStyle {
     Markdown,
 }
 
-fn new_table(style: TableStyle) -> Table {
+pub(crate) fn new_table(style: TableStyle) -> Table {
     let mut table = Table::new();
     table.load_preset(match style {
         TableStyle::Terminal => presets::UTF8_FULL_CONDENSED,
@@ -41,7 +41,9 @@ pub fn tables(record: &RunRecord, style: TableStyle) -> String {
     }
     match record.study.as_str() {
         name if crate::scenario::oltp::OltpKind::from_name(name).is_some() => {
-            oltp_tables(record, style)
+            let mut out = oltp_tables(record, style);
+            out.push_str(&warnings_section(record));
+            out
         }
         _ => {
             let mut out = loads_section(record, style);
@@ -50,6 +52,27 @@ pub fn tables(record: &RunRecord, style: TableStyle) -> String {
             out
         }
     }
+}
+
+/// What the repeats cannot support: too few for an interval, a repeat far off, a wide
+/// spread. Printed under the tables so nobody quotes a figure without its caveat.
+pub fn warnings_section(record: &RunRecord) -> String {
+    let groups = super::groups::groups(record);
+    let mut lines = Vec::new();
+    let most_repeats = groups.iter().map(|g| g.values.len()).max().unwrap_or(0);
+    lines.extend(super::stats::too_few_warning(most_repeats));
+    for group in &groups {
+        lines.extend(group.warnings());
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("Warnings\n");
+    for line in lines {
+        let _ = writeln!(out, "- {line}");
+    }
+    out.push('\n');
+    out
 }
 
 fn status_lines(record: &RunRecord) -> String {
@@ -110,6 +133,7 @@ pub fn file_scenario_tables(record: &RunRecord, style: TableStyle) -> String {
         }
         let _ = writeln!(out, "DDL phases\n{table}\n");
     }
+    out.push_str(&warnings_section(record));
     out
 }
 

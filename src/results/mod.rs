@@ -5,8 +5,10 @@
 
 mod read;
 mod record;
+mod store;
 mod writer;
 
 pub use read::{parse_record, read_record, RecordError};
 pub use record::*;
+pub use store::{Store, StoreError, StoredRun};
 pub use writer::ResultFile;

@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use crate::driver::{CellMeasurement, CellOutcome, KindMeasurement};
 use crate::engine::Engine;
 use crate::load::{LoadOutcome, LoadPlan};
-use crate::measure::{encode_histogram, FootprintRecord, LatencySummary, ProcessDelta};
+use crate::measure::{
+    encode_histogram, EnvironmentRecord, FootprintRecord, LatencySummary, ProcessDelta,
+};
 use crate::server::ServerRecord;
 
 /// Bumped whenever a field changes meaning or disappears (adding optional fields does not).
@@ -40,6 +42,9 @@ pub struct RunRecord {
     pub status: RunStatus,
     pub error: Option<String>,
     pub server: Option<ServerRecord>,
+    /// The machine and the enginebench build that measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<EnvironmentRecord>,
     /// Timed setup and DDL steps (table loads, CREATE INDEX), in run order.
     pub steps: Vec<StepRecord>,
     /// Measured cells, in run order.
@@ -115,6 +120,7 @@ impl RunRecord {
             },
             study: study.into(),
             parameters,
+            environment: None,
             started_at: now_rfc3339(),
             finished_at: None,
             status: RunStatus::Running,

@@ -76,6 +76,7 @@ pub fn assert_nothing_left(dir: &Path) {
     assert!(left.is_empty(), "files left in {}: {left:?}", dir.display());
     // The test's own directory goes too (kept above when something was left, for a look).
     let _ = std::fs::remove_dir(dir);
+    let _ = std::fs::remove_file(store_of(dir));
 }
 
 /// A running enginebench whose stderr is drained in the background (as a terminal would),
@@ -152,8 +153,15 @@ pub fn enginebench(tmpdir: &Path) -> std::process::Command {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_enginebench"));
     command
         .env("TMPDIR", tmpdir)
+        .env("ENGINEBENCH_DB", store_of(tmpdir))
         .env_remove("ENGINEBENCH_FAULT");
     command
+}
+
+/// The result store of a test's runs: beside its private directory, removed with it by
+/// `assert_nothing_left`.
+pub fn store_of(tmpdir: &Path) -> PathBuf {
+    tmpdir.with_extension("db")
 }
 
 /// A results file written with --json.

@@ -1,0 +1,16 @@
+//! Records the commit enginebench is built from, for the environment of every run.
+use std::process::Command;
+
+fn main() {
+    let hash = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string());
+    if let Some(hash) = hash {
+        println!("cargo:rustc-env=ENGINEBENCH_GIT_HASH={hash}");
+    }
+    println!("cargo:rerun-if-changed=.git/HEAD");
+    println!("cargo:rerun-if-changed=.git/refs/heads");
+}

@@ -1,0 +1,181 @@
+//! `enginebench compare`: two runs, or two server profiles, cell by cell. Each matching
+//! group gets the ratio of medians (candidate / baseline) with its 95% bootstrap interval,
+//! and a verdict only where that interval excludes "no difference".
+
+use comfy_table::{Cell, CellAlignment};
+use std::fmt::Write;
+
+use super::groups::{groups, Group};
+use super::stats::{figure, ratio_of_medians, Ratio};
+use super::text::{new_table, TableStyle};
+use crate::results::RunRecord;
+
+/// One side of a comparison: a run, and optionally one of its profiles.
+pub struct Side<'a> {
+    pub label: String,
+    pub record: &'a RunRecord,
+    pub profile: Option<String>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ComparisonRow {
+    pub key: String,
+    pub metric: &'static str,
+    pub higher_is_better: bool,
+    pub baseline: Vec<f64>,
+    pub candidate: Vec<f64>,
+    pub ratio: Option<Ratio>,
+    pub verdict: String,
+}
+
+pub fn compare(baseline: &Side, candidate: &Side) -> anyhow::Result<Vec<ComparisonRow>> {
+    let side_groups = |side: &Side| -> anyhow::Result<Vec<Group>> {
+        let all = groups(side.record);
+        match &side.profile {
+            None => Ok(all),
+            Some(profile) => {
+                let picked: Vec<Group> = all
+                    .iter()
+                    .filter(|g| g.profile.as_deref() == Some(profile.as_str()))
+                    .cloned()
+                    .collect();
+                if picked.is_empty() {
+                    let mut known: Vec<String> =
+                        all.iter().filter_map(|g| g.profile.clone()).collect();
+                    known.dedup();
+                    anyhow::bail!(
+                        "{} has no profile '{profile}' (its profiles: {})",
+                        side.label,
+                        if known.is_empty() {
+                            "none".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    );
+                }
+                Ok(picked)
+            }
+        }
+    };
+    let (a, b) = (side_groups(baseline)?, side_groups(candidate)?);
+    // Two profiles are compared set-up for set-up, whatever their names.
+    let by_profile = baseline.profile.is_none() && candidate.profile.is_none();
+    let key = |g: &Group| {
+        if by_profile {
+            g.key()
+        } else {
+            g.key_without_profile()
+        }
+    };
+    let mut rows = Vec::new();
+    for group in &a {
+        let Some(other) = b
+            .iter()
+            .find(|o| key(o) == key(group) && o.metric == group.metric)
+        else {
+            continue;
+        };
+        let ratio = ratio_of_medians(&group.values, &other.values);
+        rows.push(ComparisonRow {
+            key: key(group),
+            metric: group.metric,
+            higher_is_better: group.higher_is_better,
+            baseline: group.values.clone(),
+            candidate: other.values.clone(),
+            verdict: verdict(
+                ratio.as_ref(),
+                group.higher_is_better,
+                group.values.len(),
+                other.values.len(),
+            ),
+            ratio,
+        });
+    }
+    if rows.is_empty() {
+        anyhow::bail!(
+            "{} and {} have no cell in common (same phase, engine, threads{}): compare runs of the same study",
+            baseline.label,
+            candidate.label,
+            if by_profile { ", profile" } else { "" }
+        );
+    }
+    Ok(rows)
+}
+
+fn verdict(ratio: Option<&Ratio>, higher_is_better: bool, n_a: usize, n_b: usize) -> String {
+    let Some(ratio) = ratio else {
+        return "no figures".into();
+    };
+    if n_a < 3 || n_b < 3 {
+        return format!("n = {n_a}/{n_b}: use --repeat 3 or more for a verdict");
+    }
+    if !ratio.significant() {
+        return "no significant difference".into();
+    }
+    let better = (ratio.ratio > 1.0) == higher_is_better;
+    let factor = if ratio.ratio >= 1.0 {
+        ratio.ratio
+    } else {
+        1.0 / ratio.ratio
+    };
+    format!(
+        "candidate {factor:.2}× {}",
+        if better { "better" } else { "worse" }
+    )
+}
+
+/// The comparison as a terminal or Markdown table.
+pub fn comparison_table(
+    baseline: &Side,
+    candidate: &Side,
+    rows: &[ComparisonRow],
+    style: TableStyle,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "baseline: {}\ncandidate: {}\nratio = candidate / baseline of the medians; 95% interval by bootstrap (10,000 resamples); a verdict only where the interval excludes 1\n",
+        baseline.label, candidate.label
+    );
+    let mut table = new_table(style);
+    table.set_header(vec![
+        "cell",
+        "metric",
+        "baseline median",
+        "candidate median",
+        "ratio",
+        "95% interval",
+        "verdict",
+    ]);
+    let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+    let median = |values: &[f64]| {
+        super::median(values).map_or("-".into(), |m| {
+            format!("{} (n={})", figure(m), values.len())
+        })
+    };
+    for row in rows {
+        table.add_row(vec![
+            Cell::new(&row.key),
+            Cell::new(format!(
+                "{} ({} is better)",
+                row.metric,
+                if row.higher_is_better {
+                    "higher"
+                } else {
+                    "lower"
+                }
+            )),
+            right(median(&row.baseline)),
+            right(median(&row.candidate)),
+            right(row.ratio.map_or("-".into(), |r| format!("{:.3}", r.ratio))),
+            right(
+                row.ratio
+                    .filter(|r| r.low.is_finite())
+                    .map_or("-".into(), |r| format!("{:.3} – {:.3}", r.low, r.high)),
+            ),
+            Cell::new(&row.verdict),
+        ]);
+    }
+    let _ = writeln!(out, "{table}");
+    out
+}

@@ -1,0 +1,60 @@
+//! Exports of a record for other tools: CSV of every group's statistics (one line per cell,
+//! load method and sequence), for spreadsheets and plotting scripts.
+
+use super::groups::{groups, GroupKind};
+use crate::results::RunRecord;
+
+/// One line per group: what it is, what its figure measures, and the statistics of its
+/// completed repeats. Empty fields where a statistic does not exist (sd of one value, an
+/// interval from fewer than 6 repeats).
+pub fn csv_summary(record: &RunRecord) -> anyhow::Result<String> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record([
+        "kind",
+        "phase",
+        "method",
+        "engine",
+        "profile",
+        "threads",
+        "metric",
+        "higher_is_better",
+        "n",
+        "incomplete",
+        "min",
+        "median",
+        "mean",
+        "max",
+        "sd",
+        "median_ci95_low",
+        "median_ci95_high",
+    ])?;
+    let number = |value: Option<f64>| value.map(|v| format!("{v:.6}")).unwrap_or_default();
+    for group in groups(record) {
+        let summary = group.summary.as_ref();
+        writer.write_record([
+            match group.kind {
+                GroupKind::Cell => "cell",
+                GroupKind::Load => "load",
+                GroupKind::Sequence => "sequence",
+            }
+            .to_string(),
+            group.phase.clone(),
+            group.method.clone().unwrap_or_default(),
+            group.engine.key().to_string(),
+            group.profile.clone().unwrap_or_default(),
+            group.threads.map(|t| t.to_string()).unwrap_or_default(),
+            group.metric.to_string(),
+            group.higher_is_better.to_string(),
+            group.values.len().to_string(),
+            group.incomplete.to_string(),
+            number(summary.map(|s| s.min)),
+            number(summary.map(|s| s.median)),
+            number(summary.map(|s| s.mean)),
+            number(summary.map(|s| s.max)),
+            number(summary.and_then(|s| s.sd)),
+            number(summary.and_then(|s| s.median_ci).map(|ci| ci.0)),
+            number(summary.and_then(|s| s.median_ci).map(|ci| ci.1)),
+        ])?;
+    }
+    Ok(String::from_utf8(writer.into_inner()?)?)
+}
