@@ -26,7 +26,7 @@ use crate::server::ConnectionSpec;
 use sql_text::{push_sql_literal, push_tsv_field};
 
 /// How rows travel from the client to the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum LoadMethod {
     /// One prepared INSERT per row, autocommit on (S4's method 1).
@@ -77,7 +77,7 @@ impl FromStr for LoadMethod {
 
 /// When secondary indexes are built: with the table (maintained row by row during the
 /// load) or after it (one ALTER TABLE … ADD INDEX, a sort-based build on most engines).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum IndexTiming {
     Before,
@@ -85,7 +85,7 @@ pub enum IndexTiming {
 }
 
 /// A load method with its sizes.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadPlan {
     pub method: LoadMethod,
     /// COMMIT after this many rows (commit-every, multi-row).
@@ -170,7 +170,7 @@ pub struct TableSpec {
 }
 
 /// What a load did.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadOutcome {
     pub rows: u64,
     /// Loading the rows (with indexes maintained, if built before).

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::engine::Engine;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FootprintRecord {
     /// When it was taken: "after_load" or "after_run".
     pub moment: String,

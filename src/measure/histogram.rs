@@ -19,7 +19,7 @@ pub fn new_histogram() -> Histogram<u64> {
 }
 
 /// Latency figures derived from one (merged) histogram, all in microseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct LatencySummary {
     pub count: u64,
     pub min_us: u64,

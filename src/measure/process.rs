@@ -19,7 +19,7 @@ pub struct ProcessSample {
 }
 
 /// What a process did between two samples (RSS is the later reading, not a difference).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProcessDelta {
     pub cpu_us: u64,
     pub rss_bytes: u64,

@@ -12,7 +12,7 @@ use crate::server::ServerRecord;
 /// Bumped whenever a field changes meaning or disappears (adding optional fields does not).
 pub const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// Still going (or the process died without a chance to say otherwise).
@@ -24,13 +24,13 @@ pub enum RunStatus {
     Failed,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ToolRecord {
     pub name: String,
     pub version: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunRecord {
     pub schema_version: u32,
     pub tool: ToolRecord,
@@ -64,7 +64,7 @@ pub struct RunRecord {
 }
 
 /// One run of a sequence phase on one engine.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SequenceRecord {
     pub phase: String,
     pub engine: Engine,
@@ -79,19 +79,19 @@ pub struct SequenceRecord {
     pub error: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SequenceStepRecord {
     pub name: String,
     pub elapsed_ms: f64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProfileRecord {
     pub name: String,
     pub server: ServerRecord,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadRecord {
     pub table: String,
     pub engine: Engine,
@@ -156,7 +156,7 @@ pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StepRecord {
     /// e.g. "load", "create_index".
     pub name: String,
@@ -170,7 +170,7 @@ pub struct StepRecord {
     pub error: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeRecord {
     Completed,
@@ -180,7 +180,7 @@ pub enum OutcomeRecord {
     Crashed,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CellRecord {
     /// Position in run order, from 0.
     pub index: usize,
@@ -238,7 +238,7 @@ pub struct CellRecord {
     pub rate: Option<RateRecord>,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RateRecord {
     pub target_per_s: f64,
     pub achieved_per_s: f64,
@@ -247,7 +247,7 @@ pub struct RateRecord {
     pub fell_behind: bool,
 }
 
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProbeCost {
     pub samples: u32,
     /// Wall time spent reading counters, summed over samples.
@@ -255,7 +255,7 @@ pub struct ProbeCost {
 }
 
 /// The server's counters over one report interval.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IntervalCounters {
     pub status_delta: BTreeMap<String, i64>,
     pub process: Option<ProcessDelta>,
@@ -272,7 +272,7 @@ pub struct CellCounters {
     pub intervals: Vec<IntervalCounters>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QueryRecord {
     pub name: String,
     /// Statements that succeeded.
@@ -288,7 +288,7 @@ pub struct QueryRecord {
     pub histogram_v2: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IntervalRecord {
     pub start_s: f64,
     pub end_s: f64,
@@ -303,7 +303,7 @@ pub struct IntervalRecord {
     pub server: Option<IntervalCounters>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IntervalQueryRecord {
     pub name: String,
     pub count: u64,

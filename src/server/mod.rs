@@ -174,7 +174,7 @@ pub fn describe_mysql_error(err: &mysql::Error) -> String {
 }
 
 /// What the results record about the server a run used.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ServerRecord {
     /// "throwaway" or "external".
     pub kind: String,
