@@ -180,6 +180,16 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',')]
     pub engines: Vec<Engine>,
 
+    /// Extra repeats run first for every cell and discarded (warm caches, JIT-free but
+    /// buffer pools and page cache are not): kept in the record, left out of every report
+    #[arg(long, default_value_t = 0)]
+    pub warmup_repeats: u32,
+
+    /// Restart the server before every cell (same datadir) and drop the kernel's page cache
+    /// when run as root, so each repeat starts cold
+    #[arg(long)]
+    pub cold: bool,
+
     /// Repeats per cell; tables show the best and the median [default: s0 3, s4 1]
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: Option<u32>,

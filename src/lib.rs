@@ -323,7 +323,8 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
             };
             let repeat = args.repeat.unwrap_or(file_scenario.repeat);
             if args.dry_run {
-                let steps = plan::plan_scenario(&file_scenario, &engines, repeat);
+                let steps =
+                    plan::plan_scenario(&file_scenario, &engines, repeat, args.warmup_repeats);
                 out!(
                     "{origin}: {}\n\n{}",
                     file_scenario.title,
@@ -336,6 +337,8 @@ fn run_study(args: RunArgs) -> anyhow::Result<Finished> {
                 scenario_text: text,
                 engines,
                 repeat,
+                warmup_repeats: args.warmup_repeats,
+                cold: args.cold,
                 seed: args.seed,
                 load_plan: args.load.preparation_plan(),
                 query_timeout: args.query_timeout,

@@ -24,12 +24,14 @@ pub enum Step {
     },
     /// All runs of a sequence phase on one engine.
     Sequence { phase: usize, engine: Engine },
-    /// One measured cell of a run phase.
+    /// One measured cell of a run phase; warm-up repeats come first and are left out of
+    /// the reports.
     Cell {
         phase: usize,
         engine: Engine,
         threads: u32,
         repeat: u32,
+        warmup: bool,
     },
     /// The tables' disk footprint once the phases are done.
     Footprints,
@@ -37,7 +39,12 @@ pub enum Step {
 
 /// The scenario's steps: per profile (each on a server of its own), the tables prepared,
 /// then each phase in the file's order.
-pub fn plan_scenario(scenario: &Scenario, engines: &[Engine], repeat: u32) -> Vec<Step> {
+pub fn plan_scenario(
+    scenario: &Scenario,
+    engines: &[Engine],
+    repeat: u32,
+    warmup_repeats: u32,
+) -> Vec<Step> {
     let mut steps = Vec::new();
     let profiles: Vec<Option<usize>> = if scenario.profiles.is_empty() {
         vec![None]
@@ -77,13 +84,14 @@ pub fn plan_scenario(scenario: &Scenario, engines: &[Engine], repeat: u32) -> Ve
                 }
                 Phase::Run { threads, .. } => {
                     for &thread_count in threads {
-                        for repeat in 1..=repeat {
+                        for repeat in 1..=warmup_repeats + repeat {
                             for &engine in engines {
                                 steps.push(Step::Cell {
                                     phase,
                                     engine,
                                     threads: thread_count,
                                     repeat,
+                                    warmup: repeat <= warmup_repeats,
                                 });
                             }
                         }
@@ -147,7 +155,12 @@ pub fn describe(scenario: &Scenario, steps: &[Step]) -> String {
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect();
                 format!(
-                    "start a server for profile '{}'{}{}",
+                    "start a server{} for profile '{}'{}{}",
+                    profile
+                        .server_bin
+                        .as_ref()
+                        .map(|b| format!(" ({})", b.display()))
+                        .unwrap_or_default(),
                     profile.name,
                     if profile.tmpfs {
                         ", datadir on tmpfs"
@@ -206,12 +219,13 @@ pub fn describe(scenario: &Scenario, steps: &[Step]) -> String {
                 engine,
                 threads,
                 repeat,
+                warmup,
             } => {
                 cell += 1;
                 let Phase::Run {
                     time,
                     loops,
-                    warmup,
+                    warmup: warmup_time,
                     ..
                 } = &scenario.phases[*phase]
                 else {
@@ -222,12 +236,13 @@ pub fn describe(scenario: &Scenario, steps: &[Step]) -> String {
                     (None, Some(loops)) => format!("{loops} loops per thread"),
                     (None, None) => "?".into(),
                 };
-                let warmup = warmup
+                let warmup_time = warmup_time
                     .map(|w| format!(" after {} warm-up", humantime::format_duration(w)))
                     .unwrap_or_default();
                 format!(
-                    "[{cell}/{cells}] {} {engine} threads={threads} repeat {repeat}: {length}{warmup}",
-                    phase_name(*phase)
+                    "[{cell}/{cells}] {} {engine} threads={threads} repeat {repeat}{}: {length}{warmup_time}",
+                    phase_name(*phase),
+                    if *warmup { " (warm-up, discarded)" } else { "" }
                 )
             }
             Step::Footprints => "measure each table's disk footprint".to_string(),
@@ -313,12 +328,13 @@ mod tests {
             }
         }
         use Engine::{InnoDb, MyIsam};
-        let steps = plan_scenario(&scenario, &[MyIsam, InnoDb], 2);
+        let steps = plan_scenario(&scenario, &[MyIsam, InnoDb], 2, 0);
         let cell = |phase, engine, threads, repeat| Step::Cell {
             phase,
             engine,
             threads,
             repeat,
+            warmup: false,
         };
         assert_eq!(
             steps,
@@ -356,7 +372,7 @@ mod tests {
     #[test]
     fn the_s0_plan_has_the_studys_shape() {
         let scenario = s0_small();
-        let steps = plan_scenario(&scenario, &scenario.engines, scenario.repeat);
+        let steps = plan_scenario(&scenario, &scenario.engines, scenario.repeat, 0);
         let cells = steps
             .iter()
             .filter(|s| matches!(s, Step::Cell { .. }))
@@ -381,7 +397,7 @@ mod tests {
             .unwrap()
             .1;
         let scenario = load_scenario(text, "s2", &[], None).unwrap();
-        let steps = plan_scenario(&scenario, &scenario.engines, 1);
+        let steps = plan_scenario(&scenario, &scenario.engines, 1, 0);
         let starts = steps
             .iter()
             .filter(|s| matches!(s, Step::StartProfile { .. }))

@@ -156,6 +156,7 @@ fn execute_oltp(params: &OltpParams, study: &mut Study) -> anyhow::Result<()> {
                     profile: None,
                     threads,
                     repeat,
+                    warmup_repeat: false,
                 };
                 if study.measure_cell(&workload, &config, key, label)? {
                     study.restart_server()?;
@@ -246,6 +247,10 @@ pub struct FileRunParams {
     pub scenario_text: String,
     pub engines: Vec<Engine>,
     pub repeat: u32,
+    /// Repeats run first and left out of the reports.
+    pub warmup_repeats: u32,
+    /// Restart the server (and drop the page cache) before every cell.
+    pub cold: bool,
     pub seed: u64,
     pub load_plan: LoadPlan,
     pub query_timeout: Option<std::time::Duration>,
@@ -282,7 +287,12 @@ fn execute_file_scenario(
     params: &FileRunParams,
     study: &mut Study,
 ) -> anyhow::Result<()> {
-    let steps = plan_scenario(scenario, &params.engines, params.repeat);
+    let steps = plan_scenario(
+        scenario,
+        &params.engines,
+        params.repeat,
+        params.warmup_repeats,
+    );
     let cell_total = steps
         .iter()
         .filter(|s| matches!(s, Step::Cell { .. }))
@@ -357,7 +367,11 @@ fn execute_file_scenario(
                 engine,
                 threads,
                 repeat,
+                warmup: warmup_repeat,
             } => {
+                if params.cold {
+                    study.cold_restart()?;
+                }
                 let FilePhase::Run {
                     name,
                     ignore_errors,
@@ -401,6 +415,7 @@ fn execute_file_scenario(
                     profile: None,
                     threads,
                     repeat,
+                    warmup_repeat,
                 };
                 if study.measure_cell(&workload, &config, key, label)? {
                     recover_file_tables(scenario, params, study, &done_ddl)?;
@@ -980,6 +995,9 @@ impl Study<'_> {
             .server_opts
             .extend(profile.server_opts.iter().cloned());
         options.tmpfs = options.tmpfs || profile.tmpfs;
+        if let Some(binary) = &profile.server_bin {
+            options.server_bin = Some(binary.clone());
+        }
         self.server.options = options;
         note(&format!("profile {}: starting its server...", profile.name));
         let server_record = self.replace_target()?;
@@ -989,6 +1007,28 @@ impl Study<'_> {
             server: server_record,
         });
         self.save()
+    }
+
+    /// `--cold`: the same server stopped and started again on its datadir, the page cache
+    /// dropped where we may, timed and recorded as a step.
+    fn cold_restart(&mut self) -> anyhow::Result<()> {
+        let started = Instant::now();
+        let dropped = self.target.restart_cold()?;
+        self.probe = self.spec.connect()?;
+        self.record.steps.push(StepRecord {
+            name: "cold_restart".into(),
+            engine: None,
+            profile: self.profile.clone(),
+            detail: if dropped {
+                "server restarted, page cache dropped".into()
+            } else {
+                "server restarted; the page cache could not be dropped (needs root)".into()
+            },
+            elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+            rows: None,
+            error: None,
+        });
+        Ok(())
     }
 
     /// After a crash: a fresh throwaway server with the same configuration. The study

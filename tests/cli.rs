@@ -255,3 +255,64 @@ fn a_reader_that_stops_early_is_not_an_error() {
     );
     assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
 }
+
+#[test]
+fn warm_up_repeats_are_kept_but_not_reported_and_cold_cells_restart_the_server() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("cold");
+    let output = enginebench(&tmp)
+        .args([
+            "run",
+            "s0",
+            "--rows",
+            "500",
+            "--threads",
+            "1",
+            "--loops",
+            "3",
+        ])
+        .args([
+            "--repeat",
+            "2",
+            "--warmup-repeats",
+            "1",
+            "--cold",
+            "--phases",
+            "select",
+        ])
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let record: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let cells = record["cells"].as_array().unwrap();
+    let warmups: Vec<bool> = cells
+        .iter()
+        .map(|c| c["warmup_repeat"].as_bool().unwrap_or(false))
+        .collect();
+    assert_eq!(warmups, [true, true, false, false, false, false]);
+    let restarts: Vec<&str> = record["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["name"] == "cold_restart")
+        .map(|s| s["detail"].as_str().unwrap())
+        .collect();
+    assert_eq!(restarts.len(), 6, "one cold start per cell");
+    // As root (CI), the page cache is dropped too.
+    if unsafe { libc::geteuid() } == 0 {
+        assert!(restarts
+            .iter()
+            .all(|d| *d == "server restarted, page cache dropped"));
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("s0 select — wall ms for all threads to finish 3 loops (lower is better), best / median of 2 repeats"),
+        "warm-up repeats are not counted: {stderr}"
+    );
+    common::assert_nothing_left(&tmp);
+}

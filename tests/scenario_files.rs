@@ -62,6 +62,10 @@ fn broken_files_name_the_line_the_problem_and_what_is_allowed() {
         error_of("name = \"x\"\n[[phases]]\nkind = \"bulk\"\nname = \"l\"\n"),
         "t.toml:3:8: unknown phase kind 'bulk' (allowed: ddl, load, run, sequence)"
     );
+    assert_eq!(
+        error_of("name = \"x\"\n[[profiles]]\nname = \"old\"\nserver_bin = \"/opt/mysql-5.7/bin/mysqld\"\n"),
+        "t.toml:4:14: profile 'old': server_bin /opt/mysql-5.7/bin/mysqld does not exist (a mariadbd or mysqld binary)"
+    );
     let load_phase = |table: &str, methods: &str| {
         format!("name = \"x\"\n[[tables]]\nname = \"t\"\nrows = 10\n{table}create = \"CREATE TABLE t (id INT PRIMARY KEY)\"\ncolumns = {{ id = {{ sequence = 1 }} }}\n[[phases]]\nkind = \"load\"\nname = \"l\"\ntable = \"t\"\nmethods = [{methods}]\n")
     };
@@ -453,7 +457,7 @@ fn profiles_run_the_study_on_differently_configured_servers() {
             env!("CARGO_MANIFEST_DIR"),
             "/tests/fixtures/profiles.toml"
         ))
-        .args(["--time", "500ms", "--json"])
+        .args(["--time", "400ms", "--repeat", "3", "--json"])
         .arg(&json)
         .output()
         .unwrap();
@@ -486,13 +490,24 @@ fn profiles_run_the_study_on_differently_configured_servers() {
             ("tiny pool".to_string(), "6291456".to_string())
         ]
     );
+    assert_eq!(
+        record["profiles"][1]["server"]["command_line"][0], "/usr/sbin/mariadbd",
+        "the profile's own server binary"
+    );
     let cells = record["cells"].as_array().unwrap();
     assert_eq!(
         cells
             .iter()
             .map(|c| c["profile"].as_str().unwrap())
             .collect::<Vec<_>>(),
-        ["big pool", "tiny pool"]
+        [
+            "big pool",
+            "big pool",
+            "big pool",
+            "tiny pool",
+            "tiny pool",
+            "tiny pool"
+        ]
     );
     // The small pool misses its cache; the large one does not, once loaded.
     let misses = |cell: &serde_json::Value| {
@@ -501,10 +516,40 @@ fn profiles_run_the_study_on_differently_configured_servers() {
             .unwrap_or(0)
     };
     assert!(
-        misses(&cells[1]) > 10 * misses(&cells[0]).max(1),
+        misses(&cells[3]) > 10 * misses(&cells[0]).max(1),
         "{} vs {}",
-        misses(&cells[1]),
+        misses(&cells[3]),
         misses(&cells[0])
+    );
+    // The two profiles of the stored run, compared cell by cell with a verdict column.
+    let compare = common::enginebench(&tmp)
+        .args(["compare", "latest#big pool", "latest#tiny pool"])
+        .output()
+        .unwrap();
+    assert!(
+        compare.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compare.stderr)
+    );
+    let table = String::from_utf8_lossy(&compare.stdout);
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("| point reads InnoDB threads=2 "))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(row.contains("| events/s (higher is better) |"), "{row}");
+    assert!(row.contains("(n=3)"), "{row}");
+    let verdict = row
+        .trim_end()
+        .trim_end_matches('|')
+        .rsplit('|')
+        .next()
+        .unwrap()
+        .trim();
+    assert!(
+        verdict == "no significant difference"
+            || verdict.ends_with("× better")
+            || verdict.ends_with("× worse"),
+        "{row}"
     );
     std::fs::remove_file(json).unwrap();
     common::assert_nothing_left(&tmp);

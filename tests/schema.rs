@@ -33,7 +33,10 @@ fn validate(schema: &Value, record: &Value, what: &str) {
             .map(|e| format!("{} at {}", e, e.instance_path))
             .collect(),
     };
-    assert!(messages.is_empty(), "{what} does not match the schema: {messages:?}");
+    assert!(
+        messages.is_empty(),
+        "{what} does not match the schema: {messages:?}"
+    );
 }
 
 #[test]
@@ -52,12 +55,31 @@ fn real_records_validate_and_broken_ones_do_not() {
     let tmp = common::private_tmpdir("schema");
     let json = tmp.with_extension("json");
     let output = common::enginebench(&tmp)
-        .args(["run", "s0", "--rows", "300", "--threads", "1", "--loops", "3"])
-        .args(["--repeat", "1", "--phases", "select+update/indexed", "--json"])
+        .args([
+            "run",
+            "s0",
+            "--rows",
+            "300",
+            "--threads",
+            "1",
+            "--loops",
+            "3",
+        ])
+        .args([
+            "--repeat",
+            "1",
+            "--phases",
+            "select+update/indexed",
+            "--json",
+        ])
         .arg(&json)
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let mut record = common::read_json(&json);
     assert!(record["environment"].is_object() && record["steps"][0]["name"] == "ddl");
     validate(&schema, &record, "a fresh s0 record");

@@ -77,7 +77,9 @@ impl FromStr for LoadMethod {
 
 /// When secondary indexes are built: with the table (maintained row by row during the
 /// load) or after it (one ALTER TABLE … ADD INDEX, a sort-based build on most engines).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum IndexTiming {
     Before,

@@ -69,6 +69,7 @@ impl Group {
 }
 
 pub fn groups(record: &RunRecord) -> Vec<Group> {
+    let record = &*record.measured();
     let mut out: Vec<Group> = Vec::new();
     let find = |out: &mut Vec<Group>, group: Group| -> usize {
         match out.iter().position(|g| {

@@ -737,6 +737,7 @@ fn statistics_table(all: &[Group]) -> String {
 
 /// The report of one run as a complete HTML document.
 pub fn page(record: &RunRecord, label: &str) -> String {
+    let record = &*record.measured();
     let all = groups(record);
     let mut body = String::new();
     let title = record

@@ -9,6 +9,7 @@ use crate::results::{CellRecord, OutcomeRecord, RunRecord};
 use crate::scenario::oltp::statement_group;
 
 pub fn format(record: &RunRecord, percentile: f64) -> String {
+    let record = &*record.measured();
     // A scenario file's statements are grouped by their SQL; sysbench's own by name.
     let scenario_groups = record
         .parameters

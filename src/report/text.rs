@@ -32,6 +32,7 @@ pub(crate) fn new_table(style: TableStyle) -> Table {
 
 /// All tables of a run record, shaped by its study.
 pub fn tables(record: &RunRecord, style: TableStyle) -> String {
+    let record = &*record.measured();
     // A scenario file's run carries its text; its name could be anything, even "s0".
     // Records of s0 and s4 from before they became scenario files have the same shape.
     if record.parameters.contains_key("scenario_text")
@@ -52,6 +53,12 @@ pub fn tables(record: &RunRecord, style: TableStyle) -> String {
             out
         }
     }
+}
+
+/// How many repeats the figures are over (warm-up repeats, left out, leave gaps in the
+/// numbering).
+fn distinct_repeats(repeats: impl Iterator<Item = u32>) -> usize {
+    repeats.collect::<BTreeSet<u32>>().len().max(1)
 }
 
 /// What the repeats cannot support: too few for an interval, a repeat far off, a wide
@@ -158,7 +165,7 @@ fn phase_pivot_tables(
     }
     let setups = setups_of(&record.cells);
     let threads: BTreeSet<u32> = record.cells.iter().map(|c| c.threads).collect();
-    let repeats = record.cells.iter().map(|c| c.repeat).max().unwrap_or(1);
+    let repeats = distinct_repeats(record.cells.iter().map(|c| c.repeat));
     let mut out = String::new();
     for thread_count in threads {
         let mut table = new_table(style);
@@ -240,7 +247,7 @@ fn variant_tables(
             continue;
         }
         let by_time = cells.iter().any(|c| c.duration_s.is_some());
-        let repeats = cells.iter().map(|c| c.repeat).max().unwrap_or(1);
+        let repeats = distinct_repeats(cells.iter().map(|c| c.repeat));
         let _ = writeln!(
             out,
             "{} — {}, best / median of {} repeat{}; statement latency over all repeats",
@@ -643,7 +650,7 @@ fn load_phase_table(
         .iter()
         .find_map(|l| l.outcome.as_ref().map(|o| o.rows))
         .unwrap_or(0);
-    let repeats = loads.iter().map(|l| l.repeat).max().unwrap_or(1);
+    let repeats = distinct_repeats(loads.iter().map(|l| l.repeat));
     let median_seconds = |label: &str, engine: Engine| -> Option<f64> {
         let values: Vec<f64> = loads
             .iter()
@@ -715,7 +722,7 @@ pub fn oltp_tables(record: &RunRecord, style: TableStyle) -> String {
     let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
     for &engine in &engines {
         let cells: Vec<&CellRecord> = record.cells.iter().filter(|c| c.engine == engine).collect();
-        let repeats = cells.iter().map(|c| c.repeat).max().unwrap_or(1);
+        let repeats = distinct_repeats(cells.iter().map(|c| c.repeat));
         let _ = writeln!(
             out,
             "{} on {engine} — median of {repeats} repeat{}; latency of whole events (transactions){}",

@@ -111,6 +111,17 @@ pub struct LoadRecord {
 }
 
 impl RunRecord {
+    /// The record as reports see it: warm-up repeats left out.
+    pub fn measured(&self) -> std::borrow::Cow<'_, RunRecord> {
+        if self.cells.iter().any(|c| c.warmup_repeat) {
+            let mut record = self.clone();
+            record.cells.retain(|c| !c.warmup_repeat);
+            std::borrow::Cow::Owned(record)
+        } else {
+            std::borrow::Cow::Borrowed(self)
+        }
+    }
+
     pub fn new(study: &str, parameters: BTreeMap<String, serde_json::Value>) -> RunRecord {
         RunRecord {
             schema_version: SCHEMA_VERSION,
@@ -192,6 +203,9 @@ pub struct CellRecord {
     pub threads: u32,
     /// 1-based repeat number.
     pub repeat: u32,
+    /// A warm-up repeat (`--warmup-repeats`): kept in the record, left out of every report.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub warmup_repeat: bool,
     pub events_per_thread: Option<u64>,
     pub duration_s: Option<f64>,
     pub warmup_s: Option<f64>,
@@ -320,6 +334,7 @@ pub struct CellKey {
     pub profile: Option<String>,
     pub threads: u32,
     pub repeat: u32,
+    pub warmup_repeat: bool,
 }
 
 impl CellRecord {
@@ -350,6 +365,7 @@ impl CellRecord {
             profile: key.profile.clone(),
             threads: key.threads,
             repeat: key.repeat,
+            warmup_repeat: key.warmup_repeat,
             events_per_thread: config.stop.events_per_thread,
             duration_s: config.stop.duration.map(|d| d.as_secs_f64()),
             warmup_s: config.warmup.map(|d| d.as_secs_f64()),

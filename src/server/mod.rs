@@ -258,6 +258,16 @@ impl Target {
         }
     }
 
+    /// A cold restart of a throwaway server (same datadir); see `ThrowawayServer::restart`.
+    pub fn restart_cold(&mut self) -> Result<bool, ServerError> {
+        match self {
+            Target::Throwaway(server) => server.restart(true),
+            Target::External { .. } => Err(ServerError::Io(
+                "--cold restarts the server between repeats, which needs a throwaway server: drop --dsn".into(),
+            )),
+        }
+    }
+
     pub fn server_pid(&self) -> Option<u32> {
         match self {
             Target::Throwaway(server) => Some(server.pid()),

@@ -116,45 +116,7 @@ impl ThrowawayServer {
         for (name, value) in &options.server_opts {
             args.push(format!("--{name}={value}"));
         }
-        let mut command = Command::new(&binary);
-        command.args(&args).stdin(Stdio::null());
-        let console_log = fs::File::create(root_dir.join("console.log")).map_err(|err| {
-            cleanup_on_error(ServerError::Io(format!(
-                "cannot write in {}: {err}",
-                root_dir.display()
-            )))
-        })?;
-        command
-            .stdout(
-                console_log
-                    .try_clone()
-                    .map_err(|err| cleanup_on_error(ServerError::Io(err.to_string())))?,
-            )
-            .stderr(console_log);
-        // SAFETY: only async-signal-safe calls between fork and exec.
-        unsafe {
-            command.pre_exec(|| {
-                // Own process group: the terminal's Ctrl-C reaches us, not the server, so
-                // we decide the order of teardown.
-                libc::setpgid(0, 0);
-                // Die with the thread that started us, even if it is killed with SIGKILL.
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                Ok(())
-            });
-        }
-        let child = command.spawn().map_err(|err| {
-            cleanup_on_error(ServerError::Io(format!(
-                "cannot start {}: {err}",
-                binary.display()
-            )))
-        })?;
-        if registry::set_pid(&root_dir, child.id()).is_err() {
-            // The emergency teardown began while we spawned: stop what we started.
-            let mut child = child;
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(cleanup_on_error(ServerError::ShuttingDown));
-        }
+        let child = spawn_server(&binary, &args, &root_dir).map_err(cleanup_on_error)?;
         let mut command_line = vec![binary.display().to_string()];
         command_line.extend(args);
         let mut server = ThrowawayServer {
@@ -169,6 +131,23 @@ impl ThrowawayServer {
         // On failure `server` is dropped here, which stops the process and removes the dir.
         server.wait_until_ready(Duration::from_secs(60))?;
         Ok(server)
+    }
+
+    /// Stops the server and starts it again on the same datadir, socket and port (a cold
+    /// start: empty buffer pool and key cache). With `drop_page_cache`, the kernel's page
+    /// cache is emptied in between, which needs root; returns whether it was.
+    pub fn restart(&mut self, drop_page_cache: bool) -> Result<bool, ServerError> {
+        self.stop(Duration::from_secs(60));
+        let dropped = drop_page_cache && drop_kernel_page_cache();
+        let binary = PathBuf::from(&self.command_line[0]);
+        let args = self.command_line[1..].to_vec();
+        self.child = spawn_server(&binary, &args, &self.root_dir)?;
+        if registry::set_pid(&self.root_dir, self.child.id()).is_err() {
+            self.stop(Duration::from_secs(5));
+            return Err(ServerError::ShuttingDown);
+        }
+        self.wait_until_ready(Duration::from_secs(60))?;
+        Ok(dropped)
     }
 
     fn wait_until_ready(&mut self, limit: Duration) -> Result<(), ServerError> {
@@ -272,6 +251,47 @@ impl Drop for ThrowawayServer {
             let _ = fs::remove_dir_all(&self.root_dir);
         }
     }
+}
+
+/// Starts `binary` with `args` in its own process group, tied to our life, its output
+/// appended to console.log in `root_dir`.
+fn spawn_server(binary: &Path, args: &[String], root_dir: &Path) -> Result<Child, ServerError> {
+    let mut command = Command::new(binary);
+    command.args(args).stdin(Stdio::null());
+    let console_log = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(root_dir.join("console.log"))
+        .map_err(|err| ServerError::Io(format!("cannot write in {}: {err}", root_dir.display())))?;
+    command
+        .stdout(
+            console_log
+                .try_clone()
+                .map_err(|err| ServerError::Io(err.to_string()))?,
+        )
+        .stderr(console_log);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            // Own process group: the terminal's Ctrl-C reaches us, not the server, so
+            // we decide the order of teardown.
+            libc::setpgid(0, 0);
+            // Die with the thread that started us, even if it is killed with SIGKILL.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    command
+        .spawn()
+        .map_err(|err| ServerError::Io(format!("cannot start {}: {err}", binary.display())))
+}
+
+/// Writes dirty pages and drops the clean ones (`vm.drop_caches = 1`), so the next reads
+/// come from the device. Only root may; false otherwise.
+fn drop_kernel_page_cache() -> bool {
+    // SAFETY: sync has no preconditions.
+    unsafe { libc::sync() };
+    fs::write("/proc/sys/vm/drop_caches", "1\n").is_ok()
 }
 
 fn is_root() -> bool {

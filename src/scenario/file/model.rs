@@ -52,6 +52,8 @@ struct RawProfile {
     /// The datadir on tmpfs (/dev/shm).
     #[serde(default)]
     tmpfs: bool,
+    /// Another server binary (a different MariaDB or MySQL version) for this profile.
+    server_bin: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -178,6 +180,7 @@ pub struct Profile {
     pub name: String,
     pub server_opts: Vec<(String, String)>,
     pub tmpfs: bool,
+    pub server_bin: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone)]
@@ -764,10 +767,23 @@ pub fn resolve(
             };
             server_opts.push((key.replace('-', "_"), value));
         }
+        let server_bin = match &profile.server_bin {
+            Some(path) if !std::path::Path::new(path.get_ref()).is_file() => return Err(resolver
+                .error(
+                path.span().start,
+                format!(
+                    "profile '{name}': server_bin {} does not exist (a mariadbd or mysqld binary)",
+                    path.get_ref()
+                ),
+            )),
+            Some(path) => Some(std::path::PathBuf::from(path.get_ref())),
+            None => None,
+        };
         profiles.push(Profile {
             name,
             server_opts,
             tmpfs: profile.tmpfs,
+            server_bin,
         });
     }
     let mut tables = Vec::new();
