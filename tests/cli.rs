@@ -157,11 +157,7 @@ fn json_on_stdout_is_one_document_with_a_schema_version_and_tables_go_to_stderr(
         ])
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_success(&output);
     let record: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("stdout is one JSON document");
     assert_eq!(record["schema_version"], 1);
@@ -211,11 +207,7 @@ fn s4_compares_every_load_method_and_ranks_them_against_the_slowest() {
         ])
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_success(&output);
     let record: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let loads = record["loads"].as_array().unwrap();
     assert_eq!(loads.len(), 7 * 2, "7 default methods × 2 engines");
@@ -248,11 +240,7 @@ fn a_reader_that_stops_early_is_not_an_error() {
         .unwrap();
     drop(child.stdout.take());
     let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_success(&output);
     assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
 }
 
@@ -283,11 +271,7 @@ fn warm_up_repeats_are_kept_but_not_reported_and_cold_cells_restart_the_server()
         .args(["--json", "-"])
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_success(&output);
     let record: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let cells = record["cells"].as_array().unwrap();
     let warmups: Vec<bool> = cells

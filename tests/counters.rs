@@ -35,11 +35,7 @@ fn counters_footprints_and_the_why_line_explain_table_locks() {
         .arg(&json)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_success(&output);
     let record: RunRecord = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     std::fs::remove_file(&json).unwrap();
     assert_eq!(record.status, RunStatus::Completed);

@@ -153,11 +153,7 @@ fn sysbench_format_rate_mode_and_a_thousand_connections_from_the_command_line() 
     let tmp = common::private_tmpdir("oltp-cli");
     let run = |args: &[&str]| {
         let output = common::enginebench(&tmp).args(args).output().unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        common::assert_success(&output);
         String::from_utf8_lossy(&output.stdout).into_owned()
     };
     let report = run(&[

@@ -1,6 +1,9 @@
 //! Reports read saved records and nothing else: snapshots of the tables from fixtures of
 //! real runs, clear errors for files from newer versions or corrupted ones, and a fuzzer
-//! that mutates real records and checks that nothing panics.
+//! that mutates real records and checks that nothing panics. The HTML report of a fixture
+//! is snapshot too, its charts summarised (a chromium render is checked in tests/store.rs).
+
+mod common;
 
 use enginebench::report::text::{tables, TableStyle};
 use enginebench::results::{parse_record, read_record};
@@ -30,6 +33,42 @@ fn s4_tables_from_a_saved_run() {
     insta::assert_snapshot!(tables(&record, TableStyle::Markdown));
 }
 
+/// The HTML with each chart's SVG replaced by what it draws: its title, axis titles and
+/// legend texts, and how many lines, points and bars, so the snapshot reads as a review.
+fn html_with_charts_summarised(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(start) = rest.find("<svg") {
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find("</svg>").expect("closed svg") + start + "</svg>".len();
+        let svg = &rest[start..end];
+        let texts: Vec<&str> = svg
+            .split("<text")
+            .skip(1)
+            .filter_map(|t| t.split_once('>').map(|(_, after)| after))
+            .filter_map(|t| t.split_once("</text>").map(|(text, _)| text.trim()))
+            .filter(|t| t.chars().any(|c| c.is_alphabetic()))
+            .collect();
+        out.push_str(&format!(
+            "[chart: {} polylines, {} circles, {} rects; text: {}]",
+            svg.matches("<polyline").count(),
+            svg.matches("<circle").count(),
+            svg.matches("<rect").count(),
+            texts.join(" | ")
+        ));
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out.replace("><", ">\n<")
+}
+
+#[test]
+fn html_report_from_a_saved_run() {
+    let record = parse_record(&fixture("s0-small.json"), "s0-small.json").unwrap();
+    let html = enginebench::report::html::page(&record, "s0-small.json");
+    insta::assert_snapshot!(html_with_charts_summarised(&html));
+}
+
 #[test]
 fn report_prints_the_saved_tables_without_a_server() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/s0-small.json");
@@ -40,11 +79,7 @@ fn report_prints_the_saved_tables_without_a_server() {
         .env("PATH", "/nonexistent") // no mariadbd reachable: nothing may be started
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_success(&output);
     let record = read_record(&file).unwrap();
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),

@@ -134,11 +134,7 @@ fn a_small_s0_run_records_every_cell_with_the_servers_own_deltas() {
         .arg(&json)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_success(&output);
     let record: enginebench::results::RunRecord =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(record.status, enginebench::results::RunStatus::Completed);

@@ -210,11 +210,7 @@ fn run_with_json<S: AsRef<std::ffi::OsStr>>(
         .arg(json)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_success(&output);
     let record = common::read_json(json);
     (output, record)
 }
@@ -247,11 +243,7 @@ fn the_readme_tutorial_runs_as_written() {
         .arg(&json)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_success(&output);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains("shop browse and buy — events per second (higher is better)"),
@@ -461,11 +453,7 @@ fn profiles_run_the_study_on_differently_configured_servers() {
         .arg(&json)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_success(&output);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("| threads | InnoDB (big pool) ev/s | InnoDB (big pool) p50/p95/p99 µs | InnoDB (tiny pool) ev/s |"), "{stdout}");
     let record: serde_json::Value = common::read_json(&json);
@@ -526,11 +514,7 @@ fn profiles_run_the_study_on_differently_configured_servers() {
         .args(["compare", "latest#big pool", "latest#tiny pool"])
         .output()
         .unwrap();
-    assert!(
-        compare.status.success(),
-        "{}",
-        String::from_utf8_lossy(&compare.stderr)
-    );
+    common::assert_success(&compare);
     let table = String::from_utf8_lossy(&compare.stdout);
     let row = table
         .lines()
@@ -565,11 +549,7 @@ fn study_s3_times_its_job_per_step_on_memory_and_innodb_on_disk_and_tmpfs() {
         .arg(&json)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_success(&output);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("s3 lifecycle — ms per run, min / avg / max of the kept runs (10 warm-up runs discarded)"), "{stdout}");
     for setup in [

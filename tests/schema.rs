@@ -75,11 +75,7 @@ fn real_records_validate_and_broken_ones_do_not() {
         .arg(&json)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_success(&output);
     let mut record = common::read_json(&json);
     assert!(record["environment"].is_object() && record["steps"][0]["name"] == "ddl");
     validate(&schema, &record, "a fresh s0 record");

@@ -8,11 +8,7 @@ mod common;
 use std::process::{Command, Output};
 
 fn succeeded(output: Output) -> String {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_success(&output);
     String::from_utf8(output.stdout).unwrap()
 }
 

@@ -49,6 +49,18 @@ fn color(index: usize) -> RGBColor {
     PALETTE[index % PALETTE.len()]
 }
 
+/// Labels for categorical x positions 0, 1, 2 …; none between them.
+fn position_labels(labels: Vec<String>) -> impl Fn(&f64) -> String {
+    move |x: &f64| {
+        let index = x.round();
+        if (x - index).abs() < 1e-6 && index >= 0.0 && (index as usize) < labels.len() {
+            labels[index as usize].clone()
+        } else {
+            String::new()
+        }
+    }
+}
+
 fn draw_line_chart(chart: &LineChart) -> String {
     let mut svg = String::new();
     let values: Vec<f64> = chart
@@ -86,15 +98,7 @@ fn draw_line_chart(chart: &LineChart) -> String {
             .margin(12)
             .x_label_area_size(48)
             .y_label_area_size(78);
-        let labels = chart.x_labels.clone();
-        let x_formatter = move |x: &f64| -> String {
-            let index = x.round();
-            if (x - index).abs() < 1e-6 && index >= 0.0 && (index as usize) < labels.len() {
-                labels[index as usize].clone()
-            } else {
-                String::new()
-            }
-        };
+        let x_formatter = position_labels(chart.x_labels.clone());
         let numeric = chart.numeric_x.is_some();
         let x_label_count = if numeric {
             10
@@ -199,13 +203,13 @@ fn draw_bar_chart(
     let min = values.iter().copied().fold(f64::MAX, f64::min);
     let log = max / min > 20.0;
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT + 40)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
         let _ = root.fill(&WHITE);
         let mut builder = ChartBuilder::on(&root);
         builder
             .caption(title, ("sans-serif", 18))
             .margin(12)
-            .x_label_area_size(90)
+            .x_label_area_size(40)
             .y_label_area_size(78);
         // Long names would run into each other under the bars.
         let labels: Vec<String> = categories
@@ -218,14 +222,7 @@ fn draw_bar_chart(
                 }
             })
             .collect();
-        let x_formatter = move |x: &f64| -> String {
-            let index = x.round();
-            if (x - index).abs() < 1e-6 && index >= 0.0 && (index as usize) < labels.len() {
-                labels[index as usize].clone()
-            } else {
-                String::new()
-            }
-        };
+        let x_formatter = position_labels(labels);
         let width = 0.8 / series.len().max(1) as f64;
         let x_range = -0.5..categories.len() as f64 - 0.5;
         macro_rules! draw {
@@ -487,7 +484,10 @@ fn phase_pivot_charts(record: &RunRecord, all: &[Group]) -> String {
             .collect();
         out.push_str(&figure_html(
             draw_bar_chart(
-                &format!("statements per second, {thread_count} threads"),
+                &format!(
+                    "statements per second, {thread_count} thread{}",
+                    if thread_count == 1 { "" } else { "s" }
+                ),
                 "statements per second (median)",
                 &phases,
                 &series,

@@ -204,3 +204,18 @@ pub fn s0_workload(
         seed,
     }
 }
+
+/// Asserts that a command succeeded, showing its stderr when it did not.
+pub fn assert_success(output: &std::process::Output) {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A command's stdout, once it has succeeded.
+pub fn succeeded(output: std::process::Output) -> String {
+    assert_success(&output);
+    String::from_utf8(output.stdout).unwrap()
+}

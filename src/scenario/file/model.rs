@@ -768,14 +768,15 @@ pub fn resolve(
             server_opts.push((key.replace('-', "_"), value));
         }
         let server_bin = match &profile.server_bin {
-            Some(path) if !std::path::Path::new(path.get_ref()).is_file() => return Err(resolver
-                .error(
-                path.span().start,
-                format!(
+            Some(path) if !std::path::Path::new(path.get_ref()).is_file() => {
+                return Err(resolver.error(
+                    path.span().start,
+                    format!(
                     "profile '{name}': server_bin {} does not exist (a mariadbd or mysqld binary)",
                     path.get_ref()
                 ),
-            )),
+                ))
+            }
             Some(path) => Some(std::path::PathBuf::from(path.get_ref())),
             None => None,
         };
