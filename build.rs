@@ -1,4 +1,5 @@
-//! Records the commit enginebench is built from, for the environment of every run.
+//! Records the commit enginebench is built from, for the environment of every run, and
+//! compiles the probe of libmariadb's MYSQL_BIND layout (checked by a unit test).
 use std::process::Command;
 
 fn main() {
@@ -13,4 +14,11 @@ fn main() {
     }
     println!("cargo:rerun-if-changed=.git/HEAD");
     println!("cargo:rerun-if-changed=.git/refs/heads");
+
+    // libmariadb-dev puts its headers here (scripts/setup installs it).
+    cc::Build::new()
+        .file("build/bind_layout.c")
+        .include("/usr/include/mariadb")
+        .compile("bind_layout");
+    println!("cargo:rerun-if-changed=build/bind_layout.c");
 }

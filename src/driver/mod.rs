@@ -3,6 +3,7 @@
 //! the coordinating thread collects interval histograms and reports progress.
 
 mod errors;
+pub mod libmariadb;
 
 pub use errors::{
     classify, hint_for_code, ErrorClass, QueryFailure, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT,

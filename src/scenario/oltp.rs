@@ -2,8 +2,6 @@
 //! option meanings and defaults, random distributions and transaction boundaries as the
 //! Lua scripts in /usr/share/sysbench, so that results can be compared with sysbench's.
 
-use mysql::prelude::Queryable;
-use mysql::{Conn, Statement};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
@@ -11,6 +9,7 @@ use std::fmt::Write;
 
 use super::distributions::{uniform, Distribution, RandSpec};
 use super::sbtest::{c_value, pad_value};
+use crate::driver::libmariadb::{self, Param};
 use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
 use crate::engine::Engine;
 use crate::measure::QueryRecorder;
@@ -263,12 +262,15 @@ pub struct OltpWorkload {
 /// sysbench's bulk insert flushes its multi-row INSERT at this size (BULK_PACKET_SIZE).
 const BULK_PACKET_BYTES: usize = 512 * 1024;
 
+/// sysbench's workloads run on libmariadb, the client sysbench itself uses, so both drive
+/// the server with the same calls and neither decodes the rows it throws away.
 struct OltpWorker {
-    conn: Conn,
+    /// statements[table - 1][kind index]. Declared before `conn`: statements are closed
+    /// before their connection.
+    statements: Vec<Vec<Option<libmariadb::Statement>>>,
+    conn: libmariadb::Connection,
     kind: OltpKind,
     options: OltpOptions,
-    /// statements[table - 1][kind index]
-    statements: Vec<Vec<Option<Statement>>>,
     classes: Vec<Class>,
     distribution: Distribution,
     rng: SmallRng,
@@ -288,14 +290,15 @@ impl Workload for OltpWorkload {
     }
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
-        let mut conn = self.spec.connect()?;
+        let conn = libmariadb::Connection::connect(&self.spec)
+            .map_err(|err| anyhow::anyhow!(crate::server::describe_mysql_error(&err)))?;
         let classes = classes(self.kind, &self.options);
         let mut statements = Vec::new();
         for table in 1..=self.options.tables {
             let mut per_table = Vec::new();
             for class in &classes {
                 per_table.push(match class.sql(table) {
-                    Some(sql) => Some(conn.prep(sql)?),
+                    Some(sql) => Some(conn.prepare(&sql)?),
                     None => None,
                 });
             }
@@ -305,7 +308,7 @@ impl Workload for OltpWorkload {
         let single = match self.kind {
             OltpKind::SelectRandomPoints => {
                 let points = vec!["?"; self.options.random_points.max(1) as usize].join(", ");
-                Some(conn.prep(format!(
+                Some(conn.prepare(&format!(
                     "SELECT id, k, c, pad FROM sbtest1 WHERE k IN ({points})"
                 ))?)
             }
@@ -313,7 +316,7 @@ impl Workload for OltpWorkload {
                 let ranges =
                     vec!["k BETWEEN ? AND ?"; self.options.number_of_ranges.max(1) as usize]
                         .join(" OR ");
-                Some(conn.prep(format!("SELECT count(k) FROM sbtest1 WHERE {ranges}"))?)
+                Some(conn.prepare(&format!("SELECT count(k) FROM sbtest1 WHERE {ranges}"))?)
             }
             _ => None,
         };
@@ -342,6 +345,10 @@ impl Workload for OltpWorkload {
     }
 }
 
+fn int(value: u32) -> Param<'static> {
+    Param::Int(i64::from(value))
+}
+
 impl OltpWorker {
     fn index(&self, class: Class) -> usize {
         self.classes
@@ -364,14 +371,13 @@ impl OltpWorker {
         recorder: &mut QueryRecorder,
         class: Class,
         table: u32,
-        params: mysql::Params,
+        params: &[Param],
     ) -> Result<(), QueryFailure> {
         let index = self.index(class);
         let statement = self.statements[(table - 1) as usize][index]
-            .as_ref()
+            .as_mut()
             .expect("prepared");
-        let conn = &mut self.conn;
-        recorder.measure(index, || conn.exec_drop(statement, params))
+        recorder.measure(index, || statement.execute_drop(params))
     }
 
     fn text(
@@ -381,7 +387,7 @@ impl OltpWorker {
         sql: &str,
     ) -> Result<(), QueryFailure> {
         let index = self.index(class);
-        let conn = &mut self.conn;
+        let conn = &self.conn;
         recorder.measure(index, || conn.query_drop(sql))
     }
 
@@ -395,7 +401,7 @@ impl OltpWorker {
         for _ in 0..count {
             let id = self.id();
             let end = id + self.options.range_size - 1;
-            self.execute(recorder, class, table, (id, end).into())?;
+            self.execute(recorder, class, table, &[int(id), int(end)])?;
         }
         Ok(())
     }
@@ -404,21 +410,31 @@ impl OltpWorker {
         let table = self.table();
         for _ in 0..self.options.index_updates {
             let id = self.id();
-            self.execute(recorder, Class::IndexUpdate, table, (id,).into())?;
+            self.execute(recorder, Class::IndexUpdate, table, &[int(id)])?;
         }
         let table = self.table();
         for _ in 0..self.options.non_index_updates {
             let c = c_value(&mut self.rng);
             let id = self.id();
-            self.execute(recorder, Class::NonIndexUpdate, table, (c, id).into())?;
+            self.execute(
+                recorder,
+                Class::NonIndexUpdate,
+                table,
+                &[Param::Text(&c), int(id)],
+            )?;
         }
         let table = self.table();
         for _ in 0..self.options.delete_inserts {
             let id = self.id();
             let k = self.id();
-            self.execute(recorder, Class::Delete, table, (id,).into())?;
+            self.execute(recorder, Class::Delete, table, &[int(id)])?;
             let (c, pad) = (c_value(&mut self.rng), pad_value(&mut self.rng));
-            self.execute(recorder, Class::Insert, table, (id, k, c, pad).into())?;
+            self.execute(
+                recorder,
+                Class::Insert,
+                table,
+                &[int(id), int(k), Param::Text(&c), Param::Text(&pad)],
+            )?;
         }
         Ok(())
     }
@@ -429,7 +445,7 @@ impl OltpWorker {
             OltpKind::PointSelect => {
                 let table = self.table();
                 let id = self.id();
-                self.execute(recorder, Class::PointSelect, table, (id,).into())
+                self.execute(recorder, Class::PointSelect, table, &[int(id)])
             }
             OltpKind::ReadOnly | OltpKind::ReadWrite | OltpKind::WriteOnly => {
                 if trx {
@@ -439,7 +455,7 @@ impl OltpWorker {
                     let table = self.table();
                     for _ in 0..self.options.point_selects {
                         let id = self.id();
-                        self.execute(recorder, Class::PointSelect, table, (id,).into())?;
+                        self.execute(recorder, Class::PointSelect, table, &[int(id)])?;
                     }
                     if self.options.range_selects {
                         self.ranges(recorder, Class::SimpleRange, self.options.simple_ranges)?;
@@ -460,7 +476,7 @@ impl OltpWorker {
                 let table = self.table();
                 for _ in 0..self.options.index_updates {
                     let id = self.id();
-                    self.execute(recorder, Class::IndexUpdate, table, (id,).into())?;
+                    self.execute(recorder, Class::IndexUpdate, table, &[int(id)])?;
                 }
                 Ok(())
             }
@@ -469,7 +485,12 @@ impl OltpWorker {
                 for _ in 0..self.options.non_index_updates {
                     let c = c_value(&mut self.rng);
                     let id = self.id();
-                    self.execute(recorder, Class::NonIndexUpdate, table, (c, id).into())?;
+                    self.execute(
+                        recorder,
+                        Class::NonIndexUpdate,
+                        table,
+                        &[Param::Text(&c), int(id)],
+                    )?;
                 }
                 Ok(())
             }
@@ -486,24 +507,24 @@ impl OltpWorker {
             OltpKind::Delete => {
                 let table = self.table();
                 let id = self.id();
-                self.execute(recorder, Class::Delete, table, (id,).into())
+                self.execute(recorder, Class::Delete, table, &[int(id)])
             }
             OltpKind::SelectRandomPoints => {
                 let (low, high) = self.k_slice;
-                let params: Vec<mysql::Value> = (0..self.options.random_points)
-                    .map(|_| mysql::Value::from(self.distribution.sample(&mut self.rng, low, high)))
+                let params: Vec<Param> = (0..self.options.random_points)
+                    .map(|_| int(self.distribution.sample(&mut self.rng, low, high)))
                     .collect();
-                self.execute(recorder, Class::RandomPoints, 1, params.into())
+                self.execute(recorder, Class::RandomPoints, 1, &params)
             }
             OltpKind::SelectRandomRanges => {
                 let (low, high) = self.k_slice;
                 let mut params = Vec::with_capacity(2 * self.options.number_of_ranges as usize);
                 for _ in 0..self.options.number_of_ranges {
                     let value = self.distribution.sample(&mut self.rng, low, high);
-                    params.push(mysql::Value::from(value));
-                    params.push(mysql::Value::from(value + self.options.delta));
+                    params.push(int(value));
+                    params.push(int(value + self.options.delta));
                 }
-                self.execute(recorder, Class::RandomRanges, 1, params.into())
+                self.execute(recorder, Class::RandomRanges, 1, &params)
             }
             OltpKind::BulkInsert => {
                 // One row per event into this thread's table; the multi-row INSERT goes out

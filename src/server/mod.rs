@@ -119,6 +119,11 @@ impl ConnectionSpec {
         &self.label
     }
 
+    /// The connection options, for a client other than the mysql crate (libmariadb).
+    pub fn opts(&self) -> &Opts {
+        &self.opts
+    }
+
     pub fn connect(&self) -> Result<Conn, ServerError> {
         Conn::new(self.opts.clone()).map_err(|err| ServerError::Unreachable {
             target: self.label.clone(),

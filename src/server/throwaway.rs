@@ -104,8 +104,10 @@ impl ThrowawayServer {
             "--bind-address=127.0.0.1".into(),
             // LOAD DATA LOCAL INFILE is one of the load methods studies compare.
             "--local-infile=1".into(),
-            // Enough for 1,024 client connections plus probes.
+            // Enough for 1,024 client connections plus probes, all connecting at once (the
+            // listen backlog must hold them, or a unix-socket connect fails with EAGAIN).
             "--max-connections=1200".into(),
+            "--back-log=1200".into(),
         ];
         if is_root() {
             args.push("--user=root".into());

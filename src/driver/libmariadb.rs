@@ -1,0 +1,404 @@
+//! A thin client over libmariadb, the C library sysbench itself uses, for the sysbench
+//! workloads: server-side prepared statements executed with `mysql_stmt_execute` and their
+//! results read with `mysql_stmt_store_result` and dropped without decoding a row, exactly
+//! as sysbench's driver does. The `mysql` crate decodes every row of every result into
+//! values, which costs the client CPU per range query that sysbench never spends.
+//!
+//! Errors come back as `mysql::Error`, so the driver classifies them as it does the crate's:
+//! server errors keep their number; client errors (a lost connection) become I/O errors.
+//! Each connection belongs to one worker thread.
+
+use std::ffi::{c_char, c_int, c_uint, c_ulong, c_void, CStr, CString};
+use std::ptr;
+use std::sync::Once;
+
+use crate::server::ConnectionSpec;
+
+#[allow(non_camel_case_types)]
+type my_bool = c_char;
+
+#[repr(C)]
+struct Mysql {
+    _opaque: [u8; 0],
+}
+
+#[repr(C)]
+struct MysqlStmt {
+    _opaque: [u8; 0],
+}
+
+#[repr(C)]
+struct MysqlRes {
+    _opaque: [u8; 0],
+}
+
+/// `MYSQL_BIND` of MariaDB Connector/C 3.x (`mariadb_stmt.h`); its size and the offsets of
+/// the fields set here are checked against the header by a test (see build.rs).
+#[repr(C)]
+pub(crate) struct MysqlBind {
+    length: *mut c_ulong,
+    is_null: *mut my_bool,
+    buffer: *mut c_void,
+    error: *mut my_bool,
+    row_ptr: *mut u8,
+    store_param_func: *mut c_void,
+    fetch_result: *mut c_void,
+    skip_result: *mut c_void,
+    buffer_length: c_ulong,
+    offset: c_ulong,
+    length_value: c_ulong,
+    flags: c_uint,
+    pack_length: c_uint,
+    buffer_type: c_int,
+    error_value: my_bool,
+    is_unsigned: my_bool,
+    long_data_used: my_bool,
+    is_null_value: my_bool,
+    extension: *mut c_void,
+}
+
+const MYSQL_TYPE_LONGLONG: c_int = 8;
+const MYSQL_TYPE_STRING: c_int = 254;
+/// Client errors (CR_*) start here; below are the server's.
+const CR_MIN_ERROR: c_uint = 2000;
+
+#[link(name = "mariadb")]
+extern "C" {
+    fn mysql_server_init(argc: c_int, argv: *mut *mut c_char, groups: *mut *mut c_char) -> c_int;
+    fn mysql_init(mysql: *mut Mysql) -> *mut Mysql;
+    fn mysql_real_connect(
+        mysql: *mut Mysql,
+        host: *const c_char,
+        user: *const c_char,
+        passwd: *const c_char,
+        db: *const c_char,
+        port: c_uint,
+        unix_socket: *const c_char,
+        client_flag: c_ulong,
+    ) -> *mut Mysql;
+    fn mysql_close(mysql: *mut Mysql);
+    fn mysql_real_query(mysql: *mut Mysql, query: *const c_char, length: c_ulong) -> c_int;
+    fn mysql_store_result(mysql: *mut Mysql) -> *mut MysqlRes;
+    fn mysql_free_result(result: *mut MysqlRes);
+    fn mysql_errno(mysql: *mut Mysql) -> c_uint;
+    fn mysql_error(mysql: *mut Mysql) -> *const c_char;
+    fn mysql_sqlstate(mysql: *mut Mysql) -> *const c_char;
+    fn mysql_stmt_init(mysql: *mut Mysql) -> *mut MysqlStmt;
+    fn mysql_stmt_prepare(stmt: *mut MysqlStmt, query: *const c_char, length: c_ulong) -> c_int;
+    fn mysql_stmt_param_count(stmt: *mut MysqlStmt) -> c_ulong;
+    fn mysql_stmt_bind_param(stmt: *mut MysqlStmt, bind: *mut MysqlBind) -> my_bool;
+    fn mysql_stmt_execute(stmt: *mut MysqlStmt) -> c_int;
+    fn mysql_stmt_store_result(stmt: *mut MysqlStmt) -> c_int;
+    fn mysql_stmt_free_result(stmt: *mut MysqlStmt) -> my_bool;
+    fn mysql_stmt_field_count(stmt: *mut MysqlStmt) -> c_uint;
+    fn mysql_stmt_errno(stmt: *mut MysqlStmt) -> c_uint;
+    fn mysql_stmt_error(stmt: *mut MysqlStmt) -> *const c_char;
+    fn mysql_stmt_sqlstate(stmt: *mut MysqlStmt) -> *const c_char;
+    fn mysql_stmt_close(stmt: *mut MysqlStmt) -> my_bool;
+}
+
+/// A statement parameter.
+#[derive(Debug, Clone, Copy)]
+pub enum Param<'a> {
+    Int(i64),
+    Text(&'a str),
+}
+
+fn text_of(pointer: *const c_char) -> String {
+    if pointer.is_null() {
+        String::new()
+    } else {
+        // SAFETY: libmariadb returns NUL-terminated strings that live as long as the handle.
+        unsafe { CStr::from_ptr(pointer) }
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+fn error(code: c_uint, state: String, message: String) -> mysql::Error {
+    if code >= CR_MIN_ERROR || code == 0 {
+        mysql::Error::IoError(std::io::Error::new(
+            std::io::ErrorKind::ConnectionAborted,
+            format!("client error {code}: {message}"),
+        ))
+    } else {
+        mysql::Error::MySqlError(mysql::MySqlError {
+            state,
+            message,
+            code: code as u16,
+        })
+    }
+}
+
+fn c_string(text: &str) -> Result<CString, mysql::Error> {
+    CString::new(text).map_err(|_| error(0, String::new(), format!("NUL byte in {text:?}")))
+}
+
+/// One connection, owned by one worker thread.
+pub struct Connection {
+    mysql: *mut Mysql,
+}
+
+// SAFETY: a connection is used by one thread at a time (the worker that owns it); libmariadb
+// allows a handle to move between threads as long as calls do not overlap.
+unsafe impl Send for Connection {}
+
+impl Connection {
+    /// One attempt: a handle connected to the server, without the session's init SQL.
+    fn open(spec: &ConnectionSpec) -> Result<Connection, mysql::Error> {
+        static INIT: Once = Once::new();
+        // SAFETY: the library initialisation must run once before any thread uses it.
+        INIT.call_once(|| unsafe {
+            mysql_server_init(0, ptr::null_mut(), ptr::null_mut());
+        });
+        let opts = spec.opts();
+        // libmariadb takes "localhost" to mean its default socket; the mysql crate connects
+        // over TCP unless a socket is named, and so do we.
+        let host = match opts.get_ip_or_hostname().as_ref() {
+            "localhost" => c_string("127.0.0.1")?,
+            other => c_string(other)?,
+        };
+        let user = c_string(opts.get_user().unwrap_or_default())?;
+        let pass = opts.get_pass().map(c_string).transpose()?;
+        let db = opts.get_db_name().map(c_string).transpose()?;
+        let socket = opts.get_socket().map(c_string).transpose()?;
+        // SAFETY: mysql_init with null allocates a handle we own until mysql_close.
+        let mysql = unsafe { mysql_init(ptr::null_mut()) };
+        if mysql.is_null() {
+            return Err(error(0, String::new(), "mysql_init: out of memory".into()));
+        }
+        let connection = Connection { mysql };
+        let as_ptr = |s: &Option<CString>| s.as_ref().map_or(ptr::null(), |s| s.as_ptr());
+        // A socket when one is named (as the mysql crate's prefer_socket does), else TCP.
+        let connected = unsafe {
+            mysql_real_connect(
+                mysql,
+                if socket.is_some() {
+                    c"localhost".as_ptr()
+                } else {
+                    host.as_ptr()
+                },
+                user.as_ptr(),
+                as_ptr(&pass),
+                as_ptr(&db),
+                c_uint::from(opts.get_tcp_port()),
+                as_ptr(&socket),
+                0,
+            )
+        };
+        if connected.is_null() {
+            return Err(connection.last_error());
+        }
+        Ok(connection)
+    }
+
+    /// Connects, retrying for a while when the server's listen queue is full (a thousand
+    /// workers connecting at once on an external server with a small back_log): libmariadb
+    /// reports that at once as error 2002/2003 with EAGAIN, where the mysql crate waits.
+    pub fn connect(spec: &ConnectionSpec) -> Result<Connection, mysql::Error> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            match Connection::connect_once(spec) {
+                Err(mysql::Error::IoError(err))
+                    if err.to_string().contains("(11)") && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn connect_once(spec: &ConnectionSpec) -> Result<Connection, mysql::Error> {
+        Connection::open(spec).and_then(|connection| {
+            for statement in spec.opts().get_init() {
+                connection.query_drop(&statement)?;
+            }
+            Ok(connection)
+        })
+    }
+
+    fn last_error(&self) -> mysql::Error {
+        // SAFETY: the handle is valid until drop.
+        unsafe {
+            error(
+                mysql_errno(self.mysql),
+                text_of(mysql_sqlstate(self.mysql)),
+                text_of(mysql_error(self.mysql)),
+            )
+        }
+    }
+
+    /// A text-protocol statement (BEGIN, COMMIT, a plain INSERT), its result discarded.
+    pub fn query_drop(&self, sql: &str) -> Result<(), mysql::Error> {
+        // SAFETY: the handle is valid; the SQL is passed with its length.
+        unsafe {
+            if mysql_real_query(self.mysql, sql.as_ptr().cast(), sql.len() as c_ulong) != 0 {
+                return Err(self.last_error());
+            }
+            let result = mysql_store_result(self.mysql);
+            if !result.is_null() {
+                mysql_free_result(result);
+            } else if mysql_errno(self.mysql) != 0 {
+                return Err(self.last_error());
+            }
+        }
+        Ok(())
+    }
+
+    pub fn prepare(&self, sql: &str) -> Result<Statement, mysql::Error> {
+        // SAFETY: the statement handle belongs to this connection and is closed on drop.
+        unsafe {
+            let stmt = mysql_stmt_init(self.mysql);
+            if stmt.is_null() {
+                return Err(self.last_error());
+            }
+            let statement = Statement {
+                stmt,
+                binds: Vec::new(),
+                ints: Vec::new(),
+                lengths: Vec::new(),
+            };
+            if mysql_stmt_prepare(stmt, sql.as_ptr().cast(), sql.len() as c_ulong) != 0 {
+                return Err(statement.last_error());
+            }
+            let count = mysql_stmt_param_count(stmt) as usize;
+            let mut statement = statement;
+            statement.binds = (0..count).map(|_| std::mem::zeroed()).collect();
+            statement.ints = vec![0; count];
+            statement.lengths = vec![0; count];
+            Ok(statement)
+        }
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        // SAFETY: closing the handle we own, once.
+        unsafe { mysql_close(self.mysql) };
+    }
+}
+
+/// A prepared statement with its parameter buffers, reused by every execution.
+pub struct Statement {
+    stmt: *mut MysqlStmt,
+    binds: Vec<MysqlBind>,
+    ints: Vec<i64>,
+    lengths: Vec<c_ulong>,
+}
+
+// SAFETY: as for `Connection`: one worker thread uses it at a time.
+unsafe impl Send for Statement {}
+
+impl Statement {
+    fn last_error(&self) -> mysql::Error {
+        // SAFETY: the handle is valid until drop.
+        unsafe {
+            error(
+                mysql_stmt_errno(self.stmt),
+                text_of(mysql_stmt_sqlstate(self.stmt)),
+                text_of(mysql_stmt_error(self.stmt)),
+            )
+        }
+    }
+
+    /// Binds `params`, executes, and reads and discards any result.
+    pub fn execute_drop(&mut self, params: &[Param]) -> Result<(), mysql::Error> {
+        assert_eq!(params.len(), self.binds.len(), "parameter count");
+        for (index, param) in params.iter().enumerate() {
+            let bind = &mut self.binds[index];
+            match param {
+                Param::Int(value) => {
+                    self.ints[index] = *value;
+                    bind.buffer_type = MYSQL_TYPE_LONGLONG;
+                    bind.buffer = (&mut self.ints[index] as *mut i64).cast();
+                    bind.buffer_length = 8;
+                    bind.length = ptr::null_mut();
+                }
+                Param::Text(text) => {
+                    // The text outlives the execution (it is borrowed for this call).
+                    self.lengths[index] = text.len() as c_ulong;
+                    bind.buffer_type = MYSQL_TYPE_STRING;
+                    bind.buffer = text.as_ptr() as *mut c_void;
+                    bind.buffer_length = text.len() as c_ulong;
+                    bind.length = &mut self.lengths[index];
+                }
+            }
+            bind.is_null = ptr::null_mut();
+            bind.is_unsigned = 0;
+        }
+        // SAFETY: the binds point at buffers that live until this call returns.
+        unsafe {
+            if !self.binds.is_empty()
+                && mysql_stmt_bind_param(self.stmt, self.binds.as_mut_ptr()) != 0
+            {
+                return Err(self.last_error());
+            }
+            if mysql_stmt_execute(self.stmt) != 0 {
+                return Err(self.last_error());
+            }
+            if mysql_stmt_field_count(self.stmt) > 0 {
+                let stored = mysql_stmt_store_result(self.stmt);
+                mysql_stmt_free_result(self.stmt);
+                if stored != 0 {
+                    return Err(self.last_error());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Statement {
+    fn drop(&mut self) {
+        // SAFETY: closing the statement we own, once, before its connection (workers drop
+        // statements first: see OltpWorker's field order).
+        unsafe { mysql_stmt_close(self.stmt) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    extern "C" {
+        fn eb_mysql_bind_size() -> usize;
+        fn eb_mysql_bind_offset(field: c_int) -> usize;
+    }
+
+    #[test]
+    fn the_bind_struct_matches_the_installed_header() {
+        // SAFETY: the probe (build.rs) returns sizeof/offsetof from mariadb_stmt.h.
+        unsafe {
+            assert_eq!(std::mem::size_of::<MysqlBind>(), eb_mysql_bind_size());
+            assert_eq!(
+                std::mem::offset_of!(MysqlBind, length),
+                eb_mysql_bind_offset(0)
+            );
+            assert_eq!(
+                std::mem::offset_of!(MysqlBind, is_null),
+                eb_mysql_bind_offset(1)
+            );
+            assert_eq!(
+                std::mem::offset_of!(MysqlBind, buffer),
+                eb_mysql_bind_offset(2)
+            );
+            assert_eq!(
+                std::mem::offset_of!(MysqlBind, buffer_length),
+                eb_mysql_bind_offset(3)
+            );
+            assert_eq!(
+                std::mem::offset_of!(MysqlBind, buffer_type),
+                eb_mysql_bind_offset(4)
+            );
+            assert_eq!(
+                std::mem::offset_of!(MysqlBind, is_unsigned),
+                eb_mysql_bind_offset(5)
+            );
+            assert_eq!(
+                std::mem::offset_of!(MysqlBind, extension),
+                eb_mysql_bind_offset(6)
+            );
+        }
+    }
+}
