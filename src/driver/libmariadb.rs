@@ -58,6 +58,9 @@ pub(crate) struct MysqlBind {
 }
 
 const MYSQL_TYPE_LONGLONG: c_int = 8;
+/// `enum mysql_option` values (mysql.h).
+const MYSQL_OPT_CONNECT_TIMEOUT: c_int = 0;
+const MYSQL_OPT_READ_TIMEOUT: c_int = 11;
 const MYSQL_TYPE_STRING: c_int = 254;
 /// Client errors (CR_*) start here; below are the server's.
 const CR_MIN_ERROR: c_uint = 2000;
@@ -77,6 +80,7 @@ extern "C" {
         client_flag: c_ulong,
     ) -> *mut Mysql;
     fn mysql_close(mysql: *mut Mysql);
+    fn mysql_options(mysql: *mut Mysql, option: c_int, arg: *const c_void) -> c_int;
     fn mysql_real_query(mysql: *mut Mysql, query: *const c_char, length: c_ulong) -> c_int;
     fn mysql_store_result(mysql: *mut Mysql) -> *mut MysqlRes;
     fn mysql_free_result(result: *mut MysqlRes);
@@ -168,6 +172,24 @@ impl Connection {
             return Err(error(0, String::new(), "mysql_init: out of memory".into()));
         }
         let connection = Connection { mysql };
+        // The same time limits as the mysql crate's connections: a server that stops
+        // answering ends the cell instead of hanging it.
+        let seconds = |d: Option<std::time::Duration>| d.map(|d| d.as_secs().max(1) as c_uint);
+        for (option, value) in [
+            (
+                MYSQL_OPT_CONNECT_TIMEOUT,
+                seconds(opts.get_tcp_connect_timeout()),
+            ),
+            (
+                MYSQL_OPT_READ_TIMEOUT,
+                seconds(opts.get_read_timeout().copied()),
+            ),
+        ] {
+            if let Some(value) = value {
+                // SAFETY: both options take a pointer to an unsigned int, read during the call.
+                unsafe { mysql_options(mysql, option, (&value as *const c_uint).cast()) };
+            }
+        }
         let as_ptr = |s: &Option<CString>| s.as_ref().map_or(ptr::null(), |s| s.as_ptr());
         // A socket when one is named (as the mysql crate's prefer_socket does), else TCP.
         let connected = unsafe {

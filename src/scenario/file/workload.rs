@@ -2,12 +2,11 @@
 //! its statements run in order (inside BEGIN/COMMIT when it is a transaction), each
 //! parameter drawn from its generator.
 
-use mysql::prelude::Queryable;
-use mysql::Conn;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::{Event, Generator};
+use crate::driver::libmariadb::{self, Param};
 use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
 use crate::load::{RowGenerator, Value};
 use crate::measure::QueryRecorder;
@@ -52,11 +51,14 @@ impl FileWorkload {
 }
 
 struct FileWorker {
-    conn: Conn,
+    /// statements[event][statement], with the query kind index of each. Declared before
+    /// `conn`: statements are closed before their connection.
+    statements: Vec<Vec<(libmariadb::Statement, usize)>>,
+    /// libmariadb, as for the sysbench workloads: results are stored and freed without
+    /// decoding rows, so the client spends no CPU on rows it throws away.
+    conn: libmariadb::Connection,
     ignore_errors: Vec<u16>,
     events: Vec<Event>,
-    /// statements[event][statement], with the query kind index of each.
-    statements: Vec<Vec<(mysql::Statement, usize)>>,
     cumulative_weights: Vec<u32>,
     begin_commit: Option<(usize, usize)>,
     rng: SmallRng,
@@ -68,7 +70,8 @@ impl Workload for FileWorkload {
     }
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
-        let mut conn = self.spec.connect()?;
+        let conn = libmariadb::Connection::connect(&self.spec)
+            .map_err(|err| anyhow::anyhow!(crate::server::describe_mysql_error(&err)))?;
         let kinds = self.kind_names();
         let index_of = |event: &Event, name: &str| {
             kinds
@@ -80,7 +83,7 @@ impl Workload for FileWorkload {
         for event in &self.events {
             let mut prepared = Vec::new();
             for statement in &event.statements {
-                let handle = conn.prep(&statement.sql).map_err(|err| {
+                let handle = conn.prepare(&statement.sql).map_err(|err| {
                     anyhow::anyhow!(
                         "preparing {} ({}): {}",
                         statement.name,
@@ -122,10 +125,10 @@ impl Workload for FileWorkload {
     }
 }
 
-fn to_param(value: Value) -> mysql::Value {
+fn to_param(value: &Value) -> Param<'_> {
     match value {
-        Value::Int(number) => mysql::Value::Int(number),
-        Value::Text(text) => mysql::Value::Bytes(text.into_bytes()),
+        Value::Int(number) => Param::Int(*number),
+        Value::Text(text) => Param::Text(text),
     }
 }
 
@@ -139,16 +142,15 @@ impl Worker for FileWorker {
             .position(|&w| draw < w)
             .expect("draw below total");
         let transaction = self.events[chosen].transaction;
-        let conn = &mut self.conn;
+        let conn = &self.conn;
         let result: Result<(), QueryFailure> = (|| {
             if let (true, Some((begin, _))) = (transaction, self.begin_commit) {
                 recorder.measure(begin, || conn.query_drop("BEGIN"))?;
             }
             // Values bound so far in this event, for `copy` parameters.
-            let mut bound: Vec<Vec<mysql::Value>> =
-                Vec::with_capacity(self.statements[chosen].len());
-            for (position, (statement, kind)) in self.statements[chosen].iter().enumerate() {
-                let mut params: Vec<mysql::Value> = Vec::new();
+            let mut bound: Vec<Vec<Value>> = Vec::with_capacity(self.statements[chosen].len());
+            for (position, (statement, kind)) in self.statements[chosen].iter_mut().enumerate() {
+                let mut params: Vec<Value> = Vec::new();
                 for generator in &self.events[chosen].statements[position].params {
                     let value = match generator {
                         Generator::Copy {
@@ -162,16 +164,17 @@ impl Worker for FileWorker {
                                 &bound[*statement][*param]
                             };
                             match source {
-                                mysql::Value::Int(n) => mysql::Value::Int(n + add),
+                                Value::Int(n) => Value::Int(n + add),
                                 other => other.clone(),
                             }
                         }
-                        other => to_param(other.value(&mut self.rng, 0)),
+                        other => other.value(&mut self.rng, 0),
                     };
                     params.push(value);
                 }
-                bound.push(params.clone());
-                recorder.measure(*kind, || conn.exec_drop(statement, params))?;
+                let bind: Vec<Param> = params.iter().map(to_param).collect();
+                recorder.measure(*kind, || statement.execute_drop(&bind))?;
+                bound.push(params);
             }
             if let (true, Some((_, commit))) = (transaction, self.begin_commit) {
                 recorder.measure(commit, || conn.query_drop("COMMIT"))?;
