@@ -94,6 +94,26 @@ pub fn emergency_teardown() {
                 }
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
+            // Another thread may have reaped it (waitpid then fails at once), or the kernel
+            // may still be tearing it down: wait until /proc no longer shows it running.
+            for _ in 0..150 {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"));
+                let gone = match stat {
+                    Err(_) => true,
+                    Ok(stat) => stat
+                        .split(") ")
+                        .nth(1)
+                        .is_some_and(|rest| rest.starts_with('Z') || rest.starts_with('X')),
+                };
+                if gone {
+                    break;
+                }
+                // SAFETY: as above; a second SIGKILL is harmless.
+                unsafe {
+                    libc::kill(pid as libc::pid_t, libc::SIGKILL);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
         }
         if !server.keep_dir {
             let _ = std::fs::remove_dir_all(&server.root_dir);
