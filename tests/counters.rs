@@ -123,4 +123,5 @@ fn counters_footprints_and_the_why_line_explain_table_locks() {
     );
     assert!(tables.contains("Disk footprint"), "{tables}");
     assert!(tables.contains("MYD "), "{tables}");
+    common::assert_nothing_left(&tmp);
 }
