@@ -451,17 +451,12 @@ fn select_phases(
     wanted: &[String],
 ) -> anyhow::Result<()> {
     use scenario::file::Phase;
-    let name_of = |phase: &Phase| match phase {
-        Phase::Ddl { name, .. }
-        | Phase::Sequence { name, .. }
-        | Phase::Load { name, .. }
-        | Phase::Run { name, .. } => name.clone(),
-    };
+
     let measured: Vec<String> = file_scenario
         .phases
         .iter()
         .filter(|phase| !matches!(phase, Phase::Ddl { .. }))
-        .map(name_of)
+        .map(|phase| phase.name().to_string())
         .collect();
     for name in wanted {
         if !measured.contains(name) {
@@ -475,13 +470,13 @@ fn select_phases(
     let last_wanted = file_scenario
         .phases
         .iter()
-        .rposition(|phase| wanted.contains(&name_of(phase)))
+        .rposition(|phase| wanted.iter().any(|w| w == phase.name()))
         .unwrap_or(0);
     let mut position = 0;
     file_scenario.phases.retain(|phase| {
         let keep = match phase {
             Phase::Ddl { .. } => position < last_wanted,
-            other => wanted.contains(&name_of(other)),
+            other => wanted.iter().any(|w| w == other.name()),
         };
         position += 1;
         keep

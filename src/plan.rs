@@ -126,12 +126,7 @@ pub fn timed_duration(scenario: &Scenario, steps: &[Step]) -> Duration {
 /// The plan as `--dry-run` prints it: one line per step, numbered cells.
 pub fn describe(scenario: &Scenario, steps: &[Step]) -> String {
     use std::fmt::Write;
-    let phase_name = |index: usize| match &scenario.phases[index] {
-        Phase::Ddl { name, .. }
-        | Phase::Sequence { name, .. }
-        | Phase::Load { name, .. }
-        | Phase::Run { name, .. } => name.clone(),
-    };
+    let phase_name = |index: usize| scenario.phases[index].name();
     let cells = steps
         .iter()
         .filter(|s| matches!(s, Step::Cell { .. }))

@@ -40,27 +40,27 @@ pub struct Group {
 impl Group {
     /// What identifies the group across runs: phase, method, engine, profile, threads.
     pub fn key(&self) -> String {
+        self.key_with(self.profile.as_deref())
+    }
+
+    /// The key without the profile, to match set-ups of two profiles against each other.
+    pub fn key_without_profile(&self) -> String {
+        self.key_with(None)
+    }
+
+    fn key_with(&self, profile: Option<&str>) -> String {
         let mut key = self.phase.clone();
         if let Some(method) = &self.method {
             key.push_str(&format!(" {method}"));
         }
         key.push_str(&format!(" {}", self.engine));
-        if let Some(profile) = &self.profile {
+        if let Some(profile) = profile {
             key.push_str(&format!(" ({profile})"));
         }
         if let Some(threads) = self.threads {
             key.push_str(&format!(" threads={threads}"));
         }
         key
-    }
-
-    /// The key without the profile, to match set-ups of two profiles against each other.
-    pub fn key_without_profile(&self) -> String {
-        Group {
-            profile: None,
-            ..self.clone()
-        }
-        .key()
     }
 
     pub fn warnings(&self) -> Vec<String> {
@@ -115,12 +115,11 @@ pub fn groups(record: &RunRecord) -> Vec<Group> {
             out[index].incomplete += 1;
         }
     }
-    let legacy_s4 = record.study == "s4" && !record.parameters.contains_key("scenario_text");
     for load in &record.loads {
-        let phase = match (&load.phase, legacy_s4) {
-            (Some(phase), _) => phase.clone(),
-            (None, true) => "load".to_string(),
-            (None, false) => continue,
+        let phase = match record.measured_load_phase(load) {
+            Some("") => "load".to_string(),
+            Some(phase) => phase.to_string(),
+            None => continue,
         };
         let index = find(
             &mut out,

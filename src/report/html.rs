@@ -49,6 +49,19 @@ fn color(index: usize) -> RGBColor {
     PALETTE[index % PALETTE.len()]
 }
 
+/// The series legend, in the same place and style on every chart.
+fn draw_legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+    context: &mut ChartContext<'a, DB, CT>,
+) {
+    let _ = context
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .label_font(("sans-serif", 13))
+        .draw();
+}
+
 /// Labels for categorical x positions 0, 1, 2 …; none between them.
 fn position_labels(labels: Vec<String>) -> impl Fn(&f64) -> String {
     move |x: &f64| {
@@ -157,13 +170,7 @@ fn draw_line_chart(chart: &LineChart) -> String {
                         }
                     }
                 }
-                let _ = context
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::UpperRight)
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(RGBColor(180, 180, 180))
-                    .label_font(("sans-serif", 13))
-                    .draw();
+                draw_legend(&mut context);
             }};
         }
         if chart.log_y {
@@ -270,13 +277,7 @@ fn draw_bar_chart(
                         }
                     }
                 }
-                let _ = context
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::UpperRight)
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(RGBColor(180, 180, 180))
-                    .label_font(("sans-serif", 13))
-                    .draw();
+                draw_legend(&mut context);
             }};
         }
         if log {
@@ -513,7 +514,7 @@ fn statements_per_s(record: &RunRecord, group: &Group) -> Vec<f64> {
                 && c.outcome == OutcomeRecord::Completed
                 && c.wall_ms > 0.0
         })
-        .map(|c| c.queries.iter().map(|q| q.count).sum::<u64>() as f64 / (c.wall_ms / 1000.0))
+        .map(|c| c.statements_per_s())
         .collect()
 }
 
@@ -740,17 +741,7 @@ pub fn page(record: &RunRecord, label: &str) -> String {
     let record = &*record.measured();
     let all = groups(record);
     let mut body = String::new();
-    let title = record
-        .parameters
-        .get("scenario_text")
-        .and_then(|t| t.as_str())
-        .and_then(|text| {
-            text.lines().find_map(|line| {
-                line.strip_prefix("title = \"")
-                    .map(|t| t.trim_end_matches('"').to_string())
-            })
-        })
-        .unwrap_or_default();
+    let title = record.scenario().map(|s| s.title).unwrap_or_default();
     let _ = writeln!(
         body,
         "<h1>enginebench: {}</h1><p>{}</p>",

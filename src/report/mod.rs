@@ -12,7 +12,7 @@ pub mod text;
 /// The median of a handful of repeats (the middle value, or the mean of the two middle
 /// values for an even count).
 pub fn median(values: &[f64]) -> Option<f64> {
-    stats::summarise(values).map(|summary| summary.median)
+    stats::median(values)
 }
 
 #[cfg(test)]

@@ -47,6 +47,16 @@ pub fn summarise(values: &[f64]) -> Option<Summary> {
     })
 }
 
+/// The median of the finite values, without the rest of a summary.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    if sorted.is_empty() {
+        return None;
+    }
+    sorted.sort_by(f64::total_cmp);
+    Some(median_of_sorted(&sorted))
+}
+
 fn median_of_sorted(sorted: &[f64]) -> f64 {
     let n = sorted.len();
     if n % 2 == 1 {
@@ -95,12 +105,7 @@ pub fn ratio_of_medians(a: &[f64], b: &[f64]) -> Option<Ratio> {
     if a.is_empty() || b.is_empty() {
         return None;
     }
-    let median = |values: &[f64]| {
-        let mut sorted = values.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        median_of_sorted(&sorted)
-    };
-    let (median_a, median_b) = (median(&a), median(&b));
+    let (median_a, median_b) = (median(&a)?, median(&b)?);
     if median_a <= 0.0 {
         return None;
     }
@@ -123,9 +128,10 @@ pub fn ratio_of_medians(a: &[f64], b: &[f64]) -> Option<Ratio> {
         for slot in resample_b.iter_mut() {
             *slot = b[rng.gen_range(0..b.len())];
         }
-        let denominator = median(&resample_a);
-        if denominator > 0.0 {
-            ratios.push(median(&resample_b) / denominator);
+        if let (Some(denominator), Some(numerator)) = (median(&resample_a), median(&resample_b)) {
+            if denominator > 0.0 {
+                ratios.push(numerator / denominator);
+            }
         }
     }
     ratios.sort_by(f64::total_cmp);

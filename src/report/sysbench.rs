@@ -12,10 +12,7 @@ pub fn format(record: &RunRecord, percentile: f64) -> String {
     let record = &*record.measured();
     // A scenario file's statements are grouped by their SQL; sysbench's own by name.
     let scenario_groups = record
-        .parameters
-        .get("scenario_text")
-        .and_then(|text| text.as_str())
-        .and_then(|text| crate::scenario::file::load_scenario(text, "record", &[], None).ok())
+        .scenario()
         .map(|scenario| crate::scenario::file::statement_groups(&scenario));
     let group_of = |name: &str| -> &'static str {
         match scenario_groups.as_ref().and_then(|groups| groups.get(name)) {

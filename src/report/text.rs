@@ -35,9 +35,7 @@ pub fn tables(record: &RunRecord, style: TableStyle) -> String {
     let record = &*record.measured();
     // A scenario file's run carries its text; its name could be anything, even "s0".
     // Records of s0 and s4 from before they became scenario files have the same shape.
-    if record.parameters.contains_key("scenario_text")
-        || ["s0", "s4"].contains(&record.study.as_str())
-    {
+    if record.scenario_text().is_some() || ["s0", "s4"].contains(&record.study.as_str()) {
         return file_scenario_tables(record, style);
     }
     match record.study.as_str() {
@@ -189,10 +187,7 @@ fn phase_pivot_tables(
                             && c.outcome == OutcomeRecord::Completed
                             && c.wall_ms > 0.0
                     })
-                    .map(|c| {
-                        let statements: u64 = c.queries.iter().map(|q| q.count).sum();
-                        statements as f64 / (c.wall_ms / 1000.0)
-                    })
+                    .map(CellRecord::statements_per_s)
                     .collect();
                 row.push(
                     Cell::new(median(&rates).map_or("-".into(), |qps| format!("{qps:.0}")))
@@ -607,14 +602,12 @@ fn loads_section(record: &RunRecord, style: TableStyle) -> String {
 /// Load phases (S4): seconds per method (rows) and engine (columns), median of the
 /// repeats, and how many times faster than the slowest method on the same engine.
 fn load_phase_section(record: &RunRecord, style: TableStyle) -> String {
-    // Before load phases had names, s4's loads were all measured ones.
-    let legacy_s4 = record.study == "s4" && !record.parameters.contains_key("scenario_text");
-    let mut phases: Vec<String> = Vec::new();
+    let mut phases: Vec<&str> = Vec::new();
     for load in &record.loads {
-        match &load.phase {
-            Some(phase) if !phases.contains(phase) => phases.push(phase.clone()),
-            None if legacy_s4 && phases.is_empty() => phases.push(String::new()),
-            _ => {}
+        if let Some(phase) = record.measured_load_phase(load) {
+            if !phases.contains(&phase) {
+                phases.push(phase);
+            }
         }
     }
     let mut out = String::new();
@@ -622,9 +615,9 @@ fn load_phase_section(record: &RunRecord, style: TableStyle) -> String {
         let loads: Vec<&LoadRecord> = record
             .loads
             .iter()
-            .filter(|l| l.phase.as_deref().unwrap_or_default() == phase)
+            .filter(|l| record.measured_load_phase(l) == Some(phase))
             .collect();
-        out.push_str(&load_phase_table(record, &phase, &loads, style));
+        out.push_str(&load_phase_table(record, phase, &loads, style));
     }
     out
 }

@@ -111,6 +111,29 @@ pub struct LoadRecord {
 }
 
 impl RunRecord {
+    /// The scenario file's text, kept in the parameters of a scenario run.
+    pub fn scenario_text(&self) -> Option<&str> {
+        self.parameters
+            .get("scenario_text")
+            .and_then(|t| t.as_str())
+    }
+
+    /// The scenario the run was made from, parsed again (its defaults; names and SQL are
+    /// what reports need).
+    pub fn scenario(&self) -> Option<crate::scenario::file::Scenario> {
+        crate::scenario::file::load_scenario(self.scenario_text()?, &self.study, &[], None).ok()
+    }
+
+    /// The load phase a load measures, if any. Records of s4 from before load phases had
+    /// names hold only measured loads: they belong to the unnamed phase "".
+    pub fn measured_load_phase<'a>(&self, load: &'a LoadRecord) -> Option<&'a str> {
+        match &load.phase {
+            Some(phase) => Some(phase),
+            None if self.study == "s4" && self.scenario_text().is_none() => Some(""),
+            None => None,
+        }
+    }
+
     /// The record as reports see it: warm-up repeats left out.
     pub fn measured(&self) -> std::borrow::Cow<'_, RunRecord> {
         if self.cells.iter().any(|c| c.warmup_repeat) {
@@ -338,6 +361,12 @@ pub struct CellKey {
 }
 
 impl CellRecord {
+    /// Statements (of every query kind) per second of the measured phase.
+    pub fn statements_per_s(&self) -> f64 {
+        let statements: u64 = self.queries.iter().map(|q| q.count).sum();
+        statements as f64 / (self.wall_ms / 1000.0)
+    }
+
     pub fn from_measurement(
         index: usize,
         key: &CellKey,

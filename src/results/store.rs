@@ -11,7 +11,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
-use super::{parse_record, RunRecord, RunStatus};
+use super::{parse_record, RunRecord};
 
 /// Bumped when a table changes shape; older stores are refused with the fix.
 const STORE_VERSION: i64 = 1;
@@ -181,16 +181,12 @@ impl Store {
             .environment
             .as_ref()
             .map(|e| serde_json::to_string(e).unwrap_or_default());
-        let scenario_text = record
-            .parameters
-            .get("scenario_text")
-            .and_then(|t| t.as_str())
-            .map(str::to_string);
+        let scenario_text = record.scenario_text();
         let transaction = self
             .conn
             .unchecked_transaction()
             .map_err(|e| self.query_error(e))?;
-        let status = status_name(record.status);
+        let status = serde_name(&record.status);
         let server_version = record.server.as_ref().map(|s| s.version.clone());
         let git_hash = record.environment.as_ref().map(|e| e.git_hash.clone());
         let run_id = match self.run_id.get() {
@@ -248,7 +244,7 @@ impl Store {
                         cell.profile,
                         cell.threads,
                         cell.repeat,
-                        format!("{:?}", cell.outcome).to_lowercase(),
+                        serde_name(&cell.outcome),
                         cell.events as i64,
                         cell.events_per_s,
                         cell.wall_ms,
@@ -374,11 +370,10 @@ impl Store {
     }
 }
 
-fn status_name(status: RunStatus) -> &'static str {
-    match status {
-        RunStatus::Running => "running",
-        RunStatus::Completed => "completed",
-        RunStatus::Interrupted => "interrupted",
-        RunStatus::Failed => "failed",
-    }
+/// An enum's name as the JSON record spells it ("completed", "interrupted").
+fn serde_name(value: &impl serde::Serialize) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }

@@ -406,12 +406,18 @@ impl OltpWorker {
         Ok(())
     }
 
-    fn writes(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
+    /// sysbench's execute_index_updates: `index_updates` UPDATEs of k on one table.
+    fn index_updates(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
         let table = self.table();
         for _ in 0..self.options.index_updates {
             let id = self.id();
             self.execute(recorder, Class::IndexUpdate, table, &[int(id)])?;
         }
+        Ok(())
+    }
+
+    /// sysbench's execute_non_index_updates: `non_index_updates` UPDATEs of c.
+    fn non_index_updates(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
         let table = self.table();
         for _ in 0..self.options.non_index_updates {
             let c = c_value(&mut self.rng);
@@ -423,6 +429,12 @@ impl OltpWorker {
                 &[Param::Text(&c), int(id)],
             )?;
         }
+        Ok(())
+    }
+
+    fn writes(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
+        self.index_updates(recorder)?;
+        self.non_index_updates(recorder)?;
         let table = self.table();
         for _ in 0..self.options.delete_inserts {
             let id = self.id();
@@ -472,28 +484,8 @@ impl OltpWorker {
                 }
                 Ok(())
             }
-            OltpKind::UpdateIndex => {
-                let table = self.table();
-                for _ in 0..self.options.index_updates {
-                    let id = self.id();
-                    self.execute(recorder, Class::IndexUpdate, table, &[int(id)])?;
-                }
-                Ok(())
-            }
-            OltpKind::UpdateNonIndex => {
-                let table = self.table();
-                for _ in 0..self.options.non_index_updates {
-                    let c = c_value(&mut self.rng);
-                    let id = self.id();
-                    self.execute(
-                        recorder,
-                        Class::NonIndexUpdate,
-                        table,
-                        &[Param::Text(&c), int(id)],
-                    )?;
-                }
-                Ok(())
-            }
+            OltpKind::UpdateIndex => self.index_updates(recorder),
+            OltpKind::UpdateNonIndex => self.non_index_updates(recorder),
             OltpKind::Insert => {
                 // oltp_insert.lua: a plain (not prepared) INSERT; id 0 lets AUTO_INCREMENT pick.
                 let table = self.table();

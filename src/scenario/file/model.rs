@@ -259,6 +259,17 @@ pub enum Phase {
     },
 }
 
+impl Phase {
+    pub fn name(&self) -> &str {
+        match self {
+            Phase::Ddl { name, .. }
+            | Phase::Load { name, .. }
+            | Phase::Sequence { name, .. }
+            | Phase::Run { name, .. } => name,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub enum Step {
     Sql {
