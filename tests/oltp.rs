@@ -227,3 +227,47 @@ fn sysbench_format_rate_mode_and_a_thousand_connections_from_the_command_line() 
     std::fs::remove_file(many).unwrap();
     common::assert_nothing_left(&tmp);
 }
+
+#[test]
+fn prepared_parameters_keep_their_values_as_they_change_length_and_type() {
+    use enginebench::driver::libmariadb::{Connection, Param};
+    use mysql::prelude::Queryable;
+    common::require_mariadb();
+    // Parameters are bound once into the statement's own buffers; a text longer than its
+    // buffer, or a parameter that changes type, must bind again and still send its value.
+    let server = ThrowawayServer::start(&ServerOptions::default()).unwrap();
+    server
+        .connection_spec(None)
+        .connect()
+        .unwrap()
+        .query_drop("CREATE DATABASE params_test")
+        .unwrap();
+    let spec = server.connection_spec(Some("params_test"));
+    let mut check = spec.connect().unwrap();
+    check
+        .query_drop("CREATE TABLE params (n INT AUTO_INCREMENT PRIMARY KEY, a TEXT, b TEXT)")
+        .unwrap();
+    let connection = Connection::connect(&spec).unwrap();
+    let mut insert = connection
+        .prepare("INSERT INTO params (a, b) VALUES (?, ?)")
+        .unwrap();
+    let long = "x".repeat(1000);
+    let longer = "y".repeat(5000);
+    let rows: Vec<(Param, Param)> = vec![
+        (Param::Int(7), Param::Text("short")),
+        (Param::Text(&long), Param::Int(-3)),
+        (Param::Text("tiny"), Param::Text(&longer)),
+        (Param::Int(i64::MAX), Param::Text("")),
+        (Param::Text(&longer), Param::Text("after growing")),
+    ];
+    for (a, b) in &rows {
+        insert.execute_drop(&[*a, *b]).unwrap();
+    }
+    let stored: Vec<(String, String)> = check.query("SELECT a, b FROM params ORDER BY n").unwrap();
+    let text = |p: &Param| match p {
+        Param::Int(n) => n.to_string(),
+        Param::Text(t) => t.to_string(),
+    };
+    let expected: Vec<(String, String)> = rows.iter().map(|(a, b)| (text(a), text(b))).collect();
+    assert_eq!(stored, expected);
+}

@@ -279,7 +279,9 @@ impl Connection {
                 stmt,
                 binds: Vec::new(),
                 ints: Vec::new(),
+                texts: Vec::new(),
                 lengths: Vec::new(),
+                bound: false,
             };
             if mysql_stmt_prepare(stmt, sql.as_ptr().cast(), sql.len() as c_ulong) != 0 {
                 return Err(statement.last_error());
@@ -288,6 +290,8 @@ impl Connection {
             let mut statement = statement;
             statement.binds = (0..count).map(|_| std::mem::zeroed()).collect();
             statement.ints = vec![0; count];
+            // sysbench's longest text parameter is pad (60 bytes) or c (120).
+            statement.texts = (0..count).map(|_| Vec::with_capacity(128)).collect();
             statement.lengths = vec![0; count];
             Ok(statement)
         }
@@ -302,11 +306,20 @@ impl Drop for Connection {
 }
 
 /// A prepared statement with its parameter buffers, reused by every execution.
+///
+/// The parameters are bound once, as sysbench binds them: each execution writes its values
+/// into the same buffers the binds point at. Binding again (`mysql_stmt_bind_param`) would
+/// make libmariadb send the parameter types with every execution and the server re-read
+/// them; that happens only when a parameter changes type or outgrows its text buffer.
 pub struct Statement {
     stmt: *mut MysqlStmt,
     binds: Vec<MysqlBind>,
+    /// One slot per parameter; `binds[i].buffer` points into `ints[i]` or `texts[i]`, so
+    /// neither vector may reallocate after `prepare` (only a text's own bytes may grow).
     ints: Vec<i64>,
+    texts: Vec<Vec<u8>>,
     lengths: Vec<c_ulong>,
+    bound: bool,
 }
 
 // SAFETY: as for `Connection`: one worker thread uses it at a time.
@@ -324,37 +337,48 @@ impl Statement {
         }
     }
 
-    /// Binds `params`, executes, and reads and discards any result.
+    /// Writes `params` into the bound buffers, executes, and reads and discards any result.
     pub fn execute_drop(&mut self, params: &[Param]) -> Result<(), mysql::Error> {
         assert_eq!(params.len(), self.binds.len(), "parameter count");
+        let mut rebind = !self.bound;
         for (index, param) in params.iter().enumerate() {
             let bind = &mut self.binds[index];
             match param {
                 Param::Int(value) => {
                     self.ints[index] = *value;
-                    bind.buffer_type = MYSQL_TYPE_LONGLONG;
-                    bind.buffer = (&mut self.ints[index] as *mut i64).cast();
-                    bind.buffer_length = 8;
-                    bind.length = ptr::null_mut();
+                    if bind.buffer_type != MYSQL_TYPE_LONGLONG {
+                        bind.buffer_type = MYSQL_TYPE_LONGLONG;
+                        bind.buffer = (&mut self.ints[index] as *mut i64).cast();
+                        bind.buffer_length = 8;
+                        bind.length = ptr::null_mut();
+                        rebind = true;
+                    }
                 }
                 Param::Text(text) => {
-                    // The text outlives the execution (it is borrowed for this call).
+                    let buffer = &mut self.texts[index];
+                    buffer.clear();
+                    buffer.extend_from_slice(text.as_bytes());
                     self.lengths[index] = text.len() as c_ulong;
-                    bind.buffer_type = MYSQL_TYPE_STRING;
-                    bind.buffer = text.as_ptr() as *mut c_void;
-                    bind.buffer_length = text.len() as c_ulong;
-                    bind.length = &mut self.lengths[index];
+                    if bind.buffer_type != MYSQL_TYPE_STRING
+                        || bind.buffer != buffer.as_mut_ptr().cast()
+                    {
+                        bind.buffer_type = MYSQL_TYPE_STRING;
+                        bind.buffer = buffer.as_mut_ptr().cast();
+                        bind.length = &mut self.lengths[index];
+                        rebind = true;
+                    }
+                    bind.buffer_length = buffer.capacity() as c_ulong;
                 }
             }
-            bind.is_null = ptr::null_mut();
-            bind.is_unsigned = 0;
         }
-        // SAFETY: the binds point at buffers that live until this call returns.
+        // SAFETY: the binds point at this statement's own buffers, which live (and stay
+        // where they are) until it is dropped or bound again.
         unsafe {
-            if !self.binds.is_empty()
-                && mysql_stmt_bind_param(self.stmt, self.binds.as_mut_ptr()) != 0
-            {
-                return Err(self.last_error());
+            if rebind && !self.binds.is_empty() {
+                if mysql_stmt_bind_param(self.stmt, self.binds.as_mut_ptr()) != 0 {
+                    return Err(self.last_error());
+                }
+                self.bound = true;
             }
             if mysql_stmt_execute(self.stmt) != 0 {
                 return Err(self.last_error());

@@ -417,7 +417,12 @@ pub fn run_cell(
         kinds: kinds_measured,
         intervals,
         event_latency: histograms.total_event.clone(),
-        event_service: histograms.total_event_service.clone(),
+        // A closed loop records each event once: its service time is its latency.
+        event_service: if config.rate.is_some() {
+            histograms.total_event_service.clone()
+        } else {
+            histograms.total_event.clone()
+        },
         per_worker,
         rate,
     })
@@ -608,13 +613,14 @@ fn run_worker(
                     std::thread::sleep(schedule.next - now);
                 }
             }
-            if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            // One clock read serves both the deadline and the event's start.
+            let event_started = Instant::now();
+            if deadline.is_some_and(|deadline| event_started >= deadline) {
                 break;
             }
             if stop.events_total.is_some() && shared.budget.fetch_sub(1, Ordering::AcqRel) <= 0 {
                 break;
             }
-            let event_started = Instant::now();
             let intended = match &schedule {
                 Some(schedule) => {
                     let lag = event_started.saturating_duration_since(schedule.next);
@@ -631,6 +637,7 @@ fn run_worker(
             let service_us = ended.duration_since(event_started).as_micros() as u64;
             report.figures.busy_us += service_us;
             match result {
+                Ok(()) if schedule.is_none() => recorder.record_closed_loop_event(service_us),
                 Ok(()) => recorder.record_event(
                     ended.duration_since(intended).as_micros() as u64,
                     service_us,

@@ -183,7 +183,17 @@ impl QueryRecorder {
 }
 
 impl QueryRecorder {
-    /// Records one whole event: its latency (from the intended start in rate mode) and its
+    /// Records one whole event of a closed loop, where latency and service time are the
+    /// same figure: recorded once (the cell copies it as the service histogram), which
+    /// spares each event a write into a second histogram.
+    #[inline]
+    pub fn record_closed_loop_event(&mut self, latency_us: u64) {
+        if !self.discard && self.event[0].record(latency_us).is_err() {
+            self.overflows += 1;
+        }
+    }
+
+    /// Records one whole event in rate mode: its latency (from the intended start) and its
     /// service time (from when it really started).
     #[inline]
     pub fn record_event(&mut self, latency_us: u64, service_us: u64) {

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 use super::distributions::{uniform, Distribution, RandSpec};
-use super::sbtest::{c_value, pad_value};
+use super::sbtest::{write_c_value, write_pad_value};
 use crate::driver::libmariadb::{self, Param};
 use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
 use crate::engine::Engine;
@@ -279,6 +279,12 @@ struct OltpWorker {
     bulk_table: u32,
     bulk_rows: u64,
     bulk_sql: String,
+    /// Buffers reused by every event, so that the hot path allocates nothing: the c and
+    /// pad texts, oltp_insert's SQL, and select_random_*'s parameters.
+    c_text: String,
+    pad_text: String,
+    insert_sql: String,
+    int_params: Vec<Param<'static>>,
 }
 
 impl Workload for OltpWorkload {
@@ -341,6 +347,13 @@ impl Workload for OltpWorkload {
             bulk_table: thread_id + 1,
             bulk_rows: 0,
             bulk_sql: String::new(),
+            c_text: String::with_capacity(128),
+            pad_text: String::with_capacity(64),
+            insert_sql: String::with_capacity(256),
+            int_params: Vec::with_capacity(
+                (self.options.random_points as usize)
+                    .max(2 * self.options.number_of_ranges as usize),
+            ),
         }))
     }
 }
@@ -419,36 +432,55 @@ impl OltpWorker {
     /// sysbench's execute_non_index_updates: `non_index_updates` UPDATEs of c.
     fn non_index_updates(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
         let table = self.table();
+        let mut c = std::mem::take(&mut self.c_text);
+        let mut result = Ok(());
         for _ in 0..self.options.non_index_updates {
-            let c = c_value(&mut self.rng);
+            write_c_value(&mut self.rng, &mut c);
             let id = self.id();
-            self.execute(
+            result = self.execute(
                 recorder,
                 Class::NonIndexUpdate,
                 table,
                 &[Param::Text(&c), int(id)],
-            )?;
+            );
+            if result.is_err() {
+                break;
+            }
         }
-        Ok(())
+        self.c_text = c;
+        result
     }
 
     fn writes(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
         self.index_updates(recorder)?;
         self.non_index_updates(recorder)?;
         let table = self.table();
+        let (mut c, mut pad) = (
+            std::mem::take(&mut self.c_text),
+            std::mem::take(&mut self.pad_text),
+        );
+        let mut result = Ok(());
         for _ in 0..self.options.delete_inserts {
             let id = self.id();
             let k = self.id();
-            self.execute(recorder, Class::Delete, table, &[int(id)])?;
-            let (c, pad) = (c_value(&mut self.rng), pad_value(&mut self.rng));
-            self.execute(
+            result = self.execute(recorder, Class::Delete, table, &[int(id)]);
+            if result.is_err() {
+                break;
+            }
+            write_c_value(&mut self.rng, &mut c);
+            write_pad_value(&mut self.rng, &mut pad);
+            result = self.execute(
                 recorder,
                 Class::Insert,
                 table,
                 &[int(id), int(k), Param::Text(&c), Param::Text(&pad)],
-            )?;
+            );
+            if result.is_err() {
+                break;
+            }
         }
-        Ok(())
+        (self.c_text, self.pad_text) = (c, pad);
+        result
     }
 
     fn body(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
@@ -490,11 +522,21 @@ impl OltpWorker {
                 // oltp_insert.lua: a plain (not prepared) INSERT; id 0 lets AUTO_INCREMENT pick.
                 let table = self.table();
                 let k = self.id();
-                let (c, pad) = (c_value(&mut self.rng), pad_value(&mut self.rng));
-                let sql = format!(
+                let (mut c, mut pad, mut sql) = (
+                    std::mem::take(&mut self.c_text),
+                    std::mem::take(&mut self.pad_text),
+                    std::mem::take(&mut self.insert_sql),
+                );
+                write_c_value(&mut self.rng, &mut c);
+                write_pad_value(&mut self.rng, &mut pad);
+                sql.clear();
+                let _ = write!(
+                    sql,
                     "INSERT INTO sbtest{table} (id, k, c, pad) VALUES (0, {k}, '{c}', '{pad}')"
                 );
-                self.text(recorder, Class::Insert, &sql)
+                let result = self.text(recorder, Class::Insert, &sql);
+                (self.c_text, self.pad_text, self.insert_sql) = (c, pad, sql);
+                result
             }
             OltpKind::Delete => {
                 let table = self.table();
@@ -503,20 +545,27 @@ impl OltpWorker {
             }
             OltpKind::SelectRandomPoints => {
                 let (low, high) = self.k_slice;
-                let params: Vec<Param> = (0..self.options.random_points)
-                    .map(|_| int(self.distribution.sample(&mut self.rng, low, high)))
-                    .collect();
-                self.execute(recorder, Class::RandomPoints, 1, &params)
+                let mut params = std::mem::take(&mut self.int_params);
+                params.clear();
+                for _ in 0..self.options.random_points {
+                    params.push(int(self.distribution.sample(&mut self.rng, low, high)));
+                }
+                let result = self.execute(recorder, Class::RandomPoints, 1, &params);
+                self.int_params = params;
+                result
             }
             OltpKind::SelectRandomRanges => {
                 let (low, high) = self.k_slice;
-                let mut params = Vec::with_capacity(2 * self.options.number_of_ranges as usize);
+                let mut params = std::mem::take(&mut self.int_params);
+                params.clear();
                 for _ in 0..self.options.number_of_ranges {
                     let value = self.distribution.sample(&mut self.rng, low, high);
                     params.push(int(value));
                     params.push(int(value + self.options.delta));
                 }
-                self.execute(recorder, Class::RandomRanges, 1, &params)
+                let result = self.execute(recorder, Class::RandomRanges, 1, &params);
+                self.int_params = params;
+                result
             }
             OltpKind::BulkInsert => {
                 // One row per event into this thread's table; the multi-row INSERT goes out

@@ -42,25 +42,32 @@ struct SbtestRows {
     table_size: u64,
 }
 
-/// sysbench's c value: 10 groups of 11 random digits joined by '-' (119 characters).
-pub fn c_value(rng: &mut SmallRng) -> String {
-    digit_groups(rng, C_GROUPS)
+/// sysbench's c value: 10 groups of 11 random digits joined by '-' (119 characters),
+/// written over `text` so that a worker reuses one buffer for every statement.
+pub fn write_c_value(rng: &mut SmallRng, text: &mut String) {
+    text.clear();
+    push_digit_groups(rng, C_GROUPS, text);
 }
 
-/// sysbench's pad value: 5 groups (59 characters).
-pub fn pad_value(rng: &mut SmallRng) -> String {
-    digit_groups(rng, PAD_GROUPS)
+/// sysbench's pad value: 5 groups (59 characters), written over `text`.
+pub fn write_pad_value(rng: &mut SmallRng, text: &mut String) {
+    text.clear();
+    push_digit_groups(rng, PAD_GROUPS, text);
 }
 
 fn digit_groups(rng: &mut SmallRng, groups: usize) -> String {
     let mut text = String::with_capacity(groups * 12);
+    push_digit_groups(rng, groups, &mut text);
+    text
+}
+
+fn push_digit_groups(rng: &mut SmallRng, groups: usize, text: &mut String) {
     for group in 0..groups {
         if group > 0 {
             text.push('-');
         }
-        push_digits(rng, 11, &mut text);
+        push_digits(rng, 11, text);
     }
-    text
 }
 
 impl RowGenerator for SbtestRows {
