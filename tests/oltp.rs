@@ -261,7 +261,7 @@ fn prepared_parameters_keep_their_values_as_they_change_length_and_type() {
         (Param::Text(&longer), Param::Text("after growing")),
     ];
     for (a, b) in &rows {
-        insert.execute_drop(&[*a, *b]).unwrap();
+        insert.execute_drop([*a, *b]).unwrap();
     }
     let stored: Vec<(String, String)> = check.query("SELECT a, b FROM params ORDER BY n").unwrap();
     let text = |p: &Param| match p {

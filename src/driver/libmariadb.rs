@@ -338,14 +338,18 @@ impl Statement {
     }
 
     /// Writes `params` into the bound buffers, executes, and reads and discards any result.
-    pub fn execute_drop(&mut self, params: &[Param]) -> Result<(), mysql::Error> {
-        assert_eq!(params.len(), self.binds.len(), "parameter count");
+    pub fn execute_drop<'p>(
+        &mut self,
+        params: impl IntoIterator<Item = Param<'p>>,
+    ) -> Result<(), mysql::Error> {
         let mut rebind = !self.bound;
-        for (index, param) in params.iter().enumerate() {
+        let mut count = 0;
+        for (index, param) in params.into_iter().enumerate() {
+            count += 1;
             let bind = &mut self.binds[index];
             match param {
                 Param::Int(value) => {
-                    self.ints[index] = *value;
+                    self.ints[index] = value;
                     if bind.buffer_type != MYSQL_TYPE_LONGLONG {
                         bind.buffer_type = MYSQL_TYPE_LONGLONG;
                         bind.buffer = (&mut self.ints[index] as *mut i64).cast();
@@ -371,6 +375,7 @@ impl Statement {
                 }
             }
         }
+        assert_eq!(count, self.binds.len(), "parameter count");
         // SAFETY: the binds point at this statement's own buffers, which live (and stay
         // where they are) until it is dropped or bound again.
         unsafe {

@@ -62,6 +62,38 @@ fn draw_legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>
         .draw();
 }
 
+/// The top of the y axis that leaves the upper-right legend its own band above the data:
+/// the legend of `series` rows takes about 20 px each of the ~280 px plot height.
+fn top_with_legend_room(low: f64, data_max: f64, series: usize, log: bool) -> f64 {
+    let legend_share = ((series as f64 * 20.0 + 14.0) / 280.0).min(0.6);
+    if log {
+        let span = (data_max / low).ln() / (1.0 - legend_share);
+        low * span.exp()
+    } else {
+        low + (data_max - low) / (1.0 - legend_share)
+    }
+}
+
+/// Tick values for a log axis: 1, 2 and 5 of every decade within [low, high] (plotters'
+/// own choice marks only powers of ten, which leaves a narrow latency range unlabelled).
+fn log_ticks(low: f64, high: f64) -> Vec<f64> {
+    let mut ticks = Vec::new();
+    if !(low > 0.0 && high > low) {
+        return ticks;
+    }
+    let mut decade = 10f64.powi(low.log10().floor() as i32);
+    while decade <= high {
+        for step in [1.0, 2.0, 5.0] {
+            let tick = decade * step;
+            if tick >= low && tick <= high {
+                ticks.push(tick);
+            }
+        }
+        decade *= 10.0;
+    }
+    ticks
+}
+
 /// Labels for categorical x positions 0, 1, 2 …; none between them.
 fn position_labels(labels: Vec<String>) -> impl Fn(&f64) -> String {
     move |x: &f64| {
@@ -173,16 +205,21 @@ fn draw_line_chart(chart: &LineChart) -> String {
                 draw_legend(&mut context);
             }};
         }
+        let series = chart.series.len();
         if chart.log_y {
             let low = (y_min_positive / 2.0).max(1e-9);
-            if let Ok(context) =
-                builder.build_cartesian_2d(x_low..x_high, (low..y_max.max(low * 10.0)).log_scale())
-            {
+            let high = top_with_legend_room(low, y_max.max(low * 10.0), series, true);
+            let y_axis = (low..high)
+                .log_scale()
+                .with_key_points(log_ticks(low, high));
+            if let Ok(context) = builder.build_cartesian_2d(x_low..x_high, y_axis) {
                 draw!(context);
             }
-        } else if let Ok(context) = builder.build_cartesian_2d(x_low..x_high, 0.0..y_max.max(1e-9))
-        {
-            draw!(context);
+        } else {
+            let high = top_with_legend_room(0.0, y_max.max(1e-9), series, false);
+            if let Ok(context) = builder.build_cartesian_2d(x_low..x_high, 0.0..high) {
+                draw!(context);
+            }
         }
         let _ = root.present();
     }
@@ -282,12 +319,18 @@ fn draw_bar_chart(
         }
         if log {
             let floor = min / 2.0;
-            if let Ok(context) = builder.build_cartesian_2d(x_range, (floor..max * 2.0).log_scale())
-            {
+            let high = top_with_legend_room(floor, max * 1.3, series.len(), true);
+            let y_axis = (floor..high)
+                .log_scale()
+                .with_key_points(log_ticks(floor, high));
+            if let Ok(context) = builder.build_cartesian_2d(x_range, y_axis) {
                 draw!(context, floor);
             }
-        } else if let Ok(context) = builder.build_cartesian_2d(x_range, 0.0..max * 1.15) {
-            draw!(context, 0.0);
+        } else {
+            let high = top_with_legend_room(0.0, max * 1.05, series.len(), false);
+            if let Ok(context) = builder.build_cartesian_2d(x_range, 0.0..high) {
+                draw!(context, 0.0);
+            }
         }
         let _ = root.present();
     }
@@ -908,4 +951,31 @@ pub fn comparison_page(baseline: &Side, candidate: &Side, rows: &[ComparisonRow]
     }
     body.push_str("</table>\n");
     document("enginebench compare", &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_axes_mark_one_two_and_five_of_each_decade() {
+        assert_eq!(log_ticks(0.3, 30.0), vec![0.5, 1.0, 2.0, 5.0, 10.0, 20.0]);
+        // A range narrower than a decade still gets labels.
+        assert_eq!(log_ticks(1.5, 4.0), vec![2.0]);
+        assert!(log_ticks(0.0, 10.0).is_empty());
+    }
+
+    #[test]
+    fn the_legend_gets_a_band_above_the_highest_value() {
+        for (low, max, series, log) in [(0.0, 100.0, 4, false), (0.5, 800.0, 2, true)] {
+            let top = top_with_legend_room(low, max, series, log);
+            let share_below_max = if log {
+                (max / low).ln() / (top / low).ln()
+            } else {
+                (max - low) / (top - low)
+            };
+            let legend_share = (series as f64 * 20.0 + 14.0) / 280.0;
+            assert!((share_below_max - (1.0 - legend_share)).abs() < 1e-9);
+        }
+    }
 }

@@ -390,7 +390,7 @@ impl OltpWorker {
         let statement = self.statements[(table - 1) as usize][index]
             .as_mut()
             .expect("prepared");
-        recorder.measure(index, || statement.execute_drop(params))
+        recorder.measure(index, || statement.execute_drop(params.iter().copied()))
     }
 
     fn text(

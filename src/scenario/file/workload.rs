@@ -62,6 +62,8 @@ struct FileWorker {
     cumulative_weights: Vec<u32>,
     begin_commit: Option<(usize, usize)>,
     rng: SmallRng,
+    /// The parameter values of the current event, per statement.
+    bound: Vec<Vec<Value>>,
 }
 
 impl Workload for FileWorkload {
@@ -121,6 +123,7 @@ impl Workload for FileWorkload {
                     .wrapping_mul(0x2545_F491)
                     .wrapping_add(worker_index as u64),
             ),
+            bound: Vec::new(),
         }))
     }
 }
@@ -147,34 +150,32 @@ impl Worker for FileWorker {
             if let (true, Some((begin, _))) = (transaction, self.begin_commit) {
                 recorder.measure(begin, || conn.query_drop("BEGIN"))?;
             }
-            // Values bound so far in this event, for `copy` parameters.
-            let mut bound: Vec<Vec<Value>> = Vec::with_capacity(self.statements[chosen].len());
+            // Values bound so far in this event, for `copy` parameters; the vectors are the
+            // worker's, reused by every event.
+            let bound = &mut self.bound;
+            if bound.len() < self.statements[chosen].len() {
+                bound.resize_with(self.statements[chosen].len(), Vec::new);
+            }
             for (position, (statement, kind)) in self.statements[chosen].iter_mut().enumerate() {
-                let mut params: Vec<Value> = Vec::new();
+                bound[position].clear();
                 for generator in &self.events[chosen].statements[position].params {
                     let value = match generator {
                         Generator::Copy {
                             statement,
                             param,
                             add,
-                        } => {
-                            let source = if *statement == position {
-                                &params[*param]
-                            } else {
-                                &bound[*statement][*param]
-                            };
-                            match source {
-                                Value::Int(n) => Value::Int(n + add),
-                                other => other.clone(),
-                            }
-                        }
+                        } => match &bound[*statement][*param] {
+                            Value::Int(n) => Value::Int(n + add),
+                            other => other.clone(),
+                        },
                         other => other.value(&mut self.rng, 0),
                     };
-                    params.push(value);
+                    bound[position].push(value);
                 }
-                let bind: Vec<Param> = params.iter().map(to_param).collect();
-                recorder.measure(*kind, || statement.execute_drop(&bind))?;
-                bound.push(params);
+                let params = &bound[position];
+                recorder.measure(*kind, || {
+                    statement.execute_drop(params.iter().map(to_param))
+                })?;
             }
             if let (true, Some((_, commit))) = (transaction, self.begin_commit) {
                 recorder.measure(commit, || conn.query_drop("COMMIT"))?;
