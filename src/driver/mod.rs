@@ -597,6 +597,8 @@ fn run_worker(
         let counter = &shared.events[worker_index].0;
         let mut done: u64 = 0;
         loop {
+            // Between events: hand the histograms over if an interval has closed.
+            recorder.end_of_event();
             if shared.abort.load(Ordering::Relaxed) || interrupt::requested() {
                 break;
             }
@@ -611,6 +613,7 @@ fn run_worker(
                 }
                 if schedule.next > now {
                     std::thread::sleep(schedule.next - now);
+                    recorder.end_of_event();
                 }
             }
             // One clock read serves both the deadline and the event's start.

@@ -1,14 +1,18 @@
 //! HDR histograms, one per query kind (and one per kind for failed queries), at 1 µs
 //! resolution and 3 significant digits, auto-resizing so that no latency is ever clamped.
-//! Each worker writes through its own `sync::Recorder` without locks; the coordinator
-//! collects ("phases") them at every report interval.
+//! Each worker writes into its own histograms without locks; when the coordinator closes a
+//! report interval, every worker hands all of its histograms over together at the end of
+//! its current event (one atomic load per event tells it to), so an interval holds what
+//! the workers recorded up to it, every query kind alike.
 
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
-use hdrhistogram::sync::{Recorder, SyncHistogram};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::driver::{classify, QueryFailure};
@@ -47,17 +51,29 @@ impl LatencySummary {
     }
 }
 
-/// The coordinator's side: for each query kind, the shared histograms that workers'
-/// recorders feed, plus the cell's running totals.
+/// A worker's histograms since its last hand-over; `None` where nothing was recorded.
+struct HandOver {
+    /// The interval the coordinator had asked for when the worker handed these over.
+    epoch: u64,
+    ok: Vec<Option<Histogram<u64>>>,
+    err: Vec<Option<Histogram<u64>>>,
+    event: [Option<Histogram<u64>>; 2],
+}
+
+/// The coordinator's side: the channel workers hand their histograms over on, and the
+/// cell's running totals.
 pub struct QueryHistograms {
     pub kinds: Vec<String>,
-    shared_ok: Vec<SyncHistogram<u64>>,
-    shared_err: Vec<SyncHistogram<u64>>,
-    /// Whole events (a transaction, a loop): [latency, service time]. They differ only in
-    /// rate mode, where latency runs from the event's intended start.
-    shared_event: [SyncHistogram<u64>; 2],
+    /// Bumped to ask every worker for its histograms.
+    epoch: Arc<AtomicU64>,
+    /// Recorders not yet dropped: the hand-overs an interval waits for.
+    live: Arc<AtomicUsize>,
+    sender: Sender<HandOver>,
+    receiver: Receiver<HandOver>,
     pub total_ok: Vec<Histogram<u64>>,
     pub total_err: Vec<Histogram<u64>>,
+    /// Whole events (a transaction, a loop): latency and service time. They differ only
+    /// in rate mode, where latency runs from the event's intended start.
     pub total_event: Histogram<u64>,
     pub total_event_service: Histogram<u64>,
 }
@@ -71,14 +87,13 @@ pub struct IntervalHistograms {
 
 impl QueryHistograms {
     pub fn new(kinds: &[String]) -> QueryHistograms {
-        let make = || -> Vec<SyncHistogram<u64>> {
-            kinds.iter().map(|_| new_histogram().into_sync()).collect()
-        };
+        let (sender, receiver) = channel();
         QueryHistograms {
             kinds: kinds.to_vec(),
-            shared_ok: make(),
-            shared_err: make(),
-            shared_event: [new_histogram().into_sync(), new_histogram().into_sync()],
+            epoch: Arc::new(AtomicU64::new(0)),
+            live: Arc::new(AtomicUsize::new(0)),
+            sender,
+            receiver,
             total_ok: kinds.iter().map(|_| new_histogram()).collect(),
             total_err: kinds.iter().map(|_| new_histogram()).collect(),
             total_event: new_histogram(),
@@ -88,57 +103,93 @@ impl QueryHistograms {
 
     /// A recorder for one worker. Call before the worker thread starts.
     pub fn recorder(&self) -> QueryRecorder {
+        self.live.fetch_add(1, Ordering::AcqRel);
         QueryRecorder {
-            ok: self.shared_ok.iter().map(|h| h.recorder()).collect(),
-            err: self.shared_err.iter().map(|h| h.recorder()).collect(),
-            event: [
-                self.shared_event[0].recorder(),
-                self.shared_event[1].recorder(),
-            ],
+            ok: self.kinds.iter().map(|_| new_histogram()).collect(),
+            err: self.kinds.iter().map(|_| new_histogram()).collect(),
+            event: [new_histogram(), new_histogram()],
+            epoch: Arc::clone(&self.epoch),
+            seen_epoch: self.epoch.load(Ordering::Acquire),
+            live: Arc::clone(&self.live),
+            sender: self.sender.clone(),
             errors_by_code: BTreeMap::new(),
             discard: false,
             overflows: 0,
         }
     }
 
-    /// Collects what workers recorded since the last call and returns it as an interval.
-    /// Waits at most `wait` for busy workers; what a worker has not handed over yet lands
-    /// in the next interval, never lost.
+    /// Closes an interval: asks every worker for its histograms and returns what they
+    /// handed over. Waits at most `wait` for workers still busy with an event; what such a
+    /// worker hands over later lands in the next interval, never lost.
     pub fn take_interval(&mut self, wait: Duration) -> IntervalHistograms {
+        let epoch = self.epoch.fetch_add(1, Ordering::AcqRel) + 1;
         let deadline = Instant::now() + wait;
-        let take = |sync: &mut SyncHistogram<u64>, total: &mut Histogram<u64>| {
-            sync.refresh_timeout(deadline.saturating_duration_since(Instant::now()));
-            let interval: Histogram<u64> = (**sync).clone();
-            total
-                .add(&interval)
-                .expect("auto-resizing histograms always merge");
-            sync.reset();
-            interval
+        let mut interval = IntervalHistograms {
+            ok: self.kinds.iter().map(|_| new_histogram()).collect(),
+            err: self.kinds.iter().map(|_| new_histogram()).collect(),
+            event: new_histogram(),
         };
-        let ok = self
-            .shared_ok
-            .iter_mut()
-            .zip(self.total_ok.iter_mut())
-            .map(|(s, t)| take(s, t))
-            .collect();
-        let err = self
-            .shared_err
-            .iter_mut()
-            .zip(self.total_err.iter_mut())
-            .map(|(s, t)| take(s, t))
-            .collect();
-        let [event, service] = &mut self.shared_event;
-        let event = take(event, &mut self.total_event);
-        take(service, &mut self.total_event_service);
-        IntervalHistograms { ok, err, event }
+        let mut service = new_histogram();
+        let mut answered = 0;
+        loop {
+            let hand_over = match self.receiver.try_recv() {
+                Ok(hand_over) => hand_over,
+                Err(_) if answered >= self.live.load(Ordering::Acquire) => break,
+                Err(_) => {
+                    match self
+                        .receiver
+                        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                    {
+                        Ok(hand_over) => hand_over,
+                        Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => break,
+                    }
+                }
+            };
+            if hand_over.epoch >= epoch {
+                answered += 1;
+            }
+            let merge = |into: &mut Histogram<u64>, from: &Option<Histogram<u64>>| {
+                if let Some(from) = from {
+                    into.add(from)
+                        .expect("auto-resizing histograms always merge");
+                }
+            };
+            for (into, from) in interval.ok.iter_mut().zip(&hand_over.ok) {
+                merge(into, from);
+            }
+            for (into, from) in interval.err.iter_mut().zip(&hand_over.err) {
+                merge(into, from);
+            }
+            merge(&mut interval.event, &hand_over.event[0]);
+            merge(&mut service, &hand_over.event[1]);
+        }
+        let add = |total: &mut Histogram<u64>, part: &Histogram<u64>| {
+            total
+                .add(part)
+                .expect("auto-resizing histograms always merge");
+        };
+        for (total, part) in self.total_ok.iter_mut().zip(&interval.ok) {
+            add(total, part);
+        }
+        for (total, part) in self.total_err.iter_mut().zip(&interval.err) {
+            add(total, part);
+        }
+        add(&mut self.total_event, &interval.event);
+        add(&mut self.total_event_service, &service);
+        interval
     }
 }
 
-/// A worker's side: records each statement's latency under its query kind.
+/// A worker's side: records each statement's latency under its query kind, and each
+/// whole event, into histograms only this worker touches.
 pub struct QueryRecorder {
-    ok: Vec<Recorder<u64>>,
-    err: Vec<Recorder<u64>>,
-    event: [Recorder<u64>; 2],
+    ok: Vec<Histogram<u64>>,
+    err: Vec<Histogram<u64>>,
+    event: [Histogram<u64>; 2],
+    epoch: Arc<AtomicU64>,
+    seen_epoch: u64,
+    live: Arc<AtomicUsize>,
+    sender: Sender<HandOver>,
     /// (query kind index, MySQL error number) → count of failed statements.
     pub errors_by_code: BTreeMap<(usize, u16), u64>,
     /// While warming up, statements run but nothing is recorded.
@@ -146,6 +197,46 @@ pub struct QueryRecorder {
     /// Latencies the histogram could not hold (only if it cannot grow any further):
     /// counted, never clamped into the top bucket.
     pub overflows: u64,
+}
+
+impl QueryRecorder {
+    /// Called by the driver between events: hands the histograms over when the coordinator
+    /// has closed an interval since the last call. One atomic load otherwise.
+    #[inline]
+    pub fn end_of_event(&mut self) {
+        let epoch = self.epoch.load(Ordering::Acquire);
+        if epoch != self.seen_epoch {
+            self.hand_over(epoch);
+        }
+    }
+
+    fn hand_over(&mut self, epoch: u64) {
+        // Only histograms with samples are swapped for fresh ones: an unused query kind
+        // costs no allocation at each interval.
+        let take = |histogram: &mut Histogram<u64>| {
+            (!histogram.is_empty())
+                .then(|| std::mem::replace(histogram, Histogram::new_from(histogram)))
+        };
+        let hand_over = HandOver {
+            epoch,
+            ok: self.ok.iter_mut().map(take).collect(),
+            err: self.err.iter_mut().map(take).collect(),
+            event: [take(&mut self.event[0]), take(&mut self.event[1])],
+        };
+        self.seen_epoch = epoch;
+        // The coordinator outlives its workers (they run in its thread scope); if it has
+        // gone, there is nobody left to count these.
+        let _ = self.sender.send(hand_over);
+    }
+}
+
+impl Drop for QueryRecorder {
+    fn drop(&mut self) {
+        // Whatever was recorded since the last interval goes with the worker's last
+        // hand-over, before the coordinator stops counting it as live.
+        self.hand_over(self.epoch.load(Ordering::Acquire));
+        self.live.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl QueryRecorder {
@@ -271,6 +362,64 @@ mod tests {
         let second = histograms.take_interval(Duration::from_millis(10));
         assert_eq!(second.ok[0].len(), 0);
         assert_eq!(histograms.total_ok[1].len(), 2000);
+    }
+
+    #[test]
+    fn every_interval_holds_what_busy_workers_recorded_before_it_closed() {
+        // Regression: at 100 threads the first interval of a cell came back empty and each
+        // later one held its predecessor's events, because query kinds nobody recorded
+        // (failed statements) used up the wait before the event histogram was collected.
+        let kinds = vec!["select".to_string(), "update".to_string()];
+        let mut histograms = QueryHistograms::new(&kinds);
+        let recorders: Vec<QueryRecorder> = (0..8).map(|_| histograms.recorder()).collect();
+        let recorded = AtomicU64::new(0);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let intervals = std::thread::scope(|scope| {
+            for mut recorder in recorders {
+                let (recorded, stop) = (&recorded, &stop);
+                scope.spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        recorder.end_of_event();
+                        recorder.record_ok(0, 120);
+                        recorder.record_closed_loop_event(150);
+                        recorded.fetch_add(1, Ordering::Relaxed);
+                        std::thread::sleep(Duration::from_micros(200));
+                    }
+                });
+            }
+            let mut intervals = Vec::new();
+            for _ in 0..5 {
+                std::thread::sleep(Duration::from_millis(30));
+                let before = recorded.load(Ordering::Relaxed);
+                let interval = histograms.take_interval(Duration::from_secs(5));
+                let after = recorded.load(Ordering::Relaxed);
+                intervals.push((before, after, interval.event.len(), interval.ok[0].len()));
+            }
+            stop.store(true, Ordering::Relaxed);
+            intervals
+        });
+        let mut handed_over = 0;
+        for (recorded_before_close, recorded_after_close, events, selects) in intervals {
+            handed_over += events;
+            assert_eq!(events, selects);
+            // Everything recorded before the interval closed is in it (or an earlier one);
+            // what a worker finished while handing over may be in it too.
+            assert!(
+                handed_over >= recorded_before_close && handed_over <= recorded_after_close,
+                "{handed_over} events handed over by an interval closed between \
+                 {recorded_before_close} and {recorded_after_close} recorded"
+            );
+        }
+        // The workers' last events arrive with their last hand-over, on drop.
+        let last = histograms.take_interval(Duration::from_millis(10));
+        assert_eq!(
+            handed_over + last.event.len(),
+            recorded.load(Ordering::Relaxed)
+        );
+        assert_eq!(
+            histograms.total_event.len(),
+            recorded.load(Ordering::Relaxed)
+        );
     }
 
     #[test]
