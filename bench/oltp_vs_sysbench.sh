@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROWS=${ROWS:-100000}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-5}
-ROUNDS=${ROUNDS:-5}
+ROUNDS=${ROUNDS:-7}
 THREADS=${THREADS:-"1 4 16 64"}
 WORKLOADS=${WORKLOADS:-"oltp_point_select oltp_read_only"}
 TRANSPORTS=${TRANSPORTS:-"socket tcp"}

@@ -563,6 +563,12 @@ fn study_s3_times_its_job_per_step_on_memory_and_innodb_on_disk_and_tmpfs() {
             "{setup} missing:\n{stdout}"
         );
     }
+    // MEMORY's footprint is its allocation, not its rows: the table says so.
+    assert!(
+        stdout.contains("| categories | MEMORY |")
+            && stdout.contains("MEMORY: data and index MB are what the server allocated"),
+        "{stdout}"
+    );
     let record: serde_json::Value = common::read_json(&json);
     let runs = record["sequences"].as_array().unwrap();
     assert_eq!(runs.len(), 4 * 20);
