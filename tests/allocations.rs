@@ -11,13 +11,10 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use enginebench::driver::Arrivals;
-use enginebench::engine::Engine;
-use enginebench::load::LoadPlan;
 use enginebench::results::{OutcomeRecord, ResultFile};
-use enginebench::runner::{run_oltp, OltpParams, RunOutput};
-use enginebench::scenario::oltp::{OltpKind, OltpOptions};
-use enginebench::server::{Dsn, ServerArgsResolved, ServerOptions, ThrowawayServer};
+use enginebench::runner::{run_oltp, RunOutput};
+use enginebench::scenario::oltp::OltpKind;
+use enginebench::server::{ServerArgsResolved, ServerOptions, ThrowawayServer};
 
 struct CountingAllocator;
 
@@ -51,25 +48,7 @@ fn allocations_and_statements(
     events: u64,
     target: &ServerArgsResolved,
 ) -> (u64, u64) {
-    let params = OltpParams {
-        workload,
-        options: OltpOptions {
-            tables: 1,
-            table_size: 2000,
-            ..OltpOptions::default()
-        },
-        engines: vec![Engine::InnoDb],
-        threads: vec![1],
-        time: None,
-        events: Some(events),
-        warmup: None,
-        repeat: 1,
-        rate_per_s: None,
-        arrivals: Arrivals::Constant,
-        seed: 11,
-        load_plan: LoadPlan::fastest(),
-        query_timeout: None,
-    };
+    let params = common::oltp_params(workload, events, 1);
     let output = RunOutput {
         store: None,
         results: ResultFile::None,
@@ -92,12 +71,7 @@ fn allocations_and_statements(
 fn sysbench_workloads_allocate_nothing_per_statement() {
     common::require_mariadb();
     let server = ThrowawayServer::start(&ServerOptions::default()).unwrap();
-    let target = ServerArgsResolved {
-        dsn: Some(Dsn::parse(&format!("mysql://root@127.0.0.1:{}", server.port())).unwrap()),
-        force: false,
-        database: "enginebench".into(),
-        options: ServerOptions::default(),
-    };
+    let target = common::as_external(&server);
     for (workload, short, long) in [
         (OltpKind::PointSelect, 500, 8_500),
         (OltpKind::ReadOnly, 100, 700),

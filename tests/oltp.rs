@@ -3,35 +3,14 @@
 
 mod common;
 
-use enginebench::driver::Arrivals;
-use enginebench::engine::Engine;
-use enginebench::load::LoadPlan;
 use enginebench::results::{OutcomeRecord, ResultFile, RunStatus};
 use enginebench::runner::{run_oltp, OltpParams, RunOutput};
-use enginebench::scenario::oltp::{OltpKind, OltpOptions};
-use enginebench::server::{Dsn, ServerArgsResolved, ServerOptions, ThrowawayServer};
+use enginebench::scenario::oltp::OltpKind;
+use enginebench::server::{ServerArgsResolved, ServerOptions, ThrowawayServer};
 use std::time::Duration;
 
 fn params(workload: OltpKind, events: u64) -> OltpParams {
-    OltpParams {
-        workload,
-        options: OltpOptions {
-            tables: 2,
-            table_size: 2000,
-            ..OltpOptions::default()
-        },
-        engines: vec![Engine::InnoDb],
-        threads: vec![1],
-        time: None,
-        events: Some(events),
-        warmup: None,
-        repeat: 1,
-        rate_per_s: None,
-        arrivals: Arrivals::Constant,
-        seed: 3,
-        load_plan: LoadPlan::fastest(),
-        query_timeout: None,
-    }
+    common::oltp_params(workload, events, 2)
 }
 
 fn quiet() -> RunOutput {
@@ -49,12 +28,7 @@ fn each_workload_sends_sysbenchs_statements_per_event() {
     // One server for all workloads, reached as an external server over TCP, so the sbtest
     // tables are prepared once and reused as sysbench's `run` reuses `prepare`d tables.
     let server = ThrowawayServer::start(&ServerOptions::default()).unwrap();
-    let target = ServerArgsResolved {
-        dsn: Some(Dsn::parse(&format!("mysql://root@127.0.0.1:{}", server.port())).unwrap()),
-        force: false,
-        database: "enginebench".into(),
-        options: ServerOptions::default(),
-    };
+    let target = common::as_external(&server);
     // Server counters per event, as sysbench 1.0.20's scripts issue them with default options.
     let expected: &[(OltpKind, &[(&str, u64)])] = &[
         (OltpKind::PointSelect, &[("Com_select", 1)]),

@@ -219,3 +219,47 @@ pub fn succeeded(output: std::process::Output) -> String {
     assert_success(&output);
     String::from_utf8(output.stdout).unwrap()
 }
+
+/// A sysbench workload of `events` events on one thread, InnoDB, `tables` sbtest tables of
+/// 2,000 rows, loaded the fastest way.
+pub fn oltp_params(
+    workload: enginebench::scenario::oltp::OltpKind,
+    events: u64,
+    tables: u32,
+) -> enginebench::runner::OltpParams {
+    enginebench::runner::OltpParams {
+        workload,
+        options: enginebench::scenario::oltp::OltpOptions {
+            tables,
+            table_size: 2000,
+            ..Default::default()
+        },
+        engines: vec![enginebench::engine::Engine::InnoDb],
+        threads: vec![1],
+        time: None,
+        events: Some(events),
+        warmup: None,
+        repeat: 1,
+        rate_per_s: None,
+        arrivals: enginebench::driver::Arrivals::Constant,
+        seed: 3,
+        load_plan: enginebench::load::LoadPlan::fastest(),
+        query_timeout: None,
+    }
+}
+
+/// `server` reached as an external server over TCP (`--dsn`), so tables prepared by one
+/// run are reused by the next, as sysbench's `run` reuses `prepare`d ones.
+pub fn as_external(
+    server: &enginebench::server::ThrowawayServer,
+) -> enginebench::server::ServerArgsResolved {
+    enginebench::server::ServerArgsResolved {
+        dsn: Some(
+            enginebench::server::Dsn::parse(&format!("mysql://root@127.0.0.1:{}", server.port()))
+                .unwrap(),
+        ),
+        force: false,
+        database: "enginebench".into(),
+        options: enginebench::server::ServerOptions::default(),
+    }
+}
