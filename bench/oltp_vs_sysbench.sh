@@ -14,20 +14,7 @@ THREADS=${THREADS:-"1 4 16 64"}
 WORKLOADS=${WORKLOADS:-"oltp_point_select oltp_read_only"}
 TRANSPORTS=${TRANSPORTS:-"socket tcp"}
 
-for tool in sysbench bc; do
-  command -v "$tool" >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$tool" >/dev/null
-done
-cargo build --release --quiet
-eb=$PWD/target/release/enginebench
-work=$(mktemp -d)
-"$eb" server start >"$work/server.out" 2>"$work/server.err" &
-server_pid=$!
-cleanup() { kill -INT "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-for _ in $(seq 300); do grep -q "press Ctrl-C" "$work/server.out" 2>/dev/null && break; sleep 0.1; done
-port=$(grep -o -- '-P[0-9]*' "$work/server.out" | head -1 | cut -c3-)
-socket=$(grep -o -- '--socket=[^ ]*' "$work/server.out" | head -1 | cut -d= -f2)
-[ -n "$port" ] || { echo "server did not start:"; cat "$work/server.err"; exit 1; }
+source bench/throwaway_server.sh
 sql() { mariadb --socket="$socket" -uroot -N -B enginebench -e "$1"; }
 coms() { sql "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_select','Com_begin','Com_commit')" | awk '{printf "%s=%s ", $1, $2}'; }
 per_txn() { # before after transactions -> "select/begin/commit per transaction"

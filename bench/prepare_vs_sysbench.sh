@@ -8,19 +8,7 @@ cd "$(dirname "$0")/.."
 ROWS=${ROWS:-1000000}
 ROUNDS=${ROUNDS:-3}
 
-command -v sysbench >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sysbench >/dev/null
-command -v bc >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bc >/dev/null
-cargo build --release --quiet
-eb=target/release/enginebench
-work=$(mktemp -d)
-"$eb" server start >"$work/server.out" 2>"$work/server.err" &
-server_pid=$!
-cleanup() { kill -INT "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-for _ in $(seq 300); do grep -q "press Ctrl-C" "$work/server.out" 2>/dev/null && break; sleep 0.1; done
-port=$(grep -o -- '-P[0-9]*' "$work/server.out" | head -1 | cut -c3-)
-socket=$(grep -o -- '--socket=[^ ]*' "$work/server.out" | head -1 | cut -d= -f2)
-[ -n "$port" ] || { echo "server did not start:"; cat "$work/server.err"; exit 1; }
+source bench/throwaway_server.sh
 drop() { mariadb --socket="$socket" -uroot enginebench -e "DROP TABLE IF EXISTS sbtest1"; }
 # Prints "wall_s client_cpu_s" of a command (the client only: the server is not its child).
 seconds() { /usr/bin/time -o "$work/time" -f "%e %U %S" "$@" >/dev/null 2>"$work/last.err" || { cat "$work/last.err"; exit 1; }; awk '{printf "%s %.2f\n", $1, $2 + $3}' "$work/time"; }

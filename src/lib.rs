@@ -116,11 +116,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
                 ));
                 return Ok(Finished::Success);
             }
-            let style = if !args.markdown && std::io::stdout().is_terminal() {
-                TableStyle::Terminal
-            } else {
-                TableStyle::Markdown
-            };
+            let style = table_style(args.markdown);
             match args.format {
                 cli::OutputFormat::Text => out!("{}", report::text::tables(&record, style)),
                 cli::OutputFormat::Sysbench => {
@@ -136,11 +132,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
             if runs.is_empty() {
                 note(&format!("{} holds no runs yet", args.db.display()));
             }
-            let mut table = report::text::new_table(if std::io::stdout().is_terminal() {
-                TableStyle::Terminal
-            } else {
-                TableStyle::Markdown
-            });
+            let mut table = report::text::new_table(table_style(false));
             table.set_header(vec![
                 "run", "study", "started", "status", "cells", "loads", "server",
             ]);
@@ -186,11 +178,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
             let baseline = side(&baseline_record, baseline_label, baseline_profile);
             let candidate = side(&candidate_record, candidate_label, candidate_profile);
             let rows = report::compare::compare(&baseline, &candidate)?;
-            let style = if std::io::stdout().is_terminal() {
-                TableStyle::Terminal
-            } else {
-                TableStyle::Markdown
-            };
+            let style = table_style(false);
             out!(
                 "{}",
                 report::compare::comparison_table(&baseline, &candidate, &rows, style)
@@ -403,6 +391,15 @@ fn load_run(reference: &str, db: &std::path::Path) -> anyhow::Result<(results::R
     Ok((store.record(id)?, format!("run {id} of {}", db.display())))
 }
 
+/// Tables for a terminal when stdout is one, Markdown when it is piped or `markdown` asks.
+fn table_style(markdown: bool) -> TableStyle {
+    if !markdown && std::io::stdout().is_terminal() {
+        TableStyle::Terminal
+    } else {
+        TableStyle::Markdown
+    }
+}
+
 /// The store for reading: it must exist already (reading never creates one).
 fn open_existing_store(db: &std::path::Path) -> anyhow::Result<results::Store> {
     if !db.exists() {
@@ -497,11 +494,7 @@ fn finish_run(
     };
     // Tables go to stdout unless stdout carries the JSON.
     let json_on_stdout = output.results.is_stdout();
-    let style = if !json_on_stdout && std::io::stdout().is_terminal() {
-        TableStyle::Terminal
-    } else {
-        TableStyle::Markdown
-    };
+    let style = table_style(json_on_stdout);
     if !record.cells.is_empty() || !record.loads.is_empty() || !record.steps.is_empty() {
         let tables = match format {
             cli::OutputFormat::Text => report::text::tables(&record, style),

@@ -5,12 +5,8 @@
 
 mod common;
 
-use std::process::{Command, Output};
-
-fn succeeded(output: Output) -> String {
-    common::assert_success(&output);
-    String::from_utf8(output.stdout).unwrap()
-}
+use common::succeeded;
+use std::process::Command;
 
 #[test]
 fn a_run_is_stored_and_listed_exported_and_drawn_without_running_again() {

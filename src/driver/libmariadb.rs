@@ -275,7 +275,8 @@ impl Connection {
             if stmt.is_null() {
                 return Err(self.last_error());
             }
-            let statement = Statement {
+            // Built before preparing, so that a failed prepare still closes the handle.
+            let mut statement = Statement {
                 stmt,
                 binds: Vec::new(),
                 ints: Vec::new(),
@@ -287,7 +288,6 @@ impl Connection {
                 return Err(statement.last_error());
             }
             let count = mysql_stmt_param_count(stmt) as usize;
-            let mut statement = statement;
             statement.binds = (0..count).map(|_| std::mem::zeroed()).collect();
             statement.ints = vec![0; count];
             // sysbench's longest text parameter is pad (60 bytes) or c (120).
@@ -368,10 +368,11 @@ impl Statement {
                     {
                         bind.buffer_type = MYSQL_TYPE_STRING;
                         bind.buffer = buffer.as_mut_ptr().cast();
+                        // libmariadb sends `*length` bytes; the capacity is only a bound.
+                        bind.buffer_length = buffer.capacity() as c_ulong;
                         bind.length = &mut self.lengths[index];
                         rebind = true;
                     }
-                    bind.buffer_length = buffer.capacity() as c_ulong;
                 }
             }
         }
@@ -419,37 +420,23 @@ mod tests {
 
     #[test]
     fn the_bind_struct_matches_the_installed_header() {
+        use std::mem::offset_of;
+        // The probe's field numbers (build/bind_layout.c) with the offsets Rust laid out.
+        let fields = [
+            ("length", offset_of!(MysqlBind, length)),
+            ("is_null", offset_of!(MysqlBind, is_null)),
+            ("buffer", offset_of!(MysqlBind, buffer)),
+            ("buffer_length", offset_of!(MysqlBind, buffer_length)),
+            ("buffer_type", offset_of!(MysqlBind, buffer_type)),
+            ("is_unsigned", offset_of!(MysqlBind, is_unsigned)),
+            ("extension", offset_of!(MysqlBind, extension)),
+        ];
         // SAFETY: the probe (build.rs) returns sizeof/offsetof from mariadb_stmt.h.
         unsafe {
             assert_eq!(std::mem::size_of::<MysqlBind>(), eb_mysql_bind_size());
-            assert_eq!(
-                std::mem::offset_of!(MysqlBind, length),
-                eb_mysql_bind_offset(0)
-            );
-            assert_eq!(
-                std::mem::offset_of!(MysqlBind, is_null),
-                eb_mysql_bind_offset(1)
-            );
-            assert_eq!(
-                std::mem::offset_of!(MysqlBind, buffer),
-                eb_mysql_bind_offset(2)
-            );
-            assert_eq!(
-                std::mem::offset_of!(MysqlBind, buffer_length),
-                eb_mysql_bind_offset(3)
-            );
-            assert_eq!(
-                std::mem::offset_of!(MysqlBind, buffer_type),
-                eb_mysql_bind_offset(4)
-            );
-            assert_eq!(
-                std::mem::offset_of!(MysqlBind, is_unsigned),
-                eb_mysql_bind_offset(5)
-            );
-            assert_eq!(
-                std::mem::offset_of!(MysqlBind, extension),
-                eb_mysql_bind_offset(6)
-            );
+            for (number, (name, offset)) in fields.into_iter().enumerate() {
+                assert_eq!(offset, eb_mysql_bind_offset(number as c_int), "{name}");
+            }
         }
     }
 }

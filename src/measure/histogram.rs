@@ -51,6 +51,11 @@ impl LatencySummary {
     }
 }
 
+fn merge(into: &mut Histogram<u64>, part: &Histogram<u64>) {
+    into.add(part)
+        .expect("auto-resizing histograms always merge");
+}
+
 /// A worker's histograms since its last hand-over; `None` where nothing was recorded.
 struct HandOver {
     /// The interval the coordinator had asked for when the worker handed these over.
@@ -148,34 +153,25 @@ impl QueryHistograms {
             if hand_over.epoch >= epoch {
                 answered += 1;
             }
-            let merge = |into: &mut Histogram<u64>, from: &Option<Histogram<u64>>| {
-                if let Some(from) = from {
-                    into.add(from)
-                        .expect("auto-resizing histograms always merge");
+            let parts = hand_over
+                .ok
+                .iter()
+                .chain(&hand_over.err)
+                .chain(&hand_over.event);
+            let into = (interval.ok.iter_mut().chain(&mut interval.err))
+                .chain([&mut interval.event, &mut service]);
+            for (into, part) in into.zip(parts) {
+                if let Some(part) = part {
+                    merge(into, part);
                 }
-            };
-            for (into, from) in interval.ok.iter_mut().zip(&hand_over.ok) {
-                merge(into, from);
             }
-            for (into, from) in interval.err.iter_mut().zip(&hand_over.err) {
-                merge(into, from);
-            }
-            merge(&mut interval.event, &hand_over.event[0]);
-            merge(&mut service, &hand_over.event[1]);
         }
-        let add = |total: &mut Histogram<u64>, part: &Histogram<u64>| {
-            total
-                .add(part)
-                .expect("auto-resizing histograms always merge");
-        };
-        for (total, part) in self.total_ok.iter_mut().zip(&interval.ok) {
-            add(total, part);
+        let totals = (self.total_ok.iter_mut().chain(&mut self.total_err))
+            .chain([&mut self.total_event, &mut self.total_event_service]);
+        let parts = (interval.ok.iter().chain(&interval.err)).chain([&interval.event, &service]);
+        for (total, part) in totals.zip(parts) {
+            merge(total, part);
         }
-        for (total, part) in self.total_err.iter_mut().zip(&interval.err) {
-            add(total, part);
-        }
-        add(&mut self.total_event, &interval.event);
-        add(&mut self.total_event_service, &service);
         interval
     }
 }

@@ -265,13 +265,9 @@ const BULK_PACKET_BYTES: usize = 512 * 1024;
 /// sysbench's workloads run on libmariadb, the client sysbench itself uses, so both drive
 /// the server with the same calls and neither decodes the rows it throws away.
 struct OltpWorker {
-    /// statements[table - 1][kind index]. Declared before `conn`: statements are closed
-    /// before their connection.
-    statements: Vec<Vec<Option<libmariadb::Statement>>>,
-    conn: libmariadb::Connection,
+    session: Session,
     kind: OltpKind,
     options: OltpOptions,
-    classes: Vec<Class>,
     distribution: Distribution,
     rng: SmallRng,
     /// This thread's slice of k for select_random_*: [min, min + len].
@@ -280,11 +276,54 @@ struct OltpWorker {
     bulk_rows: u64,
     bulk_sql: String,
     /// Buffers reused by every event, so that the hot path allocates nothing: the c and
-    /// pad texts, oltp_insert's SQL, and select_random_*'s parameters.
+    /// pad texts, oltp_insert's SQL, and select_random_*'s parameters. Statements borrow
+    /// them as parameters while `session` runs them.
     c_text: String,
     pad_text: String,
     insert_sql: String,
     int_params: Vec<Param<'static>>,
+}
+
+/// A worker's connection and what it prepared on it, apart from the worker's buffers.
+struct Session {
+    /// statements[table - 1][kind index]. Declared before `conn`: statements are closed
+    /// before their connection.
+    statements: Vec<Vec<Option<libmariadb::Statement>>>,
+    conn: libmariadb::Connection,
+    classes: Vec<Class>,
+}
+
+impl Session {
+    fn index(&self, class: Class) -> usize {
+        self.classes
+            .iter()
+            .position(|c| *c == class)
+            .expect("class in use")
+    }
+
+    fn execute(
+        &mut self,
+        recorder: &mut QueryRecorder,
+        class: Class,
+        table: u32,
+        params: &[Param],
+    ) -> Result<(), QueryFailure> {
+        let index = self.index(class);
+        let statement = self.statements[(table - 1) as usize][index]
+            .as_mut()
+            .expect("prepared");
+        recorder.measure(index, || statement.execute_drop(params.iter().copied()))
+    }
+
+    fn text(
+        &self,
+        recorder: &mut QueryRecorder,
+        class: Class,
+        sql: &str,
+    ) -> Result<(), QueryFailure> {
+        let index = self.index(class);
+        recorder.measure(index, || self.conn.query_drop(sql))
+    }
 }
 
 impl Workload for OltpWorkload {
@@ -332,11 +371,13 @@ impl Workload for OltpWorkload {
         let slice_len = (self.options.table_size / u64::from(self.threads.max(1))) as u32;
         let thread_id = worker_index as u32 % self.threads.max(1);
         Ok(Box::new(OltpWorker {
-            conn,
+            session: Session {
+                statements,
+                conn,
+                classes,
+            },
             kind: self.kind,
             options: self.options.clone(),
-            statements,
-            classes,
             distribution: Distribution::new(self.options.rand).map_err(anyhow::Error::msg)?,
             rng: SmallRng::seed_from_u64(
                 self.seed
@@ -363,13 +404,6 @@ fn int(value: u32) -> Param<'static> {
 }
 
 impl OltpWorker {
-    fn index(&self, class: Class) -> usize {
-        self.classes
-            .iter()
-            .position(|c| *c == class)
-            .expect("class in use")
-    }
-
     fn table(&mut self) -> u32 {
         uniform(&mut self.rng, 1, self.options.tables)
     }
@@ -377,31 +411,6 @@ impl OltpWorker {
     fn id(&mut self) -> u32 {
         let size = self.options.table_size.clamp(1, u64::from(u32::MAX)) as u32;
         self.distribution.sample(&mut self.rng, 1, size)
-    }
-
-    fn execute(
-        &mut self,
-        recorder: &mut QueryRecorder,
-        class: Class,
-        table: u32,
-        params: &[Param],
-    ) -> Result<(), QueryFailure> {
-        let index = self.index(class);
-        let statement = self.statements[(table - 1) as usize][index]
-            .as_mut()
-            .expect("prepared");
-        recorder.measure(index, || statement.execute_drop(params.iter().copied()))
-    }
-
-    fn text(
-        &mut self,
-        recorder: &mut QueryRecorder,
-        class: Class,
-        sql: &str,
-    ) -> Result<(), QueryFailure> {
-        let index = self.index(class);
-        let conn = &self.conn;
-        recorder.measure(index, || conn.query_drop(sql))
     }
 
     fn ranges(
@@ -414,7 +423,8 @@ impl OltpWorker {
         for _ in 0..count {
             let id = self.id();
             let end = id + self.options.range_size - 1;
-            self.execute(recorder, class, table, &[int(id), int(end)])?;
+            self.session
+                .execute(recorder, class, table, &[int(id), int(end)])?;
         }
         Ok(())
     }
@@ -424,7 +434,8 @@ impl OltpWorker {
         let table = self.table();
         for _ in 0..self.options.index_updates {
             let id = self.id();
-            self.execute(recorder, Class::IndexUpdate, table, &[int(id)])?;
+            self.session
+                .execute(recorder, Class::IndexUpdate, table, &[int(id)])?;
         }
         Ok(())
     }
@@ -432,55 +443,43 @@ impl OltpWorker {
     /// sysbench's execute_non_index_updates: `non_index_updates` UPDATEs of c.
     fn non_index_updates(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
         let table = self.table();
-        let mut c = std::mem::take(&mut self.c_text);
-        let mut result = Ok(());
         for _ in 0..self.options.non_index_updates {
-            write_c_value(&mut self.rng, &mut c);
+            write_c_value(&mut self.rng, &mut self.c_text);
             let id = self.id();
-            result = self.execute(
+            self.session.execute(
                 recorder,
                 Class::NonIndexUpdate,
                 table,
-                &[Param::Text(&c), int(id)],
-            );
-            if result.is_err() {
-                break;
-            }
+                &[Param::Text(&self.c_text), int(id)],
+            )?;
         }
-        self.c_text = c;
-        result
+        Ok(())
     }
 
     fn writes(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
         self.index_updates(recorder)?;
         self.non_index_updates(recorder)?;
         let table = self.table();
-        let (mut c, mut pad) = (
-            std::mem::take(&mut self.c_text),
-            std::mem::take(&mut self.pad_text),
-        );
-        let mut result = Ok(());
         for _ in 0..self.options.delete_inserts {
             let id = self.id();
             let k = self.id();
-            result = self.execute(recorder, Class::Delete, table, &[int(id)]);
-            if result.is_err() {
-                break;
-            }
-            write_c_value(&mut self.rng, &mut c);
-            write_pad_value(&mut self.rng, &mut pad);
-            result = self.execute(
+            self.session
+                .execute(recorder, Class::Delete, table, &[int(id)])?;
+            write_c_value(&mut self.rng, &mut self.c_text);
+            write_pad_value(&mut self.rng, &mut self.pad_text);
+            self.session.execute(
                 recorder,
                 Class::Insert,
                 table,
-                &[int(id), int(k), Param::Text(&c), Param::Text(&pad)],
-            );
-            if result.is_err() {
-                break;
-            }
+                &[
+                    int(id),
+                    int(k),
+                    Param::Text(&self.c_text),
+                    Param::Text(&self.pad_text),
+                ],
+            )?;
         }
-        (self.c_text, self.pad_text) = (c, pad);
-        result
+        Ok(())
     }
 
     fn body(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
@@ -489,17 +488,19 @@ impl OltpWorker {
             OltpKind::PointSelect => {
                 let table = self.table();
                 let id = self.id();
-                self.execute(recorder, Class::PointSelect, table, &[int(id)])
+                self.session
+                    .execute(recorder, Class::PointSelect, table, &[int(id)])
             }
             OltpKind::ReadOnly | OltpKind::ReadWrite | OltpKind::WriteOnly => {
                 if trx {
-                    self.text(recorder, Class::Begin, "BEGIN")?;
+                    self.session.text(recorder, Class::Begin, "BEGIN")?;
                 }
                 if self.kind != OltpKind::WriteOnly {
                     let table = self.table();
                     for _ in 0..self.options.point_selects {
                         let id = self.id();
-                        self.execute(recorder, Class::PointSelect, table, &[int(id)])?;
+                        self.session
+                            .execute(recorder, Class::PointSelect, table, &[int(id)])?;
                     }
                     if self.options.range_selects {
                         self.ranges(recorder, Class::SimpleRange, self.options.simple_ranges)?;
@@ -512,7 +513,7 @@ impl OltpWorker {
                     self.writes(recorder)?;
                 }
                 if trx {
-                    self.text(recorder, Class::Commit, "COMMIT")?;
+                    self.session.text(recorder, Class::Commit, "COMMIT")?;
                 }
                 Ok(())
             }
@@ -522,50 +523,42 @@ impl OltpWorker {
                 // oltp_insert.lua: a plain (not prepared) INSERT; id 0 lets AUTO_INCREMENT pick.
                 let table = self.table();
                 let k = self.id();
-                let (mut c, mut pad, mut sql) = (
-                    std::mem::take(&mut self.c_text),
-                    std::mem::take(&mut self.pad_text),
-                    std::mem::take(&mut self.insert_sql),
-                );
-                write_c_value(&mut self.rng, &mut c);
-                write_pad_value(&mut self.rng, &mut pad);
-                sql.clear();
+                write_c_value(&mut self.rng, &mut self.c_text);
+                write_pad_value(&mut self.rng, &mut self.pad_text);
+                self.insert_sql.clear();
                 let _ = write!(
-                    sql,
-                    "INSERT INTO sbtest{table} (id, k, c, pad) VALUES (0, {k}, '{c}', '{pad}')"
+                    self.insert_sql,
+                    "INSERT INTO sbtest{table} (id, k, c, pad) VALUES (0, {k}, '{}', '{}')",
+                    self.c_text, self.pad_text
                 );
-                let result = self.text(recorder, Class::Insert, &sql);
-                (self.c_text, self.pad_text, self.insert_sql) = (c, pad, sql);
-                result
+                self.session.text(recorder, Class::Insert, &self.insert_sql)
             }
             OltpKind::Delete => {
                 let table = self.table();
                 let id = self.id();
-                self.execute(recorder, Class::Delete, table, &[int(id)])
+                self.session
+                    .execute(recorder, Class::Delete, table, &[int(id)])
             }
             OltpKind::SelectRandomPoints => {
                 let (low, high) = self.k_slice;
-                let mut params = std::mem::take(&mut self.int_params);
-                params.clear();
+                self.int_params.clear();
                 for _ in 0..self.options.random_points {
-                    params.push(int(self.distribution.sample(&mut self.rng, low, high)));
+                    let value = self.distribution.sample(&mut self.rng, low, high);
+                    self.int_params.push(int(value));
                 }
-                let result = self.execute(recorder, Class::RandomPoints, 1, &params);
-                self.int_params = params;
-                result
+                self.session
+                    .execute(recorder, Class::RandomPoints, 1, &self.int_params)
             }
             OltpKind::SelectRandomRanges => {
                 let (low, high) = self.k_slice;
-                let mut params = std::mem::take(&mut self.int_params);
-                params.clear();
+                self.int_params.clear();
                 for _ in 0..self.options.number_of_ranges {
                     let value = self.distribution.sample(&mut self.rng, low, high);
-                    params.push(int(value));
-                    params.push(int(value + self.options.delta));
+                    self.int_params.push(int(value));
+                    self.int_params.push(int(value + self.options.delta));
                 }
-                let result = self.execute(recorder, Class::RandomRanges, 1, &params);
-                self.int_params = params;
-                result
+                self.session
+                    .execute(recorder, Class::RandomRanges, 1, &self.int_params)
             }
             OltpKind::BulkInsert => {
                 // One row per event into this thread's table; the multi-row INSERT goes out
@@ -594,7 +587,7 @@ impl OltpWorker {
             return Ok(());
         }
         let sql = std::mem::take(&mut self.bulk_sql);
-        self.text(recorder, Class::BulkInsert, &sql)
+        self.session.text(recorder, Class::BulkInsert, &sql)
     }
 }
 
@@ -605,7 +598,7 @@ impl Worker for OltpWorker {
             // sysbench restarts the event after a deadlock or lock-wait timeout; the open
             // transaction must end first (a lock-wait timeout rolls back only the statement).
             if failure.class == ErrorClass::Survivable && !self.options.skip_trx {
-                let _ = self.conn.query_drop("ROLLBACK");
+                let _ = self.session.conn.query_drop("ROLLBACK");
             }
         }
         result

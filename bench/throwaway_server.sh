@@ -1,0 +1,17 @@
+# Sourced by the bench scripts: installs sysbench and bc when missing, builds enginebench,
+# starts one throwaway server for the whole script and stops it on exit.
+# Sets: eb (the binary), work (a scratch directory), port, socket.
+for tool in sysbench bc; do
+  command -v "$tool" >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$tool" >/dev/null
+done
+cargo build --release --quiet
+eb=$PWD/target/release/enginebench
+work=$(mktemp -d)
+"$eb" server start >"$work/server.out" 2>"$work/server.err" &
+server_pid=$!
+cleanup() { kill -INT "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+for _ in $(seq 300); do grep -q "press Ctrl-C" "$work/server.out" 2>/dev/null && break; sleep 0.1; done
+port=$(grep -o -- '-P[0-9]*' "$work/server.out" | head -1 | cut -c3-)
+socket=$(grep -o -- '--socket=[^ ]*' "$work/server.out" | head -1 | cut -d= -f2)
+[ -n "$port" ] || { echo "server did not start:"; cat "$work/server.err"; exit 1; }
