@@ -187,3 +187,72 @@ fn collect_number_paths(value: &serde_json::Value, path: String, out: &mut Vec<S
         _ => {}
     }
 }
+
+/// Every report of every study kind, from fixtures recorded before the core was rebuilt
+/// (schema 1): the tables, sysbench's format, the CSV summary and the HTML report must read
+/// the same from the same record, whatever the code between record and text looks like.
+fn every_report(fixture_name: &str) -> String {
+    let record = parse_record(&fixture(fixture_name), fixture_name).unwrap();
+    format!(
+        "== tables\n{}\n== sysbench format\n{}\n== csv\n{}\n== html\n{}\n",
+        tables(&record, TableStyle::Markdown),
+        enginebench::report::sysbench::format(&record, 95.0),
+        enginebench::report::export::csv_summary(&record).unwrap(),
+        html_with_charts_summarised(&enginebench::report::html::page(&record, fixture_name)),
+    )
+}
+
+#[test]
+fn s0_scenario_reports() {
+    insta::assert_snapshot!(every_report("s0-scenario.json"));
+}
+
+#[test]
+fn s1_reports() {
+    insta::assert_snapshot!(every_report("s1-small.json"));
+}
+
+#[test]
+fn s2_reports() {
+    insta::assert_snapshot!(every_report("s2-small.json"));
+}
+
+#[test]
+fn s3_reports() {
+    insta::assert_snapshot!(every_report("s3-small.json"));
+}
+
+#[test]
+fn s4_scenario_reports() {
+    insta::assert_snapshot!(every_report("s4-scenario.json"));
+}
+
+#[test]
+fn sysbench_workload_reports() {
+    insta::assert_snapshot!(every_report("oltp_read_write-small.json"));
+}
+
+#[test]
+fn sysbench_rate_mode_reports() {
+    insta::assert_snapshot!(every_report("oltp_point_select-rate.json"));
+}
+
+#[test]
+fn comparison_of_two_profiles() {
+    use enginebench::report::compare::{compare, comparison_table, Side};
+    let record = parse_record(&fixture("s2-small.json"), "s2-small.json").unwrap();
+    let side = |profile: &str| Side {
+        label: format!("s2, profile '{profile}'"),
+        record: &record,
+        profile: Some(profile.to_string()),
+    };
+    let (baseline, candidate) = (side("ample memory"), side("1 MB buffers"));
+    let rows = compare(&baseline, &candidate).unwrap();
+    insta::assert_snapshot!(format!(
+        "{}\n== html\n{}",
+        comparison_table(&baseline, &candidate, &rows, TableStyle::Markdown),
+        html_with_charts_summarised(&enginebench::report::html::comparison_page(
+            &baseline, &candidate, &rows
+        ))
+    ));
+}

@@ -7,6 +7,7 @@ use std::fmt::Write;
 use crate::measure::decode_histogram;
 use crate::results::{CellRecord, OutcomeRecord, RunRecord};
 use crate::scenario::oltp::statement_group;
+use crate::scenario::StatementClass;
 
 pub fn format(record: &RunRecord, percentile: f64) -> String {
     let record = &*record.measured();
@@ -14,9 +15,9 @@ pub fn format(record: &RunRecord, percentile: f64) -> String {
     let scenario_groups = record
         .scenario()
         .map(|scenario| crate::scenario::file::statement_groups(&scenario));
-    let group_of = |name: &str| -> &'static str {
+    let group_of = |name: &str| -> StatementClass {
         match scenario_groups.as_ref().and_then(|groups| groups.get(name)) {
-            Some(group) => group,
+            Some(group) => *group,
             None => statement_group(name),
         }
     };
@@ -47,14 +48,14 @@ pub fn format(record: &RunRecord, percentile: f64) -> String {
 fn cell_report(
     cell: &CellRecord,
     percentile: f64,
-    group_of: &dyn Fn(&str) -> &'static str,
+    group_of: &dyn Fn(&str) -> StatementClass,
 ) -> String {
     let mut groups = [0u64; 3];
     for query in &cell.queries {
         let slot = match group_of(&query.name) {
-            "read" => 0,
-            "write" => 1,
-            _ => 2,
+            StatementClass::Read => 0,
+            StatementClass::Write => 1,
+            StatementClass::Other => 2,
         };
         groups[slot] += query.count + query.failed;
     }

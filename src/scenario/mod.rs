@@ -6,6 +6,35 @@ pub mod file;
 pub mod oltp;
 pub mod sbtest;
 
+/// What a statement does, as sysbench's report counts it: read, write or other
+/// (transaction control, DDL, SET). Recorded per query kind so reports never guess.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum StatementClass {
+    Read,
+    Write,
+    Other,
+}
+
+impl StatementClass {
+    /// A statement's class from its SQL verb.
+    pub fn of_sql(sql: &str) -> StatementClass {
+        let verb = sql
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches('(')
+            .to_ascii_uppercase();
+        match verb.as_str() {
+            "SELECT" | "SHOW" | "WITH" | "DESCRIBE" | "EXPLAIN" => StatementClass::Read,
+            "INSERT" | "UPDATE" | "DELETE" | "REPLACE" => StatementClass::Write,
+            _ => StatementClass::Other,
+        }
+    }
+}
+
 /// Built-in scenario files, run by name and printed by `enginebench show NAME`.
 pub const BUILTIN_FILES: &[(&str, &str)] = &[
     ("s0", include_str!("../../scenarios/s0.toml")),

@@ -9,6 +9,7 @@ use std::fmt::Write;
 
 use super::distributions::{uniform, Distribution, RandSpec};
 use super::sbtest::{write_c_value, write_pad_value};
+use super::StatementClass;
 use crate::driver::libmariadb::{self, Param};
 use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
 use crate::engine::Engine;
@@ -185,12 +186,14 @@ impl Class {
 }
 
 /// sysbench's report groups statements as read, write and other.
-pub fn statement_group(kind_name: &str) -> &'static str {
+pub fn statement_group(kind_name: &str) -> StatementClass {
     match kind_name {
         "point_select" | "simple_range" | "sum_range" | "order_range" | "distinct_range"
-        | "random_points" | "random_ranges" => "read",
-        "index_update" | "non_index_update" | "delete" | "insert" | "bulk_insert" => "write",
-        _ => "other",
+        | "random_points" | "random_ranges" => StatementClass::Read,
+        "index_update" | "non_index_update" | "delete" | "insert" | "bulk_insert" => {
+            StatementClass::Write
+        }
+        _ => StatementClass::Other,
     }
 }
 
@@ -659,9 +662,9 @@ mod tests {
                 .collect::<Vec<_>>(),
             vec!["point_select"]
         );
-        assert_eq!(statement_group("order_range"), "read");
-        assert_eq!(statement_group("insert"), "write");
-        assert_eq!(statement_group("commit"), "other");
+        assert_eq!(statement_group("order_range"), StatementClass::Read);
+        assert_eq!(statement_group("insert"), StatementClass::Write);
+        assert_eq!(statement_group("commit"), StatementClass::Other);
         for kind in OltpKind::ALL {
             assert_eq!(OltpKind::from_name(kind.name()), Some(kind));
         }

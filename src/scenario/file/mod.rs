@@ -86,24 +86,15 @@ pub fn load_scenario(
 /// sysbench's statement groups for a scenario's query kinds (as `FileWorkload` names them:
 /// `statement` or `event/statement`), from each statement's SQL verb: SELECT, SHOW … are
 /// reads; INSERT, UPDATE, DELETE, REPLACE writes; the rest (BEGIN, COMMIT, DDL) other.
-pub fn statement_groups(scenario: &Scenario) -> std::collections::BTreeMap<String, &'static str> {
+pub fn statement_groups(
+    scenario: &Scenario,
+) -> std::collections::BTreeMap<String, super::StatementClass> {
     let mut groups = std::collections::BTreeMap::new();
     for phase in &scenario.phases {
         if let Phase::Run { events, .. } = phase {
             for event in events {
                 for statement in &event.statements {
-                    let verb = statement
-                        .sql
-                        .split_whitespace()
-                        .next()
-                        .unwrap_or_default()
-                        .trim_start_matches('(')
-                        .to_ascii_uppercase();
-                    let group = match verb.as_str() {
-                        "SELECT" | "SHOW" | "WITH" | "DESCRIBE" | "EXPLAIN" => "read",
-                        "INSERT" | "UPDATE" | "DELETE" | "REPLACE" => "write",
-                        _ => "other",
-                    };
+                    let group = super::StatementClass::of_sql(&statement.sql);
                     groups.insert(statement.name.clone(), group);
                     groups.insert(format!("{}/{}", event.name, statement.name), group);
                 }
