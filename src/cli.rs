@@ -54,7 +54,7 @@ pub fn hide_dsn_password() {
         .env(crate::server::PASSWORD_ENV, password)
         .exec();
     // exec only returns on failure: go on as we are, with the password still in the title.
-    crate::report::progress::note(&format!(
+    crate::console::note(&format!(
         "warning: could not hide the --dsn password from the process title: {err}"
     ));
 }

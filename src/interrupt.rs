@@ -17,13 +17,13 @@ pub fn requested() -> bool {
 pub fn install_handler() {
     let _ = ctrlc::set_handler(|| {
         if REQUESTED.swap(true, Ordering::SeqCst) {
-            crate::report::progress::note(
+            crate::console::note(
                 "\nsecond interrupt: stopping the servers and exiting now",
             );
             crate::server::emergency_teardown();
             std::process::exit(INTERRUPTED_EXIT_CODE as i32);
         }
-        crate::report::progress::note(
+        crate::console::note(
             "\ninterrupted: finishing in-flight queries and saving results (Ctrl-C again to quit at once)",
         );
     });

@@ -5,22 +5,8 @@
 //! `scenario` → `plan` → `server` → `driver` → `measure` → `results` → `report`.
 //! [`run`] wires them for the command line; tests drive the stages directly.
 
-/// Writes to stdout. A closed pipe (`enginebench list | head`) means the reader has all it
-/// wants: not an error, and never a panic as `println!` would make it. (SIGPIPE stays
-/// ignored, so that a dying server's socket gives an error, not a killed process.)
-macro_rules! out {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stdout().lock(), $($arg)*);
-    }};
-}
-macro_rules! outln {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
-    }};
-}
-
+#[macro_use]
+pub mod console;
 pub mod cli;
 pub mod driver;
 pub mod engine;
@@ -36,11 +22,10 @@ pub mod server;
 pub mod units;
 
 use anyhow::{anyhow, bail, Context};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 use cli::{Cli, Command, PrepareArgs, RunArgs, ServerArgs, ServerCommand};
-use report::progress::note;
-use report::text::TableStyle;
+use console::{note, table_style, TableStyle};
 use results::{ResultFile, RunStatus};
 use scenario::BUILTIN_FILES;
 
@@ -132,7 +117,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
             if runs.is_empty() {
                 note(&format!("{} holds no runs yet", args.db.display()));
             }
-            let mut table = report::text::new_table(table_style(false));
+            let mut table = console::new_table(table_style(false));
             table.set_header(vec![
                 "run", "study", "started", "status", "cells", "loads", "server",
             ]);
@@ -389,15 +374,6 @@ fn load_run(reference: &str, db: &std::path::Path) -> anyhow::Result<(results::R
     let store = open_existing_store(db)?;
     let id = store.resolve(reference)?;
     Ok((store.record(id)?, format!("run {id} of {}", db.display())))
-}
-
-/// Tables for a terminal when stdout is one, Markdown when it is piped or `markdown` asks.
-fn table_style(markdown: bool) -> TableStyle {
-    if !markdown && std::io::stdout().is_terminal() {
-        TableStyle::Terminal
-    } else {
-        TableStyle::Markdown
-    }
 }
 
 /// The store for reading: it must exist already (reading never creates one).

@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use super::groups::{groups, Group};
 use super::stats::{figure, ratio_of_medians, Ratio};
-use super::text::{new_table, TableStyle};
+use crate::console::{new_table, TableStyle};
 use crate::results::RunRecord;
 
 /// One side of a comparison: a run, and optionally one of its profiles.

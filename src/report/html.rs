@@ -9,7 +9,8 @@ use std::fmt::Write;
 use super::compare::{ComparisonRow, Side};
 use super::groups::{groups, Group, GroupKind};
 use super::stats::{figure, too_few_warning};
-use super::text::{tables, TableStyle};
+use super::text::tables;
+use crate::console::TableStyle;
 use crate::measure::{decode_histogram, new_histogram};
 use crate::results::{OutcomeRecord, RunRecord};
 

@@ -4,7 +4,6 @@ pub mod compare;
 pub mod export;
 pub mod groups;
 pub mod html;
-pub mod progress;
 pub mod stats;
 pub mod sysbench;
 pub mod text;

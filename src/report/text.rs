@@ -2,10 +2,12 @@
 //! engines across, wall time in ms (best and median of the repeats), plus statement latency
 //! percentiles from the merged histograms of all repeats.
 
-use comfy_table::{presets, Cell, CellAlignment, Table};
+use comfy_table::{Cell, CellAlignment};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
+pub use crate::console::TableStyle;
+use crate::console::new_table;
 use crate::engine::Engine;
 use crate::measure::{
     decode_histogram, new_histogram, per_statement, why_line, LatencySummary, PerStatement,
@@ -13,22 +15,6 @@ use crate::measure::{
 };
 use crate::report::median;
 use crate::results::{CellRecord, LoadRecord, OutcomeRecord, RunRecord, RunStatus};
-
-/// Table style: box drawing on a terminal, Markdown when piped (pastes into documents).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TableStyle {
-    Terminal,
-    Markdown,
-}
-
-pub(crate) fn new_table(style: TableStyle) -> Table {
-    let mut table = Table::new();
-    table.load_preset(match style {
-        TableStyle::Terminal => presets::UTF8_FULL_CONDENSED,
-        TableStyle::Markdown => presets::ASCII_MARKDOWN,
-    });
-    table
-}
 
 /// All tables of a run record, shaped by its study.
 pub fn tables(record: &RunRecord, style: TableStyle) -> String {

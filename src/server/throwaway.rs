@@ -245,7 +245,7 @@ impl Drop for ThrowawayServer {
         self.stop(Duration::from_secs(30));
         registry::deregister(&self.root_dir);
         if self.keep_datadir {
-            crate::report::progress::note(&format!(
+            crate::console::note(&format!(
                 "kept the server directory: {}",
                 self.root_dir.display()
             ));

@@ -2,7 +2,9 @@
 //! per finished cell, plus one per report interval when asked for). Results never go here.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
+
+use crate::console::note;
 
 use crate::driver::Progress;
 
@@ -91,10 +93,4 @@ impl CellProgress {
             None => note(&line),
         }
     }
-}
-
-/// A plain status line on stderr (loading, index builds), kept out of stdout. A closed or
-/// full stderr must never stop a run, so write errors are ignored (`eprintln!` would panic).
-pub fn note(message: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{message}");
 }

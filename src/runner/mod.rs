@@ -1,6 +1,8 @@
 //! Carries out a study on a target, step by step, keeping the run record current on disk:
 //! the record exists before load starts and is saved after every load, step and cell.
 
+mod progress;
+
 use anyhow::{anyhow, Context};
 use mysql::prelude::Queryable;
 use std::collections::BTreeMap;
@@ -19,7 +21,8 @@ use crate::measure::{
     FilesystemState, ProcessSample, StatusSnapshot,
 };
 use crate::plan::{plan_scenario, Step};
-use crate::report::progress::{note, CellProgress};
+use crate::console::note;
+use progress::CellProgress;
 use crate::results::{
     CellCounters, CellKey, CellRecord, IntervalCounters, LoadRecord, OutcomeRecord, ProbeCost,
     ProfileRecord, ResultFile, RunRecord, RunStatus, SequenceRecord, SequenceStepRecord,
