@@ -19,6 +19,7 @@ pub mod results;
 pub mod runner;
 pub mod scenario;
 pub mod server;
+pub mod sqlerror;
 pub mod units;
 
 use anyhow::{anyhow, bail, Context};

@@ -2,10 +2,9 @@
 //! statements, running a workload's events in a closed loop until a stop condition, while
 //! the coordinating thread collects interval histograms and reports progress.
 
-mod errors;
 pub mod libmariadb;
 
-pub use errors::{
+pub use crate::sqlerror::{
     classify, hint_for_code, ErrorClass, QueryFailure, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT,
     ER_STATEMENT_TIMEOUT,
 };

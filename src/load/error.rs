@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::driver::hint_for_code;
+use crate::sqlerror::hint_for_code;
 
 #[derive(Debug, Clone)]
 pub struct LoadError {

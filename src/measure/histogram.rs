@@ -15,7 +15,7 @@ use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::driver::{classify, QueryFailure};
+use crate::sqlerror::{classify, QueryFailure};
 
 /// A fresh latency histogram in microseconds: 3 significant digits, auto-resizing.
 pub fn new_histogram() -> Histogram<u64> {

@@ -1,5 +1,8 @@
-//! MySQL errors are data: classified by error number into those a run counts and survives
-//! (as sysbench's --mysql-ignore-errors does for deadlocks) and those that end a cell.
+//! What enginebench knows of MySQL/MariaDB errors, a leaf every stage may use: one line
+//! for an error without the client crate's noise, the fix users need for error numbers
+//! with a known one (engine limits, server settings), and the classification of query
+//! errors into those a run counts and survives (as sysbench's --mysql-ignore-errors does
+//! for deadlocks) and those that end a cell. It must not know which stage met the error.
 
 use serde::{Deserialize, Serialize};
 
@@ -72,9 +75,55 @@ pub fn classify(kind_index: usize, err: &mysql::Error) -> QueryFailure {
         other => QueryFailure {
             kind_index,
             code: None,
-            message: crate::server::describe_mysql_error(other),
+            message: describe_mysql_error(other),
             class: ErrorClass::Fatal,
         },
+    }
+}
+
+/// Turns a mysql crate error into an anyhow error that reads as one line
+/// ("ERROR 1227 (42000): Access denied…") instead of the crate's Debug-like Display.
+pub trait DescribeMysqlError<T> {
+    fn described(self) -> anyhow::Result<T>;
+}
+
+impl<T> DescribeMysqlError<T> for Result<T, mysql::Error> {
+    fn described(self) -> anyhow::Result<T> {
+        self.map_err(|err| anyhow::anyhow!(describe_mysql_error(&err)))
+    }
+}
+
+/// One line for a mysql crate error, with what to change when the error number has a known
+/// fix (engine limits, server settings).
+pub fn describe_with_hint(err: &mysql::Error) -> String {
+    let hint = match err {
+        mysql::Error::MySqlError(server) => hint_for_code(server.code),
+        _ => None,
+    };
+    match hint {
+        Some(hint) => format!("{}; {hint}", describe_mysql_error(err)),
+        None => describe_mysql_error(err),
+    }
+}
+
+/// One line for a mysql crate error, without the noise of its Debug form.
+pub fn describe_mysql_error(err: &mysql::Error) -> String {
+    use mysql::DriverError;
+    let io_kind = |kind: std::io::ErrorKind, fallback: String| match kind {
+        std::io::ErrorKind::ConnectionRefused => "connection refused".to_string(),
+        std::io::ErrorKind::NotFound => "socket not found".to_string(),
+        _ => fallback,
+    };
+    match err {
+        mysql::Error::IoError(io) => io_kind(io.kind(), io.to_string()),
+        mysql::Error::DriverError(DriverError::CouldNotConnect(Some((_, description, kind)))) => {
+            io_kind(*kind, description.clone())
+        }
+        mysql::Error::DriverError(DriverError::ConnectTimeout) => {
+            "connection timed out".to_string()
+        }
+        mysql::Error::MySqlError(server) => server.to_string(),
+        other => other.to_string(),
     }
 }
 
