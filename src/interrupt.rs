@@ -17,9 +17,7 @@ pub fn requested() -> bool {
 pub fn install_handler() {
     let _ = ctrlc::set_handler(|| {
         if REQUESTED.swap(true, Ordering::SeqCst) {
-            crate::console::note(
-                "\nsecond interrupt: stopping the servers and exiting now",
-            );
+            crate::console::note("\nsecond interrupt: stopping the servers and exiting now");
             crate::server::emergency_teardown();
             std::process::exit(INTERRUPTED_EXIT_CODE as i32);
         }

@@ -11,8 +11,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use common::run_oltp;
 use enginebench::results::{OutcomeRecord, ResultFile};
-use enginebench::runner::{run_oltp, RunOutput};
+use enginebench::runner::RunOutput;
 use enginebench::scenario::oltp::OltpKind;
 use enginebench::server::{ServerArgsResolved, ServerOptions, ThrowawayServer};
 

@@ -7,7 +7,8 @@ use enginebench::engine::Engine;
 use enginebench::load::{
     load_table, IndexTiming, LoadMethod, LoadPlan, RowGenerator, TableSpec, Value,
 };
-use enginebench::server::{ServerOptions, Target};
+use enginebench::server::ServerOptions;
+use enginebench::target;
 use mysql::prelude::Queryable;
 use rand::rngs::SmallRng;
 use rand::Rng;
@@ -72,7 +73,7 @@ fn plan(method: LoadMethod, parallel: u32, index_timing: IndexTiming) -> LoadPla
 #[test]
 fn every_method_and_parallelism_loads_the_same_table() {
     common::require_mariadb();
-    let target = Target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let target = target::open(None, &ServerOptions::default(), "enginebench").unwrap();
     let spec_conn = target.spec("enginebench");
     let mut conn = spec_conn.connect().unwrap();
     let rows = 2345; // not a multiple of any chunk, statement or commit size
@@ -123,7 +124,7 @@ fn every_method_and_parallelism_loads_the_same_table() {
 #[test]
 fn a_failing_load_names_the_chunk_the_rows_in_the_table_and_the_fix() {
     common::require_mariadb();
-    let target = Target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let target = target::open(None, &ServerOptions::default(), "enginebench").unwrap();
     let spec_conn = target.spec("enginebench");
     let err = load_table(
         &spec_conn,
@@ -152,7 +153,7 @@ fn a_server_refusing_local_infile_says_which_variable_to_set() {
         server_opts: vec![("local_infile".into(), "0".into())],
         ..ServerOptions::default()
     };
-    let target = Target::open(None, &options, "enginebench").unwrap();
+    let target = target::open(None, &options, "enginebench").unwrap();
     let err = load_table(
         &target.spec("enginebench"),
         &spec(Engine::MyIsam, 100, None),
@@ -174,7 +175,7 @@ fn a_server_refusing_local_infile_says_which_variable_to_set() {
 #[test]
 fn engine_limits_are_named_with_the_setting_or_change_that_fixes_them() {
     common::require_mariadb();
-    let target = Target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let target = target::open(None, &ServerOptions::default(), "enginebench").unwrap();
     let spec_conn = target.spec("enginebench");
     let table = |create_sql: &str, before_create: Vec<String>, rows| TableSpec {
         name: "limits".into(),

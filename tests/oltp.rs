@@ -3,8 +3,10 @@
 
 mod common;
 
+use common::run_oltp;
+use enginebench::plan::OltpParams;
 use enginebench::results::{OutcomeRecord, ResultFile, RunStatus};
-use enginebench::runner::{run_oltp, OltpParams, RunOutput};
+use enginebench::runner::RunOutput;
 use enginebench::scenario::oltp::OltpKind;
 use enginebench::server::{ServerArgsResolved, ServerOptions, ThrowawayServer};
 use std::time::Duration;

@@ -7,13 +7,14 @@ use enginebench::driver::{run_cell, CellConfig, CellObserver, CellOutcome, StopC
 use enginebench::engine::Engine;
 use enginebench::load::{load_table, LoadPlan};
 use enginebench::measure::StatusSnapshot;
-use enginebench::server::{ServerOptions, Target};
+use enginebench::server::ServerOptions;
+use enginebench::target;
 use std::time::Duration;
 
 #[test]
 fn reported_counts_equal_the_servers_com_counters() {
     common::require_mariadb();
-    let target = Target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let target = target::open(None, &ServerOptions::default(), "enginebench").unwrap();
     let spec = target.spec("enginebench");
     let mut probe = spec.connect().unwrap();
     let scenario = common::s0_scenario(3000);

@@ -4,9 +4,8 @@
 mod common;
 
 use enginebench::engine::Engine;
-use enginebench::server::{
-    ConnectionSpec, Dsn, ServerError, ServerOptions, Target, ThrowawayServer,
-};
+use enginebench::server::{ConnectionSpec, Dsn, ServerError, ServerOptions, ThrowawayServer};
+use enginebench::target::Target;
 use mysql::prelude::Queryable;
 
 #[test]
@@ -36,10 +35,9 @@ fn server_options_tmpfs_and_tcp_work_and_the_record_keeps_the_variables() {
         server_opts: vec![("innodb_buffer_pool_size".into(), "64M".into())],
         ..ServerOptions::default()
     };
-    let target = Target::open(None, &options, "enginebench").unwrap();
-    let Target::Throwaway(server) = &target else {
-        panic!("expected a throwaway server")
-    };
+    let target = enginebench::target::Throwaway::start(&options).unwrap();
+    enginebench::target::ensure_database(&target, "enginebench").unwrap();
+    let server = target.server();
     assert!(
         server.datadir().starts_with("/dev/shm"),
         "{}",

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use crate::interrupt;
+pub use crate::measure::{CellObserver, IntervalMeasurement, Progress, ProgressOnly};
 use crate::measure::{IntervalHistograms, LatencySummary, QueryHistograms, QueryRecorder};
 
 /// What a study runs: named query kinds, and a way to open one worker's private state.
@@ -106,15 +107,6 @@ pub struct KindMeasurement {
     pub errors_by_code: BTreeMap<u16, u64>,
 }
 
-#[derive(Debug, Clone)]
-pub struct IntervalMeasurement {
-    pub start_s: f64,
-    pub end_s: f64,
-    pub kinds: Vec<(String, LatencySummary, u64)>,
-    /// Whole events finished in the interval, with their latency.
-    pub events: LatencySummary,
-}
-
 /// One worker's share, for sysbench's "threads fairness".
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct WorkerFigures {
@@ -153,35 +145,6 @@ pub struct CellMeasurement {
     pub event_service: Histogram<u64>,
     pub per_worker: Vec<WorkerFigures>,
     pub rate: Option<RateOutcome>,
-}
-
-/// What the caller sees of a cell while it runs. The measuring hooks bracket exactly the
-/// measured phase (after every worker has connected, prepared and warmed up; after every
-/// worker has stopped), so server counters taken there match the recorded statements.
-pub trait CellObserver {
-    fn measuring_started(&mut self) {}
-    fn progress(&mut self, _progress: &Progress) {}
-    fn measuring_finished(&mut self) {}
-}
-
-/// An observer that only follows progress.
-pub struct ProgressOnly<F: FnMut(&Progress)>(pub F);
-
-impl<F: FnMut(&Progress)> CellObserver for ProgressOnly<F> {
-    fn progress(&mut self, progress: &Progress) {
-        (self.0)(progress)
-    }
-}
-
-/// Progress as the coordinator sees it, for bars and plain lines.
-pub struct Progress<'a> {
-    pub elapsed: Duration,
-    pub events_done: u64,
-    /// Total events expected, when the stop condition is a count.
-    pub events_expected: Option<u64>,
-    pub duration: Option<Duration>,
-    /// Set when a report interval just closed.
-    pub interval: Option<&'a IntervalMeasurement>,
 }
 
 const PHASE_SETUP: u8 = 0;

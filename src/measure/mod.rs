@@ -6,7 +6,9 @@ mod disk;
 mod environment;
 mod footprint;
 mod histogram;
+mod observer;
 mod process;
+mod sampler;
 mod status;
 
 pub use counters::{engine_counters, per_statement, why_line, EngineCounters, PerStatement};
@@ -17,5 +19,7 @@ pub use histogram::{
     decode_histogram, encode_histogram, new_histogram, IntervalHistograms, LatencySummary,
     QueryHistograms, QueryRecorder,
 };
+pub use observer::{CellObserver, IntervalMeasurement, Progress, ProgressOnly};
 pub use process::{own_cpu_us, sample_process, ProcessDelta, ProcessSample};
+pub use sampler::{CellCounters, CounterSampler, IntervalCounters, ProbeCost};
 pub use status::{status_delta, StatusSnapshot};

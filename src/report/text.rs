@@ -6,8 +6,8 @@ use comfy_table::{Cell, CellAlignment};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-pub use crate::console::TableStyle;
 use crate::console::new_table;
+pub use crate::console::TableStyle;
 use crate::engine::Engine;
 use crate::measure::{
     decode_histogram, new_histogram, per_statement, why_line, LatencySummary, PerStatement,

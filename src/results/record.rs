@@ -9,6 +9,8 @@ use crate::measure::{
 };
 use crate::server::ServerRecord;
 
+pub use crate::measure::{CellCounters, IntervalCounters, ProbeCost};
+
 /// Bumped whenever a field changes meaning or disappears (adding optional fields does not).
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -282,31 +284,6 @@ pub struct RateRecord {
     pub max_lag_ms: f64,
     pub late_events: u64,
     pub fell_behind: bool,
-}
-
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ProbeCost {
-    pub samples: u32,
-    /// Wall time spent reading counters, summed over samples.
-    pub total_us: u64,
-}
-
-/// The server's counters over one report interval.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct IntervalCounters {
-    pub status_delta: BTreeMap<String, i64>,
-    pub process: Option<ProcessDelta>,
-}
-
-/// Everything the runner measured about the server around a cell.
-#[derive(Debug, Clone, Default)]
-pub struct CellCounters {
-    pub status_delta: BTreeMap<String, i64>,
-    pub server_process: Option<ProcessDelta>,
-    pub client_cpu_us: u64,
-    pub probe: ProbeCost,
-    /// One per interval of the driver's measurement, in order.
-    pub intervals: Vec<IntervalCounters>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]

@@ -35,6 +35,25 @@ impl StatementClass {
     }
 }
 
+/// The tables a study needs on one engine, and how to treat what a server already holds.
+pub struct TableSet {
+    /// The database they live in: the run's `--database`, or a database of each engine's
+    /// own, `<database>_<engine>`, made afresh.
+    pub per_engine_database: bool,
+    /// Tables created and filled, each load timed and recorded.
+    pub filled: Vec<crate::load::TableSpec>,
+    /// Tables created empty (name, CREATE TABLE), which must be new on a shared server.
+    pub empty: Vec<(String, String)>,
+    /// Every table the study may create in the database (phases may add some later), the
+    /// ones `--force` replaces in a database the run did not make.
+    pub owned: Vec<String>,
+    /// Use the filled tables as they are when an external server has them all (sysbench's
+    /// `run` after a `prepare`).
+    pub reuse_existing: bool,
+    /// Leave the filled tables in place when the run ends.
+    pub keep: bool,
+}
+
 /// Built-in scenario files, run by name and printed by `enginebench show NAME`.
 pub const BUILTIN_FILES: &[(&str, &str)] = &[
     ("s0", include_str!("../../scenarios/s0.toml")),

@@ -68,6 +68,78 @@ impl OltpKind {
         OltpKind::ALL.into_iter().find(|kind| kind.name() == name)
     }
 
+    /// What `enginebench list` and the record say of the workload.
+    pub fn title(self) -> String {
+        format!(
+            "sysbench 1.0.20's {} workload, same SQL and distributions",
+            self.name()
+        )
+    }
+
+    /// Each cell fills its tables from empty (bulk_insert counts ids from 1 again).
+    pub fn refills_tables(self) -> bool {
+        self == OltpKind::BulkInsert
+    }
+
+    /// The tables the workload needs on `engine` for cells of up to `max_threads` threads:
+    /// bulk_insert's empty (id, k) table per thread, which must be new on a shared server;
+    /// otherwise sbtest1..=N filled, reused on an external server that has them all (as
+    /// sysbench's `run` expects a `prepare` before it) and left in place.
+    pub fn table_set(
+        self,
+        options: &OltpOptions,
+        max_threads: u32,
+        engine: Engine,
+        seed: u64,
+    ) -> super::TableSet {
+        if self == OltpKind::BulkInsert {
+            return super::TableSet {
+                per_engine_database: false,
+                filled: Vec::new(),
+                empty: (1..=max_threads)
+                    .map(|table| {
+                        (
+                            super::sbtest::table_name(table),
+                            bulk_insert_table_sql(table, engine),
+                        )
+                    })
+                    .collect(),
+                owned: (1..=max_threads).map(super::sbtest::table_name).collect(),
+                reuse_existing: false,
+                keep: false,
+            };
+        }
+        let tables = if self.single_table() {
+            1
+        } else {
+            options.tables
+        };
+        super::sbtest::table_set(tables, options.table_size, engine, seed, true)
+    }
+
+    /// The table set as the plan prints it.
+    pub fn describe_tables(
+        self,
+        options: &OltpOptions,
+        max_threads: u32,
+        engine: Engine,
+    ) -> String {
+        if self == OltpKind::BulkInsert {
+            return format!(
+                "create {max_threads} empty table(s) sbtest1..sbtest{max_threads} on {engine}"
+            );
+        }
+        let tables = if self.single_table() {
+            1
+        } else {
+            options.tables
+        };
+        format!(
+            "prepare {tables} table(s) of {} rows on {engine} (if not already there)",
+            options.table_size
+        )
+    }
+
     /// bulk_insert and select_random_* work on sbtest1 only (or one table per thread).
     pub fn single_table(self) -> bool {
         matches!(
@@ -204,6 +276,14 @@ const WRITES: [Class; 4] = [
     Class::Delete,
     Class::Insert,
 ];
+
+/// The names of the query kinds a workload records, each with its statement class.
+pub fn query_kinds(kind: OltpKind, options: &OltpOptions) -> Vec<(String, StatementClass)> {
+    classes(kind, options)
+        .iter()
+        .map(|class| (class.name().to_string(), statement_group(class.name())))
+        .collect()
+}
 
 /// The statement classes a workload uses, which are also its query kinds.
 fn classes(kind: OltpKind, options: &OltpOptions) -> Vec<Class> {

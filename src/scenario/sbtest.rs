@@ -16,6 +16,39 @@ pub fn table_name(table_number: u32) -> String {
     format!("sbtest{table_number}")
 }
 
+/// `enginebench prepare sbtest`, as the record names it.
+pub const PREPARE_STUDY: &str = "prepare-sbtest";
+/// Its title.
+pub const PREPARE_TITLE: &str = "sysbench's tables prepared";
+
+/// Whether `name` is one of sysbench's tables (sbtest1, sbtest2, …).
+pub fn is_table(name: &str) -> bool {
+    name.strip_prefix("sbtest")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// sbtest1..=tables filled with `table_size` rows; `keep`: left in place when the run ends
+/// (as sysbench's `prepare` leaves them for its `run`); `reuse_existing`: an external
+/// server's tables used as they are when all are there.
+pub fn table_set(
+    tables: u32,
+    table_size: u64,
+    engine: Engine,
+    seed: u64,
+    reuse_existing: bool,
+) -> super::TableSet {
+    super::TableSet {
+        per_engine_database: false,
+        filled: (1..=tables)
+            .map(|table| table_spec(table, table_size, engine, seed))
+            .collect(),
+        empty: Vec::new(),
+        owned: (1..=tables).map(table_name).collect(),
+        reuse_existing,
+        keep: true,
+    }
+}
+
 pub fn table_spec(table_number: u32, table_size: u64, engine: Engine, seed: u64) -> TableSpec {
     let name = table_name(table_number);
     TableSpec {

@@ -226,8 +226,8 @@ pub fn oltp_params(
     workload: enginebench::scenario::oltp::OltpKind,
     events: u64,
     tables: u32,
-) -> enginebench::runner::OltpParams {
-    enginebench::runner::OltpParams {
+) -> enginebench::plan::OltpParams {
+    enginebench::plan::OltpParams {
         workload,
         options: enginebench::scenario::oltp::OltpOptions {
             tables,
@@ -262,4 +262,15 @@ pub fn as_external(
         database: "enginebench".into(),
         options: enginebench::server::ServerOptions::default(),
     }
+}
+
+/// Runs a sysbench workload's plan, as `enginebench run WORKLOAD` does.
+#[allow(dead_code)]
+pub fn run_oltp(
+    params: &enginebench::plan::OltpParams,
+    server: &enginebench::server::ServerArgsResolved,
+    output: &enginebench::runner::RunOutput,
+) -> enginebench::runner::RunResult {
+    let plan = enginebench::plan::Plan::new(enginebench::plan::Study::Sysbench(params.clone()));
+    enginebench::runner::run(&plan, server, output)
 }

@@ -174,6 +174,26 @@ pub struct Scenario {
     pub phases: Vec<Phase>,
 }
 
+impl Scenario {
+    /// The tables to prepare on `engine`: every table but the deferred ones (which phases
+    /// create), filled, in a database of the engine's own made afresh.
+    pub fn table_set(&self, engine: Engine, seed: u64) -> crate::scenario::TableSet {
+        crate::scenario::TableSet {
+            per_engine_database: true,
+            filled: self
+                .tables
+                .iter()
+                .filter(|t| !t.deferred)
+                .map(|t| t.load_spec(engine, seed))
+                .collect(),
+            empty: Vec::new(),
+            owned: self.tables.iter().map(|t| t.name.clone()).collect(),
+            reuse_existing: false,
+            keep: false,
+        }
+    }
+}
+
 /// A named server configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Profile {

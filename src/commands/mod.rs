@@ -1,0 +1,118 @@
+//! The subcommands, one file each: each turns its parsed arguments into calls of the
+//! pipeline's stages and prints what they give. Shared here: how a command ends (the exit
+//! status), reading a saved run by reference, and printing a finished run. Commands may use
+//! every stage; no stage uses a command.
+
+pub mod compare;
+pub mod export;
+pub mod list;
+pub mod prepare;
+pub mod report;
+pub mod run;
+pub mod runs;
+pub mod serve;
+pub mod show;
+
+use anyhow::bail;
+use std::io::Write;
+
+use crate::cli::OutputFormat;
+use crate::console::{note, table_style};
+use crate::results::{self, RunRecord, RunStatus};
+use crate::runner::{RunOutput, RunResult};
+
+/// How a command ended, for the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finished {
+    Success,
+    /// Some cells failed; their errors are in the results and the tables.
+    CellsFailed,
+    Interrupted,
+}
+
+impl Finished {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Finished::Success => 0,
+            Finished::CellsFailed => 1,
+            Finished::Interrupted => crate::interrupt::INTERRUPTED_EXIT_CODE,
+        }
+    }
+}
+
+/// A run named on the command line: a --json file if one exists at that path, otherwise a
+/// run in the store (id, `latest`, -N). Returns the record and a label for headings.
+pub fn load_run(reference: &str, db: &std::path::Path) -> anyhow::Result<(RunRecord, String)> {
+    let path = std::path::Path::new(reference);
+    if path.is_file() {
+        return Ok((results::read_record(path)?, reference.to_string()));
+    }
+    let store = open_existing_store(db)?;
+    let id = store.resolve(reference)?;
+    Ok((store.record(id)?, format!("run {id} of {}", db.display())))
+}
+
+/// The store for reading: it must exist already (reading never creates one).
+pub fn open_existing_store(db: &std::path::Path) -> anyhow::Result<results::Store> {
+    if !db.exists() {
+        bail!(
+            "no result store at {}: run a study first (every run is stored there), or pass --db PATH",
+            db.display()
+        );
+    }
+    Ok(results::Store::open(db)?)
+}
+
+/// Prints the tables of whatever the run recorded, and turns its outcome into an exit.
+pub fn finish_run(
+    outcome: RunResult,
+    output: &RunOutput,
+    format: OutputFormat,
+    percentile: f64,
+) -> anyhow::Result<Finished> {
+    let (record, error) = match outcome {
+        Ok(record) => (record, None),
+        Err((error, record)) => (*record, Some(error)),
+    };
+    // Tables go to stdout unless stdout carries the JSON.
+    let json_on_stdout = output.results.is_stdout();
+    let style = table_style(json_on_stdout);
+    if !record.cells.is_empty() || !record.loads.is_empty() || !record.steps.is_empty() {
+        let tables = match format {
+            OutputFormat::Text => crate::report::text::tables(&record, style),
+            OutputFormat::Sysbench => crate::report::sysbench::format(&record, percentile),
+        };
+        if json_on_stdout {
+            let _ = write!(std::io::stderr().lock(), "{tables}");
+        } else {
+            out!("{tables}");
+            let _ = std::io::stdout().flush();
+        }
+    }
+    if let Some(store) = &output.store {
+        if let Some(id) = store.run_id() {
+            note(&format!(
+                "stored as run {id} in {}: `enginebench report {id} --html report.html` draws its charts, `enginebench compare {id} OTHER` compares it",
+                store.path().display()
+            ));
+        }
+    }
+    if let Some(error) = error {
+        return Err(error);
+    }
+    Ok(match record.status {
+        RunStatus::Interrupted => Finished::Interrupted,
+        _ if record.failures() > 0 => Finished::CellsFailed,
+        _ => Finished::Success,
+    })
+}
+
+/// The server-side choices of the command line.
+pub fn resolve_server(args: &crate::cli::ServerArgs) -> crate::server::ServerArgsResolved {
+    crate::server::ServerArgsResolved {
+        dsn: args.dsn.clone(),
+        force: args.force,
+        database: args.database.clone(),
+        options: args.server_options(),
+    }
+}

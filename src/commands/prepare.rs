@@ -1,0 +1,35 @@
+//! `enginebench prepare sbtest`: fills sysbench's tables with the chosen load method and
+//! leaves them for later runs; nothing is stored.
+
+use anyhow::bail;
+
+use super::{finish_run, resolve_server, Finished};
+use crate::cli::{OutputFormat, PrepareArgs};
+use crate::plan::plan_prepare_sbtest;
+use crate::results::ResultFile;
+use crate::runner::{self, RunOutput};
+
+pub fn run(args: PrepareArgs) -> anyhow::Result<Finished> {
+    if args.what != "sbtest" {
+        bail!(
+            "unknown table set '{}': `enginebench prepare` knows sbtest",
+            args.what
+        );
+    }
+    let output = RunOutput {
+        results: ResultFile::from_arg(args.json.as_deref()),
+        // Preparing tables is not a study: nothing to store.
+        store: None,
+        report_interval: std::time::Duration::from_secs(1),
+        print_intervals: false,
+    };
+    let plan = plan_prepare_sbtest(
+        args.tables,
+        args.table_size,
+        args.engine,
+        args.seed,
+        args.load.preparation_plan(),
+    );
+    let outcome = runner::run(&plan, &resolve_server(&args.server), &output);
+    finish_run(outcome, &output, OutputFormat::Text, 95.0)
+}

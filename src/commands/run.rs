@@ -1,0 +1,74 @@
+//! `enginebench run STUDY`: the command line's choices → a plan → `--dry-run` prints it, or
+//! the runner carries it out, storing the record as it goes, and the tables are printed.
+
+use super::{finish_run, resolve_server, Finished};
+use crate::cli::RunArgs;
+use crate::load::{LoadMethod, LoadPlan};
+use crate::plan::{plan_study, Choices};
+use crate::results::{ResultFile, Store};
+use crate::runner::{self, RunOutput};
+
+pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
+    let plan = plan_study(&args.study, &choices(&args))?;
+    if args.dry_run {
+        out!("{}", plan.describe());
+        return Ok(Finished::Success);
+    }
+    // The store is opened once the study is known to be valid: a mistyped command leaves
+    // no empty database behind.
+    let output = RunOutput {
+        results: ResultFile::from_arg(args.json.as_deref()),
+        store: if args.no_db {
+            None
+        } else {
+            Some(Store::open(&args.store.db)?)
+        },
+        report_interval: args.report_interval(),
+        print_intervals: args.report_interval_given(),
+    };
+    let outcome = runner::run(&plan, &resolve_server(&args.server), &output);
+    finish_run(outcome, &output, args.format, args.percentile)
+}
+
+/// What the command line chose, for the plan stage.
+fn choices(args: &RunArgs) -> Choices {
+    let mut engines = Vec::new();
+    for engine in &args.engines {
+        if !engines.contains(engine) {
+            engines.push(*engine);
+        }
+    }
+    let load_methods = (!args.load.load_method.is_empty() || args.load.is_set()).then(|| {
+        let methods = if args.load.load_method.is_empty() {
+            LoadMethod::ALL.to_vec()
+        } else {
+            args.load.load_method.clone()
+        };
+        methods
+            .iter()
+            .map(|&method| args.load.apply(LoadPlan::fastest(), method))
+            .collect()
+    });
+    Choices {
+        engines,
+        threads: args.threads.clone(),
+        time: args.time,
+        loops: args.loops,
+        events: args.events,
+        warmup: args.warmup,
+        repeat: args.repeat,
+        warmup_repeats: args.warmup_repeats,
+        phases: args.phases.clone(),
+        rows: args.rows,
+        set: args.set.clone(),
+        scale: args.scale,
+        load_methods,
+        load_plan: args.load.preparation_plan(),
+        rate_per_s: args.rate,
+        arrivals: Some(args.rate_arrivals),
+        seed: args.seed,
+        cold: args.cold,
+        query_timeout: args.query_timeout,
+        oltp: args.oltp.options(),
+    }
+}

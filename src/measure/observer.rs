@@ -1,0 +1,47 @@
+//! What the caller sees of a cell while the driver runs it: progress, interval summaries,
+//! and the two moments that bracket the measured phase. Observers (progress bars, the
+//! server-counter sampler) implement [`CellObserver`]; the driver calls it. This module must
+//! not know how a cell is driven.
+
+use std::time::Duration;
+
+use super::LatencySummary;
+
+/// One report interval, summarised per query kind.
+#[derive(Debug, Clone)]
+pub struct IntervalMeasurement {
+    pub start_s: f64,
+    pub end_s: f64,
+    pub kinds: Vec<(String, LatencySummary, u64)>,
+    /// Whole events finished in the interval, with their latency.
+    pub events: LatencySummary,
+}
+
+/// What the caller sees of a cell while it runs. The measuring hooks bracket exactly the
+/// measured phase (after every worker has connected, prepared and warmed up; after every
+/// worker has stopped), so server counters taken there match the recorded statements.
+pub trait CellObserver {
+    fn measuring_started(&mut self) {}
+    fn progress(&mut self, _progress: &Progress) {}
+    fn measuring_finished(&mut self) {}
+}
+
+/// An observer that only follows progress.
+pub struct ProgressOnly<F: FnMut(&Progress)>(pub F);
+
+impl<F: FnMut(&Progress)> CellObserver for ProgressOnly<F> {
+    fn progress(&mut self, progress: &Progress) {
+        (self.0)(progress)
+    }
+}
+
+/// Progress as the coordinator sees it, for bars and plain lines.
+pub struct Progress<'a> {
+    pub elapsed: Duration,
+    pub events_done: u64,
+    /// Total events expected, when the stop condition is a count.
+    pub events_expected: Option<u64>,
+    pub duration: Option<Duration>,
+    /// Set when a report interval just closed.
+    pub interval: Option<&'a IntervalMeasurement>,
+}

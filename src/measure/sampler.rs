@@ -1,0 +1,151 @@
+//! The server-counter sampler: an observer of cells that reads SHOW GLOBAL STATUS and the
+//! server's /proc entry on the runner's own connection at the start of the measured phase,
+//! at each report interval, and at its end, and gives the deltas per interval and per cell
+//! with what sampling cost. It also follows progress for whoever shows it. It must not know
+//! what the cell runs or where its figures are kept.
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use super::{
+    own_cpu_us, sample_process, status_delta, CellObserver, ProcessDelta, ProcessSample, Progress,
+    StatusSnapshot,
+};
+use crate::sqlerror::DescribeMysqlError;
+
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ProbeCost {
+    pub samples: u32,
+    /// Wall time spent reading counters, summed over samples.
+    pub total_us: u64,
+}
+
+/// The server's counters over one report interval.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct IntervalCounters {
+    pub status_delta: BTreeMap<String, i64>,
+    pub process: Option<ProcessDelta>,
+}
+
+/// Everything the runner measured about the server around a cell.
+#[derive(Debug, Clone, Default)]
+pub struct CellCounters {
+    pub status_delta: BTreeMap<String, i64>,
+    pub server_process: Option<ProcessDelta>,
+    pub client_cpu_us: u64,
+    pub probe: ProbeCost,
+    /// One per interval of the driver's measurement, in order.
+    pub intervals: Vec<IntervalCounters>,
+}
+
+/// Samples the server's counters around a running cell; `on_progress` sees every update.
+pub struct CounterSampler<'a> {
+    probe: &'a mut mysql::Conn,
+    on_progress: &'a dyn Fn(&Progress),
+    server_pid: Option<u32>,
+    first: Option<CounterSample>,
+    last: Option<CounterSample>,
+    counters: CellCounters,
+    client_cpu_at_start: u64,
+    error: Option<anyhow::Error>,
+}
+
+#[derive(Clone)]
+struct CounterSample {
+    status: StatusSnapshot,
+    process: Option<ProcessSample>,
+}
+
+impl<'a> CounterSampler<'a> {
+    pub fn new(
+        probe: &'a mut mysql::Conn,
+        server_pid: Option<u32>,
+        on_progress: &'a dyn Fn(&Progress),
+    ) -> Self {
+        CounterSampler {
+            probe,
+            on_progress,
+            server_pid,
+            first: None,
+            last: None,
+            counters: CellCounters::default(),
+            client_cpu_at_start: 0,
+            error: None,
+        }
+    }
+
+    fn sample(&mut self) -> Option<CounterSample> {
+        let started = Instant::now();
+        let status = match StatusSnapshot::take(self.probe)
+            .described()
+            .context("reading SHOW GLOBAL STATUS")
+        {
+            Ok(status) => status,
+            Err(err) => {
+                self.error.get_or_insert(err);
+                return None;
+            }
+        };
+        let process = self.server_pid.and_then(sample_process);
+        self.counters.probe = ProbeCost {
+            samples: self.counters.probe.samples + 1,
+            total_us: self.counters.probe.total_us + started.elapsed().as_micros() as u64,
+        };
+        Some(CounterSample { status, process })
+    }
+
+    /// Closes an interval: the counters since the previous sample.
+    fn close_interval(&mut self) -> Option<CounterSample> {
+        let now = self.sample()?;
+        if let Some(previous) = &self.last {
+            self.counters.intervals.push(counter_delta(previous, &now));
+        }
+        self.last = Some(now.clone());
+        Some(now)
+    }
+
+    /// The counters of the cell, or the first error reading them (a lost probe may mean a
+    /// dead server).
+    pub fn into_counters(self) -> anyhow::Result<CellCounters> {
+        match self.error {
+            Some(err) => Err(err),
+            None => Ok(self.counters),
+        }
+    }
+}
+
+fn counter_delta(before: &CounterSample, after: &CounterSample) -> IntervalCounters {
+    IntervalCounters {
+        status_delta: status_delta(&before.status, &after.status),
+        process: match (&before.process, &after.process) {
+            (Some(before), Some(after)) => Some(after.delta_since(before)),
+            _ => None,
+        },
+    }
+}
+
+impl CellObserver for CounterSampler<'_> {
+    fn measuring_started(&mut self) {
+        self.first = self.sample();
+        self.last = self.first.clone();
+        // After the first sample and before the last: the probe's own parsing of SHOW
+        // GLOBAL STATUS is not the driver's cost.
+        self.client_cpu_at_start = own_cpu_us();
+    }
+    fn progress(&mut self, progress: &Progress) {
+        (self.on_progress)(progress);
+        if progress.interval.is_some() {
+            self.close_interval();
+        }
+    }
+    fn measuring_finished(&mut self) {
+        self.counters.client_cpu_us = own_cpu_us().saturating_sub(self.client_cpu_at_start);
+        if let (Some(last), Some(first)) = (self.close_interval(), self.first.clone()) {
+            let whole = counter_delta(&first, &last);
+            self.counters.status_delta = whole.status_delta;
+            self.counters.server_process = whole.process;
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! The command line's choices applied to a study, in the plan stage: engines, threads,
+//! lengths and repeats override what a scenario file says, `--phases` keeps some phases
+//! (and the DDL before them), load flags replace a load phase's methods. The result is a
+//! [`Plan`]; nothing here starts a server.
+
+use anyhow::{bail, Context};
+use std::time::Duration;
+
+use super::{OltpParams, Plan, PrepareParams, ScenarioParams, Study};
+use crate::driver::Arrivals;
+use crate::engine::Engine;
+use crate::load::LoadPlan;
+use crate::scenario::file::{load_scenario, Phase, Scenario};
+use crate::scenario::oltp::{OltpKind, OltpOptions};
+use crate::scenario::BUILTIN_FILES;
+
+/// What the command line chose for a study; `None` and empty lists leave the study's own.
+#[derive(Debug, Clone)]
+pub struct Choices {
+    pub engines: Vec<Engine>,
+    pub threads: Vec<u32>,
+    pub time: Option<Duration>,
+    pub loops: Option<u64>,
+    pub events: Option<u64>,
+    pub warmup: Option<Duration>,
+    pub repeat: Option<u32>,
+    pub warmup_repeats: u32,
+    pub phases: Vec<String>,
+    pub rows: Option<u64>,
+    /// `--set NAME=VALUE`.
+    pub set: Vec<(String, String)>,
+    pub scale: Option<f64>,
+    /// A load phase's methods replaced by these (the load flags), when given.
+    pub load_methods: Option<Vec<LoadPlan>>,
+    /// How tables prepared for the phases are filled.
+    pub load_plan: LoadPlan,
+    pub rate_per_s: Option<f64>,
+    pub arrivals: Option<Arrivals>,
+    pub seed: u64,
+    pub cold: bool,
+    pub query_timeout: Option<Duration>,
+    /// sysbench's options, for sysbench workloads.
+    pub oltp: OltpOptions,
+}
+
+/// The plan for the study named on the command line: a built-in scenario, a scenario file,
+/// or a sysbench workload.
+pub fn plan_study(name: &str, choices: &Choices) -> anyhow::Result<Plan> {
+    let builtin = BUILTIN_FILES.iter().find(|(builtin, _)| *builtin == name);
+    if let Some((builtin, text)) = builtin {
+        return plan_scenario_text(text, &format!("{builtin} (built in)"), choices);
+    }
+    if name.ends_with(".toml") || std::path::Path::new(name).is_file() {
+        let text = std::fs::read_to_string(name)
+            .with_context(|| format!("cannot read the scenario file {name}"))?;
+        return plan_scenario_text(&text, name, choices);
+    }
+    if let Some(workload) = OltpKind::from_name(name) {
+        return plan_sysbench(workload, choices);
+    }
+    let names: Vec<&str> = BUILTIN_FILES.iter().map(|(name, _)| *name).collect();
+    bail!(
+        "unknown study '{name}': the built-in studies are {} and the sysbench workloads {} (see `enginebench list`)",
+        names.join(", "),
+        OltpKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ")
+    );
+}
+
+/// `enginebench prepare sbtest`'s plan.
+pub fn plan_prepare_sbtest(
+    tables: u32,
+    table_size: u64,
+    engine: Engine,
+    seed: u64,
+    load_plan: LoadPlan,
+) -> Plan {
+    Plan::new(Study::PrepareSbtest(PrepareParams {
+        tables,
+        table_size,
+        engine,
+        load_plan,
+        seed,
+    }))
+}
+
+fn plan_scenario_text(text: &str, origin: &str, choices: &Choices) -> anyhow::Result<Plan> {
+    let mut overrides = choices.set.clone();
+    if let Some(rows) = choices.rows {
+        overrides.push(("rows".into(), rows.to_string()));
+    }
+    let mut scenario = load_scenario(text, origin, &overrides, choices.scale)?;
+    if !choices.phases.is_empty() {
+        select_phases(&mut scenario, &choices.phases)?;
+    }
+    if let Some(methods) = &choices.load_methods {
+        for phase in &mut scenario.phases {
+            if let Phase::Load { methods: plans, .. } = phase {
+                *plans = methods.clone();
+            }
+        }
+    }
+    // The command line overrides what the file says.
+    for phase in &mut scenario.phases {
+        if let Phase::Run {
+            threads,
+            time,
+            loops,
+            warmup,
+            ..
+        } = phase
+        {
+            if !choices.threads.is_empty() {
+                *threads = choices.threads.clone();
+            }
+            if choices.time.is_some() {
+                *time = choices.time;
+            }
+            if let Some(count) = choices.loops {
+                *loops = Some(count);
+                *time = choices.time;
+            }
+            if choices.warmup.is_some() {
+                *warmup = choices.warmup;
+            }
+        }
+    }
+    let engines = if !choices.engines.is_empty() {
+        choices.engines.clone()
+    } else if !scenario.engines.is_empty() {
+        scenario.engines.clone()
+    } else {
+        vec![Engine::MyIsam, Engine::InnoDb]
+    };
+    let params = ScenarioParams {
+        scenario_text: text.to_string(),
+        engines,
+        repeat: choices.repeat.unwrap_or(scenario.repeat),
+        warmup_repeats: choices.warmup_repeats,
+        cold: choices.cold,
+        seed: choices.seed,
+        load_plan: choices.load_plan,
+        query_timeout: choices.query_timeout,
+        parameters: scenario.parameters.clone(),
+        scale: scenario.scale,
+    };
+    Ok(Plan::new(Study::Scenario {
+        scenario: Box::new(scenario),
+        params,
+        origin: origin.to_string(),
+    }))
+}
+
+fn plan_sysbench(workload: OltpKind, choices: &Choices) -> anyhow::Result<Plan> {
+    let options = choices.oltp.clone();
+    crate::scenario::distributions::Distribution::new(options.rand).map_err(anyhow::Error::msg)?;
+    Ok(Plan::new(Study::Sysbench(OltpParams {
+        workload,
+        options,
+        engines: if choices.engines.is_empty() {
+            vec![Engine::InnoDb]
+        } else {
+            choices.engines.clone()
+        },
+        threads: if choices.threads.is_empty() {
+            vec![1]
+        } else {
+            choices.threads.clone()
+        },
+        // sysbench runs 10 s unless told a time or an event count.
+        time: choices
+            .time
+            .or(choices.events.is_none().then_some(Duration::from_secs(10))),
+        events: choices.events,
+        warmup: choices.warmup,
+        repeat: choices.repeat.unwrap_or(1),
+        rate_per_s: choices.rate_per_s,
+        arrivals: choices.arrivals.unwrap_or(Arrivals::Constant),
+        seed: choices.seed,
+        load_plan: choices.load_plan,
+        query_timeout: choices.query_timeout,
+    })))
+}
+
+/// Keeps the phases named by `--phases`, and the DDL phases before them (a later phase
+/// expects the index an earlier DDL phase built).
+fn select_phases(scenario: &mut Scenario, wanted: &[String]) -> anyhow::Result<()> {
+    let measured: Vec<String> = scenario
+        .phases
+        .iter()
+        .filter(|phase| !matches!(phase, Phase::Ddl { .. }))
+        .map(|phase| phase.name().to_string())
+        .collect();
+    for name in wanted {
+        if !measured.contains(name) {
+            bail!(
+                "--phases {name}: {} has no such phase (its phases: {})",
+                scenario.name,
+                measured.join(", ")
+            );
+        }
+    }
+    let last_wanted = scenario
+        .phases
+        .iter()
+        .rposition(|phase| wanted.iter().any(|w| w == phase.name()))
+        .unwrap_or(0);
+    let mut position = 0;
+    scenario.phases.retain(|phase| {
+        let keep = match phase {
+            Phase::Ddl { .. } => position < last_wanted,
+            other => wanted.iter().any(|w| w == other.name()),
+        };
+        position += 1;
+        keep
+    });
+    Ok(())
+}

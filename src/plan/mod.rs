@@ -1,0 +1,429 @@
+//! The plan stage: a study and the command line's choices expanded into ordered [`Step`]s,
+//! which the runner walks and `--dry-run` prints ([`Plan::describe`]). Every study kind —
+//! a scenario file, a sysbench workload, `prepare sbtest` (and later a replay) — becomes the
+//! same steps; what differs between kinds is said here once (which tables to prepare, how a
+//! phase is named, how long a cell lasts), never in the runner. Repeats are interleaved
+//! across engines (A B A B …, not A A A B B B), so drift on a noisy machine does not favour
+//! one side. The plan must not know servers, connections or records of runs.
+
+mod choices;
+mod study;
+
+pub use choices::{plan_prepare_sbtest, plan_study, Choices};
+pub use study::{OltpParams, PrepareParams, ScenarioParams, Study};
+
+use std::fmt::Write;
+use std::time::Duration;
+
+use crate::engine::Engine;
+
+/// One thing the runner does, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// A server of this profile's configuration (an index into the scenario's profiles).
+    StartProfile { profile: usize },
+    /// The tables the phases need, on one engine or (None) on each of the plan's engines.
+    PrepareTables { engine: Option<Engine> },
+    /// The tables a cell fills emptied again (sysbench's bulk_insert counts ids from 1).
+    EmptyTables { engine: Engine },
+    /// `--cold`: the server restarted on its datadir, the page cache dropped.
+    ColdRestart,
+    /// A timed DDL phase on one engine.
+    Ddl { phase: usize, engine: Engine },
+    /// One timed load of a load phase: one method on one engine.
+    Load {
+        phase: usize,
+        method: usize,
+        engine: Engine,
+        repeat: u32,
+    },
+    /// All runs of a sequence phase on one engine.
+    Sequence { phase: usize, engine: Engine },
+    /// One measured cell of a run phase.
+    Cell(CellStep),
+    /// The tables' disk footprint once the phases are done.
+    Footprints,
+}
+
+/// One measured cell: a phase on one engine at one thread count, one repeat of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CellStep {
+    pub phase: usize,
+    pub engine: Engine,
+    pub threads: u32,
+    /// 1-based; warm-up repeats come first.
+    pub repeat: u32,
+    /// A warm-up repeat (`--warmup-repeats`): run and recorded, left out of the reports.
+    pub warmup: bool,
+    /// 1-based position among the plan's cells, and how many there are.
+    pub number: usize,
+    pub total: usize,
+}
+
+/// A study made ready to run: what runs, and the steps in their order.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub study: Study,
+    pub steps: Vec<Step>,
+}
+
+impl Plan {
+    /// The steps of `study`: per profile (each on a server of its own) the tables
+    /// prepared, then each phase in order; numbered cells.
+    pub fn new(study: Study) -> Plan {
+        let mut steps = study.steps();
+        let total = steps.iter().filter(|s| matches!(s, Step::Cell(_))).count();
+        let mut number = 0;
+        for step in &mut steps {
+            if let Step::Cell(cell) = step {
+                number += 1;
+                cell.number = number;
+                cell.total = total;
+            }
+        }
+        Plan { study, steps }
+    }
+
+    /// The cells of the plan, in run order.
+    pub fn cells(&self) -> impl Iterator<Item = &CellStep> {
+        self.steps.iter().filter_map(|step| match step {
+            Step::Cell(cell) => Some(cell),
+            _ => None,
+        })
+    }
+
+    /// How a cell is named in progress lines and in the plan: `[3/8] select InnoDB
+    /// threads=4 repeat 2`.
+    pub fn cell_label(&self, cell: &CellStep) -> String {
+        format!(
+            "[{}/{}] {} {} threads={} repeat {}",
+            cell.number,
+            cell.total,
+            self.study.phase_name(cell.phase),
+            cell.engine,
+            cell.threads,
+            cell.repeat
+        )
+    }
+
+    /// The time the timed cells will take at least (warm-up plus measured time); cells that
+    /// run a count of loops or events, loads and sequences last as long as the server needs.
+    pub fn timed_duration(&self) -> Duration {
+        self.cells()
+            .map(|cell| match self.study.cell_length(cell.phase) {
+                CellLength {
+                    time: Some(time),
+                    warmup,
+                    ..
+                } => time + warmup.unwrap_or_default(),
+                _ => Duration::ZERO,
+            })
+            .sum()
+    }
+
+    /// The plan as `--dry-run` prints it: one line per step, numbered cells, and the time
+    /// the timed cells take.
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        if let Some(heading) = self.study.heading() {
+            let _ = writeln!(out, "{heading}\n");
+        }
+        let mut untimed = false;
+        for step in &self.steps {
+            let line = match step {
+                Step::Cell(cell) => {
+                    let length = self.study.cell_length(cell.phase);
+                    untimed |= length.time.is_none();
+                    let amount = match (length.time, &length.count) {
+                        (Some(time), _) => humantime::format_duration(time).to_string(),
+                        (None, Some(count)) => count.clone(),
+                        (None, None) => "?".into(),
+                    };
+                    let warmup = length
+                        .warmup
+                        .map(|w| format!(" after {} warm-up", humantime::format_duration(w)))
+                        .unwrap_or_default();
+                    format!(
+                        "{}{}: {amount}{warmup}",
+                        self.cell_label(cell),
+                        if cell.warmup {
+                            " (warm-up, discarded)"
+                        } else {
+                            ""
+                        }
+                    )
+                }
+                Step::Load { .. } | Step::Sequence { .. } => {
+                    untimed = true;
+                    self.study.describe_step(step)
+                }
+                other => self.study.describe_step(other),
+            };
+            let _ = writeln!(out, "{line}");
+        }
+        let cells = self.cells().count();
+        let _ = writeln!(
+            out,
+            "\n{cells} cells; timed cells take {}{}",
+            humantime::format_duration(self.timed_duration()),
+            if untimed {
+                ", plus loads, sequences and loop-counted cells, which last as long as the server needs"
+            } else {
+                ""
+            }
+        );
+        out
+    }
+}
+
+/// How long one cell of a phase lasts: a time (after a warm-up), or a count in words
+/// ("200 loops per thread", "1000 events").
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellLength {
+    pub time: Option<Duration>,
+    pub warmup: Option<Duration>,
+    pub count: Option<String>,
+}
+
+/// The cells of a run phase, threads × repeats × engines, engines innermost.
+fn run_phase_cells(
+    phase: usize,
+    threads: &[u32],
+    engines: &[Engine],
+    repeat: u32,
+    warmup_repeats: u32,
+) -> Vec<Step> {
+    let mut steps = Vec::new();
+    for &thread_count in threads {
+        for repeat in 1..=warmup_repeats + repeat {
+            for &engine in engines {
+                steps.push(Step::Cell(CellStep {
+                    phase,
+                    engine,
+                    threads: thread_count,
+                    repeat,
+                    warmup: repeat <= warmup_repeats,
+                    number: 0,
+                    total: 0,
+                }));
+            }
+        }
+    }
+    steps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::file::Phase;
+
+    fn choices() -> Choices {
+        Choices {
+            engines: Vec::new(),
+            threads: Vec::new(),
+            time: None,
+            loops: None,
+            events: None,
+            warmup: None,
+            repeat: None,
+            warmup_repeats: 0,
+            phases: Vec::new(),
+            rows: Some(100),
+            set: Vec::new(),
+            scale: None,
+            load_methods: None,
+            load_plan: crate::load::LoadPlan::fastest(),
+            rate_per_s: None,
+            arrivals: None,
+            seed: 1,
+            cold: false,
+            query_timeout: None,
+            oltp: crate::scenario::oltp::OltpOptions::default(),
+        }
+    }
+
+    fn cell(phase: usize, engine: Engine, threads: u32, repeat: u32) -> Step {
+        Step::Cell(CellStep {
+            phase,
+            engine,
+            threads,
+            repeat,
+            warmup: false,
+            number: 0,
+            total: 0,
+        })
+    }
+
+    /// The steps with cell numbers cleared, to compare shapes.
+    fn shape(plan: &Plan) -> Vec<Step> {
+        plan.steps
+            .iter()
+            .map(|step| match step {
+                Step::Cell(c) => cell(c.phase, c.engine, c.threads, c.repeat),
+                other => other.clone(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn repeats_alternate_between_engines_and_the_index_comes_before_indexed_cells() {
+        use Engine::{InnoDb, MyIsam};
+        let plan = plan_study(
+            "s0",
+            &Choices {
+                phases: vec!["select".into(), "select+update/indexed".into()],
+                threads: vec![1, 5],
+                repeat: Some(2),
+                ..choices()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            shape(&plan),
+            vec![
+                Step::PrepareTables { engine: None },
+                cell(0, MyIsam, 1, 1),
+                cell(0, InnoDb, 1, 1),
+                cell(0, MyIsam, 1, 2),
+                cell(0, InnoDb, 1, 2),
+                cell(0, MyIsam, 5, 1),
+                cell(0, InnoDb, 5, 1),
+                cell(0, MyIsam, 5, 2),
+                cell(0, InnoDb, 5, 2),
+                Step::Ddl {
+                    phase: 1,
+                    engine: MyIsam
+                },
+                Step::Ddl {
+                    phase: 1,
+                    engine: InnoDb
+                },
+                cell(2, MyIsam, 1, 1),
+                cell(2, InnoDb, 1, 1),
+                cell(2, MyIsam, 1, 2),
+                cell(2, InnoDb, 1, 2),
+                cell(2, MyIsam, 5, 1),
+                cell(2, InnoDb, 5, 1),
+                cell(2, MyIsam, 5, 2),
+                cell(2, InnoDb, 5, 2),
+                Step::Footprints,
+            ]
+        );
+        let numbers: Vec<usize> = plan.cells().map(|c| c.number).collect();
+        assert_eq!(numbers, (1..=16).collect::<Vec<_>>());
+        assert!(plan.cells().all(|c| c.total == 16));
+    }
+
+    #[test]
+    fn the_s0_plan_has_the_studys_shape() {
+        let plan = plan_study("s0", &choices()).unwrap();
+        // 4 run phases × 4 thread counts × 3 repeats × 2 engines
+        assert_eq!(plan.cells().count(), 96);
+        let text = plan.describe();
+        assert!(
+            text.contains(
+                "[96/96] select+update/indexed InnoDB threads=50 repeat 3: 200 loops per thread"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("ddl 'CREATE INDEX value ON t(value)' on MyISAM"));
+    }
+
+    #[test]
+    fn profiles_each_get_a_server_and_timed_cells_add_up() {
+        let plan = plan_study("s2", &choices()).unwrap();
+        let scenario = plan.study.scenario().unwrap();
+        let starts = plan
+            .steps
+            .iter()
+            .filter(|s| matches!(s, Step::StartProfile { .. }))
+            .count();
+        assert_eq!(starts, scenario.profiles.len());
+        // 3 profiles × 2 phases × 1 thread count × 2 engines, 10 s + 2 s warm-up each.
+        assert_eq!(plan.timed_duration(), Duration::from_secs(3 * 2 * 2 * 12));
+        assert!(scenario
+            .phases
+            .iter()
+            .all(|p| !matches!(p, Phase::Run { threads, .. } if threads.is_empty())));
+    }
+
+    #[test]
+    fn a_sysbench_workload_is_the_same_steps_as_a_scenario() {
+        use Engine::{InnoDb, MyIsam};
+        let plan = plan_study(
+            "oltp_read_write",
+            &Choices {
+                engines: vec![InnoDb, MyIsam],
+                threads: vec![1, 4],
+                time: Some(Duration::from_secs(2)),
+                ..choices()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            shape(&plan),
+            vec![
+                Step::PrepareTables {
+                    engine: Some(InnoDb)
+                },
+                cell(0, InnoDb, 1, 1),
+                cell(0, InnoDb, 4, 1),
+                Step::PrepareTables {
+                    engine: Some(MyIsam)
+                },
+                cell(0, MyIsam, 1, 1),
+                cell(0, MyIsam, 4, 1),
+            ]
+        );
+        let third = plan.cells().nth(2).unwrap();
+        assert_eq!(
+            plan.cell_label(third),
+            "[3/4] oltp_read_write MyISAM threads=1 repeat 1"
+        );
+        assert_eq!(plan.timed_duration(), Duration::from_secs(8));
+        // bulk_insert starts every cell from empty tables, one per thread.
+        let bulk = plan_study(
+            "bulk_insert",
+            &Choices {
+                threads: vec![3],
+                ..choices()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            shape(&bulk),
+            vec![
+                Step::PrepareTables {
+                    engine: Some(InnoDb)
+                },
+                Step::EmptyTables { engine: InnoDb },
+                cell(0, InnoDb, 3, 1),
+            ]
+        );
+        assert_eq!(bulk.study.tables(InnoDb).empty.len(), 3);
+    }
+
+    #[test]
+    fn cold_runs_restart_before_every_cell() {
+        let plan = plan_study(
+            "s0",
+            &Choices {
+                phases: vec!["select".into()],
+                threads: vec![1],
+                repeat: Some(1),
+                cold: true,
+                ..choices()
+            },
+        )
+        .unwrap();
+        let restarts = plan
+            .steps
+            .iter()
+            .filter(|s| **s == Step::ColdRestart)
+            .count();
+        assert_eq!(restarts, plan.cells().count());
+        assert!(plan
+            .describe()
+            .contains("restart the server on its datadir"));
+    }
+}

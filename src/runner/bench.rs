@@ -1,0 +1,231 @@
+//! The bench a run works at: the target and the run's workspace on it, the runner's own
+//! probe connection, the record and where it is saved, and the life of the server under
+//! the study (a profile's server, a cold restart, a fresh one after a crash). It must not
+//! know what a step measures.
+
+use anyhow::anyhow;
+use std::time::Instant;
+
+use super::RunOutput;
+use crate::console::note;
+use crate::engine::Engine;
+use crate::interrupt;
+use crate::measure::EnvironmentRecord;
+use crate::plan::{Plan, Step};
+use crate::results::{ProfileRecord, RunRecord, StepRecord};
+use crate::server::{ConnectionSpec, ServerArgsResolved, ServerError, ServerRecord};
+use crate::target::{self, Replacement, Target, Workspace};
+
+pub struct Bench<'a> {
+    pub target: Box<dyn Target>,
+    pub workspace: Workspace,
+    /// The runner's own connection (no default database): setup, probes, counters.
+    pub probe: mysql::Conn,
+    /// How servers are opened: the command line's choices, plus the current profile's.
+    server: ServerArgsResolved,
+    /// The command line's server options, which each profile's extend.
+    base_options: crate::server::ServerOptions,
+    engines: Vec<Engine>,
+    /// The scenario profile the current server runs, if any.
+    pub profile: Option<String>,
+    pub record: &'a mut RunRecord,
+    pub output: &'a RunOutput,
+    /// The steps that set the current server up, to do again on a fresh one.
+    setup: Vec<Step>,
+}
+
+impl<'a> Bench<'a> {
+    /// Opens the target (starting a throwaway server), refuses engines it lacks and a
+    /// shared database holding others' tables, and records the server.
+    pub fn open(
+        plan: &Plan,
+        server: &ServerArgsResolved,
+        output: &'a RunOutput,
+        record: &'a mut RunRecord,
+    ) -> anyhow::Result<Bench<'a>> {
+        let engines = plan.study.engines();
+        let (target, server_record, probe) = open_target(plan, server, &engines)?;
+        let workspace = Workspace::new(&server.database, target.is_private(), server.force);
+        let mut probe = probe;
+        workspace.check_database(&mut probe, &target.admin_spec().label().to_string(), &|t| {
+            plan.study.reusable_table(t)
+        })?;
+        record.server = Some(server_record);
+        record.environment = Some(EnvironmentRecord::probe(target.datadir().as_deref()));
+        output.save(record)?;
+        Ok(Bench {
+            target,
+            workspace,
+            probe,
+            base_options: server.options.clone(),
+            server: server.clone(),
+            engines,
+            profile: None,
+            record,
+            output,
+            setup: Vec::new(),
+        })
+    }
+
+    pub fn save(&mut self) -> anyhow::Result<()> {
+        self.output.save(self.record)
+    }
+
+    /// A connection to `database` for the study's own work.
+    pub fn spec(&self, database: &str) -> ConnectionSpec {
+        self.target.spec(database)
+    }
+
+    /// The step is done on the current server: setup steps are remembered, to be done
+    /// again on a fresh server after a crash.
+    pub fn done(&mut self, step: &Step) {
+        match step {
+            // Tables prepared for one engine replace those of the engine before (they
+            // share names and database).
+            Step::PrepareTables { engine: Some(_) } => {
+                self.setup
+                    .retain(|s| !matches!(s, Step::PrepareTables { engine: Some(_) }));
+                self.setup.push(step.clone());
+            }
+            Step::PrepareTables { .. } | Step::Ddl { .. } if !self.setup.contains(step) => {
+                self.setup.push(step.clone())
+            }
+            _ => {}
+        }
+    }
+
+    /// Moves the study to a server configured by the profile (the command line's server
+    /// options, then the profile's, which win). The previous server is removed.
+    pub fn start_profile(&mut self, plan: &Plan, profile: usize) -> anyhow::Result<()> {
+        let Some(profile) = plan.study.scenario().map(|s| &s.profiles[profile]) else {
+            return Ok(());
+        };
+        let mut options = self.base_options.clone();
+        options
+            .server_opts
+            .extend(profile.server_opts.iter().cloned());
+        options.tmpfs = options.tmpfs || profile.tmpfs;
+        if let Some(binary) = &profile.server_bin {
+            options.server_bin = Some(binary.clone());
+        }
+        self.server.options = options;
+        if self.target.is_private() {
+            note(&format!("profile {}: starting its server...", profile.name));
+        }
+        let server_record = self
+            .replace_target(Replacement::Profile)
+            .map_err(|err| anyhow!("{err} (profile '{}')", profile.name))?;
+        self.profile = Some(profile.name.clone());
+        self.record.profiles.push(ProfileRecord {
+            name: profile.name.clone(),
+            server: server_record,
+        });
+        self.save()
+    }
+
+    /// `--cold`: the same server stopped and started again on its datadir, the page cache
+    /// dropped where we may, timed and recorded as a step.
+    pub fn cold_restart(&mut self) -> anyhow::Result<()> {
+        let started = Instant::now();
+        let dropped = self.target.restart_cold()?;
+        self.probe = self.target.spec(&self.workspace.database).connect()?;
+        self.record.steps.push(StepRecord {
+            name: "cold_restart".into(),
+            engine: None,
+            profile: self.profile.clone(),
+            detail: if dropped {
+                "server restarted, page cache dropped".into()
+            } else {
+                "server restarted; the page cache could not be dropped (needs root)".into()
+            },
+            elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+            rows: None,
+            error: None,
+        });
+        Ok(())
+    }
+
+    /// After a crash: a fresh server with the same configuration, recorded as a step.
+    /// Returns the steps that set the old one up, for the runner to do again.
+    pub fn replace_after_crash(&mut self) -> anyhow::Result<Vec<Step>> {
+        if interrupt::requested() {
+            return Err(anyhow!(
+                "the server died while enginebench was stopping; not starting another"
+            ));
+        }
+        if self.target.is_private() {
+            note("starting a fresh server to go on with the remaining cells...");
+        }
+        let started = Instant::now();
+        let server_record = self.replace_target(Replacement::AfterCrash)?;
+        self.record.steps.push(StepRecord {
+            name: "server_restart".into(),
+            engine: None,
+            profile: self.profile.clone(),
+            detail: format!("fresh {} after a crash", server_record.version),
+            elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+            rows: None,
+            error: None,
+        });
+        self.save()?;
+        Ok(std::mem::take(&mut self.setup))
+    }
+
+    /// A fresh server with `self.server`'s options in place of the current one; what the
+    /// run made there is gone with it.
+    fn replace_target(&mut self, why: Replacement) -> anyhow::Result<ServerRecord> {
+        if self.target.is_private() {
+            note("starting a throwaway MariaDB server...");
+        }
+        self.target.replace(&self.server.options, why)?;
+        target::ensure_database(self.target.as_ref(), &self.workspace.database)?;
+        let server_record = ready(self.target.as_ref(), &self.engines)?;
+        self.probe = self.target.spec(&self.workspace.database).connect()?;
+        self.workspace.forget(self.target.is_private());
+        self.setup.clear();
+        Ok(server_record)
+    }
+
+    /// On a shared server, the tables and databases the run made are dropped.
+    pub fn clean_up(&mut self) {
+        self.workspace.clean_up(&mut self.probe);
+    }
+}
+
+/// Opens the target, refuses engines it lacks, and returns it with its record and a probe
+/// connection to the run's database.
+fn open_target(
+    plan: &Plan,
+    server: &ServerArgsResolved,
+    engines: &[Engine],
+) -> anyhow::Result<(Box<dyn Target>, ServerRecord, mysql::Conn)> {
+    note(&match &server.dsn {
+        Some(dsn) => format!("using the external server {}", dsn.redacted()),
+        None => "starting a throwaway MariaDB server...".to_string(),
+    });
+    let target = target::open(server.dsn.clone(), &server.options, &server.database)?;
+    let server_record = ready(target.as_ref(), engines).map_err(|err| {
+        // An engine the server lacks, named by a scenario file: the error points at it.
+        let position = match &err {
+            ServerError::EngineMissing { engine, .. } => plan.study.engine_position(engine),
+            _ => None,
+        };
+        match position {
+            Some(position) => anyhow!("{position}: {err} (or remove it from this file's engines)"),
+            None => anyhow::Error::from(err),
+        }
+    })?;
+    let probe = target.spec(&server.database).connect()?;
+    Ok((target, server_record, probe))
+}
+
+/// A target that answers, has the engines, and its record.
+fn ready(target: &dyn Target, engines: &[Engine]) -> Result<ServerRecord, ServerError> {
+    target.check_engines(engines)?;
+    let server_record = target.record()?;
+    note(&format!(
+        "server {} ready ({})",
+        server_record.version, server_record.address
+    ));
+    Ok(server_record)
+}

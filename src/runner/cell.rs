@@ -1,0 +1,174 @@
+//! One measured cell: the plan's cell turned into a workload and a driver configuration,
+//! driven with progress on stderr and the server's counters sampled around it, and recorded
+//! — as crashed, with the end of the server's error log, when the server died during it.
+//! This must not know how a workload issues its statements.
+
+use std::time::Duration;
+
+use super::bench::Bench;
+use super::progress::CellProgress;
+use crate::console::note;
+use crate::driver::{run_cell, CellConfig, CellOutcome, RateSpec, StopCondition, Workload};
+use crate::measure::CounterSampler;
+use crate::plan::{CellStep, Plan, Study};
+use crate::results::{CellKey, CellRecord, OutcomeRecord};
+use crate::scenario::file::{FileWorkload, Phase};
+use crate::scenario::oltp::OltpWorkload;
+
+/// Measures one cell and records it; returns whether the server died during it (the
+/// runner then goes on on a fresh server).
+pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Result<bool> {
+    let seed = plan
+        .study
+        .seed()
+        .wrapping_add(bench.record.cells.len() as u64);
+    let (workload, config) = workload(plan, bench, cell, seed, bench.output.report_interval);
+    let key = CellKey {
+        variant: plan.study.phase_name(cell.phase).to_string(),
+        engine: cell.engine,
+        profile: bench.profile.clone(),
+        threads: cell.threads,
+        repeat: cell.repeat,
+        warmup_repeat: cell.warmup,
+    };
+    let expected = match (config.stop.events_per_thread, config.stop.events_total) {
+        (Some(each), _) => Some(each * u64::from(config.threads)),
+        (None, total) => total,
+    };
+    let progress = CellProgress::start(
+        plan.cell_label(cell),
+        expected,
+        bench.output.print_intervals,
+    );
+    let server_pid = bench.target.server_pid();
+    let show_progress = |update: &crate::measure::Progress| progress.update(update);
+    let mut sampler = CounterSampler::new(&mut bench.probe, server_pid, &show_progress);
+    let measured = run_cell(workload.as_ref(), &config, &mut sampler)?;
+    let counters = sampler.into_counters();
+    // A failed cell or a lost probe may mean the server died.
+    let crash = if measured.outcome != CellOutcome::Completed || counters.is_err() {
+        (!bench.target.is_alive()).then(|| {
+            let cause = match (&measured.outcome, &counters) {
+                (CellOutcome::Failed(message), _) => message.clone(),
+                (_, Err(err)) => format!("{err:#}"),
+                _ => "no error reported".into(),
+            };
+            format!(
+                "the server died during the cell ({cause}); its error log ends with:\n{}",
+                bench.target.error_log_tail(20).unwrap_or_default()
+            )
+        })
+    } else {
+        None
+    };
+    let counters = match (&crash, counters) {
+        (Some(_), counters) => counters.unwrap_or_default(),
+        (None, counters) => counters?,
+    };
+    let mut record =
+        CellRecord::from_measurement(bench.record.cells.len(), &key, &config, &measured, counters);
+    if let Some(message) = &crash {
+        record.outcome = OutcomeRecord::Crashed;
+        record.error = Some(message.clone());
+    }
+    progress.finish(&match &measured.outcome {
+        _ if crash.is_some() => "the server died".to_string(),
+        CellOutcome::Completed => format!(
+            "{:.0} ms wall, {:.0} events/s{}",
+            record.wall_ms,
+            record.events_per_s,
+            match &record.rate {
+                Some(rate) if rate.fell_behind => format!(
+                    " — WARNING: could not keep --rate {:.0}/s (max lag {:.0} ms)",
+                    rate.target_per_s, rate.max_lag_ms
+                ),
+                _ => String::new(),
+            }
+        ),
+        CellOutcome::Interrupted => "interrupted".into(),
+        CellOutcome::Failed(message) => format!("failed: {message}"),
+    });
+    bench.record.cells.push(record);
+    if let Some(message) = &crash {
+        note(message);
+    }
+    bench.save()?;
+    Ok(crash.is_some())
+}
+
+/// The workload a cell runs and how the driver runs it: a scenario's run phase, or a
+/// sysbench workload (with its event count shared among threads, and its rate).
+fn workload(
+    plan: &Plan,
+    bench: &Bench,
+    cell: &CellStep,
+    seed: u64,
+    report_interval: Duration,
+) -> (Box<dyn Workload>, CellConfig) {
+    let database = plan
+        .study
+        .database_for(cell.engine, &bench.workspace.database);
+    let spec = bench.spec(&database);
+    let spec = match plan.study.query_timeout() {
+        Some(timeout) => spec.with_query_timeout(timeout),
+        None => spec,
+    };
+    match &plan.study {
+        Study::Scenario { scenario, .. } => {
+            let Phase::Run {
+                ignore_errors,
+                time,
+                loops,
+                warmup,
+                events,
+                ..
+            } = &scenario.phases[cell.phase]
+            else {
+                unreachable!("cells are planned from run phases")
+            };
+            let workload = FileWorkload {
+                spec,
+                events: events.clone(),
+                ignore_errors: ignore_errors.clone(),
+                seed,
+            };
+            let config = CellConfig {
+                threads: cell.threads,
+                stop: StopCondition {
+                    events_per_thread: if time.is_some() { None } else { *loops },
+                    events_total: None,
+                    duration: *time,
+                },
+                warmup: *warmup,
+                report_interval,
+                rate: None,
+            };
+            (Box::new(workload), config)
+        }
+        Study::Sysbench(params) => {
+            let workload = OltpWorkload {
+                spec,
+                kind: params.workload,
+                options: params.options.clone(),
+                threads: cell.threads,
+                seed,
+            };
+            let config = CellConfig {
+                threads: cell.threads,
+                stop: StopCondition {
+                    events_per_thread: None,
+                    events_total: params.events,
+                    duration: params.time,
+                },
+                warmup: params.warmup,
+                report_interval,
+                rate: params.rate_per_s.map(|events_per_s| RateSpec {
+                    events_per_s,
+                    arrivals: params.arrivals,
+                }),
+            };
+            (Box::new(workload), config)
+        }
+        Study::PrepareSbtest(_) => unreachable!("prepare plans no cells"),
+    }
+}

@@ -1,0 +1,189 @@
+//! Tables on the bench: the ones the plan's phases need, prepared per engine (filled with a
+//! timed, recorded load and its disk footprint; created empty; or reused on a shared server
+//! where the study allows), emptied again before a cell that fills them, and measured once
+//! the phases are done. Which tables a study needs the plan says; this must not know why.
+
+use anyhow::{anyhow, Context};
+use mysql::prelude::Queryable;
+
+use super::bench::Bench;
+use crate::console::note;
+use crate::engine::Engine;
+use crate::interrupt;
+use crate::load::{load_table, LoadOutcome, LoadPlan, TableSpec};
+use crate::measure::measure_footprint;
+use crate::plan::Plan;
+use crate::results::LoadRecord;
+use crate::sqlerror::DescribeMysqlError;
+use crate::target::{disk_state, failure_context};
+
+/// The tables the phases need on `engine`, or on each of the study's engines.
+pub fn prepare(plan: &Plan, bench: &mut Bench, engine: Option<Engine>) -> anyhow::Result<()> {
+    let engines = engine.map_or_else(|| plan.study.engines(), |engine| vec![engine]);
+    for engine in engines {
+        let set = plan.study.tables(engine);
+        let database = plan.study.database_for(engine, &bench.workspace.database);
+        if set.per_engine_database {
+            let owned: Vec<&str> = set.owned.iter().map(String::as_str).collect();
+            bench
+                .workspace
+                .fresh_database(&mut bench.probe, &database, &owned)?;
+        }
+        for (name, create_sql) in &set.empty {
+            let study = plan.study.name();
+            bench.workspace.claim_new_table(&mut bench.probe, name, |database| {
+                format!(
+                    "{study} needs empty tables of its own but {database}.{name} exists: run it on a throwaway server or pass another --database"
+                )
+            })?;
+            bench
+                .probe
+                .query_drop(format!("DROP TABLE IF EXISTS `{database}`.`{name}`"))
+                .described()?;
+            bench.probe.query_drop(create_sql).described()?;
+        }
+        let filled: Vec<String> = set.filled.iter().map(|t| t.name.clone()).collect();
+        if set.reuse_existing && bench.workspace.all_present(&mut bench.probe, &filled)? {
+            note(&format!(
+                "using the existing {}..{} tables of {database}",
+                filled[0],
+                filled[filled.len() - 1]
+            ));
+            continue;
+        }
+        for table in &set.filled {
+            load(
+                bench,
+                &database,
+                engine,
+                table,
+                &plan.study.load_plan(),
+                1,
+                None,
+            )?;
+            if set.keep {
+                bench.workspace.keep_table(&table.name);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The tables a cell fills, emptied (the empty tables the plan prepared).
+pub fn empty(plan: &Plan, bench: &mut Bench, engine: Engine) -> anyhow::Result<()> {
+    let database = plan.study.database_for(engine, &bench.workspace.database);
+    for (name, _) in plan.study.tables(engine).empty {
+        bench
+            .probe
+            .query_drop(format!("TRUNCATE TABLE `{database}`.`{name}`"))
+            .described()?;
+    }
+    Ok(())
+}
+
+/// Each engine's prepared tables' disk footprint once the phases are done.
+pub fn footprints(plan: &Plan, bench: &mut Bench) -> anyhow::Result<()> {
+    for engine in plan.study.engines() {
+        let database = plan.study.database_for(engine, &bench.workspace.database);
+        for table in plan.study.tables(engine).filled {
+            let footprint = measure_footprint(
+                &mut bench.probe,
+                &database,
+                &table.name,
+                engine,
+                bench.target.datadir().as_deref(),
+                "after_run",
+            )
+            .described()
+            .with_context(|| format!("measuring the disk footprint of {}", table.name))?;
+            bench.record.footprints.push(footprint);
+        }
+    }
+    Ok(())
+}
+
+/// Loads `table` into `database` with `load_plan`, measures its footprint, and records
+/// both (`phase`: the load phase it measures, if any). A failed load is recorded too, with
+/// what the target shows of the cause, then returned.
+pub fn load(
+    bench: &mut Bench,
+    database: &str,
+    engine: Engine,
+    table: &TableSpec,
+    load_plan: &LoadPlan,
+    repeat: u32,
+    phase: Option<&str>,
+) -> anyhow::Result<LoadOutcome> {
+    bench
+        .workspace
+        .claim_table(&mut bench.probe, database, &table.name)?;
+    note(&format!(
+        "loading {} rows into {} (ENGINE={}) with {}...",
+        table.rows,
+        table.name,
+        engine.sql_name(),
+        load_plan.label()
+    ));
+    let disk_before = disk_state(bench.target.as_ref());
+    let outcome = load_table(
+        &bench.spec(database),
+        table,
+        load_plan,
+        bench.target.server_pid(),
+        &|| !interrupt::requested(),
+    );
+    let mut load_record = LoadRecord {
+        table: table.name.clone(),
+        engine,
+        profile: bench.profile.clone(),
+        phase: phase.map(str::to_string),
+        plan: *load_plan,
+        label: load_plan.label(),
+        repeat,
+        outcome: None,
+        error: None,
+        footprint: None,
+    };
+    match outcome {
+        Ok(outcome) => {
+            note(&format!(
+                "loaded {} rows into {} in {:.2} s ({:.0} rows/s{})",
+                outcome.rows,
+                table.name,
+                outcome.total_ms() / 1000.0,
+                outcome.rows_per_s(),
+                if outcome.index_ms > 0.0 {
+                    format!(", indexes {:.2} s", outcome.index_ms / 1000.0)
+                } else {
+                    String::new()
+                }
+            ));
+            load_record.footprint = Some(
+                measure_footprint(
+                    &mut bench.probe,
+                    database,
+                    &table.name,
+                    engine,
+                    bench.target.datadir().as_deref(),
+                    "after_load",
+                )
+                .described()
+                .with_context(|| format!("measuring the disk footprint of {}", table.name))?,
+            );
+            load_record.outcome = Some(outcome.clone());
+            bench.record.loads.push(load_record);
+            bench.save()?;
+            Ok(outcome)
+        }
+        Err(err) => {
+            let message = format!(
+                "{err}{}",
+                failure_context(bench.target.as_mut(), disk_before.as_ref())
+            );
+            load_record.error = Some(message.clone());
+            bench.record.loads.push(load_record);
+            bench.save()?;
+            Err(anyhow!(message))
+        }
+    }
+}

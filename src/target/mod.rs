@@ -1,0 +1,199 @@
+//! The target stage: where load goes. A [`Target`] is one thing a study talks to — today a
+//! throwaway server enginebench starts ([`Throwaway`]) or an external server named by
+//! `--dsn` ([`External`]). What differs between them (starting, restarting, replacing for a
+//! profile, reading the error log, whether everything on it is ours) lives behind the
+//! trait, so the runner has no branch per kind: several servers of different versions or a
+//! topology of nodes are further implementations. The [`Workspace`] keeps what a run may
+//! touch on a target it does not own; [`diagnosis`] explains failures from what the target
+//! shows. This stage must not know studies, plans or records of runs.
+
+mod diagnosis;
+mod external;
+mod throwaway;
+mod workspace;
+
+pub use diagnosis::{disk_state, failure_context};
+pub use external::External;
+pub use throwaway::Throwaway;
+pub use workspace::Workspace;
+
+use mysql::prelude::Queryable;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::engine::Engine;
+use crate::server::{
+    describe_mysql_error, ConnectionSpec, Dsn, ServerError, ServerOptions, ServerRecord,
+};
+
+/// A server (or, later, a set of servers) that load goes to. Dropping it tears down
+/// whatever it started.
+pub trait Target {
+    /// A connection without a default database, for setup and probes.
+    fn admin_spec(&self) -> ConnectionSpec;
+
+    /// What the record keeps about it, beyond version and variables: (kind, address,
+    /// datadir, on tmpfs, command line).
+    fn facts(&self, variables: &BTreeMap<String, String>) -> TargetFacts;
+
+    /// Whether everything on it was made by this run (a throwaway server): the ownership
+    /// checks of [`Workspace`] then have nothing to protect.
+    fn is_private(&self) -> bool;
+
+    /// Whether the server process still runs (without asking it anything), when it is ours
+    /// to watch; `None` when only a connection can tell.
+    fn process_running(&mut self) -> Option<bool>;
+
+    /// The end of the server's error log, when it is ours to read.
+    fn error_log_tail(&self, lines: usize) -> Option<String>;
+
+    /// The server's process id, for /proc probes, when it runs on this machine as ours.
+    fn server_pid(&self) -> Option<u32>;
+
+    /// The server's data directory on this machine, for footprints and disk diagnosis.
+    fn datadir(&self) -> Option<PathBuf>;
+
+    /// Stops and starts the same server on its datadir (empty caches), dropping the page
+    /// cache where allowed; returns whether it was dropped.
+    fn restart_cold(&mut self) -> Result<bool, ServerError>;
+
+    /// Puts a fresh server started with `options` in place of this one (a profile's
+    /// configuration, or a new server after a crash); the old one is removed.
+    fn replace(&mut self, options: &ServerOptions, why: Replacement) -> Result<(), ServerError>;
+
+    /// A connection to `database`.
+    fn spec(&self, database: &str) -> ConnectionSpec {
+        self.admin_spec().with_database(database)
+    }
+
+    /// Whether the server still runs: the process when it is ours, and a fresh connection.
+    ///
+    /// A killed server resets its connections before it has finished exiting, so one look
+    /// is not enough: wait (up to 3 s) until it has either exited or accepts a connection.
+    fn is_alive(&mut self) -> bool {
+        let spec = self.admin_spec();
+        let deadline = std::time::Instant::now() + Duration::from_secs(3);
+        loop {
+            if self.process_running() == Some(false) {
+                return false;
+            }
+            if spec.connect().is_ok() {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                // Running but not answering: as good as dead for a benchmark.
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Version and variables, for the results record.
+    fn record(&self) -> Result<ServerRecord, ServerError> {
+        let spec = self.admin_spec();
+        let mut conn = spec.connect()?;
+        let query_error = |err: mysql::Error| ServerError::Query {
+            target: spec.label().to_string(),
+            cause: describe_mysql_error(&err),
+        };
+        let version: String = conn
+            .query_first("SELECT VERSION()")
+            .map_err(query_error)?
+            .unwrap_or_default();
+        let variables: BTreeMap<String, String> = conn
+            .query_map(
+                "SHOW GLOBAL VARIABLES",
+                |(name, value): (String, Option<String>)| (name, value.unwrap_or_default()),
+            )
+            .map_err(query_error)?
+            .into_iter()
+            .collect();
+        let facts = self.facts(&variables);
+        Ok(ServerRecord {
+            kind: facts.kind.into(),
+            address: facts.address,
+            version,
+            datadir: facts.datadir,
+            datadir_on_tmpfs: facts.datadir_on_tmpfs,
+            command_line: facts.command_line,
+            variables,
+        })
+    }
+
+    /// Refuses engines the server lacks, before any table is created.
+    fn check_engines(&self, wanted: &[Engine]) -> Result<(), ServerError> {
+        let spec = self.admin_spec();
+        let mut conn = spec.connect()?;
+        let rows: Vec<(String, String)> = conn
+            .query_map(
+                "SELECT ENGINE, SUPPORT FROM information_schema.ENGINES",
+                |row| row,
+            )
+            .map_err(|err| ServerError::Query {
+                target: spec.label().to_string(),
+                cause: describe_mysql_error(&err),
+            })?;
+        let mut available: Vec<String> = rows
+            .into_iter()
+            .filter(|(_, support)| support == "YES" || support == "DEFAULT")
+            .map(|(name, _)| name)
+            .collect();
+        available.sort();
+        match wanted.iter().find(|engine| {
+            !available
+                .iter()
+                .any(|name| name.eq_ignore_ascii_case(engine.sql_name()))
+        }) {
+            Some(engine) => Err(ServerError::EngineMissing {
+                engine: engine.display_name().to_string(),
+                available: available.join(", "),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What a target says about itself for the record.
+pub struct TargetFacts {
+    pub kind: &'static str,
+    pub address: String,
+    pub datadir: Option<String>,
+    pub datadir_on_tmpfs: bool,
+    pub command_line: Vec<String>,
+}
+
+/// Why a target is replaced, for the message an external server gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replacement {
+    /// A scenario profile's configuration.
+    Profile,
+    /// The server died; the study goes on with a fresh one.
+    AfterCrash,
+}
+
+/// Starts a throwaway server, or checks that the external one answers, and makes sure
+/// `database` exists.
+pub fn open(
+    dsn: Option<Dsn>,
+    options: &ServerOptions,
+    database: &str,
+) -> Result<Box<dyn Target>, ServerError> {
+    let target: Box<dyn Target> = match dsn {
+        Some(dsn) => Box::new(External::new(dsn)),
+        None => Box::new(Throwaway::start(options)?),
+    };
+    ensure_database(target.as_ref(), database)?;
+    Ok(target)
+}
+
+/// Creates `database` on the target unless it is there.
+pub fn ensure_database(target: &dyn Target, database: &str) -> Result<(), ServerError> {
+    let spec = target.admin_spec();
+    let mut conn = spec.connect()?;
+    conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS `{database}`"))
+        .map_err(|err| ServerError::Query {
+            target: spec.label().to_string(),
+            cause: describe_mysql_error(&err),
+        })
+}
