@@ -110,8 +110,8 @@ pub enum ServerCommand {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The study to run: s0, s4, a sysbench workload such as oltp_read_write, a built-in
-    /// scenario, or a scenario file (path/to/study.toml); see `enginebench list`
+    /// The study to run: a built-in study, a sysbench workload, or a scenario file
+    /// (path/to/study.toml); `enginebench list` names them
     pub study: String,
 
     /// Set a scenario parameter, e.g. --set rows=100000 (repeatable)
@@ -134,7 +134,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub scale: Option<f64>,
 
-    /// Rows in each engine's table [default: the study's, s0 1,000,000, s4 50,000]
+    /// Rows in each engine's table (the scenario's `rows` parameter) [default: the study's]
     #[arg(long, value_parser = parse_count)]
     pub rows: Option<u64>,
 
@@ -175,8 +175,8 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_duration)]
     pub warmup: Option<Duration>,
 
-    /// Engines to compare: myisam, innodb, aria, memory, rocksdb [default: s0, s4
-    /// myisam,innodb; sysbench workloads innodb]
+    /// Engines to compare: myisam, innodb, aria, memory, rocksdb [default: the scenario
+    /// file's, else myisam,innodb; sysbench workloads innodb]
     #[arg(long, value_delimiter = ',')]
     pub engines: Vec<Engine>,
 
@@ -190,7 +190,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub cold: bool,
 
-    /// Repeats per cell; tables show the best and the median [default: s0 3, s4 1]
+    /// Repeats per cell; tables show the best and the median [default: the scenario
+    /// file's; sysbench workloads 1]
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: Option<u32>,
 
@@ -361,11 +362,12 @@ fn parse_percentile(text: &str) -> Result<f64, String> {
     }
 }
 
-/// How tables are filled. For s4 these pick the methods compared; for other studies, the
-/// one used to prepare their data.
+/// How tables are filled. For a study with load phases these pick the methods compared;
+/// otherwise the one used to prepare its data.
 #[derive(Debug, Args, Clone)]
 pub struct LoadArgs {
-    /// Load method(s): row-autocommit, commit-every, multi-row, load-data [default: s4 all, others load-data]
+    /// Load method(s): row-autocommit, commit-every, multi-row, load-data [default: a load
+    /// phase's own, otherwise load-data]
     #[arg(long, value_delimiter = ',')]
     pub load_method: Vec<LoadMethod>,
 

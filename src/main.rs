@@ -1,3 +1,6 @@
+//! The `enginebench` binary: parses the command line, runs it through the library, prints
+//! the one error there may be, and turns the outcome into the exit status. Nothing else.
+
 use clap::Parser;
 use std::io::Write;
 use std::process::ExitCode;

@@ -3,6 +3,7 @@
 //! the coordinating thread collects interval histograms and reports progress.
 
 pub mod libmariadb;
+pub mod workloads;
 
 pub use crate::sqlerror::{
     classify, hint_for_code, ErrorClass, QueryFailure, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT,
@@ -20,6 +21,7 @@ use thiserror::Error;
 use crate::interrupt;
 pub use crate::measure::{CellObserver, IntervalMeasurement, Progress, ProgressOnly};
 use crate::measure::{IntervalHistograms, LatencySummary, QueryHistograms, QueryRecorder};
+pub use crate::scenario::Arrivals;
 
 /// What a study runs: named query kinds, and a way to open one worker's private state.
 /// `open_worker` runs inside the worker's own thread (connect, prepare statements, seed
@@ -48,18 +50,6 @@ pub struct StopCondition {
     pub events_per_thread: Option<u64>,
     pub events_total: Option<u64>,
     pub duration: Option<Duration>,
-}
-
-/// How intended start times are spaced in rate mode.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Arrivals {
-    /// Evenly spaced.
-    Constant,
-    /// Exponentially distributed gaps (a Poisson process), as independent users arrive.
-    Poisson,
 }
 
 /// Open-loop load: `events_per_s` in all, spread over the workers. Latency is measured

@@ -7,11 +7,11 @@ use anyhow::{bail, Context};
 use std::time::Duration;
 
 use super::{OltpParams, Plan, PrepareParams, ScenarioParams, Study};
-use crate::driver::Arrivals;
 use crate::engine::Engine;
 use crate::load::LoadPlan;
 use crate::scenario::file::{load_scenario, Phase, Scenario};
 use crate::scenario::oltp::{OltpKind, OltpOptions};
+use crate::scenario::Arrivals;
 use crate::scenario::BUILTIN_FILES;
 
 /// What the command line chose for a study; `None` and empty lists leave the study's own.

@@ -8,11 +8,11 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::{run_phase_cells, CellLength, Step};
-use crate::driver::Arrivals;
 use crate::engine::Engine;
 use crate::load::LoadPlan;
 use crate::scenario::file::{Phase, Scenario};
 use crate::scenario::oltp::{OltpKind, OltpOptions};
+use crate::scenario::Arrivals;
 use crate::scenario::{sbtest, StatementClass, TableSet};
 
 /// What runs.

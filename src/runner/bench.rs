@@ -157,6 +157,7 @@ impl<'a> Bench<'a> {
             note("starting a fresh server to go on with the remaining cells...");
         }
         let started = Instant::now();
+        let setup = std::mem::take(&mut self.setup);
         let server_record = self.replace_target(Replacement::AfterCrash)?;
         self.record.steps.push(StepRecord {
             name: "server_restart".into(),
@@ -168,7 +169,7 @@ impl<'a> Bench<'a> {
             error: None,
         });
         self.save()?;
-        Ok(std::mem::take(&mut self.setup))
+        Ok(setup)
     }
 
     /// A fresh server with `self.server`'s options in place of the current one; what the

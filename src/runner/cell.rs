@@ -8,12 +8,12 @@ use std::time::Duration;
 use super::bench::Bench;
 use super::progress::CellProgress;
 use crate::console::note;
+use crate::driver::workloads::{FileWorkload, OltpWorkload};
 use crate::driver::{run_cell, CellConfig, CellOutcome, RateSpec, StopCondition, Workload};
 use crate::measure::CounterSampler;
 use crate::plan::{CellStep, Plan, Study};
 use crate::results::{CellKey, CellRecord, OutcomeRecord};
-use crate::scenario::file::{FileWorkload, Phase};
-use crate::scenario::oltp::OltpWorkload;
+use crate::scenario::file::Phase;
 
 /// Measures one cell and records it; returns whether the server died during it (the
 /// runner then goes on on a fresh server).

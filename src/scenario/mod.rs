@@ -6,6 +6,18 @@ pub mod file;
 pub mod oltp;
 pub mod sbtest;
 
+/// How intended start times are spaced in rate mode (`--rate-arrivals`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrivals {
+    /// Evenly spaced.
+    Constant,
+    /// Exponentially distributed gaps (a Poisson process), as independent users arrive.
+    Poisson,
+}
+
 /// What a statement does, as sysbench's report counts it: read, write or other
 /// (transaction control, DDL, SET). Recorded per query kind so reports never guess.
 #[derive(

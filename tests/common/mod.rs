@@ -186,7 +186,7 @@ pub fn s0_workload(
     phase_name: &str,
     spec: enginebench::server::ConnectionSpec,
     seed: u64,
-) -> enginebench::scenario::file::FileWorkload {
+) -> enginebench::driver::workloads::FileWorkload {
     let events = scenario
         .phases
         .iter()
@@ -197,7 +197,7 @@ pub fn s0_workload(
             _ => None,
         })
         .unwrap_or_else(|| panic!("s0 has no run phase {phase_name}"));
-    enginebench::scenario::file::FileWorkload {
+    enginebench::driver::workloads::FileWorkload {
         spec,
         events,
         ignore_errors: Vec::new(),

@@ -8,11 +8,11 @@
 
 mod generators;
 mod model;
-mod workload;
+mod rows;
 
 pub use generators::Generator;
 pub use model::{resolve, Event, Phase, Profile, Scenario, Statement, Step, Table};
-pub use workload::{FileRows, FileWorkload};
+pub use rows::FileRows;
 
 use std::fmt;
 

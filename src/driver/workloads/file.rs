@@ -1,15 +1,16 @@
 //! A run phase of a scenario file as the driver runs it: each event is picked by weight,
 //! its statements run in order (inside BEGIN/COMMIT when it is a transaction), each
-//! parameter drawn from its generator.
+//! parameter drawn from its generator. The file's meaning the scenario stage says; this
+//! owns how its statements are sent.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::{Event, Generator};
 use crate::driver::libmariadb::{self, Param};
 use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
-use crate::load::{RowGenerator, Value};
+use crate::load::Value;
 use crate::measure::QueryRecorder;
+use crate::scenario::file::{Event, Generator};
 use crate::server::ConnectionSpec;
 
 pub struct FileWorkload {
@@ -197,18 +198,5 @@ impl Worker for FileWorker {
             }
         }
         result
-    }
-}
-
-/// Fills a table's rows from its column generators, in the file's column order.
-pub struct FileRows {
-    pub generators: Vec<Generator>,
-}
-
-impl RowGenerator for FileRows {
-    fn fill_row(&self, id: u64, rng: &mut SmallRng, row: &mut Vec<Value>) {
-        for generator in &self.generators {
-            row.push(generator.value(rng, id - 1));
-        }
     }
 }

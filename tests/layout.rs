@@ -1,0 +1,204 @@
+//! The shape of the house, checked: the modules import one another without circles and
+//! only downward through the stages listed here (README, Layout), no study is named outside
+//! the scenario stage, and every module opens with a comment saying what it owns.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The stages, lowest first: a module may use modules of its own layer or of layers below.
+const LAYERS: &[&[&str]] = &[
+    // Leaves every stage may use.
+    &["units", "engine", "console", "sqlerror"],
+    &["server", "interrupt"],
+    &["measure"],
+    &["load"],
+    &["scenario"],
+    &["plan"],
+    &["target"],
+    &["driver"],
+    &["results"],
+    &["runner"],
+    &["view"],
+    &["report"],
+    &["cli", "commands", "lib"],
+];
+
+fn source_files() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    files.sort();
+    files
+}
+
+/// The top-level module a file belongs to (`src/runner/cell.rs` → runner).
+fn module_of(path: &Path) -> String {
+    let relative = path
+        .strip_prefix(Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+        .unwrap();
+    let first = relative.components().next().unwrap().as_os_str();
+    let name = first.to_string_lossy().trim_end_matches(".rs").to_string();
+    if name == "main" {
+        "lib".into()
+    } else {
+        name
+    }
+}
+
+/// A file's code without its unit tests (they may reach anywhere).
+fn code_without_tests(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    match text.find("#[cfg(test)]\nmod tests") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
+/// Which top-level modules each module uses (`crate::name`, also inside `use crate::{…}`).
+fn imports() -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in source_files() {
+        let module = module_of(&file);
+        let code = code_without_tests(&file);
+        let used = graph.entry(module.clone()).or_default();
+        for (at, _) in code.match_indices("crate::") {
+            let rest = &code[at + "crate::".len()..];
+            let names: Vec<&str> = if let Some(group) = rest.strip_prefix('{') {
+                let group = &group[..group.find('}').unwrap_or(group.len())];
+                group
+                    .split(',')
+                    .filter_map(|item| item.trim().split("::").next())
+                    .collect()
+            } else {
+                rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()
+                    .into_iter()
+                    .collect()
+            };
+            for name in names {
+                let name = name.trim();
+                if !name.is_empty() && name != module && name != "self" {
+                    used.insert(name.to_string());
+                }
+            }
+        }
+    }
+    graph
+}
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|layer| layer.contains(&module))
+}
+
+#[test]
+fn every_module_has_a_place_in_the_stages() {
+    for module in imports().keys() {
+        assert!(
+            layer_of(module).is_some(),
+            "src/{module} is in no layer of tests/layout.rs: give it its stage"
+        );
+    }
+}
+
+#[test]
+fn imports_only_go_down_the_stages() {
+    let mut wrong = Vec::new();
+    for (module, used) in imports() {
+        let Some(own) = layer_of(&module) else {
+            continue;
+        };
+        for target in used {
+            match layer_of(&target) {
+                Some(layer) if layer > own => wrong.push(format!("{module} uses {target}")),
+                _ => {}
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "imports against the stages: {wrong:?}");
+}
+
+#[test]
+fn no_import_circles() {
+    let graph = imports();
+    // Depth-first search for a back edge, naming the circle it closes.
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(start) = path.iter().position(|n| n == node) {
+            let mut circle = path[start..].to_vec();
+            circle.push(node.to_string());
+            return Some(circle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_string());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(circle) = visit(next, graph, path, done) {
+                return Some(circle);
+            }
+        }
+        path.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for module in graph.keys() {
+        if let Some(circle) = visit(module, &graph, &mut Vec::new(), &mut done) {
+            panic!("import circle: {}", circle.join(" → "));
+        }
+    }
+}
+
+#[test]
+fn no_study_is_named_outside_the_scenario_stage() {
+    let mut names: Vec<String> = enginebench::scenario::BUILTIN_FILES
+        .iter()
+        .map(|(name, _)| name.to_string())
+        .collect();
+    names.extend(
+        enginebench::scenario::oltp::OltpKind::ALL
+            .iter()
+            .map(|kind| kind.name().to_string()),
+    );
+    let mut found = Vec::new();
+    for file in source_files() {
+        if module_of(&file) == "scenario" {
+            continue;
+        }
+        let code = code_without_tests(&file);
+        for name in &names {
+            if code.contains(&format!("\"{name}\"")) {
+                found.push(format!("{} names {name}", file.display()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn every_module_says_what_it_owns() {
+    for file in source_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            text.starts_with("//!"),
+            "{} does not open with a //! comment saying what it owns and what it must not know",
+            file.display()
+        );
+    }
+}
