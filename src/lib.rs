@@ -20,6 +20,7 @@ pub mod runner;
 pub mod scenario;
 pub mod server;
 pub mod units;
+pub mod view;
 
 use anyhow::{anyhow, bail, Context};
 use std::io::Write;
@@ -91,8 +92,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
         }
         Command::Report(args) => {
             let (record, label) = load_run(&args.run, &args.store.db)?;
+            let view = view::View::of(&record);
             if let Some(path) = &args.html {
-                std::fs::write(path, report::html::page(&record, &label)).with_context(|| {
+                std::fs::write(path, report::html::page(&view, &label)).with_context(|| {
                     format!("cannot write the HTML report to {}", path.display())
                 })?;
                 note(&format!(
@@ -103,9 +105,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
             }
             let style = table_style(args.markdown);
             match args.format {
-                cli::OutputFormat::Text => out!("{}", report::text::tables(&record, style)),
+                cli::OutputFormat::Text => out!("{}", report::text::tables(&view, style)),
                 cli::OutputFormat::Sysbench => {
-                    out!("{}", report::sysbench::format(&record, args.percentile))
+                    out!("{}", report::sysbench::format(&view, args.percentile))
                 }
             }
             let _ = std::io::stdout().flush();
@@ -139,9 +141,12 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
             let store = open_existing_store(&args.store.db)?;
             let record = store.record(store.resolve(&args.run)?)?;
             if args.csv {
-                out!("{}", report::export::csv_summary(&record)?);
+                out!("{}", report::export::csv_summary(&view::View::of(&record))?);
             } else if args.markdown {
-                out!("{}", report::text::tables(&record, TableStyle::Markdown));
+                out!(
+                    "{}",
+                    report::text::tables(&view::View::of(&record), TableStyle::Markdown)
+                );
             } else {
                 outln!("{}", serde_json::to_string_pretty(&record)?);
             }
@@ -152,16 +157,20 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
             let (candidate_ref, candidate_profile) = split_profile(&args.candidate);
             let (baseline_record, baseline_label) = load_run(baseline_ref, &args.store.db)?;
             let (candidate_record, candidate_label) = load_run(candidate_ref, &args.store.db)?;
-            let side = |record, label: String, profile: Option<&str>| report::compare::Side {
+            let (baseline_view, candidate_view) = (
+                view::View::of(&baseline_record),
+                view::View::of(&candidate_record),
+            );
+            let side = |view, label: String, profile: Option<&str>| report::compare::Side {
                 label: match profile {
                     Some(profile) => format!("{label}, profile '{profile}'"),
                     None => label,
                 },
-                record,
+                view,
                 profile: profile.map(str::to_string),
             };
-            let baseline = side(&baseline_record, baseline_label, baseline_profile);
-            let candidate = side(&candidate_record, candidate_label, candidate_profile);
+            let baseline = side(&baseline_view, baseline_label, baseline_profile);
+            let candidate = side(&candidate_view, candidate_label, candidate_profile);
             let rows = report::compare::compare(&baseline, &candidate)?;
             let style = table_style(false);
             out!(
@@ -472,9 +481,10 @@ fn finish_run(
     let json_on_stdout = output.results.is_stdout();
     let style = table_style(json_on_stdout);
     if !record.cells.is_empty() || !record.loads.is_empty() || !record.steps.is_empty() {
+        let view = view::View::of(&record);
         let tables = match format {
-            cli::OutputFormat::Text => report::text::tables(&record, style),
-            cli::OutputFormat::Sysbench => report::sysbench::format(&record, percentile),
+            cli::OutputFormat::Text => report::text::tables(&view, style),
+            cli::OutputFormat::Sysbench => report::sysbench::format(&view, percentile),
         };
         if json_on_stdout {
             let _ = write!(std::io::stderr().lock(), "{tables}");

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::console::note;
 use crate::driver::{
     run_cell, Arrivals, CellConfig, CellObserver, CellOutcome, Progress, RateSpec, StopCondition,
     Workload,
@@ -21,12 +22,10 @@ use crate::measure::{
     FilesystemState, ProcessSample, StatusSnapshot,
 };
 use crate::plan::{plan_scenario, Step};
-use crate::console::note;
-use progress::CellProgress;
 use crate::results::{
     CellCounters, CellKey, CellRecord, IntervalCounters, LoadRecord, OutcomeRecord, ProbeCost,
     ProfileRecord, ResultFile, RunRecord, RunStatus, SequenceRecord, SequenceStepRecord,
-    StepRecord, Store,
+    StepRecord, Store, StudyKind,
 };
 use crate::scenario::file::{
     FileWorkload, Phase as FilePhase, Profile as FileProfile, Scenario as FileScenario,
@@ -34,6 +33,7 @@ use crate::scenario::file::{
 };
 use crate::scenario::oltp::{bulk_insert_table_sql, OltpKind, OltpOptions, OltpWorkload};
 use crate::server::{DescribeMysqlError, ServerArgsResolved, Target};
+use progress::CellProgress;
 
 /// Options that shape how a run reports, not what it measures.
 pub struct RunOutput {
@@ -91,8 +91,24 @@ pub struct OltpParams {
 
 pub fn run_oltp(params: &OltpParams, server: &ServerArgsResolved, output: &RunOutput) -> RunResult {
     // sbtest tables prepared earlier (by sysbench or `enginebench prepare`) are the input.
+    let workload = crate::scenario::oltp::OltpWorkload {
+        spec: crate::server::ConnectionSpec::unix_socket(std::path::Path::new(""), "", None),
+        kind: params.workload,
+        options: params.options.clone(),
+        threads: 1,
+        seed: 0,
+    };
+    let classes = crate::driver::Workload::query_kinds(&workload)
+        .into_iter()
+        .map(|name| {
+            let class = crate::scenario::oltp::statement_group(&name);
+            (name, class)
+        })
+        .collect();
+    let name = params.workload.name();
+    let title = crate::results::sysbench_title(name);
     run_study(
-        params.workload.name(),
+        (StudyKind::Sysbench, name, &title, classes),
         params,
         &params.engines,
         server,
@@ -268,8 +284,14 @@ pub fn run_file_scenario(
     server: &ServerArgsResolved,
     output: &RunOutput,
 ) -> RunResult {
+    let classes = crate::scenario::file::statement_groups(scenario);
     run_study(
-        &scenario.name,
+        (
+            StudyKind::Scenario,
+            &scenario.name,
+            &scenario.title,
+            classes,
+        ),
         params,
         &params.engines,
         server,
@@ -681,7 +703,12 @@ pub fn run_prepare_sbtest(
         load_plan: plan,
     };
     run_study(
-        "prepare-sbtest",
+        (
+            StudyKind::Prepare,
+            "prepare-sbtest",
+            crate::results::PREPARE_TITLE,
+            BTreeMap::new(),
+        ),
         &params,
         &[engine],
         server,
@@ -780,7 +807,12 @@ fn datadir_of(target: &Target) -> Option<PathBuf> {
 /// The lifecycle every study shares: record first, then the server, the engine check, the
 /// body, and on an external server the removal of the tables the run created.
 fn run_study(
-    name: &str,
+    (kind, name, title, statement_classes): (
+        StudyKind,
+        &str,
+        &str,
+        BTreeMap<String, crate::scenario::StatementClass>,
+    ),
     params: &impl serde::Serialize,
     engines: &[Engine],
     server: &ServerArgsResolved,
@@ -792,7 +824,8 @@ fn run_study(
         Ok(serde_json::Value::Object(map)) => map.into_iter().collect(),
         _ => BTreeMap::new(),
     };
-    let mut record = RunRecord::new(name, parameters);
+    let mut record = RunRecord::new(kind, name, title, parameters);
+    record.statement_classes = statement_classes;
     record.environment = Some(EnvironmentRecord::probe(None));
     if let Err(err) = output.save(&record) {
         return Err((err, Box::new(record)));
