@@ -3,6 +3,9 @@
 //! and a verdict only where that interval excludes "no difference". The groups, their
 //! medians and the ratio's interval come from the view and its statistics; this module
 //! pairs groups and words the verdict.
+//!
+//! Owns: which groups match across two sides, and the verdict's wording. Must not group
+//! cells or define a statistic (`view::stats::ratio_of_medians` does).
 
 use comfy_table::{Cell, CellAlignment};
 use std::fmt::Write;

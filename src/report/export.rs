@@ -1,6 +1,8 @@
 //! Exports of a record for other tools: CSV of every group's statistics (one line per cell,
 //! load method and sequence), for spreadsheets and plotting scripts. The Markdown export
 //! is the text tables in Markdown style (`text::tables(view, TableStyle::Markdown)`).
+//!
+//! Owns: the CSV's columns. Must not compute what it writes: the view's groups hold it.
 
 use crate::view::{GroupKind, View};
 

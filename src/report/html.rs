@@ -2,6 +2,9 @@
 //! network) with the study's charts, the statistics of every cell, the warnings, and the
 //! text tables. Charts are drawn by plotters' SVG backend from the view alone: every value
 //! charted (medians, whiskers, merged percentiles, interval rates) is the view's.
+//!
+//! Owns: the page, its charts and their wording. Must not compute a statistic, merge a
+//! histogram, group cells or re-read the record's scenario.
 
 use plotters::prelude::*;
 use std::fmt::Write;
@@ -378,13 +381,12 @@ fn setups(groups: &[&Group]) -> Vec<Setup> {
 fn run_phase_charts(view: &View) -> String {
     let mut out = String::new();
     for phase in view.phases_of(PhaseKind::Run) {
+        let threads = &phase.threads;
         let phase = phase.name.as_str();
         let cells: Vec<&Group> = view
             .groups_of(GroupKind::Cell)
             .filter(|g| g.phase == phase)
             .collect();
-        let mut threads: Vec<u32> = distinct(cells.iter().filter_map(|g| g.threads));
-        threads.sort_unstable();
         let timed = cells.iter().any(|g| g.higher_is_better);
         let mut series = Vec::new();
         for setup in setups(&cells) {

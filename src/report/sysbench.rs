@@ -2,6 +2,9 @@
 //! ones they know: queries performed read/write/other, transactions, latency min/avg/max
 //! and the chosen percentile, threads fairness. Statements are counted and classed by the
 //! view (from the record's own `statement_classes`).
+//!
+//! Owns: sysbench's labels and layout. Must not class statements or compute fairness
+//! itself.
 
 use std::fmt::Write;
 

@@ -2,7 +2,11 @@
 //! holds: for a scenario's run phases threads down and set-ups across, wall time or events
 //! per second (best and median of the repeats) beside statement latency percentiles from
 //! the merged histograms; for a sysbench workload sysbench's figures per set-up; load,
-//! sequence and DDL phases each in a table of their own. Every figure comes from the view.
+//! sequence and DDL phases each in a table of their own.
+//!
+//! Owns: the tables' layout and wording. Must not compute a statistic, merge a histogram
+//! or group cells (every figure comes from the view), nor pick a layout from a study's
+//! name.
 
 use comfy_table::{Cell, CellAlignment};
 use std::fmt::Write;
@@ -10,7 +14,8 @@ use std::fmt::Write;
 use crate::console::new_table;
 pub use crate::console::TableStyle;
 use crate::results::{OutcomeRecord, RunStatus, StudyKind};
-use crate::view::{count_repeats, distinct, Group, GroupKind, PhaseKind, Setup, View};
+use crate::view::stats::Summary;
+use crate::view::{distinct, Group, GroupKind, PhaseKind, Setup, View};
 
 /// All tables of a run, shaped by what kind of study it was.
 pub fn tables(view: &View, style: TableStyle) -> String {
@@ -504,11 +509,7 @@ fn sysbench_tables(view: &View, style: TableStyle) -> String {
             .filter(|g| g.setup == *setup)
             .collect();
         groups.sort_by_key(|g| g.threads);
-        let repeats = count_repeats(
-            groups
-                .iter()
-                .flat_map(|g| g.cells.iter().map(|&i| view.record.cells[i].repeat)),
-        );
+        let repeats = view.repeats_of(setup);
         let _ = writeln!(
             out,
             "{} on {} — median of {repeats} repeat{}; latency of whole events (transactions){}",
@@ -535,18 +536,18 @@ fn sysbench_tables(view: &View, style: TableStyle) -> String {
                 table.add_row(vec![right(threads), Cell::new("failed or interrupted")]);
                 continue;
             }
-            let median = |values: &[f64]| crate::view::stats::median(values).unwrap_or(0.0);
+            let median = |summary: &Option<Summary>| summary.as_ref().map_or(0.0, |s| s.median);
             let latency = group.event_latency();
             let ms = |us: f64| format!("{:.2}", us / 1000.0);
             let mut row = vec![
                 right(threads),
-                right(format!("{:.1}", median(&group.events_per_s))),
-                right(format!("{:.1}", median(&group.statements_per_s))),
+                right(format!("{:.1}", median(&group.events_summary))),
+                right(format!("{:.1}", median(&group.statements_summary))),
                 right(ms(latency.avg_us)),
                 right(ms(latency.p95_us as f64)),
                 right(ms(latency.p99_us as f64)),
                 right(ms(latency.max_us as f64)),
-                right(format!("{:.2}", median(&group.errors_per_s))),
+                right(format!("{:.2}", median(&group.errors_summary))),
             ];
             if rate_mode {
                 row.push(right(format!(

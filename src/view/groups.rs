@@ -68,8 +68,10 @@ pub struct Group {
     pub statements_per_s: Vec<f64>,
     pub events_per_s: Vec<f64>,
     pub errors_per_s: Vec<f64>,
-    /// The statistics of `statements_per_s`.
+    /// The statistics of `statements_per_s`, `events_per_s` and `errors_per_s`.
     pub statements_summary: Option<Summary>,
+    pub events_summary: Option<Summary>,
+    pub errors_summary: Option<Summary>,
     /// Cells only: the completed repeats' histograms merged (percentiles come from these,
     /// never from averaged percentiles): every statement's latency, and whole events'.
     pub statement_histogram: Histogram<u64>,
@@ -110,6 +112,8 @@ impl Group {
             events_per_s: Vec::new(),
             errors_per_s: Vec::new(),
             statements_summary: None,
+            events_summary: None,
+            errors_summary: None,
             statement_histogram: new_histogram(),
             event_histogram: new_histogram(),
             per_statement: None,
@@ -330,6 +334,8 @@ fn cell_figures(group: &mut Group, record: &RunRecord) {
         executed += statements(cell);
     }
     group.statements_summary = summarise(&group.statements_per_s);
+    group.events_summary = summarise(&group.events_per_s);
+    group.errors_summary = summarise(&group.errors_per_s);
     if !completed.is_empty() {
         group.per_statement = Some(per_statement(
             group.setup.engine,

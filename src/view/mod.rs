@@ -218,6 +218,17 @@ impl View {
             .find(|g| g.phase == phase && g.setup == *setup && g.threads == Some(threads))
     }
 
+    /// How many repeats a set-up's cells are over.
+    pub fn repeats_of(&self, setup: &Setup) -> usize {
+        count_repeats(
+            self.record
+                .cells
+                .iter()
+                .filter(|c| Setup::of_cell(c) == *setup)
+                .map(|c| c.repeat),
+        )
+    }
+
     /// Whether any cell paced a rate.
     pub fn rate_mode(&self) -> bool {
         self.record.cells.iter().any(|c| c.rate.is_some())

@@ -1,7 +1,8 @@
 //! Statistics over repeats: summaries with a distribution-free confidence interval of the
 //! median, the ratio of two cells' medians with a bootstrap interval, and named warnings
 //! when the repeats cannot support a conclusion. Every statistic a report shows comes from
-//! here; reports only format them.
+//! here; reports only format them. Must not know how a figure is shown beyond `figure`,
+//! the precision the warnings quote.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
