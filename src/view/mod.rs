@@ -433,6 +433,83 @@ mod tests {
         assert_eq!(count_repeats([]), 1);
     }
 
+    fn fixture(name: &str, text: &str) -> RunRecord {
+        crate::results::parse_record(text, name).unwrap()
+    }
+
+    #[test]
+    fn every_figure_counts_statements_executed() {
+        let record = fixture(
+            "s2-small.json",
+            include_str!("../../tests/fixtures/s2-small.json"),
+        );
+        let view = View::of(&record);
+        let failed: u64 = view
+            .record
+            .cells
+            .iter()
+            .flat_map(|c| &c.queries)
+            .map(|q| q.failed)
+            .sum();
+        assert!(failed > 0, "the fixture has failed statements");
+        for group in view.groups_of(GroupKind::Cell) {
+            assert_eq!(group.cells.len(), group.statements_per_s.len());
+            let mut executed = 0;
+            for (&i, rate) in group.cells.iter().zip(&group.statements_per_s) {
+                let cell = &view.record.cells[i];
+                let both: u64 = cell.queries.iter().map(|q| q.count + q.failed).sum();
+                assert_eq!(view.cells[i].statements.total(), both);
+                assert!((rate - both as f64 / (cell.wall_ms / 1000.0)).abs() < 1e-9);
+                executed += both;
+            }
+            assert_eq!(group.per_statement.as_ref().unwrap().statements, executed);
+        }
+    }
+
+    #[test]
+    fn warm_up_repeats_are_left_out_and_phases_have_kinds() {
+        let mut record = fixture(
+            "s0-scenario.json",
+            include_str!("../../tests/fixtures/s0-scenario.json"),
+        );
+        let cells = record.cells.len();
+        record.cells[0].warmup_repeat = true;
+        let view = View::of(&record);
+        assert_eq!(view.record.cells.len(), cells - 1);
+        assert_eq!(view.cells.len(), cells - 1);
+        let kinds: Vec<(&str, PhaseKind)> = view
+            .phases
+            .iter()
+            .map(|p| (p.name.as_str(), p.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("select+update", PhaseKind::Run),
+                ("select", PhaseKind::Run),
+                ("update", PhaseKind::Run),
+                ("select+update/indexed", PhaseKind::Run),
+                ("CREATE INDEX value ON t(value)", PhaseKind::Ddl),
+            ]
+        );
+
+        // S4 from before load phases had names: one unnamed load phase, "load" in groups.
+        let old = fixture(
+            "s4-small.json",
+            include_str!("../../tests/fixtures/s4-small.json"),
+        );
+        let view = View::of(&old);
+        assert_eq!(view.phases.len(), 1);
+        assert_eq!(
+            (view.phases[0].label(), view.phases[0].kind),
+            ("load", PhaseKind::Load)
+        );
+        assert!(view
+            .groups
+            .iter()
+            .all(|g| g.phase == "load" && g.times_faster.is_some()));
+    }
+
     #[test]
     fn fairness_is_the_population_mean_and_sd() {
         assert_eq!(mean_and_sd(&[]), (0.0, 0.0));
