@@ -26,6 +26,7 @@ pub mod server;
 pub mod sqlerror;
 pub mod target;
 pub mod units;
+pub mod view;
 
 pub use commands::Finished;
 

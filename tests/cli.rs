@@ -160,7 +160,10 @@ fn json_on_stdout_is_one_document_with_a_schema_version_and_tables_go_to_stderr(
     common::assert_success(&output);
     let record: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("stdout is one JSON document");
-    assert_eq!(record["schema_version"], 1);
+    assert_eq!(
+        record["schema_version"],
+        enginebench::results::SCHEMA_VERSION
+    );
     assert_eq!(record["study"], "s0");
     assert_eq!(record["status"], "completed");
     assert_eq!(record["cells"].as_array().unwrap().len(), 4);

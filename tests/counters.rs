@@ -4,7 +4,7 @@
 mod common;
 
 use enginebench::engine::Engine;
-use enginebench::report::text::{tables, TableStyle};
+use enginebench::report::text::TableStyle;
 use enginebench::results::{RunRecord, RunStatus};
 
 #[test]
@@ -114,7 +114,10 @@ fn counters_footprints_and_the_why_line_explain_table_locks() {
     assert!(after_load(Engine::InnoDb).files["ibd"] > 0);
     assert_eq!(after_load(Engine::MyIsam).rows, 5000);
 
-    let tables = tables(&record, TableStyle::Markdown);
+    let tables = enginebench::report::text::tables(
+        &enginebench::view::View::of(&record),
+        TableStyle::Markdown,
+    );
     assert!(tables.contains("Server counters per statement"), "{tables}");
     assert!(tables.contains("why, 8 threads: MyISAM "), "{tables}");
     assert!(

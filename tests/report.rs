@@ -5,10 +5,16 @@
 
 mod common;
 
-use enginebench::report::text::{tables, TableStyle};
-use enginebench::results::{parse_record, read_record};
+use enginebench::report::text::TableStyle;
+use enginebench::results::{parse_record, read_record, RunRecord};
+use enginebench::view::View;
 use proptest::prelude::*;
 use std::path::Path;
+
+/// The tables of a record, through its view, as `enginebench report` prints them.
+fn tables(record: &RunRecord, style: TableStyle) -> String {
+    enginebench::report::text::tables(&View::of(record), style)
+}
 
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(
@@ -65,7 +71,7 @@ fn html_with_charts_summarised(html: &str) -> String {
 #[test]
 fn html_report_from_a_saved_run() {
     let record = parse_record(&fixture("s0-small.json"), "s0-small.json").unwrap();
-    let html = enginebench::report::html::page(&record, "s0-small.json");
+    let html = enginebench::report::html::page(&View::of(&record), "s0-small.json");
     insta::assert_snapshot!(html_with_charts_summarised(&html));
 }
 
@@ -93,7 +99,7 @@ fn newer_corrupted_and_foreign_files_get_clear_errors() {
         fixture("s0-small.json").replacen("\"schema_version\": 1", "\"schema_version\": 7", 1);
     assert_eq!(
         parse_record(&newer, "run.json").unwrap_err().to_string(),
-        "run.json was written by a newer enginebench (result schema 7; this one reads up to 1): upgrade enginebench to read it"
+        "run.json was written by a newer enginebench (result schema 7; this one reads up to 2): upgrade enginebench to read it"
     );
     let truncated = &fixture("s0-small.json")[..5000];
     assert!(parse_record(truncated, "run.json")
@@ -193,12 +199,13 @@ fn collect_number_paths(value: &serde_json::Value, path: String, out: &mut Vec<S
 /// the same from the same record, whatever the code between record and text looks like.
 fn every_report(fixture_name: &str) -> String {
     let record = parse_record(&fixture(fixture_name), fixture_name).unwrap();
+    let view = View::of(&record);
     format!(
         "== tables\n{}\n== sysbench format\n{}\n== csv\n{}\n== html\n{}\n",
-        tables(&record, TableStyle::Markdown),
-        enginebench::report::sysbench::format(&record, 95.0),
-        enginebench::report::export::csv_summary(&record).unwrap(),
-        html_with_charts_summarised(&enginebench::report::html::page(&record, fixture_name)),
+        enginebench::report::text::tables(&view, TableStyle::Markdown),
+        enginebench::report::sysbench::format(&view, 95.0),
+        enginebench::report::export::csv_summary(&view).unwrap(),
+        html_with_charts_summarised(&enginebench::report::html::page(&view, fixture_name)),
     )
 }
 
@@ -241,9 +248,10 @@ fn sysbench_rate_mode_reports() {
 fn comparison_of_two_profiles() {
     use enginebench::report::compare::{compare, comparison_table, Side};
     let record = parse_record(&fixture("s2-small.json"), "s2-small.json").unwrap();
+    let view = View::of(&record);
     let side = |profile: &str| Side {
         label: format!("s2, profile '{profile}'"),
-        record: &record,
+        view: &view,
         profile: Some(profile.to_string()),
     };
     let (baseline, candidate) = (side("ample memory"), side("1 MB buffers"));

@@ -173,7 +173,10 @@ fn a_small_s0_run_records_every_cell_with_the_servers_own_deltas() {
     }
     // The file on disk is the same record, with its schema version.
     let saved = common::read_json(&json);
-    assert_eq!(saved["schema_version"], 1);
+    assert_eq!(
+        saved["schema_version"],
+        enginebench::results::SCHEMA_VERSION
+    );
     assert!(saved["server"]["variables"]["version"]
         .as_str()
         .unwrap()

@@ -20,6 +20,7 @@ use crate::cli::OutputFormat;
 use crate::console::{note, table_style};
 use crate::results::{self, RunRecord, RunStatus};
 use crate::runner::{RunOutput, RunResult};
+use crate::view::View;
 
 /// How a command ended, for the exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,9 +79,10 @@ pub fn finish_run(
     let json_on_stdout = output.results.is_stdout();
     let style = table_style(json_on_stdout);
     if !record.cells.is_empty() || !record.loads.is_empty() || !record.steps.is_empty() {
+        let view = View::of(&record);
         let tables = match format {
-            OutputFormat::Text => crate::report::text::tables(&record, style),
-            OutputFormat::Sysbench => crate::report::sysbench::format(&record, percentile),
+            OutputFormat::Text => crate::report::text::tables(&view, style),
+            OutputFormat::Sysbench => crate::report::sysbench::format(&view, percentile),
         };
         if json_on_stdout {
             let _ = write!(std::io::stderr().lock(), "{tables}");

@@ -1,19 +1,23 @@
 //! `enginebench compare`: two runs, or two server profiles, cell by cell. Each matching
 //! group gets the ratio of medians (candidate / baseline) with its 95% bootstrap interval,
-//! and a verdict only where that interval excludes "no difference".
+//! and a verdict only where that interval excludes "no difference". The groups, their
+//! medians and the ratio's interval come from the view and its statistics; this module
+//! pairs groups and words the verdict.
+//!
+//! Owns: which groups match across two sides, and the verdict's wording. Must not group
+//! cells or define a statistic (`view::stats::ratio_of_medians` does).
 
 use comfy_table::{Cell, CellAlignment};
 use std::fmt::Write;
 
-use super::groups::{groups, Group};
-use super::stats::{figure, ratio_of_medians, Ratio};
 use crate::console::{new_table, TableStyle};
-use crate::results::RunRecord;
+use crate::view::stats::{figure, ratio_of_medians, Ratio};
+use crate::view::{distinct, Group, View};
 
-/// One side of a comparison: a run, and optionally one of its profiles.
+/// One side of a comparison: a run's view, and optionally one of its profiles.
 pub struct Side<'a> {
     pub label: String,
-    pub record: &'a RunRecord,
+    pub view: &'a View,
     pub profile: Option<String>,
 }
 
@@ -24,25 +28,27 @@ pub struct ComparisonRow {
     pub higher_is_better: bool,
     pub baseline: Vec<f64>,
     pub candidate: Vec<f64>,
+    pub baseline_median: Option<f64>,
+    pub candidate_median: Option<f64>,
     pub ratio: Option<Ratio>,
     pub verdict: String,
 }
 
-pub fn compare(baseline: &Side, candidate: &Side) -> anyhow::Result<Vec<ComparisonRow>> {
-    let side_groups = |side: &Side| -> anyhow::Result<Vec<Group>> {
-        let all = groups(side.record);
+pub fn compare<'a>(
+    baseline: &Side<'a>,
+    candidate: &Side<'a>,
+) -> anyhow::Result<Vec<ComparisonRow>> {
+    let side_groups = |side: &Side<'a>| -> anyhow::Result<Vec<&'a Group>> {
+        let all = &side.view.groups;
         match &side.profile {
-            None => Ok(all),
+            None => Ok(all.iter().collect()),
             Some(profile) => {
-                let picked: Vec<Group> = all
+                let picked: Vec<&Group> = all
                     .iter()
-                    .filter(|g| g.profile.as_deref() == Some(profile.as_str()))
-                    .cloned()
+                    .filter(|g| g.setup.profile.as_deref() == Some(profile.as_str()))
                     .collect();
                 if picked.is_empty() {
-                    let mut known: Vec<String> =
-                        all.iter().filter_map(|g| g.profile.clone()).collect();
-                    known.dedup();
+                    let known = distinct(all.iter().filter_map(|g| g.setup.profile.clone()));
                     anyhow::bail!(
                         "{} has no profile '{profile}' (its profiles: {})",
                         side.label,
@@ -68,9 +74,10 @@ pub fn compare(baseline: &Side, candidate: &Side) -> anyhow::Result<Vec<Comparis
         }
     };
     let mut rows = Vec::new();
-    for group in &a {
+    for group in a.iter().copied() {
         let Some(other) = b
             .iter()
+            .copied()
             .find(|o| key(o) == key(group) && o.metric == group.metric)
         else {
             continue;
@@ -82,6 +89,8 @@ pub fn compare(baseline: &Side, candidate: &Side) -> anyhow::Result<Vec<Comparis
             higher_is_better: group.higher_is_better,
             baseline: group.values.clone(),
             candidate: other.values.clone(),
+            baseline_median: group.summary.as_ref().map(|s| s.median),
+            candidate_median: other.summary.as_ref().map(|s| s.median),
             verdict: verdict(
                 ratio.as_ref(),
                 group.higher_is_better,
@@ -148,8 +157,8 @@ pub fn comparison_table(
         "verdict",
     ]);
     let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
-    let median = |values: &[f64]| {
-        super::median(values).map_or("-".into(), |m| {
+    let median = |median: Option<f64>, values: &[f64]| {
+        median.map_or("-".into(), |m| {
             format!("{} (n={})", figure(m), values.len())
         })
     };
@@ -165,8 +174,8 @@ pub fn comparison_table(
                     "lower"
                 }
             )),
-            right(median(&row.baseline)),
-            right(median(&row.candidate)),
+            right(median(row.baseline_median, &row.baseline)),
+            right(median(row.candidate_median, &row.candidate)),
             right(row.ratio.map_or("-".into(), |r| format!("{:.3}", r.ratio))),
             right(
                 row.ratio

@@ -1,13 +1,15 @@
 //! Exports of a record for other tools: CSV of every group's statistics (one line per cell,
-//! load method and sequence), for spreadsheets and plotting scripts.
+//! load method and sequence), for spreadsheets and plotting scripts. The Markdown export
+//! is the text tables in Markdown style (`text::tables(view, TableStyle::Markdown)`).
+//!
+//! Owns: the CSV's columns. Must not compute what it writes: the view's groups hold it.
 
-use super::groups::{groups, GroupKind};
-use crate::results::RunRecord;
+use crate::view::{GroupKind, View};
 
 /// One line per group: what it is, what its figure measures, and the statistics of its
 /// completed repeats. Empty fields where a statistic does not exist (sd of one value, an
 /// interval from fewer than 6 repeats).
-pub fn csv_summary(record: &RunRecord) -> anyhow::Result<String> {
+pub fn csv_summary(view: &View) -> anyhow::Result<String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer.write_record([
         "kind",
@@ -29,7 +31,7 @@ pub fn csv_summary(record: &RunRecord) -> anyhow::Result<String> {
         "median_ci95_high",
     ])?;
     let number = |value: Option<f64>| value.map(|v| format!("{v:.6}")).unwrap_or_default();
-    for group in groups(record) {
+    for group in &view.groups {
         let summary = group.summary.as_ref();
         writer.write_record([
             match group.kind {
@@ -40,8 +42,8 @@ pub fn csv_summary(record: &RunRecord) -> anyhow::Result<String> {
             .to_string(),
             group.phase.clone(),
             group.method.clone().unwrap_or_default(),
-            group.engine.key().to_string(),
-            group.profile.clone().unwrap_or_default(),
+            group.setup.engine.key().to_string(),
+            group.setup.profile.clone().unwrap_or_default(),
             group.threads.map(|t| t.to_string()).unwrap_or_default(),
             group.metric.to_string(),
             group.higher_is_better.to_string(),

@@ -1,18 +1,19 @@
 //! The HTML report: one self-contained file (inline CSS and SVG charts, no scripts, no
 //! network) with the study's charts, the statistics of every cell, the warnings, and the
-//! text tables. Charts are drawn by plotters' SVG backend from the record alone.
+//! text tables. Charts are drawn by plotters' SVG backend from the view alone: every value
+//! charted (medians, whiskers, merged percentiles, interval rates) is the view's.
+//!
+//! Owns: the page, its charts and their wording. Must not compute a statistic, merge a
+//! histogram, group cells or re-read the record's scenario.
 
 use plotters::prelude::*;
-use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use super::compare::{ComparisonRow, Side};
-use super::groups::{groups, Group, GroupKind};
-use super::stats::{figure, too_few_warning};
 use super::text::tables;
 use crate::console::TableStyle;
-use crate::measure::{decode_histogram, new_histogram};
-use crate::results::{OutcomeRecord, RunRecord};
+use crate::view::stats::{figure, MIN_N_FOR_CI};
+use crate::view::{distinct, Group, GroupKind, PhaseKind, Setup, View};
 
 const WIDTH: u32 = 540;
 const HEIGHT: u32 = 380;
@@ -371,53 +372,20 @@ fn figure_html(svg: String, caption: &str) -> String {
     )
 }
 
-fn setups(groups: &[&Group]) -> Vec<(crate::engine::Engine, Option<String>)> {
-    let mut out = Vec::new();
-    for group in groups {
-        let setup = (group.engine, group.profile.clone());
-        if !out.contains(&setup) {
-            out.push(setup);
-        }
-    }
-    out
-}
-
-fn setup_label(setup: &(crate::engine::Engine, Option<String>)) -> String {
-    match &setup.1 {
-        Some(profile) => format!("{} ({profile})", setup.0),
-        None => setup.0.to_string(),
-    }
-}
-
-/// The whisker of a group: the 95% interval of the median where n allows, else min–max.
-fn whisker(values: &[f64]) -> Option<(f64, f64)> {
-    let summary = super::stats::summarise(values)?;
-    if summary.n < 2 {
-        return None;
-    }
-    Some(summary.median_ci.unwrap_or((summary.min, summary.max)))
+fn setups(groups: &[&Group]) -> Vec<Setup> {
+    distinct(groups.iter().map(|g| g.setup.clone()))
 }
 
 /// Charts of the run phases: the figure against threads per set-up (S1's charts), latency
 /// percentiles and throughput over time at the highest thread count.
-fn run_phase_charts(record: &RunRecord, all: &[Group]) -> String {
+fn run_phase_charts(view: &View) -> String {
     let mut out = String::new();
-    let mut phases: Vec<&str> = Vec::new();
-    for group in all.iter().filter(|g| g.kind == GroupKind::Cell) {
-        if !phases.contains(&group.phase.as_str()) {
-            phases.push(&group.phase);
-        }
-    }
-    for phase in phases {
-        let cells: Vec<&Group> = all
-            .iter()
-            .filter(|g| g.kind == GroupKind::Cell && g.phase == phase)
-            .collect();
-        let threads: Vec<u32> = cells
-            .iter()
-            .filter_map(|g| g.threads)
-            .collect::<BTreeSet<_>>()
-            .into_iter()
+    for phase in view.phases_of(PhaseKind::Run) {
+        let threads = &phase.threads;
+        let phase = phase.name.as_str();
+        let cells: Vec<&Group> = view
+            .groups_of(GroupKind::Cell)
+            .filter(|g| g.phase == phase)
             .collect();
         let timed = cells.iter().any(|g| g.higher_is_better);
         let mut series = Vec::new();
@@ -426,21 +394,20 @@ fn run_phase_charts(record: &RunRecord, all: &[Group]) -> String {
                 .iter()
                 .enumerate()
                 .filter_map(|(position, &t)| {
-                    let group = cells.iter().find(|g| {
-                        g.threads == Some(t) && g.engine == setup.0 && g.profile == setup.1
-                    })?;
+                    let group = cells
+                        .iter()
+                        .find(|g| g.threads == Some(t) && g.setup == setup)?;
                     // Statements per second for timed cells (what S1 charted); wall time
                     // for cells of a fixed loop count.
-                    let values: Vec<f64> = if timed {
-                        statements_per_s(record, group)
+                    let summary = if timed {
+                        group.statements_summary.as_ref()
                     } else {
-                        group.values.clone()
-                    };
-                    let median = super::median(&values)?;
-                    Some((position as f64, median, whisker(&values)))
+                        group.summary.as_ref()
+                    }?;
+                    Some((position as f64, summary.median, summary.whisker()))
                 })
                 .collect();
-            series.push((setup_label(&setup), points));
+            series.push((setup.label(), points));
         }
         let n = cells.iter().map(|g| g.values.len()).max().unwrap_or(0);
         let chart = LineChart {
@@ -470,7 +437,7 @@ fn run_phase_charts(record: &RunRecord, all: &[Group]) -> String {
             } else {
                 "wall ms to finish the loops (lower is better)"
             },
-            if n >= super::stats::MIN_N_FOR_CI {
+            if n >= MIN_N_FOR_CI {
                 format!("; whiskers: 95% interval of the median over {n} repeats")
             } else if n > 1 {
                 format!("; whiskers: min–max of {n} repeats")
@@ -480,8 +447,13 @@ fn run_phase_charts(record: &RunRecord, all: &[Group]) -> String {
         );
         out.push_str(&figure_html(draw_line_chart(&chart), &caption));
         if let Some(&top) = threads.last() {
-            out.push_str(&latency_chart(record, phase, top));
-            out.push_str(&timeline_chart(record, phase, top));
+            let at_top: Vec<&Group> = cells
+                .iter()
+                .copied()
+                .filter(|g| g.threads == Some(top))
+                .collect();
+            out.push_str(&latency_chart(&at_top, phase, top));
+            out.push_str(&timeline_chart(&at_top, phase, top));
         }
     }
     out
@@ -489,21 +461,17 @@ fn run_phase_charts(record: &RunRecord, all: &[Group]) -> String {
 
 /// S1's table as charts: statements per second of every timed phase side by side, one
 /// chart per thread count.
-fn phase_pivot_charts(record: &RunRecord, all: &[Group]) -> String {
-    let timed: Vec<&Group> = all
-        .iter()
-        .filter(|g| g.kind == GroupKind::Cell && g.higher_is_better)
+fn phase_pivot_charts(view: &View) -> String {
+    let timed: Vec<&Group> = view
+        .groups_of(GroupKind::Cell)
+        .filter(|g| g.higher_is_better)
         .collect();
-    let mut phases: Vec<String> = Vec::new();
-    for group in &timed {
-        if !phases.contains(&group.phase) {
-            phases.push(group.phase.clone());
-        }
-    }
+    let phases: Vec<String> = distinct(timed.iter().map(|g| g.phase.clone()));
     if phases.len() < 2 {
         return String::new();
     }
-    let threads: BTreeSet<u32> = timed.iter().filter_map(|g| g.threads).collect();
+    let mut threads: Vec<u32> = distinct(timed.iter().filter_map(|g| g.threads));
+    threads.sort_unstable();
     let mut out = String::new();
     for thread_count in threads {
         let at: Vec<&Group> = timed
@@ -517,14 +485,12 @@ fn phase_pivot_charts(record: &RunRecord, all: &[Group]) -> String {
                 let bars = phases
                     .iter()
                     .map(|phase| {
-                        let group = at.iter().find(|g| {
-                            g.phase == *phase && g.engine == setup.0 && g.profile == setup.1
-                        })?;
-                        let values = statements_per_s(record, group);
-                        Some((super::median(&values)?, whisker(&values)))
+                        let group = at.iter().find(|g| g.phase == *phase && g.setup == *setup)?;
+                        let summary = group.statements_summary.as_ref()?;
+                        Some((summary.median, summary.whisker()))
                     })
                     .collect();
-                (setup_label(setup), bars)
+                (setup.label(), bars)
             })
             .collect();
         out.push_str(&figure_html(
@@ -545,52 +511,13 @@ fn phase_pivot_charts(record: &RunRecord, all: &[Group]) -> String {
     out
 }
 
-/// Each completed repeat's statements per second.
-fn statements_per_s(record: &RunRecord, group: &Group) -> Vec<f64> {
-    record
-        .cells
-        .iter()
-        .filter(|c| {
-            c.variant == group.phase
-                && c.engine == group.engine
-                && c.profile == group.profile
-                && Some(c.threads) == group.threads
-                && c.outcome == OutcomeRecord::Completed
-                && c.wall_ms > 0.0
-        })
-        .map(|c| c.statements_per_s())
-        .collect()
-}
-
 /// Event latency at rising percentiles, per set-up, from the merged histograms of the
 /// completed repeats (never averaged percentiles).
-fn latency_chart(record: &RunRecord, phase: &str, threads: u32) -> String {
+fn latency_chart(groups: &[&Group], phase: &str, threads: u32) -> String {
     const PERCENTILES: [f64; 7] = [50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99];
-    let cells: Vec<_> = record
-        .cells
-        .iter()
-        .filter(|c| {
-            c.variant == phase && c.threads == threads && c.outcome == OutcomeRecord::Completed
-        })
-        .collect();
-    let mut setups_seen: Vec<(crate::engine::Engine, Option<String>)> = Vec::new();
-    for cell in &cells {
-        let setup = (cell.engine, cell.profile.clone());
-        if !setups_seen.contains(&setup) {
-            setups_seen.push(setup);
-        }
-    }
     let mut series = Vec::new();
-    for setup in &setups_seen {
-        let mut merged = new_histogram();
-        for cell in cells
-            .iter()
-            .filter(|c| c.engine == setup.0 && c.profile == setup.1)
-        {
-            if let Ok(histogram) = decode_histogram(&cell.event_histogram_v2) {
-                let _ = merged.add(&histogram);
-            }
-        }
+    for group in groups {
+        let merged = &group.event_histogram;
         if merged.is_empty() {
             continue;
         }
@@ -605,7 +532,7 @@ fn latency_chart(record: &RunRecord, phase: &str, threads: u32) -> String {
                 )
             })
             .collect();
-        series.push((setup_label(setup), points));
+        series.push((group.setup.label(), points));
     }
     let chart = LineChart {
         title: format!("{phase}: event latency, {threads} threads"),
@@ -623,34 +550,24 @@ fn latency_chart(record: &RunRecord, phase: &str, threads: u32) -> String {
 }
 
 /// Events per second, interval by interval, of the first completed repeat per set-up.
-fn timeline_chart(record: &RunRecord, phase: &str, threads: u32) -> String {
-    let mut series = Vec::new();
+fn timeline_chart(groups: &[&Group], phase: &str, threads: u32) -> String {
+    let mut timelines: Vec<(&Group, &crate::view::Timeline)> = groups
+        .iter()
+        .filter_map(|g| Some((*g, g.timeline.as_ref()?)))
+        .collect();
+    timelines.sort_by_key(|(_, timeline)| timeline.cell);
     let mut end = 0.0f64;
-    let mut seen: Vec<(crate::engine::Engine, Option<String>)> = Vec::new();
-    for cell in record.cells.iter().filter(|c| {
-        c.variant == phase && c.threads == threads && c.outcome == OutcomeRecord::Completed
-    }) {
-        let setup = (cell.engine, cell.profile.clone());
-        if seen.contains(&setup) || cell.intervals.len() < 2 {
-            continue;
-        }
-        seen.push(setup.clone());
-        // The last interval can be a sliver of the report interval: its rate is noise.
-        let longest = cell
-            .intervals
+    let mut series = Vec::new();
+    for (group, timeline) in timelines {
+        let points: Vec<Point> = timeline
+            .points
             .iter()
-            .map(|i| i.end_s - i.start_s)
-            .fold(0.0, f64::max);
-        let points: Vec<Point> = cell
-            .intervals
-            .iter()
-            .filter(|i| i.end_s - i.start_s >= longest / 2.0 && longest > 0.0)
-            .map(|i| {
-                end = end.max(i.end_s);
-                (i.end_s, i.events as f64 / (i.end_s - i.start_s), None)
+            .map(|&(at, rate)| {
+                end = end.max(at);
+                (at, rate, None)
             })
             .collect();
-        series.push((setup_label(&setup), points));
+        series.push((group.setup.label(), points));
     }
     if series.is_empty() {
         return String::new();
@@ -670,41 +587,28 @@ fn timeline_chart(record: &RunRecord, phase: &str, threads: u32) -> String {
     )
 }
 
-/// Load phases (S4): seconds per method and engine.
-fn load_charts(all: &[Group]) -> String {
+/// Load phases: seconds per method and set-up.
+fn load_charts(view: &View) -> String {
     let mut out = String::new();
-    let loads: Vec<&Group> = all.iter().filter(|g| g.kind == GroupKind::Load).collect();
-    let mut phases: Vec<&str> = Vec::new();
-    for group in &loads {
-        if !phases.contains(&group.phase.as_str()) {
-            phases.push(&group.phase);
-        }
-    }
-    for phase in phases {
+    let loads: Vec<&Group> = view.groups_of(GroupKind::Load).collect();
+    for phase in distinct(loads.iter().map(|g| g.phase.as_str())) {
         let groups: Vec<&Group> = loads.iter().copied().filter(|g| g.phase == phase).collect();
-        let mut methods: Vec<String> = Vec::new();
-        for group in &groups {
-            let method = group.method.clone().unwrap_or_default();
-            if !methods.contains(&method) {
-                methods.push(method);
-            }
-        }
+        let methods: Vec<String> =
+            distinct(groups.iter().map(|g| g.method.clone().unwrap_or_default()));
         let series: Vec<BarSeries> = setups(&groups)
             .iter()
             .map(|setup| {
                 let bars = methods
                     .iter()
                     .map(|method| {
-                        let group = groups.iter().find(|g| {
-                            g.method.as_ref() == Some(method)
-                                && g.engine == setup.0
-                                && g.profile == setup.1
-                        })?;
+                        let group = groups
+                            .iter()
+                            .find(|g| g.method.as_ref() == Some(method) && g.setup == *setup)?;
                         let summary = group.summary.as_ref()?;
-                        Some((summary.median, whisker(&group.values)))
+                        Some((summary.median, summary.whisker()))
                     })
                     .collect();
-                (setup_label(setup), bars)
+                (setup.label(), bars)
             })
             .collect();
         out.push_str(&figure_html(
@@ -715,29 +619,17 @@ fn load_charts(all: &[Group]) -> String {
     out
 }
 
-/// Sequence phases (S3): the job's time per set-up, min/avg/max over the kept runs.
-fn sequence_charts(all: &[Group]) -> String {
-    let sequences: Vec<&Group> = all
-        .iter()
-        .filter(|g| g.kind == GroupKind::Sequence)
-        .collect();
+/// Sequence phases: the job's time per set-up, min/avg/max over the kept runs.
+fn sequence_charts(view: &View) -> String {
+    let sequences: Vec<&Group> = view.groups_of(GroupKind::Sequence).collect();
     let mut out = String::new();
-    let mut phases: Vec<&str> = Vec::new();
-    for group in &sequences {
-        if !phases.contains(&group.phase.as_str()) {
-            phases.push(&group.phase);
-        }
-    }
-    for phase in phases {
+    for phase in distinct(sequences.iter().map(|g| g.phase.as_str())) {
         let groups: Vec<&Group> = sequences
             .iter()
             .copied()
             .filter(|g| g.phase == phase)
             .collect();
-        let categories: Vec<String> = groups
-            .iter()
-            .map(|g| setup_label(&(g.engine, g.profile.clone())))
-            .collect();
+        let categories: Vec<String> = groups.iter().map(|g| g.setup.label()).collect();
         let series = vec![(
             "mean, whisker min–max".to_string(),
             groups
@@ -780,17 +672,15 @@ fn statistics_table(all: &[Group]) -> String {
     out
 }
 
-/// The report of one run as a complete HTML document.
-pub fn page(record: &RunRecord, label: &str) -> String {
-    let record = &*record.measured();
-    let all = groups(record);
+/// The report of one run as a complete HTML document; `label` says which run it is.
+pub fn page(view: &View, label: &str) -> String {
+    let record = &view.record;
     let mut body = String::new();
-    let title = record.scenario().map(|s| s.title).unwrap_or_default();
     let _ = writeln!(
         body,
         "<h1>enginebench: {}</h1><p>{}</p>",
         escape(&record.study),
-        escape(&title)
+        escape(&record.title)
     );
     let _ = writeln!(body, "<table>");
     let mut fact = |name: &str, value: String| {
@@ -851,22 +741,15 @@ pub fn page(record: &RunRecord, label: &str) -> String {
         );
     }
     let _ = writeln!(body, "</table>");
-    let mut warnings: Vec<String> = Vec::new();
-    warnings.extend(too_few_warning(
-        all.iter().map(|g| g.values.len()).max().unwrap_or(0),
-    ));
-    for group in &all {
-        warnings.extend(group.warnings());
-    }
-    for warning in &warnings {
+    for warning in &view.warnings() {
         let _ = writeln!(body, "<p class=\"warn\">{}</p>", escape(warning));
     }
     let charts = format!(
         "{}{}{}{}",
-        load_charts(&all),
-        phase_pivot_charts(record, &all),
-        run_phase_charts(record, &all),
-        sequence_charts(&all)
+        load_charts(view),
+        phase_pivot_charts(view),
+        run_phase_charts(view),
+        sequence_charts(view)
     );
     if !charts.is_empty() {
         let _ = writeln!(body, "<h2>Charts</h2><div class=\"charts\">{charts}</div>");
@@ -874,12 +757,12 @@ pub fn page(record: &RunRecord, label: &str) -> String {
     let _ = writeln!(
         body,
         "<h2>Every cell, over its completed repeats</h2>{}",
-        statistics_table(&all)
+        statistics_table(&view.groups)
     );
     let _ = writeln!(
         body,
         "<h2>Tables</h2><pre>{}</pre>",
-        escape(&tables(record, TableStyle::Markdown))
+        escape(&tables(view, TableStyle::Markdown))
     );
     document(&format!("enginebench {}", record.study), &body)
 }
@@ -941,8 +824,8 @@ pub fn comparison_page(baseline: &Side, candidate: &Side, rows: &[ComparisonRow]
             i + 1,
             escape(&row.key),
             escape(row.metric),
-            super::median(&row.baseline).map_or("-".into(), figure),
-            super::median(&row.candidate).map_or("-".into(), figure),
+            row.baseline_median.map_or("-".into(), figure),
+            row.candidate_median.map_or("-".into(), figure),
             row.ratio.map_or("-".into(), |r| format!("{:.3}", r.ratio)),
             row.ratio
                 .filter(|r| r.low.is_finite())

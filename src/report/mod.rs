@@ -1,25 +1,13 @@
-//! The report stage: everything people read. Reports take a `RunRecord` and nothing else.
+//! The report stage: everything people read, as functions of a [`crate::view::View`]:
+//! terminal and Markdown tables (`text`), sysbench's format (`sysbench`), CSV (`export`),
+//! the HTML page with charts (`html`) and `compare`.
+//!
+//! Owns: wording, layout, number formats, charts. Must not compute a statistic, merge a
+//! histogram, group cells or re-read what a record is (its scenario text, its study's
+//! name): the view has done all of that once, so reports cannot disagree.
 
 pub mod compare;
 pub mod export;
-pub mod groups;
 pub mod html;
-pub mod stats;
 pub mod sysbench;
 pub mod text;
-
-/// The median of a handful of repeats (the middle value, or the mean of the two middle
-/// values for an even count).
-pub fn median(values: &[f64]) -> Option<f64> {
-    stats::median(values)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn median_of_odd_even_and_empty() {
-        assert_eq!(super::median(&[3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(super::median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
-        assert_eq!(super::median(&[]), None);
-    }
-}

@@ -1,28 +1,20 @@
 //! sysbench's report, label for label, so users can put enginebench's numbers beside the
 //! ones they know: queries performed read/write/other, transactions, latency min/avg/max
-//! and the chosen percentile, threads fairness.
+//! and the chosen percentile, threads fairness. Statements are counted and classed by the
+//! view (from the record's own `statement_classes`).
+//!
+//! Owns: sysbench's labels and layout. Must not class statements or compute fairness
+//! itself.
 
 use std::fmt::Write;
 
-use crate::measure::decode_histogram;
-use crate::results::{CellRecord, OutcomeRecord, RunRecord};
-use crate::scenario::oltp::statement_group;
-use crate::scenario::StatementClass;
+use crate::results::{CellRecord, OutcomeRecord};
+use crate::view::{CellFigures, View};
 
-pub fn format(record: &RunRecord, percentile: f64) -> String {
-    let record = &*record.measured();
-    // A scenario file's statements are grouped by their SQL; sysbench's own by name.
-    let scenario_groups = record
-        .scenario()
-        .map(|scenario| crate::scenario::file::statement_groups(&scenario));
-    let group_of = |name: &str| -> StatementClass {
-        match scenario_groups.as_ref().and_then(|groups| groups.get(name)) {
-            Some(group) => *group,
-            None => statement_group(name),
-        }
-    };
+/// Every measured cell in sysbench's words; `percentile` is sysbench's `--percentile`.
+pub fn format(view: &View, percentile: f64) -> String {
     let mut out = String::new();
-    for cell in &record.cells {
+    for (cell, figures) in view.record.cells.iter().zip(&view.cells) {
         let _ = writeln!(
             out,
             "enginebench {} on {}{} — {} threads, repeat {}{}\n",
@@ -39,55 +31,43 @@ pub fn format(record: &RunRecord, percentile: f64) -> String {
                 other => format!(" ({other:?})").to_lowercase(),
             }
         );
-        out.push_str(&cell_report(cell, percentile, &group_of));
+        out.push_str(&cell_report(cell, figures, percentile));
         out.push('\n');
     }
     out
 }
 
-fn cell_report(
-    cell: &CellRecord,
-    percentile: f64,
-    group_of: &dyn Fn(&str) -> StatementClass,
-) -> String {
-    let mut groups = [0u64; 3];
-    for query in &cell.queries {
-        let slot = match group_of(&query.name) {
-            StatementClass::Read => 0,
-            StatementClass::Write => 1,
-            StatementClass::Other => 2,
-        };
-        groups[slot] += query.count + query.failed;
-    }
-    let total: u64 = groups.iter().sum();
-    let seconds = (cell.wall_ms / 1000.0).max(1e-9);
+fn cell_report(cell: &CellRecord, figures: &CellFigures, percentile: f64) -> String {
+    let statements = figures.statements;
+    let total = statements.total();
+    let seconds = figures.seconds;
     let per_s = |n: u64| n as f64 / seconds;
     let ms = |us: f64| us / 1000.0;
-    let events_latency = decode_histogram(&cell.event_histogram_v2).ok();
-    let chosen = events_latency
+    let chosen = figures
+        .event_histogram
         .as_ref()
         .map_or(0.0, |h| ms(h.value_at_quantile(percentile / 100.0) as f64));
     let latency = cell.event_latency_us;
     let sum_ms = latency.avg_us * latency.count as f64 / 1000.0;
-    let (events_avg, events_sd) = mean_and_sd(cell.per_worker_events.iter().map(|&e| e as f64));
-    let (busy_avg, busy_sd) = mean_and_sd(cell.per_worker_busy_ms.iter().map(|ms| ms / 1000.0));
+    let (events_avg, events_sd) = figures.fairness_events;
+    let (busy_avg, busy_sd) = figures.fairness_busy_s;
     let mut out = String::new();
     let _ = writeln!(out, "SQL statistics:");
     let _ = writeln!(out, "    queries performed:");
     let _ = writeln!(
         out,
         "        read:                            {}",
-        groups[0]
+        statements.read
     );
     let _ = writeln!(
         out,
         "        write:                           {}",
-        groups[1]
+        statements.write
     );
     let _ = writeln!(
         out,
         "        other:                           {}",
-        groups[2]
+        statements.other
     );
     let _ = writeln!(out, "        total:                           {total}");
     let _ = writeln!(
@@ -191,16 +171,4 @@ fn cell_report(
         "    execution time (avg/stddev):   {busy_avg:.4}/{busy_sd:.2}"
     );
     out
-}
-
-/// Population mean and standard deviation, as sysbench reports fairness.
-fn mean_and_sd(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let values: Vec<f64> = values.collect();
-    if values.is_empty() {
-        return (0.0, 0.0);
-    }
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
-    (mean, variance.sqrt())
 }

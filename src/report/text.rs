@@ -1,60 +1,56 @@
-//! Terminal and plain-text tables, shaped like the study they report: for S0, threads down,
-//! engines across, wall time in ms (best and median of the repeats), plus statement latency
-//! percentiles from the merged histograms of all repeats.
+//! Terminal and Markdown tables, shaped by what the record is (`record.kind`) and what it
+//! holds: for a scenario's run phases threads down and set-ups across, wall time or events
+//! per second (best and median of the repeats) beside statement latency percentiles from
+//! the merged histograms; for a sysbench workload sysbench's figures per set-up; load,
+//! sequence and DDL phases each in a table of their own.
+//!
+//! Owns: the tables' layout and wording. Must not compute a statistic, merge a histogram
+//! or group cells (every figure comes from the view), nor pick a layout from a study's
+//! name.
 
 use comfy_table::{Cell, CellAlignment};
-use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use crate::console::new_table;
 pub use crate::console::TableStyle;
-use crate::engine::Engine;
-use crate::measure::{
-    decode_histogram, new_histogram, per_statement, why_line, LatencySummary, PerStatement,
-    ProcessDelta,
-};
-use crate::report::median;
-use crate::results::{CellRecord, LoadRecord, OutcomeRecord, RunRecord, RunStatus};
+use crate::results::{OutcomeRecord, RunStatus, StudyKind};
+use crate::view::stats::Summary;
+use crate::view::{distinct, Group, GroupKind, PhaseKind, Setup, View};
 
-/// All tables of a run record, shaped by its study.
-pub fn tables(record: &RunRecord, style: TableStyle) -> String {
-    let record = &*record.measured();
-    // A scenario file's run carries its text; its name could be anything, even "s0".
-    // Records of s0 and s4 from before they became scenario files have the same shape.
-    if record.scenario_text().is_some() || ["s0", "s4"].contains(&record.study.as_str()) {
-        return file_scenario_tables(record, style);
-    }
-    match record.study.as_str() {
-        name if crate::scenario::oltp::OltpKind::from_name(name).is_some() => {
-            let mut out = oltp_tables(record, style);
-            out.push_str(&warnings_section(record));
+/// All tables of a run, shaped by what kind of study it was.
+pub fn tables(view: &View, style: TableStyle) -> String {
+    match view.record.kind {
+        StudyKind::Scenario => scenario_tables(view, style),
+        StudyKind::Sysbench => {
+            let mut out = sysbench_tables(view, style);
+            out.push_str(&warnings_section(view));
             out
         }
-        _ => {
-            let mut out = loads_section(record, style);
-            out.push_str(&footprint_section(record, style));
-            out.push_str(&status_lines(record));
+        StudyKind::Prepare => {
+            let mut out = loads_section(view, style);
+            out.push_str(&footprint_section(view, style));
+            out.push_str(&status_lines(view));
             out
         }
     }
 }
 
-/// How many repeats the figures are over (warm-up repeats, left out, leave gaps in the
-/// numbering).
-fn distinct_repeats(repeats: impl Iterator<Item = u32>) -> usize {
-    repeats.collect::<BTreeSet<u32>>().len().max(1)
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn right(text: impl Into<String>) -> Cell {
+    Cell::new(text.into()).set_alignment(CellAlignment::Right)
 }
 
 /// What the repeats cannot support: too few for an interval, a repeat far off, a wide
 /// spread. Printed under the tables so nobody quotes a figure without its caveat.
-pub fn warnings_section(record: &RunRecord) -> String {
-    let groups = super::groups::groups(record);
-    let mut lines = Vec::new();
-    let most_repeats = groups.iter().map(|g| g.values.len()).max().unwrap_or(0);
-    lines.extend(super::stats::too_few_warning(most_repeats));
-    for group in &groups {
-        lines.extend(group.warnings());
-    }
+pub fn warnings_section(view: &View) -> String {
+    let lines = view.warnings();
     if lines.is_empty() {
         return String::new();
     }
@@ -66,9 +62,9 @@ pub fn warnings_section(record: &RunRecord) -> String {
     out
 }
 
-fn status_lines(record: &RunRecord) -> String {
+fn status_lines(view: &View) -> String {
     let mut out = String::new();
-    match record.status {
+    match view.record.status {
         RunStatus::Interrupted => {
             let _ = writeln!(
                 out,
@@ -79,7 +75,7 @@ fn status_lines(record: &RunRecord) -> String {
             let _ = writeln!(
                 out,
                 "The run stopped on an error: {}",
-                record.error.as_deref().unwrap_or("unknown error")
+                view.record.error.as_deref().unwrap_or("unknown error")
             );
         }
         _ => {}
@@ -87,126 +83,16 @@ fn status_lines(record: &RunRecord) -> String {
     out
 }
 
-/// A scenario file's run: one table per run phase, in the order they ran.
-pub fn file_scenario_tables(record: &RunRecord, style: TableStyle) -> String {
-    let mut variants: Vec<(String, String)> = Vec::new();
-    for cell in &record.cells {
-        if !variants.iter().any(|(key, _)| *key == cell.variant) {
-            variants.push((
-                cell.variant.clone(),
-                format!("{} {}", record.study, cell.variant),
-            ));
-        }
-    }
-    let mut out = variant_tables(record, style, &record.study, &variants);
-    // The study's own table (S1's) comes first: every query kind side by side.
-    let pivot = phase_pivot_tables(record, &variants, style);
-    if let Some(first_blank) = out.find("\n\n") {
-        out.insert_str(first_blank + 2, &pivot);
-    } else {
-        out.insert_str(0, &pivot);
-    }
-    out.push_str(&sequence_section(record, style));
-    let ddl: Vec<_> = record.steps.iter().filter(|s| s.name == "ddl").collect();
-    if !ddl.is_empty() {
-        let mut table = new_table(style);
-        table.set_header(vec!["phase", "engine", "seconds"]);
-        for step in ddl {
-            table.add_row(vec![
-                Cell::new(&step.detail),
-                Cell::new(step.engine.map_or("-".into(), |e| e.to_string())),
-                Cell::new(match &step.error {
-                    Some(_) => "failed".to_string(),
-                    None => format!("{:.3}", step.elapsed_ms / 1000.0),
-                })
-                .set_alignment(CellAlignment::Right),
-            ]);
-        }
-        let _ = writeln!(out, "DDL phases\n{table}\n");
-    }
-    out.push_str(&warnings_section(record));
-    out
-}
-
-/// With two or more timed run phases: statements per second, phases (query kinds) down and
-/// set-ups across, one table per thread count; the median of the completed repeats.
-fn phase_pivot_tables(
-    record: &RunRecord,
-    variants: &[(String, String)],
-    style: TableStyle,
-) -> String {
-    let timed: Vec<&(String, String)> = variants
-        .iter()
-        .filter(|(key, _)| {
-            record
-                .cells
-                .iter()
-                .any(|c| c.variant == *key && c.duration_s.is_some())
-        })
-        .collect();
-    if timed.len() < 2 {
-        return String::new();
-    }
-    let setups = setups_of(&record.cells);
-    let threads: BTreeSet<u32> = record.cells.iter().map(|c| c.threads).collect();
-    let repeats = distinct_repeats(record.cells.iter().map(|c| c.repeat));
+/// A scenario's run: the server, S1's pivot of phases, load phases, one table per run
+/// phase with its counters, loads and footprints, sequences, DDL phases, warnings.
+fn scenario_tables(view: &View, style: TableStyle) -> String {
+    let record = &view.record;
     let mut out = String::new();
-    for thread_count in threads {
-        let mut table = new_table(style);
-        let mut header = vec![Cell::new("phase")];
-        header.extend(
-            setups
-                .iter()
-                .map(|s| Cell::new(format!("{} qps", s.label()))),
-        );
-        table.set_header(header);
-        for (key, _) in &timed {
-            let mut row = vec![Cell::new(key)];
-            for setup in &setups {
-                let rates: Vec<f64> = record
-                    .cells
-                    .iter()
-                    .filter(|c| {
-                        c.variant == *key
-                            && c.threads == thread_count
-                            && setup.matches(c)
-                            && c.outcome == OutcomeRecord::Completed
-                            && c.wall_ms > 0.0
-                    })
-                    .map(CellRecord::statements_per_s)
-                    .collect();
-                row.push(
-                    Cell::new(median(&rates).map_or("-".into(), |qps| format!("{qps:.0}")))
-                        .set_alignment(CellAlignment::Right),
-                );
-            }
-            table.add_row(row);
-        }
-        let _ = writeln!(
-            out,
-            "{} — statements per second by phase, {thread_count} thread{} (median of {repeats} repeat{}; higher is better)\n{table}\n",
-            record.study,
-            if thread_count == 1 { "" } else { "s" },
-            if repeats == 1 { "" } else { "s" },
-        );
-    }
-    out
-}
-
-/// Tables for measured phases (`variants`: key and title, in order): threads down, engines
-/// across, then the counters, loads, footprints and index builds.
-fn variant_tables(
-    record: &RunRecord,
-    style: TableStyle,
-    study_label: &str,
-    variants: &[(String, String)],
-) -> String {
-    let mut out = String::new();
-    let engines = setups_of(&record.cells);
     if let Some(server) = &record.server {
         let _ = writeln!(
             out,
-            "{study_label} on {} ({}{}), study started {}\n",
+            "{} on {} ({}{}), study started {}\n",
+            record.study,
             server.version,
             server.kind,
             if server.datadir_on_tmpfs {
@@ -217,89 +103,13 @@ fn variant_tables(
             record.started_at
         );
     }
-    out.push_str(&load_phase_section(record, style));
-    for (variant_key, variant_title) in variants {
-        let cells: Vec<&CellRecord> = record
-            .cells
-            .iter()
-            .filter(|c| c.variant == *variant_key)
-            .collect();
-        if cells.is_empty() {
-            continue;
-        }
-        let by_time = cells.iter().any(|c| c.duration_s.is_some());
-        let repeats = distinct_repeats(cells.iter().map(|c| c.repeat));
-        let _ = writeln!(
-            out,
-            "{} — {}, best / median of {} repeat{}; statement latency over all repeats",
-            variant_title,
-            if by_time {
-                "events per second (higher is better)".to_string()
-            } else {
-                let loops = cells[0].events_per_thread.unwrap_or(0);
-                format!("wall ms for all threads to finish {loops} loops (lower is better)")
-            },
-            repeats,
-            if repeats == 1 { "" } else { "s" }
-        );
-        let mut table = new_table(style);
-        let mut header = vec![Cell::new("threads")];
-        for setup in &engines {
-            header.push(Cell::new(format!(
-                "{} {}",
-                setup.label(),
-                if by_time { "ev/s" } else { "ms" }
-            )));
-            header.push(Cell::new(format!("{} p50/p95/p99 µs", setup.label())));
-        }
-        table.set_header(header);
-        let threads: BTreeSet<u32> = cells.iter().map(|c| c.threads).collect();
-        for thread_count in threads {
-            let mut row = vec![Cell::new(thread_count).set_alignment(CellAlignment::Right)];
-            for setup in &engines {
-                let group: Vec<&CellRecord> = cells
-                    .iter()
-                    .copied()
-                    .filter(|c| c.threads == thread_count && setup.matches(c))
-                    .collect();
-                let (metric, latency) = summarise_group(&group, by_time);
-                row.push(Cell::new(metric).set_alignment(CellAlignment::Right));
-                row.push(Cell::new(latency).set_alignment(CellAlignment::Right));
-            }
-            table.add_row(row);
-        }
-        let _ = writeln!(out, "{table}\n");
-        out.push_str(&counter_section(&cells, &engines, style));
-    }
-
-    out.push_str(&loads_section(record, style));
-    out.push_str(&footprint_section(record, style));
-    let indexes: Vec<_> = record
-        .steps
-        .iter()
-        .filter(|s| s.name == "create_index")
-        .collect();
-    if !indexes.is_empty() {
-        let _ = writeln!(out, "CREATE INDEX value ON t(value)");
-        let mut table = new_table(style);
-        table.set_header(vec!["engine", "seconds"]);
-        for step in indexes {
-            table.add_row(vec![
-                Cell::new(step.engine.map_or("-".into(), |e| e.to_string())),
-                Cell::new(match &step.error {
-                    Some(_) => "failed".to_string(),
-                    None => format!("{:.2}", step.elapsed_ms / 1000.0),
-                })
-                .set_alignment(CellAlignment::Right),
-            ]);
-        }
-        let _ = writeln!(out, "{table}\n");
-    }
-    for cell in record
-        .cells
-        .iter()
-        .filter(|c| matches!(c.outcome, OutcomeRecord::Failed | OutcomeRecord::Crashed))
-    {
+    // The study's own table (S1's) comes first: every query kind side by side.
+    out.push_str(&phase_pivot_tables(view, style));
+    out.push_str(&load_phase_section(view, style));
+    out.push_str(&run_phase_tables(view, style));
+    out.push_str(&loads_section(view, style));
+    out.push_str(&footprint_section(view, style));
+    for cell in view.failed_cells() {
         let _ = writeln!(
             out,
             "cell {} ({} {} threads={} repeat {}) {}: {}",
@@ -316,65 +126,159 @@ fn variant_tables(
             cell.error.as_deref().unwrap_or("unknown error")
         );
     }
-    out.push_str(&status_lines(record));
+    out.push_str(&status_lines(view));
+    out.push_str(&sequence_section(view, style));
+    out.push_str(&ddl_section(view, style));
+    out.push_str(&warnings_section(view));
     out
 }
 
-/// (metric column, latency column) for the repeats of one threads × engine group. Only
-/// completed cells count; interrupted or failed ones are marked.
-fn summarise_group(group: &[&CellRecord], by_time: bool) -> (String, String) {
-    let completed: Vec<&&CellRecord> = group
-        .iter()
-        .filter(|c| c.outcome == OutcomeRecord::Completed)
+/// With two or more timed run phases: statements per second, phases down and set-ups
+/// across, one table per thread count; the median of the completed repeats.
+fn phase_pivot_tables(view: &View, style: TableStyle) -> String {
+    let timed: Vec<&str> = view
+        .phases_of(PhaseKind::Run)
+        .filter(|p| p.timed)
+        .map(|p| p.name.as_str())
         .collect();
-    if completed.is_empty() {
-        let mark = if group.iter().any(|c| c.outcome == OutcomeRecord::Crashed) {
+    if timed.len() < 2 {
+        return String::new();
+    }
+    let mut threads = distinct(
+        view.phases_of(PhaseKind::Run)
+            .flat_map(|p| p.threads.clone()),
+    );
+    threads.sort_unstable();
+    let mut out = String::new();
+    for thread_count in threads {
+        let mut table = new_table(style);
+        let mut header = vec![Cell::new("phase")];
+        header.extend(
+            view.setups
+                .iter()
+                .map(|s| Cell::new(format!("{} qps", s.label()))),
+        );
+        table.set_header(header);
+        for phase in &timed {
+            let mut row = vec![Cell::new(phase)];
+            for setup in &view.setups {
+                let median = view
+                    .cell_group(phase, setup, thread_count)
+                    .and_then(|g| g.statements_summary.as_ref())
+                    .map(|s| s.median);
+                row.push(right(median.map_or("-".into(), |qps| format!("{qps:.0}"))));
+            }
+            table.add_row(row);
+        }
+        let _ = writeln!(
+            out,
+            "{} — statements per second by phase, {thread_count} thread{} (median of {} repeat{}; higher is better)\n{table}\n",
+            view.record.study,
+            plural(thread_count as usize),
+            view.repeats,
+            plural(view.repeats),
+        );
+    }
+    out
+}
+
+/// One table per run phase: threads down, set-ups across, then the phase's counters.
+fn run_phase_tables(view: &View, style: TableStyle) -> String {
+    let mut out = String::new();
+    for phase in view.phases_of(PhaseKind::Run) {
+        let by_time = phase.timed;
+        let _ = writeln!(
+            out,
+            "{} {} — {}, best / median of {} repeat{}; statement latency over all repeats",
+            view.record.study,
+            phase.name,
+            if by_time {
+                "events per second (higher is better)".to_string()
+            } else {
+                format!(
+                    "wall ms for all threads to finish {} loops (lower is better)",
+                    phase.loops.unwrap_or(0)
+                )
+            },
+            phase.repeats,
+            plural(phase.repeats)
+        );
+        let mut table = new_table(style);
+        let mut header = vec![Cell::new("threads")];
+        for setup in &view.setups {
+            header.push(Cell::new(format!(
+                "{} {}",
+                setup.label(),
+                if by_time { "ev/s" } else { "ms" }
+            )));
+            header.push(Cell::new(format!("{} p50/p95/p99 µs", setup.label())));
+        }
+        table.set_header(header);
+        for &thread_count in &phase.threads {
+            let mut row = vec![right(thread_count.to_string())];
+            for setup in &view.setups {
+                let (metric, latency) =
+                    group_figures(view.cell_group(&phase.name, setup, thread_count));
+                row.push(right(metric));
+                row.push(right(latency));
+            }
+            table.add_row(row);
+        }
+        let _ = writeln!(out, "{table}\n");
+        let rows: Vec<(u32, Vec<&Group>)> = phase
+            .threads
+            .iter()
+            .map(|&t| {
+                let groups = view
+                    .setups
+                    .iter()
+                    .filter_map(|setup| view.cell_group(&phase.name, setup, t))
+                    .collect();
+                (t, groups)
+            })
+            .collect();
+        out.push_str(&counter_section(&rows, style));
+    }
+    out
+}
+
+/// (figure column, latency column) of one threads × set-up group: best / median of the
+/// completed repeats, or what became of them.
+fn group_figures(group: Option<&Group>) -> (String, String) {
+    let Some(group) = group else {
+        return ("-".into(), "-".into());
+    };
+    let Some(summary) = &group.summary else {
+        let mark = if group.outcomes.contains(&OutcomeRecord::Crashed) {
             "crashed"
-        } else if group.iter().any(|c| c.outcome == OutcomeRecord::Failed) {
+        } else if group.outcomes.contains(&OutcomeRecord::Failed) {
             "failed"
-        } else if group.is_empty() {
-            "-"
         } else {
             "interrupted"
         };
         return (mark.into(), "-".into());
-    }
-    let values: Vec<f64> = completed
-        .iter()
-        .map(|c| if by_time { c.events_per_s } else { c.wall_ms })
-        .collect();
-    let best = if by_time {
-        values.iter().copied().fold(f64::MIN, f64::max)
-    } else {
-        values.iter().copied().fold(f64::MAX, f64::min)
     };
-    let middle = median(&values).unwrap_or(best);
-    let metric = if values.len() == 1 {
+    let best = if group.higher_is_better {
+        summary.max
+    } else {
+        summary.min
+    };
+    let metric = if group.values.len() == 1 {
         format!("{best:.0}")
     } else {
-        format!("{best:.0} / {middle:.0}")
+        format!("{best:.0} / {:.0}", summary.median)
     };
-    // Percentiles from the merged histograms, never from averaged percentiles.
-    let mut merged = new_histogram();
-    for cell in &completed {
-        for query in &cell.queries {
-            if let Ok(histogram) = decode_histogram(&query.histogram_v2) {
-                let _ = merged.add(&histogram);
-            }
-        }
-    }
-    let latency = LatencySummary::from_histogram(&merged);
+    let latency = group.statement_latency();
     (
         metric,
         format!("{}/{}/{}", latency.p50_us, latency.p95_us, latency.p99_us),
     )
 }
 
-/// Per-statement server counters for each threads × engine group of one variant, summed over
-/// its completed repeats, then one "why" line per thread count.
-fn counter_section(cells: &[&CellRecord], engines: &[Setup], style: TableStyle) -> String {
+/// Per-statement server counters of each threads × set-up group, summed over its
+/// completed repeats, then one "why" line per thread count.
+fn counter_section(rows: &[(u32, Vec<&Group>)], style: TableStyle) -> String {
     let mut out = String::new();
-    let threads: BTreeSet<u32> = cells.iter().map(|c| c.threads).collect();
     let mut table = new_table(style);
     table.set_header(vec![
         "threads",
@@ -389,30 +293,17 @@ fn counter_section(cells: &[&CellRecord], engines: &[Setup], style: TableStyle) 
     ]);
     let mut why_lines = Vec::new();
     let mut warnings = Vec::new();
-    for &thread_count in &threads {
-        let mut compared = Vec::new();
-        for setup in engines {
-            let engine = setup.label();
-            let group: Vec<&CellRecord> = cells
-                .iter()
-                .copied()
-                .filter(|c| {
-                    c.threads == thread_count
-                        && setup.matches(c)
-                        && c.outcome == OutcomeRecord::Completed
-                })
-                .collect();
-            if group.is_empty() {
+    for (thread_count, groups) in rows {
+        for group in groups {
+            let Some(per) = &group.per_statement else {
                 continue;
-            }
-            let per = group_per_statement(setup.engine, &group);
+            };
             let number = |value: Option<f64>, decimals: usize| {
                 value.map_or("-".to_string(), |v| format!("{v:.decimals$}"))
             };
-            let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
             table.add_row(vec![
                 right(thread_count.to_string()),
-                Cell::new(&engine),
+                Cell::new(group.setup.label()),
                 right(per.statements.to_string()),
                 right(number(per.server_cpu_us, 1)),
                 right(format!("{:.1}", per.client_cpu_us)),
@@ -425,19 +316,9 @@ fn counter_section(cells: &[&CellRecord], engines: &[Setup], style: TableStyle) 
                 )),
                 right(number(per.server_write_bytes.map(|b| b / 1024.0), 2)),
             ]);
-            // On one machine the client's CPU is taken from the server: say when the
-            // driver costs as much as half of what the server does.
-            if let Some(server_cpu) = per.server_cpu_us.filter(|cpu| *cpu > 0.0) {
-                if per.client_cpu_us > 0.5 * server_cpu {
-                    warnings.push(format!(
-                        "warning: at {thread_count} threads on {engine} the client used {:.0}% as much CPU as the server: the driver may be limiting throughput",
-                        100.0 * per.client_cpu_us / server_cpu
-                    ));
-                }
-            }
-            compared.push((engine, per));
+            warnings.extend(group.client_cpu_warning());
         }
-        if let Some(line) = why_line(&compared) {
+        if let Some(line) = View::why_line(groups) {
             why_lines.push(format!("why, {thread_count} threads: {line}"));
         }
     }
@@ -453,44 +334,8 @@ fn counter_section(cells: &[&CellRecord], engines: &[Setup], style: TableStyle) 
     out
 }
 
-fn group_per_statement(engine: Engine, group: &[&CellRecord]) -> PerStatement {
-    let mut status = std::collections::BTreeMap::new();
-    let mut process: Option<ProcessDelta> = None;
-    let mut client_cpu_us = 0;
-    let mut statements = 0;
-    for cell in group {
-        for (name, value) in &cell.server_status_delta {
-            *status.entry(name.clone()).or_insert(0) += value;
-        }
-        if let Some(delta) = &cell.server_process {
-            process.get_or_insert_with(ProcessDelta::default).add(delta);
-        }
-        client_cpu_us += cell.client_cpu_us;
-        statements += cell.queries.iter().map(|q| q.count + q.failed).sum::<u64>();
-    }
-    per_statement(engine, &status, process.as_ref(), client_cpu_us, statements)
-}
-
-fn footprint_section(record: &RunRecord, style: TableStyle) -> String {
-    // A load phase's loads each leave the table behind: one row per method (first repeat).
-    let footprints: Vec<(String, &crate::measure::FootprintRecord)> = record
-        .loads
-        .iter()
-        .filter(|load| load.phase.is_none() || load.repeat == 1)
-        .filter_map(|load| {
-            let footprint = load.footprint.as_ref()?;
-            Some(match &load.phase {
-                Some(_) => (format!("after {}", load.label), footprint),
-                None => (footprint.moment.replace('_', " "), footprint),
-            })
-        })
-        .chain(
-            record
-                .footprints
-                .iter()
-                .map(|f| (f.moment.replace('_', " "), f)),
-        )
-        .collect();
+fn footprint_section(view: &View, style: TableStyle) -> String {
+    let footprints = view.footprints();
     if footprints.is_empty() {
         return String::new();
     }
@@ -541,7 +386,8 @@ fn footprint_section(record: &RunRecord, style: TableStyle) -> String {
 }
 
 /// Every load of the run: method, time, rate, and what it cost the server.
-fn loads_section(record: &RunRecord, style: TableStyle) -> String {
+fn loads_section(view: &View, style: TableStyle) -> String {
+    let record = &view.record;
     if record.loads.is_empty() {
         return String::new();
     }
@@ -599,129 +445,82 @@ fn loads_section(record: &RunRecord, style: TableStyle) -> String {
     out
 }
 
-/// Load phases (S4): seconds per method (rows) and engine (columns), median of the
-/// repeats, and how many times faster than the slowest method on the same engine.
-fn load_phase_section(record: &RunRecord, style: TableStyle) -> String {
-    let mut phases: Vec<&str> = Vec::new();
-    for load in &record.loads {
-        if let Some(phase) = record.measured_load_phase(load) {
-            if !phases.contains(&phase) {
-                phases.push(phase);
-            }
-        }
-    }
+/// Load phases: seconds per method (rows) and set-up (columns), median of the repeats,
+/// and how many times faster than the slowest method on the same set-up.
+fn load_phase_section(view: &View, style: TableStyle) -> String {
     let mut out = String::new();
-    for phase in phases {
-        let loads: Vec<&LoadRecord> = record
-            .loads
-            .iter()
-            .filter(|l| record.measured_load_phase(l) == Some(phase))
+    for phase in view.phases_of(PhaseKind::Load) {
+        let groups: Vec<&Group> = view
+            .groups_of(GroupKind::Load)
+            .filter(|g| g.phase == phase.label())
             .collect();
-        out.push_str(&load_phase_table(record, phase, &loads, style));
-    }
-    out
-}
-
-fn load_phase_table(
-    record: &RunRecord,
-    phase: &str,
-    loads: &[&LoadRecord],
-    style: TableStyle,
-) -> String {
-    let mut out = String::new();
-    let mut engines: Vec<Engine> = Vec::new();
-    let mut labels: Vec<String> = Vec::new();
-    for load in loads {
-        if !engines.contains(&load.engine) {
-            engines.push(load.engine);
-        }
-        if !labels.contains(&load.label) {
-            labels.push(load.label.clone());
-        }
-    }
-    let rows = loads
-        .iter()
-        .find_map(|l| l.outcome.as_ref().map(|o| o.rows))
-        .unwrap_or(0);
-    let repeats = distinct_repeats(loads.iter().map(|l| l.repeat));
-    let median_seconds = |label: &str, engine: Engine| -> Option<f64> {
-        let values: Vec<f64> = loads
-            .iter()
-            .filter(|l| l.label == label && l.engine == engine)
-            .filter_map(|l| l.outcome.as_ref().map(|o| o.total_ms() / 1000.0))
-            .collect();
-        median(&values)
-    };
-    let slowest: Vec<f64> = engines
-        .iter()
-        .map(|&engine| {
-            labels
-                .iter()
-                .filter_map(|label| median_seconds(label, engine))
-                .fold(0.0, f64::max)
-        })
-        .collect();
-    let _ = writeln!(
-        out,
-                        "{}{}{phase} — seconds to load {rows} rows into {}, median of {repeats} repeat{}; × = times faster than the slowest method",
-                record.study,
-        if phase.is_empty() { "" } else { " " },
-        loads.first().map_or("", |l| l.table.as_str()),
-        if repeats == 1 { "" } else { "s" }
-    );
-    let mut table = new_table(style);
-    let mut header = vec![Cell::new("method")];
-    for engine in &engines {
-        header.push(Cell::new(format!("{engine} s")));
-        header.push(Cell::new(format!("{engine} ×")));
-    }
-    table.set_header(header);
-    for label in &labels {
-        let mut row = vec![Cell::new(label)];
-        for (position, &engine) in engines.iter().enumerate() {
-            match median_seconds(label, engine) {
-                Some(seconds) => {
-                    row.push(
-                        Cell::new(format!("{seconds:.2}")).set_alignment(CellAlignment::Right),
-                    );
-                    row.push(
-                        Cell::new(format!("{:.1}", slowest[position] / seconds.max(1e-9)))
-                            .set_alignment(CellAlignment::Right),
-                    );
-                }
-                None => {
-                    row.push(Cell::new("failed").set_alignment(CellAlignment::Right));
-                    row.push(Cell::new("-").set_alignment(CellAlignment::Right));
-                }
-            }
-        }
-        table.add_row(row);
-    }
-    let _ = writeln!(out, "{table}\n");
-    out
-}
-
-/// A sysbench workload: per engine, threads down; transactions and queries per second
-/// (median of the repeats), event latency from the merged histograms, errors per second.
-pub fn oltp_tables(record: &RunRecord, style: TableStyle) -> String {
-    let mut out = String::new();
-    let mut engines: Vec<Engine> = Vec::new();
-    for cell in &record.cells {
-        if !engines.contains(&cell.engine) {
-            engines.push(cell.engine);
-        }
-    }
-    let rate_mode = record.cells.iter().any(|c| c.rate.is_some());
-    let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
-    for &engine in &engines {
-        let cells: Vec<&CellRecord> = record.cells.iter().filter(|c| c.engine == engine).collect();
-        let repeats = distinct_repeats(cells.iter().map(|c| c.repeat));
+        let setups: Vec<Setup> = distinct(groups.iter().map(|g| g.setup.clone()));
+        let methods: Vec<&str> = distinct(groups.iter().filter_map(|g| g.method.as_deref()));
         let _ = writeln!(
             out,
-            "{} on {engine} — median of {repeats} repeat{}; latency of whole events (transactions){}",
-            record.study,
-            if repeats == 1 { "" } else { "s" },
-            if rate_mode { ", from their intended start" } else { "" }
+            "{}{}{} — seconds to load {} rows into {}, median of {} repeat{}; × = times faster than the slowest method",
+            view.record.study,
+            if phase.name.is_empty() { "" } else { " " },
+            phase.name,
+            phase.rows.unwrap_or(0),
+            phase.table.as_deref().unwrap_or_default(),
+            phase.repeats,
+            plural(phase.repeats)
+        );
+        let mut table = new_table(style);
+        let mut header = vec![Cell::new("method")];
+        for setup in &setups {
+            header.push(Cell::new(format!("{} s", setup.label())));
+            header.push(Cell::new(format!("{} ×", setup.label())));
+        }
+        table.set_header(header);
+        for method in &methods {
+            let mut row = vec![Cell::new(method)];
+            for setup in &setups {
+                let group = groups
+                    .iter()
+                    .find(|g| g.method.as_deref() == Some(*method) && g.setup == *setup);
+                match group.and_then(|g| Some((g.summary.as_ref()?.median, g.times_faster?))) {
+                    Some((seconds, faster)) => {
+                        row.push(right(format!("{seconds:.2}")));
+                        row.push(right(format!("{faster:.1}")));
+                    }
+                    None => {
+                        row.push(right("failed"));
+                        row.push(right("-"));
+                    }
+                }
+            }
+            table.add_row(row);
+        }
+        let _ = writeln!(out, "{table}\n");
+    }
+    out
+}
+
+/// A sysbench workload: per set-up, threads down; transactions and queries per second
+/// (median of the repeats), event latency from the merged histograms, errors per second.
+fn sysbench_tables(view: &View, style: TableStyle) -> String {
+    let mut out = String::new();
+    let rate_mode = view.rate_mode();
+    for setup in &view.setups {
+        let mut groups: Vec<&Group> = view
+            .groups_of(GroupKind::Cell)
+            .filter(|g| g.setup == *setup)
+            .collect();
+        groups.sort_by_key(|g| g.threads);
+        let repeats = view.repeats_of(setup);
+        let _ = writeln!(
+            out,
+            "{} on {} — median of {repeats} repeat{}; latency of whole events (transactions){}",
+            view.record.study,
+            setup.label(),
+            plural(repeats),
+            if rate_mode {
+                ", from their intended start"
+            } else {
+                ""
+            }
         );
         let mut table = new_table(style);
         let mut header = vec![
@@ -731,163 +530,69 @@ pub fn oltp_tables(record: &RunRecord, style: TableStyle) -> String {
             header.extend(["target/s", "max lag ms"]);
         }
         table.set_header(header);
-        let threads: BTreeSet<u32> = cells.iter().map(|c| c.threads).collect();
-        for thread_count in threads {
-            let group: Vec<&&CellRecord> = cells
-                .iter()
-                .filter(|c| c.threads == thread_count && c.outcome == OutcomeRecord::Completed)
-                .collect();
-            if group.is_empty() {
-                table.add_row(vec![
-                    right(thread_count.to_string()),
-                    Cell::new("failed or interrupted"),
-                ]);
+        for group in &groups {
+            let threads = group.threads.unwrap_or_default().to_string();
+            if group.summary.is_none() {
+                table.add_row(vec![right(threads), Cell::new("failed or interrupted")]);
                 continue;
             }
-            let seconds = |c: &CellRecord| (c.wall_ms / 1000.0).max(1e-9);
-            let tps: Vec<f64> = group.iter().map(|c| c.events as f64 / seconds(c)).collect();
-            let qps: Vec<f64> = group
-                .iter()
-                .map(|c| {
-                    c.queries.iter().map(|q| q.count + q.failed).sum::<u64>() as f64 / seconds(c)
-                })
-                .collect();
-            let errors: Vec<f64> = group
-                .iter()
-                .map(|c| c.failed_events as f64 / seconds(c))
-                .collect();
-            let mut merged = new_histogram();
-            for cell in &group {
-                if let Ok(histogram) = decode_histogram(&cell.event_histogram_v2) {
-                    let _ = merged.add(&histogram);
-                }
-            }
-            let latency = LatencySummary::from_histogram(&merged);
+            let median = |summary: &Option<Summary>| summary.as_ref().map_or(0.0, |s| s.median);
+            let latency = group.event_latency();
             let ms = |us: f64| format!("{:.2}", us / 1000.0);
             let mut row = vec![
-                right(thread_count.to_string()),
-                right(format!("{:.1}", median(&tps).unwrap_or(0.0))),
-                right(format!("{:.1}", median(&qps).unwrap_or(0.0))),
+                right(threads),
+                right(format!("{:.1}", median(&group.events_summary))),
+                right(format!("{:.1}", median(&group.statements_summary))),
                 right(ms(latency.avg_us)),
                 right(ms(latency.p95_us as f64)),
                 right(ms(latency.p99_us as f64)),
                 right(ms(latency.max_us as f64)),
-                right(format!("{:.2}", median(&errors).unwrap_or(0.0))),
+                right(format!("{:.2}", median(&group.errors_summary))),
             ];
             if rate_mode {
-                let target = group
-                    .iter()
-                    .filter_map(|c| c.rate.map(|r| r.target_per_s))
-                    .fold(0.0, f64::max);
-                let lag = group
-                    .iter()
-                    .filter_map(|c| c.rate.map(|r| r.max_lag_ms))
-                    .fold(0.0, f64::max);
-                let behind = group.iter().any(|c| c.rate.is_some_and(|r| r.fell_behind));
                 row.push(right(format!(
-                    "{target:.0}{}",
-                    if behind { " (not kept)" } else { "" }
+                    "{:.0}{}",
+                    group.rate.target_per_s,
+                    if group.rate.fell_behind {
+                        " (not kept)"
+                    } else {
+                        ""
+                    }
                 )));
-                row.push(right(format!("{lag:.1}")));
+                row.push(right(format!("{:.1}", group.rate.max_lag_ms)));
             }
             table.add_row(row);
         }
         let _ = writeln!(out, "{table}\n");
-        out.push_str(&counter_section(
-            &cells,
-            &setups_of(&cells.iter().map(|c| (*c).clone()).collect::<Vec<_>>()),
-            style,
-        ));
+        let rows: Vec<(u32, Vec<&Group>)> = groups
+            .iter()
+            .map(|g| (g.threads.unwrap_or_default(), vec![*g]))
+            .collect();
+        out.push_str(&counter_section(&rows, style));
     }
-    if record
-        .cells
-        .iter()
-        .any(|c| c.rate.is_some_and(|r| r.fell_behind))
-    {
+    if view.fell_behind() {
         let _ = writeln!(
             out,
             "warning: the driver could not keep the requested rate in some cells (see \"not kept\"): lower --rate or add --threads"
         );
     }
-    out.push_str(&loads_section(record, style));
-    out.push_str(&status_lines(record));
+    out.push_str(&loads_section(view, style));
+    out.push_str(&status_lines(view));
     out
-}
-
-/// Who a column stands for: an engine, on a named server profile when the study has them.
-#[derive(Debug, Clone, PartialEq)]
-struct Setup {
-    engine: Engine,
-    profile: Option<String>,
-}
-
-impl Setup {
-    fn label(&self) -> String {
-        match &self.profile {
-            Some(profile) => format!("{} ({profile})", self.engine),
-            None => self.engine.to_string(),
-        }
-    }
-
-    fn matches(&self, cell: &CellRecord) -> bool {
-        cell.engine == self.engine && cell.profile == self.profile
-    }
-}
-
-/// The setups of some cells, in the order they first ran.
-fn setups_of(cells: &[CellRecord]) -> Vec<Setup> {
-    let mut setups: Vec<Setup> = Vec::new();
-    for cell in cells {
-        let setup = Setup {
-            engine: cell.engine,
-            profile: cell.profile.clone(),
-        };
-        if !setups.contains(&setup) {
-            setups.push(setup);
-        }
-    }
-    setups
 }
 
 /// Sequence phases: per set-up, min/avg/max of the kept runs' total time, and each step's
 /// average, as S3 reported its lifecycle job.
-fn sequence_section(record: &RunRecord, style: TableStyle) -> String {
+fn sequence_section(view: &View, style: TableStyle) -> String {
     let mut out = String::new();
-    let mut phases: Vec<&str> = Vec::new();
-    for run in &record.sequences {
-        if !phases.contains(&run.phase.as_str()) {
-            phases.push(&run.phase);
-        }
-    }
-    for phase in phases {
-        let runs: Vec<&crate::results::SequenceRecord> = record
-            .sequences
-            .iter()
-            .filter(|r| r.phase == phase)
-            .collect();
-        let mut setups: Vec<(Engine, Option<String>)> = Vec::new();
-        for run in &runs {
-            let setup = (run.engine, run.profile.clone());
-            if !setups.contains(&setup) {
-                setups.push(setup);
-            }
-        }
-        let step_names: Vec<String> = runs
-            .iter()
-            .max_by_key(|r| r.steps.len())
-            .map(|r| r.steps.iter().map(|s| s.name.clone()).collect())
-            .unwrap_or_default();
-        let discarded = runs
-            .iter()
-            .filter(|r| r.discarded)
-            .map(|r| r.run)
-            .max()
-            .unwrap_or(0);
+    for phase in view.phases_of(PhaseKind::Sequence) {
+        let discarded = phase.discarded_runs;
         let _ = writeln!(
             out,
-            "{} {phase} — ms per run, min / avg / max of the kept runs ({discarded} warm-up run{} discarded), and each step's average",
-            record.study,
-            if discarded == 1 { "" } else { "s" }
+            "{} {} — ms per run, min / avg / max of the kept runs ({discarded} warm-up run{} discarded), and each step's average",
+            view.record.study,
+            phase.name,
+            plural(discarded as usize)
         );
         let mut table = new_table(style);
         let mut header = vec![
@@ -897,64 +602,30 @@ fn sequence_section(record: &RunRecord, style: TableStyle) -> String {
             "avg".to_string(),
             "max".to_string(),
         ];
-        header.extend(step_names.iter().map(|name| format!("{name} avg")));
+        header.extend(phase.step_names.iter().map(|name| format!("{name} avg")));
         table.set_header(header);
-        let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
         let mut failures = Vec::new();
-        for (engine, profile) in &setups {
-            let label = match profile {
-                Some(profile) => format!("{engine} ({profile})"),
-                None => engine.to_string(),
-            };
-            let kept: Vec<&&crate::results::SequenceRecord> = runs
-                .iter()
-                .filter(|r| {
-                    r.engine == *engine
-                        && r.profile == *profile
-                        && !r.discarded
-                        && r.error.is_none()
-                })
-                .collect();
-            if let Some(failed) = runs
-                .iter()
-                .find(|r| r.engine == *engine && r.profile == *profile && r.error.is_some())
-            {
-                failures.push(format!(
-                    "{label}, run {}: {}",
-                    failed.run,
-                    failed.error.as_deref().unwrap_or_default()
-                ));
+        for group in view
+            .groups_of(GroupKind::Sequence)
+            .filter(|g| g.phase == phase.name)
+        {
+            let label = group.setup.label();
+            if let Some((run, error)) = &group.first_error {
+                failures.push(format!("{label}, run {run}: {error}"));
             }
-            if kept.is_empty() {
+            let Some(summary) = &group.summary else {
                 table.add_row(vec![Cell::new(label), Cell::new("failed (below)")]);
                 continue;
-            }
-            let totals: Vec<f64> = kept.iter().map(|r| r.total_ms).collect();
-            let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len().max(1) as f64;
+            };
             let mut row = vec![
                 Cell::new(label),
-                right(kept.len().to_string()),
-                right(format!(
-                    "{:.0}",
-                    totals.iter().copied().fold(f64::MAX, f64::min)
-                )),
-                right(format!("{:.0}", mean(&totals))),
-                right(format!(
-                    "{:.0}",
-                    totals.iter().copied().fold(f64::MIN, f64::max)
-                )),
+                right(summary.n.to_string()),
+                right(format!("{:.0}", summary.min)),
+                right(format!("{:.0}", summary.mean)),
+                right(format!("{:.0}", summary.max)),
             ];
-            for name in &step_names {
-                let times: Vec<f64> = kept
-                    .iter()
-                    .filter_map(|r| {
-                        r.steps
-                            .iter()
-                            .find(|s| s.name == *name)
-                            .map(|s| s.elapsed_ms)
-                    })
-                    .collect();
-                row.push(right(format!("{:.1}", mean(&times))));
+            for mean in &group.step_means {
+                row.push(right(format!("{mean:.1}")));
             }
             table.add_row(row);
         }
@@ -965,4 +636,25 @@ fn sequence_section(record: &RunRecord, style: TableStyle) -> String {
         out.push('\n');
     }
     out
+}
+
+/// DDL phases: each statement's time per engine.
+fn ddl_section(view: &View, style: TableStyle) -> String {
+    let mut steps = view.ddl_steps().peekable();
+    if steps.peek().is_none() {
+        return String::new();
+    }
+    let mut table = new_table(style);
+    table.set_header(vec!["phase", "engine", "seconds"]);
+    for step in steps {
+        table.add_row(vec![
+            Cell::new(&step.detail),
+            Cell::new(step.engine.map_or("-".into(), |e| e.to_string())),
+            right(match &step.error {
+                Some(_) => "failed".to_string(),
+                None => format!("{:.3}", step.elapsed_ms / 1000.0),
+            }),
+        ]);
+    }
+    format!("DDL phases\n{table}\n\n")
 }

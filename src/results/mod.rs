@@ -1,8 +1,12 @@
 //! The results stage: the versioned record of a run. Every report reads this record and
 //! nothing else, so no report ever re-runs load. The record is written to disk before load
 //! starts and again after every step and cell, so an interrupted or crashed run keeps
-//! everything it measured.
+//! everything it measured. Records of older schemas are upgraded when read (`migrate`).
+//!
+//! Owns: the record's shape, its schema version, writing it and reading it back. Must not
+//! know how a report groups, summarises or draws it.
 
+mod migrate;
 mod read;
 mod record;
 mod store;

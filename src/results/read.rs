@@ -1,5 +1,6 @@
-//! Reading a saved run record back, for `report` (and later `compare`): a file from a newer
-//! enginebench or a corrupted one gets a clear error, never a panic.
+//! Reading a saved run record back, for `report` and `compare`: a file from a newer
+//! enginebench or a corrupted one gets a clear error, never a panic; a file from an older
+//! one is upgraded (`migrate`) before anyone sees it.
 
 use std::path::Path;
 use thiserror::Error;
@@ -14,8 +15,12 @@ pub enum RecordError {
     NotAResult { file: String, cause: String },
     #[error("{file} was written by a newer enginebench (result schema {found}; this one reads up to {SCHEMA_VERSION}): upgrade enginebench to read it")]
     TooNew { file: String, found: u64 },
-    #[error("{file} does not match result schema {SCHEMA_VERSION}: {cause}")]
-    Malformed { file: String, cause: String },
+    #[error("{file} does not match result schema {found}: {cause}")]
+    Malformed {
+        file: String,
+        found: u64,
+        cause: String,
+    },
 }
 
 pub fn read_record(path: &Path) -> Result<RunRecord, RecordError> {
@@ -27,10 +32,10 @@ pub fn read_record(path: &Path) -> Result<RunRecord, RecordError> {
     parse_record(&text, &file)
 }
 
-/// Parses a record in two steps, so that the schema version is checked before the shape:
-/// a newer file is reported as newer, not as malformed.
+/// Parses a record in steps, so that the schema version is checked before the shape: a
+/// newer file is reported as newer, not as malformed; an older one is upgraded first.
 pub fn parse_record(text: &str, file: &str) -> Result<RunRecord, RecordError> {
-    let value: serde_json::Value =
+    let mut value: serde_json::Value =
         serde_json::from_str(text).map_err(|err| RecordError::NotAResult {
             file: file.into(),
             cause: format!("invalid JSON ({err})"),
@@ -48,8 +53,11 @@ pub fn parse_record(text: &str, file: &str) -> Result<RunRecord, RecordError> {
             found: version,
         });
     }
-    serde_json::from_value(value).map_err(|err| RecordError::Malformed {
+    let malformed = |cause: String| RecordError::Malformed {
         file: file.into(),
-        cause: err.to_string(),
-    })
+        found: version,
+        cause,
+    };
+    super::migrate::upgrade(&mut value, version).map_err(malformed)?;
+    serde_json::from_value(value).map_err(|err| malformed(err.to_string()))
 }

@@ -1,3 +1,8 @@
+//! The run record, the contract between measuring and reporting: what a run was (kind,
+//! title, parameters, statement classes), the servers it used, and everything it measured
+//! (cells, loads, sequences, steps, footprints), each in run order. Built from the driver's
+//! measurements here; it must not know how anything is shown.
+
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -12,7 +17,19 @@ use crate::server::ServerRecord;
 pub use crate::measure::{CellCounters, IntervalCounters, ProbeCost};
 
 /// Bumped whenever a field changes meaning or disappears (adding optional fields does not).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// What a run was, so that reports never guess it from the study's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StudyKind {
+    /// A scenario file's run (the built-in studies are scenario files too).
+    Scenario,
+    /// One of sysbench's OLTP workloads.
+    Sysbench,
+    /// `enginebench prepare sbtest`: tables filled for later runs, nothing measured.
+    Prepare,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -37,8 +54,14 @@ pub struct RunRecord {
     pub schema_version: u32,
     pub tool: ToolRecord,
     pub study: String,
+    /// What kind of study ran: reports pick their layout from this.
+    pub kind: StudyKind,
+    /// The study's title, as `enginebench list` shows it.
+    pub title: String,
     /// The study's parameters after defaults and command-line overrides.
     pub parameters: BTreeMap<String, serde_json::Value>,
+    /// Every query kind a cell records, with sysbench's class of it (read, write, other).
+    pub statement_classes: BTreeMap<String, crate::scenario::StatementClass>,
     pub started_at: String,
     pub finished_at: Option<String>,
     pub status: RunStatus,
@@ -113,41 +136,14 @@ pub struct LoadRecord {
 }
 
 impl RunRecord {
-    /// The scenario file's text, kept in the parameters of a scenario run.
-    pub fn scenario_text(&self) -> Option<&str> {
-        self.parameters
-            .get("scenario_text")
-            .and_then(|t| t.as_str())
-    }
-
-    /// The scenario the run was made from, parsed again (its defaults; names and SQL are
-    /// what reports need).
-    pub fn scenario(&self) -> Option<crate::scenario::file::Scenario> {
-        crate::scenario::file::load_scenario(self.scenario_text()?, &self.study, &[], None).ok()
-    }
-
-    /// The load phase a load measures, if any. Records of s4 from before load phases had
-    /// names hold only measured loads: they belong to the unnamed phase "".
-    pub fn measured_load_phase<'a>(&self, load: &'a LoadRecord) -> Option<&'a str> {
-        match &load.phase {
-            Some(phase) => Some(phase),
-            None if self.study == "s4" && self.scenario_text().is_none() => Some(""),
-            None => None,
-        }
-    }
-
-    /// The record as reports see it: warm-up repeats left out.
-    pub fn measured(&self) -> std::borrow::Cow<'_, RunRecord> {
-        if self.cells.iter().any(|c| c.warmup_repeat) {
-            let mut record = self.clone();
-            record.cells.retain(|c| !c.warmup_repeat);
-            std::borrow::Cow::Owned(record)
-        } else {
-            std::borrow::Cow::Borrowed(self)
-        }
-    }
-
-    pub fn new(study: &str, parameters: BTreeMap<String, serde_json::Value>) -> RunRecord {
+    /// A record of a run about to start. The runner fills `statement_classes` once it
+    /// knows the study's statements.
+    pub fn new(
+        kind: StudyKind,
+        study: &str,
+        title: &str,
+        parameters: BTreeMap<String, serde_json::Value>,
+    ) -> RunRecord {
         RunRecord {
             schema_version: SCHEMA_VERSION,
             tool: ToolRecord {
@@ -155,7 +151,10 @@ impl RunRecord {
                 version: env!("CARGO_PKG_VERSION").into(),
             },
             study: study.into(),
+            kind,
+            title: title.into(),
             parameters,
+            statement_classes: BTreeMap::new(),
             environment: None,
             started_at: now_rfc3339(),
             finished_at: None,
@@ -338,12 +337,6 @@ pub struct CellKey {
 }
 
 impl CellRecord {
-    /// Statements (of every query kind) per second of the measured phase.
-    pub fn statements_per_s(&self) -> f64 {
-        let statements: u64 = self.queries.iter().map(|q| q.count).sum();
-        statements as f64 / (self.wall_ms / 1000.0)
-    }
-
     pub fn from_measurement(
         index: usize,
         key: &CellKey,

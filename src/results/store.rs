@@ -181,7 +181,7 @@ impl Store {
             .environment
             .as_ref()
             .map(|e| serde_json::to_string(e).unwrap_or_default());
-        let scenario_text = record.scenario_text();
+        let scenario_text = super::migrate::scenario_text(&record.parameters);
         let transaction = self
             .conn
             .unchecked_transaction()
@@ -352,7 +352,8 @@ impl Store {
         found.ok_or_else(not_found)
     }
 
-    /// The stored record of a run.
+    /// The stored record of a run, upgraded to the current schema if an older enginebench
+    /// stored it.
     pub fn record(&self, run_id: i64) -> Result<RunRecord, StoreError> {
         let text: String = self
             .conn

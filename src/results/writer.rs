@@ -1,3 +1,6 @@
+//! The `--json` results file, written as the run goes: atomically rewritten after every
+//! step, or to stdout once at the end. It must not know what the record holds.
+
 use anyhow::Context;
 use std::fs;
 use std::io::Write;

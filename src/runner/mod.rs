@@ -14,8 +14,8 @@ mod tables;
 use crate::console::note;
 use crate::interrupt;
 use crate::measure::EnvironmentRecord;
-use crate::plan::{Plan, Step};
-use crate::results::{ResultFile, RunRecord, RunStatus, Store};
+use crate::plan::{Plan, Step, Study};
+use crate::results::{ResultFile, RunRecord, RunStatus, Store, StudyKind};
 use crate::server::ServerArgsResolved;
 
 use bench::Bench;
@@ -58,7 +58,18 @@ pub type RunResult = Result<RunRecord, (anyhow::Error, Box<RunRecord>)>;
 /// first, then the target, each step, and on a shared server the removal of what the run
 /// made.
 pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunResult {
-    let mut record = RunRecord::new(plan.study.name(), plan.study.parameters());
+    let kind = match &plan.study {
+        Study::Scenario { .. } => StudyKind::Scenario,
+        Study::Sysbench(_) => StudyKind::Sysbench,
+        Study::PrepareSbtest(_) => StudyKind::Prepare,
+    };
+    let mut record = RunRecord::new(
+        kind,
+        plan.study.name(),
+        &plan.study.title(),
+        plan.study.parameters(),
+    );
+    record.statement_classes = plan.study.statement_classes();
     record.environment = Some(EnvironmentRecord::probe(None));
     if let Err(err) = output.save(&record) {
         return Err((err, Box::new(record)));

@@ -66,6 +66,12 @@ pub struct TableSet {
     pub keep: bool,
 }
 
+/// Built-in studies that ran as code before they became scenario files: their old records
+/// keep no scenario text, so reading them needs their names.
+pub const STUDIES_ONCE_CODED: [&str; 2] = ["s0", "s4"];
+/// Of those, the load study: every load it recorded measured its one unnamed load phase.
+pub const LOAD_STUDY_ONCE_CODED: &str = "s4";
+
 /// Built-in scenario files, run by name and printed by `enginebench show NAME`.
 pub const BUILTIN_FILES: &[(&str, &str)] = &[
     ("s0", include_str!("../../scenarios/s0.toml")),

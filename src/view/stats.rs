@@ -1,6 +1,8 @@
 //! Statistics over repeats: summaries with a distribution-free confidence interval of the
 //! median, the ratio of two cells' medians with a bootstrap interval, and named warnings
-//! when the repeats cannot support a conclusion.
+//! when the repeats cannot support a conclusion. Every statistic a report shows comes from
+//! here; reports only format them. Must not know how a figure is shown beyond `figure`,
+//! the precision the warnings quote.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -24,6 +26,14 @@ pub struct Summary {
     pub sd: Option<f64>,
     /// 95% confidence interval of the median; none when n is too small.
     pub median_ci: Option<(f64, f64)>,
+}
+
+impl Summary {
+    /// A chart's whisker: the 95% interval of the median where n allows, else min–max;
+    /// none for a single value.
+    pub fn whisker(&self) -> Option<(f64, f64)> {
+        (self.n >= 2).then(|| self.median_ci.unwrap_or((self.min, self.max)))
+    }
 }
 
 pub fn summarise(values: &[f64]) -> Option<Summary> {

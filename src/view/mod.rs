@@ -1,0 +1,519 @@
+//! The view: one reading of a run record, built once, that every report formats (as
+//! vegeta's `Metrics` is computed once and every reporter writes that one value). It holds
+//! the measured record (warm-up repeats left out), the set-ups, the phases in order with
+//! their kind, groups of repeats with their figures and statistics, merged histograms,
+//! per-statement counters and the warnings, so that text, HTML, CSV, sysbench's format and
+//! `compare` cannot disagree on what a cell, a set-up or a statement is.
+//!
+//! Owns: grouping, statistics (`stats`), histogram merging, what a "statement" is.
+//! Must not know how a table, a chart or a page is drawn, nor any study by its name: what a
+//! record is comes from the record (`kind`, `statement_classes`, its phases).
+
+mod groups;
+pub mod stats;
+
+use hdrhistogram::Histogram;
+
+pub use groups::{Group, GroupKind, RateSummary, Timeline};
+
+use crate::engine::Engine;
+use crate::measure::{decode_histogram, FootprintRecord};
+use crate::results::{CellRecord, OutcomeRecord, RunRecord, StepRecord};
+use crate::scenario::StatementClass;
+
+/// Who a column or a series stands for: an engine, on a named server profile when the
+/// study has them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setup {
+    pub engine: Engine,
+    pub profile: Option<String>,
+}
+
+impl Setup {
+    pub fn of_cell(cell: &CellRecord) -> Setup {
+        Setup {
+            engine: cell.engine,
+            profile: cell.profile.clone(),
+        }
+    }
+
+    /// "InnoDB", or "InnoDB (small buffers)" on a profile.
+    pub fn label(&self) -> String {
+        match &self.profile {
+            Some(profile) => format!("{} ({profile})", self.engine),
+            None => self.engine.to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PhaseKind {
+    /// Measured cells: threads × set-ups × repeats.
+    Run,
+    /// Timed table loads, one per method × set-up × repeat.
+    Load,
+    /// Timed runs of a job of steps.
+    Sequence,
+    /// A timed statement per set-up (CREATE INDEX …).
+    Ddl,
+}
+
+/// A phase of the study, as the record shows it ran.
+#[derive(Debug, Clone)]
+pub struct Phase {
+    /// As recorded: "" for the unnamed load phase of S4 records from before load phases
+    /// had names; the SQL for a DDL phase.
+    pub name: String,
+    pub kind: PhaseKind,
+    /// Run phases: the thread counts, ascending.
+    pub threads: Vec<u32>,
+    /// How many repeats the figures are over (warm-up repeats, left out, leave gaps in the
+    /// numbering); at least 1.
+    pub repeats: usize,
+    /// Run phases: cells of a fixed duration (figures in events/s), not of a loop count.
+    pub timed: bool,
+    /// Run phases: loops per thread (of the first cell).
+    pub loops: Option<u64>,
+    /// Load phases: the table loaded, and its rows (from the first load that finished).
+    pub table: Option<String>,
+    pub rows: Option<u64>,
+    /// Sequence phases: how many warm-up runs were discarded, and the job's steps (of the
+    /// run with most steps).
+    pub discarded_runs: u32,
+    pub step_names: Vec<String>,
+}
+
+impl Phase {
+    /// The phase's name in groups, keys and charts ("load" for the unnamed load phase).
+    pub fn label(&self) -> &str {
+        if self.name.is_empty() && self.kind == PhaseKind::Load {
+            "load"
+        } else {
+            &self.name
+        }
+    }
+}
+
+/// Statements executed, as sysbench counts them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Statements {
+    pub read: u64,
+    pub write: u64,
+    pub other: u64,
+}
+
+impl Statements {
+    pub fn total(&self) -> u64 {
+        self.read + self.write + self.other
+    }
+}
+
+/// What the view derives from one measured cell.
+#[derive(Debug, Clone)]
+pub struct CellFigures {
+    /// Statements executed by class, succeeded + failed (see [`statements`]).
+    pub statements: Statements,
+    /// The measured phase's wall time in seconds (at least 1 ns, for rates).
+    pub seconds: f64,
+    /// Whole events' latency (from the intended start in rate mode).
+    pub event_histogram: Option<Histogram<u64>>,
+    /// Events per worker, and seconds inside events per worker: population mean and
+    /// standard deviation, as sysbench reports "threads fairness".
+    pub fairness_events: (f64, f64),
+    pub fairness_busy_s: (f64, f64),
+}
+
+/// The one definition of "statements" every report uses: statements executed, those that
+/// succeeded plus those that failed with an error the run survived, the way sysbench counts
+/// queries ("queries performed").
+pub fn statements(cell: &CellRecord) -> u64 {
+    cell.queries.iter().map(|q| q.count + q.failed).sum()
+}
+
+/// `count` per second of a cell's measured phase; none for a cell without wall time.
+pub fn per_second(count: u64, cell: &CellRecord) -> Option<f64> {
+    (cell.wall_ms > 0.0).then(|| count as f64 / (cell.wall_ms / 1000.0))
+}
+
+/// The distinct values, in the order they first appear.
+pub fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// How many distinct repeat numbers (at least 1).
+pub fn count_repeats(repeats: impl IntoIterator<Item = u32>) -> usize {
+    let mut repeats: Vec<u32> = repeats.into_iter().collect();
+    repeats.sort_unstable();
+    repeats.dedup();
+    repeats.len().max(1)
+}
+
+/// Population mean and standard deviation (statrs); (0, 0) for no values.
+fn mean_and_sd(values: &[f64]) -> (f64, f64) {
+    use statrs::statistics::Statistics;
+    if values.is_empty() {
+        return (0.0, 0.0);
+    }
+    (values.mean(), values.population_std_dev())
+}
+
+/// A run record as reports read it.
+pub struct View {
+    /// The measured record: warm-up repeats left out.
+    pub record: RunRecord,
+    /// Set-ups of the measured cells, in run order.
+    pub setups: Vec<Setup>,
+    /// Load phases, run phases, sequence phases, DDL phases, each kind in run order (the
+    /// record keeps no clock that orders kinds against each other).
+    pub phases: Vec<Phase>,
+    /// Groups of repeats: per cell (phase × set-up × threads), per measured load (load
+    /// phase × method × set-up) and per sequence (phase × set-up), in run order.
+    pub groups: Vec<Group>,
+    /// One per cell of `record`, in the same order.
+    pub cells: Vec<CellFigures>,
+    /// How many repeats the cells are over.
+    pub repeats: usize,
+}
+
+impl View {
+    pub fn of(record: &RunRecord) -> View {
+        let mut record = record.clone();
+        record.cells.retain(|c| !c.warmup_repeat);
+        let cells: Vec<CellFigures> = record
+            .cells
+            .iter()
+            .map(|cell| cell_figures(&record, cell))
+            .collect();
+        let setups = distinct(record.cells.iter().map(Setup::of_cell));
+        let phases = phases(&record);
+        let groups = groups::groups(&record, &phases);
+        let repeats = count_repeats(record.cells.iter().map(|c| c.repeat));
+        View {
+            record,
+            setups,
+            phases,
+            groups,
+            cells,
+            repeats,
+        }
+    }
+
+    pub fn phases_of(&self, kind: PhaseKind) -> impl Iterator<Item = &Phase> {
+        self.phases.iter().filter(move |p| p.kind == kind)
+    }
+
+    pub fn groups_of(&self, kind: GroupKind) -> impl Iterator<Item = &Group> {
+        self.groups.iter().filter(move |g| g.kind == kind)
+    }
+
+    /// The group of a phase's cells of one set-up at one thread count.
+    pub fn cell_group(&self, phase: &str, setup: &Setup, threads: u32) -> Option<&Group> {
+        self.groups_of(GroupKind::Cell)
+            .find(|g| g.phase == phase && g.setup == *setup && g.threads == Some(threads))
+    }
+
+    /// How many repeats a set-up's cells are over.
+    pub fn repeats_of(&self, setup: &Setup) -> usize {
+        count_repeats(
+            self.record
+                .cells
+                .iter()
+                .filter(|c| Setup::of_cell(c) == *setup)
+                .map(|c| c.repeat),
+        )
+    }
+
+    /// Whether any cell paced a rate.
+    pub fn rate_mode(&self) -> bool {
+        self.record.cells.iter().any(|c| c.rate.is_some())
+    }
+
+    /// Whether the driver fell behind the requested rate in any cell.
+    pub fn fell_behind(&self) -> bool {
+        self.record
+            .cells
+            .iter()
+            .any(|c| c.rate.is_some_and(|r| r.fell_behind))
+    }
+
+    /// A statement's class as the record says (other when it does not know the name).
+    pub fn class_of(&self, name: &str) -> StatementClass {
+        self.record
+            .statement_classes
+            .get(name)
+            .copied()
+            .unwrap_or(StatementClass::Other)
+    }
+
+    /// What the repeats cannot support: too few for an interval, a repeat far off, a wide
+    /// spread.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let most_repeats = self
+            .groups
+            .iter()
+            .map(|g| g.values.len())
+            .max()
+            .unwrap_or(0);
+        lines.extend(stats::too_few_warning(most_repeats));
+        for group in &self.groups {
+            lines.extend(group.warnings());
+        }
+        lines
+    }
+
+    /// "Why" the set-ups of some groups (one thread count) differ: the per-statement
+    /// counters that differ most.
+    pub fn why_line(groups: &[&Group]) -> Option<String> {
+        let compared: Vec<(String, crate::measure::PerStatement)> = groups
+            .iter()
+            .filter_map(|g| Some((g.setup.label(), g.per_statement.clone()?)))
+            .collect();
+        crate::measure::why_line(&compared)
+    }
+
+    /// Disk footprints, each with when it was taken: after each table load (a load phase's
+    /// loads once per method, their first repeat), then after the run.
+    pub fn footprints(&self) -> Vec<(String, &FootprintRecord)> {
+        self.record
+            .loads
+            .iter()
+            .filter(|load| load.phase.is_none() || load.repeat == 1)
+            .filter_map(|load| {
+                let footprint = load.footprint.as_ref()?;
+                Some(match &load.phase {
+                    Some(_) => (format!("after {}", load.label), footprint),
+                    None => (footprint.moment.replace('_', " "), footprint),
+                })
+            })
+            .chain(
+                self.record
+                    .footprints
+                    .iter()
+                    .map(|f| (f.moment.replace('_', " "), f)),
+            )
+            .collect()
+    }
+
+    /// The timed steps of DDL phases, in run order.
+    pub fn ddl_steps(&self) -> impl Iterator<Item = &StepRecord> {
+        self.record.steps.iter().filter(|s| s.name == DDL_STEP)
+    }
+
+    /// Cells that failed or crashed.
+    pub fn failed_cells(&self) -> impl Iterator<Item = &CellRecord> {
+        self.record
+            .cells
+            .iter()
+            .filter(|c| matches!(c.outcome, OutcomeRecord::Failed | OutcomeRecord::Crashed))
+    }
+}
+
+/// The name under which the runner records a DDL phase's statement.
+const DDL_STEP: &str = "ddl";
+
+fn cell_figures(record: &RunRecord, cell: &CellRecord) -> CellFigures {
+    let mut statements = Statements::default();
+    for query in &cell.queries {
+        let executed = query.count + query.failed;
+        match record
+            .statement_classes
+            .get(&query.name)
+            .copied()
+            .unwrap_or(StatementClass::Other)
+        {
+            StatementClass::Read => statements.read += executed,
+            StatementClass::Write => statements.write += executed,
+            StatementClass::Other => statements.other += executed,
+        }
+    }
+    let events: Vec<f64> = cell.per_worker_events.iter().map(|&e| e as f64).collect();
+    let busy: Vec<f64> = cell
+        .per_worker_busy_ms
+        .iter()
+        .map(|ms| ms / 1000.0)
+        .collect();
+    CellFigures {
+        statements,
+        seconds: (cell.wall_ms / 1000.0).max(1e-9),
+        event_histogram: decode_histogram(&cell.event_histogram_v2).ok(),
+        fairness_events: mean_and_sd(&events),
+        fairness_busy_s: mean_and_sd(&busy),
+    }
+}
+
+fn phases(record: &RunRecord) -> Vec<Phase> {
+    let blank = |name: &str, kind| Phase {
+        name: name.to_string(),
+        kind,
+        threads: Vec::new(),
+        repeats: 1,
+        timed: false,
+        loops: None,
+        table: None,
+        rows: None,
+        discarded_runs: 0,
+        step_names: Vec::new(),
+    };
+    let mut out = Vec::new();
+    for name in distinct(record.loads.iter().filter_map(|l| l.phase.as_deref())) {
+        let loads: Vec<_> = record
+            .loads
+            .iter()
+            .filter(|l| l.phase.as_deref() == Some(name))
+            .collect();
+        out.push(Phase {
+            repeats: count_repeats(loads.iter().map(|l| l.repeat)),
+            table: loads.first().map(|l| l.table.clone()),
+            rows: loads
+                .iter()
+                .find_map(|l| l.outcome.as_ref().map(|o| o.rows)),
+            ..blank(name, PhaseKind::Load)
+        });
+    }
+    for name in distinct(record.cells.iter().map(|c| c.variant.as_str())) {
+        let cells: Vec<&CellRecord> = record.cells.iter().filter(|c| c.variant == name).collect();
+        let mut threads = distinct(cells.iter().map(|c| c.threads));
+        threads.sort_unstable();
+        out.push(Phase {
+            threads,
+            repeats: count_repeats(cells.iter().map(|c| c.repeat)),
+            timed: cells.iter().any(|c| c.duration_s.is_some()),
+            loops: cells.first().and_then(|c| c.events_per_thread),
+            ..blank(name, PhaseKind::Run)
+        });
+    }
+    for name in distinct(record.sequences.iter().map(|s| s.phase.as_str())) {
+        let runs: Vec<_> = record
+            .sequences
+            .iter()
+            .filter(|r| r.phase == name)
+            .collect();
+        out.push(Phase {
+            discarded_runs: runs
+                .iter()
+                .filter(|r| r.discarded)
+                .map(|r| r.run)
+                .max()
+                .unwrap_or(0),
+            step_names: runs
+                .iter()
+                .max_by_key(|r| r.steps.len())
+                .map(|r| r.steps.iter().map(|s| s.name.clone()).collect())
+                .unwrap_or_default(),
+            ..blank(name, PhaseKind::Sequence)
+        });
+    }
+    for name in distinct(
+        record
+            .steps
+            .iter()
+            .filter(|s| s.name == DDL_STEP)
+            .map(|s| s.detail.as_str()),
+    ) {
+        out.push(blank(name, PhaseKind::Ddl));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distinct_keeps_first_seen_order() {
+        assert_eq!(distinct([3, 1, 3, 2, 1]), vec![3, 1, 2]);
+        assert_eq!(count_repeats([2, 3, 2]), 2);
+        assert_eq!(count_repeats([]), 1);
+    }
+
+    fn fixture(name: &str, text: &str) -> RunRecord {
+        crate::results::parse_record(text, name).unwrap()
+    }
+
+    #[test]
+    fn every_figure_counts_statements_executed() {
+        let record = fixture(
+            "s2-small.json",
+            include_str!("../../tests/fixtures/s2-small.json"),
+        );
+        let view = View::of(&record);
+        let failed: u64 = view
+            .record
+            .cells
+            .iter()
+            .flat_map(|c| &c.queries)
+            .map(|q| q.failed)
+            .sum();
+        assert!(failed > 0, "the fixture has failed statements");
+        for group in view.groups_of(GroupKind::Cell) {
+            assert_eq!(group.cells.len(), group.statements_per_s.len());
+            let mut executed = 0;
+            for (&i, rate) in group.cells.iter().zip(&group.statements_per_s) {
+                let cell = &view.record.cells[i];
+                let both: u64 = cell.queries.iter().map(|q| q.count + q.failed).sum();
+                assert_eq!(view.cells[i].statements.total(), both);
+                assert!((rate - both as f64 / (cell.wall_ms / 1000.0)).abs() < 1e-9);
+                executed += both;
+            }
+            assert_eq!(group.per_statement.as_ref().unwrap().statements, executed);
+        }
+    }
+
+    #[test]
+    fn warm_up_repeats_are_left_out_and_phases_have_kinds() {
+        let mut record = fixture(
+            "s0-scenario.json",
+            include_str!("../../tests/fixtures/s0-scenario.json"),
+        );
+        let cells = record.cells.len();
+        record.cells[0].warmup_repeat = true;
+        let view = View::of(&record);
+        assert_eq!(view.record.cells.len(), cells - 1);
+        assert_eq!(view.cells.len(), cells - 1);
+        let kinds: Vec<(&str, PhaseKind)> = view
+            .phases
+            .iter()
+            .map(|p| (p.name.as_str(), p.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("select+update", PhaseKind::Run),
+                ("select", PhaseKind::Run),
+                ("update", PhaseKind::Run),
+                ("select+update/indexed", PhaseKind::Run),
+                ("CREATE INDEX value ON t(value)", PhaseKind::Ddl),
+            ]
+        );
+
+        // S4 from before load phases had names: one unnamed load phase, "load" in groups.
+        let old = fixture(
+            "s4-small.json",
+            include_str!("../../tests/fixtures/s4-small.json"),
+        );
+        let view = View::of(&old);
+        assert_eq!(view.phases.len(), 1);
+        assert_eq!(
+            (view.phases[0].label(), view.phases[0].kind),
+            ("load", PhaseKind::Load)
+        );
+        assert!(view
+            .groups
+            .iter()
+            .all(|g| g.phase == "load" && g.times_faster.is_some()));
+    }
+
+    #[test]
+    fn fairness_is_the_population_mean_and_sd() {
+        assert_eq!(mean_and_sd(&[]), (0.0, 0.0));
+        let (mean, sd) = mean_and_sd(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
+        assert!((mean - 5.0).abs() < 1e-12 && (sd - 2.0).abs() < 1e-12);
+    }
+}
