@@ -47,7 +47,7 @@ impl<'a> Bench<'a> {
         let (target, server_record, probe) = open_target(plan, server, &engines)?;
         let workspace = Workspace::new(&server.database, target.is_private(), server.force);
         let mut probe = probe;
-        workspace.check_database(&mut probe, &target.admin_spec().label().to_string(), &|t| {
+        workspace.check_database(&mut probe, target.admin_spec().label(), &|t| {
             plan.study.reusable_table(t)
         })?;
         record.server = Some(server_record);
