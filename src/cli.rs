@@ -106,6 +106,14 @@ pub enum Command {
 pub enum ServerCommand {
     /// Start a throwaway server configured like a run would, and keep it until Ctrl-C
     Start(ServerArgs),
+    /// Fetch a server build into the cache: mariadb-11.8 (Debian trixie) or mysql (the
+    /// newest MySQL Debian has), from the machine's own apt mirror, without installing it
+    Get {
+        /// The build: mariadb-11.8 or mysql
+        name: String,
+    },
+    /// The server builds at hand: the system's and those fetched into the cache
+    List,
 }
 
 #[derive(Debug, Args)]
@@ -542,8 +550,10 @@ pub struct ServerArgs {
     #[arg(long = "server-opt", value_parser = parse_key_value, value_name = "NAME=VALUE", conflicts_with = "dsn")]
     pub server_opts: Vec<(String, String)>,
 
-    /// The mariadbd (or mysqld) binary to start
-    #[arg(long, value_name = "PATH", conflicts_with = "dsn")]
+    /// The server build to start: system (the default), a fetched one (mariadb-11.8, mysql;
+    /// see `enginebench server list`), a directory unpacked from an official MariaDB or MySQL
+    /// tarball, or a mariadbd/mysqld binary
+    #[arg(long, value_name = "BUILD", conflicts_with = "dsn")]
     pub server_bin: Option<PathBuf>,
 
     /// On an external server, run even though the database holds tables enginebench did

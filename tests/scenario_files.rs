@@ -64,7 +64,7 @@ fn broken_files_name_the_line_the_problem_and_what_is_allowed() {
     );
     assert_eq!(
         error_of("name = \"x\"\n[[profiles]]\nname = \"old\"\nserver_bin = \"/opt/mysql-5.7/bin/mysqld\"\n"),
-        "t.toml:4:14: profile 'old': server_bin /opt/mysql-5.7/bin/mysqld does not exist (a mariadbd or mysqld binary)"
+        "t.toml:4:14: profile 'old': server_bin /opt/mysql-5.7/bin/mysqld does not exist (system, a fetched build: mariadb-11.8, mysql, a directory unpacked from a tarball, or a mariadbd or mysqld binary)"
     );
     let load_phase = |table: &str, methods: &str| {
         format!("name = \"x\"\n[[tables]]\nname = \"t\"\nrows = 10\n{table}create = \"CREATE TABLE t (id INT PRIMARY KEY)\"\ncolumns = {{ id = {{ sequence = 1 }} }}\n[[phases]]\nkind = \"load\"\nname = \"l\"\ntable = \"t\"\nmethods = [{methods}]\n")

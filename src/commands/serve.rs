@@ -1,12 +1,14 @@
-//! `enginebench server start`: a throwaway server for poking at by hand, until Ctrl-C.
+//! `enginebench server start|get|list`: a throwaway server for poking at by hand, until
+//! Ctrl-C; fetching a server build into the cache; the builds at hand.
 
 use anyhow::bail;
 use std::io::Write;
 
 use super::Finished;
 use crate::cli::ServerArgs;
-use crate::console::note;
+use crate::console::{new_table, note, table_style};
 use crate::interrupt;
+use crate::server::builds;
 use crate::server::ThrowawayServer;
 
 pub fn run(args: &ServerArgs) -> anyhow::Result<Finished> {
@@ -54,5 +56,42 @@ pub fn run(args: &ServerArgs) -> anyhow::Result<Finished> {
     } else {
         "server stopped and its directory removed"
     });
+    Ok(Finished::Success)
+}
+
+/// `enginebench server get NAME`.
+pub fn get(name: &str) -> anyhow::Result<Finished> {
+    let tree = builds::get(name, &|line| note(line))?;
+    outln!(
+        "{name}: {} in {}",
+        builds::version_line(&tree),
+        builds::cache_dir().join(name).display()
+    );
+    Ok(Finished::Success)
+}
+
+/// `enginebench server list`.
+pub fn list() -> anyhow::Result<Finished> {
+    let mut table = new_table(table_style(false));
+    table.set_header(vec!["build", "flavour", "version", "engines", "MB"]);
+    for build in builds::list() {
+        table.add_row(vec![
+            build.name,
+            build.flavour.name().to_string(),
+            build.version,
+            build.engines.join(", "),
+            if build.size_bytes == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.0}", build.size_bytes as f64 / 1048576.0)
+            },
+        ]);
+    }
+    outln!("{table}");
+    note(&format!(
+        "fetched builds live in {}; `enginebench server get NAME` fetches {}",
+        builds::cache_dir().display(),
+        builds::known_names().join(", ")
+    ));
     Ok(Finished::Success)
 }

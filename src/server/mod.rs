@@ -3,6 +3,7 @@
 //! reach a server (`ConnectionSpec`, `--dsn`), and what the record keeps of one. The
 //! `target` stage builds on this; this module must not know studies or runs.
 
+pub mod builds;
 mod dsn;
 mod registry;
 mod throwaway;
@@ -28,6 +29,12 @@ pub const DEFAULT_DATABASE: &str = "enginebench";
 pub enum ServerError {
     #[error("{binary} not found: install it with `apt-get install mariadb-server` or pass --server-bin PATH")]
     BinaryNotFound { binary: String },
+    #[error("server build '{name}' is not fetched yet: run `enginebench server get {name}` first")]
+    NotFetched { name: String },
+    #[error("'{spec}' names no server build: give `system`, a fetched build ({known}; see `enginebench server list`), a directory unpacked from an official MariaDB or MySQL tarball, or a server binary")]
+    UnknownBuild { spec: String, known: String },
+    #[error("no mariadbd or mysqld under {dir} (looked in usr/sbin, sbin, bin and libexec of it and of its usr/)")]
+    NoServerInTree { dir: String },
     #[error("mariadb-install-db failed for {datadir} (exit {status}): {log_tail}")]
     InstallFailed {
         datadir: PathBuf,
@@ -141,6 +148,9 @@ pub struct ServerRecord {
     /// Where it was reached, without password.
     pub address: String,
     pub version: String,
+    /// "mariadb" or "mysql", from what the server says of itself.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub flavour: String,
     pub datadir: Option<String>,
     pub datadir_on_tmpfs: bool,
     /// The command line the throwaway server was started with (empty for external).

@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::builds::{self, Flavour, ServerTree};
 use super::{registry, ConnectionSpec, ServerError};
 
 /// The prefix of every directory enginebench creates for a server.
 pub const ROOT_DIR_PREFIX: &str = "enginebench-";
-const ROCKSDB_PLUGIN: &str = "/usr/lib/mysql/plugin/ha_rocksdb.so";
 const TMPFS_BASE: &str = "/dev/shm";
 
 /// How to start the throwaway server (the `--tmpfs`, `--server-opt`, `--server-bin`,
@@ -46,7 +46,8 @@ pub struct ThrowawayServer {
 
 impl ThrowawayServer {
     pub fn start(options: &ServerOptions) -> Result<ThrowawayServer, ServerError> {
-        let binary = locate_server_binary(options.server_bin.as_deref())?;
+        let tree = builds::resolve(options.server_bin.as_deref())?;
+        let binary = tree.binary.clone();
         let base = match (&options.server_dir, options.tmpfs) {
             (Some(dir), _) => dir.clone(),
             (None, true) => PathBuf::from(TMPFS_BASE),
@@ -89,7 +90,7 @@ impl ThrowawayServer {
                 tmpdir.display()
             )))
         })?;
-        initialise_datadir(&binary, &datadir, &tmpdir, &root_dir).map_err(cleanup_on_error)?;
+        initialise_datadir(&tree, &datadir, &tmpdir, &root_dir).map_err(cleanup_on_error)?;
 
         let socket = root_dir.join("mariadbd.sock");
         let port = free_loopback_port().map_err(cleanup_on_error)?;
@@ -109,10 +110,30 @@ impl ThrowawayServer {
             "--max-connections=1200".into(),
             "--back-log=1200".into(),
         ];
+        // Each build uses its own tree: share/ (errmsg, charsets) and plugins.
+        if let Some(basedir) = &tree.basedir {
+            args.push(format!("--basedir={}", basedir.display()));
+        }
+        if let Some(plugin_dir) = &tree.plugin_dir {
+            args.push(format!("--plugin-dir={}", plugin_dir.display()));
+        }
+        if tree.flavour == Flavour::MySql {
+            // MySQL refuses to start without an existing secure_file_priv directory, and
+            // its X Protocol would listen on port 33060 for everyone.
+            let files = root_dir.join("files");
+            fs::create_dir_all(&files).map_err(|err| {
+                cleanup_on_error(ServerError::Io(format!(
+                    "cannot create {}: {err}",
+                    files.display()
+                )))
+            })?;
+            args.push(format!("--secure-file-priv={}", files.display()));
+            args.push("--mysqlx=OFF".into());
+        }
         if is_root() {
             args.push("--user=root".into());
         }
-        if options.server_bin.is_none() && Path::new(ROCKSDB_PLUGIN).exists() {
+        if tree.rocksdb {
             args.push("--plugin-load-add=ha_rocksdb".into());
         }
         for (name, value) in &options.server_opts {
@@ -301,80 +322,50 @@ fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-fn locate_server_binary(explicit: Option<&Path>) -> Result<PathBuf, ServerError> {
-    if let Some(path) = explicit {
-        return if path.is_file() {
-            Ok(path.to_path_buf())
-        } else {
-            Err(ServerError::BinaryNotFound {
-                binary: path.display().to_string(),
-            })
-        };
-    }
-    find_program(
-        "mariadbd",
-        &["/usr/sbin", "/usr/libexec", "/usr/local/sbin"],
-    )
-    .or_else(|| find_program("mysqld", &["/usr/sbin"]))
-    .ok_or_else(|| ServerError::BinaryNotFound {
-        binary: "mariadbd".into(),
-    })
-}
-
-fn find_program(name: &str, extra_dirs: &[&str]) -> Option<PathBuf> {
-    let path_dirs = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
-        .unwrap_or_default();
-    path_dirs
-        .into_iter()
-        .chain(extra_dirs.iter().map(PathBuf::from))
-        .map(|dir| dir.join(name))
-        .find(|candidate| candidate.is_file())
-}
-
-/// `mariadb-install-db` for MariaDB binaries, `--initialize-insecure` for MySQL ones.
+/// A datadir made by the build's own installer: MariaDB's `mariadb-install-db` from the
+/// same tree (another version's would write its own system tables), MySQL's
+/// `mysqld --initialize-insecure`.
 fn initialise_datadir(
-    binary: &Path,
+    tree: &ServerTree,
     datadir: &Path,
     tmpdir: &Path,
     root_dir: &Path,
 ) -> Result<(), ServerError> {
-    let version = Command::new(binary)
-        .arg("--version")
-        .output()
-        .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
-        .unwrap_or_default();
     let log_path = root_dir.join("install.log");
     let log = fs::File::create(&log_path).map_err(|err| ServerError::Io(err.to_string()))?;
     let mut command;
-    if version.contains("MariaDB") {
-        let installer = find_program("mariadb-install-db", &["/usr/bin", "/usr/local/bin"])
-            .or_else(|| find_program("mysql_install_db", &["/usr/bin"]))
-            .ok_or_else(|| ServerError::BinaryNotFound {
-                binary: "mariadb-install-db".into(),
-            })?;
-        command = Command::new(installer);
-        command.args([
-            "--no-defaults".to_string(),
-            format!("--datadir={}", datadir.display()),
-            format!("--tmpdir={}", tmpdir.display()),
-            "--auth-root-authentication-method=normal".into(),
-            "--skip-test-db".into(),
-        ]);
-        // A non-default binary brings its own basedir (share/, plugins).
-        if let Some(basedir) = binary.parent().and_then(Path::parent) {
-            if basedir != Path::new("/usr") {
+    match tree.flavour {
+        Flavour::MariaDb => {
+            let installer = tree
+                .installer
+                .clone()
+                .ok_or_else(|| ServerError::BinaryNotFound {
+                    binary: "mariadb-install-db".into(),
+                })?;
+            command = Command::new(installer);
+            command.args([
+                "--no-defaults".to_string(),
+                format!("--datadir={}", datadir.display()),
+                format!("--tmpdir={}", tmpdir.display()),
+                "--auth-root-authentication-method=normal".into(),
+                "--skip-test-db".into(),
+            ]);
+            if let Some(basedir) = &tree.basedir {
                 command.arg(format!("--basedir={}", basedir.display()));
             }
         }
-    } else {
-        command = Command::new(binary);
-        command.args([
-            "--no-defaults".to_string(),
-            "--initialize-insecure".into(),
-            format!("--datadir={}", datadir.display()),
-            format!("--tmpdir={}", tmpdir.display()),
-        ]);
+        Flavour::MySql => {
+            command = Command::new(&tree.binary);
+            command.args([
+                "--no-defaults".to_string(),
+                "--initialize-insecure".into(),
+                format!("--datadir={}", datadir.display()),
+                format!("--tmpdir={}", tmpdir.display()),
+            ]);
+            if let Some(basedir) = &tree.basedir {
+                command.arg(format!("--basedir={}", basedir.display()));
+            }
+        }
     }
     if is_root() {
         command.arg("--user=root");

@@ -110,9 +110,14 @@ pub trait Target {
             .into_iter()
             .collect();
         let facts = self.facts(&variables);
+        let says_mariadb = version.contains("MariaDB")
+            || variables
+                .get("version_comment")
+                .is_some_and(|c| c.contains("MariaDB"));
         Ok(ServerRecord {
             kind: facts.kind.into(),
             address: facts.address,
+            flavour: if says_mariadb { "mariadb" } else { "mysql" }.into(),
             version,
             datadir: facts.datadir,
             datadir_on_tmpfs: facts.datadir_on_tmpfs,

@@ -52,7 +52,9 @@ struct RawProfile {
     /// The datadir on tmpfs (/dev/shm).
     #[serde(default)]
     tmpfs: bool,
-    /// Another server binary (a different MariaDB or MySQL version) for this profile.
+    /// Another server build for this profile (`server` or `server_bin`): `system`, a
+    /// fetched build (`mariadb-11.8`, `mysql`), a tarball's directory, or a binary.
+    #[serde(alias = "server")]
     server_bin: Option<Spanned<String>>,
 }
 
@@ -799,13 +801,18 @@ pub fn resolve(
             server_opts.push((key.replace('-', "_"), value));
         }
         let server_bin = match &profile.server_bin {
-            Some(path) if !std::path::Path::new(path.get_ref()).is_file() => {
+            Some(path)
+                if !std::path::Path::new(path.get_ref()).exists()
+                    && path.get_ref() != "system"
+                    && !crate::server::builds::known_names().contains(&path.get_ref().as_str()) =>
+            {
                 return Err(resolver.error(
                     path.span().start,
                     format!(
-                    "profile '{name}': server_bin {} does not exist (a mariadbd or mysqld binary)",
-                    path.get_ref()
-                ),
+                        "profile '{name}': server_bin {} does not exist (system, a fetched build: {}, a directory unpacked from a tarball, or a mariadbd or mysqld binary)",
+                        path.get_ref(),
+                        crate::server::builds::known_names().join(", ")
+                    ),
                 ))
             }
             Some(path) => Some(std::path::PathBuf::from(path.get_ref())),

@@ -1,0 +1,563 @@
+//! Server builds: which `mariadbd` or `mysqld` a throwaway server runs, and the tree it
+//! belongs to (basedir, plugin and share directories, its own datadir installer). A build
+//! is `system` (the installed MariaDB), a name fetched into the cache by `enginebench server
+//! get` (`mariadb-11.8` from Debian trixie, `mysql` from Debian sid), a directory unpacked
+//! from an official tarball, or a binary. Fetching uses the machine's own apt mirror with
+//! private state directories: the system's apt lists, configuration and installed packages
+//! are never touched. This module must not know studies or runs.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::ServerError;
+
+/// Which server family a build is: they differ in how a datadir is made and in options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavour {
+    MariaDb,
+    MySql,
+}
+
+impl Flavour {
+    pub fn name(self) -> &'static str {
+        match self {
+            Flavour::MariaDb => "mariadb",
+            Flavour::MySql => "mysql",
+        }
+    }
+}
+
+/// A server binary and the tree it came from.
+#[derive(Debug, Clone)]
+pub struct ServerTree {
+    pub flavour: Flavour,
+    pub binary: PathBuf,
+    /// `--basedir` (share/, plugins) for a tree other than the system's.
+    pub basedir: Option<PathBuf>,
+    /// `--plugin-dir` for a tree other than the system's.
+    pub plugin_dir: Option<PathBuf>,
+    /// MariaDB's `mariadb-install-db` from the same tree (MySQL initialises itself).
+    pub installer: Option<PathBuf>,
+    /// The tree's RocksDB plugin, loaded when present.
+    pub rocksdb: bool,
+}
+
+/// Builds `server get` knows: name, Debian suite, packages (their dependencies follow).
+const KNOWN: &[(&str, &str, &[&str])] = &[
+    (
+        "mariadb-11.8",
+        "trixie",
+        &[
+            "mariadb-server-core",
+            "mariadb-client-core",
+            "mariadb-plugin-rocksdb",
+        ],
+    ),
+    ("mysql", "sid", &["mysql-server-core"]),
+];
+
+/// The names `server get` takes.
+pub fn known_names() -> Vec<&'static str> {
+    KNOWN.iter().map(|(name, _, _)| *name).collect()
+}
+
+const SYSTEM_ROCKSDB_PLUGIN: &str = "/usr/lib/mysql/plugin/ha_rocksdb.so";
+
+/// Where fetched builds live: `$XDG_CACHE_HOME/enginebench/servers`, or
+/// `~/.cache/enginebench/servers`.
+pub fn cache_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("enginebench").join("servers")
+}
+
+/// The build `spec` names (`--server-bin`, a profile's `server_bin`): none or `system` for
+/// the installed MariaDB, a fetched name, a directory, or a binary.
+pub fn resolve(spec: Option<&Path>) -> Result<ServerTree, ServerError> {
+    let Some(spec) = spec.filter(|s| *s != Path::new("system")) else {
+        return system_tree();
+    };
+    let text = spec.to_string_lossy();
+    if !text.contains('/') {
+        let dir = cache_dir().join(spec);
+        if dir.is_dir() {
+            return tree_of_dir(&dir);
+        }
+        if known_names().contains(&text.as_ref()) {
+            return Err(ServerError::NotFetched {
+                name: text.into_owned(),
+            });
+        }
+    }
+    if spec.is_dir() {
+        return tree_of_dir(spec);
+    }
+    if spec.is_file() {
+        let basedir = spec.parent().and_then(Path::parent);
+        return match basedir {
+            Some(basedir) if basedir != Path::new("/usr") => {
+                let mut tree = tree_of_dir(basedir)?;
+                tree.binary = spec.to_path_buf();
+                tree.flavour = flavour_of(spec)?;
+                Ok(tree)
+            }
+            _ => Ok(ServerTree {
+                flavour: flavour_of(spec)?,
+                binary: spec.to_path_buf(),
+                basedir: None,
+                plugin_dir: None,
+                installer: system_installer(),
+                rocksdb: false,
+            }),
+        };
+    }
+    Err(ServerError::UnknownBuild {
+        spec: text.into_owned(),
+        known: known_names().join(", "),
+    })
+}
+
+fn system_tree() -> Result<ServerTree, ServerError> {
+    let binary = find_program(
+        "mariadbd",
+        &["/usr/sbin", "/usr/libexec", "/usr/local/sbin"],
+    )
+    .or_else(|| find_program("mysqld", &["/usr/sbin"]))
+    .ok_or_else(|| ServerError::BinaryNotFound {
+        binary: "mariadbd".into(),
+    })?;
+    Ok(ServerTree {
+        flavour: flavour_of(&binary)?,
+        binary,
+        basedir: None,
+        plugin_dir: None,
+        installer: system_installer(),
+        rocksdb: Path::new(SYSTEM_ROCKSDB_PLUGIN).exists(),
+    })
+}
+
+fn system_installer() -> Option<PathBuf> {
+    find_program("mariadb-install-db", &["/usr/bin", "/usr/local/bin"])
+        .or_else(|| find_program("mysql_install_db", &["/usr/bin"]))
+}
+
+/// A tree: Debian's layout (`usr/sbin/mariadbd`) or a tarball's (`bin/mysqld`).
+fn tree_of_dir(dir: &Path) -> Result<ServerTree, ServerError> {
+    let basedirs = [dir.join("usr"), dir.to_path_buf()];
+    for basedir in basedirs {
+        for sub in ["sbin", "bin", "libexec"] {
+            for name in ["mariadbd", "mysqld"] {
+                let binary = basedir.join(sub).join(name);
+                if !binary.is_file() {
+                    continue;
+                }
+                let plugin_dir = [basedir.join("lib/mysql/plugin"), basedir.join("lib/plugin")]
+                    .into_iter()
+                    .find(|p| p.is_dir());
+                let installer = [
+                    "bin/mariadb-install-db",
+                    "scripts/mariadb-install-db",
+                    "bin/mysql_install_db",
+                    "scripts/mysql_install_db",
+                ]
+                .iter()
+                .map(|p| basedir.join(p))
+                .find(|p| p.is_file());
+                let rocksdb = plugin_dir
+                    .as_ref()
+                    .is_some_and(|p| p.join("ha_rocksdb.so").is_file());
+                return Ok(ServerTree {
+                    flavour: flavour_of(&binary)?,
+                    binary,
+                    basedir: Some(basedir),
+                    plugin_dir,
+                    installer,
+                    rocksdb,
+                });
+            }
+        }
+    }
+    Err(ServerError::NoServerInTree {
+        dir: dir.display().to_string(),
+    })
+}
+
+fn flavour_of(binary: &Path) -> Result<Flavour, ServerError> {
+    let output = Command::new(binary)
+        .arg("--version")
+        .output()
+        .map_err(|err| {
+            ServerError::Io(format!("cannot run {} --version: {err}", binary.display()))
+        })?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    if text.contains("MariaDB") {
+        Ok(Flavour::MariaDb)
+    } else if text.contains("Ver ") {
+        Ok(Flavour::MySql)
+    } else {
+        Err(ServerError::Io(format!(
+            "{} --version says neither MariaDB nor MySQL ({}{})",
+            binary.display(),
+            text.trim(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        )))
+    }
+}
+
+/// The version a build's binary reports (`11.8.9-MariaDB-0+deb13u1`), empty when it does
+/// not run.
+pub fn version_line(tree: &ServerTree) -> String {
+    Command::new(&tree.binary)
+        .arg("--version")
+        .output()
+        .map(|out| {
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            text.split_once("Ver ")
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                .unwrap_or_default()
+                .to_string()
+        })
+        .unwrap_or_default()
+}
+
+pub fn find_program(name: &str, extra_dirs: &[&str]) -> Option<PathBuf> {
+    let path_dirs = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
+        .unwrap_or_default();
+    path_dirs
+        .into_iter()
+        .chain(extra_dirs.iter().map(PathBuf::from))
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+/// A fetched build as `server list` shows it.
+pub struct CachedBuild {
+    pub name: String,
+    pub flavour: Flavour,
+    pub version: String,
+    pub engines: Vec<&'static str>,
+    pub size_bytes: u64,
+}
+
+/// The builds in the cache, and the system's.
+pub fn list() -> Vec<CachedBuild> {
+    let mut builds = Vec::new();
+    let mut entries: Vec<(String, Result<ServerTree, ServerError>, u64)> = Vec::new();
+    entries.push(("system".into(), system_tree(), 0));
+    if let Ok(dir) = fs::read_dir(cache_dir()) {
+        let mut names: Vec<String> = dir
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.starts_with('.'))
+            .collect();
+        names.sort();
+        for name in names {
+            let path = cache_dir().join(&name);
+            entries.push((name, tree_of_dir(&path), size_of(&path)));
+        }
+    }
+    for (name, tree, size_bytes) in entries {
+        let Ok(tree) = tree else { continue };
+        let mut engines = vec!["InnoDB", "MyISAM", "MEMORY"];
+        if tree.flavour == Flavour::MariaDb {
+            engines.push("Aria");
+        }
+        if tree.rocksdb {
+            engines.push("RocksDB");
+        }
+        builds.push(CachedBuild {
+            name,
+            flavour: tree.flavour,
+            version: version_line(&tree),
+            engines,
+            size_bytes,
+        });
+    }
+    builds
+}
+
+fn size_of(path: &Path) -> u64 {
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return 0;
+    };
+    if meta.is_dir() {
+        fs::read_dir(path)
+            .map(|d| d.flatten().map(|e| size_of(&e.path())).sum())
+            .unwrap_or(0)
+    } else {
+        meta.len()
+    }
+}
+
+/// Fetches a known build into the cache: packages and their dependencies downloaded from
+/// the machine's own mirror with private apt state, unpacked into one tree, every binary
+/// pointed at the tree's own loader and libraries. Nothing is left in the cache unless the
+/// whole build works. Returns the tree.
+pub fn get(name: &str, progress: &dyn Fn(&str)) -> Result<ServerTree, ServerError> {
+    let Some((_, suite, packages)) = KNOWN.iter().find(|(known, _, _)| *known == name) else {
+        return Err(ServerError::Io(format!(
+            "no server build named '{name}': `enginebench server get` knows {} (or unpack an official tarball and pass its directory)",
+            known_names().join(", ")
+        )));
+    };
+    let final_dir = cache_dir().join(name);
+    if final_dir.is_dir() {
+        progress(&format!("{name} is already in {}", final_dir.display()));
+        return tree_of_dir(&final_dir);
+    }
+    for (tool, package) in [
+        ("apt-get", "apt"),
+        ("apt-cache", "apt"),
+        ("dpkg", "dpkg"),
+        ("patchelf", "patchelf"),
+    ] {
+        if find_program(tool, &["/usr/bin", "/usr/sbin", "/bin"]).is_none() {
+            return Err(ServerError::Io(format!(
+                "`enginebench server get` needs {tool}: install it with `apt-get install {package}`"
+            )));
+        }
+    }
+    fs::create_dir_all(cache_dir()).map_err(|err| {
+        ServerError::Io(format!("cannot create {}: {err}", cache_dir().display()))
+    })?;
+    let staging = cache_dir().join(format!(".{name}.partial-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&staging);
+    // The binaries are patched for the tree's final place, so it moves there before it
+    // can run; a build that does not run is removed again.
+    let result = fetch_into(&staging, &final_dir, suite, packages, progress)
+        .and_then(|()| {
+            fs::rename(staging.join("tree"), &final_dir).map_err(|err| {
+                ServerError::Io(format!(
+                    "cannot move the build into {}: {err}",
+                    final_dir.display()
+                ))
+            })
+        })
+        .and_then(|()| {
+            let tree = tree_of_dir(&final_dir)?;
+            if version_line(&tree).is_empty() {
+                return Err(ServerError::Io(format!(
+                    "the unpacked {} does not run: {}",
+                    tree.binary.display(),
+                    run_output(Command::new(&tree.binary).arg("--version"))
+                        .err()
+                        .unwrap_or_default()
+                )));
+            }
+            progress(&format!("{name}: {}", version_line(&tree)));
+            Ok(tree)
+        });
+    let _ = fs::remove_dir_all(&staging);
+    if result.is_err() {
+        let _ = fs::remove_dir_all(&final_dir);
+    }
+    result
+}
+
+fn fetch_into(
+    staging: &Path,
+    final_dir: &Path,
+    suite: &str,
+    packages: &[&str],
+    progress: &dyn Fn(&str),
+) -> Result<(), ServerError> {
+    let io = |what: &str, err: std::io::Error| ServerError::Io(format!("{what}: {err}"));
+    let apt = staging.join("apt");
+    for dir in ["lists/partial", "cache/archives/partial", "debs"] {
+        fs::create_dir_all(apt.join(dir)).map_err(|e| io("creating the download directory", e))?;
+    }
+    let mirror = mirror()?;
+    let sources = apt.join("sources.list");
+    fs::write(
+        &sources,
+        format!(
+            "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] {mirror} {suite} main\n"
+        ),
+    )
+    .map_err(|e| io("writing the private sources list", e))?;
+    let options: Vec<String> = vec![
+        format!("-o=Dir::Etc::sourcelist={}", sources.display()),
+        "-o=Dir::Etc::sourceparts=-".into(),
+        format!("-o=Dir::State::Lists={}", apt.join("lists").display()),
+        format!("-o=Dir::Cache={}", apt.join("cache").display()),
+        // As if nothing were installed: the suite's own libc and libraries come along.
+        "-o=Dir::State::status=/dev/null".into(),
+        "-o=APT::Sandbox::User=root".into(),
+        "-o=Debug::NoLocking=1".into(),
+    ];
+    progress(&format!(
+        "reading Debian {suite}'s package lists from {mirror}..."
+    ));
+    // apt-get update succeeds with a warning when a mirror does not answer: the lists it
+    // wrote are the proof.
+    let update = Command::new("apt-get")
+        .args(&options)
+        .arg("update")
+        .output()
+        .map_err(|e| io("cannot run apt-get", e))?;
+    let got_lists = fs::read_dir(apt.join("lists")).is_ok_and(|d| {
+        d.flatten()
+            .any(|e| e.file_name().to_string_lossy().contains("_Packages"))
+    });
+    if !update.status.success() || !got_lists {
+        let stderr = String::from_utf8_lossy(&update.stderr);
+        let cause: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        return Err(ServerError::Io(format!(
+            "cannot read Debian {suite}'s package lists from {mirror}: {}",
+            cause[cause.len().saturating_sub(2)..].join("; ")
+        )));
+    }
+    let depends = run_output(
+        Command::new("apt-cache")
+            .args(&options)
+            .args([
+                "depends",
+                "--recurse",
+                "--no-recommends",
+                "--no-suggests",
+                "--no-conflicts",
+                "--no-breaks",
+                "--no-replaces",
+                "--no-enhances",
+                "--no-pre-depends",
+            ])
+            .args(packages),
+    )
+    .map_err(|err| {
+        ServerError::Io(format!(
+            "cannot resolve the dependencies of {} in Debian {suite}: {err}",
+            packages.join(", ")
+        ))
+    })?;
+    let mut all: Vec<&str> = depends
+        .lines()
+        .filter(|line| !line.starts_with(' ') && !line.starts_with('<'))
+        .collect();
+    all.sort();
+    all.dedup();
+    progress(&format!(
+        "downloading {} packages ({} and their dependencies)...",
+        all.len(),
+        packages.join(", ")
+    ));
+    run_output(
+        Command::new("apt-get")
+            .args(&options)
+            .arg("download")
+            .args(&all)
+            .current_dir(apt.join("debs")),
+    )
+    .map_err(|err| ServerError::Io(format!("cannot download from Debian {suite}: {err}")))?;
+    let tree = staging.join("tree");
+    fs::create_dir_all(&tree).map_err(|e| io("creating the tree", e))?;
+    let mut debs: Vec<PathBuf> = fs::read_dir(apt.join("debs"))
+        .map_err(|e| io("reading the downloads", e))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "deb"))
+        .collect();
+    debs.sort();
+    progress(&format!("unpacking {} packages...", debs.len()));
+    for deb in &debs {
+        run_output(Command::new("dpkg").arg("-x").arg(deb).arg(&tree))
+            .map_err(|err| ServerError::Io(format!("cannot unpack {}: {err}", deb.display())))?;
+    }
+    // The suite's binaries need its own glibc: point each at the tree's loader and libs.
+    let loader = final_dir.join("usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2");
+    let libs = final_dir.join("usr/lib/x86_64-linux-gnu");
+    for dir in ["usr/sbin", "usr/bin"] {
+        let Ok(entries) = fs::read_dir(tree.join(dir)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if !is_elf(&path) {
+                continue;
+            }
+            run_output(
+                Command::new("patchelf")
+                    .arg("--set-interpreter")
+                    .arg(&loader)
+                    .args(["--force-rpath", "--set-rpath"])
+                    .arg(&libs)
+                    .arg(&path),
+            )
+            .map_err(|err| ServerError::Io(format!("patchelf {}: {err}", path.display())))?;
+        }
+    }
+    Ok(())
+}
+
+fn is_elf(path: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 4];
+    fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+        && fs::File::open(path)
+            .and_then(|mut f| f.read_exact(&mut magic))
+            .is_ok()
+        && magic == *b"\x7fELF"
+}
+
+/// The machine's own Debian mirror (from its apt sources), or `ENGINEBENCH_APT_MIRROR`.
+fn mirror() -> Result<String, ServerError> {
+    if let Some(mirror) = std::env::var_os("ENGINEBENCH_APT_MIRROR") {
+        return Ok(mirror.to_string_lossy().into_owned());
+    }
+    let mut texts = Vec::new();
+    if let Ok(text) = fs::read_to_string("/etc/apt/sources.list") {
+        texts.push(text);
+    }
+    if let Ok(dir) = fs::read_dir("/etc/apt/sources.list.d") {
+        for entry in dir.flatten() {
+            let path = entry.path();
+            if path
+                .extension()
+                .is_some_and(|e| e == "sources" || e == "list")
+            {
+                texts.extend(fs::read_to_string(&path).ok());
+            }
+        }
+    }
+    for text in &texts {
+        for line in text.lines() {
+            let line = line.trim();
+            let uri = if let Some(rest) = line.strip_prefix("URIs:") {
+                rest.split_whitespace().next()
+            } else if let Some(rest) = line.strip_prefix("deb ") {
+                rest.split_whitespace().find(|w| w.contains("://"))
+            } else {
+                None
+            };
+            if let Some(uri) = uri {
+                if uri.trim_end_matches('/').ends_with("/debian") {
+                    return Ok(uri.trim_end_matches('/').to_string());
+                }
+            }
+        }
+    }
+    Err(ServerError::Io(
+        "found no Debian mirror in /etc/apt/sources.list or sources.list.d: set ENGINEBENCH_APT_MIRROR=http://.../debian".into(),
+    ))
+}
+
+/// Runs a command; its stdout, or its stderr's last lines as the error.
+fn run_output(command: &mut Command) -> Result<String, String> {
+    let output = command
+        .output()
+        .map_err(|err| format!("cannot run {:?}: {err}", command.get_program()))?;
+    if output.status.success() {
+        return Ok(String::from_utf8_lossy(&output.stdout).into_owned());
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    Err(format!(
+        "{} ({})",
+        lines[lines.len().saturating_sub(3)..].join("; "),
+        output.status
+    ))
+}
