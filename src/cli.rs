@@ -198,6 +198,17 @@ pub struct RunArgs {
     #[arg(long)]
     pub cold: bool,
 
+    /// Run the whole study on each of these server builds, side by side (a profile per
+    /// build, crossed with the study's own): system, mariadb-11.8, mysql (see `enginebench
+    /// server list`), tarball directories or binaries
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "BUILDS",
+        conflicts_with = "dsn"
+    )]
+    pub servers: Vec<String>,
+
     /// Repeats per cell; tables show the best and the median [default: the scenario
     /// file's; sysbench workloads 1]
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]

@@ -136,6 +136,58 @@ fn three_builds_each_start_from_their_own_tree() {
 }
 
 #[test]
+fn servers_run_a_study_side_by_side() {
+    common::require_mariadb();
+    fetched("mariadb-11.8");
+    fetched("mysql");
+    let tmp = common::private_tmpdir("servers");
+    let json = tmp.with_extension("servers.json");
+    let output = common::enginebench(&tmp)
+        .args([
+            "run",
+            "oltp_point_select",
+            "--servers",
+            "system,mariadb-11.8,mysql",
+            "--time",
+            "1s",
+            "--table-size",
+            "1000",
+            "--no-db",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = common::succeeded(output);
+    let record = common::read_json(&json);
+    let profiles: Vec<(String, String, String)> = record["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_string(),
+                p["server"]["version"].as_str().unwrap().to_string(),
+                p["server"]["flavour"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(profiles.len(), 3, "{profiles:?}");
+    assert_eq!(profiles[0].0, "system");
+    assert!(profiles[0].1.starts_with("10.11."), "{profiles:?}");
+    assert!(profiles[1].1.starts_with("11.8."), "{profiles:?}");
+    assert_eq!(profiles[2].2, "mysql", "{profiles:?}");
+    let cells = record["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 3);
+    for (cell, profile) in cells.iter().zip(["system", "mariadb-11.8", "mysql"]) {
+        assert_eq!(cell["profile"], profile);
+        assert_eq!(cell["outcome"], "completed", "{cell}");
+    }
+    assert!(stdout.contains("(mariadb-11.8)"), "{stdout}");
+    common::assert_nothing_left(&tmp);
+}
+
+#[test]
 fn builds_that_cannot_be_had_say_why_and_leave_nothing() {
     let cache = common::private_tmpdir("server-cache");
     // A mirror nobody answers on: the fetch fails while reading the package lists.

@@ -70,5 +70,6 @@ fn choices(args: &RunArgs) -> Choices {
         cold: args.cold,
         query_timeout: args.query_timeout,
         oltp: args.oltp.options(),
+        servers: args.servers.clone(),
     }
 }

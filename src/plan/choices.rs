@@ -41,11 +41,29 @@ pub struct Choices {
     pub query_timeout: Option<Duration>,
     /// sysbench's options, for sysbench workloads.
     pub oltp: OltpOptions,
+    /// `--servers`: server builds to run the whole study on, side by side.
+    pub servers: Vec<String>,
 }
 
 /// The plan for the study named on the command line: a built-in scenario, a scenario file,
 /// or a sysbench workload.
 pub fn plan_study(name: &str, choices: &Choices) -> anyhow::Result<Plan> {
+    for server in &choices.servers {
+        if server != "system"
+            && !crate::server::builds::known_names().contains(&server.as_str())
+            && !std::path::Path::new(server).exists()
+        {
+            bail!(
+                "--servers {server}: no such server build (system, {}, a directory unpacked from a tarball, or a binary; see `enginebench server list`)",
+                crate::server::builds::known_names().join(", ")
+            );
+        }
+    }
+    let plan = plan_study_on_one_server(name, choices)?;
+    Ok(Plan::on_servers(plan.study, &choices.servers))
+}
+
+fn plan_study_on_one_server(name: &str, choices: &Choices) -> anyhow::Result<Plan> {
     let builtin = BUILTIN_FILES.iter().find(|(builtin, _)| *builtin == name);
     if let Some((builtin, text)) = builtin {
         return plan_scenario_text(text, &format!("{builtin} (built in)"), choices);

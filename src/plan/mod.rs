@@ -16,11 +16,12 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use crate::engine::Engine;
+use crate::scenario::file::Profile;
 
 /// One thing the runner does, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
-    /// A server of this profile's configuration (an index into the scenario's profiles).
+    /// A server of this profile's configuration (an index into the plan's profiles).
     StartProfile { profile: usize },
     /// The tables the phases need, on one engine or (None) on each of the plan's engines.
     PrepareTables { engine: Option<Engine> },
@@ -60,18 +61,51 @@ pub struct CellStep {
     pub total: usize,
 }
 
-/// A study made ready to run: what runs, and the steps in their order.
+/// A study made ready to run: what runs, on which servers, and the steps in their order.
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub study: Study,
+    /// The server profiles, each on a server of its own: the study's own, each on every
+    /// build of `--servers`. Empty: the one server the run starts with.
+    pub profiles: Vec<Profile>,
     pub steps: Vec<Step>,
 }
 
 impl Plan {
-    /// The steps of `study`: per profile (each on a server of its own) the tables
-    /// prepared, then each phase in order; numbered cells.
+    /// The steps of `study` on its own profiles.
     pub fn new(study: Study) -> Plan {
-        let mut steps = study.steps();
+        Plan::on_servers(study, &[])
+    }
+
+    /// The steps of `study`, per profile (each on a server of its own) the tables
+    /// prepared, then each phase in order; numbered cells. With `servers` (server builds),
+    /// each of the study's profiles runs on each build, named after both.
+    pub fn on_servers(study: Study, servers: &[String]) -> Plan {
+        let own = study.own_profiles();
+        let profiles: Vec<Profile> = if servers.is_empty() {
+            own
+        } else if own.is_empty() {
+            servers
+                .iter()
+                .map(|server| Profile {
+                    name: server.clone(),
+                    server_opts: Vec::new(),
+                    tmpfs: false,
+                    server_bin: Some(server.into()),
+                })
+                .collect()
+        } else {
+            own.iter()
+                .flat_map(|profile| {
+                    servers.iter().map(move |server| Profile {
+                        name: format!("{} on {server}", profile.name),
+                        server_bin: Some(server.into()),
+                        ..profile.clone()
+                    })
+                })
+                .collect()
+        };
+        let mut steps = study.steps(profiles.len());
         let total = steps.iter().filter(|s| matches!(s, Step::Cell(_))).count();
         let mut number = 0;
         for step in &mut steps {
@@ -81,7 +115,11 @@ impl Plan {
                 cell.total = total;
             }
         }
-        Plan { study, steps }
+        Plan {
+            study,
+            profiles,
+            steps,
+        }
     }
 
     /// The cells of the plan, in run order.
@@ -157,6 +195,7 @@ impl Plan {
                     untimed = true;
                     self.study.describe_step(step)
                 }
+                Step::StartProfile { profile } => describe_profile(&self.profiles[*profile]),
                 other => self.study.describe_step(other),
             };
             let _ = writeln!(out, "{line}");
@@ -174,6 +213,34 @@ impl Plan {
         );
         out
     }
+}
+
+/// A profile's server as `--dry-run` prints it.
+fn describe_profile(profile: &Profile) -> String {
+    let options: Vec<String> = profile
+        .server_opts
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!(
+        "start a server{} for profile '{}'{}{}",
+        profile
+            .server_bin
+            .as_ref()
+            .map(|b| format!(" ({})", b.display()))
+            .unwrap_or_default(),
+        profile.name,
+        if profile.tmpfs {
+            ", datadir on tmpfs"
+        } else {
+            ""
+        },
+        if options.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", options.join(" "))
+        }
+    )
 }
 
 /// How long one cell of a phase lasts: a time (after a warm-up), or a count in words
@@ -239,6 +306,7 @@ mod tests {
             cold: false,
             query_timeout: None,
             oltp: crate::scenario::oltp::OltpOptions::default(),
+            servers: Vec::new(),
         }
     }
 
@@ -401,6 +469,67 @@ mod tests {
             ]
         );
         assert_eq!(bulk.study.tables(InnoDb).empty.len(), 3);
+    }
+
+    #[test]
+    fn servers_are_one_more_axis_of_every_study() {
+        let servers = vec!["system".to_string(), "mysql".to_string()];
+        let sysbench = plan_study(
+            "oltp_point_select",
+            &Choices {
+                servers: servers.clone(),
+                ..choices()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            sysbench
+                .profiles
+                .iter()
+                .map(|p| (p.name.as_str(), p.server_bin.clone().unwrap()))
+                .collect::<Vec<_>>(),
+            vec![("system", "system".into()), ("mysql", "mysql".into())]
+        );
+        assert_eq!(
+            shape(&sysbench),
+            vec![
+                Step::StartProfile { profile: 0 },
+                Step::PrepareTables {
+                    engine: Some(Engine::InnoDb)
+                },
+                cell(0, Engine::InnoDb, 1, 1),
+                Step::StartProfile { profile: 1 },
+                Step::PrepareTables {
+                    engine: Some(Engine::InnoDb)
+                },
+                cell(0, Engine::InnoDb, 1, 1),
+            ]
+        );
+        assert!(sysbench
+            .describe()
+            .contains("start a server (mysql) for profile 'mysql'"));
+        // A study with profiles of its own runs each on each build.
+        let s2 = plan_study(
+            "s2",
+            &Choices {
+                servers,
+                ..choices()
+            },
+        )
+        .unwrap();
+        assert_eq!(s2.profiles.len(), 6);
+        assert_eq!(s2.profiles[1].name, "ample memory on mysql");
+        let unknown = plan_study(
+            "s0",
+            &Choices {
+                servers: vec!["mariadb-99".into()],
+                ..choices()
+            },
+        )
+        .unwrap_err();
+        assert!(unknown
+            .to_string()
+            .starts_with("--servers mariadb-99: no such server build"));
     }
 
     #[test]

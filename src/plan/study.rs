@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::{run_phase_cells, CellLength, Step};
 use crate::engine::Engine;
 use crate::load::LoadPlan;
-use crate::scenario::file::{Phase, Scenario};
+use crate::scenario::file::{Phase, Profile, Scenario};
 use crate::scenario::oltp::{OltpKind, OltpOptions};
 use crate::scenario::Arrivals;
 use crate::scenario::{sbtest, StatementClass, TableSet};
@@ -274,8 +274,32 @@ impl Study {
         }
     }
 
-    /// The study's steps, cells not yet numbered.
-    pub(super) fn steps(&self) -> Vec<Step> {
+    /// The server profiles the study itself compares (a scenario file's).
+    pub fn own_profiles(&self) -> Vec<Profile> {
+        self.scenario()
+            .map(|scenario| scenario.profiles.clone())
+            .unwrap_or_default()
+    }
+
+    /// The study's steps on `profiles` servers (none: the one server the run starts with),
+    /// cells not yet numbered.
+    pub(super) fn steps(&self, profiles: usize) -> Vec<Step> {
+        let servers: Vec<Option<usize>> = if profiles == 0 {
+            vec![None]
+        } else {
+            (0..profiles).map(Some).collect()
+        };
+        let mut steps = Vec::new();
+        for profile in servers {
+            if let Some(profile) = profile {
+                steps.push(Step::StartProfile { profile });
+            }
+            steps.extend(self.steps_on_one_server());
+        }
+        steps
+    }
+
+    fn steps_on_one_server(&self) -> Vec<Step> {
         match self {
             Study::Scenario {
                 scenario, params, ..
@@ -331,20 +355,12 @@ fn max_threads(params: &OltpParams) -> u32 {
     params.threads.iter().copied().max().unwrap_or(1)
 }
 
-/// A scenario's steps: per profile, the tables prepared, then each phase in the file's
+/// A scenario's steps on one server: the tables prepared, then each phase in the file's
 /// order, then the footprints.
 fn scenario_steps(scenario: &Scenario, params: &ScenarioParams) -> Vec<Step> {
     let engines = &params.engines;
     let mut steps = Vec::new();
-    let profiles: Vec<Option<usize>> = if scenario.profiles.is_empty() {
-        vec![None]
-    } else {
-        (0..scenario.profiles.len()).map(Some).collect()
-    };
-    for profile in profiles {
-        if let Some(profile) = profile {
-            steps.push(Step::StartProfile { profile });
-        }
+    {
         steps.push(Step::PrepareTables { engine: None });
         for (phase, definition) in scenario.phases.iter().enumerate() {
             match definition {
@@ -394,33 +410,6 @@ fn scenario_steps(scenario: &Scenario, params: &ScenarioParams) -> Vec<Step> {
 fn describe_scenario_step(scenario: &Scenario, step: &Step) -> String {
     let phase_name = |index: usize| scenario.phases[index].name();
     match step {
-        Step::StartProfile { profile } => {
-            let profile = &scenario.profiles[*profile];
-            let options: Vec<String> = profile
-                .server_opts
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            format!(
-                "start a server{} for profile '{}'{}{}",
-                profile
-                    .server_bin
-                    .as_ref()
-                    .map(|b| format!(" ({})", b.display()))
-                    .unwrap_or_default(),
-                profile.name,
-                if profile.tmpfs {
-                    ", datadir on tmpfs"
-                } else {
-                    ""
-                },
-                if options.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", options.join(" "))
-                }
-            )
-        }
         Step::PrepareTables { .. } => {
             let tables: Vec<String> = scenario
                 .tables
@@ -466,6 +455,8 @@ fn describe_scenario_step(scenario: &Scenario, step: &Step) -> String {
         }
         Step::Footprints => "measure each table's disk footprint".to_string(),
         Step::EmptyTables { engine } => format!("empty the tables on {engine}"),
-        Step::Cell(_) => unreachable!("cells are described by the plan"),
+        Step::Cell(_) | Step::StartProfile { .. } => {
+            unreachable!("cells and profiles are described by the plan")
+        }
     }
 }

@@ -97,9 +97,7 @@ impl<'a> Bench<'a> {
     /// Moves the study to a server configured by the profile (the command line's server
     /// options, then the profile's, which win). The previous server is removed.
     pub fn start_profile(&mut self, plan: &Plan, profile: usize) -> anyhow::Result<()> {
-        let Some(profile) = plan.study.scenario().map(|s| &s.profiles[profile]) else {
-            return Ok(());
-        };
+        let profile = &plan.profiles[profile];
         let mut options = self.base_options.clone();
         options
             .server_opts

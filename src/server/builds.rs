@@ -115,6 +115,11 @@ pub fn resolve(spec: Option<&Path>) -> Result<ServerTree, ServerError> {
             }),
         };
     }
+    if text.contains('/') {
+        return Err(ServerError::BinaryNotFound {
+            binary: text.into_owned(),
+        });
+    }
     Err(ServerError::UnknownBuild {
         spec: text.into_owned(),
         known: known_names().join(", "),
