@@ -174,7 +174,7 @@ impl<'a> Bench<'a> {
     /// run made there is gone with it.
     fn replace_target(&mut self, why: Replacement) -> anyhow::Result<ServerRecord> {
         if self.target.is_private() {
-            note("starting a throwaway MariaDB server...");
+            note(&starting_note(&self.server.options));
         }
         self.target.replace(&self.server.options, why)?;
         target::ensure_database(self.target.as_ref(), &self.workspace.database)?;
@@ -200,7 +200,7 @@ fn open_target(
 ) -> anyhow::Result<(Box<dyn Target>, ServerRecord, mysql::Conn)> {
     note(&match &server.dsn {
         Some(dsn) => format!("using the external server {}", dsn.redacted()),
-        None => "starting a throwaway MariaDB server...".to_string(),
+        None => starting_note(&server.options),
     });
     let target = target::open(server.dsn.clone(), &server.options, &server.database)?;
     let server_record = ready(target.as_ref(), engines).map_err(|err| {
@@ -227,4 +227,14 @@ fn ready(target: &dyn Target, engines: &[Engine]) -> Result<ServerRecord, Server
         server_record.version, server_record.address
     ));
     Ok(server_record)
+}
+
+/// "starting a throwaway MariaDB server...", naming the build when it is not the system's.
+fn starting_note(options: &crate::server::ServerOptions) -> String {
+    match &options.server_bin {
+        Some(build) if build.as_os_str() != "system" => {
+            format!("starting a throwaway server ({})...", build.display())
+        }
+        _ => "starting a throwaway MariaDB server...".to_string(),
+    }
 }
