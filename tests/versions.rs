@@ -148,6 +148,8 @@ fn servers_run_a_study_side_by_side() {
             "oltp_point_select",
             "--servers",
             "system,mariadb-11.8,mysql",
+            "--engines",
+            "innodb,aria",
             "--time",
             "1s",
             "--table-size",
@@ -177,12 +179,26 @@ fn servers_run_a_study_side_by_side() {
     assert!(profiles[0].1.starts_with("10.11."), "{profiles:?}");
     assert!(profiles[1].1.starts_with("11.8."), "{profiles:?}");
     assert_eq!(profiles[2].2, "mysql", "{profiles:?}");
+    // Aria is not offered by MySQL: that cell says so, every other one ran.
     let cells = record["cells"].as_array().unwrap();
-    assert_eq!(cells.len(), 3);
-    for (cell, profile) in cells.iter().zip(["system", "mariadb-11.8", "mysql"]) {
-        assert_eq!(cell["profile"], profile);
-        assert_eq!(cell["outcome"], "completed", "{cell}");
+    assert_eq!(cells.len(), 6);
+    for cell in cells {
+        let expected = if cell["profile"] == "mysql" && cell["engine"] == "aria" {
+            "not_offered"
+        } else {
+            "completed"
+        };
+        assert_eq!(cell["outcome"], expected, "{cell}");
     }
+    let not_offered = cells
+        .iter()
+        .find(|c| c["outcome"] == "not_offered")
+        .unwrap();
+    assert!(not_offered["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("Aria is not offered by mysql 9."));
+    assert_eq!(record["status"], "completed");
     assert!(stdout.contains("(mariadb-11.8)"), "{stdout}");
     common::assert_nothing_left(&tmp);
 }

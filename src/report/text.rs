@@ -253,6 +253,8 @@ fn group_figures(group: Option<&Group>) -> (String, String) {
             "crashed"
         } else if group.outcomes.contains(&OutcomeRecord::Failed) {
             "failed"
+        } else if group.outcomes.contains(&OutcomeRecord::NotOffered) {
+            "not offered"
         } else {
             "interrupted"
         };

@@ -213,6 +213,9 @@ pub enum OutcomeRecord {
     Failed,
     /// The server died during the cell; `error` holds the end of its error log.
     Crashed,
+    /// The profile's server build does not offer the engine (Aria or RocksDB on MySQL);
+    /// `error` names the build. The rest of the study runs.
+    NotOffered,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]

@@ -32,6 +32,10 @@ pub struct Bench<'a> {
     pub output: &'a RunOutput,
     /// The steps that set the current server up, to do again on a fresh one.
     setup: Vec<Step>,
+    /// Engines the current profile's server build does not offer, and its version: their
+    /// steps are skipped and their cells recorded as not offered.
+    pub not_offered: Vec<Engine>,
+    pub server_version: String,
 }
 
 impl<'a> Bench<'a> {
@@ -61,9 +65,15 @@ impl<'a> Bench<'a> {
             server: server.clone(),
             engines,
             profile: None,
+            server_version: record
+                .server
+                .as_ref()
+                .map(|s| s.version.clone())
+                .unwrap_or_default(),
             record,
             output,
             setup: Vec::new(),
+            not_offered: Vec::new(),
         })
     }
 
@@ -178,11 +188,44 @@ impl<'a> Bench<'a> {
         }
         self.target.replace(&self.server.options, why)?;
         target::ensure_database(self.target.as_ref(), &self.workspace.database)?;
-        let server_record = ready(self.target.as_ref(), &self.engines)?;
+        // A profile's build may lack some of the study's engines (Aria or RocksDB on MySQL):
+        // their cells are recorded as not offered and the rest runs. Lacking them all is an
+        // error, as on a single server.
+        let (missing, _) = self.target.engines_missing(&self.engines)?;
+        let offered: Vec<Engine> = self
+            .engines
+            .iter()
+            .copied()
+            .filter(|e| !missing.contains(e))
+            .collect();
+        let server_record = ready(
+            self.target.as_ref(),
+            if offered.is_empty() {
+                &self.engines
+            } else {
+                &offered
+            },
+        )?;
+        if !missing.is_empty() {
+            let names: Vec<&str> = missing.iter().map(|e| e.display_name()).collect();
+            note(&format!(
+                "{} not offered by {} {}: those cells are skipped",
+                names.join(", "),
+                server_record.flavour,
+                server_record.version
+            ));
+        }
+        self.not_offered = missing;
+        self.server_version = format!("{} {}", server_record.flavour, server_record.version);
         self.probe = self.target.spec(&self.workspace.database).connect()?;
         self.workspace.forget(self.target.is_private());
         self.setup.clear();
         Ok(server_record)
+    }
+
+    /// Whether the current server offers `engine`.
+    pub fn offers(&self, engine: Engine) -> bool {
+        !self.not_offered.contains(&engine)
     }
 
     /// On a shared server, the tables and databases the run made are dropped.

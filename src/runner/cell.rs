@@ -9,8 +9,10 @@ use super::bench::Bench;
 use super::progress::CellProgress;
 use crate::console::note;
 use crate::driver::workloads::{FileWorkload, OltpWorkload};
-use crate::driver::{run_cell, CellConfig, CellOutcome, RateSpec, StopCondition, Workload};
-use crate::measure::CounterSampler;
+use crate::driver::{
+    run_cell, CellConfig, CellMeasurement, CellOutcome, RateSpec, StopCondition, Workload,
+};
+use crate::measure::{new_histogram, CounterSampler};
 use crate::plan::{CellStep, Plan, Study};
 use crate::results::{CellKey, CellRecord, OutcomeRecord};
 use crate::scenario::file::Phase;
@@ -94,6 +96,45 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
     }
     bench.save()?;
     Ok(crash.is_some())
+}
+
+/// A cell on an engine the current server build does not offer: recorded as such, so
+/// tables show "not offered" where its figures would be.
+pub fn not_offered(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Result<()> {
+    let (_, config) = workload(plan, bench, cell, 0, bench.output.report_interval);
+    let key = CellKey {
+        variant: plan.study.phase_name(cell.phase).to_string(),
+        engine: cell.engine,
+        profile: bench.profile.clone(),
+        threads: cell.threads,
+        repeat: cell.repeat,
+        warmup_repeat: cell.warmup,
+    };
+    let message = format!("{} is not offered by {}", cell.engine, bench.server_version);
+    let measured = CellMeasurement {
+        outcome: CellOutcome::Failed(message.clone()),
+        wall: Duration::ZERO,
+        events: 0,
+        failed_events: 0,
+        latency_overflows: 0,
+        kinds: Vec::new(),
+        intervals: Vec::new(),
+        event_latency: new_histogram(),
+        event_service: new_histogram(),
+        per_worker: Vec::new(),
+        rate: None,
+    };
+    let mut record = CellRecord::from_measurement(
+        bench.record.cells.len(),
+        &key,
+        &config,
+        &measured,
+        Default::default(),
+    );
+    record.outcome = OutcomeRecord::NotOffered;
+    note(&format!("{}: {message}", plan.cell_label(cell)));
+    bench.record.cells.push(record);
+    bench.save()
 }
 
 /// The workload a cell runs and how the driver runs it: a scenario's run phase, or a

@@ -103,6 +103,12 @@ fn walk(plan: &Plan, bench: &mut Bench) -> anyhow::Result<()> {
         if interrupt::requested() {
             break;
         }
+        if step_engine(step).is_some_and(|engine| !bench.offers(engine)) {
+            if let Step::Cell(cell) = step {
+                cell::not_offered(plan, bench, cell)?;
+            }
+            continue;
+        }
         let server_died = match step {
             Step::StartProfile { profile } => {
                 bench.start_profile(plan, *profile)?;
@@ -153,6 +159,19 @@ fn walk(plan: &Plan, bench: &mut Bench) -> anyhow::Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The engine a step works on, if it is one engine's.
+fn step_engine(step: &Step) -> Option<crate::engine::Engine> {
+    match step {
+        Step::PrepareTables { engine } => *engine,
+        Step::EmptyTables { engine }
+        | Step::Ddl { engine, .. }
+        | Step::Load { engine, .. }
+        | Step::Sequence { engine, .. } => Some(*engine),
+        Step::Cell(cell) => Some(cell.engine),
+        Step::StartProfile { .. } | Step::ColdRestart | Step::Footprints => None,
+    }
 }
 
 /// After a crash: a fresh server with the same configuration, and the steps that set the

@@ -128,6 +128,21 @@ pub trait Target {
 
     /// Refuses engines the server lacks, before any table is created.
     fn check_engines(&self, wanted: &[Engine]) -> Result<(), ServerError> {
+        let (missing, available) = self.engines_missing(wanted)?;
+        match missing.first() {
+            Some(engine) => Err(ServerError::EngineMissing {
+                engine: engine.display_name().to_string(),
+                available: available.join(", "),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Which of `wanted` the server does not offer, and what it offers (sorted).
+    fn engines_missing(
+        &self,
+        wanted: &[Engine],
+    ) -> Result<(Vec<Engine>, Vec<String>), ServerError> {
         let spec = self.admin_spec();
         let mut conn = spec.connect()?;
         let rows: Vec<(String, String)> = conn
@@ -145,17 +160,16 @@ pub trait Target {
             .map(|(name, _)| name)
             .collect();
         available.sort();
-        match wanted.iter().find(|engine| {
-            !available
-                .iter()
-                .any(|name| name.eq_ignore_ascii_case(engine.sql_name()))
-        }) {
-            Some(engine) => Err(ServerError::EngineMissing {
-                engine: engine.display_name().to_string(),
-                available: available.join(", "),
-            }),
-            None => Ok(()),
-        }
+        let missing = wanted
+            .iter()
+            .copied()
+            .filter(|engine| {
+                !available
+                    .iter()
+                    .any(|name| name.eq_ignore_ascii_case(engine.sql_name()))
+            })
+            .collect();
+        Ok((missing, available))
     }
 }
 
