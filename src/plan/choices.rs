@@ -49,32 +49,29 @@ pub struct Choices {
 /// or a sysbench workload.
 pub fn plan_study(name: &str, choices: &Choices) -> anyhow::Result<Plan> {
     for server in &choices.servers {
-        if server != "system"
-            && !crate::server::builds::known_names().contains(&server.as_str())
-            && !std::path::Path::new(server).exists()
-        {
+        if !crate::server::builds::could_be_build(server) {
             bail!(
                 "--servers {server}: no such server build (system, {}, a directory unpacked from a tarball, or a binary; see `enginebench server list`)",
                 crate::server::builds::known_names().join(", ")
             );
         }
     }
-    let plan = plan_study_on_one_server(name, choices)?;
-    Ok(Plan::on_servers(plan.study, &choices.servers))
+    Ok(Plan::on_servers(study(name, choices)?, &choices.servers))
 }
 
-fn plan_study_on_one_server(name: &str, choices: &Choices) -> anyhow::Result<Plan> {
+/// The study `name` names, with the command line's choices applied.
+fn study(name: &str, choices: &Choices) -> anyhow::Result<Study> {
     let builtin = BUILTIN_FILES.iter().find(|(builtin, _)| *builtin == name);
     if let Some((builtin, text)) = builtin {
-        return plan_scenario_text(text, &format!("{builtin} (built in)"), choices);
+        return scenario_study(text, &format!("{builtin} (built in)"), choices);
     }
     if name.ends_with(".toml") || std::path::Path::new(name).is_file() {
         let text = std::fs::read_to_string(name)
             .with_context(|| format!("cannot read the scenario file {name}"))?;
-        return plan_scenario_text(&text, name, choices);
+        return scenario_study(&text, name, choices);
     }
     if let Some(workload) = OltpKind::from_name(name) {
-        return plan_sysbench(workload, choices);
+        return sysbench_study(workload, choices);
     }
     let names: Vec<&str> = BUILTIN_FILES.iter().map(|(name, _)| *name).collect();
     bail!(
@@ -101,7 +98,7 @@ pub fn plan_prepare_sbtest(
     }))
 }
 
-fn plan_scenario_text(text: &str, origin: &str, choices: &Choices) -> anyhow::Result<Plan> {
+fn scenario_study(text: &str, origin: &str, choices: &Choices) -> anyhow::Result<Study> {
     let mut overrides = choices.set.clone();
     if let Some(rows) = choices.rows {
         overrides.push(("rows".into(), rows.to_string()));
@@ -161,17 +158,17 @@ fn plan_scenario_text(text: &str, origin: &str, choices: &Choices) -> anyhow::Re
         parameters: scenario.parameters.clone(),
         scale: scenario.scale,
     };
-    Ok(Plan::new(Study::Scenario {
+    Ok(Study::Scenario {
         scenario: Box::new(scenario),
         params,
         origin: origin.to_string(),
-    }))
+    })
 }
 
-fn plan_sysbench(workload: OltpKind, choices: &Choices) -> anyhow::Result<Plan> {
+fn sysbench_study(workload: OltpKind, choices: &Choices) -> anyhow::Result<Study> {
     let options = choices.oltp.clone();
     crate::scenario::distributions::Distribution::new(options.rand).map_err(anyhow::Error::msg)?;
-    Ok(Plan::new(Study::Sysbench(OltpParams {
+    Ok(Study::Sysbench(OltpParams {
         workload,
         options,
         engines: if choices.engines.is_empty() {
@@ -196,7 +193,7 @@ fn plan_sysbench(workload: OltpKind, choices: &Choices) -> anyhow::Result<Plan> 
         seed: choices.seed,
         load_plan: choices.load_plan,
         query_timeout: choices.query_timeout,
-    })))
+    }))
 }
 
 /// Keeps the phases named by `--phases`, and the DDL phases before them (a later phase

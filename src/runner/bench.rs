@@ -68,7 +68,7 @@ impl<'a> Bench<'a> {
             server_version: record
                 .server
                 .as_ref()
-                .map(|s| s.version.clone())
+                .map(|s| format!("{} {}", s.flavour, s.version))
                 .unwrap_or_default(),
             record,
             output,
@@ -191,21 +191,13 @@ impl<'a> Bench<'a> {
         // A profile's build may lack some of the study's engines (Aria or RocksDB on MySQL):
         // their cells are recorded as not offered and the rest runs. Lacking them all is an
         // error, as on a single server.
-        let (missing, _) = self.target.engines_missing(&self.engines)?;
-        let offered: Vec<Engine> = self
-            .engines
-            .iter()
-            .copied()
-            .filter(|e| !missing.contains(e))
-            .collect();
-        let server_record = ready(
-            self.target.as_ref(),
-            if offered.is_empty() {
-                &self.engines
-            } else {
-                &offered
-            },
-        )?;
+        let (missing, available) = self.target.engines_missing(&self.engines)?;
+        if missing.len() == self.engines.len() {
+            if let Some(&engine) = missing.first() {
+                return Err(target::engine_missing(engine, &available).into());
+            }
+        }
+        let server_record = announce(self.target.as_ref())?;
         if !missing.is_empty() {
             let names: Vec<&str> = missing.iter().map(|e| e.display_name()).collect();
             note(&format!(
@@ -218,7 +210,7 @@ impl<'a> Bench<'a> {
         self.not_offered = missing;
         self.server_version = format!("{} {}", server_record.flavour, server_record.version);
         self.probe = self.target.spec(&self.workspace.database).connect()?;
-        self.workspace.forget(self.target.is_private());
+        self.workspace.forget();
         self.setup.clear();
         Ok(server_record)
     }
@@ -226,6 +218,11 @@ impl<'a> Bench<'a> {
     /// Whether the current server offers `engine`.
     pub fn offers(&self, engine: Engine) -> bool {
         !self.not_offered.contains(&engine)
+    }
+
+    /// Those of `engines` the current server offers.
+    pub fn offered(&self, engines: Vec<Engine>) -> Vec<Engine> {
+        engines.into_iter().filter(|&e| self.offers(e)).collect()
     }
 
     /// On a shared server, the tables and databases the run made are dropped.
@@ -264,6 +261,11 @@ fn open_target(
 /// A target that answers, has the engines, and its record.
 fn ready(target: &dyn Target, engines: &[Engine]) -> Result<ServerRecord, ServerError> {
     target.check_engines(engines)?;
+    announce(target)
+}
+
+/// The target's record, with a line saying it is ready.
+fn announce(target: &dyn Target) -> Result<ServerRecord, ServerError> {
     let server_record = target.record()?;
     note(&format!(
         "server {} ready ({})",

@@ -25,14 +25,7 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
         .seed()
         .wrapping_add(bench.record.cells.len() as u64);
     let (workload, config) = workload(plan, bench, cell, seed, bench.output.report_interval);
-    let key = CellKey {
-        variant: plan.study.phase_name(cell.phase).to_string(),
-        engine: cell.engine,
-        profile: bench.profile.clone(),
-        threads: cell.threads,
-        repeat: cell.repeat,
-        warmup_repeat: cell.warmup,
-    };
+    let key = cell_key(plan, bench, cell);
     let expected = match (config.stop.events_per_thread, config.stop.events_total) {
         (Some(each), _) => Some(each * u64::from(config.threads)),
         (None, total) => total,
@@ -102,14 +95,7 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
 /// tables show "not offered" where its figures would be.
 pub fn not_offered(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Result<()> {
     let (_, config) = workload(plan, bench, cell, 0, bench.output.report_interval);
-    let key = CellKey {
-        variant: plan.study.phase_name(cell.phase).to_string(),
-        engine: cell.engine,
-        profile: bench.profile.clone(),
-        threads: cell.threads,
-        repeat: cell.repeat,
-        warmup_repeat: cell.warmup,
-    };
+    let key = cell_key(plan, bench, cell);
     let message = format!("{} is not offered by {}", cell.engine, bench.server_version);
     let measured = CellMeasurement {
         outcome: CellOutcome::Failed(message.clone()),
@@ -135,6 +121,18 @@ pub fn not_offered(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::R
     note(&format!("{}: {message}", plan.cell_label(cell)));
     bench.record.cells.push(record);
     bench.save()
+}
+
+/// Which cell the record files a measurement under.
+fn cell_key(plan: &Plan, bench: &Bench, cell: &CellStep) -> CellKey {
+    CellKey {
+        variant: plan.study.phase_name(cell.phase).to_string(),
+        engine: cell.engine,
+        profile: bench.profile.clone(),
+        threads: cell.threads,
+        repeat: cell.repeat,
+        warmup_repeat: cell.warmup,
+    }
 }
 
 /// The workload a cell runs and how the driver runs it: a scenario's run phase, or a

@@ -19,11 +19,7 @@ use crate::target::{disk_state, failure_context};
 
 /// The tables the phases need on `engine`, or on each of the study's engines.
 pub fn prepare(plan: &Plan, bench: &mut Bench, engine: Option<Engine>) -> anyhow::Result<()> {
-    let engines: Vec<Engine> = engine
-        .map_or_else(|| plan.study.engines(), |engine| vec![engine])
-        .into_iter()
-        .filter(|&e| bench.offers(e))
-        .collect();
+    let engines = bench.offered(engine.map_or_else(|| plan.study.engines(), |engine| vec![engine]));
     for engine in engines {
         let set = plan.study.tables(engine);
         let database = plan.study.database_for(engine, &bench.workspace.database);
@@ -87,13 +83,7 @@ pub fn empty(plan: &Plan, bench: &mut Bench, engine: Engine) -> anyhow::Result<(
 
 /// Each engine's prepared tables' disk footprint once the phases are done.
 pub fn footprints(plan: &Plan, bench: &mut Bench) -> anyhow::Result<()> {
-    let engines: Vec<Engine> = plan
-        .study
-        .engines()
-        .into_iter()
-        .filter(|&e| bench.offers(e))
-        .collect();
-    for engine in engines {
+    for engine in bench.offered(plan.study.engines()) {
         let database = plan.study.database_for(engine, &bench.workspace.database);
         for table in plan.study.tables(engine).filled {
             let footprint = measure_footprint(

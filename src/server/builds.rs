@@ -62,6 +62,12 @@ pub fn known_names() -> Vec<&'static str> {
     KNOWN.iter().map(|(name, _, _)| *name).collect()
 }
 
+/// Whether `spec` can name a build before anything is fetched or started: `system`, a name
+/// `server get` knows, or a path that exists. Whether it runs is found when it starts.
+pub fn could_be_build(spec: &str) -> bool {
+    spec == "system" || known_names().contains(&spec) || Path::new(spec).exists()
+}
+
 const SYSTEM_ROCKSDB_PLUGIN: &str = "/usr/lib/mysql/plugin/ha_rocksdb.so";
 
 /// Where fetched builds live: `$XDG_CACHE_HOME/enginebench/servers`, or

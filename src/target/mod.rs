@@ -93,10 +93,7 @@ pub trait Target {
     fn record(&self) -> Result<ServerRecord, ServerError> {
         let spec = self.admin_spec();
         let mut conn = spec.connect()?;
-        let query_error = |err: mysql::Error| ServerError::Query {
-            target: spec.label().to_string(),
-            cause: describe_mysql_error(&err),
-        };
+        let query_error = |err: mysql::Error| query_error(&spec, &err);
         let version: String = conn
             .query_first("SELECT VERSION()")
             .map_err(query_error)?
@@ -130,10 +127,7 @@ pub trait Target {
     fn check_engines(&self, wanted: &[Engine]) -> Result<(), ServerError> {
         let (missing, available) = self.engines_missing(wanted)?;
         match missing.first() {
-            Some(engine) => Err(ServerError::EngineMissing {
-                engine: engine.display_name().to_string(),
-                available: available.join(", "),
-            }),
+            Some(&engine) => Err(engine_missing(engine, &available)),
             None => Ok(()),
         }
     }
@@ -150,10 +144,7 @@ pub trait Target {
                 "SELECT ENGINE, SUPPORT FROM information_schema.ENGINES",
                 |row| row,
             )
-            .map_err(|err| ServerError::Query {
-                target: spec.label().to_string(),
-                cause: describe_mysql_error(&err),
-            })?;
+            .map_err(|err| query_error(&spec, &err))?;
         let mut available: Vec<String> = rows
             .into_iter()
             .filter(|(_, support)| support == "YES" || support == "DEFAULT")
@@ -211,8 +202,21 @@ pub fn ensure_database(target: &dyn Target, database: &str) -> Result<(), Server
     let spec = target.admin_spec();
     let mut conn = spec.connect()?;
     conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS `{database}`"))
-        .map_err(|err| ServerError::Query {
-            target: spec.label().to_string(),
-            cause: describe_mysql_error(&err),
-        })
+        .map_err(|err| query_error(&spec, &err))
+}
+
+/// A query on the target failed.
+fn query_error(spec: &ConnectionSpec, err: &mysql::Error) -> ServerError {
+    ServerError::Query {
+        target: spec.label().to_string(),
+        cause: describe_mysql_error(err),
+    }
+}
+
+/// The server lacks `engine`; `available` is what it offers.
+pub fn engine_missing(engine: Engine, available: &[String]) -> ServerError {
+    ServerError::EngineMissing {
+        engine: engine.display_name().to_string(),
+        available: available.join(", "),
+    }
 }

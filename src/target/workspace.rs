@@ -35,8 +35,7 @@ impl Workspace {
     }
 
     /// A fresh server (another profile, after a crash) holds nothing of the run's yet.
-    pub fn forget(&mut self, private: bool) {
-        self.private = private;
+    pub fn forget(&mut self) {
         self.created_tables.clear();
         self.created_databases.clear();
     }
@@ -74,21 +73,15 @@ impl Workspace {
         database: &str,
         table: &str,
     ) -> anyhow::Result<()> {
-        let qualified = (database.to_string(), table.to_string());
-        if self.created_tables.contains(&qualified) {
-            return Ok(());
-        }
-        if !self.private && table_exists(conn, database, table)? {
-            return Err(anyhow!(
+        self.claim(conn, database, table, || {
+            format!(
                 "table {database}.{table} already exists on the external server and was not created by this run; drop it or pass another --database"
-            ));
-        }
-        self.created_tables.push(qualified);
-        Ok(())
+            )
+        })
     }
 
-    /// Like [`claim_table`](Self::claim_table), with the study's own words for why the
-    /// table must be new.
+    /// Like [`claim_table`](Self::claim_table) in the run's own database, with the study's
+    /// own words for why the table must be new.
     pub fn claim_new_table(
         &mut self,
         conn: &mut mysql::Conn,
@@ -96,15 +89,24 @@ impl Workspace {
         refusal: impl FnOnce(&str) -> String,
     ) -> anyhow::Result<()> {
         let database = self.database.clone();
-        if !self.private
-            && !self
-                .created_tables
-                .contains(&(database.clone(), table.to_string()))
-            && table_exists(conn, &database, table)?
-        {
-            return Err(anyhow!(refusal(&database)));
+        self.claim(conn, &database, table, || refusal(&database))
+    }
+
+    fn claim(
+        &mut self,
+        conn: &mut mysql::Conn,
+        database: &str,
+        table: &str,
+        refusal: impl FnOnce() -> String,
+    ) -> anyhow::Result<()> {
+        let qualified = (database.to_string(), table.to_string());
+        if self.created_tables.contains(&qualified) {
+            return Ok(());
         }
-        self.created_tables.push((database, table.to_string()));
+        if !self.private && table_exists(conn, database, table)? {
+            return Err(anyhow!(refusal()));
+        }
+        self.created_tables.push(qualified);
         Ok(())
     }
 

@@ -801,11 +801,7 @@ pub fn resolve(
             server_opts.push((key.replace('-', "_"), value));
         }
         let server_bin = match &profile.server_bin {
-            Some(path)
-                if !std::path::Path::new(path.get_ref()).exists()
-                    && path.get_ref() != "system"
-                    && !crate::server::builds::known_names().contains(&path.get_ref().as_str()) =>
-            {
+            Some(path) if !crate::server::builds::could_be_build(path.get_ref()) => {
                 return Err(resolver.error(
                     path.span().start,
                     format!(
