@@ -11,6 +11,7 @@ use crate::load::{IndexTiming, LoadMethod, LoadPlan};
 use crate::scenario::distributions::{RandSpec, RandType};
 use crate::scenario::oltp::OltpOptions;
 
+use crate::server::caps::{CpuList, ResourceCaps};
 use crate::server::Dsn;
 use crate::units::{parse_count, parse_duration, parse_key_value, parse_thread_count};
 
@@ -84,7 +85,7 @@ pub enum Command {
         name: String,
     },
     /// Create and fill a benchmark table (e.g. sysbench's sbtest) and report how long it took
-    Prepare(PrepareArgs),
+    Prepare(Box<PrepareArgs>),
     /// Print the tables of a stored run (or a --json file), or write its HTML report with
     /// charts; nothing is run again
     Report(ReportArgs),
@@ -105,7 +106,7 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum ServerCommand {
     /// Start a throwaway server configured like a run would, and keep it until Ctrl-C
-    Start(ServerArgs),
+    Start(Box<ServerArgs>),
     /// Fetch a server build into the cache: mariadb-11.8 (Debian trixie) or mysql (the
     /// newest MySQL Debian has), from the machine's own apt mirror, without installing it
     Get {
@@ -575,6 +576,19 @@ pub struct ServerArgs {
     /// Keep the throwaway server's directory after it stops, for inspection
     #[arg(long, conflicts_with = "dsn")]
     pub keep_datadir: bool,
+
+    /// Cap the throwaway server's memory, page cache included (its own cgroup), e.g. 256M;
+    /// a profile's memory_limit wins
+    #[arg(long, value_name = "SIZE", value_parser = crate::server::caps::parse_memory_limit, conflicts_with = "dsn")]
+    pub memory_limit: Option<u64>,
+
+    /// Run the throwaway server on these CPUs only, e.g. 0 or 0-1 (a profile's server_cpus wins)
+    #[arg(long, value_name = "CPUS", value_parser = CpuList::parse, conflicts_with = "dsn")]
+    pub server_cpus: Option<CpuList>,
+
+    /// Run enginebench's client threads on these CPUs only, e.g. 1 (a profile's client_cpus wins)
+    #[arg(long, value_name = "CPUS", value_parser = CpuList::parse)]
+    pub client_cpus: Option<CpuList>,
 }
 
 impl RunArgs {
@@ -594,6 +608,11 @@ impl ServerArgs {
             server_dir: self.server_dir.clone(),
             server_opts: self.server_opts.clone(),
             keep_datadir: self.keep_datadir,
+            caps: ResourceCaps {
+                memory_limit_bytes: self.memory_limit,
+                server_cpus: self.server_cpus.clone(),
+                client_cpus: self.client_cpus.clone(),
+            },
         }
     }
 }

@@ -39,7 +39,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
         Command::Run(args) => commands::run::run(*args),
         Command::List => commands::list::run(),
         Command::Show { name } => commands::show::run(&name),
-        Command::Prepare(args) => commands::prepare::run(args),
+        Command::Prepare(args) => commands::prepare::run(*args),
         Command::Report(args) => commands::report::run(args),
         Command::Runs(args) => commands::runs::run(args),
         Command::Export(args) => commands::export::run(args),

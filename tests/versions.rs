@@ -200,6 +200,28 @@ fn servers_run_a_study_side_by_side() {
         .starts_with("Aria is not offered by mysql 9."));
     assert_eq!(record["status"], "completed");
     assert!(stdout.contains("(mariadb-11.8)"), "{stdout}");
+    // MySQL's counters map like MariaDB's: its InnoDB cache and log counters fill the
+    // counters table (no "-" where MariaDB has figures) and its why line.
+    let mysql_innodb = cells
+        .iter()
+        .find(|c| c["profile"] == "mysql" && c["engine"] == "innodb")
+        .unwrap();
+    for counter in ["Innodb_buffer_pool_read_requests", "Handler_read_key"] {
+        assert!(
+            mysql_innodb["server_status_delta"][counter]
+                .as_i64()
+                .unwrap_or(0)
+                > 0,
+            "{counter}: {}",
+            mysql_innodb["server_status_delta"]
+        );
+    }
+    let row = stdout
+        .lines()
+        .find(|l| l.contains("| InnoDB (mysql)") && l.contains("row-lock"))
+        .unwrap_or_else(|| panic!("no counters row for InnoDB on mysql: {stdout}"));
+    let cells_of_row: Vec<&str> = row.split('|').map(str::trim).collect();
+    assert!(!cells_of_row[4..].contains(&"-"), "{row}");
     common::assert_nothing_left(&tmp);
 }
 

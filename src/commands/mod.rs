@@ -109,6 +109,41 @@ pub fn finish_run(
     })
 }
 
+/// Refuses, before anything starts, caps the machine cannot apply (a CPU it does not
+/// have, no memory cgroup to make) and server caps on a server enginebench does not start.
+pub fn check_caps(
+    plan: &crate::plan::Plan,
+    server: &crate::server::ServerArgsResolved,
+) -> anyhow::Result<()> {
+    let base = &server.options.caps;
+    let mut checked = Vec::new();
+    let each: Vec<(Option<&str>, crate::server::caps::ResourceCaps)> = if plan.profiles.is_empty() {
+        vec![(None, base.clone())]
+    } else {
+        plan.profiles
+            .iter()
+            .map(|p| (Some(p.name.as_str()), base.overridden_by(&p.caps)))
+            .collect()
+    };
+    for (profile, caps) in each {
+        let in_profile = || profile.map_or(String::new(), |name| format!("profile '{name}': "));
+        if server.dsn.is_some() && (caps.memory_limit_bytes.is_some() || caps.server_cpus.is_some())
+        {
+            anyhow::bail!(
+                "{}memory_limit and server_cpus cap a throwaway server, and --dsn names a server enginebench does not start; cap that server yourself, or drop --dsn",
+                in_profile()
+            );
+        }
+        if checked.contains(&caps) {
+            continue;
+        }
+        crate::server::caps::check(&caps)
+            .map_err(|err| anyhow::anyhow!("{}{err}", in_profile()))?;
+        checked.push(caps);
+    }
+    Ok(())
+}
+
 /// The server-side choices of the command line.
 pub fn resolve_server(args: &crate::cli::ServerArgs) -> crate::server::ServerArgsResolved {
     crate::server::ServerArgsResolved {

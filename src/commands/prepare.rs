@@ -3,7 +3,7 @@
 
 use anyhow::bail;
 
-use super::{finish_run, resolve_server, Finished};
+use super::{check_caps, finish_run, resolve_server, Finished};
 use crate::cli::{OutputFormat, PrepareArgs};
 use crate::plan::plan_prepare_sbtest;
 use crate::results::ResultFile;
@@ -30,6 +30,8 @@ pub fn run(args: PrepareArgs) -> anyhow::Result<Finished> {
         args.seed,
         args.load.preparation_plan(),
     );
-    let outcome = runner::run(&plan, &resolve_server(&args.server), &output);
+    let server = resolve_server(&args.server);
+    check_caps(&plan, &server)?;
+    let outcome = runner::run(&plan, &server, &output);
     finish_run(outcome, &output, OutputFormat::Text, 95.0)
 }

@@ -1,7 +1,7 @@
 //! `enginebench run STUDY`: the command line's choices → a plan → `--dry-run` prints it, or
 //! the runner carries it out, storing the record as it goes, and the tables are printed.
 
-use super::{finish_run, resolve_server, Finished};
+use super::{check_caps, finish_run, resolve_server, Finished};
 use crate::cli::RunArgs;
 use crate::load::{LoadMethod, LoadPlan};
 use crate::plan::{plan_study, Choices};
@@ -10,6 +10,8 @@ use crate::runner::{self, RunOutput};
 
 pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
     let plan = plan_study(&args.study, &choices(&args))?;
+    let server = resolve_server(&args.server);
+    check_caps(&plan, &server)?;
     if args.dry_run {
         out!("{}", plan.describe());
         return Ok(Finished::Success);
@@ -26,7 +28,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
         report_interval: args.report_interval(),
         print_intervals: args.report_interval_given(),
     };
-    let outcome = runner::run(&plan, &resolve_server(&args.server), &output);
+    let outcome = runner::run(&plan, &server, &output);
     finish_run(outcome, &output, args.format, args.percentile)
 }
 

@@ -80,6 +80,10 @@ pub struct PerStatement {
     pub lock_kind: String,
     /// Bytes the server wrote (write syscalls) per statement; None for external servers.
     pub server_write_bytes: Option<f64>,
+    /// Bytes the server read from storage per statement (page cache misses: what a
+    /// memory cap turns into); None for external servers and records before it existed.
+    #[serde(default)]
+    pub storage_read_bytes: Option<f64>,
     pub log_bytes: Option<f64>,
     pub tmp_disk_tables: f64,
 }
@@ -116,6 +120,7 @@ pub fn per_statement(
         lock_waits: per(sum(status_delta, names.lock_waits).unwrap_or(0.0)),
         lock_kind: names.lock_kind.to_string(),
         server_write_bytes: server_process.map(|p| per(p.syscall_write_bytes as f64)),
+        storage_read_bytes: server_process.map(|p| per(p.storage_read_bytes as f64)),
         log_bytes: sum(status_delta, names.log_bytes).map(per),
         tmp_disk_tables: per(*status_delta.get("Created_tmp_disk_tables").unwrap_or(&0) as f64),
     }
@@ -132,7 +137,7 @@ pub fn why_line(compared: &[(String, PerStatement)]) -> Option<String> {
         fn(&PerStatement) -> Option<f64>,
         fn(&PerStatement, f64) -> String,
     );
-    let metrics: [Metric; 5] = [
+    let metrics: [Metric; 6] = [
         (
             "lock waits",
             |p| Some(p.lock_waits),
@@ -158,10 +163,15 @@ pub fn why_line(compared: &[(String, PerStatement)]) -> Option<String> {
             |p| p.cache_requests,
             |_, v| format!("{v:.1} cache reads/stmt"),
         ),
+        (
+            "storage reads",
+            |p| p.storage_read_bytes,
+            |_, v| format!("{:.1} KB read from storage/stmt", v / 1024.0),
+        ),
     ];
     // Score: how far apart the engines are, as a log ratio with a floor so that 0.00 vs
     // 0.01 does not count as a large difference.
-    let floors = [0.05, 5.0, 0.05, 256.0, 0.5];
+    let floors = [0.05, 5.0, 0.05, 256.0, 0.5, 256.0];
     let mut scored: Vec<(f64, String)> = Vec::new();
     for ((_, get, show), floor) in metrics.iter().zip(floors) {
         let values: Vec<(&String, &PerStatement, f64)> = compared

@@ -92,6 +92,7 @@ impl Plan {
                     server_opts: Vec::new(),
                     tmpfs: false,
                     server_bin: Some(server.into()),
+                    caps: Default::default(),
                 })
                 .collect()
         } else {
@@ -222,8 +223,9 @@ fn describe_profile(profile: &Profile) -> String {
         .iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
+    let caps = profile.caps.describe();
     format!(
-        "start a server{} for profile '{}'{}{}",
+        "start a server{} for profile '{}'{}{}{}",
         profile
             .server_bin
             .as_ref()
@@ -239,6 +241,11 @@ fn describe_profile(profile: &Profile) -> String {
             String::new()
         } else {
             format!(" ({})", options.join(" "))
+        },
+        if caps.is_empty() {
+            String::new()
+        } else {
+            format!(", capped: {caps}")
         }
     )
 }

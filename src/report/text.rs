@@ -292,6 +292,7 @@ fn counter_section(rows: &[(u32, Vec<&Group>)], style: TableStyle) -> String {
         "cache misses",
         "lock waits",
         "KB written",
+        "KB read from storage",
     ]);
     let mut why_lines = Vec::new();
     let mut warnings = Vec::new();
@@ -317,6 +318,7 @@ fn counter_section(rows: &[(u32, Vec<&Group>)], style: TableStyle) -> String {
                     per.lock_kind.trim_end_matches(" waits")
                 )),
                 right(number(per.server_write_bytes.map(|b| b / 1024.0), 2)),
+                right(number(per.storage_read_bytes.map(|b| b / 1024.0), 2)),
             ]);
             warnings.extend(group.client_cpu_warning());
         }

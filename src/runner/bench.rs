@@ -13,6 +13,7 @@ use crate::interrupt;
 use crate::measure::EnvironmentRecord;
 use crate::plan::{Plan, Step};
 use crate::results::{ProfileRecord, RunRecord, StepRecord};
+use crate::server::caps::ResourceCaps;
 use crate::server::{ConnectionSpec, ServerArgsResolved, ServerError, ServerRecord};
 use crate::target::{self, Replacement, Target, Workspace};
 
@@ -116,6 +117,7 @@ impl<'a> Bench<'a> {
         if let Some(binary) = &profile.server_bin {
             options.server_bin = Some(binary.clone());
         }
+        options.caps = options.caps.overridden_by(&profile.caps);
         self.server.options = options;
         if self.target.is_private() {
             note(&format!("profile {}: starting its server...", profile.name));
@@ -197,7 +199,8 @@ impl<'a> Bench<'a> {
                 return Err(target::engine_missing(engine, &available).into());
             }
         }
-        let server_record = announce(self.target.as_ref())?;
+        let mut server_record = announce(self.target.as_ref())?;
+        pin_client(&self.server.options.caps, &mut server_record)?;
         if !missing.is_empty() {
             let names: Vec<&str> = missing.iter().map(|e| e.display_name()).collect();
             note(&format!(
@@ -243,7 +246,7 @@ fn open_target(
         None => starting_note(&server.options),
     });
     let target = target::open(server.dsn.clone(), &server.options, &server.database)?;
-    let server_record = ready(target.as_ref(), engines).map_err(|err| {
+    let mut server_record = ready(target.as_ref(), engines).map_err(|err| {
         // An engine the server lacks, named by a scenario file: the error points at it.
         let position = match &err {
             ServerError::EngineMissing { engine, .. } => plan.study.engine_position(engine),
@@ -254,8 +257,22 @@ fn open_target(
             None => anyhow::Error::from(err),
         }
     })?;
+    pin_client(&server.options.caps, &mut server_record)?;
     let probe = target.spec(&server.database).connect()?;
     Ok((target, server_record, probe))
+}
+
+/// Puts this thread, which starts the client's workers, on the caps' client CPUs (or
+/// back on all of them), and says so in the server's record.
+fn pin_client(caps: &ResourceCaps, server_record: &mut ServerRecord) -> anyhow::Result<()> {
+    crate::server::caps::pin_client(caps.client_cpus.as_ref())?;
+    if let Some(cpus) = &caps.client_cpus {
+        server_record
+            .caps
+            .get_or_insert_with(Default::default)
+            .client_cpus = Some(cpus.to_string());
+    }
+    Ok(())
 }
 
 /// A target that answers, has the engines, and its record.
@@ -276,10 +293,26 @@ fn announce(target: &dyn Target) -> Result<ServerRecord, ServerError> {
 
 /// "starting a throwaway MariaDB server...", naming the build when it is not the system's.
 fn starting_note(options: &crate::server::ServerOptions) -> String {
-    match &options.server_bin {
-        Some(build) if build.as_os_str() != "system" => {
-            format!("starting a throwaway server ({})...", build.display())
+    let mut about: Vec<String> = Vec::new();
+    if let Some(build) = options
+        .server_bin
+        .as_ref()
+        .filter(|build| build.as_os_str() != "system")
+    {
+        about.push(build.display().to_string());
+    }
+    let caps = options.caps.describe();
+    if !caps.is_empty() {
+        about.push(format!("capped: {caps}"));
+    }
+    match (about.is_empty(), &options.server_bin) {
+        (true, _) => "starting a throwaway MariaDB server...".to_string(),
+        (false, Some(build)) if build.as_os_str() != "system" => {
+            format!("starting a throwaway server ({})...", about.join("; "))
         }
-        _ => "starting a throwaway MariaDB server...".to_string(),
+        (false, _) => format!(
+            "starting a throwaway MariaDB server ({})...",
+            about.join("; ")
+        ),
     }
 }

@@ -48,9 +48,16 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
                 (_, Err(err)) => format!("{err:#}"),
                 _ => "no error reported".into(),
             };
+            let kernel = bench
+                .target
+                .death_cause()
+                .map(|why| format!("; {why}"))
+                .unwrap_or_default();
+            // With the kernel's reason known, the log's last lines are only its context.
+            let log_lines = if kernel.contains("OOM killer") { 3 } else { 20 };
             format!(
-                "the server died during the cell ({cause}); its error log ends with:\n{}",
-                bench.target.error_log_tail(20).unwrap_or_default()
+                "the server died during the cell ({cause}){kernel}; its error log ends with:\n{}",
+                bench.target.error_log_tail(log_lines).unwrap_or_default()
             )
         })
     } else {

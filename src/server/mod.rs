@@ -4,6 +4,7 @@
 //! `target` stage builds on this; this module must not know studies or runs.
 
 pub mod builds;
+pub mod caps;
 mod dsn;
 mod registry;
 mod throwaway;
@@ -49,6 +50,8 @@ pub enum ServerError {
     Unreachable { target: String, cause: String },
     #[error("{0}")]
     Io(String),
+    #[error(transparent)]
+    Caps(#[from] caps::CapError),
     #[error("enginebench is exiting: no server is started any more")]
     ShuttingDown,
     #[error("query on {target} failed: {cause}")]
@@ -157,6 +160,9 @@ pub struct ServerRecord {
     pub command_line: Vec<String>,
     /// SHOW GLOBAL VARIABLES, as the server reported it once it was ready.
     pub variables: BTreeMap<String, String>,
+    /// The memory and CPU caps it ran under (none: the machine's all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caps: Option<caps::CapsRecord>,
 }
 
 /// The server-side choices of a run, resolved from the command line.

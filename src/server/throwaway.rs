@@ -15,6 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::builds::{self, Flavour, ServerTree};
+use super::caps::{CapsRecord, ChildCaps, ResourceCaps, ServerCgroup};
 use super::{registry, ConnectionSpec, ServerError};
 
 /// The prefix of every directory enginebench creates for a server.
@@ -32,6 +33,9 @@ pub struct ServerOptions {
     /// Extra server variables, applied after enginebench's own so they win.
     pub server_opts: Vec<(String, String)>,
     pub keep_datadir: bool,
+    /// Memory and CPU caps (`--memory-limit`, `--server-cpus`, a profile's); the client's
+    /// CPUs ride along for the record, the runner applies them.
+    pub caps: ResourceCaps,
 }
 
 pub struct ThrowawayServer {
@@ -42,6 +46,11 @@ pub struct ThrowawayServer {
     on_tmpfs: bool,
     keep_datadir: bool,
     command_line: Vec<String>,
+    /// What the process does before exec to join its caps; kept for restarts.
+    child_caps: ChildCaps,
+    caps: ResourceCaps,
+    /// Declared last: removed after the server has stopped (fields drop after `drop`).
+    cgroup: Option<ServerCgroup>,
 }
 
 impl ThrowawayServer {
@@ -90,7 +99,16 @@ impl ThrowawayServer {
                 tmpdir.display()
             )))
         })?;
-        initialise_datadir(&tree, &datadir, &tmpdir, &root_dir).map_err(cleanup_on_error)?;
+        let cgroup = match options.caps.memory_limit_bytes {
+            Some(bytes) => Some(
+                ServerCgroup::create(bytes, "server")
+                    .map_err(|err| cleanup_on_error(ServerError::Caps(err)))?,
+            ),
+            None => None,
+        };
+        let child_caps = ChildCaps::new(cgroup.as_ref(), options.caps.server_cpus.as_ref());
+        initialise_datadir(&tree, &datadir, &tmpdir, &root_dir, &child_caps)
+            .map_err(cleanup_on_error)?;
 
         let socket = root_dir.join("mariadbd.sock");
         let port = free_loopback_port().map_err(cleanup_on_error)?;
@@ -139,7 +157,8 @@ impl ThrowawayServer {
         for (name, value) in &options.server_opts {
             args.push(format!("--{name}={value}"));
         }
-        let child = spawn_server(&binary, &args, &root_dir).map_err(cleanup_on_error)?;
+        let child =
+            spawn_server(&binary, &args, &root_dir, &child_caps).map_err(cleanup_on_error)?;
         let mut command_line = vec![binary.display().to_string()];
         command_line.extend(args);
         let mut server = ThrowawayServer {
@@ -150,6 +169,9 @@ impl ThrowawayServer {
             on_tmpfs: options.tmpfs,
             keep_datadir: options.keep_datadir,
             command_line,
+            child_caps,
+            caps: options.caps.clone(),
+            cgroup,
         };
         // On failure `server` is dropped here, which stops the process and removes the dir.
         server.wait_until_ready(Duration::from_secs(60))?;
@@ -164,7 +186,7 @@ impl ThrowawayServer {
         let dropped = drop_page_cache && drop_kernel_page_cache();
         let binary = PathBuf::from(&self.command_line[0]);
         let args = self.command_line[1..].to_vec();
-        self.child = spawn_server(&binary, &args, &self.root_dir)?;
+        self.child = spawn_server(&binary, &args, &self.root_dir, &self.child_caps)?;
         if registry::set_pid(&self.root_dir, self.child.id()).is_err() {
             self.stop(Duration::from_secs(5));
             return Err(ServerError::ShuttingDown);
@@ -178,8 +200,14 @@ impl ThrowawayServer {
         let spec = self.connection_spec(None);
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
+                let cause = self
+                    .cgroup
+                    .as_ref()
+                    .and_then(ServerCgroup::death_cause)
+                    .map(|cause| format!("; {cause}"))
+                    .unwrap_or_default();
                 return Err(ServerError::StartFailed {
-                    status: status.to_string(),
+                    status: format!("{status}{cause}"),
                     log_tail: self.error_log_tail(15),
                 });
             }
@@ -220,6 +248,37 @@ impl ThrowawayServer {
     }
     pub fn command_line(&self) -> &[String] {
         &self.command_line
+    }
+
+    /// The caps it runs under, for the record (None without any).
+    pub fn caps_record(&self) -> Option<CapsRecord> {
+        if self.caps.is_empty() {
+            return None;
+        }
+        let mut record = self
+            .cgroup
+            .as_ref()
+            .map(ServerCgroup::record)
+            .unwrap_or_default();
+        record.server_cpus = self.caps.server_cpus.as_ref().map(ToString::to_string);
+        record.client_cpus = self.caps.client_cpus.as_ref().map(ToString::to_string);
+        Some(record)
+    }
+
+    /// Why the server process ended, when it has: its exit status, and the kernel's OOM
+    /// killer when its memory cap was what ended it.
+    pub fn death_cause(&mut self) -> Option<String> {
+        let status = self.child.try_wait().ok().flatten()?;
+        let mut cause = format!("it exited with {status}");
+        if let Some(oom) = self.cgroup.as_ref().and_then(ServerCgroup::death_cause) {
+            cause = format!("{cause}: {oom}");
+        }
+        Some(cause)
+    }
+
+    /// The most memory its cgroup has held, page cache included (with a memory cap).
+    pub fn memory_peak_bytes(&self) -> Option<u64> {
+        self.cgroup.as_ref().and_then(ServerCgroup::peak_bytes)
     }
 
     /// True while the server process is alive.
@@ -278,7 +337,12 @@ impl Drop for ThrowawayServer {
 
 /// Starts `binary` with `args` in its own process group, tied to our life, its output
 /// appended to console.log in `root_dir`.
-fn spawn_server(binary: &Path, args: &[String], root_dir: &Path) -> Result<Child, ServerError> {
+fn spawn_server(
+    binary: &Path,
+    args: &[String],
+    root_dir: &Path,
+    caps: &ChildCaps,
+) -> Result<Child, ServerError> {
     let mut command = Command::new(binary);
     command.args(args).stdin(Stdio::null());
     let console_log = fs::OpenOptions::new()
@@ -293,9 +357,12 @@ fn spawn_server(binary: &Path, args: &[String], root_dir: &Path) -> Result<Child
                 .map_err(|err| ServerError::Io(err.to_string()))?,
         )
         .stderr(console_log);
+    let caps = caps.clone();
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
+            // Its memory cgroup and CPUs before it allocates anything.
+            caps.apply_in_child()?;
             // Own process group: the terminal's Ctrl-C reaches us, not the server, so
             // we decide the order of teardown.
             libc::setpgid(0, 0);
@@ -330,6 +397,7 @@ fn initialise_datadir(
     datadir: &Path,
     tmpdir: &Path,
     root_dir: &Path,
+    caps: &ChildCaps,
 ) -> Result<(), ServerError> {
     let log_path = root_dir.join("install.log");
     let log = fs::File::create(&log_path).map_err(|err| ServerError::Io(err.to_string()))?;
@@ -369,6 +437,13 @@ fn initialise_datadir(
     }
     if is_root() {
         command.arg("--user=root");
+    }
+    // The installer runs on the server's CPUs (not on the client's, which the caller may
+    // carry), outside the memory cap: the cap is for the server under load.
+    let caps = caps.without_cgroup();
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        command.pre_exec(move || caps.apply_in_child());
     }
     let status = command
         .stdin(Stdio::null())

@@ -32,6 +32,7 @@ impl Target for External {
             datadir: variables.get("datadir").cloned(),
             datadir_on_tmpfs: false,
             command_line: Vec::new(),
+            caps: None,
         }
     }
 

@@ -48,6 +48,12 @@ pub trait Target {
     /// The end of the server's error log, when it is ours to read.
     fn error_log_tail(&self, lines: usize) -> Option<String>;
 
+    /// Why the server process ended (exit status, the OOM killer of its memory cap), when
+    /// it is ours and has ended.
+    fn death_cause(&mut self) -> Option<String> {
+        None
+    }
+
     /// The server's process id, for /proc probes, when it runs on this machine as ours.
     fn server_pid(&self) -> Option<u32>;
 
@@ -120,6 +126,7 @@ pub trait Target {
             datadir_on_tmpfs: facts.datadir_on_tmpfs,
             command_line: facts.command_line,
             variables,
+            caps: facts.caps,
         })
     }
 
@@ -171,6 +178,7 @@ pub struct TargetFacts {
     pub datadir: Option<String>,
     pub datadir_on_tmpfs: bool,
     pub command_line: Vec<String>,
+    pub caps: Option<crate::server::caps::CapsRecord>,
 }
 
 /// Why a target is replaced, for the message an external server gives.

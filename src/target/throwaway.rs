@@ -36,6 +36,7 @@ impl Target for Throwaway {
             datadir: Some(self.server.datadir().display().to_string()),
             datadir_on_tmpfs: self.server.on_tmpfs(),
             command_line: self.server.command_line().to_vec(),
+            caps: self.server.caps_record(),
         }
     }
 
@@ -49,6 +50,10 @@ impl Target for Throwaway {
 
     fn error_log_tail(&self, lines: usize) -> Option<String> {
         Some(self.server.error_log_tail(lines))
+    }
+
+    fn death_cause(&mut self) -> Option<String> {
+        self.server.death_cause()
     }
 
     fn server_pid(&self) -> Option<u32> {

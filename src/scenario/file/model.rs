@@ -11,6 +11,7 @@ use super::{Generator, ScenarioError};
 use crate::engine::Engine;
 use crate::load::{memory_table_cap, IndexTiming, LoadMethod, LoadPlan, TableSpec, Value};
 use crate::scenario::distributions::{Distribution, RandSpec, RandType};
+use crate::server::caps::{parse_memory_limit, CpuList, ResourceCaps};
 use crate::units::parse_duration;
 
 #[derive(Debug, Deserialize)]
@@ -56,6 +57,12 @@ struct RawProfile {
     /// fetched build (`mariadb-11.8`, `mysql`), a tarball's directory, or a binary.
     #[serde(alias = "server")]
     server_bin: Option<Spanned<String>>,
+    /// The server's memory, page cache included: `"256M"`.
+    memory_limit: Option<Spanned<String>>,
+    /// The server's CPUs: `"0"`, `"0-1"`.
+    server_cpus: Option<Spanned<String>>,
+    /// enginebench's client threads' CPUs.
+    client_cpus: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -203,6 +210,8 @@ pub struct Profile {
     pub server_opts: Vec<(String, String)>,
     pub tmpfs: bool,
     pub server_bin: Option<std::path::PathBuf>,
+    /// Memory and CPU caps for this profile's server and the client.
+    pub caps: ResourceCaps,
 }
 
 #[derive(Debug, Clone)]
@@ -332,6 +341,23 @@ struct Resolver<'a> {
 impl Resolver<'_> {
     fn error(&self, at: usize, message: impl Into<String>) -> ScenarioError {
         ScenarioError::at(self.file, self.text, at, message)
+    }
+
+    /// A profile's cap, parsed, or an error pointing at it.
+    fn cap<T>(
+        &self,
+        profile: &str,
+        value: &Option<Spanned<String>>,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, ScenarioError> {
+        value
+            .as_ref()
+            .map(|text| {
+                parse(text.get_ref()).map_err(|message| {
+                    self.error(text.span().start, format!("profile '{profile}': {message}"))
+                })
+            })
+            .transpose()
     }
 
     /// A number, or the name of a numeric parameter.
@@ -814,11 +840,17 @@ pub fn resolve(
             Some(path) => Some(std::path::PathBuf::from(path.get_ref())),
             None => None,
         };
+        let caps = ResourceCaps {
+            memory_limit_bytes: resolver.cap(&name, &profile.memory_limit, parse_memory_limit)?,
+            server_cpus: resolver.cap(&name, &profile.server_cpus, CpuList::parse)?,
+            client_cpus: resolver.cap(&name, &profile.client_cpus, CpuList::parse)?,
+        };
         profiles.push(Profile {
             name,
             server_opts,
             tmpfs: profile.tmpfs,
             server_bin,
+            caps,
         });
     }
     let mut tables = Vec::new();
