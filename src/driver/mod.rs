@@ -29,6 +29,12 @@ pub use crate::scenario::Arrivals;
 pub trait Workload: Sync {
     fn query_kinds(&self) -> Vec<String>;
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>>;
+
+    /// Each statement once, with `count` parameter sets drawn as the workers draw them:
+    /// what the per-statement evidence (plans, rows examined) is gathered from.
+    fn statement_samples(&self, _count: usize) -> Vec<crate::measure::evidence::StatementSample> {
+        Vec::new()
+    }
 }
 
 /// One worker's typed state. `event` is one iteration of the closed loop (sysbench's

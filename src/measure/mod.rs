@@ -4,6 +4,7 @@
 mod counters;
 mod disk;
 mod environment;
+pub mod evidence;
 mod footprint;
 mod histogram;
 mod observer;

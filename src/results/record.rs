@@ -86,6 +86,20 @@ pub struct RunRecord {
     /// Disk footprint of each table after the run (after-load footprints are in `loads`).
     #[serde(default)]
     pub footprints: Vec<FootprintRecord>,
+    /// Per statement, once per phase × engine × profile: the plan the server chose and what
+    /// the statement did (rows examined, scans, sorts, temporary tables).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub statement_evidence: Vec<EvidenceRecord>,
+}
+
+/// The statements of one run phase on one engine (and profile), with their evidence.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct EvidenceRecord {
+    pub phase: String,
+    pub engine: Engine,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    pub statements: Vec<crate::measure::evidence::StatementEvidence>,
 }
 
 /// One run of a sequence phase on one engine.
@@ -167,6 +181,7 @@ impl RunRecord {
             sequences: Vec::new(),
             loads: Vec::new(),
             footprints: Vec::new(),
+            statement_evidence: Vec::new(),
         }
     }
 

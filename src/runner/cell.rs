@@ -12,9 +12,9 @@ use crate::driver::workloads::{FileWorkload, OltpWorkload};
 use crate::driver::{
     run_cell, CellConfig, CellMeasurement, CellOutcome, RateSpec, StopCondition, Workload,
 };
-use crate::measure::{new_histogram, CounterSampler};
+use crate::measure::{evidence, new_histogram, CounterSampler};
 use crate::plan::{CellStep, Plan, Study};
-use crate::results::{CellKey, CellRecord, OutcomeRecord};
+use crate::results::{CellKey, CellRecord, EvidenceRecord, OutcomeRecord};
 use crate::scenario::file::Phase;
 
 /// Measures one cell and records it; returns whether the server died during it (the
@@ -90,12 +90,57 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
         CellOutcome::Interrupted => "interrupted".into(),
         CellOutcome::Failed(message) => format!("failed: {message}"),
     });
+    let completed = record.outcome == OutcomeRecord::Completed;
     bench.record.cells.push(record);
     if let Some(message) = &crash {
         note(message);
     }
+    if completed {
+        gather_evidence(plan, bench, cell, &key, workload.as_ref());
+    }
     bench.save()?;
     Ok(crash.is_some())
+}
+
+/// How many parameter sets each statement's evidence is measured over.
+const EVIDENCE_EXECUTIONS: usize = 10;
+
+/// The first time a phase completes on an engine (and profile), its statements' plans and
+/// counters, gathered on a connection of their own after the cell: nothing of it is
+/// measured time.
+fn gather_evidence(
+    plan: &Plan,
+    bench: &mut Bench,
+    cell: &CellStep,
+    key: &CellKey,
+    workload: &dyn Workload,
+) {
+    let known = bench.record.statement_evidence.iter().any(|e| {
+        e.phase == key.variant && e.engine == key.engine && e.profile == key.profile
+    });
+    if known {
+        return;
+    }
+    let samples = workload.statement_samples(EVIDENCE_EXECUTIONS);
+    if samples.is_empty() {
+        return;
+    }
+    let database = plan
+        .study
+        .database_for(cell.engine, &bench.workspace.database);
+    let statements = match bench.spec(&database).connect() {
+        Ok(mut conn) => evidence::gather(&mut conn, &samples),
+        Err(err) => {
+            note(&format!("no per-statement evidence for this cell: {err}"));
+            return;
+        }
+    };
+    bench.record.statement_evidence.push(EvidenceRecord {
+        phase: key.variant.clone(),
+        engine: key.engine,
+        profile: key.profile.clone(),
+        statements,
+    });
 }
 
 /// A cell on an engine the current server build does not offer: recorded as such, so

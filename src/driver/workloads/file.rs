@@ -9,6 +9,7 @@ use rand::{Rng, SeedableRng};
 use crate::driver::libmariadb::{self, Param};
 use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
 use crate::load::Value;
+use crate::measure::evidence::StatementSample;
 use crate::measure::QueryRecorder;
 use crate::scenario::file::{Event, Generator};
 use crate::server::ConnectionSpec;
@@ -72,6 +73,44 @@ impl Workload for FileWorkload {
         self.kind_names()
     }
 
+    fn statement_samples(&self, count: usize) -> Vec<StatementSample> {
+        let kinds = self.kind_names();
+        let mut rng = SmallRng::seed_from_u64(self.seed ^ 0x5eed_e71d);
+        let mut samples: Vec<StatementSample> = Vec::new();
+        for event in &self.events {
+            let mut drawn: Vec<Vec<Vec<mysql::Value>>> = vec![Vec::new(); event.statements.len()];
+            for _ in 0..count {
+                let mut bound: Vec<Vec<Value>> = Vec::new();
+                for (position, statement) in event.statements.iter().enumerate() {
+                    // A `copy` may name an earlier parameter of this same statement.
+                    bound.push(Vec::new());
+                    for generator in &statement.params {
+                        let value = draw_value(generator, &bound, &mut rng);
+                        bound[position].push(value);
+                    }
+                }
+                for (position, values) in bound.into_iter().enumerate() {
+                    drawn[position].push(values.iter().map(to_mysql_value).collect());
+                }
+            }
+            for (statement, params) in event.statements.iter().zip(drawn) {
+                let name = kinds
+                    .iter()
+                    .find(|k| **k == statement.name || **k == format!("{}/{}", event.name, statement.name))
+                    .cloned()
+                    .unwrap_or_else(|| statement.name.clone());
+                if !samples.iter().any(|s| s.name == name) {
+                    samples.push(StatementSample {
+                        name,
+                        sql: statement.sql.clone(),
+                        params,
+                    });
+                }
+            }
+        }
+        samples
+    }
+
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
         let conn = libmariadb::Connection::connect(&self.spec)
             .map_err(|err| anyhow::anyhow!(crate::server::describe_mysql_error(&err)))?;
@@ -129,6 +168,29 @@ impl Workload for FileWorkload {
     }
 }
 
+/// One parameter value, as a worker draws it: `copy` takes an earlier statement's value
+/// of the same event.
+fn draw_value(generator: &Generator, bound: &[Vec<Value>], rng: &mut SmallRng) -> Value {
+    match generator {
+        Generator::Copy {
+            statement,
+            param,
+            add,
+        } => match &bound[*statement][*param] {
+            Value::Int(n) => Value::Int(n + add),
+            other => other.clone(),
+        },
+        other => other.value(rng, 0),
+    }
+}
+
+fn to_mysql_value(value: &Value) -> mysql::Value {
+    match value {
+        Value::Int(number) => mysql::Value::Int(*number),
+        Value::Text(text) => mysql::Value::Bytes(text.as_bytes().to_vec()),
+    }
+}
+
 fn to_param(value: &Value) -> Param<'_> {
     match value {
         Value::Int(number) => Param::Int(*number),
@@ -160,17 +222,7 @@ impl Worker for FileWorker {
             for (position, (statement, kind)) in self.statements[chosen].iter_mut().enumerate() {
                 bound[position].clear();
                 for generator in &self.events[chosen].statements[position].params {
-                    let value = match generator {
-                        Generator::Copy {
-                            statement,
-                            param,
-                            add,
-                        } => match &bound[*statement][*param] {
-                            Value::Int(n) => Value::Int(n + add),
-                            other => other.clone(),
-                        },
-                        other => other.value(&mut self.rng, 0),
-                    };
+                    let value = draw_value(generator, bound, &mut self.rng);
                     bound[position].push(value);
                 }
                 let params = &bound[position];
