@@ -59,7 +59,14 @@ impl StatementPlan {
         let mut parts: Vec<String> = self
             .tables
             .iter()
-            .map(|t| format!("{}:{}:{}", t.table, t.access_type, t.key.as_deref().unwrap_or("")))
+            .map(|t| {
+                format!(
+                    "{}:{}:{}",
+                    t.table,
+                    t.access_type,
+                    t.key.as_deref().unwrap_or("")
+                )
+            })
             .collect();
         if self.filesort {
             parts.push("filesort".into());
@@ -95,6 +102,10 @@ pub struct StatementEvidence {
     pub sql: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<StatementPlan>,
+    /// The share of the sampled parameter sets that got `plan` (the most frequent one):
+    /// the optimiser may pick another plan for other values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_share: Option<f64>,
     /// Why there is no plan (EXPLAIN refused the statement), if there is none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan_error: Option<String>,
@@ -137,11 +148,11 @@ pub fn gather(conn: &mut mysql::Conn, statements: &[StatementSample]) -> Vec<Sta
             if !has_plan(&sample.sql) {
                 return evidence;
             }
-            let params = sample.params.first().cloned().unwrap_or_default();
-            match explain(conn, &sample.sql, params) {
-                Ok(mut plan) => {
+            match usual_plan(conn, sample) {
+                Ok((mut plan, share)) => {
                     index_types.fill(conn, &mut plan);
                     evidence.plan = Some(plan);
+                    evidence.plan_share = Some(share);
                 }
                 Err(message) => evidence.plan_error = Some(message),
             }
@@ -177,6 +188,35 @@ fn first_word(sql: &str) -> String {
         .next()
         .unwrap_or("")
         .to_ascii_uppercase()
+}
+
+/// The plan most of the sampled parameter sets get, and their share: the optimiser may
+/// choose differently for a frequent value than for a rare one.
+fn usual_plan(
+    conn: &mut mysql::Conn,
+    sample: &StatementSample,
+) -> Result<(StatementPlan, f64), String> {
+    let sets: Vec<Vec<mysql::Value>> = if sample.params.is_empty() {
+        vec![Vec::new()]
+    } else {
+        sample.params.clone()
+    };
+    let mut plans: Vec<(StatementPlan, usize)> = Vec::new();
+    for params in &sets {
+        let plan = explain(conn, &sample.sql, params.clone())?;
+        match plans
+            .iter_mut()
+            .find(|(p, _)| p.signature() == plan.signature())
+        {
+            Some((_, count)) => *count += 1,
+            None => plans.push((plan, 1)),
+        }
+    }
+    let (plan, count) = plans
+        .into_iter()
+        .max_by_key(|(_, count)| *count)
+        .expect("at least one parameter set");
+    Ok((plan, count as f64 / sets.len() as f64))
 }
 
 fn explain(
@@ -292,7 +332,8 @@ fn measure_counters(
     let mut rows_sent = 0u64;
     let before = session_counters(conn)?;
     for params in &sample.params {
-        let rows: Vec<mysql::Row> = conn.exec(&statement, mysql::Params::Positional(params.clone()))?;
+        let rows: Vec<mysql::Row> =
+            conn.exec(&statement, mysql::Params::Positional(params.clone()))?;
         rows_sent += rows.len() as u64;
     }
     let after = session_counters(conn)?;

@@ -7,6 +7,7 @@
 //! name): the view has done all of that once, so reports cannot disagree.
 
 pub mod compare;
+pub mod evidence;
 pub mod export;
 pub mod html;
 pub mod sysbench;

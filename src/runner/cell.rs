@@ -115,9 +115,11 @@ fn gather_evidence(
     key: &CellKey,
     workload: &dyn Workload,
 ) {
-    let known = bench.record.statement_evidence.iter().any(|e| {
-        e.phase == key.variant && e.engine == key.engine && e.profile == key.profile
-    });
+    let known = bench
+        .record
+        .statement_evidence
+        .iter()
+        .any(|e| e.phase == key.variant && e.engine == key.engine && e.profile == key.profile);
     if known {
         return;
     }

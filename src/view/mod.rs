@@ -9,11 +9,13 @@
 //! Must not know how a table, a chart or a page is drawn, nor any study by its name: what a
 //! record is comes from the record (`kind`, `statement_classes`, its phases).
 
+mod evidence;
 mod groups;
 pub mod stats;
 
 use hdrhistogram::Histogram;
 
+pub use evidence::EvidenceRow;
 pub use groups::{Group, GroupKind, RateSummary, Timeline};
 
 use crate::engine::Engine;

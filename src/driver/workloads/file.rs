@@ -96,7 +96,9 @@ impl Workload for FileWorkload {
             for (statement, params) in event.statements.iter().zip(drawn) {
                 let name = kinds
                     .iter()
-                    .find(|k| **k == statement.name || **k == format!("{}/{}", event.name, statement.name))
+                    .find(|k| {
+                        **k == statement.name || **k == format!("{}/{}", event.name, statement.name)
+                    })
                     .cloned()
                     .unwrap_or_else(|| statement.name.clone());
                 if !samples.iter().any(|s| s.name == name) {
