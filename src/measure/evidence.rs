@@ -167,10 +167,11 @@ pub fn gather(conn: &mut mysql::Conn, statements: &[StatementSample]) -> Vec<Sta
 /// INSERT … VALUES has no plan worth showing; everything else that reads does.
 fn has_plan(sql: &str) -> bool {
     let first = first_word(sql);
-    matches!(
-        first.as_str(),
-        "SELECT" | "WITH" | "UPDATE" | "DELETE" | "REPLACE" | "INSERT"
-    ) && !(first == "INSERT" && !sql.to_ascii_uppercase().contains("SELECT"))
+    match first.as_str() {
+        "SELECT" | "WITH" | "UPDATE" | "DELETE" => true,
+        "INSERT" | "REPLACE" => sql.to_ascii_uppercase().contains("SELECT"),
+        _ => false,
+    }
 }
 
 fn changes_nothing(sql: &str) -> bool {
@@ -413,6 +414,7 @@ mod tests {
         assert!(has_plan("UPDATE t SET k = 1 WHERE id = ?"));
         assert!(!has_plan("INSERT INTO t VALUES (?, ?)"));
         assert!(has_plan("INSERT INTO t SELECT * FROM u"));
+        assert!(!has_plan("REPLACE INTO t VALUES (1)"));
         assert!(!has_plan("BEGIN"));
     }
 }
