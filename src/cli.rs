@@ -546,9 +546,10 @@ pub struct ServerArgs {
     #[arg(long, value_parser = Dsn::parse, value_name = "URL")]
     pub dsn: Option<Dsn>,
 
-    /// The database enginebench works in (created if missing)
-    #[arg(long, default_value = crate::server::DEFAULT_DATABASE)]
-    pub database: String,
+    /// The database enginebench works in (created if missing; default enginebench, or the
+    /// one a --dsn names in its path)
+    #[arg(long)]
+    pub database: Option<String>,
 
     /// Put the throwaway server's datadir on tmpfs (/dev/shm)
     #[arg(long, conflicts_with = "dsn")]
@@ -601,6 +602,18 @@ impl RunArgs {
 }
 
 impl ServerArgs {
+    /// `--database`, or the database the DSN's path names, or enginebench's own.
+    pub fn database(&self) -> Result<String, String> {
+        let from_dsn = self.dsn.as_ref().and_then(|dsn| dsn.database.clone());
+        match (self.database.clone(), from_dsn) {
+            (Some(flag), Some(path)) if flag != path => Err(format!(
+                "--database {flag} and the DSN's database {path} disagree: give one of them"
+            )),
+            (Some(name), _) | (None, Some(name)) => Ok(name),
+            (None, None) => Ok(crate::server::DEFAULT_DATABASE.to_string()),
+        }
+    }
+
     pub fn server_options(&self) -> crate::server::ServerOptions {
         crate::server::ServerOptions {
             server_bin: self.server_bin.clone(),

@@ -177,3 +177,51 @@ fn a_database_with_foreign_tables_is_refused_unless_forced_and_they_survive() {
     common::assert_nothing_left(&tmp);
     std::fs::remove_file(json).unwrap();
 }
+
+#[test]
+fn a_database_in_the_dsn_path_is_the_one_worked_in() {
+    let server = external_server();
+    let mut root = server.connection_spec(None).connect().unwrap();
+    root.query_drop("CREATE DATABASE enginebench_shop").unwrap();
+    root.query_drop("CREATE TABLE enginebench_shop.orders (id INT PRIMARY KEY)")
+        .unwrap();
+    let tmp = common::private_tmpdir("dsn-path");
+    let dsn = format!(
+        "mysql://bench:{PASSWORD}@127.0.0.1:{}/enginebench_shop",
+        server.port()
+    );
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_enginebench"))
+            .env("TMPDIR", &tmp)
+            .args([
+                "run",
+                "s0",
+                "--rows",
+                "100",
+                "--threads",
+                "1",
+                "--loops",
+                "5",
+                "--no-db",
+                "--dsn",
+                &dsn,
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    // The path's database is the one checked: it holds someone else's table.
+    let output = run(&[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("Error: database enginebench_shop on mysql://bench:***@127.0.0.1:"),
+        "{stderr}"
+    );
+    let output = run(&["--database", "enginebench_other"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("Error: --database enginebench_other and the DSN's database enginebench_shop disagree: give one of them"),
+        "{stderr}"
+    );
+    common::assert_nothing_left(&tmp);
+}

@@ -21,7 +21,7 @@ fn broken_files_name_the_line_the_problem_and_what_is_allowed() {
     );
     assert_eq!(
         error_of("name = \"x\"\nthreads = \"four\"\n"),
-        "t.toml:2:11: invalid type: string \"four\", expected a sequence"
+        "t.toml:2:11: invalid type: string \"four\", expected a thread count or a list of them, e.g. threads = 4 or threads = [1, 4, 16]"
     );
     let table = |rows: &str, columns: &str| {
         format!("name = \"x\"\n[parameters]\nrows = 10\n[[tables]]\nname = \"t\"\nrows = {rows}\ncreate = \"CREATE TABLE t (id INT PRIMARY KEY, n INT)\"\ncolumns = {columns}\n")
@@ -713,4 +713,19 @@ fn copy_parameters_name_earlier_ones_of_the_same_event() {
             .to_string(),
         "t.toml:10:45: copy 'a.1': that statement binds only 0 parameter(s) before this point"
     );
+}
+
+#[test]
+fn a_single_thread_count_needs_no_brackets() {
+    let text = "name = \"x\"\nthreads = 4\nloops = 10\n[[tables]]\nname = \"t\"\nrows = 10\ncreate = \"CREATE TABLE t (id INT PRIMARY KEY)\"\ncolumns = { id = { sequence = 1 } }\n[[phases]]\nkind = \"run\"\nname = \"a\"\nthreads = 2\n[[phases.events]]\nname = \"e\"\nstatements = [{ name = \"s\", sql = \"SELECT 1\" }]\n[[phases]]\nkind = \"run\"\nname = \"b\"\n[[phases.events]]\nname = \"e\"\nstatements = [{ name = \"s\", sql = \"SELECT 1\" }]\n";
+    let scenario = load_scenario(text, "t.toml", &[], None).unwrap();
+    let threads: Vec<Vec<u32>> = scenario
+        .phases
+        .iter()
+        .map(|phase| match phase {
+            enginebench::scenario::file::Phase::Run { threads, .. } => threads.clone(),
+            _ => Vec::new(),
+        })
+        .collect();
+    assert_eq!(threads, vec![vec![2], vec![4]]);
 }

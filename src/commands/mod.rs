@@ -145,11 +145,13 @@ pub fn check_caps(
 }
 
 /// The server-side choices of the command line.
-pub fn resolve_server(args: &crate::cli::ServerArgs) -> crate::server::ServerArgsResolved {
-    crate::server::ServerArgsResolved {
+pub fn resolve_server(
+    args: &crate::cli::ServerArgs,
+) -> anyhow::Result<crate::server::ServerArgsResolved> {
+    Ok(crate::server::ServerArgsResolved {
         dsn: args.dsn.clone(),
         force: args.force,
-        database: args.database.clone(),
+        database: args.database().map_err(anyhow::Error::msg)?,
         options: args.server_options(),
-    }
+    })
 }

@@ -30,7 +30,7 @@ pub fn run(args: PrepareArgs) -> anyhow::Result<Finished> {
         args.seed,
         args.load.preparation_plan(),
     );
-    let server = resolve_server(&args.server);
+    let server = resolve_server(&args.server)?;
     check_caps(&plan, &server)?;
     let outcome = runner::run(&plan, &server, &output);
     finish_run(outcome, &output, OutputFormat::Text, 95.0)

@@ -10,7 +10,7 @@ use crate::runner::{self, RunOutput};
 
 pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
     let plan = plan_study(&args.study, &choices(&args))?;
-    let server = resolve_server(&args.server);
+    let server = resolve_server(&args.server)?;
     check_caps(&plan, &server)?;
     if args.dry_run {
         out!("{}", plan.describe());

@@ -15,12 +15,13 @@ pub fn run(args: &ServerArgs) -> anyhow::Result<Finished> {
     if args.dsn.is_some() {
         bail!("`server start` starts a throwaway server; --dsn names one that already runs");
     }
+    let database = args.database().map_err(anyhow::Error::msg)?;
     let mut server = ThrowawayServer::start(&args.server_options())?;
     let spec = server.connection_spec(None);
     let mut conn = spec.connect()?;
     mysql::prelude::Queryable::query_drop(
         &mut conn,
-        format!("CREATE DATABASE IF NOT EXISTS `{}`", args.database),
+        format!("CREATE DATABASE IF NOT EXISTS `{}`", database),
     )?;
     drop(conn);
     outln!(
@@ -32,12 +33,12 @@ pub fn run(args: &ServerArgs) -> anyhow::Result<Finished> {
     outln!(
         "  mariadb --socket={} -uroot {}",
         server.socket().display(),
-        args.database
+        database
     );
     outln!(
         "  mariadb --protocol=tcp -h127.0.0.1 -P{} -uroot {}",
         server.port(),
-        args.database
+        database
     );
     outln!("press Ctrl-C to stop it and remove its directory");
     std::io::stdout().flush().ok();

@@ -14,13 +14,16 @@ pub struct Dsn {
     pub port: u16,
     /// `?socket=/path`: reach the server over its unix socket instead of TCP.
     pub socket: Option<String>,
+    /// `/shop` after the address: the database to work in, as every MySQL URL names it
+    /// (the same as `--database shop`).
+    pub database: Option<String>,
 }
 
 impl Dsn {
-    /// Parses `mysql://user[:password]@host[:port]`. A path (`/db`) is refused because the
-    /// database is chosen by `--database`, so one DSN can serve several runs.
+    /// Parses `mysql://user[:password]@host[:port][/database][?socket=/path]`.
     pub fn parse(text: &str) -> Result<Dsn, String> {
-        let usage = "use --dsn mysql://USER[:PASSWORD]@HOST[:PORT][?socket=/path/to/socket]";
+        let usage =
+            "use --dsn mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE][?socket=/path/to/socket]";
         let rest = text
             .strip_prefix("mysql://")
             .or_else(|| text.strip_prefix("mariadb://"))
@@ -39,10 +42,16 @@ impl Dsn {
             Some((address, socket)) if !socket.is_empty() => (address, Some(socket.to_string())),
             _ => (address, None),
         };
-        let address = address.trim_end_matches('/');
-        if address.contains('/') || address.contains('?') {
+        let (address, database) = match address.split_once('/') {
+            Some((address, database)) if !database.is_empty() => {
+                (address, Some(percent_decode(database)))
+            }
+            Some((address, _)) => (address, None),
+            None => (address, None),
+        };
+        if address.contains('?') || database.as_deref().is_some_and(|d| d.contains(['/', '?'])) {
             return Err(format!(
-                "the DSN must not name a database or options; pass --database NAME instead: {usage}"
+                "the DSN may name a database and ?socket=, no other options: {usage}"
             ));
         }
         let (host, port) = match address.rsplit_once(':') {
@@ -67,6 +76,7 @@ impl Dsn {
                 .to_string(),
             port,
             socket,
+            database,
         })
     }
 
@@ -142,7 +152,7 @@ mod tests {
     }
 
     #[test]
-    fn defaults_the_port_and_refuses_databases_in_the_path() {
+    fn defaults_the_port_and_takes_a_database_from_the_path() {
         assert_eq!(Dsn::parse("mysql://root@db").unwrap().port, 3306);
         let local = Dsn::parse("mysql://root@localhost?socket=/run/mysqld/mysqld.sock").unwrap();
         assert_eq!(local.socket.as_deref(), Some("/run/mysqld/mysqld.sock"));
@@ -150,9 +160,16 @@ mod tests {
             local.redacted(),
             "mysql://root@localhost:3306?socket=/run/mysqld/mysqld.sock"
         );
-        assert!(Dsn::parse("mysql://root@db:3306/prod")
+        let with_database = Dsn::parse("mysql://root@db:3306/shop").unwrap();
+        assert_eq!(with_database.database.as_deref(), Some("shop"));
+        assert_eq!(with_database.port, 3306);
+        assert_eq!(Dsn::parse("mysql://root@db/").unwrap().database, None);
+        let both = Dsn::parse("mysql://root@localhost/shop?socket=/run/m.sock").unwrap();
+        assert_eq!(both.database.as_deref(), Some("shop"));
+        assert_eq!(both.socket.as_deref(), Some("/run/m.sock"));
+        assert!(Dsn::parse("mysql://root@db:3306/shop?ssl=1")
             .unwrap_err()
-            .contains("--database"));
+            .contains("no other options"));
         assert!(Dsn::parse("postgres://root@db").is_err());
         assert!(Dsn::parse("mysql://db:3306").is_err());
     }

@@ -24,7 +24,7 @@ pub struct RawScenario {
     description: String,
     #[serde(default)]
     engines: Vec<Spanned<String>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "one_or_many")]
     threads: Vec<u32>,
     repeat: Option<u32>,
     time: Option<Spanned<String>>,
@@ -86,12 +86,45 @@ struct RawTable {
     columns: indexmap::IndexMap<String, Spanned<toml::Value>>,
 }
 
+/// `threads = 2` as well as `threads = [2]`.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<u32>, D::Error> {
+    struct Threads;
+    impl<'de> serde::de::Visitor<'de> for Threads {
+        type Value = Vec<u32>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str(
+                "a thread count or a list of them, e.g. threads = 4 or threads = [1, 4, 16]",
+            )
+        }
+        fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Vec<u32>, E> {
+            u32::try_from(n)
+                .map(|n| vec![n])
+                .map_err(|_| E::custom(format!("thread count {n} is out of range")))
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u32>, A::Error> {
+            let mut list = Vec::new();
+            while let Some(n) = seq.next_element()? {
+                list.push(n);
+            }
+            Ok(list)
+        }
+    }
+    deserializer.deserialize_any(Threads)
+}
+
+fn maybe_one_or_many<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Vec<u32>>, D::Error> {
+    one_or_many(deserializer).map(Some)
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawPhase {
     kind: Spanned<String>,
     name: String,
     sql: Option<String>,
+    #[serde(default, deserialize_with = "maybe_one_or_many")]
     threads: Option<Vec<u32>>,
     time: Option<Spanned<String>>,
     loops: Option<u64>,
