@@ -136,6 +136,9 @@ const OTHER_COUNTERS: [&str; 6] = [
 /// Gathers the evidence of each statement on `conn` (a connection to the study's
 /// database, used by nothing else meanwhile).
 pub fn gather(conn: &mut mysql::Conn, statements: &[StatementSample]) -> Vec<StatementEvidence> {
+    // MySQL 9 writes a different JSON plan by default (version 2: access paths, no
+    // table_name/key); version 1 is the format MariaDB shares. MariaDB has no such variable.
+    let _ = conn.query_drop("SET SESSION explain_json_format_version = 1");
     let mut index_types = IndexTypes::default();
     statements
         .iter()

@@ -581,6 +581,7 @@ fn sysbench_tables(view: &View, style: TableStyle) -> String {
             "warning: the driver could not keep the requested rate in some cells (see \"not kept\"): lower --rate or add --threads"
         );
     }
+    out.push_str(&super::evidence::section(view, style));
     out.push_str(&loads_section(view, style));
     out.push_str(&status_lines(view));
     out

@@ -9,6 +9,7 @@ use std::fmt::Write;
 
 use crate::driver::libmariadb::{self, Param};
 use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
+use crate::measure::evidence::StatementSample;
 use crate::measure::QueryRecorder;
 use crate::scenario::distributions::{uniform, Distribution};
 use crate::scenario::oltp::{classes, Class, OltpKind, OltpOptions};
@@ -96,6 +97,45 @@ impl Workload for OltpWorkload {
         classes(self.kind, &self.options)
             .iter()
             .map(|c| c.name().to_string())
+            .collect()
+    }
+
+    /// Each class's statement on sbtest1, its ids drawn from the workload's distribution as
+    /// the workers draw them (the writes get a plan only; their values do not matter).
+    fn statement_samples(&self, count: usize) -> Vec<StatementSample> {
+        let Ok(distribution) = Distribution::new(self.options.rand) else {
+            return Vec::new();
+        };
+        let mut rng = SmallRng::seed_from_u64(self.seed ^ 0x5eed_e71d);
+        let size = self.options.table_size.clamp(1, u64::from(u32::MAX)) as u32;
+        classes(self.kind, &self.options)
+            .into_iter()
+            .filter_map(|class| {
+                let sql = class.sql(1)?;
+                let params = (0..count)
+                    .map(|_| {
+                        let id = distribution.sample(&mut rng, 1, size);
+                        let end = id + self.options.range_size.max(1) - 1;
+                        let values: Vec<mysql::Value> = match class {
+                            Class::PointSelect | Class::IndexUpdate | Class::Delete => {
+                                vec![id.into()]
+                            }
+                            Class::SimpleRange
+                            | Class::SumRange
+                            | Class::OrderRange
+                            | Class::DistinctRange => vec![id.into(), end.into()],
+                            Class::NonIndexUpdate => vec!["x".into(), id.into()],
+                            _ => Vec::new(),
+                        };
+                        values
+                    })
+                    .collect();
+                Some(StatementSample {
+                    name: class.name().to_string(),
+                    sql,
+                    params,
+                })
+            })
             .collect()
     }
 
