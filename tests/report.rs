@@ -264,3 +264,135 @@ fn comparison_of_two_profiles() {
         ))
     ));
 }
+
+/// Study S2's record with a fourth profile: a copy of "ample memory" under another name, as
+/// a run of that profile would have recorded it (its cells, loads, server and, as records
+/// from before footprints named their profile, its footprints after the run), so that the
+/// study has 4 profiles × 2 engines = 8 set-ups.
+fn s2_with_eight_setups() -> RunRecord {
+    let mut record = parse_record(&fixture("s2-small.json"), "s2-small.json").unwrap();
+    let (from, to) = ("ample memory", "ample memory, again");
+    let copy = |profile: &Option<String>| profile.as_deref() == Some(from);
+    let renamed = Some(to.to_string());
+    let cells = record.cells.len();
+    let more: Vec<_> = record
+        .cells
+        .iter()
+        .filter(|c| copy(&c.profile))
+        .cloned()
+        .enumerate()
+        .map(|(n, mut cell)| {
+            cell.index = cells + n;
+            cell.profile = renamed.clone();
+            cell
+        })
+        .collect();
+    record.cells.extend(more);
+    let more: Vec<_> = record
+        .loads
+        .iter()
+        .filter(|l| copy(&l.profile))
+        .cloned()
+        .map(|mut load| {
+            load.profile = renamed.clone();
+            load
+        })
+        .collect();
+    record.loads.extend(more);
+    let mut profile = record.profiles[0].clone();
+    assert_eq!(profile.name, from);
+    profile.name = to.to_string();
+    record.profiles.push(profile);
+    // The first profile's block of footprints after the run, again.
+    let first_block: Vec<_> = record.footprints[..2].to_vec();
+    record.footprints.extend(first_block);
+    record
+}
+
+#[test]
+fn narrow_tables_of_an_eight_column_study() {
+    let record = s2_with_eight_setups();
+    let view = View::of(&record);
+    assert_eq!(view.setups.len(), 8);
+    let text = enginebench::report::text::tables(&view, TableStyle::Markdown);
+    // No table has a column per set-up with its profile: a table's width does not grow
+    // with the profiles (the loads' eleven fixed columns are the widest).
+    let lines: Vec<&str> = text.lines().collect();
+    for pair in lines.windows(2) {
+        let (header, rule) = (pair[0], pair[1]);
+        if rule.starts_with("|-") {
+            assert!(header.matches('|').count() - 1 <= 11, "too wide: {header}");
+            assert!(!header.contains(" ("), "a profile in a header: {header}");
+        }
+    }
+    // Each profile titles its own table of each run phase and of the pivot, its engines
+    // side by side.
+    for profile in [
+        "ample memory",
+        "1 MB buffers",
+        "100 MB buffers",
+        "ample memory, again",
+    ] {
+        for title in [
+            format!("s2 simple (read-only point selects), profile '{profile}' — events per second"),
+            format!("s2 — statements per second by phase, 2 threads, profile '{profile}' ("),
+        ] {
+            let table = text
+                .split(&title)
+                .nth(1)
+                .unwrap_or_else(|| panic!("no table titled {title}: {text}"));
+            let header = table.lines().nth(1).unwrap();
+            assert!(
+                header.contains("| MyISAM ") && header.contains("| InnoDB "),
+                "{header}"
+            );
+        }
+    }
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn a_phase_shows_no_rows_at_thread_counts_it_never_ran_at() {
+    let mut record = parse_record(&fixture("s1-small.json"), "s1-small.json").unwrap();
+    let phase = "A login state";
+    assert!(record
+        .cells
+        .iter()
+        .any(|c| c.variant == phase && c.threads == 2));
+    record
+        .cells
+        .retain(|c| !(c.variant == phase && c.threads == 2));
+    let text = tables(&record, TableStyle::Markdown);
+    let pivot_at = |threads: &str| {
+        let title = format!("s1 — statements per second by phase, {threads} (");
+        text.split(&title)
+            .nth(1)
+            .and_then(|rest| rest.split("\n\n").next())
+            .unwrap_or_else(|| panic!("no table titled {title}: {text}"))
+            .to_string()
+    };
+    assert!(pivot_at("1 thread").contains(&format!("| {phase} ")));
+    assert!(
+        !pivot_at("2 threads").contains(&format!("| {phase} ")),
+        "{}",
+        pivot_at("2 threads")
+    );
+    let own = text
+        .split(&format!("s1 {phase} — "))
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .unwrap();
+    assert!(
+        own.contains("\n|       1 |") && !own.contains("\n|       2 |"),
+        "{own}"
+    );
+    // Nowhere a row with nothing but dashes.
+    for line in text.lines().filter(|l| l.starts_with("| ")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let figures = &cells[2..cells.len() - 1];
+        assert!(
+            !figures.iter().all(|c| *c == "-"),
+            "a row of dashes: {line}"
+        );
+    }
+}

@@ -126,86 +126,102 @@ pub fn per_statement(
     }
 }
 
-/// One "why" line: the per-statement counters that differ most between engines, e.g.
-/// "MyISAM 0.82 table-lock waits/stmt vs InnoDB 0.00 row-lock waits/stmt; server CPU …".
-pub fn why_line(compared: &[(String, PerStatement)]) -> Option<String> {
-    if compared.len() < 2 {
-        return None;
+/// The "why" of a comparison, two set-ups at a time: the leader against each other one,
+/// one line each, e.g. "MyISAM vs InnoDB: 0.82 table-lock waits/stmt vs 0.00 row-lock
+/// waits/stmt; 52 vs 41 µs server CPU/stmt" (the two counters that differ most between the
+/// pair, largest first). The set-ups with which no counter differs much share one line.
+pub fn why_lines(
+    leader: &(String, PerStatement),
+    others: &[(String, PerStatement)],
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut alike = Vec::new();
+    for (label, other) in others {
+        match differences(&leader.1, other) {
+            Some(text) => lines.push(format!("{} vs {label}: {text}", leader.0)),
+            None => alike.push(label.as_str()),
+        }
     }
+    if !alike.is_empty() {
+        lines.push(format!(
+            "{} vs {}: no counter differs much",
+            leader.0,
+            alike.join(", ")
+        ));
+    }
+    lines
+}
+
+/// Up to two counters that differ most between `a` and `b`, as "a vs b unit" (each side
+/// with its own unit where they differ: table-lock vs row-lock waits); none when no counter
+/// differs much.
+fn differences(a: &PerStatement, b: &PerStatement) -> Option<String> {
+    /// A metric: its value, and how a value is shown (figure, unit).
     type Metric = (
-        &'static str,
         fn(&PerStatement) -> Option<f64>,
-        fn(&PerStatement, f64) -> String,
+        fn(&PerStatement, f64) -> (String, String),
     );
     let metrics: [Metric; 6] = [
         (
-            "lock waits",
             |p| Some(p.lock_waits),
-            |p, v| format!("{v:.2} {}/stmt", p.lock_kind),
+            |p, v| (format!("{v:.2}"), format!("{}/stmt", p.lock_kind)),
         ),
         (
-            "server CPU",
             |p| p.server_cpu_us,
-            |_, v| format!("{v:.0} µs server CPU/stmt"),
+            |_, v| (format!("{v:.0}"), "µs server CPU/stmt".into()),
         ),
         (
-            "cache misses",
             |p| p.cache_misses,
-            |_, v| format!("{v:.2} cache misses/stmt"),
+            |_, v| (format!("{v:.2}"), "cache misses/stmt".into()),
         ),
         (
-            "bytes written",
             |p| p.server_write_bytes,
-            |_, v| format!("{:.1} KB written/stmt", v / 1024.0),
+            |_, v| (format!("{:.1}", v / 1024.0), "KB written/stmt".into()),
         ),
         (
-            "cache reads",
             |p| p.cache_requests,
-            |_, v| format!("{v:.1} cache reads/stmt"),
+            |_, v| (format!("{v:.1}"), "cache reads/stmt".into()),
         ),
         (
-            "storage reads",
             |p| p.storage_read_bytes,
-            |_, v| format!("{:.1} KB read from storage/stmt", v / 1024.0),
+            |_, v| {
+                (
+                    format!("{:.1}", v / 1024.0),
+                    "KB read from storage/stmt".into(),
+                )
+            },
         ),
     ];
-    // Score: how far apart the engines are, as a log ratio with a floor so that 0.00 vs
-    // 0.01 does not count as a large difference.
+    // Score: how far apart the two are, as a log ratio with a floor so that 0.00 vs 0.01
+    // does not count as a large difference.
     let floors = [0.05, 5.0, 0.05, 256.0, 0.5, 256.0];
     let mut scored: Vec<(f64, String)> = Vec::new();
-    for ((_, get, show), floor) in metrics.iter().zip(floors) {
-        let values: Vec<(&String, &PerStatement, f64)> = compared
-            .iter()
-            .filter_map(|(engine, per)| get(per).map(|v| (engine, per, v)))
-            .collect();
-        if values.len() < 2 {
+    for ((get, show), floor) in metrics.iter().zip(floors) {
+        let (Some(x), Some(y)) = (get(a), get(b)) else {
             continue;
-        }
-        let max = values.iter().map(|v| v.2).fold(f64::MIN, f64::max);
-        let min = values.iter().map(|v| v.2).fold(f64::MAX, f64::min);
-        let score = ((max + floor) / (min + floor)).ln();
+        };
+        let score = ((x.max(y) + floor) / (x.min(y) + floor)).ln();
         if score < 0.2 {
             continue;
         }
-        let text = values
-            .iter()
-            .map(|(engine, per, v)| format!("{engine} {}", show(per, *v)))
-            .collect::<Vec<_>>()
-            .join(" vs ");
+        let ((x_figure, x_unit), (y_figure, y_unit)) = (show(a, x), show(b, y));
+        let text = if x_unit == y_unit {
+            format!("{x_figure} vs {y_figure} {x_unit}")
+        } else {
+            format!("{x_figure} {x_unit} vs {y_figure} {y_unit}")
+        };
         scored.push((score, text));
     }
+    // Stable: of equal scores, the metric listed first.
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    if scored.is_empty() {
-        return Some("no counter differs much between the engines".into());
-    }
-    Some(
+    (!scored.is_empty()).then(|| {
         scored
             .into_iter()
             .take(2)
             .map(|(_, text)| text)
             .collect::<Vec<_>>()
-            .join("; "),
-    )
+            .join("; ")
+    })
 }
 
 #[cfg(test)]
@@ -265,7 +281,7 @@ mod tests {
     }
 
     #[test]
-    fn the_why_line_names_the_largest_differences_first() {
+    fn why_lines_compare_the_leader_with_each_other_set_up() {
         let process = |cpu_us| ProcessDelta {
             cpu_us,
             ..ProcessDelta::default()
@@ -284,21 +300,47 @@ mod tests {
             0,
             10_000,
         );
-        let line = why_line(&[
-            ("MyISAM".to_string(), myisam.clone()),
-            ("InnoDB".to_string(), innodb.clone()),
-        ])
-        .unwrap();
-        assert!(
-            line.starts_with("MyISAM 0.82 table-lock waits/stmt vs InnoDB 0.00 row-lock waits/stmt; MyISAM 52 µs server CPU/stmt"),
-            "{line}"
+        let aria = per_statement(
+            Engine::Aria,
+            &delta(&[("Aria_pagecache_reads", 1900)]),
+            Some(&process(770_000)),
+            0,
+            10_000,
         );
-        let same = why_line(&[
-            ("MyISAM".to_string(), innodb.clone()),
-            ("InnoDB".to_string(), innodb),
-        ])
-        .unwrap();
-        assert_eq!(same, "no counter differs much between the engines");
-        assert_eq!(why_line(&[("MyISAM".to_string(), myisam)]), None);
+        let leader = ("InnoDB".to_string(), innodb.clone());
+        let lines = why_lines(
+            &leader,
+            &[
+                ("MyISAM".to_string(), myisam.clone()),
+                ("InnoDB (twin)".to_string(), innodb.clone()),
+                ("Aria".to_string(), aria),
+            ],
+        );
+        assert_eq!(
+            lines,
+            [
+                // Units differ (row-lock vs table-lock): each figure keeps its own.
+                "InnoDB vs MyISAM: 0.00 row-lock waits/stmt vs 0.82 table-lock waits/stmt; 41 vs 52 µs server CPU/stmt",
+                // The largest difference first; InnoDB's and Aria's cache misses are one idea.
+                "InnoDB vs Aria: 0.00 vs 0.19 cache misses/stmt; 41 vs 77 µs server CPU/stmt",
+                "InnoDB vs InnoDB (twin): no counter differs much",
+            ]
+        );
+        assert_eq!(
+            why_lines(&("MyISAM".to_string(), myisam), &[]),
+            Vec::<String>::new()
+        );
+        // A counter only one side has (MEMORY has no cache) is not compared.
+        let memory = per_statement(
+            Engine::Memory,
+            &delta(&[]),
+            Some(&process(410_000)),
+            0,
+            10_000,
+        );
+        assert_eq!(
+            why_lines(&leader, &[("MEMORY".to_string(), memory)]),
+            ["InnoDB vs MEMORY: no counter differs much"]
+        );
     }
 }

@@ -14,6 +14,10 @@ pub struct FootprintRecord {
     /// When it was taken: "after_load" or "after_run".
     pub moment: String,
     pub engine: Engine,
+    /// The server profile of a footprint after the run (the runner sets it; one after a
+    /// load is in the load's record, which has the profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
     pub table: String,
     /// information_schema.TABLES.TABLE_ROWS (exact for MyISAM/Aria, an estimate otherwise).
     pub rows: u64,
@@ -83,6 +87,7 @@ pub fn measure_footprint(
     Ok(FootprintRecord {
         moment: moment.to_string(),
         engine,
+        profile: None,
         table: table.to_string(),
         rows: rows.unwrap_or(0),
         data_bytes: data_bytes.unwrap_or(0),

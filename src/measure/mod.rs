@@ -12,7 +12,7 @@ mod process;
 mod sampler;
 mod status;
 
-pub use counters::{engine_counters, per_statement, why_line, EngineCounters, PerStatement};
+pub use counters::{engine_counters, per_statement, why_lines, EngineCounters, PerStatement};
 pub use disk::{filesystem_of, FilesystemState};
 pub use environment::EnvironmentRecord;
 pub use footprint::{measure_footprint, FootprintRecord};

@@ -15,7 +15,7 @@ use crate::console::new_table;
 pub use crate::console::TableStyle;
 use crate::results::{OutcomeRecord, RunStatus, StudyKind};
 use crate::view::stats::Summary;
-use crate::view::{distinct, Group, GroupKind, PhaseKind, Setup, View};
+use crate::view::{distinct, Group, GroupKind, Phase, PhaseKind, Setup, View};
 
 /// All tables of a run, shaped by what kind of study it was.
 pub fn tables(view: &View, style: TableStyle) -> String {
@@ -45,6 +45,73 @@ fn plural(n: usize) -> &'static str {
 
 fn right(text: impl Into<String>) -> Cell {
     Cell::new(text.into()).set_alignment(CellAlignment::Right)
+}
+
+/// A header with a "profile" column after the engine (the second column) when the rows
+/// have profiles: rows of different profiles are otherwise alike.
+fn with_profile(profiled: bool, mut header: Vec<&'static str>) -> Vec<&'static str> {
+    if profiled {
+        header.insert(2, "profile");
+    }
+    header
+}
+
+/// A row with its profile after the engine, when the table has the column (`Some`); "-"
+/// for a row without one.
+fn with_profile_cell(profile: Option<Option<&str>>, mut row: Vec<Cell>) -> Vec<Cell> {
+    if let Some(profile) = profile {
+        row.insert(2, Cell::new(profile.unwrap_or("-")));
+    }
+    row
+}
+
+/// The most set-ups shown side by side in one table; with more, each profile gets a table
+/// of its own (its engines side by side), so that no table grows sixteen columns wide.
+const MOST_SIDE_BY_SIDE: usize = 4;
+
+/// Set-ups side by side in one table, and the profile its title names when the set-ups
+/// are split by profile.
+struct Columns<'a> {
+    profile: Option<&'a str>,
+    setups: Vec<&'a Setup>,
+}
+
+impl Columns<'_> {
+    /// All set-ups in one table while they fit, else one table per profile (a study
+    /// without profiles has at most one column per engine).
+    fn of(setups: &[Setup]) -> Vec<Columns<'_>> {
+        let profiles = distinct(setups.iter().map(|s| s.profile.as_deref()));
+        if setups.len() <= MOST_SIDE_BY_SIDE || profiles.len() < 2 {
+            return vec![Columns {
+                profile: None,
+                setups: setups.iter().collect(),
+            }];
+        }
+        profiles
+            .into_iter()
+            .map(|profile| Columns {
+                profile,
+                setups: setups
+                    .iter()
+                    .filter(|s| s.profile.as_deref() == profile)
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// A set-up's column: the engine alone when the title names the profile.
+    fn label(&self, setup: &Setup) -> String {
+        match self.profile {
+            Some(_) => setup.engine.to_string(),
+            None => setup.label(),
+        }
+    }
+
+    /// What the table's title adds: ", profile 'ample memory'", or nothing.
+    fn title(&self) -> String {
+        self.profile
+            .map_or(String::new(), |profile| format!(", profile '{profile}'"))
+    }
 }
 
 /// What the repeats cannot support: too few for an interval, a repeat far off, a wide
@@ -135,97 +202,99 @@ fn scenario_tables(view: &View, style: TableStyle) -> String {
 }
 
 /// With two or more timed run phases: statements per second, phases down and set-ups
-/// across, one table per thread count; the median of the completed repeats.
+/// across, one table per thread count (and profile, with many set-ups) with the phases that
+/// ran at it; the median of the completed repeats.
 fn phase_pivot_tables(view: &View, style: TableStyle) -> String {
-    let timed: Vec<&str> = view
-        .phases_of(PhaseKind::Run)
-        .filter(|p| p.timed)
-        .map(|p| p.name.as_str())
-        .collect();
+    let timed: Vec<&Phase> = view.phases_of(PhaseKind::Run).filter(|p| p.timed).collect();
     if timed.len() < 2 {
         return String::new();
     }
-    let mut threads = distinct(
-        view.phases_of(PhaseKind::Run)
-            .flat_map(|p| p.threads.clone()),
-    );
+    let mut threads = distinct(timed.iter().flat_map(|p| p.threads.clone()));
     threads.sort_unstable();
     let mut out = String::new();
     for thread_count in threads {
-        let mut table = new_table(style);
-        let mut header = vec![Cell::new("phase")];
-        header.extend(
-            view.setups
-                .iter()
-                .map(|s| Cell::new(format!("{} qps", s.label()))),
-        );
-        table.set_header(header);
-        for phase in &timed {
-            let mut row = vec![Cell::new(phase)];
-            for setup in &view.setups {
-                let median = view
-                    .cell_group(phase, setup, thread_count)
-                    .and_then(|g| g.statements_summary.as_ref())
-                    .map(|s| s.median);
-                row.push(right(median.map_or("-".into(), |qps| format!("{qps:.0}"))));
+        for columns in Columns::of(&view.setups) {
+            let mut table = new_table(style);
+            let mut header = vec![Cell::new("phase")];
+            header.extend(
+                columns
+                    .setups
+                    .iter()
+                    .map(|s| Cell::new(format!("{} qps", columns.label(s)))),
+            );
+            table.set_header(header);
+            for phase in timed.iter().filter(|p| p.threads.contains(&thread_count)) {
+                let mut row = vec![Cell::new(&phase.name)];
+                for setup in &columns.setups {
+                    let median = view
+                        .cell_group(&phase.name, setup, thread_count)
+                        .and_then(|g| g.statements_summary.as_ref())
+                        .map(|s| s.median);
+                    row.push(right(median.map_or("-".into(), |qps| format!("{qps:.0}"))));
+                }
+                table.add_row(row);
             }
-            table.add_row(row);
+            let _ = writeln!(
+                out,
+                "{} — statements per second by phase, {thread_count} thread{}{} (median of {} repeat{}; higher is better)\n{table}\n",
+                view.record.study,
+                plural(thread_count as usize),
+                columns.title(),
+                view.repeats,
+                plural(view.repeats),
+            );
         }
-        let _ = writeln!(
-            out,
-            "{} — statements per second by phase, {thread_count} thread{} (median of {} repeat{}; higher is better)\n{table}\n",
-            view.record.study,
-            plural(thread_count as usize),
-            view.repeats,
-            plural(view.repeats),
-        );
     }
     out
 }
 
-/// One table per run phase: threads down, set-ups across, then the phase's counters.
+/// One table per run phase (and profile, with many set-ups): threads down, set-ups across,
+/// then the phase's counters, every set-up's.
 fn run_phase_tables(view: &View, style: TableStyle) -> String {
     let mut out = String::new();
     for phase in view.phases_of(PhaseKind::Run) {
         let by_time = phase.timed;
-        let _ = writeln!(
-            out,
-            "{} {} — {}, best / median of {} repeat{}; statement latency over all repeats",
-            view.record.study,
-            phase.name,
-            if by_time {
-                "events per second (higher is better)".to_string()
-            } else {
-                format!(
-                    "wall ms for all threads to finish {} loops (lower is better)",
-                    phase.loops.unwrap_or(0)
-                )
-            },
-            phase.repeats,
-            plural(phase.repeats)
-        );
-        let mut table = new_table(style);
-        let mut header = vec![Cell::new("threads")];
-        for setup in &view.setups {
-            header.push(Cell::new(format!(
-                "{} {}",
-                setup.label(),
-                if by_time { "ev/s" } else { "ms" }
-            )));
-            header.push(Cell::new(format!("{} p50/p95/p99 µs", setup.label())));
-        }
-        table.set_header(header);
-        for &thread_count in &phase.threads {
-            let mut row = vec![right(thread_count.to_string())];
-            for setup in &view.setups {
-                let (metric, latency) =
-                    group_figures(view.cell_group(&phase.name, setup, thread_count));
-                row.push(right(metric));
-                row.push(right(latency));
+        for columns in Columns::of(&view.setups) {
+            let _ = writeln!(
+                out,
+                "{} {}{} — {}, best / median of {} repeat{}; statement latency over all repeats",
+                view.record.study,
+                phase.name,
+                columns.title(),
+                if by_time {
+                    "events per second (higher is better)".to_string()
+                } else {
+                    format!(
+                        "wall ms for all threads to finish {} loops (lower is better)",
+                        phase.loops.unwrap_or(0)
+                    )
+                },
+                phase.repeats,
+                plural(phase.repeats)
+            );
+            let mut table = new_table(style);
+            let mut header = vec![Cell::new("threads")];
+            for setup in &columns.setups {
+                let label = columns.label(setup);
+                header.push(Cell::new(format!(
+                    "{label} {}",
+                    if by_time { "ev/s" } else { "ms" }
+                )));
+                header.push(Cell::new(format!("{label} p50/p95/p99 µs")));
             }
-            table.add_row(row);
+            table.set_header(header);
+            for &thread_count in &phase.threads {
+                let mut row = vec![right(thread_count.to_string())];
+                for setup in &columns.setups {
+                    let (metric, latency) =
+                        group_figures(view.cell_group(&phase.name, setup, thread_count));
+                    row.push(right(metric));
+                    row.push(right(latency));
+                }
+                table.add_row(row);
+            }
+            let _ = writeln!(out, "{table}\n");
         }
-        let _ = writeln!(out, "{table}\n");
         let rows: Vec<(u32, Vec<&Group>)> = phase
             .threads
             .iter()
@@ -279,7 +348,8 @@ fn group_figures(group: Option<&Group>) -> (String, String) {
 }
 
 /// Per-statement server counters of each threads × set-up group, summed over its
-/// completed repeats, then one "why" line per thread count.
+/// completed repeats, then the "why" lines of each thread count: its leader against each
+/// other set-up.
 fn counter_section(rows: &[(u32, Vec<&Group>)], style: TableStyle) -> String {
     let mut out = String::new();
     let mut table = new_table(style);
@@ -323,8 +393,11 @@ fn counter_section(rows: &[(u32, Vec<&Group>)], style: TableStyle) -> String {
             ]);
             warnings.extend(group.client_cpu_warning());
         }
-        if let Some(line) = View::why_line(groups) {
-            why_lines.push(format!("why, {thread_count} threads: {line}"));
+        for line in View::why_lines(groups) {
+            why_lines.push(format!(
+                "why, {thread_count} thread{}, {line}",
+                plural(*thread_count as usize)
+            ));
         }
     }
     let _ = writeln!(
@@ -346,36 +419,45 @@ fn footprint_section(view: &View, style: TableStyle) -> String {
     }
     let mb = |bytes: u64| format!("{:.1}", bytes as f64 / (1024.0 * 1024.0));
     let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+    let profiled = footprints.iter().any(|f| f.profile.is_some());
     let mut table = new_table(style);
-    table.set_header(vec![
-        "table", "engine", "when", "rows", "data MB", "index MB", "free MB", "files MB", "files",
-    ]);
-    for (when, footprint) in &footprints {
+    table.set_header(with_profile(
+        profiled,
+        vec![
+            "table", "engine", "when", "rows", "data MB", "index MB", "free MB", "files MB",
+            "files",
+        ],
+    ));
+    for row in &footprints {
+        let footprint = row.record;
         let files = footprint
             .files
             .iter()
             .map(|(extension, bytes)| format!("{extension} {}", mb(*bytes)))
             .collect::<Vec<_>>()
             .join(", ");
-        table.add_row(vec![
-            Cell::new(&footprint.table),
-            Cell::new(footprint.engine),
-            Cell::new(when),
-            right(footprint.rows.to_string()),
-            right(mb(footprint.data_bytes)),
-            right(mb(footprint.index_bytes)),
-            right(mb(footprint.free_bytes)),
-            right(if footprint.files.is_empty() {
-                "-".into()
-            } else {
-                mb(footprint.files_total_bytes())
-            }),
-            Cell::new(files),
-        ]);
+        table.add_row(with_profile_cell(
+            profiled.then_some(row.profile),
+            vec![
+                Cell::new(&footprint.table),
+                Cell::new(footprint.engine),
+                Cell::new(&row.when),
+                right(footprint.rows.to_string()),
+                right(mb(footprint.data_bytes)),
+                right(mb(footprint.index_bytes)),
+                right(mb(footprint.free_bytes)),
+                right(if footprint.files.is_empty() {
+                    "-".into()
+                } else {
+                    mb(footprint.files_total_bytes())
+                }),
+                Cell::new(files),
+            ],
+        ));
     }
     let memory_note = if footprints
         .iter()
-        .any(|(_, footprint)| footprint.engine == crate::engine::Engine::Memory)
+        .any(|row| row.record.engine == crate::engine::Engine::Memory)
     {
         // Measured: 50 rows of (INT, VARCHAR(40)) show 1 MB data at a 16 MiB cap and 256 MB
         // at 4 GiB (a sixteenth of the cap; the index a thirty-second).
@@ -397,25 +479,32 @@ fn loads_section(view: &View, style: TableStyle) -> String {
         return String::new();
     }
     let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+    let profiled = record.loads.iter().any(|l| l.profile.is_some());
     let mut table = new_table(style);
-    table.set_header(vec![
-        "table",
-        "engine",
-        "method",
-        "rows",
-        "load s",
-        "index s",
-        "rows/s",
-        "MB/s",
-        "server CPU s",
-        "server MB written",
-    ]);
+    table.set_header(with_profile(
+        profiled,
+        vec![
+            "table",
+            "engine",
+            "method",
+            "rows",
+            "load s",
+            "index s",
+            "rows/s",
+            "MB/s",
+            "server CPU s",
+            "server MB written",
+        ],
+    ));
     for load in &record.loads {
-        let mut row = vec![
-            Cell::new(&load.table),
-            Cell::new(load.engine),
-            Cell::new(&load.label),
-        ];
+        let mut row = with_profile_cell(
+            profiled.then_some(load.profile.as_deref()),
+            vec![
+                Cell::new(&load.table),
+                Cell::new(load.engine),
+                Cell::new(&load.label),
+            ],
+        );
         match (&load.outcome, &load.error) {
             (Some(outcome), _) => {
                 let process = outcome.server_process;
@@ -437,11 +526,15 @@ fn loads_section(view: &View, style: TableStyle) -> String {
     }
     let mut out = format!("Table loads\n{table}\n");
     for load in record.loads.iter().filter(|load| load.error.is_some()) {
+        let setup = Setup {
+            engine: load.engine,
+            profile: load.profile.clone(),
+        };
         let _ = writeln!(
             out,
             "load of {} ({}, {}) failed: {}",
             load.table,
-            load.engine,
+            setup.label(),
             load.label,
             load.error.as_deref().unwrap_or_default()
         );
@@ -450,8 +543,9 @@ fn loads_section(view: &View, style: TableStyle) -> String {
     out
 }
 
-/// Load phases: seconds per method (rows) and set-up (columns), median of the repeats,
-/// and how many times faster than the slowest method on the same set-up.
+/// Load phases: seconds per method (rows) and set-up (columns; a table per profile with
+/// many set-ups), median of the repeats, and how many times faster than the slowest method
+/// on the same set-up.
 fn load_phase_section(view: &View, style: TableStyle) -> String {
     let mut out = String::new();
     for phase in view.phases_of(PhaseKind::Load) {
@@ -461,44 +555,48 @@ fn load_phase_section(view: &View, style: TableStyle) -> String {
             .collect();
         let setups: Vec<Setup> = distinct(groups.iter().map(|g| g.setup.clone()));
         let methods: Vec<&str> = distinct(groups.iter().filter_map(|g| g.method.as_deref()));
-        let _ = writeln!(
-            out,
-            "{}{}{} — seconds to load {} rows into {}, median of {} repeat{}; × = times faster than the slowest method",
-            view.record.study,
-            if phase.name.is_empty() { "" } else { " " },
-            phase.name,
-            phase.rows.unwrap_or(0),
-            phase.table.as_deref().unwrap_or_default(),
-            phase.repeats,
-            plural(phase.repeats)
-        );
-        let mut table = new_table(style);
-        let mut header = vec![Cell::new("method")];
-        for setup in &setups {
-            header.push(Cell::new(format!("{} s", setup.label())));
-            header.push(Cell::new(format!("{} ×", setup.label())));
-        }
-        table.set_header(header);
-        for method in &methods {
-            let mut row = vec![Cell::new(method)];
-            for setup in &setups {
-                let group = groups
-                    .iter()
-                    .find(|g| g.method.as_deref() == Some(*method) && g.setup == *setup);
-                match group.and_then(|g| Some((g.summary.as_ref()?.median, g.times_faster?))) {
-                    Some((seconds, faster)) => {
-                        row.push(right(format!("{seconds:.2}")));
-                        row.push(right(format!("{faster:.1}")));
-                    }
-                    None => {
-                        row.push(right("failed"));
-                        row.push(right("-"));
+        for columns in Columns::of(&setups) {
+            let _ = writeln!(
+                out,
+                "{}{}{}{} — seconds to load {} rows into {}, median of {} repeat{}; × = times faster than the slowest method",
+                view.record.study,
+                if phase.name.is_empty() { "" } else { " " },
+                phase.name,
+                columns.title(),
+                phase.rows.unwrap_or(0),
+                phase.table.as_deref().unwrap_or_default(),
+                phase.repeats,
+                plural(phase.repeats)
+            );
+            let mut table = new_table(style);
+            let mut header = vec![Cell::new("method")];
+            for setup in &columns.setups {
+                let label = columns.label(setup);
+                header.push(Cell::new(format!("{label} s")));
+                header.push(Cell::new(format!("{label} ×")));
+            }
+            table.set_header(header);
+            for method in &methods {
+                let mut row = vec![Cell::new(method)];
+                for setup in &columns.setups {
+                    let group = groups
+                        .iter()
+                        .find(|g| g.method.as_deref() == Some(*method) && g.setup == **setup);
+                    match group.and_then(|g| Some((g.summary.as_ref()?.median, g.times_faster?))) {
+                        Some((seconds, faster)) => {
+                            row.push(right(format!("{seconds:.2}")));
+                            row.push(right(format!("{faster:.1}")));
+                        }
+                        None => {
+                            row.push(right("failed"));
+                            row.push(right("-"));
+                        }
                     }
                 }
+                table.add_row(row);
             }
-            table.add_row(row);
+            let _ = writeln!(out, "{table}\n");
         }
-        let _ = writeln!(out, "{table}\n");
     }
     out
 }
@@ -650,17 +748,22 @@ fn ddl_section(view: &View, style: TableStyle) -> String {
     if steps.peek().is_none() {
         return String::new();
     }
+    let steps: Vec<_> = steps.collect();
+    let profiled = steps.iter().any(|s| s.profile.is_some());
     let mut table = new_table(style);
-    table.set_header(vec!["phase", "engine", "seconds"]);
+    table.set_header(with_profile(profiled, vec!["phase", "engine", "seconds"]));
     for step in steps {
-        table.add_row(vec![
-            Cell::new(&step.detail),
-            Cell::new(step.engine.map_or("-".into(), |e| e.to_string())),
-            right(match &step.error {
-                Some(_) => "failed".to_string(),
-                None => format!("{:.3}", step.elapsed_ms / 1000.0),
-            }),
-        ]);
+        table.add_row(with_profile_cell(
+            profiled.then_some(step.profile.as_deref()),
+            vec![
+                Cell::new(&step.detail),
+                Cell::new(step.engine.map_or("-".into(), |e| e.to_string())),
+                right(match &step.error {
+                    Some(_) => "failed".to_string(),
+                    None => format!("{:.3}", step.elapsed_ms / 1000.0),
+                }),
+            ],
+        ));
     }
     format!("DDL phases\n{table}\n\n")
 }

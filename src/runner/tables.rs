@@ -86,7 +86,7 @@ pub fn footprints(plan: &Plan, bench: &mut Bench) -> anyhow::Result<()> {
     for engine in bench.offered(plan.study.engines()) {
         let database = plan.study.database_for(engine, &bench.workspace.database);
         for table in plan.study.tables(engine).filled {
-            let footprint = measure_footprint(
+            let mut footprint = measure_footprint(
                 &mut bench.probe,
                 &database,
                 &table.name,
@@ -96,6 +96,7 @@ pub fn footprints(plan: &Plan, bench: &mut Bench) -> anyhow::Result<()> {
             )
             .described()
             .with_context(|| format!("measuring the disk footprint of {}", table.name))?;
+            footprint.profile = bench.profile.clone();
             bench.record.footprints.push(footprint);
         }
     }

@@ -110,6 +110,16 @@ impl Statements {
     }
 }
 
+/// A disk footprint as reports list it.
+#[derive(Debug, Clone)]
+pub struct Footprint<'a> {
+    /// When it was taken: "after load", "after run", "after <load method>".
+    pub when: String,
+    /// The server profile it was taken on, when the run had profiles.
+    pub profile: Option<&'a str>,
+    pub record: &'a FootprintRecord,
+}
+
 /// What the view derives from one measured cell.
 #[derive(Debug, Clone)]
 pub struct CellFigures {
@@ -270,36 +280,101 @@ impl View {
         lines
     }
 
-    /// "Why" the set-ups of some groups (one thread count) differ: the per-statement
-    /// counters that differ most.
-    pub fn why_line(groups: &[&Group]) -> Option<String> {
-        let compared: Vec<(String, crate::measure::PerStatement)> = groups
+    /// "Why" the set-ups of some groups (one thread count) differ, two at a time: the
+    /// leader (the best figure: most events per second, or least wall time) against each
+    /// other set-up, one line each, naming the per-statement counters that differ most.
+    pub fn why_lines(groups: &[&Group]) -> Vec<String> {
+        // (median figure, set-up and its counters) of each group with completed repeats.
+        let measured: Vec<(f64, (String, crate::measure::PerStatement))> = groups
             .iter()
-            .filter_map(|g| Some((g.setup.label(), g.per_statement.clone()?)))
+            .filter_map(|g| {
+                let figure = g.summary.as_ref()?.median;
+                let figure = if g.higher_is_better { figure } else { -figure };
+                Some((figure, (g.setup.label(), g.per_statement.clone()?)))
+            })
             .collect();
-        crate::measure::why_line(&compared)
+        // The first of equal figures leads.
+        let Some(leader) = (0..measured.len()).reduce(|best, next| {
+            if measured[next].0 > measured[best].0 {
+                next
+            } else {
+                best
+            }
+        }) else {
+            return Vec::new();
+        };
+        let others: Vec<_> = measured
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| *index != leader)
+            .map(|(_, (_, other))| other.clone())
+            .collect();
+        crate::measure::why_lines(&measured[leader].1, &others)
     }
 
-    /// Disk footprints, each with when it was taken: after each table load (a load phase's
-    /// loads once per method, their first repeat), then after the run.
-    pub fn footprints(&self) -> Vec<(String, &FootprintRecord)> {
-        self.record
+    /// Disk footprints, each with when it was taken and on which profile: after each table
+    /// load (a load phase's loads once per method, their first repeat), then after the run.
+    pub fn footprints(&self) -> Vec<Footprint<'_>> {
+        let after_loads = self
+            .record
             .loads
             .iter()
             .filter(|load| load.phase.is_none() || load.repeat == 1)
             .filter_map(|load| {
                 let footprint = load.footprint.as_ref()?;
-                Some(match &load.phase {
-                    Some(_) => (format!("after {}", load.label), footprint),
-                    None => (footprint.moment.replace('_', " "), footprint),
+                Some(Footprint {
+                    when: match &load.phase {
+                        Some(_) => format!("after {}", load.label),
+                        None => footprint.moment.replace('_', " "),
+                    },
+                    profile: load.profile.as_deref(),
+                    record: footprint,
                 })
+            });
+        let after_run = self
+            .record
+            .footprints
+            .iter()
+            .zip(self.after_run_profiles())
+            .map(|(footprint, profile)| Footprint {
+                when: footprint.moment.replace('_', " "),
+                profile,
+                record: footprint,
+            });
+        after_loads.chain(after_run).collect()
+    }
+
+    /// The profile of each footprint after the run. Records from before footprints named
+    /// theirs say it by position: the runner measured them once per profile, after its
+    /// cells, in the order the profiles ran, each table of each engine once; so a block per
+    /// profile, a block ending where an engine's table comes again. When the blocks do not
+    /// match the profiles one to one (a run cut short), none is named.
+    fn after_run_profiles(&self) -> Vec<Option<&str>> {
+        let footprints = &self.record.footprints;
+        let mut block = 0;
+        let mut seen: Vec<(Engine, &str)> = Vec::new();
+        let blocks: Vec<usize> = footprints
+            .iter()
+            .map(|footprint| {
+                let key = (footprint.engine, footprint.table.as_str());
+                if seen.contains(&key) {
+                    block += 1;
+                    seen.clear();
+                }
+                seen.push(key);
+                block
             })
-            .chain(
-                self.record
-                    .footprints
-                    .iter()
-                    .map(|f| (f.moment.replace('_', " "), f)),
-            )
+            .collect();
+        let profiles = &self.record.profiles;
+        let by_position = !footprints.is_empty() && block + 1 == profiles.len();
+        footprints
+            .iter()
+            .zip(blocks)
+            .map(|(footprint, block)| match &footprint.profile {
+                Some(profile) => Some(profile.as_str()),
+                None if by_position => Some(profiles[block].name.as_str()),
+                None => None,
+            })
             .collect()
     }
 
@@ -510,6 +585,41 @@ mod tests {
             .groups
             .iter()
             .all(|g| g.phase == "load" && g.times_faster.is_some()));
+    }
+
+    #[test]
+    fn footprints_after_the_run_carry_their_profile() {
+        let mut record = fixture(
+            "s2-small.json",
+            include_str!("../../tests/fixtures/s2-small.json"),
+        );
+        let profiles = |record: &RunRecord| -> Vec<(Engine, Option<String>)> {
+            View::of(record)
+                .footprints()
+                .iter()
+                .filter(|f| f.when == "after run")
+                .map(|f| (f.record.engine, f.profile.map(str::to_string)))
+                .collect()
+        };
+        // Recorded before footprints named their profile: a block per profile, in order.
+        let named = |name: &str| Some(name.to_string());
+        assert_eq!(
+            profiles(&record),
+            [
+                (Engine::MyIsam, named("ample memory")),
+                (Engine::InnoDb, named("ample memory")),
+                (Engine::MyIsam, named("1 MB buffers")),
+                (Engine::InnoDb, named("1 MB buffers")),
+                (Engine::MyIsam, named("100 MB buffers")),
+                (Engine::InnoDb, named("100 MB buffers")),
+            ]
+        );
+        // A footprint's own profile wins.
+        record.footprints[5].profile = named("its own");
+        assert_eq!(profiles(&record)[5].1, named("its own"));
+        // Blocks that do not match the profiles (a run cut short): none is guessed.
+        record.footprints.truncate(4);
+        assert!(profiles(&record).iter().all(|(_, p)| p.is_none()));
     }
 
     #[test]
