@@ -84,6 +84,10 @@ pub struct PerStatement {
     /// memory cap turns into); None for external servers and records before it existed.
     #[serde(default)]
     pub storage_read_bytes: Option<f64>,
+    /// Rows the engines handed to the server per statement (the sum of Handler_read_*,
+    /// MariaDB's and MySQL's own "rows examined"); None in records without status deltas.
+    #[serde(default)]
+    pub rows_examined: Option<f64>,
     pub log_bytes: Option<f64>,
     pub tmp_disk_tables: f64,
 }
@@ -121,6 +125,13 @@ pub fn per_statement(
         lock_kind: names.lock_kind.to_string(),
         server_write_bytes: server_process.map(|p| per(p.syscall_write_bytes as f64)),
         storage_read_bytes: server_process.map(|p| per(p.storage_read_bytes as f64)),
+        rows_examined: (!status_delta.is_empty()).then(|| {
+            per(status_delta
+                .iter()
+                .filter(|(name, _)| name.starts_with("Handler_read_"))
+                .map(|(_, value)| *value as f64)
+                .sum())
+        }),
         log_bytes: sum(status_delta, names.log_bytes).map(per),
         tmp_disk_tables: per(*status_delta.get("Created_tmp_disk_tables").unwrap_or(&0) as f64),
     }
@@ -161,7 +172,11 @@ fn differences(a: &PerStatement, b: &PerStatement) -> Option<String> {
         fn(&PerStatement) -> Option<f64>,
         fn(&PerStatement, f64) -> (String, String),
     );
-    let metrics: [Metric; 6] = [
+    let metrics: [Metric; 7] = [
+        (
+            |p| p.rows_examined,
+            |_, v| (format!("{v:.1}"), "rows examined/stmt".into()),
+        ),
         (
             |p| Some(p.lock_waits),
             |p, v| (format!("{v:.2}"), format!("{}/stmt", p.lock_kind)),
@@ -194,7 +209,7 @@ fn differences(a: &PerStatement, b: &PerStatement) -> Option<String> {
     ];
     // Score: how far apart the two are, as a log ratio with a floor so that 0.00 vs 0.01
     // does not count as a large difference.
-    let floors = [0.05, 5.0, 0.05, 256.0, 0.5, 256.0];
+    let floors = [2.0, 0.05, 5.0, 0.05, 256.0, 0.5, 256.0];
     let mut scored: Vec<(f64, String)> = Vec::new();
     for ((get, show), floor) in metrics.iter().zip(floors) {
         let (Some(x), Some(y)) = (get(a), get(b)) else {
