@@ -6,6 +6,10 @@
 use super::{Setup, View};
 use crate::measure::evidence::{StatementEvidence, StatementPlan, TablePlan};
 
+/// The share of sampled values that must get the same plan for it to count as the
+/// set-up's plan in "plans differ".
+const STABLE_PLAN_SHARE: f64 = 0.8;
+
 /// One statement on one set-up.
 pub struct EvidenceRow<'a> {
     pub setup: Setup,
@@ -60,9 +64,12 @@ impl View {
         names
             .into_iter()
             .filter_map(|name| {
+                // A plan the optimiser picks for some values only is no engine's plan:
+                // comparing it would report the sampled values, not the engines.
                 let of_statement: Vec<&EvidenceRow> = rows
                     .iter()
                     .filter(|r| r.evidence.statement == name && r.evidence.plan.is_some())
+                    .filter(|r| r.evidence.plan_share.unwrap_or(1.0) >= STABLE_PLAN_SHARE)
                     .collect();
                 difference_line(name, &of_statement)
             })
