@@ -1,7 +1,8 @@
 //! Reports read saved records and nothing else: snapshots of the tables from fixtures of
 //! real runs, clear errors for files from newer versions or corrupted ones, and a fuzzer
 //! that mutates real records and checks that nothing panics. The HTML report of a fixture
-//! is snapshot too, its charts summarised (a chromium render is checked in tests/store.rs).
+//! is snapshot too, its charts summarised; it needs no network, and a run on three profiles
+//! gets three small charts per figure (tests/browser.rs uses it in chromium: hover, legend).
 
 mod common;
 
@@ -39,8 +40,9 @@ fn s4_tables_from_a_saved_run() {
     insta::assert_snapshot!(tables(&record, TableStyle::Markdown));
 }
 
-/// The HTML with each chart's SVG replaced by what it draws: its title, axis titles and
-/// legend texts, and how many lines, points and bars, so the snapshot reads as a review.
+/// The HTML with each chart's SVG replaced by what it draws: its axes' texts, how many
+/// lines, points and bars each series draws, and its first value on hover, so the snapshot
+/// reads as a review; the inline script by its name.
 fn html_with_charts_summarised(html: &str) -> String {
     let mut out = String::new();
     let mut rest = html;
@@ -48,24 +50,45 @@ fn html_with_charts_summarised(html: &str) -> String {
         out.push_str(&rest[..start]);
         let end = rest[start..].find("</svg>").expect("closed svg") + start + "</svg>".len();
         let svg = &rest[start..end];
-        let texts: Vec<&str> = svg
-            .split("<text")
-            .skip(1)
-            .filter_map(|t| t.split_once('>').map(|(_, after)| after))
-            .filter_map(|t| t.split_once("</text>").map(|(text, _)| text.trim()))
-            .filter(|t| t.chars().any(|c| c.is_alphabetic()))
-            .collect();
-        out.push_str(&format!(
-            "[chart: {} polylines, {} circles, {} rects; text: {}]",
-            svg.matches("<polyline").count(),
-            svg.matches("<circle").count(),
-            svg.matches("<rect").count(),
-            texts.join(" | ")
-        ));
+        let mut groups = svg.split("<g class=\"series\" data-series=\"");
+        let axes = groups.next().unwrap();
+        out.push_str(&format!("[chart: text: {}", texts(axes).join(" | ")));
+        for group in groups {
+            let (key, drawn) = group.split_once('"').unwrap();
+            let hits: Vec<&str> = drawn.split("data-tip=\"").skip(1).collect();
+            out.push_str(&format!(
+                "; series {key}: {} polylines, {} circles, {} rects, {} values on hover",
+                drawn.matches("<polyline").count(),
+                drawn.matches("<circle").count() - drawn.matches("<circle class=\"hit\"").count(),
+                drawn.matches("<rect").count() - drawn.matches("<rect class=\"hit\"").count(),
+                hits.len(),
+            ));
+            if let Some(first) = hits.first() {
+                let tip = first.split('"').next().unwrap().replace("&#10;", " / ");
+                out.push_str(&format!(", first: {tip}"));
+            }
+        }
+        out.push(']');
         rest = &rest[end..];
     }
     out.push_str(rest);
+    let out = match (out.find("<script>"), out.find("</script>")) {
+        (Some(start), Some(end)) => {
+            format!("{}<script>[inline script]{}", &out[..start], &out[end..])
+        }
+        _ => out,
+    };
     out.replace("><", ">\n<")
+}
+
+/// The texts an SVG draws that have letters or digits (titles, ticks), in order.
+fn texts(svg: &str) -> Vec<&str> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| t.split_once('>').map(|(_, after)| after))
+        .filter_map(|t| t.split_once("</text>").map(|(text, _)| text.trim()))
+        .filter(|t| t.chars().any(|c| c.is_alphanumeric()))
+        .collect()
 }
 
 #[test]
@@ -73,6 +96,81 @@ fn html_report_from_a_saved_run() {
     let record = parse_record(&fixture("s0-small.json"), "s0-small.json").unwrap();
     let html = enginebench::report::html::page(&View::of(&record), "s0-small.json");
     insta::assert_snapshot!(html_with_charts_summarised(&html));
+}
+
+/// The page opens offline: nothing linked or fetched, the one script inline, and the only
+/// URL SVG's namespace (a name, not a link).
+#[test]
+fn the_html_report_is_one_file_that_needs_no_network() {
+    for name in ["s0-small.json", "s2-small.json", "s4-scenario.json"] {
+        let record = parse_record(&fixture(name), name).unwrap();
+        let html = enginebench::report::html::page(&View::of(&record), name);
+        assert!(!html.contains("src=") && !html.contains("href=") && !html.contains("@import"));
+        assert_eq!(html.matches("<script").count(), 1, "{name}");
+        assert!(html.contains("<script>(function(){"), "{name}");
+        let urls = html.matches("http").count();
+        assert_eq!(
+            urls,
+            html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+        );
+    }
+}
+
+/// S2 ran on three profiles: every figure is three small charts, one per profile, with the
+/// engines as series (the legend names engines, not engine × profile), on the same axes.
+#[test]
+fn a_run_on_three_profiles_draws_three_small_charts_per_figure() {
+    let record = parse_record(&fixture("s2-small.json"), "s2-small.json").unwrap();
+    let html = enginebench::report::html::page(&View::of(&record), "s2-small.json");
+    let figures: Vec<&str> = html
+        .split("<figure")
+        .skip(1)
+        .map(|f| f.split("</figure>").next().unwrap())
+        .collect();
+    assert!(figures.len() >= 6, "{}", figures.len());
+    for figure in figures {
+        assert!(figure.starts_with(" class=\"chart multiples\""), "{figure}");
+        let legend: Vec<&str> = figure
+            .split("</span>")
+            .skip(1)
+            .filter_map(|t| t.split_once("</button>").map(|(name, _)| name))
+            .collect();
+        assert_eq!(legend, ["MyISAM", "InnoDB"]);
+        let panels: Vec<&str> = figure.split("<div class=\"panel\">").skip(1).collect();
+        let profiles: Vec<&str> = panels
+            .iter()
+            .map(|p| {
+                let name = p.split_once("<div class=\"profile\">").unwrap().1;
+                name.split_once("</div>").unwrap().0
+            })
+            .collect();
+        assert_eq!(profiles, ["ample memory", "1 MB buffers", "100 MB buffers"]);
+        for panel in &panels {
+            assert_eq!(panel.matches("<svg").count(), 1);
+            assert_eq!(panel.matches("<g class=\"series\"").count(), 2);
+            assert!(
+                !panel.contains("data-series=\"2\""),
+                "only the two engines' keys"
+            );
+        }
+        // The same axes: every small chart's ticks and titles read the same.
+        let axes: Vec<Vec<&str>> = panels
+            .iter()
+            .map(|p| texts(p.split("<g class=\"series\"").next().unwrap()))
+            .collect();
+        assert!(
+            axes[0].len() > 4 && axes.iter().all(|a| *a == axes[0]),
+            "{axes:?}"
+        );
+    }
+    // A run without profiles keeps one chart per figure, a series per engine.
+    let record = parse_record(&fixture("s0-small.json"), "s0-small.json").unwrap();
+    let html = enginebench::report::html::page(&View::of(&record), "s0-small.json");
+    assert!(!html.contains("class=\"chart multiples\"") && !html.contains("class=\"profile\""));
+    assert_eq!(
+        html.matches("<figure").count(),
+        html.matches("<svg").count()
+    );
 }
 
 #[test]
