@@ -106,6 +106,23 @@ fn a_hash_index_range_is_a_full_scan_named_with_its_fix() {
         (handler - predicted).abs() / handler < 0.05,
         "Handler_read_* {handler} vs {memory_rows} rows × {statements} statements = {predicted}"
     );
+    // The HTML report carries the same evidence: the plans-differ line as a table row.
+    let html = tmp.with_extension("hash.html");
+    let output = common::enginebench(&tmp)
+        .arg("report")
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    common::succeeded(output);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("<tr><td class=\"l\">by_price</td><td class=\"l\">MEMORY scans all 20,001 rows (price_idx is HASH: no range) vs InnoDB range on price_idx,"),
+        "no plans-differ row in the HTML"
+    );
+    assert!(page.contains("<td class=\"l\">price_idx (BTREE)</td>"));
+    let _ = std::fs::remove_file(&html);
     common::assert_nothing_left(&tmp);
     let _ = std::fs::remove_file(&scenario);
 }

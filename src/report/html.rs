@@ -1075,6 +1075,101 @@ struct Section {
 
 /// The report's sections in order, after the run's facts and warnings. More evidence (per
 /// statement plans, rows examined) is one more section here, a function of the view.
+/// Per run phase: where plans differ (statement, set-ups and their plans in words), then
+/// each statement's plan and counters per set-up. Empty for runs without evidence.
+fn evidence_tables(view: &View) -> String {
+    let mut out = String::new();
+    for phase in view.phases_of(PhaseKind::Run) {
+        let rows = view.statement_evidence(&phase.name);
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "<h3>{}</h3>", escape(&phase.name));
+        let differences = view.plan_differences(&phase.name);
+        if !differences.is_empty() {
+            out.push_str("<table class=\"plans-differ\"><tr><th class=\"l\">statement</th><th class=\"l\">plans differ</th></tr>\n");
+            for line in &differences {
+                let (statement, rest) = line.split_once(": ").unwrap_or(("", line));
+                let _ = writeln!(
+                    out,
+                    "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
+                    escape(statement),
+                    escape(rest)
+                );
+            }
+            out.push_str("</table>\n");
+        }
+        out.push_str("<table class=\"evidence\"><tr><th class=\"l\">statement</th><th class=\"l\">set-up</th><th class=\"l\">access</th><th class=\"l\">key (type)</th><th>rows estimated</th><th class=\"l\">sort / temporary</th><th>rows examined</th><th>rows sent</th><th>full scans</th><th>tmp disk tables</th></tr>\n");
+        for row in &rows {
+            let evidence = row.evidence;
+            let cell = |value: Option<f64>, decimals: usize| {
+                value.map_or("-".to_string(), |v| format!("{v:.decimals$}"))
+            };
+            let counters = evidence.counters.as_ref();
+            let (access, key, estimated, extras) = match &evidence.plan {
+                Some(plan) => (
+                    plan.tables
+                        .iter()
+                        .map(|t| format!("{} {}", t.table, t.access_type))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    plan.tables
+                        .iter()
+                        .filter_map(|t| {
+                            t.key
+                                .as_ref()
+                                .map(|k| format!("{k} ({})", t.key_type.as_deref().unwrap_or("?")))
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    plan.tables
+                        .iter()
+                        .filter_map(|t| t.rows_estimated)
+                        .map(|r| format!("{r:.0}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    [
+                        plan.filesort.then_some("filesort"),
+                        plan.temporary_table.then_some("temporary table"),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                ),
+                None => (
+                    evidence
+                        .plan_error
+                        .clone()
+                        .map_or("-".into(), |e| format!("no plan: {e}")),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                ),
+            };
+            let _ = writeln!(
+                out,
+                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&evidence.statement),
+                escape(&row.setup.label()),
+                escape(&access),
+                escape(&key),
+                escape(&estimated),
+                escape(&extras),
+                cell(counters.map(|c| c.rows_examined), 1),
+                cell(counters.map(|c| c.rows_sent), 1),
+                cell(counters.map(|c| c.full_scans), 2),
+                cell(counters.map(|c| c.tmp_disk_tables), 2),
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    if out.is_empty() {
+        out.push_str("<p>No per-statement evidence in this run (it is gathered after each run phase's first cell on each engine).</p>");
+    }
+    out
+}
+
 fn sections(view: &View) -> Vec<Section> {
     let charts = format!(
         "{}{}{}{}",
@@ -1092,6 +1187,11 @@ fn sections(view: &View) -> Vec<Section> {
             } else {
                 format!("<div class=\"charts\">{charts}</div>")
             },
+        },
+        Section {
+            id: "statements",
+            title: "Plans and rows per statement",
+            html: evidence_tables(view),
         },
         Section {
             id: "cells",
