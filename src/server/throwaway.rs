@@ -159,6 +159,13 @@ impl ThrowawayServer {
         }
         let child =
             spawn_server(&binary, &args, &root_dir, &child_caps).map_err(cleanup_on_error)?;
+        if registry::set_pid(&root_dir, child.id()).is_err() {
+            // The emergency teardown began while we spawned: stop what we started.
+            let mut child = child;
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(cleanup_on_error(ServerError::ShuttingDown));
+        }
         let mut command_line = vec![binary.display().to_string()];
         command_line.extend(args);
         let mut server = ThrowawayServer {
