@@ -96,6 +96,10 @@ pub enum Command {
     /// Compare two runs (or two profiles of runs) cell by cell: ratios with confidence
     /// intervals, and a verdict where the difference is significant
     Compare(CompareArgs),
+    /// Merge the parts of a run from several client hosts (`run --agent K/N --json PART`)
+    /// into one run: histograms added interval by interval, events summed, each agent's
+    /// figures kept
+    Merge(MergeArgs),
     /// Manage a throwaway server by hand
     Server {
         #[command(subcommand)]
@@ -237,6 +241,18 @@ pub struct RunArgs {
     /// Write the whole run as JSON to FILE (`-` = stdout; tables then go to stderr)
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    /// Run as agent K of N client hosts loading one server (--dsn): each cell at this
+    /// agent's share of the threads (and of --rate, --events), tables prepared by agent 1
+    /// only, every cell started by all agents together; the part goes to --json, for
+    /// `enginebench merge`
+    #[arg(long, value_name = "K/N", value_parser = parse_agent, requires_all = ["start_at", "json"])]
+    pub agent: Option<(u32, u32)>,
+
+    /// With --agent: when the agents' measured phase starts, as wall-clock time (RFC 3339,
+    /// e.g. 2026-11-23T10:00:00Z); the same on every agent
+    #[arg(long, value_name = "TIME", value_parser = parse_start_at, requires = "agent")]
+    pub start_at: Option<StartAt>,
 
     #[command(flatten)]
     pub oltp: OltpArgs,
@@ -445,6 +461,29 @@ impl LoadArgs {
     }
 }
 
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The agents' parts: the --json files of `enginebench run --agent K/N`
+    #[arg(required = true, value_name = "PART")]
+    pub parts: Vec<PathBuf>,
+
+    /// Merge even when some agents' parts are missing (the merged load is then short of
+    /// theirs, and says so)
+    #[arg(long)]
+    pub allow_missing: bool,
+
+    /// Write the merged run as JSON to FILE (`-` = stdout; tables then go to stderr)
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
+
+    /// Do not append the merged run to the result store
+    #[arg(long)]
+    pub no_db: bool,
+}
+
 /// Where runs are stored.
 #[derive(Debug, Clone, Args)]
 pub struct StoreArgs {
@@ -592,7 +631,39 @@ pub struct ServerArgs {
     pub client_cpus: Option<CpuList>,
 }
 
+/// `--start-at`: the time, and the text it was given as (the agents' shared key).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StartAt {
+    pub time: std::time::SystemTime,
+    pub text: String,
+}
+
+fn parse_agent(text: &str) -> Result<(u32, u32), String> {
+    crate::plan::AgentShare::parse_position(text)
+}
+
+fn parse_start_at(text: &str) -> Result<StartAt, String> {
+    let time = humantime::parse_rfc3339_weak(text.trim()).map_err(|err| {
+        format!("'{text}' is not an RFC 3339 time ({err}); e.g. 2026-11-23T10:00:00Z, or `date -u -d '+1 min' +%FT%TZ`")
+    })?;
+    Ok(StartAt {
+        time,
+        text: text.trim().to_string(),
+    })
+}
+
 impl RunArgs {
+    /// `--agent` and `--start-at` together, for the plan.
+    pub fn agent_share(&self) -> Option<crate::plan::AgentShare> {
+        let ((index, count), start_at) = (self.agent?, self.start_at.clone()?);
+        Some(crate::plan::AgentShare {
+            index,
+            count,
+            start_at: start_at.time,
+            start_at_text: start_at.text,
+        })
+    }
+
     pub fn report_interval_given(&self) -> bool {
         self.report_interval.is_some()
     }

@@ -44,6 +44,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
         Command::Runs(args) => commands::runs::run(args),
         Command::Export(args) => commands::export::run(args),
         Command::Compare(args) => commands::compare::run(args),
+        Command::Merge(args) => commands::merge::run(args),
         Command::Server { command } => match command {
             ServerCommand::Start(args) => commands::serve::run(&args),
             ServerCommand::Get { name } => commands::serve::get(&name),

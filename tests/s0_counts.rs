@@ -51,6 +51,7 @@ fn reported_counts_equal_the_servers_com_counters() {
                 warmup: None,
                 report_interval: Duration::from_millis(20),
                 rate: None,
+                interval_log: true,
             };
             // Counters are read at the driver's measuring hooks, as the runner does: the
             // mysql crate's own `SELECT @@max_allowed_packet…` at connect time falls outside.
@@ -111,6 +112,23 @@ fn reported_counts_equal_the_servers_com_counters() {
                     0
                 }
             );
+            // The interval log holds every statement the totals hold, interval by
+            // interval, at absolute times from the cell's start.
+            let log =
+                enginebench::measure::interval_log::parse(cell.interval_log.as_ref().unwrap())
+                    .unwrap();
+            let logged = |tag: &str| -> u64 {
+                log.iter()
+                    .filter(|line| line.tag == tag)
+                    .map(|line| line.histogram.len())
+                    .sum()
+            };
+            assert_eq!(logged("ok.select"), count("select"), "{engine} {variant}");
+            assert_eq!(logged("ok.update"), count("update"), "{engine} {variant}");
+            assert_eq!(logged("event"), expected, "{engine} {variant}");
+            assert!(log
+                .iter()
+                .all(|line| line.start_unix_s >= cell.measure_started_unix_s - 0.001));
         }
     }
 }

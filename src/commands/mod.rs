@@ -6,6 +6,7 @@
 pub mod compare;
 pub mod export;
 pub mod list;
+pub mod merge;
 pub mod prepare;
 pub mod report;
 pub mod run;

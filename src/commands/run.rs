@@ -12,6 +12,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
     let plan = plan_study(&args.study, &choices(&args))?;
     let server = resolve_server(&args.server)?;
     check_caps(&plan, &server)?;
+    if let Some(agent) = &plan.agent {
+        if server.dsn.is_none() {
+            anyhow::bail!(
+                "--agent {}/{}: agents load one server together, so name it with --dsn (reachable from every agent's host); to try agents on one machine, `enginebench server start` runs a throwaway server to point them at",
+                agent.index,
+                agent.count
+            );
+        }
+    }
     if args.dry_run {
         out!("{}", plan.describe());
         return Ok(Finished::Success);
@@ -73,5 +82,6 @@ fn choices(args: &RunArgs) -> Choices {
         query_timeout: args.query_timeout,
         oltp: args.oltp.options(),
         servers: args.servers.clone(),
+        agent: args.agent_share(),
     }
 }

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use crate::interrupt;
+use crate::measure::interval_log;
 pub use crate::measure::{CellObserver, IntervalMeasurement, Progress, ProgressOnly};
 use crate::measure::{IntervalHistograms, LatencySummary, QueryHistograms, QueryRecorder};
 pub use crate::scenario::Arrivals;
@@ -76,6 +77,9 @@ pub struct CellConfig {
     pub report_interval: Duration,
     /// None: closed loop, each worker starts its next event when the last one ends.
     pub rate: Option<RateSpec>,
+    /// Keep every interval's histograms as an HdrHistogram interval log (an agent's part,
+    /// for `merge` to add exactly).
+    pub interval_log: bool,
 }
 
 #[derive(Debug, Error)]
@@ -141,6 +145,10 @@ pub struct CellMeasurement {
     pub event_service: Histogram<u64>,
     pub per_worker: Vec<WorkerFigures>,
     pub rate: Option<RateOutcome>,
+    /// When the measured phase began, in seconds since the epoch (this machine's clock).
+    pub measure_started_unix_s: f64,
+    /// Every interval's histograms, one tag per query kind (with `CellConfig::interval_log`).
+    pub interval_log: Option<String>,
 }
 
 const PHASE_SETUP: u8 = 0;
@@ -237,7 +245,9 @@ pub fn run_cell(
         rate: config.rate,
     };
 
-    let (reports, measure_started, mut intervals) = std::thread::scope(|scope| {
+    // Why the observer held the cell back before any load, if it did.
+    let mut held_back: Option<String> = None;
+    let (reports, measure_started, intervals) = std::thread::scope(|scope| {
         let handles: Vec<_> = recorders
             .into_iter()
             .enumerate()
@@ -266,6 +276,12 @@ pub fn run_cell(
         while shared.ready.load(Ordering::Acquire) < threads {
             std::thread::sleep(Duration::from_millis(1));
         }
+        if !shared.abort.load(Ordering::Acquire) {
+            if let Err(message) = observer.workers_ready() {
+                held_back = Some(message);
+                shared.abort.store(true, Ordering::Release);
+            }
+        }
         if let Some(warmup) = config.warmup.filter(|w| !w.is_zero()) {
             shared.set_phase(PHASE_WARMUP);
             let until = Instant::now() + warmup;
@@ -278,9 +294,14 @@ pub fn run_cell(
         }
         observer.measuring_started();
         let measure_started = Instant::now();
+        let clock = MeasureClock {
+            started: measure_started,
+            started_unix_s: interval_log::unix_now_s(),
+            log: config.interval_log.then(String::new),
+        };
         shared.set_phase(PHASE_MEASURE);
 
-        let intervals = coordinate(&shared, &mut histograms, config, measure_started, observer);
+        let intervals = coordinate(&shared, &mut histograms, config, clock, observer);
         observer.measuring_finished();
 
         let reports: Vec<Result<WorkerReport, String>> = handles
@@ -293,6 +314,7 @@ pub fn run_cell(
             .collect();
         (reports, measure_started, intervals)
     });
+    let (mut intervals, mut clock) = intervals;
 
     // Recorders were dropped with their workers: this collects everything left. The
     // closing interval is always recorded (even if empty) so that interval records line up
@@ -301,6 +323,7 @@ pub fn run_cell(
     let start_s = intervals.last().map_or(0.0, |i| i.end_s);
     let last_end_s = measure_started.elapsed().as_secs_f64().max(start_s);
     intervals.push(interval_record(&kinds, &last, start_s, last_end_s));
+    clock.log_interval(&kinds, &last, start_s, last_end_s);
 
     let mut errors_by_code: BTreeMap<(usize, u16), u64> = BTreeMap::new();
     let mut failed_events = 0;
@@ -337,7 +360,7 @@ pub fn run_cell(
         .map(|c| c.0.load(Ordering::Relaxed))
         .sum();
     let wall = last_finish.duration_since(measure_started);
-    let outcome = match failure {
+    let outcome = match failure.or(held_back) {
         Some(message) => CellOutcome::Failed(message),
         None if interrupt::requested() => CellOutcome::Interrupted,
         None => CellOutcome::Completed,
@@ -383,7 +406,45 @@ pub fn run_cell(
         },
         per_worker,
         rate,
+        measure_started_unix_s: clock.started_unix_s,
+        interval_log: clock.log.map(|lines| {
+            interval_log::header(
+                "enginebench interval log: one tag per query kind (ok.KIND, failed.KIND), event, event.service; µs",
+                clock.started_unix_s,
+            ) + &lines
+        }),
     })
+}
+
+/// When the measured phase began, on the monotonic clock and the wall clock, and the
+/// interval log being written (if asked for).
+struct MeasureClock {
+    started: Instant,
+    started_unix_s: f64,
+    log: Option<String>,
+}
+
+impl MeasureClock {
+    /// Appends an interval's histograms to the log, at absolute times.
+    fn log_interval(
+        &mut self,
+        kinds: &[String],
+        interval: &IntervalHistograms,
+        start_s: f64,
+        end_s: f64,
+    ) {
+        let Some(log) = &mut self.log else {
+            return;
+        };
+        let mut tagged: Vec<(String, &Histogram<u64>)> = Vec::new();
+        for (index, kind) in kinds.iter().enumerate() {
+            tagged.push((interval_log::ok_tag(kind), &interval.ok[index]));
+            tagged.push((interval_log::failed_tag(kind), &interval.err[index]));
+        }
+        tagged.push((interval_log::EVENT_TAG.into(), &interval.event));
+        tagged.push((interval_log::SERVICE_TAG.into(), &interval.service));
+        interval_log::append(log, self.started_unix_s + start_s, end_s - start_s, &tagged);
+    }
 }
 
 /// The coordinator's loop while workers measure: progress ticks and interval records.
@@ -391,9 +452,10 @@ fn coordinate(
     shared: &Shared,
     histograms: &mut QueryHistograms,
     config: &CellConfig,
-    measure_started: Instant,
+    mut clock: MeasureClock,
     observer: &mut dyn CellObserver,
-) -> Vec<IntervalMeasurement> {
+) -> (Vec<IntervalMeasurement>, MeasureClock) {
+    let measure_started = clock.started;
     let threads = config.threads as usize;
     let tick = Duration::from_millis(100).min(config.report_interval);
     let events_expected = match (config.stop.events_per_thread, config.stop.events_total) {
@@ -425,6 +487,7 @@ fn coordinate(
                 start_s,
                 elapsed.as_secs_f64(),
             ));
+            clock.log_interval(&histograms.kinds, &interval, start_s, elapsed.as_secs_f64());
             closed = intervals.last();
             while next_interval <= elapsed {
                 next_interval += config.report_interval;
@@ -438,7 +501,7 @@ fn coordinate(
             interval: closed,
         });
     }
-    intervals
+    (intervals, clock)
 }
 
 fn interval_record(
@@ -713,6 +776,7 @@ mod tests {
             warmup: None,
             report_interval: Duration::from_millis(50),
             rate: None,
+            interval_log: true,
         }
     }
 

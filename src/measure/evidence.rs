@@ -106,6 +106,10 @@ pub struct StatementEvidence {
     /// the optimiser may pick another plan for other values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan_share: Option<f64>,
+    /// How many parameter sets were explained (the share's denominator). EXPLAIN of an
+    /// UPDATE or DELETE counts in the server's `Com_update`/`Com_delete`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_samples: Option<u32>,
     /// Why there is no plan (EXPLAIN refused the statement), if there is none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan_error: Option<String>,
@@ -152,10 +156,11 @@ pub fn gather(conn: &mut mysql::Conn, statements: &[StatementSample]) -> Vec<Sta
                 return evidence;
             }
             match usual_plan(conn, sample) {
-                Ok((mut plan, share)) => {
+                Ok((mut plan, share, samples)) => {
                     index_types.fill(conn, &mut plan);
                     evidence.plan = Some(plan);
                     evidence.plan_share = Some(share);
+                    evidence.plan_samples = Some(samples);
                 }
                 Err(message) => evidence.plan_error = Some(message),
             }
@@ -199,7 +204,7 @@ fn first_word(sql: &str) -> String {
 fn usual_plan(
     conn: &mut mysql::Conn,
     sample: &StatementSample,
-) -> Result<(StatementPlan, f64), String> {
+) -> Result<(StatementPlan, f64, u32), String> {
     let sets: Vec<Vec<mysql::Value>> = if sample.params.is_empty() {
         vec![Vec::new()]
     } else {
@@ -220,7 +225,7 @@ fn usual_plan(
         .into_iter()
         .max_by_key(|(_, count)| *count)
         .expect("at least one parameter set");
-    Ok((plan, count as f64 / sets.len() as f64))
+    Ok((plan, count as f64 / sets.len() as f64, sets.len() as u32))
 }
 
 fn explain(

@@ -88,6 +88,8 @@ pub struct IntervalHistograms {
     pub ok: Vec<Histogram<u64>>,
     pub err: Vec<Histogram<u64>>,
     pub event: Histogram<u64>,
+    /// Whole events' service time (their latency in a closed loop).
+    pub service: Histogram<u64>,
 }
 
 impl QueryHistograms {
@@ -133,8 +135,8 @@ impl QueryHistograms {
             ok: self.kinds.iter().map(|_| new_histogram()).collect(),
             err: self.kinds.iter().map(|_| new_histogram()).collect(),
             event: new_histogram(),
+            service: new_histogram(),
         };
-        let mut service = new_histogram();
         let mut answered = 0;
         loop {
             let hand_over = match self.receiver.try_recv() {
@@ -159,7 +161,7 @@ impl QueryHistograms {
                 .chain(&hand_over.err)
                 .chain(&hand_over.event);
             let into = (interval.ok.iter_mut().chain(&mut interval.err))
-                .chain([&mut interval.event, &mut service]);
+                .chain([&mut interval.event, &mut interval.service]);
             for (into, part) in into.zip(parts) {
                 if let Some(part) = part {
                     merge(into, part);
@@ -168,7 +170,8 @@ impl QueryHistograms {
         }
         let totals = (self.total_ok.iter_mut().chain(&mut self.total_err))
             .chain([&mut self.total_event, &mut self.total_event_service]);
-        let parts = (interval.ok.iter().chain(&interval.err)).chain([&interval.event, &service]);
+        let parts =
+            (interval.ok.iter().chain(&interval.err)).chain([&interval.event, &interval.service]);
         for (total, part) in totals.zip(parts) {
             merge(total, part);
         }

@@ -7,6 +7,7 @@ mod environment;
 pub mod evidence;
 mod footprint;
 mod histogram;
+pub mod interval_log;
 mod observer;
 mod process;
 mod sampler;

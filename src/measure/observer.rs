@@ -21,6 +21,11 @@ pub struct IntervalMeasurement {
 /// measured phase (after every worker has connected, prepared and warmed up; after every
 /// worker has stopped), so server counters taken there match the recorded statements.
 pub trait CellObserver {
+    /// Every worker has connected and prepared; nothing has run yet. An error stops the
+    /// cell before any load (it is the cell's failure message).
+    fn workers_ready(&mut self) -> Result<(), String> {
+        Ok(())
+    }
     fn measuring_started(&mut self) {}
     fn progress(&mut self, _progress: &Progress) {}
     fn measuring_finished(&mut self) {}

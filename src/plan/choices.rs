@@ -43,6 +43,8 @@ pub struct Choices {
     pub oltp: OltpOptions,
     /// `--servers`: server builds to run the whole study on, side by side.
     pub servers: Vec<String>,
+    /// `--agent K/N --start-at TIME`: this process's share of a run from several hosts.
+    pub agent: Option<super::AgentShare>,
 }
 
 /// The plan for the study named on the command line: a built-in scenario, a scenario file,
@@ -56,7 +58,11 @@ pub fn plan_study(name: &str, choices: &Choices) -> anyhow::Result<Plan> {
             );
         }
     }
-    Ok(Plan::on_servers(study(name, choices)?, &choices.servers))
+    let plan = Plan::on_servers(study(name, choices)?, &choices.servers);
+    match &choices.agent {
+        Some(agent) => plan.for_agent(agent.clone()),
+        None => Ok(plan),
+    }
 }
 
 /// The study `name` names, with the command line's choices applied.

@@ -6,9 +6,11 @@
 //! across engines (A B A B …, not A A A B B B), so drift on a noisy machine does not favour
 //! one side. The plan must not know servers, connections or records of runs.
 
+mod agents;
 mod choices;
 mod study;
 
+pub use agents::{preparing_only, AgentShare};
 pub use choices::{plan_prepare_sbtest, plan_study, Choices};
 pub use study::{OltpParams, PrepareParams, ScenarioParams, Study};
 
@@ -69,6 +71,8 @@ pub struct Plan {
     /// build of `--servers`. Empty: the one server the run starts with.
     pub profiles: Vec<Profile>,
     pub steps: Vec<Step>,
+    /// `--agent K/N`: this process runs its share of every cell beside other agents.
+    pub agent: Option<AgentShare>,
 }
 
 impl Plan {
@@ -120,6 +124,7 @@ impl Plan {
             study,
             profiles,
             steps,
+            agent: None,
         }
     }
 
@@ -314,7 +319,62 @@ mod tests {
             query_timeout: None,
             oltp: crate::scenario::oltp::OltpOptions::default(),
             servers: Vec::new(),
+            agent: None,
         }
+    }
+
+    #[test]
+    fn an_agent_runs_its_share_of_every_cell_and_refuses_cells_it_cannot_share() {
+        let agent = |index| AgentShare {
+            index,
+            count: 2,
+            start_at: std::time::SystemTime::UNIX_EPOCH,
+            start_at_text: "2026-11-23T10:00:00Z".into(),
+        };
+        let whole = plan_study(
+            "s0",
+            &Choices {
+                threads: vec![2, 5],
+                ..choices()
+            },
+        )
+        .unwrap();
+        let first = plan_study(
+            "s0",
+            &Choices {
+                threads: vec![2, 5],
+                agent: Some(agent(1)),
+                ..choices()
+            },
+        )
+        .unwrap();
+        let second = plan_study(
+            "s0",
+            &Choices {
+                threads: vec![2, 5],
+                agent: Some(agent(2)),
+                ..choices()
+            },
+        )
+        .unwrap();
+        assert_eq!(first.steps.len(), whole.steps.len());
+        for ((a, b), w) in first.cells().zip(second.cells()).zip(whole.cells()) {
+            assert_eq!(a.threads + b.threads, w.threads);
+            assert_eq!((a.phase, a.engine, a.repeat), (w.phase, w.engine, w.repeat));
+        }
+        let err = plan_study(
+            "s0",
+            &Choices {
+                threads: vec![1, 5],
+                agent: Some(agent(1)),
+                ..choices()
+            },
+        )
+        .unwrap_err();
+        assert!(
+            format!("{err}").contains("1 thread(s), which 2 agents cannot share"),
+            "{err}"
+        );
     }
 
     fn cell(phase: usize, engine: Engine, threads: u32, repeat: u32) -> Step {

@@ -20,9 +20,14 @@ use crate::view::{distinct, Group, GroupKind, Phase, PhaseKind, Setup, View};
 /// All tables of a run, shaped by what kind of study it was.
 pub fn tables(view: &View, style: TableStyle) -> String {
     match view.record.kind {
-        StudyKind::Scenario => scenario_tables(view, style),
+        StudyKind::Scenario => {
+            let mut out = scenario_tables(view, style);
+            out.push_str(&agents_section(view, style));
+            out
+        }
         StudyKind::Sysbench => {
             let mut out = sysbench_tables(view, style);
+            out.push_str(&agents_section(view, style));
             out.push_str(&warnings_section(view));
             out
         }
@@ -33,6 +38,92 @@ pub fn tables(view: &View, style: TableStyle) -> String {
             out
         }
     }
+}
+
+/// A run from several client hosts: an agent's part says what it is; a merged run shows
+/// each agent's share per cell and what the merge found (late starts, clock offsets).
+fn agents_section(view: &View, style: TableStyle) -> String {
+    let mut out = String::new();
+    if let Some(agent) = &view.record.agent {
+        let _ = writeln!(
+            out,
+            "This is agent {} of {}'s part of run {} (each cell at this agent's share of the threads): merge all parts with `enginebench merge PART...`\n",
+            agent.index, agent.count, agent.run_key
+        );
+    }
+    let Some(merged) = &view.record.merged else {
+        return out;
+    };
+    let _ = writeln!(
+        out,
+        "Merged from {} of {} agents (run {}): histograms added per cell and interval, events summed",
+        merged.parts.len(),
+        merged.agent_count,
+        merged.run_key
+    );
+    let mut table = new_table(style);
+    table.set_header(vec![
+        "agent",
+        "part",
+        "status",
+        "events",
+        "failed",
+        "late start ms",
+        "clock offset ms",
+    ]);
+    for part in &merged.parts {
+        table.add_row(vec![
+            right(part.agent.to_string()),
+            Cell::new(&part.file),
+            Cell::new(format!("{:?}", part.status).to_lowercase()),
+            right(part.events.to_string()),
+            right(part.failed_events.to_string()),
+            right(
+                part.started_late_ms
+                    .map_or("-".into(), |ms| format!("{ms:.1}")),
+            ),
+            right(
+                part.clock_offset_ms
+                    .map_or("-".into(), |ms| format!("{ms:+.1}")),
+            ),
+        ]);
+    }
+    let _ = writeln!(out, "{table}");
+    // Each agent's events per second in every cell: a straggler shows as a column.
+    let agents: Vec<u32> = merged.parts.iter().map(|p| p.agent).collect();
+    let mut per_cell = new_table(style);
+    let mut header = vec!["cell".to_string(), "threads".into(), "merged ev/s".into()];
+    header.extend(agents.iter().map(|a| format!("agent {a} ev/s")));
+    per_cell.set_header(header);
+    for cell in &view.record.cells {
+        let mut row = vec![
+            Cell::new(format!(
+                "{} {} repeat {}",
+                cell.variant, cell.engine, cell.repeat
+            )),
+            right(cell.threads.to_string()),
+            right(format!("{:.0}", cell.events_per_s)),
+        ];
+        for agent in &agents {
+            row.push(right(
+                cell.agents
+                    .iter()
+                    .find(|a| a.agent == *agent)
+                    .map_or("-".into(), |a| {
+                        format!("{:.0} ({} thr)", a.events_per_s, a.threads)
+                    }),
+            ));
+        }
+        per_cell.add_row(row);
+    }
+    let _ = writeln!(out, "{per_cell}");
+    for warning in &merged.warnings {
+        let _ = writeln!(out, "- {warning}");
+    }
+    if !merged.warnings.is_empty() {
+        out.push('\n');
+    }
+    out
 }
 
 fn plural(n: usize) -> &'static str {

@@ -6,12 +6,14 @@
 //! Owns: the record's shape, its schema version, writing it and reading it back. Must not
 //! know how a report groups, summarises or draws it.
 
+mod merge;
 mod migrate;
 mod read;
 mod record;
 mod store;
 mod writer;
 
+pub use merge::{merge, MergeError, Part, CLOCK_OFFSET_WARNING_MS};
 pub use read::{parse_record, read_record, RecordError};
 pub use record::*;
 pub use store::{Store, StoreError, StoredRun};

@@ -6,13 +6,14 @@
 use anyhow::anyhow;
 use std::time::Instant;
 
+use super::rendezvous::Rendezvous;
 use super::RunOutput;
 use crate::console::note;
 use crate::engine::Engine;
 use crate::interrupt;
 use crate::measure::EnvironmentRecord;
 use crate::plan::{Plan, Step};
-use crate::results::{ProfileRecord, RunRecord, StepRecord};
+use crate::results::{AgentRecord, ProfileRecord, RunRecord, StepRecord};
 use crate::server::caps::ResourceCaps;
 use crate::server::{ConnectionSpec, ServerArgsResolved, ServerError, ServerRecord};
 use crate::target::{self, Replacement, Target, Workspace};
@@ -37,6 +38,8 @@ pub struct Bench<'a> {
     /// steps are skipped and their cells recorded as not offered.
     pub not_offered: Vec<Engine>,
     pub server_version: String,
+    /// `--agent K/N`: where this agent meets the others on the server.
+    pub rendezvous: Option<Rendezvous>,
 }
 
 impl<'a> Bench<'a> {
@@ -52,9 +55,40 @@ impl<'a> Bench<'a> {
         let (target, server_record, probe) = open_target(plan, server, &engines)?;
         let workspace = Workspace::new(&server.database, target.is_private(), server.force);
         let mut probe = probe;
-        workspace.check_database(&mut probe, target.admin_spec().label(), &|t| {
-            plan.study.reusable_table(t)
-        })?;
+        // Agents other than the first work in the first one's tables: theirs to check.
+        if plan.agent.as_ref().is_none_or(|agent| agent.prepares()) {
+            workspace.check_database(&mut probe, target.admin_spec().label(), &|t| {
+                plan.study.reusable_table(t)
+            })?;
+        }
+        let rendezvous = match &plan.agent {
+            Some(agent) => {
+                note(&format!(
+                    "agent {}/{}: joining run {} on the server; {}",
+                    agent.index,
+                    agent.count,
+                    agent.run_key(plan.study.name()),
+                    if agent.prepares() {
+                        "this agent prepares the tables"
+                    } else {
+                        "agent 1 prepares the tables"
+                    }
+                ));
+                record.agent = Some(AgentRecord {
+                    index: agent.index,
+                    count: agent.count,
+                    start_at: agent.start_at_text.clone(),
+                    run_key: agent.run_key(plan.study.name()),
+                    started_late_ms: None,
+                });
+                Some(Rendezvous::join(
+                    &target.admin_spec(),
+                    agent,
+                    plan.study.name(),
+                )?)
+            }
+            None => None,
+        };
         record.server = Some(server_record);
         record.environment = Some(EnvironmentRecord::probe(target.datadir().as_deref()));
         output.save(record)?;
@@ -75,6 +109,7 @@ impl<'a> Bench<'a> {
             output,
             setup: Vec::new(),
             not_offered: Vec::new(),
+            rendezvous,
         })
     }
 

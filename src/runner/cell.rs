@@ -7,12 +7,13 @@ use std::time::Duration;
 
 use super::bench::Bench;
 use super::progress::CellProgress;
+use super::rendezvous::Rendezvous;
 use crate::console::note;
 use crate::driver::workloads::{FileWorkload, OltpWorkload};
 use crate::driver::{
     run_cell, CellConfig, CellMeasurement, CellOutcome, RateSpec, StopCondition, Workload,
 };
-use crate::measure::{evidence, new_histogram, CounterSampler};
+use crate::measure::{evidence, new_histogram, CellObserver, CounterSampler};
 use crate::plan::{CellStep, Plan, Study};
 use crate::results::{CellKey, CellRecord, EvidenceRecord, OutcomeRecord};
 use crate::scenario::file::Phase;
@@ -20,10 +21,17 @@ use crate::scenario::file::Phase;
 /// Measures one cell and records it; returns whether the server died during it (the
 /// runner then goes on on a fresh server).
 pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Result<bool> {
+    // Agents draw different random values (the same seed would make them issue the same
+    // statements in lockstep).
+    let agent_offset = plan
+        .agent
+        .as_ref()
+        .map_or(0, |agent| u64::from(agent.index - 1) << 32);
     let seed = plan
         .study
         .seed()
-        .wrapping_add(bench.record.cells.len() as u64);
+        .wrapping_add(bench.record.cells.len() as u64)
+        .wrapping_add(agent_offset);
     let (workload, config) = workload(plan, bench, cell, seed, bench.output.report_interval);
     let key = cell_key(plan, bench, cell);
     let expected = match (config.stop.events_per_thread, config.stop.events_total) {
@@ -38,8 +46,29 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
     let server_pid = bench.target.server_pid();
     let show_progress = |update: &crate::measure::Progress| progress.update(update);
     let mut sampler = CounterSampler::new(&mut bench.probe, server_pid, &show_progress);
-    let measured = run_cell(workload.as_ref(), &config, &mut sampler)?;
+    let mut started_late_ms = None;
+    let measured = match &mut bench.rendezvous {
+        Some(rendezvous) => {
+            let mut observer = AgentsStartTogether {
+                inner: &mut sampler,
+                rendezvous,
+                label: plan.cell_label(cell),
+                started_late_ms: &mut started_late_ms,
+            };
+            run_cell(workload.as_ref(), &config, &mut observer)?
+        }
+        None => run_cell(workload.as_ref(), &config, &mut sampler)?,
+    };
     let counters = sampler.into_counters();
+    if let (Some(late), Some(agent)) = (started_late_ms, bench.record.agent.as_mut()) {
+        agent.started_late_ms = Some(late);
+        if late > 50.0 {
+            note(&format!(
+                "agent {}/{}: the measured phase began {late:.0} ms after --start-at {} (the agents were not all ready by then)",
+                agent.index, agent.count, agent.start_at
+            ));
+        }
+    }
     // A failed cell or a lost probe may mean the server died.
     let crash = if measured.outcome != CellOutcome::Completed || counters.is_err() {
         (!bench.target.is_alive()).then(|| {
@@ -95,11 +124,48 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
     if let Some(message) = &crash {
         note(message);
     }
-    if completed {
+    // Agent 1 gathers the evidence (once is enough, and the others are not to be slowed).
+    let gathers = plan.agent.as_ref().is_none_or(|agent| agent.prepares());
+    if completed && gathers {
         gather_evidence(plan, bench, cell, &key, workload.as_ref());
     }
     bench.save()?;
     Ok(crash.is_some())
+}
+
+/// An agent's cell: once its workers are connected, it meets the other agents and all
+/// start together (the first cell at `--start-at`); the counters are sampled as always.
+struct AgentsStartTogether<'a, 'b> {
+    inner: &'a mut CounterSampler<'b>,
+    rendezvous: &'a mut Rendezvous,
+    label: String,
+    started_late_ms: &'a mut Option<f64>,
+}
+
+impl CellObserver for AgentsStartTogether<'_, '_> {
+    fn workers_ready(&mut self) -> Result<(), String> {
+        self.rendezvous
+            .meet_next(&format!("the start of {}", self.label))
+            .map_err(|err| format!("{err:#}"))?;
+        if !self.rendezvous.started {
+            self.rendezvous.started = true;
+            *self.started_late_ms = Some(
+                self.rendezvous
+                    .wait_for_start()
+                    .map_err(|err| format!("{err:#}"))?,
+            );
+        }
+        Ok(())
+    }
+    fn measuring_started(&mut self) {
+        self.inner.measuring_started()
+    }
+    fn progress(&mut self, progress: &crate::measure::Progress) {
+        self.inner.progress(progress)
+    }
+    fn measuring_finished(&mut self) {
+        self.inner.measuring_finished()
+    }
 }
 
 /// How many parameter sets each statement's evidence is measured over.
@@ -163,6 +229,8 @@ pub fn not_offered(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::R
         event_service: new_histogram(),
         per_worker: Vec::new(),
         rate: None,
+        measure_started_unix_s: 0.0,
+        interval_log: None,
     };
     let mut record = CellRecord::from_measurement(
         bench.record.cells.len(),
@@ -235,6 +303,7 @@ fn workload(
                 warmup: *warmup,
                 report_interval,
                 rate: None,
+                interval_log: plan.agent.is_some(),
             };
             (Box::new(workload), config)
         }
@@ -259,6 +328,7 @@ fn workload(
                     events_per_s,
                     arrivals: params.arrivals,
                 }),
+                interval_log: plan.agent.is_some(),
             };
             (Box::new(workload), config)
         }

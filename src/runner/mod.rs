@@ -9,6 +9,7 @@ mod bench;
 mod cell;
 mod phases;
 mod progress;
+mod rendezvous;
 mod tables;
 
 use crate::console::note;
@@ -77,7 +78,21 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
     let result = (|| -> anyhow::Result<()> {
         let mut bench = Bench::open(plan, server, output, &mut record)?;
         let result = walk(plan, &mut bench);
-        bench.clean_up();
+        let rendezvous = bench.rendezvous.take();
+        if let Some(mut rendezvous) = rendezvous {
+            // The others stop at their next meeting instead of waiting for this agent.
+            match &result {
+                Err(err) => rendezvous.fail(&format!("{err:#}")),
+                Ok(()) if interrupt::requested() => rendezvous.fail("interrupted"),
+                Ok(()) => {}
+            }
+            if rendezvous.agent.prepares() {
+                bench.clean_up();
+            }
+            rendezvous.leave();
+        } else {
+            bench.clean_up();
+        }
         result
         // The bench, and with it the target, drops here: a throwaway server is stopped and
         // removed.
@@ -99,9 +114,21 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
 /// replaced and set up again (`recover`); the step's failure is in the record.
 fn walk(plan: &Plan, bench: &mut Bench) -> anyhow::Result<()> {
     let mut load_failures = 0;
-    for step in &plan.steps {
+    for (position, step) in plan.steps.iter().enumerate() {
         if interrupt::requested() {
             break;
+        }
+        // Agents meet before every step: agent 1's tables are ready before anyone
+        // measures, and only agent 1 creates or changes them.
+        if let Some(rendezvous) = &mut bench.rendezvous {
+            let what = match step {
+                Step::Cell(cell) => plan.cell_label(cell),
+                other => plan.study.describe_step(other),
+            };
+            rendezvous.meet(2 * position as i64, &what)?;
+            if !rendezvous.agent.prepares() && crate::plan::preparing_only(step) {
+                continue;
+            }
         }
         if step_engine(step).is_some_and(|engine| !bench.offers(engine)) {
             if let Step::Cell(cell) = step {
@@ -157,6 +184,12 @@ fn walk(plan: &Plan, bench: &mut Bench) -> anyhow::Result<()> {
         note(&format!(
             "{load_failures} load(s) failed; their errors are in the results"
         ));
+    }
+    // Agent 1 removes the tables only once every agent is done with them.
+    if let Some(rendezvous) = &mut bench.rendezvous {
+        if !interrupt::requested() {
+            rendezvous.meet(2 * plan.steps.len() as i64, "the end of the run")?;
+        }
     }
     Ok(())
 }

@@ -1,0 +1,44 @@
+//! `enginebench merge PART...`: the parts of a run from several client hosts read, added
+//! into one run (see `results::merge`), stored and printed like any run.
+
+use super::{finish_run, Finished};
+use crate::cli::{MergeArgs, OutputFormat};
+use crate::console::note;
+use crate::results::{self, Part, ResultFile, Store};
+use crate::runner::RunOutput;
+
+pub fn run(args: MergeArgs) -> anyhow::Result<Finished> {
+    let mut parts = Vec::with_capacity(args.parts.len());
+    for path in &args.parts {
+        parts.push(Part {
+            file: path.display().to_string(),
+            record: results::read_record(path)?,
+        });
+    }
+    let record = results::merge(parts, args.allow_missing)?;
+    let merged = record.merged.as_ref().expect("a merge says what it merged");
+    note(&format!(
+        "merged {} part(s) of run {} ({} agents)",
+        merged.parts.len(),
+        merged.run_key,
+        merged.agent_count
+    ));
+    for warning in &merged.warnings {
+        note(&format!("warning: {warning}"));
+    }
+    let output = RunOutput {
+        results: ResultFile::from_arg(args.json.as_deref()),
+        store: if args.no_db {
+            None
+        } else {
+            Some(Store::open(&args.store.db)?)
+        },
+        report_interval: std::time::Duration::from_secs(1),
+        print_intervals: false,
+    };
+    output.save(&record)?;
+    let saved = output.results.finish(&record);
+    let finished = finish_run(Ok(record), &output, OutputFormat::Text, 95.0)?;
+    saved?;
+    Ok(finished)
+}
