@@ -310,6 +310,48 @@ fn two_agents_load_one_server_and_merge_exactly() {
         .sum();
     assert!(interval_count >= slow.len());
 
+    // An agent that fails stops the others at their next meeting (instead of leaving them
+    // waiting), and the merge names it: here agent 1 refuses a database holding a table
+    // it did not create.
+    root.query_drop("CREATE DATABASE IF NOT EXISTS enginebench")
+        .unwrap();
+    root.query_drop("CREATE TABLE enginebench.not_ours (id INT)")
+        .unwrap();
+    let start_at =
+        humantime::format_rfc3339_seconds(SystemTime::now() + Duration::from_secs(3)).to_string();
+    let outputs: Vec<std::process::Output> = (1..=2)
+        .map(|k| {
+            agent(
+                &tmp,
+                server.port(),
+                &format!("{k}/2"),
+                &start_at,
+                &parts[k - 1],
+            )
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|child| child.wait_with_output().unwrap())
+        .collect();
+    let stderr_of = |k: usize| String::from_utf8_lossy(&outputs[k - 1].stderr).to_string();
+    assert!(!outputs[0].status.success());
+    assert!(stderr_of(1).contains("not_ours"), "{}", stderr_of(1));
+    assert!(!outputs[1].status.success());
+    assert!(
+        stderr_of(2).contains("agent 1/2 stopped") && stderr_of(2).contains("not_ours"),
+        "{}",
+        stderr_of(2)
+    );
+    let output = merge_cli(&tmp, &[&parts[0], &parts[1]], None);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("warning: agent 1 failed"), "{stderr}");
+    let left: Vec<String> = root.query("SHOW DATABASES LIKE 'enginebench\\_%'").unwrap();
+    assert!(left.is_empty(), "left on the server: {left:?}");
+
     drop(root);
     drop(server);
     for file in [
@@ -351,5 +393,118 @@ fn an_agent_without_a_shared_server_or_threads_to_share_is_refused() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("is not an RFC 3339 time"), "{stderr}");
+    common::assert_nothing_left(&tmp);
+}
+
+/// The README's ssh recipe, with ssh and scp standing in for themselves on this machine
+/// (two "hosts", both local): agents started, parts copied back, merged.
+#[test]
+fn the_ssh_recipe_runs_agents_and_merges_their_parts() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("agents-ssh");
+    let server = ThrowawayServer::start(&ServerOptions::default()).unwrap();
+    let work = tmp.with_extension("work");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(work.join("remote")).unwrap();
+    let fake_ssh = work.join("ssh");
+    let fake_scp = work.join("scp");
+    std::fs::write(&fake_ssh, "#!/bin/sh\nshift\nexec bash -c \"$*\"\n").unwrap();
+    std::fs::write(&fake_scp, "#!/bin/sh\nexec cp \"${1#*:}\" \"$2\"\n").unwrap();
+    for script in [&fake_ssh, &fake_scp] {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let bin = env!("CARGO_BIN_EXE_enginebench");
+    let output = Command::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scripts/agents-over-ssh.sh"
+    ))
+    .args(["bench@client-a,bench@client-b"])
+    .arg(format!("mysql://root@127.0.0.1:{}", server.port()))
+    .args([
+        "s0",
+        "--rows",
+        "1000",
+        "--threads",
+        "2",
+        "--loops",
+        "20",
+        "--repeat",
+        "1",
+        "--phases",
+        "update",
+        "--engines",
+        "innodb",
+    ])
+    .env("SSH", &fake_ssh)
+    .env("SCP", &fake_scp)
+    .env("OUT", work.join("parts"))
+    .env("REMOTE_DIR", work.join("remote"))
+    .env("LEAD_S", "3")
+    .env("ENGINEBENCH", bin)
+    .env("REMOTE_ENGINEBENCH", bin)
+    .env("TMPDIR", &tmp)
+    .env("ENGINEBENCH_DB", common::store_of(&tmp))
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let merged = read_record(&work.join("parts/merged.json")).unwrap();
+    let info = merged.merged.as_ref().unwrap();
+    assert_eq!(info.parts.len(), 2);
+    assert_eq!(merged.cells[0].events, 2 * 20);
+    assert_eq!(merged.cells[0].threads, 2);
+    drop(server);
+    std::fs::remove_dir_all(&work).unwrap();
+    common::assert_nothing_left(&tmp);
+}
+
+/// The README's Kubernetes recipe: an Indexed Job whose container command, with the
+/// index Kubernetes sets, is a valid agent command line for every pod.
+#[test]
+fn the_kubernetes_recipe_gives_every_pod_its_agent() {
+    let manifest = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/deploy/kubernetes/agents-job.yaml"
+    ))
+    .unwrap();
+    assert!(manifest.contains("completionMode: Indexed"));
+    // The folded block scalar after `- >-`: its lines joined by spaces, as YAML folds them.
+    let mut lines = manifest
+        .lines()
+        .skip_while(|l| !l.trim_end().ends_with("- >-"));
+    let marker = lines.next().expect("the agent's command");
+    let indent = marker.len() - marker.trim_start().len();
+    let command: Vec<&str> = lines
+        .take_while(|l| l.len() - l.trim_start().len() > indent && !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let command = command.join(" ");
+    assert!(command.starts_with("enginebench run "), "{command}");
+    let tmp = common::private_tmpdir("agents-k8s");
+    let dry_run = command.replacen(
+        "enginebench run ",
+        &format!("{} run --dry-run ", env!("CARGO_BIN_EXE_enginebench")),
+        1,
+    );
+    for index in 0..4 {
+        let output = Command::new("sh")
+            .args(["-c", &dry_run])
+            .env("JOB_COMPLETION_INDEX", index.to_string())
+            .env("AGENTS", "4")
+            .env("DSN", "mysql://bench@db.example:3306")
+            .env("START_AT", "2026-11-23T10:00:00Z")
+            .env("TMPDIR", &tmp)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "pod {index}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        // 64 threads over 4 agents.
+        assert!(stdout.contains("threads=16"), "pod {index}: {stdout}");
+    }
     common::assert_nothing_left(&tmp);
 }

@@ -89,6 +89,10 @@ fn agents_section(view: &View, style: TableStyle) -> String {
         ]);
     }
     let _ = writeln!(out, "{table}");
+    let _ = writeln!(
+        out,
+        "Each agent's share of every cell (events per second, threads)"
+    );
     // Each agent's events per second in every cell: a straggler shows as a column.
     let agents: Vec<u32> = merged.parts.iter().map(|p| p.agent).collect();
     let mut per_cell = new_table(style);

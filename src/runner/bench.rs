@@ -55,12 +55,6 @@ impl<'a> Bench<'a> {
         let (target, server_record, probe) = open_target(plan, server, &engines)?;
         let workspace = Workspace::new(&server.database, target.is_private(), server.force);
         let mut probe = probe;
-        // Agents other than the first work in the first one's tables: theirs to check.
-        if plan.agent.as_ref().is_none_or(|agent| agent.prepares()) {
-            workspace.check_database(&mut probe, target.admin_spec().label(), &|t| {
-                plan.study.reusable_table(t)
-            })?;
-        }
         let rendezvous = match &plan.agent {
             Some(agent) => {
                 note(&format!(
@@ -89,6 +83,20 @@ impl<'a> Bench<'a> {
             }
             None => None,
         };
+        let mut rendezvous = rendezvous;
+        // Agents other than the first work in the first one's tables: theirs to check.
+        if plan.agent.as_ref().is_none_or(|agent| agent.prepares()) {
+            let checked = workspace.check_database(&mut probe, target.admin_spec().label(), &|t| {
+                plan.study.reusable_table(t)
+            });
+            if let Err(err) = checked {
+                // The others would wait for tables that never come.
+                if let Some(rendezvous) = &mut rendezvous {
+                    rendezvous.fail(&format!("{err:#}"));
+                }
+                return Err(err);
+            }
+        }
         record.server = Some(server_record);
         record.environment = Some(EnvironmentRecord::probe(target.datadir().as_deref()));
         output.save(record)?;

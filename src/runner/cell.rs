@@ -144,16 +144,22 @@ struct AgentsStartTogether<'a, 'b> {
 
 impl CellObserver for AgentsStartTogether<'_, '_> {
     fn workers_ready(&mut self) -> Result<(), String> {
-        self.rendezvous
-            .meet_next(&format!("the start of {}", self.label))
-            .map_err(|err| format!("{err:#}"))?;
+        let met = self
+            .rendezvous
+            .meet_next(&format!("the start of {}", self.label));
+        match met {
+            // Ctrl-C: the driver stops the cell as interrupted.
+            Err(_) if crate::interrupt::requested() => return Ok(()),
+            Err(err) => return Err(format!("{err:#}")),
+            Ok(()) => {}
+        }
         if !self.rendezvous.started {
             self.rendezvous.started = true;
-            *self.started_late_ms = Some(
-                self.rendezvous
-                    .wait_for_start()
-                    .map_err(|err| format!("{err:#}"))?,
-            );
+            match self.rendezvous.wait_for_start() {
+                Ok(late_ms) => *self.started_late_ms = Some(late_ms),
+                Err(_) if crate::interrupt::requested() => return Ok(()),
+                Err(err) => return Err(format!("{err:#}")),
+            }
         }
         Ok(())
     }

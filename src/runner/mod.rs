@@ -125,7 +125,12 @@ fn walk(plan: &Plan, bench: &mut Bench) -> anyhow::Result<()> {
                 Step::Cell(cell) => plan.cell_label(cell),
                 other => plan.study.describe_step(other),
             };
-            rendezvous.meet(2 * position as i64, &what)?;
+            if let Err(err) = rendezvous.meet(2 * position as i64, &what) {
+                if interrupt::requested() {
+                    break;
+                }
+                return Err(err);
+            }
             if !rendezvous.agent.prepares() && crate::plan::preparing_only(step) {
                 continue;
             }
@@ -187,8 +192,10 @@ fn walk(plan: &Plan, bench: &mut Bench) -> anyhow::Result<()> {
     }
     // Agent 1 removes the tables only once every agent is done with them.
     if let Some(rendezvous) = &mut bench.rendezvous {
-        if !interrupt::requested() {
-            rendezvous.meet(2 * plan.steps.len() as i64, "the end of the run")?;
+        if let Err(err) = rendezvous.meet(2 * plan.steps.len() as i64, "the end of the run") {
+            if !interrupt::requested() {
+                return Err(err);
+            }
         }
     }
     Ok(())

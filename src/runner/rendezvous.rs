@@ -101,12 +101,17 @@ impl Rendezvous {
         let started = Instant::now();
         let mut last_note = Instant::now();
         loop {
-            let rows: Vec<(i64, u32, String)> = self.conn.exec(
-                format!(
-                    "SELECT point, agent, detail FROM {DATABASE}.rendezvous WHERE run_key = ? AND point IN (?, ?)"
-                ),
-                (&self.key, point, FAILED),
-            )?;
+            let rows: Vec<(i64, u32, String)> = self
+                .conn
+                .exec(
+                    format!(
+                        "SELECT point, agent, detail FROM {DATABASE}.rendezvous WHERE run_key = ? AND point IN (?, ?)"
+                    ),
+                    (&self.key, point, FAILED),
+                )
+                .map_err(|err| {
+                    anyhow!("cannot read the agents' rendezvous ({DATABASE}.rendezvous) on the server: {err}")
+                })?;
             if let Some((_, agent, detail)) = rows
                 .iter()
                 .find(|(p, agent, _)| *p == FAILED && *agent != self.agent.index)
@@ -172,17 +177,17 @@ impl Rendezvous {
     /// no run uses it.
     pub fn leave(mut self) {
         let _ = self.arrive(LEFT, "");
-        let (left, failed): (usize, usize) = match self.conn.exec_first(
-            format!(
-                "SELECT COUNT(DISTINCT CASE WHEN point = ? THEN agent END), COUNT(DISTINCT CASE WHEN point = ? THEN agent END) FROM {DATABASE}.rendezvous WHERE run_key = ?"
-            ),
-            (LEFT, FAILED, &self.key),
-        ) {
-            Ok(Some(counts)) => counts,
-            _ => return,
-        };
-        // A failed agent may not come back to leave: its mark stands for it.
-        if left + failed < self.agent.count as usize && left < self.agent.count as usize {
+        // An agent that failed may never come back to leave: its mark stands for it.
+        let gone: Option<usize> = self
+            .conn
+            .exec_first(
+                format!(
+                    "SELECT COUNT(DISTINCT agent) FROM {DATABASE}.rendezvous WHERE run_key = ? AND point IN (?, ?)"
+                ),
+                (&self.key, LEFT, FAILED),
+            )
+            .unwrap_or(None);
+        if gone.is_none_or(|gone| gone < self.agent.count as usize) {
             return;
         }
         let _ = self.conn.exec_drop(
