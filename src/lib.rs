@@ -2,7 +2,7 @@
 //! servers, with numbers people can trust.
 //!
 //! The pipeline, one module per stage, data flowing one way:
-//! `scenario` → `plan` → `target` (on `server`) → `driver` → `measure` → `results` →
+//! `scenario` (and `capture`, a recorded workload) → `plan` → `target` (on `server`) → `driver` → `measure` → `results` →
 //! `view` → `report`, with `runner` walking a plan's steps and `commands` wiring the stages
 //! for the command line. Leaves every stage may use: `console`, `sqlerror`, `engine`,
 //! `units`, `interrupt`. [`run`] dispatches a parsed command line; tests drive the stages
@@ -10,6 +10,7 @@
 
 #[macro_use]
 pub mod console;
+pub mod capture;
 pub mod cli;
 pub mod commands;
 pub mod driver;

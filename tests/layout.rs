@@ -12,7 +12,7 @@ const LAYERS: &[&[&str]] = &[
     &["server", "interrupt"],
     &["measure"],
     &["load"],
-    &["scenario"],
+    &["scenario", "capture"],
     &["plan"],
     &["target"],
     &["driver"],

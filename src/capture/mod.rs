@@ -1,0 +1,11 @@
+//! Your own workload: capture files (`.ebcap`) — what clients sent a live server and what it
+//! answered, with a snapshot of the data — made by a MySQL-protocol proxy or imported from a
+//! general log, summarised into a scenario file, and read back for replay. Statements are
+//! grouped by digest. This stage sits beside `scenario` (both say what to run); it must not
+//! know plans, drivers or records of runs.
+
+pub mod digest;
+pub mod format;
+
+pub use digest::digest;
+pub use format::{read, Capture, CaptureError, CaptureWriter, Command, CommandKind, Line};
