@@ -30,14 +30,17 @@ pub fn hide_dsn_password() {
     let mut next_is_dsn = false;
     for arg in &args {
         let text = arg.to_string_lossy();
+        // `capture --to` names a server as `--dsn` does.
         let (prefix, value) = if next_is_dsn {
             ("", Some(text.as_ref()))
         } else if let Some(value) = text.strip_prefix("--dsn=") {
             ("--dsn=", Some(value))
+        } else if let Some(value) = text.strip_prefix("--to=") {
+            ("--to=", Some(value))
         } else {
             ("", None)
         };
-        next_is_dsn = text == "--dsn";
+        next_is_dsn = text == "--dsn" || text == "--to";
         match value.and_then(Dsn::split_password) {
             Some((without, secret)) => {
                 cleaned.push(format!("{prefix}{without}").into());
@@ -96,6 +99,13 @@ pub enum Command {
     /// Compare two runs (or two profiles of runs) cell by cell: ratios with confidence
     /// intervals, and a verdict where the difference is significant
     Compare(CompareArgs),
+    /// Capture your own workload: a proxy your application connects to records every
+    /// command with its answer (and a snapshot of the data); or import a general log;
+    /// `capture summarize FILE` turns a capture into a scenario file
+    Capture(Box<CaptureArgs>),
+    /// Replay a capture on throwaway servers (or --dsn), on every engine and build asked
+    /// for: each captured connection at its captured pace, results per statement digest
+    Replay(Box<ReplayArgs>),
     /// Merge the parts of a run from several client hosts (`run --agent K/N --json PART`)
     /// into one run: histograms added interval by interval, events summed, each agent's
     /// figures kept
@@ -458,6 +468,116 @@ impl LoadArgs {
             parallel: self.parallel_load.unwrap_or(base.parallel),
             index_timing: self.index_timing.unwrap_or(base.index_timing),
         }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    #[command(subcommand)]
+    pub action: Option<CaptureAction>,
+
+    /// Where the proxy listens for your application's connections
+    #[arg(long, value_name = "ADDRESS", default_value = "127.0.0.1:4406")]
+    pub listen: String,
+
+    /// The server the proxy relays to (and takes the snapshot from):
+    /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE]
+    #[arg(long, value_parser = Dsn::parse, value_name = "URL")]
+    pub to: Option<Dsn>,
+
+    /// The database the snapshot holds (and replay loads) [default: the URL's]
+    #[arg(long)]
+    pub database: Option<String>,
+
+    /// Do not take a snapshot of the database (replay then needs its tables some other way)
+    #[arg(long)]
+    pub no_snapshot: bool,
+
+    /// Import MariaDB's general log instead of proxying: `table` (mysql.general_log on the
+    /// --to server) or the path of a general log file
+    #[arg(long, value_name = "table|FILE")]
+    pub from_log: Option<String>,
+
+    /// The capture file to write
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CaptureAction {
+    /// Print a scenario file made from a capture: its tables, one event per statement
+    /// digest with its captured weight, parameters fitted to the captured values
+    Summarize {
+        /// The capture file
+        file: PathBuf,
+        /// The scenario's name [default: the file's stem]
+        #[arg(long)]
+        name: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The capture file (`enginebench capture --out FILE`)
+    pub capture: PathBuf,
+
+    /// Engines to replay on: the snapshot's tables are created with each [default: innodb]
+    #[arg(long, value_delimiter = ',')]
+    pub engines: Vec<Engine>,
+
+    /// Replay each build's side by side: system, mariadb-11.8, mysql, tarball directories
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "BUILDS",
+        conflicts_with = "dsn"
+    )]
+    pub servers: Vec<String>,
+
+    /// The captured pace scaled: 1 as captured, 2.5 two and a half times faster, `max` as
+    /// fast as each connection can go
+    #[arg(long, default_value = "1", value_parser = parse_speed)]
+    pub speed: Speed,
+
+    /// Repeats per engine
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+
+    /// Print the plan and exit without starting a server
+    #[arg(long)]
+    pub dry_run: bool,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
+
+    /// Do not append the run to the result store
+    #[arg(long)]
+    pub no_db: bool,
+
+    /// Write the whole run as JSON to FILE (`-` = stdout; tables then go to stderr)
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+/// `--speed`: a factor on the captured pace, or as fast as possible.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Speed {
+    Factor(f64),
+    Max,
+}
+
+fn parse_speed(text: &str) -> Result<Speed, String> {
+    if text == "max" {
+        return Ok(Speed::Max);
+    }
+    match text.parse::<f64>() {
+        Ok(factor) if factor > 0.0 && factor.is_finite() => Ok(Speed::Factor(factor)),
+        _ => Err(format!(
+            "'{text}' is not a speed: a factor above 0 (1, 2.5) or `max`"
+        )),
     }
 }
 

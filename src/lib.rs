@@ -46,6 +46,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
         Command::Export(args) => commands::export::run(args),
         Command::Compare(args) => commands::compare::run(args),
         Command::Merge(args) => commands::merge::run(args),
+        Command::Capture(args) => commands::capture::run(*args),
+        Command::Replay(args) => commands::replay::run(*args),
         Command::Server { command } => match command {
             ServerCommand::Start(args) => commands::serve::run(&args),
             ServerCommand::Get { name } => commands::serve::get(&name),

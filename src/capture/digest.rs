@@ -174,11 +174,29 @@ fn fold_lists(tokens: Vec<String>) -> Vec<String> {
     out
 }
 
+/// Words after which a parenthesis opens a list or a subquery, not a function's arguments.
+const SPACED_BEFORE_PARENTHESIS: [&str; 18] = [
+    "in", "values", "value", "from", "join", "exists", "as", "and", "or", "not", "on", "where",
+    "set", "select", "into", "using", "union", "table",
+];
+
 fn join(tokens: &[String]) -> String {
     let mut out = String::new();
     for (index, token) in tokens.iter().enumerate() {
         let previous = index.checked_sub(1).map(|p| tokens[p].as_str());
-        let glue = matches!(token.as_str(), "," | ")" | ";" | ".")
+        // A function call keeps its parenthesis: count(*), not count (*).
+        let call = (token == "(" || token == "(...)")
+            && previous.is_some_and(|p| {
+                p.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    && !SPACED_BEFORE_PARENTHESIS.contains(&p)
+                    && p != "?"
+            })
+            // `INSERT INTO t (a, b)`: a table's column list, not a call.
+            && !index
+                .checked_sub(2)
+                .is_some_and(|p| matches!(tokens[p].as_str(), "into" | "table" | "join" | "update"));
+        let glue = call
+            || matches!(token.as_str(), "," | ")" | ";" | ".")
             || matches!(previous, Some("(") | Some(".") | None);
         if !glue {
             out.push(' ');
@@ -220,6 +238,15 @@ mod tests {
         );
         assert_eq!(digest("SELECT a-1 FROM t2"), "select a - ? from t2");
         assert_eq!(digest("SELECT 0xFF, x'41'"), "select ?, ?");
+        assert_eq!(digest("select COUNT(*) from t"), "select count(*) from t");
+        assert_eq!(
+            digest("SELECT * FROM t WHERE id IN(1,2)"),
+            digest("select * from t where id in (3, 4, 5)")
+        );
+        assert_eq!(
+            digest("INSERT INTO t (a) SELECT MAX(b) FROM u"),
+            "insert into t (a) select max(b) from u"
+        );
     }
 
     #[test]

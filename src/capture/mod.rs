@@ -6,6 +6,10 @@
 
 pub mod digest;
 pub mod format;
+pub mod protocol;
+pub mod proxy;
+pub mod script;
 
 pub use digest::digest;
 pub use format::{read, Capture, CaptureError, CaptureWriter, Command, CommandKind, Line};
+pub use script::ReplayScript;

@@ -3,11 +3,13 @@
 //! status), reading a saved run by reference, and printing a finished run. Commands may use
 //! every stage; no stage uses a command.
 
+pub mod capture;
 pub mod compare;
 pub mod export;
 pub mod list;
 pub mod merge;
 pub mod prepare;
+pub mod replay;
 pub mod report;
 pub mod run;
 pub mod runs;

@@ -36,6 +36,12 @@ pub trait Workload: Sync {
     fn statement_samples(&self, _count: usize) -> Vec<crate::measure::evidence::StatementSample> {
         Vec::new()
     }
+
+    /// After a cell: per query kind, statements whose answer differed from what was
+    /// expected (a replay's captured answers), with a count and the first one described.
+    fn mismatches(&self) -> Vec<(String, u64, String)> {
+        Vec::new()
+    }
 }
 
 /// One worker's typed state. `event` is one iteration of the closed loop (sysbench's
@@ -47,6 +53,18 @@ pub trait Worker: Send {
     /// sysbench's bulk_insert does in thread_done.
     fn finish(&mut self, _recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
         Ok(())
+    }
+
+    /// A worker with a script of its own (a replayed connection): when its next event is
+    /// due, counted from `measure_started`; latency is then measured from that intended
+    /// start, as in rate mode. None: a closed loop.
+    fn next_start(&mut self, _measure_started: Instant) -> Option<Instant> {
+        None
+    }
+
+    /// Whether the worker's script is over (a replayed connection's last command).
+    fn done(&self) -> bool {
+        false
     }
 }
 
@@ -623,8 +641,32 @@ fn run_worker(
             if shared.abort.load(Ordering::Relaxed) || interrupt::requested() {
                 break;
             }
-            if stop.events_per_thread.is_some_and(|limit| done >= limit) {
+            if stop.events_per_thread.is_some_and(|limit| done >= limit) || worker.done() {
                 break;
+            }
+            // A scripted worker (a replayed connection) says when its next event is due.
+            let scripted = match &schedule {
+                Some(_) => None,
+                None => worker.next_start(started),
+            };
+            if let Some(next) = scripted {
+                if deadline.is_some_and(|deadline| next >= deadline) {
+                    break;
+                }
+                // Idle gaps may be long: sleep in slices, handing intervals over and
+                // watching for Ctrl-C.
+                let mut stopped = false;
+                while Instant::now() < next {
+                    if shared.abort.load(Ordering::Relaxed) || interrupt::requested() {
+                        stopped = true;
+                        break;
+                    }
+                    std::thread::sleep((next - Instant::now()).min(Duration::from_millis(50)));
+                    recorder.end_of_event();
+                }
+                if stopped {
+                    break;
+                }
             }
             if let Some(schedule) = &schedule {
                 // Sleep until the intended start, unless that is past the deadline.
@@ -654,14 +696,26 @@ fn run_worker(
                     }
                     schedule.next
                 }
-                None => event_started,
+                None => match scripted {
+                    Some(next) => {
+                        let lag = event_started.saturating_duration_since(next);
+                        report.max_lag_us = report.max_lag_us.max(lag.as_micros() as u64);
+                        if lag > Duration::from_millis(1) {
+                            report.late_events += 1;
+                        }
+                        next
+                    }
+                    None => event_started,
+                },
             };
             let result = worker.event(&mut recorder);
             let ended = Instant::now();
             let service_us = ended.duration_since(event_started).as_micros() as u64;
             report.figures.busy_us += service_us;
             match result {
-                Ok(()) if schedule.is_none() => recorder.record_closed_loop_event(service_us),
+                Ok(()) if schedule.is_none() && scripted.is_none() => {
+                    recorder.record_closed_loop_event(service_us)
+                }
                 Ok(()) => recorder.record_event(
                     ended.duration_since(intended).as_micros() as u64,
                     service_us,

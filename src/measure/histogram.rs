@@ -273,6 +273,20 @@ impl QueryRecorder {
 }
 
 impl QueryRecorder {
+    /// Records one failed statement's latency and error number (for workloads that time
+    /// statements themselves, as a replay does from the intended start).
+    pub fn record_err(&mut self, kind_index: usize, latency_us: u64, code: Option<u16>) {
+        if self.discard {
+            return;
+        }
+        if self.err[kind_index].record(latency_us).is_err() {
+            self.overflows += 1;
+        }
+        if let Some(code) = code {
+            *self.errors_by_code.entry((kind_index, code)).or_insert(0) += 1;
+        }
+    }
+
     /// Records one whole event of a closed loop, where latency and service time are the
     /// same figure: recorded once (the cell copies it as the service histogram), which
     /// spares each event a write into a second histogram.

@@ -87,6 +87,53 @@ fn study(name: &str, choices: &Choices) -> anyhow::Result<Study> {
     );
 }
 
+/// `enginebench replay`'s plan: the capture read (refused when it holds nothing to
+/// replay), its snapshot loaded and replayed on each engine (and build), every repeat from
+/// the snapshot again.
+pub fn plan_replay(
+    file: &std::path::Path,
+    engines: Vec<Engine>,
+    servers: &[String],
+    speed: Option<f64>,
+    repeat: u32,
+) -> anyhow::Result<Plan> {
+    let capture = crate::capture::read(file)?;
+    let script = crate::capture::ReplayScript::of(&capture);
+    if script.connections.is_empty() {
+        bail!(
+            "{} holds no command to replay ({} command(s) captured, none a query, prepared statement, USE or ping of a connection that logged in): capture while your application runs",
+            file.display(),
+            capture.commands.len()
+        );
+    }
+    for server in servers {
+        if !crate::server::builds::could_be_build(server) {
+            bail!(
+                "--servers {server}: no such server build (system, {}, a directory unpacked from a tarball, or a binary; see `enginebench server list`)",
+                crate::server::builds::known_names().join(", ")
+            );
+        }
+    }
+    let database = capture.header().database.clone();
+    let engines = if engines.is_empty() {
+        vec![Engine::InnoDb]
+    } else {
+        engines
+    };
+    Ok(Plan::on_servers(
+        Study::Replay(super::ReplayParams {
+            file: file.display().to_string(),
+            engines,
+            speed,
+            repeat,
+            database,
+            capture: std::sync::Arc::new(capture),
+            script: std::sync::Arc::new(script),
+        }),
+        servers,
+    ))
+}
+
 /// `enginebench prepare sbtest`'s plan.
 pub fn plan_prepare_sbtest(
     tables: u32,

@@ -11,8 +11,8 @@ mod choices;
 mod study;
 
 pub use agents::{preparing_only, AgentShare};
-pub use choices::{plan_prepare_sbtest, plan_study, Choices};
-pub use study::{OltpParams, PrepareParams, ScenarioParams, Study};
+pub use choices::{plan_prepare_sbtest, plan_replay, plan_study, Choices};
+pub use study::{OltpParams, PrepareParams, ReplayParams, ScenarioParams, Study, REPLAY_STUDY};
 
 use std::fmt::Write;
 use std::time::Duration;
@@ -46,6 +46,8 @@ pub enum Step {
     Cell(CellStep),
     /// The tables' disk footprint once the phases are done.
     Footprints,
+    /// A replay's snapshot loaded afresh into one engine's tables.
+    LoadSnapshot { engine: Engine },
 }
 
 /// One measured cell: a phase on one engine at one thread count, one repeat of it.

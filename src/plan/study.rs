@@ -15,6 +15,9 @@ use crate::scenario::oltp::{OltpKind, OltpOptions};
 use crate::scenario::Arrivals;
 use crate::scenario::{sbtest, StatementClass, TableSet};
 
+/// The name a replay's record carries.
+pub const REPLAY_STUDY: &str = "replay";
+
 /// What runs.
 #[derive(Debug, Clone)]
 pub enum Study {
@@ -29,6 +32,25 @@ pub enum Study {
     Sysbench(OltpParams),
     /// `enginebench prepare sbtest`: sysbench's tables, filled and left in place.
     PrepareSbtest(PrepareParams),
+    /// A captured workload replayed on each engine, from its snapshot.
+    Replay(ReplayParams),
+}
+
+/// A replay's capture and choices; the choices are kept in the record.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReplayParams {
+    /// The capture file, as named on the command line.
+    pub file: String,
+    pub engines: Vec<Engine>,
+    /// A factor on the captured pace; None: as fast as each connection can go.
+    pub speed: Option<f64>,
+    pub repeat: u32,
+    /// The database the snapshot is loaded into (the captured one).
+    pub database: Option<String>,
+    #[serde(skip)]
+    pub capture: std::sync::Arc<crate::capture::Capture>,
+    #[serde(skip)]
+    pub script: std::sync::Arc<crate::capture::ReplayScript>,
 }
 
 /// A scenario file's run, with what the command line changed; kept in the record.
@@ -89,6 +111,7 @@ impl Study {
             Study::Scenario { scenario, .. } => &scenario.name,
             Study::Sysbench(params) => params.workload.name(),
             Study::PrepareSbtest(_) => sbtest::PREPARE_STUDY,
+            Study::Replay(_) => REPLAY_STUDY,
         }
     }
 
@@ -98,6 +121,17 @@ impl Study {
             Study::Scenario { scenario, .. } => scenario.title.clone(),
             Study::Sysbench(params) => params.workload.title(),
             Study::PrepareSbtest(_) => sbtest::PREPARE_TITLE.into(),
+            Study::Replay(params) => format!(
+                "{} replayed: {} connection(s), {} command(s), {}",
+                params.file,
+                params.script.connections.len(),
+                params.script.commands(),
+                params
+                    .speed
+                    .map_or("as fast as possible".to_string(), |s| format!(
+                        "at {s}× the captured pace"
+                    ))
+            ),
         }
     }
 
@@ -117,6 +151,7 @@ impl Study {
             Study::Scenario { params, .. } => params.engines.clone(),
             Study::Sysbench(params) => params.engines.clone(),
             Study::PrepareSbtest(params) => vec![params.engine],
+            Study::Replay(params) => params.engines.clone(),
         }
     }
 
@@ -125,6 +160,7 @@ impl Study {
             Study::Scenario { params, .. } => params.seed,
             Study::Sysbench(params) => params.seed,
             Study::PrepareSbtest(params) => params.seed,
+            Study::Replay(_) => 0,
         }
     }
 
@@ -134,6 +170,7 @@ impl Study {
             Study::Scenario { params, .. } => params.load_plan,
             Study::Sysbench(params) => params.load_plan,
             Study::PrepareSbtest(params) => params.load_plan,
+            Study::Replay(_) => LoadPlan::fastest(),
         }
     }
 
@@ -141,7 +178,7 @@ impl Study {
         match self {
             Study::Scenario { params, .. } => params.query_timeout,
             Study::Sysbench(params) => params.query_timeout,
-            Study::PrepareSbtest(_) => None,
+            Study::PrepareSbtest(_) | Study::Replay(_) => None,
         }
     }
 
@@ -159,6 +196,7 @@ impl Study {
             Study::Scenario { params, .. } => serde_json::to_value(params),
             Study::Sysbench(params) => serde_json::to_value(params),
             Study::PrepareSbtest(params) => serde_json::to_value(params),
+            Study::Replay(params) => serde_json::to_value(params),
         };
         match value {
             Ok(serde_json::Value::Object(map)) => map.into_iter().collect(),
@@ -176,6 +214,15 @@ impl Study {
                     .collect()
             }
             Study::PrepareSbtest(_) => BTreeMap::new(),
+            Study::Replay(params) => params
+                .script
+                .kinds
+                .iter()
+                .map(|kind| {
+                    let sql = kind.strip_prefix("prepare: ").unwrap_or(kind);
+                    (kind.clone(), StatementClass::of_sql(sql))
+                })
+                .collect(),
         }
     }
 
@@ -201,7 +248,7 @@ impl Study {
     /// Tables on an external server the study may use though the run did not create them.
     pub fn reusable_table(&self, name: &str) -> bool {
         match self {
-            Study::Scenario { .. } => false,
+            Study::Scenario { .. } | Study::Replay(_) => false,
             // Tables prepared earlier (by sysbench or `enginebench prepare`) are the input.
             Study::Sysbench(_) | Study::PrepareSbtest(_) => sbtest::is_table(name),
         }
@@ -237,6 +284,15 @@ impl Study {
                 warmup: None,
                 count: None,
             },
+            Study::Replay(params) => CellLength {
+                time: None,
+                warmup: None,
+                count: Some(format!(
+                    "{} captured command(s) over {} connection(s)",
+                    params.script.commands(),
+                    params.script.connections.len()
+                )),
+            },
         }
     }
 
@@ -255,6 +311,8 @@ impl Study {
             Study::PrepareSbtest(params) => {
                 sbtest::table_set(params.tables, params.table_size, engine, params.seed, false)
             }
+            // The snapshot is loaded by its own step.
+            Study::Replay(_) => TableSet::default(),
         }
     }
 
@@ -265,6 +323,13 @@ impl Study {
 
     /// The database `engine`'s tables live in, given the run's `--database`.
     pub fn database_for(&self, engine: Engine, database: &str) -> String {
+        if let Study::Replay(params) = self {
+            // The captured statements name the captured database.
+            return params
+                .database
+                .clone()
+                .unwrap_or_else(|| database.to_string());
+        }
         if self.tables(engine).per_engine_database {
             // Each engine's tables live in a database of their own, so the scenario's SQL
             // names tables plainly.
@@ -322,6 +387,20 @@ impl Study {
             Study::PrepareSbtest(params) => vec![Step::PrepareTables {
                 engine: Some(params.engine),
             }],
+            Study::Replay(params) => {
+                // Every repeat starts from the snapshot: the replay's writes change it.
+                let threads = [params.script.connections.len().max(1) as u32];
+                let mut steps = Vec::new();
+                for cell in run_phase_cells(0, &threads, &params.engines, params.repeat, 0) {
+                    if let Step::Cell(cell_step) = &cell {
+                        steps.push(Step::LoadSnapshot {
+                            engine: cell_step.engine,
+                        });
+                    }
+                    steps.push(cell);
+                }
+                steps
+            }
         }
     }
 
@@ -344,6 +423,18 @@ impl Study {
             (Study::PrepareSbtest(params), Step::PrepareTables { .. }) => format!(
                 "prepare {} table(s) of {} rows on {} (left in place)",
                 params.tables, params.table_size, params.engine
+            ),
+            (Study::Replay(params), Step::LoadSnapshot { engine }) => format!(
+                "load the snapshot ({} table(s), {} row(s)) into {} with ENGINE={}",
+                params.capture.tables.len(),
+                params
+                    .capture
+                    .rows
+                    .iter()
+                    .map(|r| r.rows.len())
+                    .sum::<usize>(),
+                params.database.as_deref().unwrap_or("the run's database"),
+                engine.sql_name()
             ),
             (_, step) => format!("{step:?}"),
         }
@@ -454,6 +545,7 @@ fn describe_scenario_step(scenario: &Scenario, step: &Step) -> String {
             )
         }
         Step::Footprints => "measure each table's disk footprint".to_string(),
+        Step::LoadSnapshot { .. } => unreachable!("scenarios load no snapshot"),
         Step::EmptyTables { engine } => format!("empty the tables on {engine}"),
         Step::Cell(_) | Step::StartProfile { .. } => {
             unreachable!("cells and profiles are described by the plan")

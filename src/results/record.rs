@@ -29,6 +29,9 @@ pub enum StudyKind {
     Sysbench,
     /// `enginebench prepare sbtest`: tables filled for later runs, nothing measured.
     Prepare,
+    /// `enginebench replay`: a captured workload replayed, its query kinds statement
+    /// digests.
+    Replay,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -93,10 +96,50 @@ pub struct RunRecord {
     /// `--agent K/N`: this record is one agent's part of a run from several client hosts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentRecord>,
+    /// A replay: what the capture held, per query kind, to compare the replay against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<ReplayRecord>,
     /// A run merged from agents' parts (`enginebench merge`): which parts, and each
     /// agent's figures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<MergedRecord>,
+}
+
+/// What a replayed capture held.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ReplayRecord {
+    pub file: String,
+    /// Where the capture came from (the proxy's addresses, a general log).
+    pub source: String,
+    /// `VERSION()` of the captured server.
+    pub server_version: Option<String>,
+    pub connections: usize,
+    pub commands: usize,
+    /// From the first replayed command's start to the last one's end, as captured.
+    pub captured_s: f64,
+    /// A factor on the captured pace; None: as fast as possible.
+    pub speed: Option<f64>,
+    /// Per query kind (statement digest), what the capture saw.
+    pub captured: Vec<CapturedKindRecord>,
+    /// What reading the capture warned about (cut short, not closed).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CapturedKindRecord {
+    pub name: String,
+    pub count: u64,
+    pub errors: u64,
+    pub rows: u64,
+}
+
+/// Replayed statements of one query kind whose answer differed from the captured one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct MismatchRecord {
+    pub name: String,
+    pub count: u64,
+    /// The first one: what was captured and what the replay got.
+    pub example: String,
 }
 
 /// One agent's part of a run from several client hosts.
@@ -251,6 +294,7 @@ impl RunRecord {
             footprints: Vec::new(),
             statement_evidence: Vec::new(),
             agent: None,
+            replay: None,
             merged: None,
         }
     }
@@ -372,6 +416,10 @@ pub struct CellRecord {
     /// A merged run: each agent's share of this cell.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub agents: Vec<AgentCellRecord>,
+    /// A replay: statements whose answer (rows, changed rows, error) differed from the
+    /// captured one, per query kind.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mismatches: Vec<MismatchRecord>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema)]
@@ -528,6 +576,7 @@ impl CellRecord {
                 .then_some(measured.measure_started_unix_s),
             interval_log: measured.interval_log.clone(),
             agents: Vec::new(),
+            mismatches: Vec::new(),
         }
     }
 }

@@ -40,6 +40,8 @@ pub struct Bench<'a> {
     pub server_version: String,
     /// `--agent K/N`: where this agent meets the others on the server.
     pub rendezvous: Option<Rendezvous>,
+    /// A replay's engines whose snapshot could not be loaded, with the reason.
+    pub unreplayable: Vec<(Engine, String)>,
 }
 
 impl<'a> Bench<'a> {
@@ -118,6 +120,7 @@ impl<'a> Bench<'a> {
             setup: Vec::new(),
             not_offered: Vec::new(),
             rendezvous,
+            unreplayable: Vec::new(),
         })
     }
 

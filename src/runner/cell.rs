@@ -9,18 +9,23 @@ use super::bench::Bench;
 use super::progress::CellProgress;
 use super::rendezvous::Rendezvous;
 use crate::console::note;
-use crate::driver::workloads::{FileWorkload, OltpWorkload};
+use crate::driver::workloads::{FileWorkload, OltpWorkload, ReplayWorkload};
 use crate::driver::{
     run_cell, CellConfig, CellMeasurement, CellOutcome, RateSpec, StopCondition, Workload,
 };
 use crate::measure::{evidence, new_histogram, CellObserver, CounterSampler};
 use crate::plan::{CellStep, Plan, Study};
-use crate::results::{CellKey, CellRecord, EvidenceRecord, OutcomeRecord};
+use crate::results::{CellKey, CellRecord, EvidenceRecord, MismatchRecord, OutcomeRecord};
 use crate::scenario::file::Phase;
 
 /// Measures one cell and records it; returns whether the server died during it (the
 /// runner then goes on on a fresh server).
 pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Result<bool> {
+    if let Some((_, why)) = bench.unreplayable.iter().find(|(e, _)| *e == cell.engine) {
+        let message = format!("the capture cannot be replayed on {}: {why}", cell.engine);
+        failed_before_start(plan, bench, cell, message)?;
+        return Ok(false);
+    }
     // Agents draw different random values (the same seed would make them issue the same
     // statements in lockstep).
     let agent_offset = plan
@@ -119,6 +124,15 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
         CellOutcome::Interrupted => "interrupted".into(),
         CellOutcome::Failed(message) => format!("failed: {message}"),
     });
+    record.mismatches = workload
+        .mismatches()
+        .into_iter()
+        .map(|(name, count, example)| MismatchRecord {
+            name,
+            count,
+            example,
+        })
+        .collect();
     let completed = record.outcome == OutcomeRecord::Completed;
     bench.record.cells.push(record);
     if let Some(message) = &crash {
@@ -220,9 +234,30 @@ fn gather_evidence(
 /// A cell on an engine the current server build does not offer: recorded as such, so
 /// tables show "not offered" where its figures would be.
 pub fn not_offered(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Result<()> {
+    let message = format!("{} is not offered by {}", cell.engine, bench.server_version);
+    unrun(plan, bench, cell, message, OutcomeRecord::NotOffered)
+}
+
+/// A cell that cannot start (a replay whose snapshot this engine cannot hold): recorded as
+/// failed with the reason.
+fn failed_before_start(
+    plan: &Plan,
+    bench: &mut Bench,
+    cell: &CellStep,
+    message: String,
+) -> anyhow::Result<()> {
+    unrun(plan, bench, cell, message, OutcomeRecord::Failed)
+}
+
+fn unrun(
+    plan: &Plan,
+    bench: &mut Bench,
+    cell: &CellStep,
+    message: String,
+    outcome: OutcomeRecord,
+) -> anyhow::Result<()> {
     let (_, config) = workload(plan, bench, cell, 0, bench.output.report_interval);
     let key = cell_key(plan, bench, cell);
-    let message = format!("{} is not offered by {}", cell.engine, bench.server_version);
     let measured = CellMeasurement {
         outcome: CellOutcome::Failed(message.clone()),
         wall: Duration::ZERO,
@@ -245,7 +280,7 @@ pub fn not_offered(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::R
         &measured,
         Default::default(),
     );
-    record.outcome = OutcomeRecord::NotOffered;
+    record.outcome = outcome;
     note(&format!("{}: {message}", plan.cell_label(cell)));
     bench.record.cells.push(record);
     bench.save()
@@ -334,6 +369,25 @@ fn workload(
                     events_per_s,
                     arrivals: params.arrivals,
                 }),
+                interval_log: plan.agent.is_some(),
+            };
+            (Box::new(workload), config)
+        }
+        Study::Replay(params) => {
+            let workload = ReplayWorkload::new(
+                params.capture.clone(),
+                params.script.clone(),
+                spec,
+                database,
+                params.speed,
+            );
+            let config = CellConfig {
+                threads: cell.threads,
+                // Each connection ends with its script.
+                stop: StopCondition::default(),
+                warmup: None,
+                report_interval,
+                rate: None,
                 interval_log: plan.agent.is_some(),
             };
             (Box::new(workload), config)

@@ -10,6 +10,7 @@ mod cell;
 mod phases;
 mod progress;
 mod rendezvous;
+mod replay;
 mod tables;
 
 use crate::console::note;
@@ -63,6 +64,7 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
         Study::Scenario { .. } => StudyKind::Scenario,
         Study::Sysbench(_) => StudyKind::Sysbench,
         Study::PrepareSbtest(_) => StudyKind::Prepare,
+        Study::Replay(_) => StudyKind::Replay,
     };
     let mut record = RunRecord::new(
         kind,
@@ -71,6 +73,7 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
         plan.study.parameters(),
     );
     record.statement_classes = plan.study.statement_classes();
+    record.replay = replay::replay_record(plan);
     record.environment = Some(EnvironmentRecord::probe(None));
     if let Err(err) = output.save(&record) {
         return Err((err, Box::new(record)));
@@ -178,6 +181,10 @@ fn walk(plan: &Plan, bench: &mut Bench) -> anyhow::Result<()> {
                 tables::footprints(plan, bench)?;
                 false
             }
+            Step::LoadSnapshot { engine } => {
+                replay::load_snapshot(plan, bench, *engine)?;
+                false
+            }
         };
         bench.done(step);
         if server_died {
@@ -208,7 +215,8 @@ fn step_engine(step: &Step) -> Option<crate::engine::Engine> {
         Step::EmptyTables { engine }
         | Step::Ddl { engine, .. }
         | Step::Load { engine, .. }
-        | Step::Sequence { engine, .. } => Some(*engine),
+        | Step::Sequence { engine, .. }
+        | Step::LoadSnapshot { engine } => Some(*engine),
         Step::Cell(cell) => Some(cell.engine),
         Step::StartProfile { .. } | Step::ColdRestart | Step::Footprints => None,
     }

@@ -48,6 +48,7 @@ impl StatementClass {
 }
 
 /// The tables a study needs on one engine, and how to treat what a server already holds.
+#[derive(Default)]
 pub struct TableSet {
     /// The database they live in: the run's `--database`, or a database of each engine's
     /// own, `<database>_<engine>`, made afresh.

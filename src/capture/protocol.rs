@@ -1,0 +1,467 @@
+//! Reading the MySQL client/server protocol as it passes through the capture proxy: packets
+//! framed out of a byte stream, the commands a client sends (with prepared statements'
+//! parameters decoded), and what the server answers (OK, error, result sets with their
+//! rows, several results for several statements). Packet and value types come from
+//! `mysql_common`; this module only follows the conversation's states. It must not know
+//! sockets, files or replay.
+
+use mysql_common::constants::{CapabilityFlags, ColumnFlags, ColumnType, StatusFlags};
+use mysql_common::io::ParseBuf;
+use mysql_common::packets::StmtPacket;
+use mysql_common::value::{BinValue, ValueDeserializer};
+
+use super::format::{CommandKind, Response, Value};
+
+/// Splits a byte stream into packets: (sequence id, payload). Packets of 16 MiB and more
+/// arrive in parts; their payloads are joined.
+#[derive(Default)]
+pub struct Framer {
+    buffer: Vec<u8>,
+    partial: Vec<u8>,
+}
+
+impl Framer {
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.buffer.extend_from_slice(bytes);
+    }
+
+    /// The next whole packet, if the stream holds one.
+    pub fn next_packet(&mut self) -> Option<(u8, Vec<u8>)> {
+        loop {
+            if self.buffer.len() < 4 {
+                return None;
+            }
+            let length = usize::from(self.buffer[0])
+                | usize::from(self.buffer[1]) << 8
+                | usize::from(self.buffer[2]) << 16;
+            if self.buffer.len() < 4 + length {
+                return None;
+            }
+            let sequence = self.buffer[3];
+            self.partial.extend_from_slice(&self.buffer[4..4 + length]);
+            self.buffer.drain(..4 + length);
+            if length < 0xFF_FFFF {
+                return Some((sequence, std::mem::take(&mut self.partial)));
+            }
+        }
+    }
+}
+
+/// A command read from the client, before its answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientCommand {
+    pub kind: CommandKind,
+    pub sql: Option<String>,
+    pub statement: Option<u32>,
+    pub params: Vec<Value>,
+    pub database: Option<String>,
+    /// Whether the server answers it (COM_STMT_CLOSE and COM_QUIT get no answer).
+    pub answered: bool,
+    /// The answer is one packet that is neither OK nor a result set (COM_STATISTICS).
+    pub one_packet_answer: bool,
+}
+
+/// What the proxy knows of a prepared statement, to decode its executions.
+#[derive(Debug, Clone, Default)]
+pub struct PreparedInfo {
+    pub sql: String,
+    pub params: u16,
+    /// The parameter types the client last sent (it may send them once only).
+    pub types: Vec<(ColumnType, ColumnFlags)>,
+}
+
+/// Why the proxy cannot follow a connection.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unsupported {
+    Tls,
+    Compression,
+}
+
+impl Unsupported {
+    /// An ERR packet (sequence `sequence`) telling the client why, and what to do.
+    pub fn error_packet(&self, sequence: u8) -> Vec<u8> {
+        let message = match self {
+            Unsupported::Tls => "enginebench capture records plain connections only: connect without TLS (mariadb --ssl=0, mysql --ssl-mode=DISABLED, or your driver's sslmode=disable) through the capture proxy",
+            Unsupported::Compression => "enginebench capture cannot read compressed connections: connect without compression through the capture proxy",
+        };
+        let mut payload = vec![0xFF];
+        payload.extend_from_slice(&1105u16.to_le_bytes());
+        payload.extend_from_slice(b"#HY000");
+        payload.extend_from_slice(message.as_bytes());
+        let mut packet = Vec::with_capacity(payload.len() + 4);
+        let length = payload.len() as u32;
+        packet.extend_from_slice(&length.to_le_bytes()[..3]);
+        packet.push(sequence);
+        packet.extend_from_slice(&payload);
+        packet
+    }
+}
+
+/// The server's greeting: its capabilities.
+pub fn server_capabilities(greeting: &[u8]) -> Option<CapabilityFlags> {
+    let packet: mysql_common::packets::HandshakePacket<'_> = ParseBuf(greeting).parse(()).ok()?;
+    Some(packet.capabilities())
+}
+
+/// The client's answer to the greeting: refused (TLS, compression), or its capabilities
+/// and the database it names.
+pub fn client_handshake(response: &[u8]) -> Result<(CapabilityFlags, Option<String>), Unsupported> {
+    let raw = response
+        .get(..4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .unwrap_or(0);
+    let capabilities = CapabilityFlags::from_bits_truncate(raw);
+    if capabilities.contains(CapabilityFlags::CLIENT_SSL) {
+        return Err(Unsupported::Tls);
+    }
+    if capabilities.contains(CapabilityFlags::CLIENT_COMPRESS) {
+        return Err(Unsupported::Compression);
+    }
+    let database = ParseBuf(response)
+        .parse::<mysql_common::packets::HandshakeResponse<'_>>(())
+        .ok()
+        .and_then(|parsed| {
+            parsed
+                .db_name()
+                .map(|name| String::from_utf8_lossy(name).into_owned())
+        })
+        .filter(|name| !name.is_empty());
+    Ok((capabilities, database))
+}
+
+/// The command in a client packet (sequence 0) in the command phase.
+pub fn client_command(
+    payload: &[u8],
+    capabilities: CapabilityFlags,
+    prepared: &mut std::collections::HashMap<u32, PreparedInfo>,
+) -> ClientCommand {
+    let mut command = ClientCommand {
+        kind: CommandKind::Other,
+        sql: None,
+        statement: None,
+        params: Vec::new(),
+        database: None,
+        answered: true,
+        one_packet_answer: false,
+    };
+    let Some((&code, body)) = payload.split_first() else {
+        return command;
+    };
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    let statement_id = |body: &[u8]| {
+        body.get(..4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    match code {
+        0x01 => {
+            command.kind = CommandKind::Quit;
+            command.answered = false;
+        }
+        0x02 => {
+            command.kind = CommandKind::InitDb;
+            command.database = Some(text(body));
+        }
+        0x03 => {
+            command.kind = CommandKind::Query;
+            let sql = if capabilities.contains(CapabilityFlags::CLIENT_QUERY_ATTRIBUTES) {
+                // Query attributes come first; without any, two zero counts.
+                let mut buf = ParseBuf(body);
+                let count = buf.eat_lenenc_int();
+                let _sets = buf.eat_lenenc_int();
+                if count == 0 {
+                    buf.0
+                } else {
+                    body
+                }
+            } else {
+                body
+            };
+            command.sql = Some(text(sql));
+        }
+        0x09 => command.one_packet_answer = true,
+        0x0e => command.kind = CommandKind::Ping,
+        0x16 => {
+            command.kind = CommandKind::Prepare;
+            command.sql = Some(text(body));
+        }
+        0x17 => {
+            command.kind = CommandKind::Execute;
+            command.statement = statement_id(body);
+            if let Some(info) = command.statement.and_then(|id| prepared.get_mut(&id)) {
+                command.sql = Some(info.sql.clone());
+                command.params = execute_params(&body[4.min(body.len())..], info);
+            }
+        }
+        0x18 => {
+            // COM_STMT_SEND_LONG_DATA: part of a parameter, no answer.
+            command.statement = statement_id(body);
+            command.answered = false;
+        }
+        0x19 => {
+            command.kind = CommandKind::CloseStatement;
+            command.statement = statement_id(body);
+            command.answered = false;
+            if let Some(id) = command.statement {
+                prepared.remove(&id);
+            }
+        }
+        0x1a => {
+            command.kind = CommandKind::ResetStatement;
+            command.statement = statement_id(body);
+        }
+        _ => {}
+    }
+    command
+}
+
+/// The parameters of a COM_STMT_EXECUTE after its statement id: flags, iteration count,
+/// the NULL bitmap, the types (when the client sends them), the values.
+fn execute_params(body: &[u8], info: &mut PreparedInfo) -> Vec<Value> {
+    let count = usize::from(info.params);
+    if count == 0 {
+        return Vec::new();
+    }
+    let mut buf = ParseBuf(body);
+    let decoded = (|| -> Option<Vec<Value>> {
+        let _flags: u8 = buf.checked_eat_u8()?;
+        let _iterations = buf.checked_eat_u32_le()?;
+        let bitmap = buf.checked_eat((count + 7) / 8)?.to_vec();
+        let bound = buf.checked_eat_u8()?;
+        if bound == 1 {
+            let mut types = Vec::with_capacity(count);
+            for _ in 0..count {
+                let column_type = ColumnType::try_from(buf.checked_eat_u8()?).ok()?;
+                let flags = buf.checked_eat_u8()?;
+                let flags = if flags & 0x80 != 0 {
+                    ColumnFlags::UNSIGNED_FLAG
+                } else {
+                    ColumnFlags::empty()
+                };
+                types.push((column_type, flags));
+            }
+            info.types = types;
+        }
+        if info.types.len() != count {
+            return None;
+        }
+        let mut values = Vec::with_capacity(count);
+        for (index, (column_type, flags)) in info.types.iter().enumerate() {
+            if bitmap[index / 8] & (1 << (index % 8)) != 0 {
+                values.push(Value::Null);
+                continue;
+            }
+            let value: ValueDeserializer<BinValue> = buf.parse((*column_type, *flags)).ok()?;
+            values.push(Value::from_mysql(&value.0));
+        }
+        Some(values)
+    })();
+    decoded.unwrap_or_default()
+}
+
+/// Follows the server's answer to one command, packet by packet.
+#[derive(Debug)]
+pub struct ResponseReader {
+    state: ReadState,
+    kind: CommandKind,
+    one_packet: bool,
+    deprecate_eof: bool,
+    pub response: Response,
+    /// For a prepare: the statement the server made, with its parameter count.
+    pub prepared: Option<(u32, u16)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ReadState {
+    /// The first packet of a (further) result.
+    First,
+    /// Column definitions still to come, then an EOF unless deprecated.
+    Columns {
+        left: u64,
+        then_rows: bool,
+    },
+    /// The EOF after column definitions.
+    ColumnsEof {
+        then_rows: bool,
+    },
+    /// A prepare's parameter definitions, then its column definitions.
+    PrepareParams {
+        left: u64,
+        columns: u64,
+    },
+    /// The EOF after a prepare's parameter definitions.
+    PrepareParamsEof {
+        columns: u64,
+    },
+    Rows,
+    Done,
+}
+
+impl ResponseReader {
+    pub fn new(command: &ClientCommand, capabilities: CapabilityFlags) -> ResponseReader {
+        ResponseReader {
+            state: ReadState::First,
+            kind: command.kind,
+            one_packet: command.one_packet_answer,
+            deprecate_eof: capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF),
+            response: Response::default(),
+            prepared: None,
+        }
+    }
+
+    /// Takes the next packet of the answer; true once the answer is complete.
+    pub fn read(&mut self, payload: &[u8]) -> bool {
+        self.response.bytes += payload.len() as u64 + 4;
+        if self.one_packet {
+            self.state = ReadState::Done;
+            return true;
+        }
+        let first = payload.first().copied().unwrap_or(0);
+        self.state = match self.state {
+            ReadState::Done => ReadState::Done,
+            ReadState::First => match first {
+                0x00 if self.kind == CommandKind::Prepare => {
+                    match ParseBuf(&payload[1..]).parse::<StmtPacket>(()) {
+                        Ok(packet) => {
+                            self.prepared = Some((packet.statement_id(), packet.num_params()));
+                            let (params, columns) = (
+                                u64::from(packet.num_params()),
+                                u64::from(packet.num_columns()),
+                            );
+                            if params > 0 {
+                                ReadState::PrepareParams {
+                                    left: params,
+                                    columns,
+                                }
+                            } else {
+                                columns_or_done(columns)
+                            }
+                        }
+                        Err(_) => ReadState::Done,
+                    }
+                }
+                0x00 => self.after_ok(&payload[1..]),
+                0xFF => {
+                    self.error(payload);
+                    ReadState::Done
+                }
+                // LOCAL INFILE: the client sends the file, then the server's OK or error.
+                0xFB => ReadState::First,
+                _ => {
+                    let columns = ParseBuf(payload).eat_lenenc_int();
+                    if columns == 0 {
+                        ReadState::Done
+                    } else {
+                        ReadState::Columns {
+                            left: columns,
+                            then_rows: true,
+                        }
+                    }
+                }
+            },
+            ReadState::PrepareParams { left, columns } => {
+                if left > 1 {
+                    ReadState::PrepareParams {
+                        left: left - 1,
+                        columns,
+                    }
+                } else if !self.deprecate_eof {
+                    ReadState::PrepareParamsEof { columns }
+                } else {
+                    columns_or_done(columns)
+                }
+            }
+            ReadState::PrepareParamsEof { columns } => columns_or_done(columns),
+            ReadState::Columns { left, then_rows } => {
+                if left > 1 {
+                    ReadState::Columns {
+                        left: left - 1,
+                        then_rows,
+                    }
+                } else if !self.deprecate_eof {
+                    ReadState::ColumnsEof { then_rows }
+                } else if then_rows {
+                    ReadState::Rows
+                } else {
+                    ReadState::Done
+                }
+            }
+            ReadState::ColumnsEof { then_rows } => {
+                if then_rows {
+                    ReadState::Rows
+                } else {
+                    ReadState::Done
+                }
+            }
+            ReadState::Rows => {
+                if first == 0xFE
+                    && payload.len() < 0xFF_FFFF
+                    && (self.deprecate_eof || payload.len() < 9)
+                {
+                    if self.deprecate_eof {
+                        self.after_ok(&payload[1..])
+                    } else {
+                        let status = payload
+                            .get(3..5)
+                            .map_or(0, |s| u16::from_le_bytes([s[0], s[1]]));
+                        self.more_or_done(status)
+                    }
+                } else if first == 0xFF {
+                    self.error(payload);
+                    ReadState::Done
+                } else {
+                    self.response.rows += 1;
+                    ReadState::Rows
+                }
+            }
+        };
+        self.state == ReadState::Done
+    }
+
+    /// An OK packet's body (after its header byte): affected rows, and whether another
+    /// result follows.
+    fn after_ok(&mut self, body: &[u8]) -> ReadState {
+        let mut buf = ParseBuf(body);
+        self.response.affected_rows += buf.eat_lenenc_int();
+        let _insert_id = buf.eat_lenenc_int();
+        let status = buf.checked_eat_u16_le().unwrap_or(0);
+        self.more_or_done(status)
+    }
+
+    fn more_or_done(&self, status: u16) -> ReadState {
+        if StatusFlags::from_bits_truncate(status).contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS)
+        {
+            ReadState::First
+        } else {
+            ReadState::Done
+        }
+    }
+
+    fn error(&mut self, payload: &[u8]) {
+        let code = payload
+            .get(1..3)
+            .map_or(0, |c| u16::from_le_bytes([c[0], c[1]]));
+        // "#" and a five-character SQL state precede the message.
+        let message = payload.get(3..).map(|rest| {
+            let rest = if rest.first() == Some(&b'#') {
+                rest.get(6..).unwrap_or_default()
+            } else {
+                rest
+            };
+            String::from_utf8_lossy(rest).into_owned()
+        });
+        self.response.error = Some(code);
+        self.response.message = message;
+    }
+}
+
+/// A prepare's column definitions, if it has columns.
+fn columns_or_done(columns: u64) -> ReadState {
+    if columns > 0 {
+        ReadState::Columns {
+            left: columns,
+            then_rows: false,
+        }
+    } else {
+        ReadState::Done
+    }
+}

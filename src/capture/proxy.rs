@@ -1,0 +1,459 @@
+//! The capture proxy: applications connect to it instead of the server; it relays every
+//! byte both ways unchanged (the handshake too, so it never needs or sees a password in
+//! clear and stores none) and, beside the relay, follows the conversation to record each
+//! command with its timing and the server's answer. Two threads per connection (one per
+//! direction), one writer thread for the file. The relay never waits for the recording:
+//! bytes are forwarded as soon as they are read, and parsed after. Ctrl-C stops accepting,
+//! closes the connections and the file properly. It must not know how a capture is
+//! replayed.
+
+use std::collections::{HashMap, VecDeque};
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use mysql_common::constants::CapabilityFlags;
+
+use super::format::{Command, CommandKind, End, Line, Response};
+use super::protocol::{self, ClientCommand, Framer, PreparedInfo, ResponseReader};
+use super::CaptureWriter;
+use crate::interrupt;
+
+/// What a capture ended with.
+#[derive(Debug, Clone, Default)]
+pub struct ProxySummary {
+    pub commands: u64,
+    pub connections: u64,
+    pub elapsed: Duration,
+    /// The proxy's own CPU time (all threads), to judge what it adds.
+    pub cpu_us: u64,
+}
+
+/// The clock every command is timed on: µs since the capture's header.
+#[derive(Clone, Copy)]
+struct Clock(Instant);
+
+impl Clock {
+    fn now_us(self) -> i64 {
+        self.0.elapsed().as_micros() as i64
+    }
+}
+
+/// Relays connections accepted on `listener` to `upstream` until Ctrl-C, recording into
+/// `writer` (which already holds the header and snapshot).
+pub fn serve(
+    listener: TcpListener,
+    upstream: String,
+    writer: CaptureWriter,
+    on_connection: &dyn Fn(u64, &str),
+) -> anyhow::Result<ProxySummary> {
+    let clock = Clock(Instant::now());
+    let cpu_at_start = crate::measure::own_cpu_us();
+    let (lines, received) = channel::<Line>();
+    let commands = Arc::new(AtomicU64::new(0));
+    let writer_thread = {
+        let commands = commands.clone();
+        std::thread::Builder::new()
+            .name("capture-writer".into())
+            .spawn(move || write_lines(writer, received, commands))
+            .context("cannot start the capture's writer thread")?
+    };
+    listener
+        .set_nonblocking(true)
+        .context("cannot poll the listening socket")?;
+    let mut sessions: Vec<(std::thread::JoinHandle<()>, Vec<TcpStream>)> = Vec::new();
+    let mut connections = 0u64;
+    while !interrupt::requested() {
+        match listener.accept() {
+            Ok((client, address)) => {
+                connections += 1;
+                on_connection(connections, &address.to_string());
+                let _ = client.set_nonblocking(false);
+                let server = match TcpStream::connect(&upstream) {
+                    Ok(server) => server,
+                    Err(err) => {
+                        crate::console::note(&format!(
+                            "connection {connections}: cannot reach the server at {upstream}: {err}"
+                        ));
+                        continue;
+                    }
+                };
+                let _ = client.set_nodelay(true);
+                let _ = server.set_nodelay(true);
+                let handles = [client.try_clone(), server.try_clone()];
+                let lines = lines.clone();
+                let connection = connections;
+                let session = std::thread::Builder::new()
+                    .name(format!("capture-{connection}"))
+                    .spawn(move || relay(connection, client, server, clock, lines))
+                    .context("cannot start a relay thread")?;
+                sessions.push((session, handles.into_iter().flatten().collect()));
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(20));
+                sessions.retain(|(session, _)| !session.is_finished());
+            }
+            Err(err) => return Err(err).context("accepting a connection"),
+        }
+    }
+    // Ctrl-C: close every connection, so relays end and their last commands are written.
+    for (_, sockets) in &sessions {
+        for socket in sockets {
+            let _ = socket.shutdown(Shutdown::Both);
+        }
+    }
+    for (session, _) in sessions {
+        let _ = session.join();
+    }
+    let elapsed = clock.0.elapsed();
+    let total = commands.load(Ordering::Relaxed);
+    let _ = lines.send(Line::End(End {
+        commands: total,
+        connections,
+        duration_us: elapsed.as_micros() as i64,
+    }));
+    drop(lines);
+    let written = writer_thread
+        .join()
+        .map_err(|_| anyhow::anyhow!("the capture's writer thread panicked"))?;
+    written?;
+    Ok(ProxySummary {
+        commands: commands.load(Ordering::Relaxed),
+        connections,
+        elapsed,
+        cpu_us: crate::measure::own_cpu_us().saturating_sub(cpu_at_start),
+    })
+}
+
+/// Writes lines as they come; flushes when none are waiting (so a crash loses at most what
+/// was in flight) and at the end.
+fn write_lines(
+    mut writer: CaptureWriter,
+    received: Receiver<Line>,
+    commands: Arc<AtomicU64>,
+) -> anyhow::Result<()> {
+    let mut last_flush = Instant::now();
+    loop {
+        match received.recv_timeout(Duration::from_millis(100)) {
+            Ok(line) => {
+                if matches!(line, Line::Command(_)) {
+                    commands.fetch_add(1, Ordering::Relaxed);
+                }
+                let end = matches!(line, Line::End(_));
+                writer.write(&line)?;
+                if end {
+                    writer.flush()?;
+                    return Ok(());
+                }
+                if last_flush.elapsed() > Duration::from_millis(100) {
+                    writer.flush()?;
+                    last_flush = Instant::now();
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                writer.flush()?;
+                last_flush = Instant::now();
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                writer.flush()?;
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// A connection's state, shared by its two directions.
+struct Session {
+    phase: Phase,
+    /// What the server offered and the client asked for: the protocol follows both.
+    server_capabilities: Option<CapabilityFlags>,
+    client_capabilities: Option<CapabilityFlags>,
+    database: Option<String>,
+    /// Commands sent and not yet answered, oldest first.
+    pending: VecDeque<Pending>,
+    prepared: HashMap<u32, PreparedInfo>,
+}
+
+impl Session {
+    fn capabilities(&self) -> CapabilityFlags {
+        self.server_capabilities.unwrap_or(CapabilityFlags::all())
+            & self.client_capabilities.unwrap_or(CapabilityFlags::all())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Phase {
+    /// Before the client's answer to the greeting.
+    Greeting,
+    /// Authentication, until the server's OK or error.
+    Authentication,
+    Commands,
+    /// The proxy cannot follow (TLS, compression): relaying stopped.
+    Closed,
+}
+
+struct Pending {
+    command: ClientCommand,
+    start_us: i64,
+    reader: ResponseReader,
+}
+
+fn relay(connection: u64, client: TcpStream, server: TcpStream, clock: Clock, lines: Sender<Line>) {
+    let session = Arc::new(Mutex::new(Session {
+        phase: Phase::Greeting,
+        server_capabilities: None,
+        client_capabilities: None,
+        database: None,
+        pending: VecDeque::new(),
+        prepared: HashMap::new(),
+    }));
+    let (Ok(client_reader), Ok(server_writer), Ok(server_reader), Ok(client_writer)) = (
+        client.try_clone(),
+        server.try_clone(),
+        server.try_clone(),
+        client.try_clone(),
+    ) else {
+        return;
+    };
+    let upward = {
+        let session = session.clone();
+        let lines = lines.clone();
+        std::thread::spawn(move || {
+            client_to_server(
+                connection,
+                client_reader,
+                server_writer,
+                &session,
+                clock,
+                &lines,
+            )
+        })
+    };
+    server_to_client(
+        connection,
+        server_reader,
+        client_writer,
+        &session,
+        clock,
+        &lines,
+    );
+    let _ = upward.join();
+    let _ = client.shutdown(Shutdown::Both);
+    let _ = server.shutdown(Shutdown::Both);
+}
+
+fn emit(
+    lines: &Sender<Line>,
+    connection: u64,
+    pending: Pending,
+    end_us: i64,
+    response: Option<Response>,
+) {
+    let command = pending.command;
+    let _ = lines.send(Line::Command(Command {
+        connection,
+        start_us: pending.start_us,
+        end_us,
+        kind: command.kind,
+        sql: command.sql,
+        statement: command.statement,
+        params: command.params,
+        database: command.database,
+        response,
+    }));
+}
+
+fn client_to_server(
+    connection: u64,
+    mut client: TcpStream,
+    mut server: TcpStream,
+    session: &Mutex<Session>,
+    clock: Clock,
+    lines: &Sender<Line>,
+) {
+    let mut framer = Framer::default();
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut quit_sent = false;
+    loop {
+        let read = match client.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(read) => read,
+        };
+        let now_us = clock.now_us();
+        framer.push(&buffer[..read]);
+        let mut refuse = None;
+        {
+            let mut state = session.lock().unwrap_or_else(|p| p.into_inner());
+            while let Some((sequence, payload)) = framer.next_packet() {
+                match state.phase {
+                    Phase::Greeting => match protocol::client_handshake(&payload) {
+                        Ok((capabilities, database)) => {
+                            state.client_capabilities = Some(capabilities);
+                            state.database = database;
+                            state.phase = Phase::Authentication;
+                        }
+                        Err(why) => {
+                            refuse = Some(why.error_packet(sequence.wrapping_add(1)));
+                            state.phase = Phase::Closed;
+                        }
+                    },
+                    Phase::Commands if sequence == 0 => {
+                        let capabilities = state.capabilities();
+                        let command =
+                            protocol::client_command(&payload, capabilities, &mut state.prepared);
+                        let reader = ResponseReader::new(&command, capabilities);
+                        let pending = Pending {
+                            command,
+                            start_us: now_us,
+                            reader,
+                        };
+                        if pending.command.kind == CommandKind::Quit {
+                            quit_sent = true;
+                        }
+                        if pending.command.answered {
+                            state.pending.push_back(pending);
+                        } else if pending.command.kind != CommandKind::Other {
+                            emit(lines, connection, pending, now_us, None);
+                        }
+                    }
+                    // Data the client sends within a command (LOCAL INFILE), or
+                    // authentication packets.
+                    _ => {}
+                }
+            }
+        }
+        if let Some(packet) = refuse {
+            let _ = client.write_all(&packet);
+            break;
+        }
+        if server.write_all(&buffer[..read]).is_err() {
+            break;
+        }
+    }
+    // The client went away without COM_QUIT: recorded as a quit all the same.
+    let state = session.lock().unwrap_or_else(|p| p.into_inner());
+    if !quit_sent && state.phase == Phase::Commands {
+        let now_us = clock.now_us();
+        let command = ClientCommand {
+            kind: CommandKind::Quit,
+            sql: None,
+            statement: None,
+            params: Vec::new(),
+            database: None,
+            answered: false,
+            one_packet_answer: false,
+        };
+        let reader = ResponseReader::new(&command, state.capabilities());
+        emit(
+            lines,
+            connection,
+            Pending {
+                command,
+                start_us: now_us,
+                reader,
+            },
+            now_us,
+            None,
+        );
+    }
+    drop(state);
+    let _ = server.shutdown(Shutdown::Write);
+}
+
+fn server_to_client(
+    connection: u64,
+    mut server: TcpStream,
+    mut client: TcpStream,
+    session: &Mutex<Session>,
+    clock: Clock,
+    lines: &Sender<Line>,
+) {
+    let mut framer = Framer::default();
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let read = match server.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(read) => read,
+        };
+        // Forward first: the client must not wait for the recording.
+        if client.write_all(&buffer[..read]).is_err() {
+            break;
+        }
+        let now_us = clock.now_us();
+        framer.push(&buffer[..read]);
+        let mut state = session.lock().unwrap_or_else(|p| p.into_inner());
+        while let Some((_, payload)) = framer.next_packet() {
+            match state.phase {
+                Phase::Greeting => {
+                    if let Some(capabilities) = protocol::server_capabilities(&payload) {
+                        state.server_capabilities = Some(capabilities);
+                    }
+                }
+                Phase::Authentication => match payload.first() {
+                    Some(0x00) => {
+                        state.phase = Phase::Commands;
+                        let database = state.database.clone();
+                        let _ = lines.send(Line::Command(Command {
+                            connection,
+                            start_us: now_us,
+                            end_us: now_us,
+                            kind: CommandKind::Connect,
+                            sql: None,
+                            statement: None,
+                            params: Vec::new(),
+                            database,
+                            response: Some(Response::default()),
+                        }));
+                    }
+                    Some(0xFF) => state.phase = Phase::Closed,
+                    _ => {}
+                },
+                Phase::Commands => {
+                    let Some(pending) = state.pending.front_mut() else {
+                        continue;
+                    };
+                    if !pending.reader.read(&payload) {
+                        continue;
+                    }
+                    let mut pending = state.pending.pop_front().expect("a front exists");
+                    if let Some((id, params)) = pending.reader.prepared {
+                        pending.command.statement = Some(id);
+                        state.prepared.insert(
+                            id,
+                            PreparedInfo {
+                                sql: pending.command.sql.clone().unwrap_or_default(),
+                                params,
+                                types: Vec::new(),
+                            },
+                        );
+                    }
+                    if pending.command.kind == CommandKind::InitDb
+                        && pending.reader.response.error.is_none()
+                    {
+                        state.database = pending.command.database.clone();
+                    }
+                    let response = std::mem::take(&mut pending.reader.response);
+                    emit(lines, connection, pending, now_us, Some(response));
+                }
+                Phase::Closed => {}
+            }
+        }
+    }
+    let _ = client.shutdown(Shutdown::Write);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clock_counts_from_the_start() {
+        let clock = Clock(Instant::now());
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(clock.now_us() >= 2000);
+    }
+}

@@ -1,0 +1,41 @@
+//! `enginebench replay FILE`: a capture → a replay plan → `--dry-run` prints it, or the
+//! runner carries it out on each engine (and build), storing the record, and the tables are
+//! printed.
+
+use super::{check_caps, finish_run, resolve_server, Finished};
+use crate::cli::{OutputFormat, ReplayArgs, Speed};
+use crate::plan::plan_replay;
+use crate::results::{ResultFile, Store};
+use crate::runner::{self, RunOutput};
+
+pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
+    let speed = match args.speed {
+        Speed::Factor(factor) => Some(factor),
+        Speed::Max => None,
+    };
+    let mut engines = Vec::new();
+    for engine in &args.engines {
+        if !engines.contains(engine) {
+            engines.push(*engine);
+        }
+    }
+    let plan = plan_replay(&args.capture, engines, &args.servers, speed, args.repeat)?;
+    let server = resolve_server(&args.server)?;
+    check_caps(&plan, &server)?;
+    if args.dry_run {
+        out!("{}", plan.describe());
+        return Ok(Finished::Success);
+    }
+    let output = RunOutput {
+        results: ResultFile::from_arg(args.json.as_deref()),
+        store: if args.no_db {
+            None
+        } else {
+            Some(Store::open(&args.store.db)?)
+        },
+        report_interval: std::time::Duration::from_secs(1),
+        print_intervals: false,
+    };
+    let outcome = runner::run(&plan, &server, &output);
+    finish_run(outcome, &output, OutputFormat::Text, 95.0)
+}

@@ -1,0 +1,345 @@
+//! A captured workload as the driver runs it: one worker per captured connection, sending
+//! that connection's commands in their captured order, each at its captured time scaled by
+//! the speed (or at once), timed from that intended start. Text queries run as text
+//! (several statements too), prepared statements are prepared and executed with their
+//! captured parameters. SQL errors are results, counted per query kind, never the end of the
+//! replay; an answer that differs from the captured one (rows, changed rows, error) is
+//! counted as a mismatch with its first example. It must not know where the capture came
+//! from.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mysql::prelude::Queryable;
+
+use crate::capture::format::{Command, CommandKind, Response};
+use crate::capture::{Capture, ReplayScript};
+use crate::driver::{QueryFailure, Worker, Workload};
+use crate::measure::QueryRecorder;
+use crate::server::ConnectionSpec;
+use crate::sqlerror::ErrorClass;
+
+pub struct ReplayWorkload {
+    pub shared: Arc<Shared>,
+}
+
+pub struct Shared {
+    pub capture: Arc<Capture>,
+    pub script: Arc<ReplayScript>,
+    /// Connections to the replay server, without a database (each worker picks its own).
+    pub spec: ConnectionSpec,
+    /// The database the snapshot was loaded into, for connections that named none.
+    pub database: String,
+    /// A factor on the captured pace; None: as fast as possible.
+    pub speed: Option<f64>,
+    /// Per query kind: mismatches seen, and the first one's description.
+    mismatches: Mutex<BTreeMap<usize, (u64, String)>>,
+}
+
+impl ReplayWorkload {
+    pub fn new(
+        capture: Arc<Capture>,
+        script: Arc<ReplayScript>,
+        spec: ConnectionSpec,
+        database: String,
+        speed: Option<f64>,
+    ) -> ReplayWorkload {
+        ReplayWorkload {
+            shared: Arc::new(Shared {
+                capture,
+                script,
+                spec,
+                database,
+                speed,
+                mismatches: Mutex::new(BTreeMap::new()),
+            }),
+        }
+    }
+}
+
+impl Workload for ReplayWorkload {
+    fn query_kinds(&self) -> Vec<String> {
+        self.shared.script.kinds.clone()
+    }
+
+    fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
+        let script = &self.shared.script.connections[worker_index];
+        let mut conn = self.shared.spec.connect()?;
+        let database = script
+            .database
+            .clone()
+            .unwrap_or_else(|| self.shared.database.clone());
+        // A database the snapshot does not hold is the replayed statements' problem, as
+        // it would have been the application's.
+        let _ = conn.select_db(&database);
+        Ok(Box::new(ReplayWorker {
+            shared: self.shared.clone(),
+            conn,
+            commands: script.commands.clone(),
+            position: 0,
+            statements: HashMap::new(),
+            intended: None,
+        }))
+    }
+
+    fn mismatches(&self) -> Vec<(String, u64, String)> {
+        let mismatches = self
+            .shared
+            .mismatches
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        mismatches
+            .iter()
+            .map(|(&kind, (count, example))| {
+                (
+                    self.shared.script.kinds[kind].clone(),
+                    *count,
+                    example.clone(),
+                )
+            })
+            .collect()
+    }
+}
+
+struct ReplayWorker {
+    shared: Arc<Shared>,
+    conn: mysql::Conn,
+    commands: Vec<usize>,
+    position: usize,
+    /// Captured statement id → this connection's prepared statement.
+    statements: HashMap<u32, mysql::Statement>,
+    /// When the current command was due.
+    intended: Option<Instant>,
+}
+
+/// What the replay got for one command.
+struct Answer {
+    rows: u64,
+    affected_rows: u64,
+}
+
+impl ReplayWorker {
+    fn run(&mut self, command: &Command) -> Result<Answer, mysql::Error> {
+        let none = Answer {
+            rows: 0,
+            affected_rows: 0,
+        };
+        match command.kind {
+            CommandKind::Query => {
+                let mut result = self.conn.query_iter(command.sql.as_deref().unwrap_or(""))?;
+                let mut answer = none;
+                while let Some(set) = result.iter() {
+                    answer.affected_rows += set.affected_rows();
+                    for row in set {
+                        row?;
+                        answer.rows += 1;
+                    }
+                }
+                Ok(answer)
+            }
+            CommandKind::Prepare => {
+                let statement = self.conn.prep(command.sql.as_deref().unwrap_or(""))?;
+                if let Some(id) = command.statement {
+                    self.statements.insert(id, statement);
+                }
+                Ok(none)
+            }
+            CommandKind::Execute => {
+                let statement = match command.statement.and_then(|id| self.statements.get(&id)) {
+                    Some(statement) => statement.clone(),
+                    // Prepared before the capture began: prepare it now.
+                    None => {
+                        let statement = self.conn.prep(command.sql.as_deref().unwrap_or(""))?;
+                        if let Some(id) = command.statement {
+                            self.statements.insert(id, statement.clone());
+                        }
+                        statement
+                    }
+                };
+                let params: Vec<mysql::Value> =
+                    command.params.iter().map(|v| v.to_mysql()).collect();
+                let params = if params.is_empty() {
+                    mysql::Params::Empty
+                } else {
+                    mysql::Params::Positional(params)
+                };
+                let mut result = self.conn.exec_iter(&statement, params)?;
+                let mut answer = none;
+                while let Some(set) = result.iter() {
+                    answer.affected_rows += set.affected_rows();
+                    for row in set {
+                        row?;
+                        answer.rows += 1;
+                    }
+                }
+                Ok(answer)
+            }
+            CommandKind::CloseStatement => {
+                if let Some(statement) =
+                    command.statement.and_then(|id| self.statements.remove(&id))
+                {
+                    self.conn.close(statement)?;
+                }
+                Ok(none)
+            }
+            CommandKind::InitDb => {
+                self.conn
+                    .select_db(command.database.as_deref().unwrap_or(""))?;
+                Ok(none)
+            }
+            CommandKind::Ping => {
+                self.conn.ping()?;
+                Ok(none)
+            }
+            CommandKind::ResetStatement
+            | CommandKind::Connect
+            | CommandKind::Quit
+            | CommandKind::Other => Ok(none),
+        }
+    }
+
+    /// Whether the replay's answer differs from the captured one, and how.
+    fn differs(captured: &Response, replayed: &Result<Answer, mysql::Error>) -> Option<String> {
+        match (captured.error, replayed) {
+            (None, Ok(answer)) => {
+                if answer.rows != captured.rows {
+                    Some(format!(
+                        "captured {} row(s), replayed {}",
+                        captured.rows, answer.rows
+                    ))
+                } else if answer.affected_rows != captured.affected_rows {
+                    Some(format!(
+                        "captured {} changed row(s), replayed {}",
+                        captured.affected_rows, answer.affected_rows
+                    ))
+                } else {
+                    None
+                }
+            }
+            (Some(code), Ok(_)) => Some(format!("captured error {code}, replayed without error")),
+            (expected, Err(err)) => {
+                let code = error_code(err);
+                let replayed = match err {
+                    mysql::Error::MySqlError(err) => format!("error {}: {}", err.code, err.message),
+                    other => other.to_string(),
+                };
+                (expected != code).then(|| match expected {
+                    Some(expected) => format!("captured error {expected}, replayed {replayed}"),
+                    None => format!("captured success, replayed {replayed}"),
+                })
+            }
+        }
+    }
+}
+
+fn error_code(err: &mysql::Error) -> Option<u16> {
+    match err {
+        mysql::Error::MySqlError(err) => Some(err.code),
+        _ => None,
+    }
+}
+
+impl Worker for ReplayWorker {
+    fn next_start(&mut self, measure_started: Instant) -> Option<Instant> {
+        let index = *self.commands.get(self.position)?;
+        let due = match self.shared.speed {
+            None => Instant::now(),
+            Some(speed) => {
+                let offset_us = (self.shared.capture.commands[index].start_us
+                    - self.shared.script.origin_us)
+                    .max(0) as f64;
+                measure_started + Duration::from_secs_f64(offset_us / 1e6 / speed)
+            }
+        };
+        self.intended = Some(due);
+        Some(due)
+    }
+
+    fn done(&self) -> bool {
+        self.position >= self.commands.len()
+    }
+
+    fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
+        let Some(&index) = self.commands.get(self.position) else {
+            return Ok(());
+        };
+        self.position += 1;
+        let shared = self.shared.clone();
+        let command = &shared.capture.commands[index];
+        let Some(kind) = shared.script.kind_of[index] else {
+            return Ok(());
+        };
+        let started = Instant::now();
+        let outcome = self.run(command);
+        let from = self.intended.take().unwrap_or(started).min(started);
+        let latency_us = from.elapsed().as_micros() as u64;
+        match &outcome {
+            Ok(_) => recorder.record_ok(kind, latency_us),
+            Err(err) => {
+                let failure = crate::sqlerror::classify(kind, err);
+                // A lost connection ends this connection's replay; SQL errors are results.
+                if failure.code.is_none() && failure.class == ErrorClass::Fatal {
+                    recorder.record_err(kind, latency_us, None);
+                    return Err(failure);
+                }
+                recorder.record_err(kind, latency_us, failure.code);
+            }
+        }
+        if let Some(captured) = &command.response {
+            if let Some(how) = Self::differs(captured, &outcome) {
+                let mut mismatches = shared.mismatches.lock().unwrap_or_else(|p| p.into_inner());
+                let entry = mismatches.entry(kind).or_insert_with(|| {
+                    let params = if command.params.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" with {:?}", command.params)
+                    };
+                    (
+                        0,
+                        format!(
+                            "connection {}: {}{params}: {how}",
+                            command.connection,
+                            command.sql.as_deref().unwrap_or("(no text)")
+                        ),
+                    )
+                });
+                entry.0 += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_that_differ_say_how() {
+        let captured = Response {
+            rows: 3,
+            ..Default::default()
+        };
+        let same = Ok(Answer {
+            rows: 3,
+            affected_rows: 0,
+        });
+        assert_eq!(ReplayWorker::differs(&captured, &same), None);
+        let fewer = Ok(Answer {
+            rows: 2,
+            affected_rows: 0,
+        });
+        assert_eq!(
+            ReplayWorker::differs(&captured, &fewer).as_deref(),
+            Some("captured 3 row(s), replayed 2")
+        );
+        let failed = Response {
+            error: Some(1054),
+            ..Default::default()
+        };
+        assert!(ReplayWorker::differs(&failed, &same)
+            .unwrap()
+            .contains("captured error 1054"));
+    }
+}
