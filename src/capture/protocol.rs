@@ -25,25 +25,33 @@ impl Framer {
         self.buffer.extend_from_slice(bytes);
     }
 
-    /// The next whole packet, if the stream holds one.
-    pub fn next_packet(&mut self) -> Option<(u8, Vec<u8>)> {
-        loop {
-            if self.buffer.len() < 4 {
-                return None;
+    /// Hands every whole packet the stream holds to `each` (sequence id, payload), without
+    /// copying it (but for packets of 16 MiB and more, whose parts are joined), and keeps
+    /// the incomplete rest for the next bytes.
+    pub fn packets(&mut self, mut each: impl FnMut(u8, &[u8])) {
+        let Framer { buffer, partial } = self;
+        let mut at = 0;
+        while buffer.len() - at >= 4 {
+            let length = usize::from(buffer[at])
+                | usize::from(buffer[at + 1]) << 8
+                | usize::from(buffer[at + 2]) << 16;
+            if buffer.len() - at < 4 + length {
+                break;
             }
-            let length = usize::from(self.buffer[0])
-                | usize::from(self.buffer[1]) << 8
-                | usize::from(self.buffer[2]) << 16;
-            if self.buffer.len() < 4 + length {
-                return None;
+            let sequence = buffer[at + 3];
+            let payload = &buffer[at + 4..at + 4 + length];
+            if length == 0xFF_FFFF || !partial.is_empty() {
+                partial.extend_from_slice(payload);
+                if length < 0xFF_FFFF {
+                    each(sequence, partial);
+                    partial.clear();
+                }
+            } else {
+                each(sequence, payload);
             }
-            let sequence = self.buffer[3];
-            self.partial.extend_from_slice(&self.buffer[4..4 + length]);
-            self.buffer.drain(..4 + length);
-            if length < 0xFF_FFFF {
-                return Some((sequence, std::mem::take(&mut self.partial)));
-            }
+            at += 4 + length;
         }
+        buffer.drain(..at);
     }
 }
 
@@ -225,7 +233,7 @@ fn execute_params(body: &[u8], info: &mut PreparedInfo) -> Vec<Value> {
     let decoded = (|| -> Option<Vec<Value>> {
         let _flags: u8 = buf.checked_eat_u8()?;
         let _iterations = buf.checked_eat_u32_le()?;
-        let bitmap = buf.checked_eat((count + 7) / 8)?.to_vec();
+        let bitmap = buf.checked_eat(count.div_ceil(8))?.to_vec();
         let bound = buf.checked_eat_u8()?;
         if bound == 1 {
             let mut types = Vec::with_capacity(count);

@@ -129,40 +129,37 @@ pub fn serve(
     })
 }
 
-/// Writes lines as they come; flushes when none are waiting (so a crash loses at most what
-/// was in flight) and at the end.
+/// Writes lines in batches: it wakes every few milliseconds and writes whatever came (one
+/// wake-up per batch, not per command, so the relays' threads keep the CPU), flushing after
+/// each batch (so a crash loses at most the last few milliseconds).
 fn write_lines(
     mut writer: CaptureWriter,
     received: Receiver<Line>,
     commands: Arc<AtomicU64>,
 ) -> anyhow::Result<()> {
-    let mut last_flush = Instant::now();
     loop {
-        match received.recv_timeout(Duration::from_millis(100)) {
-            Ok(line) => {
-                if matches!(line, Line::Command(_)) {
-                    commands.fetch_add(1, Ordering::Relaxed);
+        std::thread::sleep(Duration::from_millis(20));
+        loop {
+            match received.try_recv() {
+                Ok(line) => {
+                    if matches!(line, Line::Command(_)) {
+                        commands.fetch_add(1, Ordering::Relaxed);
+                    }
+                    let end = matches!(line, Line::End(_));
+                    writer.write(&line)?;
+                    if end {
+                        writer.flush()?;
+                        return Ok(());
+                    }
                 }
-                let end = matches!(line, Line::End(_));
-                writer.write(&line)?;
-                if end {
+                Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
                     writer.flush()?;
                     return Ok(());
                 }
-                if last_flush.elapsed() > Duration::from_millis(100) {
-                    writer.flush()?;
-                    last_flush = Instant::now();
-                }
-            }
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                writer.flush()?;
-                last_flush = Instant::now();
-            }
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                writer.flush()?;
-                return Ok(());
             }
         }
+        writer.flush()?;
     }
 }
 
@@ -278,61 +275,69 @@ fn client_to_server(
     let mut framer = Framer::default();
     let mut buffer = vec![0u8; 64 * 1024];
     let mut quit_sent = false;
+    // Whether the client has answered the greeting (and was not refused).
+    let mut greeted = false;
     loop {
         let read = match client.read(&mut buffer) {
             Ok(0) | Err(_) => break,
             Ok(read) => read,
         };
         let now_us = clock.now_us();
+        // Past the greeting nothing is refused: forward first, so the server is not kept
+        // waiting while the command is read.
+        let forwarded = greeted;
+        if forwarded && server.write_all(&buffer[..read]).is_err() {
+            break;
+        }
         framer.push(&buffer[..read]);
         let mut refuse = None;
         {
             let mut state = session.lock().unwrap_or_else(|p| p.into_inner());
-            while let Some((sequence, payload)) = framer.next_packet() {
-                match state.phase {
-                    Phase::Greeting => match protocol::client_handshake(&payload) {
-                        Ok((capabilities, database)) => {
-                            state.client_capabilities = Some(capabilities);
-                            state.database = database;
-                            state.phase = Phase::Authentication;
-                        }
-                        Err(why) => {
-                            refuse = Some(why.error_packet(sequence.wrapping_add(1)));
-                            state.phase = Phase::Closed;
-                        }
-                    },
-                    Phase::Commands if sequence == 0 => {
-                        let capabilities = state.capabilities();
-                        let command =
-                            protocol::client_command(&payload, capabilities, &mut state.prepared);
-                        let reader = ResponseReader::new(&command, capabilities);
-                        let pending = Pending {
-                            command,
-                            start_us: now_us,
-                            reader,
-                        };
-                        if pending.command.kind == CommandKind::Quit {
-                            quit_sent = true;
-                        }
-                        if pending.command.answered {
-                            state.pending.push_back(pending);
-                        } else if pending.command.kind != CommandKind::Other {
-                            emit(lines, connection, pending, now_us, None);
-                        }
+            framer.packets(|sequence, payload| match state.phase {
+                Phase::Greeting => match protocol::client_handshake(payload) {
+                    Ok((capabilities, database)) => {
+                        state.client_capabilities = Some(capabilities);
+                        state.database = database;
+                        state.phase = Phase::Authentication;
                     }
-                    // Data the client sends within a command (LOCAL INFILE), or
-                    // authentication packets.
-                    _ => {}
+                    Err(why) => {
+                        refuse = Some(why.error_packet(sequence.wrapping_add(1)));
+                        state.phase = Phase::Closed;
+                    }
+                },
+                Phase::Commands if sequence == 0 => {
+                    let capabilities = state.capabilities();
+                    let command =
+                        protocol::client_command(payload, capabilities, &mut state.prepared);
+                    let reader = ResponseReader::new(&command, capabilities);
+                    let pending = Pending {
+                        command,
+                        start_us: now_us,
+                        reader,
+                    };
+                    if pending.command.kind == CommandKind::Quit {
+                        quit_sent = true;
+                    }
+                    if pending.command.answered {
+                        state.pending.push_back(pending);
+                    } else if pending.command.kind != CommandKind::Other {
+                        emit(lines, connection, pending, now_us, None);
+                    }
                 }
-            }
+                // Data the client sends within a command (LOCAL INFILE), or
+                // authentication packets.
+                _ => {}
+            });
         }
         if let Some(packet) = refuse {
             let _ = client.write_all(&packet);
             break;
         }
-        if server.write_all(&buffer[..read]).is_err() {
+        if !forwarded && server.write_all(&buffer[..read]).is_err() {
             break;
         }
+        greeted =
+            greeted || session.lock().unwrap_or_else(|p| p.into_inner()).phase != Phase::Greeting;
     }
     // The client went away without COM_QUIT: recorded as a quit all the same.
     let state = session.lock().unwrap_or_else(|p| p.into_inner());
@@ -385,63 +390,61 @@ fn server_to_client(
         }
         let now_us = clock.now_us();
         framer.push(&buffer[..read]);
-        let mut state = session.lock().unwrap_or_else(|p| p.into_inner());
-        while let Some((_, payload)) = framer.next_packet() {
-            match state.phase {
-                Phase::Greeting => {
-                    if let Some(capabilities) = protocol::server_capabilities(&payload) {
-                        state.server_capabilities = Some(capabilities);
-                    }
+        let mut guard = session.lock().unwrap_or_else(|p| p.into_inner());
+        let state = &mut *guard;
+        framer.packets(|_, payload| match state.phase {
+            Phase::Greeting => {
+                if let Some(capabilities) = protocol::server_capabilities(payload) {
+                    state.server_capabilities = Some(capabilities);
                 }
-                Phase::Authentication => match payload.first() {
-                    Some(0x00) => {
-                        state.phase = Phase::Commands;
-                        let database = state.database.clone();
-                        let _ = lines.send(Line::Command(Command {
-                            connection,
-                            start_us: now_us,
-                            end_us: now_us,
-                            kind: CommandKind::Connect,
-                            sql: None,
-                            statement: None,
-                            params: Vec::new(),
-                            database,
-                            response: Some(Response::default()),
-                        }));
-                    }
-                    Some(0xFF) => state.phase = Phase::Closed,
-                    _ => {}
-                },
-                Phase::Commands => {
-                    let Some(pending) = state.pending.front_mut() else {
-                        continue;
-                    };
-                    if !pending.reader.read(&payload) {
-                        continue;
-                    }
-                    let mut pending = state.pending.pop_front().expect("a front exists");
-                    if let Some((id, params)) = pending.reader.prepared {
-                        pending.command.statement = Some(id);
-                        state.prepared.insert(
-                            id,
-                            PreparedInfo {
-                                sql: pending.command.sql.clone().unwrap_or_default(),
-                                params,
-                                types: Vec::new(),
-                            },
-                        );
-                    }
-                    if pending.command.kind == CommandKind::InitDb
-                        && pending.reader.response.error.is_none()
-                    {
-                        state.database = pending.command.database.clone();
-                    }
-                    let response = std::mem::take(&mut pending.reader.response);
-                    emit(lines, connection, pending, now_us, Some(response));
-                }
-                Phase::Closed => {}
             }
-        }
+            Phase::Authentication => match payload.first() {
+                Some(0x00) => {
+                    state.phase = Phase::Commands;
+                    let _ = lines.send(Line::Command(Command {
+                        connection,
+                        start_us: now_us,
+                        end_us: now_us,
+                        kind: CommandKind::Connect,
+                        sql: None,
+                        statement: None,
+                        params: Vec::new(),
+                        database: state.database.clone(),
+                        response: Some(Response::default()),
+                    }));
+                }
+                Some(0xFF) => state.phase = Phase::Closed,
+                _ => {}
+            },
+            Phase::Commands => {
+                let Some(pending) = state.pending.front_mut() else {
+                    return;
+                };
+                if !pending.reader.read(payload) {
+                    return;
+                }
+                let mut pending = state.pending.pop_front().expect("a front exists");
+                if let Some((id, params)) = pending.reader.prepared {
+                    pending.command.statement = Some(id);
+                    state.prepared.insert(
+                        id,
+                        PreparedInfo {
+                            sql: pending.command.sql.clone().unwrap_or_default(),
+                            params,
+                            types: Vec::new(),
+                        },
+                    );
+                }
+                if pending.command.kind == CommandKind::InitDb
+                    && pending.reader.response.error.is_none()
+                {
+                    state.database = pending.command.database.clone();
+                }
+                let response = std::mem::take(&mut pending.reader.response);
+                emit(lines, connection, pending, now_us, Some(response));
+            }
+            Phase::Closed => {}
+        });
     }
     let _ = client.shutdown(Shutdown::Write);
 }

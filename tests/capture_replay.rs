@@ -1,0 +1,285 @@
+//! Your own workload end to end: a known workload (prepared statements, a transaction, text
+//! queries, an error) driven through the capture proxy by a real client, the capture read
+//! back, replayed on two engines, and checked per statement digest against the capture and
+//! the replay server's own counters; a changed snapshot shows as mismatches on exactly the
+//! digests that read the changed rows.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use enginebench::capture::{self, CommandKind};
+use enginebench::results::read_record;
+use enginebench::server::{ServerOptions, ThrowawayServer};
+use mysql::prelude::Queryable;
+
+const LOOKUP: &str = "SELECT name, price FROM items WHERE id = ?";
+const ORDER: &str = "INSERT INTO orders (item, qty) VALUES (?, ?)";
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The application: two connections, each doing its own work.
+fn drive(port: u16) {
+    let opts = move |db: &str| {
+        mysql::OptsBuilder::new()
+            .ip_or_hostname(Some("127.0.0.1"))
+            .tcp_port(port)
+            .user(Some("root"))
+            .db_name(Some(db))
+    };
+    let reader = std::thread::spawn(move || {
+        let mut conn = mysql::Conn::new(opts("shop")).unwrap();
+        let lookup = conn.prep(LOOKUP).unwrap();
+        for id in 1..=20u32 {
+            let row: Option<(String, i32)> = conn.exec_first(&lookup, (id,)).unwrap();
+            assert!(row.is_some());
+        }
+        let _: Option<u64> = conn
+            .query_first("SELECT COUNT(*) FROM items WHERE price > 50")
+            .unwrap();
+        conn.query_drop("BEGIN").unwrap();
+        let order = conn.prep(ORDER).unwrap();
+        for item in 1..=5u32 {
+            conn.exec_drop(&order, (item, item * 2)).unwrap();
+        }
+        conn.query_drop("COMMIT").unwrap();
+        assert!(conn.query_drop("SELECT nosuchcolumn FROM items").is_err());
+    });
+    let writer = std::thread::spawn(move || {
+        let mut conn = mysql::Conn::new(opts("shop")).unwrap();
+        for _ in 0..10 {
+            conn.query_drop("UPDATE items SET price = price + 1 WHERE id = 7")
+                .unwrap();
+        }
+    });
+    reader.join().unwrap();
+    writer.join().unwrap();
+}
+
+fn replay(tmp: &Path, file: &Path, json: &Path) -> std::process::Output {
+    common::enginebench(tmp)
+        .args(["replay"])
+        .arg(file)
+        .args([
+            "--engines",
+            "innodb,myisam",
+            "--speed",
+            "max",
+            "--no-db",
+            "--json",
+        ])
+        .arg(json)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_captured_workload_replays_with_the_same_counts_on_every_engine() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("capture");
+    let server = ThrowawayServer::start(&ServerOptions::default()).unwrap();
+    let mut root = server.connection_spec(None).connect().unwrap();
+    root.query_drop("CREATE DATABASE shop").unwrap();
+    root.query_drop(
+        "CREATE TABLE shop.items (id INT PRIMARY KEY, name VARCHAR(20) NOT NULL, price INT NOT NULL) ENGINE=InnoDB",
+    )
+    .unwrap();
+    root.query_drop(
+        "CREATE TABLE shop.orders (id INT AUTO_INCREMENT PRIMARY KEY, item INT NOT NULL, qty INT NOT NULL) ENGINE=InnoDB",
+    )
+    .unwrap();
+    for id in 1..=100 {
+        root.query_drop(format!(
+            "INSERT INTO shop.items VALUES ({id}, 'item {id}', {})",
+            id % 90
+        ))
+        .unwrap();
+    }
+
+    let port = free_port();
+    let file = tmp.with_extension("ebcap");
+    let mut command = common::enginebench(&tmp);
+    command
+        .arg("capture")
+        .arg("--to")
+        .arg(format!("mysql://root@127.0.0.1:{}/shop", server.port()))
+        .args(["--listen", &format!("127.0.0.1:{port}"), "--out"])
+        .arg(&file);
+    let mut proxy = common::Running::spawn(command);
+    proxy.wait_for_line(|line| line.starts_with("capturing into"));
+    drive(port);
+    // SAFETY: signalling the child we spawned.
+    unsafe {
+        libc::kill(proxy.child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let (status, _, stderr) = proxy.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(stderr.contains("captured 4"), "{stderr}");
+
+    // The capture holds the snapshot and every command with its answer.
+    let capture = capture::read(&file).unwrap();
+    assert!(capture.warnings.is_empty(), "{:?}", capture.warnings);
+    assert_eq!(capture.tables.len(), 2);
+    let rows: usize = capture.rows.iter().map(|r| r.rows.len()).sum();
+    assert_eq!(rows, 100);
+    let count = |kind: CommandKind, sql: &str| {
+        capture
+            .commands
+            .iter()
+            .filter(|c| c.kind == kind && c.sql.as_deref() == Some(sql))
+            .count()
+    };
+    assert_eq!(count(CommandKind::Prepare, LOOKUP), 1);
+    assert_eq!(count(CommandKind::Execute, LOOKUP), 20);
+    assert_eq!(count(CommandKind::Execute, ORDER), 5);
+    let executes: Vec<_> = capture
+        .commands
+        .iter()
+        .filter(|c| c.kind == CommandKind::Execute && c.sql.as_deref() == Some(ORDER))
+        .collect();
+    assert_eq!(
+        executes[2].params,
+        vec![
+            capture::format::Value::Int(3),
+            capture::format::Value::Int(6)
+        ]
+    );
+    assert!(capture
+        .commands
+        .iter()
+        .filter(|c| c.kind == CommandKind::Execute && c.sql.as_deref() == Some(LOOKUP))
+        .all(|c| c.response.as_ref().unwrap().rows == 1));
+    let failed = capture
+        .commands
+        .iter()
+        .find(|c| c.sql.as_deref() == Some("SELECT nosuchcolumn FROM items"))
+        .unwrap();
+    assert_eq!(failed.response.as_ref().unwrap().error, Some(1054));
+    let updates = capture
+        .commands
+        .iter()
+        .filter(|c| c.sql.as_deref() == Some("UPDATE items SET price = price + 1 WHERE id = 7"))
+        .count();
+    assert_eq!(updates, 10);
+    let script = capture::ReplayScript::of(&capture);
+
+    // Replayed on two engines: per digest the captured counts, the server's counters agree,
+    // and nothing differs from what was captured.
+    let json = tmp.with_extension("replay.json");
+    let output = replay(&tmp, &file, &json);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("Per statement digest"), "{stdout}");
+    let record = read_record(&json).unwrap();
+    assert_eq!(record.cells.len(), 2);
+    for cell in &record.cells {
+        assert_eq!(cell.threads as usize, script.connections.len());
+        for (kind, captured) in script.kinds.iter().zip(&script.captured) {
+            let query = cell.queries.iter().find(|q| &q.name == kind).unwrap();
+            assert_eq!(
+                query.count + query.failed,
+                captured.count,
+                "{} {kind}",
+                cell.engine
+            );
+        }
+        assert!(
+            cell.mismatches.is_empty(),
+            "{}: {:?}",
+            cell.engine,
+            cell.mismatches
+        );
+        let delta = |name: &str| cell.server_status_delta.get(name).copied().unwrap_or(0);
+        assert_eq!(delta("Com_stmt_execute"), 25, "{}", cell.engine);
+        assert_eq!(delta("Com_stmt_prepare"), 2, "{}", cell.engine);
+        assert_eq!(delta("Com_update"), 10, "{}", cell.engine);
+        assert_eq!(delta("Com_insert"), 5, "{}", cell.engine);
+        assert_eq!(delta("Com_commit"), 1, "{}", cell.engine);
+    }
+
+    // The same capture with items 11..100 gone from the snapshot: the lookups of ids
+    // 11..20 find nothing, and only their digest reports mismatches.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let changed: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let mut value: serde_json::Value = serde_json::from_str(line).unwrap();
+            if value["t"] == "rows" && value["table"] == "items" {
+                let rows = value["rows"].as_array().unwrap().clone();
+                let kept: Vec<serde_json::Value> = rows
+                    .into_iter()
+                    .filter(|row| row[0].as_i64().unwrap() <= 10)
+                    .collect();
+                value["rows"] = serde_json::Value::Array(kept);
+            }
+            value.to_string()
+        })
+        .collect();
+    let changed_file = tmp.with_extension("changed.ebcap");
+    std::fs::write(&changed_file, changed.join("\n") + "\n").unwrap();
+    let changed_json = tmp.with_extension("changed.json");
+    let output = replay(&tmp, &changed_file, &changed_json);
+    assert!(output.status.success());
+    let record = read_record(&changed_json).unwrap();
+    let lookup = capture::digest(LOOKUP);
+    for cell in &record.cells {
+        let names: Vec<&str> = cell.mismatches.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, vec![lookup.as_str()], "{}", cell.engine);
+        assert_eq!(cell.mismatches[0].count, 10);
+        assert!(
+            cell.mismatches[0]
+                .example
+                .contains("captured 1 row(s), replayed 0"),
+            "{}",
+            cell.mismatches[0].example
+        );
+    }
+
+    drop(root);
+    drop(server);
+    for path in [&file, &json, &changed_file, &changed_json] {
+        let _ = std::fs::remove_file(path);
+    }
+    common::assert_nothing_left(&tmp);
+}
+
+#[test]
+fn broken_capture_files_are_refused_with_the_cause() {
+    let tmp = common::private_tmpdir("capture-broken");
+    let file = tmp.with_extension("broken.ebcap");
+    let refused = |text: &str, expected: &str| {
+        std::fs::write(&file, text).unwrap();
+        let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+            .env("TMPDIR", &tmp)
+            .arg("replay")
+            .arg(&file)
+            .args(["--no-db", "--dry-run"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success());
+        assert!(stderr.contains(expected), "{expected:?} not in {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    };
+    refused("", "is empty");
+    refused("not json\n", "is not an enginebench capture");
+    let header = r#"{"t":"header","format":"enginebench-capture","version":1,"source":"test","database":"shop","server_version":null,"started_unix_us":0}"#;
+    refused(&format!("{header}\n"), "holds no command to replay");
+    refused(
+        &format!("{header}\n{{\"t\":\"command\",\"connection\":1}}\n{header}\n"),
+        "line 2",
+    );
+    let _ = std::fs::remove_file(&file);
+    common::assert_nothing_left(&tmp);
+}
