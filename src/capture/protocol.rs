@@ -328,7 +328,7 @@ impl ResponseReader {
             ReadState::Done => ReadState::Done,
             ReadState::First => match first {
                 0x00 if self.kind == CommandKind::Prepare => {
-                    match ParseBuf(&payload[1..]).parse::<StmtPacket>(()) {
+                    match ParseBuf(payload).parse::<StmtPacket>(()) {
                         Ok(packet) => {
                             self.prepared = Some((packet.statement_id(), packet.num_params()));
                             let (params, columns) = (
@@ -471,5 +471,137 @@ fn columns_or_done(columns: u64) -> ReadState {
         }
     } else {
         ReadState::Done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn command(kind: CommandKind) -> ClientCommand {
+        ClientCommand {
+            kind,
+            sql: None,
+            statement: None,
+            params: Vec::new(),
+            database: None,
+            answered: true,
+            one_packet_answer: false,
+        }
+    }
+
+    fn read_all(reader: &mut ResponseReader, packets: &[&[u8]]) -> Vec<bool> {
+        packets.iter().map(|p| reader.read(p)).collect()
+    }
+
+    const OK: &[u8] = &[0x00, 0x02, 0x00, 0x02, 0x00, 0x00, 0x00];
+    const COLUMN: &[u8] = &[0x03, b'd', b'e', b'f'];
+    const EOF: &[u8] = &[0xFE, 0x00, 0x00, 0x02, 0x00];
+
+    #[test]
+    fn ok_error_and_result_sets_are_followed_to_their_end() {
+        let old = CapabilityFlags::CLIENT_PROTOCOL_41;
+        let mut reader = ResponseReader::new(&command(CommandKind::Query), old);
+        assert_eq!(read_all(&mut reader, &[OK]), vec![true]);
+        assert_eq!(reader.response.affected_rows, 2);
+
+        let mut reader = ResponseReader::new(&command(CommandKind::Query), old);
+        let error = b"\xff\x16\x04#42S22Unknown column";
+        assert!(reader.read(error));
+        assert_eq!(reader.response.error, Some(1046));
+        assert_eq!(reader.response.message.as_deref(), Some("Unknown column"));
+
+        // Two columns, EOF, three rows, EOF (no DEPRECATE_EOF).
+        let mut reader = ResponseReader::new(&command(CommandKind::Query), old);
+        let row: &[u8] = &[0x01, b'1', 0x01, b'x'];
+        let done = read_all(&mut reader, &[&[0x02], COLUMN, COLUMN, EOF, row, row, row, EOF]);
+        assert_eq!(done, vec![false, false, false, false, false, false, false, true]);
+        assert_eq!(reader.response.rows, 3);
+
+        // With DEPRECATE_EOF: no EOF after the columns, an OK (0xFE) at the end.
+        let new = old | CapabilityFlags::CLIENT_DEPRECATE_EOF;
+        let mut reader = ResponseReader::new(&command(CommandKind::Query), new);
+        let end: &[u8] = &[0xFE, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00];
+        let done = read_all(&mut reader, &[&[0x01], COLUMN, row, row, end]);
+        assert_eq!(done, vec![false, false, false, false, true]);
+        assert_eq!(reader.response.rows, 2);
+    }
+
+    #[test]
+    fn several_results_follow_the_more_results_flag() {
+        let caps = CapabilityFlags::CLIENT_PROTOCOL_41;
+        let mut reader = ResponseReader::new(&command(CommandKind::Query), caps);
+        // OK with SERVER_MORE_RESULTS_EXISTS (0x0008), then a result set, then its EOF.
+        let ok_more: &[u8] = &[0x00, 0x01, 0x00, 0x0A, 0x00, 0x00, 0x00];
+        let row: &[u8] = &[0x01, b'1'];
+        let done = read_all(&mut reader, &[ok_more, &[0x01], COLUMN, EOF, row, EOF]);
+        assert_eq!(done, vec![false, false, false, false, false, true]);
+        assert_eq!((reader.response.affected_rows, reader.response.rows), (1, 1));
+    }
+
+    #[test]
+    fn a_prepare_tells_the_statement_and_its_parameters() {
+        let caps = CapabilityFlags::CLIENT_PROTOCOL_41;
+        let mut reader = ResponseReader::new(&command(CommandKind::Prepare), caps);
+        // id 7, 1 column, 2 parameters: 2 parameter definitions + EOF, 1 column + EOF.
+        let prepared: &[u8] = &[0x00, 7, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0];
+        let done = read_all(&mut reader, &[prepared, COLUMN, COLUMN, EOF, COLUMN, EOF]);
+        assert_eq!(done, vec![false, false, false, false, false, true]);
+        assert_eq!(reader.prepared, Some((7, 2)));
+    }
+
+    #[test]
+    fn executions_decode_their_parameters() {
+        let mut prepared = std::collections::HashMap::new();
+        prepared.insert(
+            7,
+            PreparedInfo {
+                sql: "SELECT ?, ?, ?".into(),
+                params: 3,
+                types: Vec::new(),
+            },
+        );
+        // COM_STMT_EXECUTE id 7, no cursor, 1 iteration, NULL bitmap (third is NULL),
+        // types bound: LONGLONG, VAR_STRING, NULL; values 42 and "ab".
+        let mut packet = vec![0x17, 7, 0, 0, 0, 0, 1, 0, 0, 0, 0b100, 1, 0x08, 0, 0xFD, 0, 0x06, 0];
+        packet.extend_from_slice(&42i64.to_le_bytes());
+        packet.extend_from_slice(&[2, b'a', b'b']);
+        let command = client_command(&packet, CapabilityFlags::CLIENT_PROTOCOL_41, &mut prepared);
+        assert_eq!(command.kind, CommandKind::Execute);
+        assert_eq!(command.sql.as_deref(), Some("SELECT ?, ?, ?"));
+        assert_eq!(
+            command.params,
+            vec![Value::Int(42), Value::Text("ab".into()), Value::Null]
+        );
+        // Sent again without types: the bound ones are kept.
+        let mut again = vec![0x17, 7, 0, 0, 0, 0, 1, 0, 0, 0, 0b100, 0];
+        again.extend_from_slice(&43i64.to_le_bytes());
+        again.extend_from_slice(&[1, b'c']);
+        let command = client_command(&again, CapabilityFlags::CLIENT_PROTOCOL_41, &mut prepared);
+        assert_eq!(command.params[0], Value::Int(43));
+    }
+
+    #[test]
+    fn tls_and_compression_are_refused_with_a_message() {
+        let ssl = (CapabilityFlags::CLIENT_SSL | CapabilityFlags::CLIENT_PROTOCOL_41).bits();
+        let mut response = ssl.to_le_bytes().to_vec();
+        response.extend_from_slice(&[0; 28]);
+        assert_eq!(client_handshake(&response), Err(Unsupported::Tls));
+        let packet = Unsupported::Tls.error_packet(2);
+        assert_eq!(packet[3], 2);
+        assert_eq!(packet[4], 0xFF);
+        assert!(String::from_utf8_lossy(&packet).contains("without TLS"));
+    }
+
+    #[test]
+    fn packets_are_framed_across_reads() {
+        let mut framer = Framer::default();
+        let mut seen = Vec::new();
+        framer.push(&[3, 0, 0, 0, b'a', b'b']);
+        framer.packets(|seq, payload| seen.push((seq, payload.to_vec())));
+        assert!(seen.is_empty());
+        framer.push(&[b'c', 1, 0, 0, 1, b'd']);
+        framer.packets(|seq, payload| seen.push((seq, payload.to_vec())));
+        assert_eq!(seen, vec![(0, b"abc".to_vec()), (1, b"d".to_vec())]);
     }
 }

@@ -1170,6 +1170,53 @@ fn evidence_tables(view: &View) -> String {
     out
 }
 
+/// A replay per statement digest: captured count, and per set-up the replayed count,
+/// latency, errors and mismatches; then the first example of each mismatch.
+fn replay_table(view: &View) -> String {
+    let Some(replay) = view.replay() else {
+        return String::new();
+    };
+    let mut out = String::from("<table class=\"evidence\"><tr><th class=\"l\">statement digest</th><th>captured</th>");
+    for setup in &replay.setups {
+        let label = escape(&setup.label());
+        out.push_str(&format!(
+            "<th>{label} count</th><th>{label} p50 / p99 µs</th><th>{label} errors</th><th>{label} mismatches</th>"
+        ));
+    }
+    out.push_str("</tr>\n");
+    for row in &replay.rows {
+        out.push_str(&format!(
+            "<tr><td class=\"l\"><code>{}</code></td><td>{}</td>",
+            escape(&row.name),
+            row.captured.map_or("-".into(), |c| c.count.to_string())
+        ));
+        for replayed in &row.replayed {
+            match replayed {
+                Some(r) => out.push_str(&format!(
+                    "<td>{}</td><td>{} / {}</td><td>{}</td><td>{}</td>",
+                    r.count, r.latency_us.p50_us, r.latency_us.p99_us, r.errors, r.mismatches
+                )),
+                None => out.push_str("<td>-</td><td>-</td><td>-</td><td>-</td>"),
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n");
+    if !replay.examples.is_empty() {
+        out.push_str("<p>Answers that differ from the captured ones (first example each):</p><ul>");
+        for (setup, name, example) in &replay.examples {
+            out.push_str(&format!(
+                "<li>{} · <code>{}</code>: {}</li>",
+                escape(&setup.label()),
+                escape(name),
+                escape(example)
+            ));
+        }
+        out.push_str("</ul>\n");
+    }
+    out
+}
+
 fn sections(view: &View) -> Vec<Section> {
     let charts = format!(
         "{}{}{}{}",
@@ -1187,6 +1234,11 @@ fn sections(view: &View) -> Vec<Section> {
             } else {
                 format!("<div class=\"charts\">{charts}</div>")
             },
+        },
+        Section {
+            id: "replay",
+            title: "Replay per statement digest",
+            html: replay_table(view),
         },
         Section {
             id: "statements",
