@@ -6,6 +6,9 @@
 
 pub mod digest;
 pub mod format;
+pub mod general_log;
+pub mod snapshot;
+pub mod summarize;
 
 pub use digest::digest;
 pub use format::{read, Capture, CaptureError, CaptureWriter, Command, CommandKind, Line};
