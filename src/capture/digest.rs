@@ -3,8 +3,10 @@
 //! (`IN (?, ?, ?)` → `IN (...)`, multi-row `VALUES` → one row), as pt-fingerprint and the
 //! server's own statement digests group statements. No crate does this for MySQL's lexical
 //! rules without also folding select lists and WHERE clauses away (sql-fingerprint reduces
-//! `WHERE id = 1` to `WHERE ...`), so this is a small lexer. It must not know where the
-//! text came from.
+//! `WHERE id = 1` to `WHERE ...`), so this is a small lexer. Beside it, the literals
+//! themselves ([`literals`], [`parameterise`]): what the digest's `?`s stood for, by the
+//! same lexical rules, so a statement seen with values can be replayed with placeholders.
+//! It must not know where the text came from.
 
 /// The digest of `sql`.
 pub fn digest(sql: &str) -> String {
@@ -206,9 +208,310 @@ fn join(tokens: &[String]) -> String {
     out
 }
 
+/// A literal of a statement's text: what one of its digest's `?`s stood for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Literal {
+    /// A number as written: `42`, `-1.5e3`, `.5`.
+    Number(String),
+    /// A quoted string with its escapes resolved: `'it''s'` → `it's`.
+    Text(String),
+    /// A hexadecimal or bit literal as written (`0xFF`, `x'41'`, `b'01'`): whether it is a
+    /// number or bytes depends on where it stands, so it never becomes a parameter.
+    Bits(String),
+}
+
+impl Literal {
+    /// The value: a string unescaped, a number or bits as written.
+    pub fn value(&self) -> &str {
+        match self {
+            Literal::Number(text) | Literal::Text(text) | Literal::Bits(text) => text,
+        }
+    }
+}
+
+/// A statement with its literals replaced by `?` placeholders, and those literals in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parameterised {
+    pub sql: String,
+    /// The values the placeholders stood for, one per `?` added.
+    pub literals: Vec<Literal>,
+}
+
+/// The literal values of `sql` in order, one per `?` of its digest before lists are folded
+/// (`IN (1, 2)` gives two): strings unescaped, numbers and bits as written.
+pub fn literals(sql: &str) -> Vec<String> {
+    scan(sql)
+        .into_iter()
+        .map(|found| found.literal.value().to_string())
+        .collect()
+}
+
+/// `sql` with its literals replaced by `?`, for a prepared statement, and the values they
+/// had. Some literals stay, where a placeholder cannot stand or would change the statement:
+/// bits (`0xFF`), lengths and precisions in types (`CAST(a AS CHAR(10))`), positions in
+/// `ORDER BY 1` and `GROUP BY 1`, strings with a character set (`_utf8mb4'a'`, `N'a'`) and
+/// typed ones (`DATE '2024-01-01'`), and `ESCAPE '!'`. The digest of the result is the digest
+/// of `sql`.
+pub fn parameterise(sql: &str) -> Parameterised {
+    let mut out = String::with_capacity(sql.len());
+    let mut literals = Vec::new();
+    let mut at = 0;
+    for found in scan(sql) {
+        if !found.replaceable {
+            continue;
+        }
+        out.push_str(&sql[at..found.start]);
+        out.push('?');
+        at = found.end;
+        literals.push(found.literal);
+    }
+    out.push_str(&sql[at..]);
+    Parameterised { sql: out, literals }
+}
+
+/// A literal found in a text: its bytes, value, and whether a placeholder may replace it.
+struct Found {
+    start: usize,
+    end: usize,
+    literal: Literal,
+    replaceable: bool,
+}
+
+/// Type names whose parenthesised numbers are lengths or precisions, not values.
+const TYPE_NAMES: &[&str] = &[
+    "char",
+    "varchar",
+    "nchar",
+    "nvarchar",
+    "binary",
+    "varbinary",
+    "decimal",
+    "dec",
+    "numeric",
+    "fixed",
+    "float",
+    "double",
+    "real",
+    "int",
+    "integer",
+    "tinyint",
+    "smallint",
+    "mediumint",
+    "bigint",
+    "bit",
+    "datetime",
+    "timestamp",
+    "time",
+    "year",
+    "text",
+    "blob",
+];
+
+/// Words that end an `ORDER BY` or `GROUP BY` list.
+const AFTER_BY_LIST: &[&str] = &[
+    "limit",
+    "having",
+    "union",
+    "from",
+    "where",
+    "for",
+    "lock",
+    "into",
+    "window",
+    "procedure",
+    "offset",
+    ")",
+    ";",
+];
+
+/// The literals of `sql`, found by the same lexical rules as [`digest`]'s (each is one of
+/// its `?`s), with what comes before each to judge whether a placeholder may replace it.
+fn scan(sql: &str) -> Vec<Found> {
+    let indexed: Vec<(usize, char)> = sql.char_indices().collect();
+    let chars: Vec<char> = indexed.iter().map(|(_, c)| *c).collect();
+    let byte = |i: usize| indexed.get(i).map_or(sql.len(), |(at, _)| *at);
+    let mut found: Vec<Found> = Vec::new();
+    let mut tokens: Vec<String> = Vec::new();
+    // Where the previous token ended (a char index), for `_utf8'a'` and `N'a'`.
+    let mut previous_end = 0;
+    // Per open parenthesis: whether it holds a type's length or precision.
+    let mut parens: Vec<bool> = Vec::new();
+    let mut by_list = false;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        let start = i;
+        let mut literal: Option<Literal> = None;
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        } else if c == '-' && next == Some('-') || c == '#' {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        } else if c == '/' && next == Some('*') {
+            i += 2;
+            while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
+                i += 1;
+            }
+            i += 2;
+            continue;
+        } else if c == '\'' || c == '"' {
+            i = skip_quoted(&chars, i, c);
+            literal = Some(Literal::Text(unescape(&chars[start..i], c)));
+        } else if c == '`' {
+            let end = skip_quoted(&chars, i, '`');
+            let name: String = chars[i + 1..end.saturating_sub(1).max(i + 1)]
+                .iter()
+                .collect();
+            tokens.push(name.to_lowercase());
+            i = end;
+        } else if (c == 'x' || c == 'X' || c == 'b' || c == 'B') && next == Some('\'') {
+            i = skip_quoted(&chars, i + 1, '\'');
+            literal = Some(Literal::Bits(chars[start..i].iter().collect()));
+        } else if c.is_ascii_digit()
+            || (c == '.' && next.is_some_and(|n| n.is_ascii_digit()))
+            || ((c == '-' || c == '+')
+                && next.is_some_and(|n| n.is_ascii_digit())
+                && tokens.last().is_none_or(|t| is_operator_or_open(t)))
+        {
+            i += 1;
+            while i < chars.len()
+                && (chars[i].is_ascii_alphanumeric()
+                    || chars[i] == '.'
+                    || ((chars[i] == '-' || chars[i] == '+') && matches!(chars[i - 1], 'e' | 'E')))
+            {
+                i += 1;
+            }
+            let text: String = chars[start..i].iter().collect();
+            let unsigned = text.trim_start_matches(['-', '+']);
+            literal = Some(
+                if unsigned.len() > 1
+                    && unsigned.starts_with('0')
+                    && matches!(unsigned.as_bytes()[1], b'x' | b'X' | b'b' | b'B')
+                {
+                    Literal::Bits(text)
+                } else {
+                    Literal::Number(text)
+                },
+            );
+        } else if c.is_alphanumeric() || c == '_' || c == '$' || c == '@' {
+            while i < chars.len()
+                && (chars[i].is_alphanumeric() || matches!(chars[i], '_' | '$' | '@' | '.'))
+            {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect::<String>().to_lowercase();
+            if word == "by" && matches!(tokens.last().map(String::as_str), Some("order" | "group"))
+            {
+                by_list = true;
+            } else if AFTER_BY_LIST.contains(&word.as_str()) {
+                by_list = false;
+            }
+            tokens.push(word);
+        } else {
+            let pair: String = [c, next.unwrap_or(' ')].iter().collect();
+            let token = if matches!(
+                pair.as_str(),
+                "<=" | ">=" | "<>" | "!=" | ":=" | "||" | "&&" | "<<" | ">>"
+            ) {
+                i += 2;
+                pair
+            } else {
+                i += 1;
+                c.to_string()
+            };
+            match token.as_str() {
+                "(" => parens.push(
+                    tokens
+                        .last()
+                        .is_some_and(|t| TYPE_NAMES.contains(&t.as_str())),
+                ),
+                ")" => {
+                    parens.pop();
+                    by_list = false;
+                }
+                ";" => by_list = false,
+                _ => {}
+            }
+            tokens.push(token);
+        }
+        if let Some(literal) = literal {
+            let before = tokens.last().map(String::as_str);
+            let adjacent = start == previous_end && start > 0;
+            let kept = match &literal {
+                Literal::Bits(_) => true,
+                // A type's length or precision, a position in ORDER BY or GROUP BY.
+                Literal::Number(_) => {
+                    let in_type = parens.last().copied().unwrap_or(false);
+                    in_type || (by_list && matches!(before, Some("by" | ",")))
+                }
+                // `_utf8mb4'a'`, `N'a'`, `DATE '2024-01-01'`, `ESCAPE '!'`.
+                Literal::Text(_) => {
+                    let introduced =
+                        adjacent && before.is_some_and(|t| t.starts_with('_') || t == "n");
+                    introduced || matches!(before, Some("date" | "time" | "timestamp" | "escape"))
+                }
+            };
+            let replaceable = !kept;
+            found.push(Found {
+                start: byte(start),
+                end: byte(i.min(chars.len())),
+                literal,
+                replaceable,
+            });
+            tokens.push("?".into());
+        }
+        previous_end = i;
+    }
+    found
+}
+
+/// A quoted string's value: the quotes removed, doubled quotes and backslash escapes
+/// resolved as the server reads them (`\%` and `\_` keep their backslash, for LIKE).
+fn unescape(quoted: &[char], quote: char) -> String {
+    let inner = &quoted[1..];
+    // An unterminated string runs to the end of the text.
+    let inner = match inner.last() {
+        Some(&last) if last == quote => &inner[..inner.len() - 1],
+        _ => inner,
+    };
+    let mut out = String::with_capacity(inner.len());
+    let mut i = 0;
+    while i < inner.len() {
+        let c = inner[i];
+        if c == '\\' && i + 1 < inner.len() {
+            let escaped = inner[i + 1];
+            match escaped {
+                '0' => out.push('\0'),
+                'b' => out.push('\u{8}'),
+                'n' => out.push('\n'),
+                'r' => out.push('\r'),
+                't' => out.push('\t'),
+                'Z' => out.push('\u{1a}'),
+                '%' | '_' => {
+                    out.push('\\');
+                    out.push(escaped);
+                }
+                other => out.push(other),
+            }
+            i += 2;
+        } else if c == quote && inner.get(i + 1) == Some(&quote) {
+            out.push(quote);
+            i += 2;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::digest;
+    use super::{digest, literals, parameterise, Literal};
 
     #[test]
     fn literals_become_placeholders_and_text_is_folded() {
@@ -267,6 +570,95 @@ mod tests {
             "'", "/*", "`a", "x'", "SELECT '", "-", "--", "(?,", "(", "0x", "1e",
         ] {
             let _ = digest(text);
+        }
+    }
+
+    #[test]
+    fn literals_are_the_values_of_the_digest_placeholders() {
+        assert_eq!(
+            literals("SELECT * FROM t WHERE id = 42 AND name = 'it''s' AND x = \"a\\nb\""),
+            vec!["42", "it's", "a\nb"]
+        );
+        assert_eq!(
+            literals("UPDATE t SET z = -1.5e3 WHERE id IN (1, 2) AND b = x'41' -- 7"),
+            vec!["-1.5e3", "1", "2", "x'41'"]
+        );
+        assert_eq!(
+            literals("SELECT a-1 FROM t2 WHERE b LIKE 'a\\%'"),
+            vec!["1", "a\\%"]
+        );
+        assert!(literals("SELECT * FROM t WHERE id = ? /* 5 */").is_empty());
+        // One literal per ? of the digest, when no list is folded.
+        for sql in [
+            "SELECT c FROM sbtest1 WHERE id BETWEEN 10 AND 109 ORDER BY c",
+            "INSERT INTO t (a) VALUES (1)",
+            "select * from `T` where id=7 and v = .5 and w = 0xFF",
+            "UPDATE t SET v = 'it''s', w = \"x\\\"y\", z = -1.5e3 WHERE id = 3",
+        ] {
+            assert_eq!(
+                literals(sql).len(),
+                digest(sql).matches('?').count(),
+                "{sql}"
+            );
+        }
+    }
+
+    #[test]
+    fn parameterised_statements_keep_their_digest_and_literals_where_needed() {
+        let p = parameterise("SELECT name FROM items WHERE id = 12 AND cat = 'a''b' LIMIT 10");
+        assert_eq!(
+            p.sql,
+            "SELECT name FROM items WHERE id = ? AND cat = ? LIMIT ?"
+        );
+        assert_eq!(
+            p.literals,
+            vec![
+                Literal::Number("12".into()),
+                Literal::Text("a'b".into()),
+                Literal::Number("10".into())
+            ]
+        );
+        let kept = "SELECT CAST(a AS DECIMAL(10,2)), _utf8mb4'x', DATE '2024-01-01', 0xFF FROM t GROUP BY 1, 2 ORDER BY 1 DESC";
+        assert_eq!(parameterise(kept).sql, kept);
+        assert!(parameterise(kept).literals.is_empty());
+        assert_eq!(
+            parameterise("SELECT a FROM t WHERE b = -5 ORDER BY a LIMIT 3").sql,
+            "SELECT a FROM t WHERE b = ? ORDER BY a LIMIT ?"
+        );
+        assert_eq!(
+            parameterise("SELECT 'é', \"ü\" FROM t").sql,
+            "SELECT ?, ? FROM t"
+        );
+        for sql in [
+            "SELECT * FROM t WHERE id = 42",
+            "UPDATE t SET v = 'it''s', w = \"x\\\"y\", z = -1.5e3 WHERE id IN (1, 2, 3)",
+            "INSERT INTO t (a, b) VALUES (1, 'x'), (2, 'y')",
+            "SELECT 0xFF, x'41', N'a', _latin1'b' FROM t ORDER BY 2",
+            "SELECT a-1 FROM t2 /* 'c' */ WHERE d = 'e' # 3",
+        ] {
+            assert_eq!(digest(&parameterise(sql).sql), digest(sql), "{sql}");
+        }
+    }
+
+    #[test]
+    fn parameterise_never_panics_and_keeps_the_digest() {
+        // A cheap fuzz over fragments that lexers trip on.
+        let fragments = [
+            "SELECT", " ", "'", "\"", "`", "x'", "0x", "1e", "-", "--", "/*", "*/", "(", ")", "?",
+            "\\", "é", "12", ".5", "a", "ORDER BY", ",", "CHAR(", "_utf8", "\n", "#",
+        ];
+        let mut seed: u64 = 7;
+        for _ in 0..3000 {
+            let mut sql = String::new();
+            for _ in 0..8 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                sql.push_str(fragments[(seed >> 33) as usize % fragments.len()]);
+            }
+            let p = parameterise(&sql);
+            let _ = literals(&sql);
+            assert!(p.literals.len() <= literals(&sql).len(), "{sql:?}");
         }
     }
 }

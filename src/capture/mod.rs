@@ -6,9 +6,12 @@
 
 pub mod digest;
 pub mod format;
+pub mod general_log;
 pub mod protocol;
 pub mod proxy;
 pub mod script;
+pub mod snapshot;
+pub mod summarize;
 
 pub use digest::digest;
 pub use format::{read, Capture, CaptureError, CaptureWriter, Command, CommandKind, Line};

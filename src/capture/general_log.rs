@@ -1,0 +1,861 @@
+//! Importing MariaDB's general log into a capture, for servers where a proxy cannot stand
+//! between clients and server: from the `mysql.general_log` table (with a snapshot of the
+//! database read on the same connection), or from the log file. The log records what each
+//! connection sent and when, but no answers and no durations, and the file form only to the
+//! second; what it lacks the capture says it lacks (no responses, ends equal to starts, the
+//! resolution in the header's source). This owns reading the log's two forms and mapping its
+//! command names; it must not know how a capture is summarised or replayed.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::path::Path;
+
+use anyhow::Context;
+use mysql::prelude::Queryable;
+
+use super::format::{CaptureWriter, Command, CommandKind, End, Header, Line};
+use super::snapshot::write_snapshot;
+
+/// The header source of a capture imported from the table.
+pub const TABLE_SOURCE: &str = "general log (mysql.general_log)";
+
+/// What an import wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ImportSummary {
+    pub commands: u64,
+    pub connections: u64,
+    /// What the capture lacks or guessed, for the user to read.
+    pub warnings: Vec<String>,
+}
+
+/// The fix for an empty or missing log, in every error that needs it.
+const TURN_ON: &str = "SET GLOBAL general_log = ON, log_output = 'TABLE'";
+
+/// Imports `mysql.general_log` (ordered by event_time) into a capture at `out`. With
+/// `database`, the capture starts with a snapshot of that database read now on `conn`
+/// (see [`write_snapshot`]). The commands of `conn` itself (this import's own queries,
+/// which the log records too) are left out.
+pub fn import_table(
+    conn: &mut mysql::Conn,
+    database: Option<&str>,
+    out: &Path,
+) -> anyhow::Result<ImportSummary> {
+    let own: u64 = conn
+        .query_first("SELECT CONNECTION_ID()")
+        .context("asking the server for this connection's id")?
+        .unwrap_or(0);
+    let settings: Option<(String, String)> = conn
+        .query_first("SELECT @@global.general_log, @@global.log_output")
+        .context("reading general_log and log_output")?;
+    let (enabled, output) = settings.unwrap_or_default();
+    let server_version: Option<String> = conn
+        .query_first("SELECT VERSION()")
+        .context("reading the server's version")?;
+    // Without ORDER BY the CSV table returns rows in the order they were logged; a stable
+    // sort by time then orders by event_time and keeps the log's order among equal times
+    // (a statement and the Execute it logs can share a microsecond).
+    let mut logged: Vec<Logged> = Vec::new();
+    let result = conn.exec_iter(
+        "SELECT CAST(UNIX_TIMESTAMP(event_time) * 1000000 AS SIGNED), thread_id, command_type, argument \
+         FROM mysql.general_log WHERE thread_id <> ?",
+        (own,),
+    );
+    let mut result = result.with_context(|| {
+        format!("cannot read mysql.general_log: the importing user needs SELECT on it, and the log goes there only with {TURN_ON}")
+    })?;
+    for row in result.by_ref() {
+        let mut row = row.context("reading mysql.general_log")?;
+        let time_us: i64 = take(&mut row, 0)?;
+        let thread: u64 = take(&mut row, 1)?;
+        let command: Vec<u8> = take(&mut row, 2)?;
+        let argument: Vec<u8> = take(&mut row, 3)?;
+        logged.push(Logged {
+            time_us,
+            thread,
+            command: String::from_utf8_lossy(&command).into_owned(),
+            argument: String::from_utf8_lossy(&argument).into_owned(),
+        });
+    }
+    drop(result);
+    if logged.is_empty() {
+        anyhow::bail!(
+            "mysql.general_log holds no commands of other connections (general_log is {}, log_output is {}): {TURN_ON}, run the workload, then import again",
+            if enabled == "1" || enabled.eq_ignore_ascii_case("ON") { "ON" } else { "OFF" },
+            output
+        );
+    }
+    logged.sort_by_key(|entry| entry.time_us);
+    let mut header = Header::new(TABLE_SOURCE, database.map(str::to_string), server_version);
+    header.started_unix_us = logged[0].time_us;
+    let mut writer = CaptureWriter::create(out, &header)?;
+    let mut warnings = Vec::new();
+    if let Some(database) = database {
+        let snapshot = match write_snapshot(conn, database, &mut writer) {
+            Ok(snapshot) => snapshot,
+            Err(err) => {
+                // A capture of a header alone would pass for an empty workload.
+                drop(writer);
+                let _ = std::fs::remove_file(out);
+                return Err(err);
+            }
+        };
+        warnings.push(format!(
+            "the snapshot ({} table(s), {} row(s) of {database}) is of the data as it is now, after the logged commands ran, not as it was when they started",
+            snapshot.tables, snapshot.rows
+        ));
+    }
+    let mut importer = Importer::new(writer, logged[0].time_us);
+    for entry in logged {
+        importer.push(entry.time_us, entry.thread, &entry.command, entry.argument)?;
+    }
+    importer.finish(warnings)
+}
+
+fn take<T: mysql::prelude::FromValue>(row: &mut mysql::Row, index: usize) -> anyhow::Result<T> {
+    row.take_opt(index)
+        .with_context(|| format!("mysql.general_log: column {} is missing", index + 1))?
+        .map_err(|err| {
+            anyhow::anyhow!(
+                "mysql.general_log: column {} is not what MariaDB writes there ({err})",
+                index + 1
+            )
+        })
+}
+
+/// One command as the log has it, before connections are numbered.
+struct Logged {
+    time_us: i64,
+    thread: u64,
+    command: String,
+    argument: String,
+}
+
+/// Imports a general log file (MariaDB's format; MySQL's, with ISO times, too) into a
+/// capture at `out`. The file has times to the second only: the commands logged in one
+/// second keep their order and are spread evenly over it. It has no snapshot: `database`
+/// only names the clients' database in the header (import from the table for a snapshot).
+pub fn import_file(
+    path: &Path,
+    database: Option<&str>,
+    out: &Path,
+) -> anyhow::Result<ImportSummary> {
+    let name = path.display().to_string();
+    let opened = std::fs::File::open(path).with_context(|| {
+        format!("cannot read the general log {name}: check the path (SELECT @@general_log_file names the server's) and that this user may read it")
+    })?;
+    let mut reader = LogReader::new(std::io::BufReader::new(opened), name.clone());
+    let mut spacer = Spacer::default();
+    let mut importer: Option<Importer> = None;
+    let mut warnings = Vec::new();
+    while let Some(entry) = reader.next_entry()? {
+        if let Some(group) = spacer.add(entry) {
+            emit(group, &mut importer, &reader, database, out)?;
+        }
+    }
+    let last = spacer.finish();
+    if !last.is_empty() {
+        emit(last, &mut importer, &reader, database, out)?;
+    }
+    let Some(importer) = importer else {
+        anyhow::bail!(
+            "{name} holds no general-log commands: {TURN_ON} (or log_output = 'FILE' with general_log_file naming this file), run the workload, then import again"
+        );
+    };
+    warnings.push(
+        "the general log file has times to the second only: the commands of one second keep their order, spread evenly over it".to_string(),
+    );
+    if database.is_some() {
+        warnings.push(
+            "no snapshot: a log file gives no connection to read the tables from (import from the table for one)".to_string(),
+        );
+    }
+    if let Some(line) = reader.first_non_utf8 {
+        warnings.push(format!(
+            "line {line} (and maybe others) is not UTF-8: its bytes were replaced by U+FFFD"
+        ));
+    }
+    if spacer.backwards > 0 {
+        warnings.push(format!(
+            "{} time(s) in the file went backwards (threads logging out of order): their commands keep the file's order at the latest time before them",
+            spacer.backwards
+        ));
+    }
+    if spacer.before_first_time > 0 {
+        warnings.push(format!(
+            "the first {} command(s) came before any time in the file: they were given the second before the first time",
+            spacer.before_first_time
+        ));
+    }
+    importer.finish(warnings)
+}
+
+/// Writes a group of commands, creating the capture at the first (its header starts at
+/// the first command's time).
+fn emit(
+    group: Vec<Timed>,
+    importer: &mut Option<Importer>,
+    reader: &LogReader<impl BufRead>,
+    database: Option<&str>,
+    out: &Path,
+) -> anyhow::Result<()> {
+    if importer.is_none() {
+        let source = format!(
+            "general log file {} (times to the second; commands of one second spread evenly over it)",
+            reader.file
+        );
+        let mut header = Header::new(
+            &source,
+            database.map(str::to_string),
+            reader.server_version.clone(),
+        );
+        header.started_unix_us = group[0].time_us;
+        *importer = Some(Importer::new(
+            CaptureWriter::create(out, &header)?,
+            group[0].time_us,
+        ));
+    }
+    let importer = importer.as_mut().expect("created above");
+    for timed in group {
+        let entry = timed.entry;
+        importer.push(timed.time_us, entry.thread, &entry.command, entry.argument)?;
+    }
+    Ok(())
+}
+
+/// Numbers connections, gives prepares their ids, maps command names, and writes.
+struct Importer {
+    writer: CaptureWriter,
+    first_us: i64,
+    last_us: i64,
+    /// The log's thread id → the capture's connection number (the latest, for a thread id
+    /// used again), and how many were numbered.
+    connections: HashMap<u64, u64>,
+    numbered: u64,
+    /// The last statement id given per connection.
+    statements: HashMap<u64, u32>,
+    commands: u64,
+}
+
+impl Importer {
+    fn new(writer: CaptureWriter, first_us: i64) -> Importer {
+        Importer {
+            writer,
+            first_us,
+            last_us: 0,
+            connections: HashMap::new(),
+            numbered: 0,
+            statements: HashMap::new(),
+            commands: 0,
+        }
+    }
+
+    fn push(
+        &mut self,
+        time_us: i64,
+        thread: u64,
+        command_type: &str,
+        argument: String,
+    ) -> anyhow::Result<()> {
+        // Thread ids start again after a server restart: a Connect of a thread already seen
+        // is a new connection.
+        let connection = match self.connections.get(&thread) {
+            Some(&number) if command_type != "Connect" => number,
+            _ => {
+                self.numbered += 1;
+                self.connections.insert(thread, self.numbered);
+                self.numbered
+            }
+        };
+        let start_us = (time_us - self.first_us).max(self.last_us);
+        self.last_us = start_us;
+        let mut command = Command {
+            connection,
+            start_us,
+            // The log has no durations.
+            end_us: start_us,
+            kind: CommandKind::Other,
+            sql: None,
+            statement: None,
+            params: Vec::new(),
+            database: None,
+            // The log records no answers.
+            response: None,
+        };
+        match command_type {
+            "Connect" if argument.starts_with("Access denied") => {
+                command.sql = Some(argument);
+            }
+            "Connect" => {
+                command.kind = CommandKind::Connect;
+                command.database = connect_database(&argument);
+            }
+            "Query" => {
+                command.kind = CommandKind::Query;
+                command.sql = Some(argument);
+            }
+            "Prepare" => {
+                // The log has no statement ids: each prepare gets the next of its connection.
+                let id = self.statements.entry(connection).or_insert(0);
+                *id += 1;
+                command.kind = CommandKind::Prepare;
+                command.statement = Some(*id);
+                command.sql = Some(argument);
+            }
+            "Execute" => {
+                // The log writes the executed statement with its values substituted, not
+                // which statement ran with which parameters: it is kept as a text query, so
+                // a replay runs it as text (its digest is its prepare's).
+                command.kind = CommandKind::Query;
+                command.sql = Some(argument);
+            }
+            "Close stmt" => command.kind = CommandKind::CloseStatement,
+            "Reset stmt" => command.kind = CommandKind::ResetStatement,
+            "Init DB" => {
+                command.kind = CommandKind::InitDb;
+                command.database = Some(argument.trim().to_string()).filter(|d| !d.is_empty());
+            }
+            "Quit" => command.kind = CommandKind::Quit,
+            "Ping" => command.kind = CommandKind::Ping,
+            _ => {
+                command.sql = Some(argument).filter(|a| !a.is_empty());
+            }
+        }
+        self.writer.write(&Line::Command(command))?;
+        self.commands += 1;
+        if self.commands.is_multiple_of(1000) {
+            self.writer.flush()?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, warnings: Vec<String>) -> anyhow::Result<ImportSummary> {
+        let connections = self.numbered;
+        self.writer.write(&Line::End(End {
+            commands: self.commands,
+            connections,
+            duration_us: self.last_us,
+        }))?;
+        self.writer.flush()?;
+        Ok(ImportSummary {
+            commands: self.commands,
+            connections,
+            warnings,
+        })
+    }
+}
+
+/// The database of a Connect's argument, `user@host on DB using Socket` (`on  using` when
+/// the client chose none).
+fn connect_database(argument: &str) -> Option<String> {
+    let after_user = argument.find('@').map_or(argument, |at| &argument[at..]);
+    let (_, rest) = after_user.split_once(" on ")?;
+    let database = rest.split(" using ").next().unwrap_or(rest).trim();
+    (!database.is_empty()).then(|| database.to_string())
+}
+
+/// A command of the file.
+#[derive(Debug, Clone, PartialEq)]
+struct Entry {
+    /// The time its line gave (µs since the epoch, and whether to the µs), or none: the
+    /// file writes a time only when it changes.
+    stamp: Option<(i64, bool)>,
+    thread: u64,
+    command: String,
+    argument: String,
+}
+
+/// Commands that never continue on the next line; any other might (statements do).
+const ONE_LINE_COMMANDS: &[&str] = &[
+    "Connect",
+    "Quit",
+    "Init DB",
+    "Ping",
+    "Close stmt",
+    "Reset stmt",
+    "Field List",
+    "Statistics",
+    "Processlist",
+    "Kill",
+    "Debug",
+    "Change user",
+    "Set option",
+    "Refresh",
+    "Shutdown",
+    "Sleep",
+    "Time",
+    "Fetch",
+    "Long Data",
+    "Reset connection",
+];
+
+/// Reads a general log file's commands, joining the lines of multi-line statements and
+/// skipping the header the server writes when it opens the file.
+struct LogReader<R: BufRead> {
+    lines: std::io::Split<R>,
+    file: String,
+    number: usize,
+    pending: Option<Entry>,
+    server_version: Option<String>,
+    first_non_utf8: Option<usize>,
+}
+
+impl<R: BufRead> LogReader<R> {
+    fn new(input: R, file: String) -> Self {
+        LogReader {
+            lines: input.split(b'\n'),
+            file,
+            number: 0,
+            pending: None,
+            server_version: None,
+            first_non_utf8: None,
+        }
+    }
+
+    fn next_entry(&mut self) -> anyhow::Result<Option<Entry>> {
+        loop {
+            let Some(bytes) = self.lines.next() else {
+                return Ok(self.pending.take());
+            };
+            self.number += 1;
+            let bytes = bytes.with_context(|| {
+                format!(
+                    "cannot read the general log {}, line {}",
+                    self.file, self.number
+                )
+            })?;
+            let line = match String::from_utf8(bytes) {
+                Ok(line) => line,
+                Err(err) => {
+                    self.first_non_utf8.get_or_insert(self.number);
+                    String::from_utf8_lossy(err.as_bytes()).into_owned()
+                }
+            };
+            match classify(&line) {
+                Kind::Entry {
+                    stamp,
+                    thread,
+                    command,
+                    argument,
+                } => {
+                    let entry = Entry {
+                        stamp,
+                        thread,
+                        command: command.to_string(),
+                        argument: argument.to_string(),
+                    };
+                    if let Some(done) = self.pending.replace(entry) {
+                        return Ok(Some(done));
+                    }
+                }
+                Kind::Header { version } => {
+                    if let Some(version) = version {
+                        self.server_version = Some(version);
+                    }
+                }
+                Kind::Other => match &mut self.pending {
+                    Some(entry) if !ONE_LINE_COMMANDS.contains(&entry.command.as_str()) => {
+                        entry.argument.push('\n');
+                        entry.argument.push_str(&line);
+                    }
+                    None if line.trim().is_empty() => {}
+                    _ => {
+                        let shown: String = line.chars().take(80).collect();
+                        anyhow::bail!(
+                            "{}, line {}: not a general-log line: {shown:?} (a command is `YYMMDD HH:MM:SS<TAB>ID Command<TAB>Argument`, or the same after two tabs, and only statements go on over several lines): is this the file general_log_file names? The slow and error logs are other files",
+                            self.file,
+                            self.number
+                        );
+                    }
+                },
+            }
+        }
+    }
+}
+
+enum Kind<'a> {
+    Entry {
+        stamp: Option<(i64, bool)>,
+        thread: u64,
+        command: &'a str,
+        argument: &'a str,
+    },
+    /// `/usr/sbin/mariadbd, Version: … started with:`, `Tcp port: …`, `Time  Id Command  Argument`.
+    Header { version: Option<String> },
+    /// Anything else: a statement's next line, or not the general log.
+    Other,
+}
+
+fn classify(line: &str) -> Kind<'_> {
+    if let Some(at) = line.find(", Version: ") {
+        if line.trim_end().ends_with("started with:") {
+            let rest = &line[at + ", Version: ".len()..];
+            let version = rest
+                .split([' ', '\t'])
+                .next()
+                .filter(|v| !v.is_empty())
+                .map(str::to_string);
+            return Kind::Header { version };
+        }
+    }
+    if line.starts_with("Tcp port:")
+        || (line.starts_with("Time")
+            && line.contains("Id")
+            && line.contains("Command")
+            && line.contains("Argument"))
+    {
+        return Kind::Header { version: None };
+    }
+    let (stamp, rest) = if let Some(rest) = line.strip_prefix("\t\t") {
+        (None, rest)
+    } else if let Some((stamp, rest)) = mariadb_stamp(line).or_else(|| iso_stamp(line)) {
+        (Some(stamp), rest)
+    } else {
+        return Kind::Other;
+    };
+    let rest = rest.trim_start_matches(' ');
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let Ok(thread) = rest[..digits].parse::<u64>() else {
+        return Kind::Other;
+    };
+    let Some(rest) = rest[digits..].strip_prefix(' ') else {
+        return Kind::Other;
+    };
+    let (command, argument) = rest.split_once('\t').unwrap_or((rest, ""));
+    let is_name = command
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && command
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == ' ' || c == '_');
+    if !is_name {
+        return Kind::Other;
+    }
+    Kind::Entry {
+        stamp,
+        thread,
+        command,
+        argument,
+    }
+}
+
+/// MariaDB's `YYMMDD HH:MM:SS<TAB>` (the hour padded with a space), in local time.
+fn mariadb_stamp(line: &str) -> Option<((i64, bool), &str)> {
+    let head = line.as_bytes().get(..16)?;
+    let digit = |i: usize| head[i].is_ascii_digit();
+    let shape = (0..6).all(digit)
+        && head[6] == b' '
+        && (head[7] == b' ' || digit(7))
+        && digit(8)
+        && head[9] == b':'
+        && digit(10)
+        && digit(11)
+        && head[12] == b':'
+        && digit(13)
+        && digit(14)
+        && head[15] == b'\t';
+    if !shape {
+        return None;
+    }
+    let number = |from: usize, to: usize| -> i32 { line[from..to].trim().parse().unwrap_or(-1) };
+    let (year, month, day) = (2000 + number(0, 2), number(2, 4), number(4, 6));
+    let (hour, minute, second) = (number(7, 9), number(10, 12), number(13, 15));
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || !(0..=23).contains(&hour)
+        || !(0..=59).contains(&minute)
+        || !(0..=60).contains(&second)
+    {
+        return None;
+    }
+    let seconds = local_unix_seconds(year, month, day, hour, minute, second);
+    Some(((seconds * 1_000_000, false), &line[16..]))
+}
+
+/// MySQL's `2025-11-23T17:05:20.123456Z<TAB>`, in UTC, to the microsecond.
+fn iso_stamp(line: &str) -> Option<((i64, bool), &str)> {
+    let (stamp, rest) = line.split_once('\t')?;
+    if stamp.len() < 20 || !stamp.as_bytes()[..4].iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let time = humantime::parse_rfc3339(stamp).ok()?;
+    let micros = time.duration_since(std::time::UNIX_EPOCH).ok()?.as_micros();
+    Some(((i64::try_from(micros).ok()?, true), rest))
+}
+
+/// Seconds since the epoch of a local time, as the server wrote it (its time zone is taken
+/// to be this machine's).
+fn local_unix_seconds(year: i32, month: i32, day: i32, hour: i32, minute: i32, second: i32) -> i64 {
+    // SAFETY: mktime reads a tm we own, initialised field by field; zeroed is a valid tm.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    tm.tm_year = year - 1900;
+    tm.tm_mon = month - 1;
+    tm.tm_mday = day;
+    tm.tm_hour = hour;
+    tm.tm_min = minute;
+    tm.tm_sec = second;
+    tm.tm_isdst = -1;
+    // SAFETY: as above; mktime only normalises the tm and returns the time.
+    let local = unsafe { libc::mktime(&mut tm) };
+    if local != -1 {
+        return local as i64;
+    }
+    // No usable time zone: count the time as UTC (days from the civil date, H. Hinnant).
+    let (y, m) = if month <= 2 {
+        (i64::from(year) - 1, i64::from(month) + 9)
+    } else {
+        (i64::from(year), i64::from(month) - 3)
+    };
+    let era = y.div_euclid(400);
+    let year_of_era = y - era * 400;
+    let day_of_year = (153 * m + 2) / 5 + i64::from(day) - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    let days = era * 146_097 + day_of_era - 719_468;
+    days * 86_400 + i64::from(hour) * 3600 + i64::from(minute) * 60 + i64::from(second)
+}
+
+/// A command with its time in µs since the epoch.
+struct Timed {
+    time_us: i64,
+    entry: Entry,
+}
+
+/// Gives each command a time: the commands of one second of the file (a time is written
+/// only when it changes) spread evenly over it, in order; times never go backwards.
+#[derive(Default)]
+struct Spacer {
+    /// The current group's start (µs) and whether its time is exact; none before the first
+    /// time of the file.
+    group_start: Option<(i64, bool)>,
+    group: Vec<Entry>,
+    last_us: Option<i64>,
+    backwards: u64,
+    before_first_time: u64,
+}
+
+impl Spacer {
+    /// Adds a command; returns the group it closed, timed.
+    fn add(&mut self, entry: Entry) -> Option<Vec<Timed>> {
+        let closed = match entry.stamp {
+            Some(stamp) if !self.group.is_empty() => {
+                let start = self.group_start.unwrap_or_else(|| {
+                    self.before_first_time = self.group.len() as u64;
+                    (stamp.0 - 1_000_000, false)
+                });
+                Some(self.time(start))
+            }
+            _ => None,
+        };
+        if let Some(stamp) = entry.stamp {
+            self.group_start = Some(stamp);
+        }
+        self.group.push(entry);
+        closed
+    }
+
+    fn finish(&mut self) -> Vec<Timed> {
+        if self.group.is_empty() {
+            return Vec::new();
+        }
+        let start = self.group_start.unwrap_or_else(|| {
+            self.before_first_time = self.group.len() as u64;
+            (0, false)
+        });
+        self.time(start)
+    }
+
+    fn time(&mut self, (start, exact): (i64, bool)) -> Vec<Timed> {
+        let group = std::mem::take(&mut self.group);
+        let step = if exact {
+            0
+        } else {
+            1_000_000 / group.len() as i64
+        };
+        if self.last_us.is_some_and(|last| start < last) {
+            self.backwards += 1;
+        }
+        group
+            .into_iter()
+            .enumerate()
+            .map(|(index, entry)| {
+                let time = (start + index as i64 * step).max(self.last_us.unwrap_or(i64::MIN));
+                self.last_us = Some(time);
+                Timed {
+                    time_us: time,
+                    entry,
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::format::read;
+
+    const SAMPLE: &str =
+        "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1-log (Debian 12). started with:\n\
+Tcp port: 0  Unix socket: /tmp/s.sock\n\
+Time\t\t    Id Command\tArgument\n\
+251123 17:05:20\t     3 Connect\troot@localhost on shop using Socket\n\
+\t\t     3 Query\tSELECT * FROM t WHERE id = 1\n\
+\t\t     3 Query\tSELECT *\n\
+FROM t\n\
+WHERE name = 'it''s\n\
+multi'\n\
+\t\t     3 Prepare\tSELECT * FROM t WHERE id = ?\n\
+251123 17:05:21\t     3 Execute\tSELECT * FROM t WHERE id = 2\n\
+\t\t     4 Connect\troot@localhost on  using TCP/IP\n\
+\t\t     4 Init DB\tshop\n\
+\t\t     3 Close stmt\t\n\
+\t\t     3 Prepare\tUPDATE t SET a = ?\n\
+251123  9:05:22\t     4 Ping\t\n\
+\t\t     4 Statistics\t\n\
+\t\t     3 Quit\t\n\
+\t\t     4 Quit\t\n";
+
+    fn import(text: &str) -> anyhow::Result<(ImportSummary, crate::capture::Capture)> {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("general.log");
+        let out = dir.path().join("out.ebcap");
+        std::fs::write(&log, text).unwrap();
+        let summary = import_file(&log, Some("shop"), &out)?;
+        Ok((summary, read(&out).unwrap()))
+    }
+
+    #[test]
+    fn a_log_file_becomes_commands_with_connections_kinds_and_times() {
+        let (summary, capture) = import(SAMPLE).unwrap();
+        assert_eq!(summary.commands, 13);
+        assert_eq!(summary.connections, 2);
+        assert!(capture.warnings.is_empty(), "{:?}", capture.warnings);
+        assert!(capture.header().source.contains("to the second"));
+        assert_eq!(
+            capture.header().server_version.as_deref(),
+            Some("10.11.19-MariaDB-0+deb12u1-log")
+        );
+        let kinds: Vec<CommandKind> = capture.commands.iter().map(|c| c.kind).collect();
+        use CommandKind::*;
+        assert_eq!(
+            kinds,
+            vec![
+                Connect,
+                Query,
+                Query,
+                Prepare,
+                Query,
+                Connect,
+                InitDb,
+                CloseStatement,
+                Prepare,
+                Ping,
+                Other,
+                Quit,
+                Quit
+            ]
+        );
+        let c = &capture.commands;
+        assert_eq!(c[0].database.as_deref(), Some("shop"));
+        assert_eq!(c[0].connection, 1);
+        assert_eq!(c[5].connection, 2);
+        assert_eq!(c[5].database, None);
+        assert_eq!(c[6].database.as_deref(), Some("shop"));
+        assert_eq!(
+            c[2].sql.as_deref(),
+            Some("SELECT *\nFROM t\nWHERE name = 'it''s\nmulti'")
+        );
+        assert_eq!(c[3].statement, Some(1));
+        assert_eq!(c[8].statement, Some(2));
+        assert_eq!(c[4].sql.as_deref(), Some("SELECT * FROM t WHERE id = 2"));
+        assert!(c
+            .iter()
+            .all(|c| c.response.is_none() && c.end_us == c.start_us));
+        // Four commands in the first second, spread evenly; the next second starts anew.
+        let starts: Vec<i64> = c.iter().map(|c| c.start_us).collect();
+        assert_eq!(
+            &starts[..6],
+            &[0, 250_000, 500_000, 750_000, 1_000_000, 1_200_000]
+        );
+        assert!(starts.windows(2).all(|w| w[0] <= w[1]), "{starts:?}");
+        // The hour written with a space (` 9:05:22`) is eight hours earlier: it went back.
+        assert!(summary.warnings.iter().any(|w| w.contains("backwards")));
+        assert!(summary.warnings.iter().any(|w| w.contains("no snapshot")));
+        assert_eq!(capture.end.as_ref().unwrap().commands, 13);
+    }
+
+    #[test]
+    fn lines_that_are_not_the_general_log_are_errors_naming_the_line() {
+        let err = import("# Time: 2025-11-23T17:05:20\n# User@Host: root\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 1: not a general-log line"), "{err}");
+        let broken = SAMPLE.replace(
+            "\t\t     4 Init DB\tshop\n",
+            "\t\t     4 Init DB\tshop\ngarbage\n",
+        );
+        let err = import(&broken).unwrap_err().to_string();
+        assert!(err.contains("line 14: not a general-log line"), "{err}");
+        let err = import("/usr/sbin/mariadbd, Version: 10.11 (x). started with:\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("holds no general-log commands"), "{err}");
+        assert!(err.contains("SET GLOBAL general_log = ON"), "{err}");
+        let err = import_file(
+            Path::new("/nonexistent/general.log"),
+            None,
+            Path::new("/nonexistent/out"),
+        )
+        .unwrap_err();
+        assert!(
+            format!("{err:#}").contains("cannot read the general log"),
+            "{err:#}"
+        );
+    }
+
+    #[test]
+    fn mysql_iso_times_are_kept_to_the_microsecond() {
+        let text = "Time                 Id Command    Argument\n\
+2025-11-23T17:05:20.000100Z\t    8 Connect\troot@localhost on shop using Socket\n\
+2025-11-23T17:05:20.000350Z\t    8 Query\tSELECT 1\n";
+        let (_, capture) = import(text).unwrap();
+        let starts: Vec<i64> = capture.commands.iter().map(|c| c.start_us).collect();
+        assert_eq!(starts, vec![0, 250]);
+        assert_eq!(capture.header().started_unix_us, 1_763_917_520_000_100);
+    }
+
+    #[test]
+    fn a_reused_thread_id_after_a_restart_is_a_new_connection() {
+        let text = "251123 17:05:20\t     3 Connect\tu@h on a using Socket\n\
+\t\t     3 Quit\t\n\
+/usr/sbin/mariadbd, Version: 10.11.19-MariaDB (x). started with:\n\
+Tcp port: 0  Unix socket: /tmp/s.sock\n\
+Time\t\t    Id Command\tArgument\n\
+251123 17:06:20\t     3 Connect\tu@h on b using Socket\n\
+\t\t     3 Query\tSELECT 2\n";
+        let (summary, capture) = import(text).unwrap();
+        assert_eq!(summary.connections, 2);
+        let connections: Vec<u64> = capture.commands.iter().map(|c| c.connection).collect();
+        assert_eq!(connections, vec![1, 1, 2, 2]);
+        assert_eq!(capture.commands[2].start_us, 60_000_000);
+        assert_eq!(capture.commands[3].start_us, 60_500_000);
+    }
+
+    #[test]
+    fn connect_arguments_name_the_database() {
+        assert_eq!(
+            connect_database("root@localhost on shop using Socket").as_deref(),
+            Some("shop")
+        );
+        assert_eq!(connect_database("root@localhost on  using TCP/IP"), None);
+        assert_eq!(connect_database("a b@h on db").as_deref(), Some("db"));
+        assert_eq!(connect_database("garbage"), None);
+    }
+
+    #[test]
+    fn local_times_count_from_the_epoch() {
+        let a = local_unix_seconds(2025, 11, 23, 17, 5, 20);
+        let b = local_unix_seconds(2025, 11, 24, 17, 5, 20);
+        assert_eq!(b - a, 86_400);
+    }
+}
