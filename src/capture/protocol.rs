@@ -5,7 +5,9 @@
 //! `mysql_common`; this module only follows the conversation's states. It must not know
 //! sockets, files or replay.
 
-use mysql_common::constants::{CapabilityFlags, ColumnFlags, ColumnType, StatusFlags};
+use mysql_common::constants::{
+    CapabilityFlags, ColumnFlags, ColumnType, MariadbCapabilities, StatusFlags,
+};
 use mysql_common::io::ParseBuf;
 use mysql_common::packets::StmtPacket;
 use mysql_common::value::{BinValue, ValueDeserializer};
@@ -111,6 +113,39 @@ pub fn server_capabilities(greeting: &[u8]) -> Option<CapabilityFlags> {
     Some(packet.capabilities())
 }
 
+/// Whether the server's greeting offers MariaDB's cached result metadata (a MariaDB server
+/// clears the CLIENT_MYSQL bit and lists its extended capabilities in the filler).
+pub fn server_caches_metadata(greeting: &[u8]) -> bool {
+    let Ok(packet) = ParseBuf(greeting).parse::<mysql_common::packets::HandshakePacket<'_>>(())
+    else {
+        return false;
+    };
+    !packet
+        .capabilities()
+        .contains(CapabilityFlags::CLIENT_LONG_PASSWORD)
+        && packet
+            .mariadb_ext_capabilities()
+            .contains(MariadbCapabilities::MARIADB_CLIENT_CACHE_METADATA)
+}
+
+/// Whether the client's answer to the greeting asks for cached result metadata: its
+/// MariaDB capabilities are the last four bytes of the filler.
+pub fn client_caches_metadata(response: &[u8]) -> bool {
+    let Some(raw) = response.get(..4) else {
+        return false;
+    };
+    let flags =
+        CapabilityFlags::from_bits_truncate(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]));
+    let Some(ext) = response.get(28..32) else {
+        return false;
+    };
+    !flags.contains(CapabilityFlags::CLIENT_LONG_PASSWORD)
+        && MariadbCapabilities::from_bits_truncate(u32::from_le_bytes([
+            ext[0], ext[1], ext[2], ext[3],
+        ]))
+        .contains(MariadbCapabilities::MARIADB_CLIENT_CACHE_METADATA)
+}
+
 /// The client's answer to the greeting: refused (TLS, compression), or its capabilities
 /// and the database it names.
 pub fn client_handshake(response: &[u8]) -> Result<(CapabilityFlags, Option<String>), Unsupported> {
@@ -174,8 +209,8 @@ pub fn client_command(
             let sql = if capabilities.contains(CapabilityFlags::CLIENT_QUERY_ATTRIBUTES) {
                 // Query attributes come first; without any, two zero counts.
                 let mut buf = ParseBuf(body);
-                let count = buf.eat_lenenc_int();
-                let _sets = buf.eat_lenenc_int();
+                let count = buf.checked_eat_lenenc_int().unwrap_or(1);
+                let _sets = buf.checked_eat_lenenc_int();
                 if count == 0 {
                     buf.0
                 } else {
@@ -273,6 +308,9 @@ pub struct ResponseReader {
     kind: CommandKind,
     one_packet: bool,
     deprecate_eof: bool,
+    /// MariaDB's cached metadata: an execution's column count says whether column
+    /// definitions follow.
+    cache_metadata: bool,
     pub response: Response,
     /// For a prepare: the statement the server made, with its parameter count.
     pub prepared: Option<(u32, u16)>,
@@ -310,10 +348,17 @@ impl ResponseReader {
             state: ReadState::First,
             kind: command.kind,
             one_packet: command.one_packet_answer,
+            cache_metadata: false,
             deprecate_eof: capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF),
             response: Response::default(),
             prepared: None,
         }
+    }
+
+    /// With MariaDB's cached metadata negotiated on the connection.
+    pub fn caching_metadata(mut self, cache_metadata: bool) -> ResponseReader {
+        self.cache_metadata = cache_metadata;
+        self
     }
 
     /// Takes the next packet of the answer; true once the answer is complete.
@@ -322,6 +367,10 @@ impl ResponseReader {
         if self.one_packet {
             self.state = ReadState::Done;
             return true;
+        }
+        if payload.is_empty() {
+            // No server answer is an empty packet: not one to follow.
+            return self.state == ReadState::Done;
         }
         let first = payload.first().copied().unwrap_or(0);
         self.state = match self.state {
@@ -347,7 +396,7 @@ impl ResponseReader {
                         Err(_) => ReadState::Done,
                     }
                 }
-                0x00 => self.after_ok(&payload[1..]),
+                0x00 => self.after_ok(payload.get(1..).unwrap_or_default()),
                 0xFF => {
                     self.error(payload);
                     ReadState::Done
@@ -355,9 +404,20 @@ impl ResponseReader {
                 // LOCAL INFILE: the client sends the file, then the server's OK or error.
                 0xFB => ReadState::First,
                 _ => {
-                    let columns = ParseBuf(payload).eat_lenenc_int();
+                    let mut buf = ParseBuf(payload);
+                    let columns = buf.checked_eat_lenenc_int().unwrap_or(0);
+                    let metadata_skipped = self.cache_metadata
+                        && self.kind == CommandKind::Execute
+                        && buf.checked_eat_u8() == Some(0);
                     if columns == 0 {
                         ReadState::Done
+                    } else if metadata_skipped {
+                        // No definitions, but still their EOF unless deprecated.
+                        if self.deprecate_eof {
+                            ReadState::Rows
+                        } else {
+                            ReadState::ColumnsEof { then_rows: true }
+                        }
                     } else {
                         ReadState::Columns {
                             left: columns,
@@ -406,7 +466,7 @@ impl ResponseReader {
                     && (self.deprecate_eof || payload.len() < 9)
                 {
                     if self.deprecate_eof {
-                        self.after_ok(&payload[1..])
+                        self.after_ok(payload.get(1..).unwrap_or_default())
                     } else {
                         let status = payload
                             .get(3..5)
@@ -428,9 +488,14 @@ impl ResponseReader {
     /// An OK packet's body (after its header byte): affected rows, and whether another
     /// result follows.
     fn after_ok(&mut self, body: &[u8]) -> ReadState {
+        // mysql_common's eat_lenenc_int panics on a short buffer: a packet the proxy
+        // misreads must not end the relay.
         let mut buf = ParseBuf(body);
-        self.response.affected_rows += buf.eat_lenenc_int();
-        let _insert_id = buf.eat_lenenc_int();
+        let Some(affected) = buf.checked_eat_lenenc_int() else {
+            return ReadState::Done;
+        };
+        self.response.affected_rows += affected;
+        let _insert_id = buf.checked_eat_lenenc_int();
         let status = buf.checked_eat_u16_le().unwrap_or(0);
         self.more_or_done(status)
     }
@@ -514,8 +579,14 @@ mod tests {
         // Two columns, EOF, three rows, EOF (no DEPRECATE_EOF).
         let mut reader = ResponseReader::new(&command(CommandKind::Query), old);
         let row: &[u8] = &[0x01, b'1', 0x01, b'x'];
-        let done = read_all(&mut reader, &[&[0x02], COLUMN, COLUMN, EOF, row, row, row, EOF]);
-        assert_eq!(done, vec![false, false, false, false, false, false, false, true]);
+        let done = read_all(
+            &mut reader,
+            &[&[0x02], COLUMN, COLUMN, EOF, row, row, row, EOF],
+        );
+        assert_eq!(
+            done,
+            vec![false, false, false, false, false, false, false, true]
+        );
         assert_eq!(reader.response.rows, 3);
 
         // With DEPRECATE_EOF: no EOF after the columns, an OK (0xFE) at the end.
@@ -536,7 +607,10 @@ mod tests {
         let row: &[u8] = &[0x01, b'1'];
         let done = read_all(&mut reader, &[ok_more, &[0x01], COLUMN, EOF, row, EOF]);
         assert_eq!(done, vec![false, false, false, false, false, true]);
-        assert_eq!((reader.response.affected_rows, reader.response.rows), (1, 1));
+        assert_eq!(
+            (reader.response.affected_rows, reader.response.rows),
+            (1, 1)
+        );
     }
 
     #[test]
@@ -563,7 +637,9 @@ mod tests {
         );
         // COM_STMT_EXECUTE id 7, no cursor, 1 iteration, NULL bitmap (third is NULL),
         // types bound: LONGLONG, VAR_STRING, NULL; values 42 and "ab".
-        let mut packet = vec![0x17, 7, 0, 0, 0, 0, 1, 0, 0, 0, 0b100, 1, 0x08, 0, 0xFD, 0, 0x06, 0];
+        let mut packet = vec![
+            0x17, 7, 0, 0, 0, 0, 1, 0, 0, 0, 0b100, 1, 0x08, 0, 0xFD, 0, 0x06, 0,
+        ];
         packet.extend_from_slice(&42i64.to_le_bytes());
         packet.extend_from_slice(&[2, b'a', b'b']);
         let command = client_command(&packet, CapabilityFlags::CLIENT_PROTOCOL_41, &mut prepared);
@@ -591,6 +667,63 @@ mod tests {
         assert_eq!(packet[3], 2);
         assert_eq!(packet[4], 0xFF);
         assert!(String::from_utf8_lossy(&packet).contains("without TLS"));
+    }
+
+    #[test]
+    fn an_execution_with_cached_metadata_goes_straight_to_its_rows() {
+        let caps = CapabilityFlags::CLIENT_PROTOCOL_41 | CapabilityFlags::CLIENT_DEPRECATE_EOF;
+        let end: &[u8] = &[0xFE, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00];
+        let row: &[u8] = &[0x00, 0x00, 0x01, b'a'];
+        let mut reader =
+            ResponseReader::new(&command(CommandKind::Execute), caps).caching_metadata(true);
+        // Two columns, metadata not sent again (0), one row, the end.
+        let done = read_all(&mut reader, &[&[0x02, 0x00], row, end]);
+        assert_eq!(done, vec![false, false, true]);
+        assert_eq!(reader.response.rows, 1);
+        // Without DEPRECATE_EOF the skipped definitions still end with an EOF.
+        let old = CapabilityFlags::CLIENT_PROTOCOL_41;
+        let mut reader =
+            ResponseReader::new(&command(CommandKind::Execute), old).caching_metadata(true);
+        let done = read_all(&mut reader, &[&[0x02, 0x00], EOF, row, EOF]);
+        assert_eq!(done, vec![false, false, false, true]);
+        assert_eq!(reader.response.rows, 1);
+        // Metadata sent (1): the column definitions come first.
+        let mut reader =
+            ResponseReader::new(&command(CommandKind::Execute), caps).caching_metadata(true);
+        let done = read_all(&mut reader, &[&[0x02, 0x01], COLUMN, COLUMN, row, end]);
+        assert_eq!(done, vec![false, false, false, false, true]);
+    }
+
+    #[test]
+    fn short_or_odd_packets_never_panic() {
+        let caps = CapabilityFlags::CLIENT_PROTOCOL_41 | CapabilityFlags::CLIENT_DEPRECATE_EOF;
+        let mut prepared = std::collections::HashMap::new();
+        let mut seed: u64 = 7;
+        for _ in 0..5000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let length = (seed >> 59) as usize;
+            let packet: Vec<u8> = (0..length).map(|i| (seed >> (i % 7 * 8)) as u8).collect();
+            for kind in [
+                CommandKind::Query,
+                CommandKind::Prepare,
+                CommandKind::Execute,
+            ] {
+                let mut reader = ResponseReader::new(&command(kind), caps);
+                let _ = reader.read(&packet);
+                let _ = reader.read(&packet);
+            }
+            let _ = client_command(
+                &packet,
+                caps | CapabilityFlags::CLIENT_QUERY_ATTRIBUTES,
+                &mut prepared,
+            );
+            let _ = client_handshake(&packet);
+            let _ = server_capabilities(&packet);
+            let _ = server_caches_metadata(&packet);
+            let _ = client_caches_metadata(&packet);
+        }
     }
 
     #[test]

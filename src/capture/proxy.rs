@@ -3,7 +3,8 @@
 //! clear and stores none) and, beside the relay, follows the conversation to record each
 //! command with its timing and the server's answer. Two threads per connection (one per
 //! direction), one writer thread for the file. The relay never waits for the recording:
-//! bytes are forwarded as soon as they are read, and parsed after. Ctrl-C stops accepting,
+//! a client's command is forwarded as soon as it is read, an answer as soon as it arrives
+//! (and read after). Ctrl-C stops accepting,
 //! closes the connections and the file properly. It must not know how a capture is
 //! replayed.
 
@@ -169,6 +170,9 @@ struct Session {
     /// What the server offered and the client asked for: the protocol follows both.
     server_capabilities: Option<CapabilityFlags>,
     client_capabilities: Option<CapabilityFlags>,
+    /// MariaDB's cached result metadata, offered by the server and asked for by the client.
+    server_caches_metadata: bool,
+    client_caches_metadata: bool,
     database: Option<String>,
     /// Commands sent and not yet answered, oldest first.
     pending: VecDeque<Pending>,
@@ -204,6 +208,8 @@ fn relay(connection: u64, client: TcpStream, server: TcpStream, clock: Clock, li
         phase: Phase::Greeting,
         server_capabilities: None,
         client_capabilities: None,
+        server_caches_metadata: false,
+        client_caches_metadata: false,
         database: None,
         pending: VecDeque::new(),
         prepared: HashMap::new(),
@@ -275,20 +281,14 @@ fn client_to_server(
     let mut framer = Framer::default();
     let mut buffer = vec![0u8; 64 * 1024];
     let mut quit_sent = false;
-    // Whether the client has answered the greeting (and was not refused).
-    let mut greeted = false;
     loop {
         let read = match client.read(&mut buffer) {
             Ok(0) | Err(_) => break,
             Ok(read) => read,
         };
         let now_us = clock.now_us();
-        // Past the greeting nothing is refused: forward first, so the server is not kept
-        // waiting while the command is read.
-        let forwarded = greeted;
-        if forwarded && server.write_all(&buffer[..read]).is_err() {
-            break;
-        }
+        // The command is read (and waits for its answer) before it is forwarded: were it
+        // forwarded first, the answer could come back before the command is known.
         framer.push(&buffer[..read]);
         let mut refuse = None;
         {
@@ -297,6 +297,7 @@ fn client_to_server(
                 Phase::Greeting => match protocol::client_handshake(payload) {
                     Ok((capabilities, database)) => {
                         state.client_capabilities = Some(capabilities);
+                        state.client_caches_metadata = protocol::client_caches_metadata(payload);
                         state.database = database;
                         state.phase = Phase::Authentication;
                     }
@@ -309,7 +310,9 @@ fn client_to_server(
                     let capabilities = state.capabilities();
                     let command =
                         protocol::client_command(payload, capabilities, &mut state.prepared);
-                    let reader = ResponseReader::new(&command, capabilities);
+                    let reader = ResponseReader::new(&command, capabilities).caching_metadata(
+                        state.server_caches_metadata && state.client_caches_metadata,
+                    );
                     let pending = Pending {
                         command,
                         start_us: now_us,
@@ -333,11 +336,9 @@ fn client_to_server(
             let _ = client.write_all(&packet);
             break;
         }
-        if !forwarded && server.write_all(&buffer[..read]).is_err() {
+        if server.write_all(&buffer[..read]).is_err() {
             break;
         }
-        greeted =
-            greeted || session.lock().unwrap_or_else(|p| p.into_inner()).phase != Phase::Greeting;
     }
     // The client went away without COM_QUIT: recorded as a quit all the same.
     let state = session.lock().unwrap_or_else(|p| p.into_inner());
@@ -396,6 +397,7 @@ fn server_to_client(
             Phase::Greeting => {
                 if let Some(capabilities) = protocol::server_capabilities(payload) {
                     state.server_capabilities = Some(capabilities);
+                    state.server_caches_metadata = protocol::server_caches_metadata(payload);
                 }
             }
             Phase::Authentication => match payload.first() {

@@ -19,12 +19,31 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
     let Some(out) = args.out.clone() else {
         bail!("--out FILE: where the capture goes (e.g. --out shop.ebcap)");
     };
+    if let (Some(source), None) = (&args.from_log, &args.to) {
+        if source != "table" {
+            let summary = crate::capture::general_log::import_file(
+                std::path::Path::new(source),
+                args.database.as_deref(),
+                &out,
+            )?;
+            for warning in &summary.warnings {
+                note(&format!("warning: {warning}"));
+            }
+            note(&format!(
+                "imported {} command(s) of {} connection(s) from {source} into {} (no snapshot: give --to and --database for one)",
+                summary.commands,
+                summary.connections,
+                out.display()
+            ));
+            return Ok(Finished::Success);
+        }
+    }
     let Some(dsn) = args.to.clone() else {
-        bail!("--to mysql://USER@HOST:PORT names the server to capture (the proxy relays to it and takes the snapshot from it)");
+        bail!("--to mysql://USER@HOST:PORT names the server to capture (the proxy relays to it and takes the snapshot from it; --from-log table reads its mysql.general_log)");
     };
     let database = args.database.clone().or_else(|| dsn.database.clone());
-    if args.from_log.is_some() {
-        bail!("--from-log is not available yet");
+    if let Some(source) = &args.from_log {
+        return import_log(source, &dsn, database.as_deref(), &out);
     }
     if dsn.socket.is_some() {
         bail!(
@@ -49,7 +68,25 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
         database.clone(),
         version,
     );
-    let writer = CaptureWriter::create(&out, &header)?;
+    let mut writer = CaptureWriter::create(&out, &header)?;
+    match (&database, args.no_snapshot) {
+        (Some(database), false) => {
+            note(&format!("taking a snapshot of {database} (schema and rows, one consistent read)..."));
+            let snapshot = crate::capture::snapshot::write_snapshot(&mut conn, database, &mut writer)
+                .inspect_err(|_| {
+                    let _ = std::fs::remove_file(&out);
+                })?;
+            writer.flush()?;
+            note(&format!(
+                "snapshot: {} table(s), {} row(s)",
+                snapshot.tables, snapshot.rows
+            ));
+        }
+        (None, false) => note(
+            "no snapshot: name the application's database (--database, or /DB in --to) for replay to start from its data",
+        ),
+        (_, true) => {}
+    }
     drop(conn);
     note(&format!(
         "capturing into {}: point your application at {} instead of {upstream} (plain connections, no TLS); Ctrl-C ends the capture",
@@ -71,7 +108,46 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
     Ok(Finished::Success)
 }
 
+/// `--from-log`: the general log's table on the --to server, or a general log file.
+fn import_log(
+    source: &str,
+    dsn: &crate::server::Dsn,
+    database: Option<&str>,
+    out: &std::path::Path,
+) -> anyhow::Result<Finished> {
+    use crate::capture::general_log;
+    let summary = if source == "table" {
+        let mut conn = ConnectionSpec::tcp(dsn, None).connect().with_context(|| {
+            format!("cannot reach {} to read mysql.general_log", dsn.redacted())
+        })?;
+        general_log::import_table(&mut conn, database, out)?
+    } else {
+        general_log::import_file(std::path::Path::new(source), database, out)?
+    };
+    for warning in &summary.warnings {
+        note(&format!("warning: {warning}"));
+    }
+    note(&format!(
+        "imported {} command(s) of {} connection(s) from the general log into {}",
+        summary.commands,
+        summary.connections,
+        out.display()
+    ));
+    Ok(Finished::Success)
+}
+
+/// `capture summarize FILE`: the scenario file, on stdout.
 fn summarize(file: &std::path::Path, name: Option<&str>) -> anyhow::Result<Finished> {
-    let _ = (file, name);
-    bail!("capture summarize is not available yet")
+    let capture = crate::capture::read(file)?;
+    for warning in &capture.warnings {
+        note(&format!("warning: {warning}"));
+    }
+    let name = name.map(str::to_string).unwrap_or_else(|| {
+        file.file_stem().map_or("captured".into(), |stem| {
+            stem.to_string_lossy().into_owned()
+        })
+    });
+    let text = crate::capture::summarize::scenario_text(&capture, &name)?;
+    out!("{text}");
+    Ok(Finished::Success)
 }

@@ -1176,7 +1176,9 @@ fn replay_table(view: &View) -> String {
     let Some(replay) = view.replay() else {
         return String::new();
     };
-    let mut out = String::from("<table class=\"evidence\"><tr><th class=\"l\">statement digest</th><th>captured</th>");
+    let mut out = String::from(
+        "<table class=\"evidence\"><tr><th class=\"l\">statement digest</th><th>captured</th>",
+    );
     for setup in &replay.setups {
         let label = escape(&setup.label());
         out.push_str(&format!(
