@@ -260,9 +260,34 @@ fn a_captured_workload_replays_with_the_same_counts_on_every_engine() {
         );
     }
 
+    // The capture as a scenario file: it runs like any study, at a thread count of one's own.
+    let output = common::enginebench(&tmp)
+        .args(["capture", "summarize"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let scenario = tmp.with_extension("toml");
+    std::fs::write(&scenario, &output.stdout).unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains(LOOKUP), "{text}");
+    assert!(text.contains("weight = 20"), "{text}");
+    assert!(text.contains("failed every time (error 1054)"), "{text}");
+    let run = common::enginebench(&tmp)
+        .arg("run")
+        .arg(&scenario)
+        .args(["--threads", "3", "--time", "1s", "--repeat", "1", "--no-db"])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+
     drop(root);
     drop(server);
-    for path in [&file, &json, &changed_file, &changed_json] {
+    for path in [&file, &json, &changed_file, &changed_json, &scenario] {
         let _ = std::fs::remove_file(path);
     }
     common::assert_nothing_left(&tmp);

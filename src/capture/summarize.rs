@@ -240,12 +240,30 @@ impl Mix {
                 });
             let group = &mut groups[index];
             group.count += 1;
+            if let Some(code) = command.response.as_ref().and_then(|r| r.error) {
+                group.failed += 1;
+                group.error = Some(code);
+            }
             connections.insert(command.connection);
             match params {
                 Some(values) => group.add_execute(sql, values),
                 None => group.add_text(sql),
             }
         }
+        // A statement that failed every time it ran (a typo in the application) would
+        // fail every event of the scenario too.
+        groups.retain(|group| {
+            let always_failed = group.count > 0 && group.failed == group.count;
+            if always_failed {
+                *left_out
+                    .entry(format!(
+                        "statements that failed every time (error {})",
+                        group.error.unwrap_or_default()
+                    ))
+                    .or_default() += group.count;
+            }
+            !always_failed
+        });
         // A text whose own `?`s would be taken for parameters (not SQL a client sends).
         groups.retain(|group| {
             let (sql, params) = group.statement();
@@ -345,6 +363,9 @@ struct Group {
     name: String,
     first: usize,
     count: u64,
+    /// Of those, how many the server answered with an error, and the last error number.
+    failed: u64,
+    error: Option<u16>,
     /// Literal count → the first text with that many, parameterised; how often; the values.
     texts: BTreeMap<usize, (String, u64, Vec<Observed>)>,
     /// The prepared text; how many executes; their parameters.
@@ -358,6 +379,8 @@ impl Group {
             name: String::new(),
             first,
             count: 0,
+            failed: 0,
+            error: None,
             texts: BTreeMap::new(),
             executes: None,
         }
