@@ -322,3 +322,54 @@ fn broken_capture_files_are_refused_with_the_cause() {
     let _ = std::fs::remove_file(&file);
     common::assert_nothing_left(&tmp);
 }
+
+/// An engine that cannot hold a captured table is named with the server's reason; the
+/// other engines replay.
+#[test]
+fn an_engine_that_cannot_hold_a_table_is_named_and_the_others_replay() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("capture-engine");
+    let file = tmp.with_extension("text.ebcap");
+    let json = tmp.with_extension("text.json");
+    std::fs::write(
+        &file,
+        concat!(
+            r#"{"t":"header","format":"enginebench-capture","version":1,"source":"by hand","database":"shop","server_version":null,"started_unix_us":0}"#, "\n",
+            r#"{"t":"table","name":"notes","create":"CREATE TABLE `notes` (`id` int NOT NULL PRIMARY KEY, `body` text) ENGINE=InnoDB"}"#, "\n",
+            r#"{"t":"rows","table":"notes","columns":["id","body"],"rows":[[1,"hello"],[2,"world"]]}"#, "\n",
+            r#"{"t":"command","connection":1,"start_us":0,"end_us":10,"kind":"connect","database":"shop","response":{}}"#, "\n",
+            r#"{"t":"command","connection":1,"start_us":10,"end_us":20,"kind":"query","sql":"SELECT body FROM notes WHERE id = 1","response":{"rows":1}}"#, "\n",
+            r#"{"t":"end","commands":2,"connections":1,"duration_us":20}"#, "\n",
+        ),
+    )
+    .unwrap();
+    let output = common::enginebench(&tmp)
+        .arg("replay")
+        .arg(&file)
+        .args(["--engines", "memory,innodb", "--no-db", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("doesn't support BLOB/TEXT"), "{stderr}");
+    let record = read_record(&json).unwrap();
+    let memory = &record.cells[0];
+    assert_eq!(memory.outcome, enginebench::results::OutcomeRecord::Failed);
+    assert!(memory
+        .error
+        .as_ref()
+        .unwrap()
+        .contains("table notes cannot be created"));
+    let innodb = &record.cells[1];
+    assert_eq!(
+        innodb.outcome,
+        enginebench::results::OutcomeRecord::Completed
+    );
+    assert!(innodb.mismatches.is_empty());
+    assert_eq!(innodb.queries[0].count, 1);
+    for path in [&file, &json] {
+        let _ = std::fs::remove_file(path);
+    }
+    common::assert_nothing_left(&tmp);
+}
