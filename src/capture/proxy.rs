@@ -380,15 +380,20 @@ fn server_to_client(
 ) {
     let mut framer = Framer::default();
     let mut buffer = vec![0u8; 64 * 1024];
+    // Whether the connection is past authentication.
+    let mut in_commands = false;
     loop {
         let read = match server.read(&mut buffer) {
             Ok(0) | Err(_) => break,
             Ok(read) => read,
         };
-        // Forward first: the client must not wait for the recording.
-        if client.write_all(&buffer[..read]).is_err() {
+        // Answers to commands are forwarded first: the client must not wait for the
+        // recording. The greeting and authentication are read first: a client told it is
+        // logged in sends its first command at once, and that must be read as a command.
+        if in_commands && client.write_all(&buffer[..read]).is_err() {
             break;
         }
+        let forwarded = in_commands;
         let now_us = clock.now_us();
         framer.push(&buffer[..read]);
         let mut guard = session.lock().unwrap_or_else(|p| p.into_inner());
@@ -447,6 +452,11 @@ fn server_to_client(
             }
             Phase::Closed => {}
         });
+        in_commands = state.phase == Phase::Commands;
+        drop(guard);
+        if !forwarded && client.write_all(&buffer[..read]).is_err() {
+            break;
+        }
     }
     let _ = client.shutdown(Shutdown::Write);
 }
