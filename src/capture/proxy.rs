@@ -388,12 +388,20 @@ fn server_to_client(
             Ok(read) => read,
         };
         // Answers to commands are forwarded first: the client must not wait for the
-        // recording. The greeting and authentication are read first: a client told it is
-        // logged in sends its first command at once, and that must be read as a command.
-        if in_commands && client.write_all(&buffer[..read]).is_err() {
+        // recording. The greeting, authentication and a prepare's answer are read first: a
+        // client told it is logged in (or given its statement id) sends its next command at
+        // once, and that command must be read knowing the login (or the statement).
+        let read_first = !in_commands
+            || session
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .pending
+                .iter()
+                .any(|p| p.command.kind == CommandKind::Prepare);
+        if !read_first && client.write_all(&buffer[..read]).is_err() {
             break;
         }
-        let forwarded = in_commands;
+        let forwarded = !read_first;
         let now_us = clock.now_us();
         framer.push(&buffer[..read]);
         let mut guard = session.lock().unwrap_or_else(|p| p.into_inner());
