@@ -10,42 +10,67 @@
 
 /// The digest of `sql`.
 pub fn digest(sql: &str) -> String {
-    let mut tokens: Vec<String> = Vec::new();
     let chars: Vec<char> = sql.chars().collect();
+    let tokens: Vec<String> = lex(&chars).into_iter().map(|token| token.text).collect();
+    join(&fold_lists(tokens))
+}
+
+/// A token of SQL text as the digest and the parameterisation both read it.
+struct Token {
+    /// What the digest shows: a lower-cased word or name, an operator, or `?` for a literal.
+    text: String,
+    /// Where it stands, in characters of the text.
+    start: usize,
+    end: usize,
+    literal: Option<Literal>,
+}
+
+/// The tokens of a text: comments and whitespace dropped, quoted names unquoted, literals
+/// (strings, numbers, bits) recognised with their values.
+fn lex(chars: &[char]) -> Vec<Token> {
+    let mut tokens: Vec<Token> = Vec::new();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
         let next = chars.get(i + 1).copied();
-        if c.is_whitespace() {
+        let start = i;
+        let (text, literal) = if c.is_whitespace() {
             i += 1;
+            continue;
         } else if c == '-' && next == Some('-') || c == '#' {
             while i < chars.len() && chars[i] != '\n' {
                 i += 1;
             }
+            continue;
         } else if c == '/' && next == Some('*') {
             i += 2;
             while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
                 i += 1;
             }
             i += 2;
+            continue;
         } else if c == '\'' || c == '"' {
-            i = skip_quoted(&chars, i, c);
-            tokens.push("?".into());
+            i = skip_quoted(chars, i, c);
+            (
+                "?".to_string(),
+                Some(Literal::Text(unescape(&chars[start..i], c))),
+            )
         } else if c == '`' {
-            let end = skip_quoted(&chars, i, '`');
+            let end = skip_quoted(chars, i, '`');
             let name: String = chars[i + 1..end.saturating_sub(1).max(i + 1)]
                 .iter()
                 .collect();
-            tokens.push(name.to_lowercase());
             i = end;
+            (name.to_lowercase(), None)
         } else if (c == 'x' || c == 'X' || c == 'b' || c == 'B') && next == Some('\'') {
-            i = skip_quoted(&chars, i + 1, '\'');
-            tokens.push("?".into());
+            i = skip_quoted(chars, i + 1, '\'');
+            let bits: String = chars[start..i].iter().collect();
+            ("?".to_string(), Some(Literal::Bits(bits)))
         } else if c.is_ascii_digit()
             || (c == '.' && next.is_some_and(|n| n.is_ascii_digit()))
             || ((c == '-' || c == '+')
                 && next.is_some_and(|n| n.is_ascii_digit())
-                && tokens.last().is_none_or(|t| is_operator_or_open(t)))
+                && tokens.last().is_none_or(|t| is_operator_or_open(&t.text)))
         {
             i += 1;
             while i < chars.len()
@@ -55,16 +80,25 @@ pub fn digest(sql: &str) -> String {
             {
                 i += 1;
             }
-            tokens.push("?".into());
+            let text: String = chars[start..i].iter().collect();
+            let unsigned = text.trim_start_matches(['-', '+']);
+            let literal = if unsigned.len() > 1
+                && unsigned.starts_with('0')
+                && matches!(unsigned.as_bytes()[1], b'x' | b'X' | b'b' | b'B')
+            {
+                Literal::Bits(text)
+            } else {
+                Literal::Number(text)
+            };
+            ("?".to_string(), Some(literal))
         } else if c.is_alphanumeric() || c == '_' || c == '$' || c == '@' {
-            let start = i;
             while i < chars.len()
                 && (chars[i].is_alphanumeric() || matches!(chars[i], '_' | '$' | '@' | '.'))
             {
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
-            tokens.push(word.to_lowercase());
+            (word.to_lowercase(), None)
         } else {
             // Operators of two characters stay together.
             let pair: String = [c, next.unwrap_or(' ')].iter().collect();
@@ -72,15 +106,21 @@ pub fn digest(sql: &str) -> String {
                 pair.as_str(),
                 "<=" | ">=" | "<>" | "!=" | ":=" | "||" | "&&" | "<<" | ">>"
             ) {
-                tokens.push(pair);
                 i += 2;
+                (pair, None)
             } else {
-                tokens.push(c.to_string());
                 i += 1;
+                (c.to_string(), None)
             }
-        }
+        };
+        tokens.push(Token {
+            text,
+            start,
+            end: i.min(chars.len()),
+            literal,
+        });
     }
-    join(&fold_lists(tokens))
+    tokens
 }
 
 fn skip_quoted(chars: &[char], open: usize, quote: char) -> usize {
@@ -324,147 +364,61 @@ const AFTER_BY_LIST: &[&str] = &[
     ";",
 ];
 
-/// The literals of `sql`, found by the same lexical rules as [`digest`]'s (each is one of
-/// its `?`s), with what comes before each to judge whether a placeholder may replace it.
+/// The literals of `sql`, from the same tokens as [`digest`]'s `?`s, with what comes before
+/// each to judge whether a placeholder may replace it.
 fn scan(sql: &str) -> Vec<Found> {
     let indexed: Vec<(usize, char)> = sql.char_indices().collect();
     let chars: Vec<char> = indexed.iter().map(|(_, c)| *c).collect();
     let byte = |i: usize| indexed.get(i).map_or(sql.len(), |(at, _)| *at);
     let mut found: Vec<Found> = Vec::new();
-    let mut tokens: Vec<String> = Vec::new();
-    // Where the previous token ended (a char index), for `_utf8'a'` and `N'a'`.
+    // The previous token's text, and where it ended (for `_utf8'a'` and `N'a'`).
+    let mut before: Option<String> = None;
     let mut previous_end = 0;
     // Per open parenthesis: whether it holds a type's length or precision.
     let mut parens: Vec<bool> = Vec::new();
     let mut by_list = false;
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        let start = i;
-        let mut literal: Option<Literal> = None;
-        if c.is_whitespace() {
-            i += 1;
-            continue;
-        } else if c == '-' && next == Some('-') || c == '#' {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
+    for token in lex(&chars) {
+        match (&token.literal, token.text.as_str()) {
+            (Some(literal), _) => {
+                let adjacent = token.start == previous_end && token.start > 0;
+                let kept = match literal {
+                    Literal::Bits(_) => true,
+                    // A type's length or precision, a position in ORDER BY or GROUP BY.
+                    Literal::Number(_) => {
+                        let in_type = parens.last().copied().unwrap_or(false);
+                        in_type || (by_list && matches!(before.as_deref(), Some("by" | ",")))
+                    }
+                    // `_utf8mb4'a'`, `N'a'`, `DATE '2024-01-01'`, `ESCAPE '!'`.
+                    Literal::Text(_) => {
+                        let introduced = adjacent
+                            && before
+                                .as_deref()
+                                .is_some_and(|t| t.starts_with('_') || t == "n");
+                        introduced
+                            || matches!(
+                                before.as_deref(),
+                                Some("date" | "time" | "timestamp" | "escape")
+                            )
+                    }
+                };
+                found.push(Found {
+                    start: byte(token.start),
+                    end: byte(token.end),
+                    literal: literal.clone(),
+                    replaceable: !kept,
+                });
             }
-            continue;
-        } else if c == '/' && next == Some('*') {
-            i += 2;
-            while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
-                i += 1;
-            }
-            i += 2;
-            continue;
-        } else if c == '\'' || c == '"' {
-            i = skip_quoted(&chars, i, c);
-            literal = Some(Literal::Text(unescape(&chars[start..i], c)));
-        } else if c == '`' {
-            let end = skip_quoted(&chars, i, '`');
-            let name: String = chars[i + 1..end.saturating_sub(1).max(i + 1)]
-                .iter()
-                .collect();
-            tokens.push(name.to_lowercase());
-            i = end;
-        } else if (c == 'x' || c == 'X' || c == 'b' || c == 'B') && next == Some('\'') {
-            i = skip_quoted(&chars, i + 1, '\'');
-            literal = Some(Literal::Bits(chars[start..i].iter().collect()));
-        } else if c.is_ascii_digit()
-            || (c == '.' && next.is_some_and(|n| n.is_ascii_digit()))
-            || ((c == '-' || c == '+')
-                && next.is_some_and(|n| n.is_ascii_digit())
-                && tokens.last().is_none_or(|t| is_operator_or_open(t)))
-        {
-            i += 1;
-            while i < chars.len()
-                && (chars[i].is_ascii_alphanumeric()
-                    || chars[i] == '.'
-                    || ((chars[i] == '-' || chars[i] == '+') && matches!(chars[i - 1], 'e' | 'E')))
-            {
-                i += 1;
-            }
-            let text: String = chars[start..i].iter().collect();
-            let unsigned = text.trim_start_matches(['-', '+']);
-            literal = Some(
-                if unsigned.len() > 1
-                    && unsigned.starts_with('0')
-                    && matches!(unsigned.as_bytes()[1], b'x' | b'X' | b'b' | b'B')
-                {
-                    Literal::Bits(text)
-                } else {
-                    Literal::Number(text)
-                },
-            );
-        } else if c.is_alphanumeric() || c == '_' || c == '$' || c == '@' {
-            while i < chars.len()
-                && (chars[i].is_alphanumeric() || matches!(chars[i], '_' | '$' | '@' | '.'))
-            {
-                i += 1;
-            }
-            let word: String = chars[start..i].iter().collect::<String>().to_lowercase();
-            if word == "by" && matches!(tokens.last().map(String::as_str), Some("order" | "group"))
-            {
-                by_list = true;
-            } else if AFTER_BY_LIST.contains(&word.as_str()) {
+            (None, "by") if matches!(before.as_deref(), Some("order" | "group")) => by_list = true,
+            (None, "(") => parens.push(before.as_deref().is_some_and(|t| TYPE_NAMES.contains(&t))),
+            (None, ")") => {
+                parens.pop();
                 by_list = false;
             }
-            tokens.push(word);
-        } else {
-            let pair: String = [c, next.unwrap_or(' ')].iter().collect();
-            let token = if matches!(
-                pair.as_str(),
-                "<=" | ">=" | "<>" | "!=" | ":=" | "||" | "&&" | "<<" | ">>"
-            ) {
-                i += 2;
-                pair
-            } else {
-                i += 1;
-                c.to_string()
-            };
-            match token.as_str() {
-                "(" => parens.push(
-                    tokens
-                        .last()
-                        .is_some_and(|t| TYPE_NAMES.contains(&t.as_str())),
-                ),
-                ")" => {
-                    parens.pop();
-                    by_list = false;
-                }
-                ";" => by_list = false,
-                _ => {}
-            }
-            tokens.push(token);
+            (None, word) if AFTER_BY_LIST.contains(&word) => by_list = false,
+            _ => {}
         }
-        if let Some(literal) = literal {
-            let before = tokens.last().map(String::as_str);
-            let adjacent = start == previous_end && start > 0;
-            let kept = match &literal {
-                Literal::Bits(_) => true,
-                // A type's length or precision, a position in ORDER BY or GROUP BY.
-                Literal::Number(_) => {
-                    let in_type = parens.last().copied().unwrap_or(false);
-                    in_type || (by_list && matches!(before, Some("by" | ",")))
-                }
-                // `_utf8mb4'a'`, `N'a'`, `DATE '2024-01-01'`, `ESCAPE '!'`.
-                Literal::Text(_) => {
-                    let introduced =
-                        adjacent && before.is_some_and(|t| t.starts_with('_') || t == "n");
-                    introduced || matches!(before, Some("date" | "time" | "timestamp" | "escape"))
-                }
-            };
-            let replaceable = !kept;
-            found.push(Found {
-                start: byte(start),
-                end: byte(i.min(chars.len())),
-                literal,
-                replaceable,
-            });
-            tokens.push("?".into());
-        }
-        previous_end = i;
+        previous_end = token.end;
+        before = Some(token.text);
     }
     found
 }
