@@ -4,7 +4,7 @@
 use super::{finish_run, Finished};
 use crate::cli::{MergeArgs, OutputFormat};
 use crate::console::note;
-use crate::results::{self, Part, ResultFile, Store};
+use crate::results::{self, Part};
 use crate::runner::RunOutput;
 
 pub fn run(args: MergeArgs) -> anyhow::Result<Finished> {
@@ -26,18 +26,14 @@ pub fn run(args: MergeArgs) -> anyhow::Result<Finished> {
     for warning in &merged.warnings {
         note(&format!("warning: {warning}"));
     }
-    let output = RunOutput {
-        results: ResultFile::from_arg(args.json.as_deref()),
-        store: if args.no_db {
-            None
-        } else {
-            Some(Store::open(&args.store.db)?)
-        },
-        report_interval: std::time::Duration::from_secs(1),
-        print_intervals: false,
-    };
-    output.save(&record)?;
-    let saved = output.results.finish(&record);
+    let output = RunOutput::open(
+        args.json.as_deref(),
+        args.no_db,
+        &args.store.db,
+        std::time::Duration::from_secs(1),
+        false,
+    )?;
+    let saved = output.finish(&record);
     let finished = finish_run(Ok(record), &output, OutputFormat::Text, 95.0)?;
     saved?;
     Ok(finished)

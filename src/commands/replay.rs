@@ -5,7 +5,6 @@
 use super::{check_caps, finish_run, resolve_server, Finished};
 use crate::cli::{OutputFormat, ReplayArgs, Speed};
 use crate::plan::plan_replay;
-use crate::results::{ResultFile, Store};
 use crate::runner::{self, RunOutput};
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
@@ -26,16 +25,13 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
         out!("{}", plan.describe());
         return Ok(Finished::Success);
     }
-    let output = RunOutput {
-        results: ResultFile::from_arg(args.json.as_deref()),
-        store: if args.no_db {
-            None
-        } else {
-            Some(Store::open(&args.store.db)?)
-        },
-        report_interval: std::time::Duration::from_secs(1),
-        print_intervals: false,
-    };
+    let output = RunOutput::open(
+        args.json.as_deref(),
+        args.no_db,
+        &args.store.db,
+        std::time::Duration::from_secs(1),
+        false,
+    )?;
     let outcome = runner::run(&plan, &server, &output);
     finish_run(outcome, &output, OutputFormat::Text, 95.0)
 }

@@ -5,7 +5,6 @@ use super::{check_caps, finish_run, resolve_server, Finished};
 use crate::cli::RunArgs;
 use crate::load::{LoadMethod, LoadPlan};
 use crate::plan::{plan_study, Choices};
-use crate::results::{ResultFile, Store};
 use crate::runner::{self, RunOutput};
 
 pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
@@ -27,16 +26,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
     }
     // The store is opened once the study is known to be valid: a mistyped command leaves
     // no empty database behind.
-    let output = RunOutput {
-        results: ResultFile::from_arg(args.json.as_deref()),
-        store: if args.no_db {
-            None
-        } else {
-            Some(Store::open(&args.store.db)?)
-        },
-        report_interval: args.report_interval(),
-        print_intervals: args.report_interval_given(),
-    };
+    let output = RunOutput::open(
+        args.json.as_deref(),
+        args.no_db,
+        &args.store.db,
+        args.report_interval(),
+        args.report_interval_given(),
+    )?;
     let outcome = runner::run(&plan, &server, &output);
     finish_run(outcome, &output, args.format, args.percentile)
 }

@@ -33,6 +33,23 @@ pub struct RunOutput {
 }
 
 impl RunOutput {
+    /// The outputs the command line names: `--json FILE` (or none), and the result store
+    /// at `db` unless `--no-db`.
+    pub fn open(
+        json: Option<&std::path::Path>,
+        no_db: bool,
+        db: &std::path::Path,
+        report_interval: std::time::Duration,
+        print_intervals: bool,
+    ) -> anyhow::Result<RunOutput> {
+        Ok(RunOutput {
+            results: ResultFile::from_arg(json),
+            store: if no_db { None } else { Some(Store::open(db)?) },
+            report_interval,
+            print_intervals,
+        })
+    }
+
     /// Saves the record as it stands to the results file and the store.
     pub fn save(&self, record: &RunRecord) -> anyhow::Result<()> {
         self.results.save(record)?;
@@ -43,7 +60,7 @@ impl RunOutput {
     }
 
     /// The last save; `--json -` writes only now.
-    fn finish(&self, record: &RunRecord) -> anyhow::Result<()> {
+    pub fn finish(&self, record: &RunRecord) -> anyhow::Result<()> {
         self.results.finish(record)?;
         if let Some(store) = &self.store {
             store.save(record)?;
