@@ -2,11 +2,12 @@
 //! byte both ways unchanged (the handshake too, so it never needs or sees a password in
 //! clear and stores none) and, beside the relay, follows the conversation to record each
 //! command with its timing and the server's answer. Two threads per connection (one per
-//! direction), one writer thread for the file. The relay never waits for the recording:
-//! a client's command is forwarded as soon as it is read, an answer as soon as it arrives
-//! (and read after). Ctrl-C stops accepting,
-//! closes the connections and the file properly. It must not know how a capture is
-//! replayed.
+//! direction), one writer thread for the file, which never holds up the relay. A client's
+//! command is read, then forwarded (its answer must find it waiting); an answer is
+//! forwarded as soon as it arrives and read after, except the login's and a prepare's,
+//! which are read first (the client's next command depends on them). Ctrl-C stops
+//! accepting, closes the connections and the file properly. It must not know how a capture
+//! is replayed.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
