@@ -701,9 +701,10 @@ pub struct PrepareArgs {
 
 #[derive(Debug, Args, Clone)]
 pub struct ServerArgs {
-    /// Use this server instead of a throwaway one: mysql://USER[:PASSWORD]@HOST[:PORT]
+    /// Use this server instead of a throwaway one: mysql://USER[:PASSWORD]@HOST[:PORT].
+    /// Given several times (an existing cluster's nodes), each connection goes to the next
     #[arg(long, value_parser = Dsn::parse, value_name = "URL")]
-    pub dsn: Option<Dsn>,
+    pub dsn: Vec<Dsn>,
 
     /// The database enginebench works in (created if missing; default enginebench, or the
     /// one a --dsn names in its path)
@@ -749,6 +750,22 @@ pub struct ServerArgs {
     /// Run enginebench's client threads on these CPUs only, e.g. 1 (a profile's client_cpus wins)
     #[arg(long, value_name = "CPUS", value_parser = CpuList::parse)]
     pub client_cpus: Option<CpuList>,
+
+    /// Throwaway servers as a topology: replicas=N (a primary and N GTID replicas),
+    /// galera=N (an N-node Galera cluster), spider=N (a Spider head over N backends);
+    /// a profile's topology wins
+    #[arg(long, value_name = "KIND=N", value_parser = crate::server::Topology::parse, conflicts_with = "dsn")]
+    pub topology: Option<crate::server::Topology>,
+
+    /// Where a phase that writes sends its connections: primary (default) or all (every
+    /// Galera node); a profile's or phase's write_to wins
+    #[arg(long, value_name = "NODES", value_parser = crate::server::WriteTo::parse)]
+    pub write_to: Option<crate::server::WriteTo>,
+
+    /// Where a read-only phase sends its connections: primary (default), replicas or all;
+    /// a profile's or phase's read_from wins
+    #[arg(long, value_name = "NODES", value_parser = crate::server::ReadFrom::parse)]
+    pub read_from: Option<crate::server::ReadFrom>,
 }
 
 /// `--start-at`: the time, and the text it was given as (the agents' shared key).
@@ -795,7 +812,7 @@ impl RunArgs {
 impl ServerArgs {
     /// `--database`, or the database the DSN's path names, or enginebench's own.
     pub fn database(&self) -> Result<String, String> {
-        let from_dsn = self.dsn.as_ref().and_then(|dsn| dsn.database.clone());
+        let from_dsn = self.dsn.first().and_then(|dsn| dsn.database.clone());
         match (self.database.clone(), from_dsn) {
             (Some(flag), Some(path)) if flag != path => Err(format!(
                 "--database {flag} and the DSN's database {path} disagree: give one of them"
@@ -817,6 +834,8 @@ impl ServerArgs {
                 server_cpus: self.server_cpus.clone(),
                 client_cpus: self.client_cpus.clone(),
             },
+            topology: self.topology.unwrap_or_default(),
+            sst_joiner: false,
         }
     }
 }

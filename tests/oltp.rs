@@ -103,6 +103,8 @@ fn bulk_insert_loads_one_row_per_event_into_each_threads_table() {
         &p,
         &ServerArgsResolved {
             dsn: None,
+            more_dsns: Vec::new(),
+            routing: Default::default(),
             force: false,
             database: "enginebench".into(),
             options: ServerOptions::default(),

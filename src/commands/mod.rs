@@ -152,7 +152,12 @@ pub fn resolve_server(
     args: &crate::cli::ServerArgs,
 ) -> anyhow::Result<crate::server::ServerArgsResolved> {
     Ok(crate::server::ServerArgsResolved {
-        dsn: args.dsn.clone(),
+        dsn: args.dsn.first().cloned(),
+        more_dsns: args.dsn.iter().skip(1).cloned().collect(),
+        routing: crate::server::Routing {
+            write_to: args.write_to.unwrap_or_default(),
+            read_from: args.read_from.unwrap_or_default(),
+        },
         force: args.force,
         database: args.database().map_err(anyhow::Error::msg)?,
         options: args.server_options(),

@@ -12,7 +12,7 @@ use crate::server::builds;
 use crate::server::ThrowawayServer;
 
 pub fn run(args: &ServerArgs) -> anyhow::Result<Finished> {
-    if args.dsn.is_some() {
+    if !args.dsn.is_empty() {
         bail!("`server start` starts a throwaway server; --dsn names one that already runs");
     }
     let database = args.database().map_err(anyhow::Error::msg)?;

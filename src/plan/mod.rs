@@ -99,6 +99,9 @@ impl Plan {
                     tmpfs: false,
                     server_bin: Some(server.into()),
                     caps: Default::default(),
+                    topology: None,
+                    write_to: None,
+                    read_from: None,
                 })
                 .collect()
         } else {

@@ -236,6 +236,56 @@ impl Study {
 
     /// Where an engine is named in the scenario file ("file:line:column"), for an engine
     /// the server turns out to lack.
+    /// Whether a run phase changes data: its connections then go where `write_to` says,
+    /// otherwise where `read_from` says (on a topology).
+    pub fn phase_writes(&self, phase: usize) -> bool {
+        match self {
+            Study::Scenario { scenario, .. } => match &scenario.phases[phase] {
+                crate::scenario::file::Phase::Run { events, .. } => events
+                    .iter()
+                    .flat_map(|event| &event.statements)
+                    .any(|statement| {
+                        crate::scenario::StatementClass::of_sql(&statement.sql)
+                            == crate::scenario::StatementClass::Write
+                    }),
+                _ => true,
+            },
+            Study::Sysbench(params) => !matches!(
+                params.workload,
+                OltpKind::PointSelect
+                    | OltpKind::ReadOnly
+                    | OltpKind::SelectRandomPoints
+                    | OltpKind::SelectRandomRanges
+            ),
+            // A capture's connections each keep their own mix: they go where writes go.
+            Study::Replay(_) | Study::PrepareSbtest(_) => true,
+        }
+    }
+
+    /// A run phase's own routing and fault (a scenario file's `write_to`, `read_from`,
+    /// `kill_node`).
+    pub fn phase_topology(
+        &self,
+        phase: usize,
+    ) -> (
+        Option<crate::server::WriteTo>,
+        Option<crate::server::ReadFrom>,
+        Option<crate::scenario::file::KillNode>,
+    ) {
+        match self {
+            Study::Scenario { scenario, .. } => match &scenario.phases[phase] {
+                crate::scenario::file::Phase::Run {
+                    write_to,
+                    read_from,
+                    kill_node,
+                    ..
+                } => (*write_to, *read_from, *kill_node),
+                _ => (None, None, None),
+            },
+            _ => (None, None, None),
+        }
+    }
+
     pub fn engine_position(&self, engine_display_name: &str) -> Option<&str> {
         let scenario = self.scenario()?;
         scenario

@@ -42,6 +42,9 @@ pub struct Bench<'a> {
     pub rendezvous: Option<Rendezvous>,
     /// A replay's engines whose snapshot could not be loaded, with the reason.
     pub unreplayable: Vec<(Engine, String)>,
+    /// Where phases' connections go on a topology: the command line's, then the current
+    /// profile's (a phase's own wins over both).
+    pub routing: crate::server::Routing,
 }
 
 impl<'a> Bench<'a> {
@@ -121,6 +124,7 @@ impl<'a> Bench<'a> {
             not_offered: Vec::new(),
             rendezvous,
             unreplayable: Vec::new(),
+            routing: server.routing,
         })
     }
 
@@ -164,7 +168,14 @@ impl<'a> Bench<'a> {
             options.server_bin = Some(binary.clone());
         }
         options.caps = options.caps.overridden_by(&profile.caps);
+        if let Some(topology) = profile.topology {
+            options.topology = topology;
+        }
         self.server.options = options;
+        self.routing = crate::server::Routing {
+            write_to: profile.write_to.unwrap_or(self.server.routing.write_to),
+            read_from: profile.read_from.unwrap_or(self.server.routing.read_from),
+        };
         if self.target.is_private() {
             note(&format!("profile {}: starting its server...", profile.name));
         }
@@ -291,7 +302,13 @@ fn open_target(
         Some(dsn) => format!("using the external server {}", dsn.redacted()),
         None => starting_note(&server.options),
     });
-    let target = target::open(server.dsn.clone(), &server.options, &server.database)?;
+    let dsns: Vec<crate::server::Dsn> = server
+        .dsn
+        .iter()
+        .chain(&server.more_dsns)
+        .cloned()
+        .collect();
+    let target = target::open_nodes(dsns, &server.options, &server.database)?;
     let mut server_record = ready(target.as_ref(), engines).map_err(|err| {
         // An engine the server lacks, named by a scenario file: the error points at it.
         let position = match &err {

@@ -286,6 +286,16 @@ fn unrun(
     bench.save()
 }
 
+/// Where a phase's connections go: its own write_to/read_from, else the profile's or the
+/// command line's.
+fn routing(plan: &Plan, bench: &Bench, phase: usize) -> crate::server::Routing {
+    let (write_to, read_from, _) = plan.study.phase_topology(phase);
+    crate::server::Routing {
+        write_to: write_to.unwrap_or(bench.routing.write_to),
+        read_from: read_from.unwrap_or(bench.routing.read_from),
+    }
+}
+
 /// Which cell the record files a measurement under.
 fn cell_key(plan: &Plan, bench: &Bench, cell: &CellStep) -> CellKey {
     CellKey {
@@ -310,7 +320,11 @@ fn workload(
     let database = plan
         .study
         .database_for(cell.engine, &bench.workspace.database);
-    let spec = bench.spec(&database);
+    let spec = bench.target.route(
+        &database,
+        routing(plan, bench, cell.phase),
+        plan.study.phase_writes(cell.phase),
+    );
     let spec = match plan.study.query_timeout() {
         Some(timeout) => spec.with_query_timeout(timeout),
         None => spec,

@@ -69,12 +69,12 @@ pub fn load(
     };
     let load_plan = &methods[method];
     let database = plan.study.database_for(engine, &bench.workspace.database);
-    let spec = scenario.tables[*table].load_spec(engine, plan.study.seed());
+    let mut spec = scenario.tables[*table].load_spec(engine, plan.study.seed());
     match super::tables::load(
         bench,
         &database,
         engine,
-        &spec,
+        &mut spec,
         load_plan,
         repeat,
         Some(name),

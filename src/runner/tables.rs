@@ -51,7 +51,8 @@ pub fn prepare(plan: &Plan, bench: &mut Bench, engine: Option<Engine>) -> anyhow
             ));
             continue;
         }
-        for table in &set.filled {
+        let mut set = set;
+        for table in &mut set.filled {
             load(
                 bench,
                 &database,
@@ -110,7 +111,7 @@ pub fn load(
     bench: &mut Bench,
     database: &str,
     engine: Engine,
-    table: &TableSpec,
+    table: &mut TableSpec,
     load_plan: &LoadPlan,
     repeat: u32,
     phase: Option<&str>,
@@ -118,6 +119,21 @@ pub fn load(
     bench
         .workspace
         .claim_table(&mut bench.probe, database, &table.name)?;
+    // On Spider the table is made on every backend first; the head's is a Spider table
+    // over them, with the secondary indexes in its definition (the backends have them).
+    let sharded = bench
+        .target
+        .shard_table(
+            database,
+            &table.name,
+            &table.create_sql,
+            &table.secondary_indexes,
+        )
+        .with_context(|| format!("sharding {} over the Spider backends", table.name))?;
+    if let Some(head_sql) = sharded {
+        table.create_sql = head_sql;
+        table.secondary_indexes.clear();
+    }
     note(&format!(
         "loading {} rows into {} (ENGINE={}) with {}...",
         table.rows,

@@ -8,10 +8,12 @@ pub mod caps;
 mod dsn;
 mod registry;
 mod throwaway;
+pub mod topology;
 
 pub use dsn::{Dsn, PASSWORD_ENV};
 pub use registry::emergency_teardown;
 pub use throwaway::{ServerOptions, ThrowawayServer};
+pub use topology::{Node, NodeRole, ReadFrom, Routing, Topology, WriteTo};
 
 pub use crate::sqlerror::{describe_mysql_error, describe_with_hint, DescribeMysqlError};
 
@@ -52,6 +54,8 @@ pub enum ServerError {
     Io(String),
     #[error(transparent)]
     Caps(#[from] caps::CapError),
+    #[error("{0}")]
+    Topology(String),
     #[error("enginebench is exiting: no server is started any more")]
     ShuttingDown,
     #[error("query on {target} failed: {cause}")]
@@ -67,6 +71,9 @@ pub struct ConnectionSpec {
     opts: Opts,
     /// What to call this server in messages: never contains the password.
     label: String,
+    /// Several nodes, connection i going to node i mod n (a topology's writers or readers,
+    /// several `--dsn`); empty: every connection goes to `opts`.
+    spread: Vec<ConnectionSpec>,
 }
 
 impl ConnectionSpec {
@@ -80,6 +87,7 @@ impl ConnectionSpec {
         ConnectionSpec {
             opts: builder.into(),
             label: format!("unix socket {}", path.display()),
+            spread: Vec::new(),
         }
     }
 
@@ -98,6 +106,7 @@ impl ConnectionSpec {
         ConnectionSpec {
             opts: builder.into(),
             label: dsn.redacted(),
+            spread: Vec::new(),
         }
     }
 
@@ -107,7 +116,58 @@ impl ConnectionSpec {
                 .db_name(Some(database))
                 .into(),
             label: self.label.clone(),
+            spread: self
+                .spread
+                .iter()
+                .map(|s| s.with_database(database))
+                .collect(),
         }
+    }
+
+    /// Connections spread round-robin over `nodes` (at least one): connection i goes to
+    /// node i mod n; admin use (`connect`, `opts`) goes to the first.
+    pub fn spread_over(nodes: Vec<ConnectionSpec>) -> Self {
+        let mut nodes: Vec<ConnectionSpec> = nodes
+            .into_iter()
+            .flat_map(|node| {
+                if node.spread.is_empty() {
+                    vec![node]
+                } else {
+                    node.spread
+                }
+            })
+            .collect();
+        if nodes.len() == 1 {
+            return nodes.remove(0);
+        }
+        let first = nodes[0].clone();
+        ConnectionSpec {
+            opts: first.opts,
+            label: format!(
+                "{} nodes ({})",
+                nodes.len(),
+                nodes
+                    .iter()
+                    .map(|n| n.label.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            spread: nodes,
+        }
+    }
+
+    /// Where connection `index` goes (a spread's next node; otherwise this one).
+    pub fn for_connection(&self, index: usize) -> ConnectionSpec {
+        if self.spread.is_empty() {
+            self.clone()
+        } else {
+            self.spread[index % self.spread.len()].clone()
+        }
+    }
+
+    /// How many nodes connections are spread over.
+    pub fn node_count(&self) -> usize {
+        self.spread.len().max(1)
     }
 
     /// Every statement on these connections is aborted by the server after `timeout`
@@ -123,6 +183,11 @@ impl ConnectionSpec {
                 .read_timeout(Some(timeout + Duration::from_secs(5)))
                 .into(),
             label: self.label.clone(),
+            spread: self
+                .spread
+                .iter()
+                .map(|s| s.with_query_timeout(timeout))
+                .collect(),
         }
     }
 
@@ -169,6 +234,10 @@ pub struct ServerRecord {
 #[derive(Debug, Clone)]
 pub struct ServerArgsResolved {
     pub dsn: Option<Dsn>,
+    /// Further `--dsn`s: an existing cluster's other nodes, connections spread over all.
+    pub more_dsns: Vec<Dsn>,
+    /// `--write-to`, `--read-from`: the default routing of phases on a topology.
+    pub routing: Routing,
     /// Run on an external database that holds other tables.
     pub force: bool,
     pub database: String,

@@ -36,6 +36,12 @@ pub struct ServerOptions {
     /// Memory and CPU caps (`--memory-limit`, `--server-cpus`, a profile's); the client's
     /// CPUs ride along for the record, the runner applies them.
     pub caps: ResourceCaps,
+    /// The shape of the server set a profile runs on (one server, a primary and replicas,
+    /// a Galera cluster, Spider shards); `ThrowawayServer` itself is always one node.
+    pub topology: super::topology::Topology,
+    /// A Galera joiner: its datadir stays empty (and writable by the donor's rsync, which
+    /// runs as `nobody` under root), to be filled by the state transfer.
+    pub sst_joiner: bool,
 }
 
 pub struct ThrowawayServer {
@@ -53,8 +59,85 @@ pub struct ThrowawayServer {
     cgroup: Option<ServerCgroup>,
 }
 
+/// A server's directory made and its datadir initialised, not started yet: the part of a
+/// start that may run on any thread (a topology prepares its nodes in parallel). Dropped
+/// unstarted, its directory is removed.
+pub struct PreparedServer {
+    binary: PathBuf,
+    args: Vec<String>,
+    root_dir: PathBuf,
+    socket: PathBuf,
+    port: u16,
+    on_tmpfs: bool,
+    keep_datadir: bool,
+    child_caps: ChildCaps,
+    caps: ResourceCaps,
+    cgroup: Option<ServerCgroup>,
+    /// Whether the directory is still ours to remove (not yet handed to a server).
+    owns_dir: bool,
+}
+
+impl Drop for PreparedServer {
+    fn drop(&mut self) {
+        if self.owns_dir {
+            registry::deregister(&self.root_dir);
+            if !self.keep_datadir {
+                let _ = fs::remove_dir_all(&self.root_dir);
+            }
+        }
+    }
+}
+
+impl PreparedServer {
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Starts the server, without waiting for it to answer. Call it on a thread that
+    /// outlives the server: PR_SET_PDEATHSIG ends the server with the thread that spawned
+    /// it (not with the process).
+    pub fn spawn(mut self) -> Result<ThrowawayServer, ServerError> {
+        let child = spawn_server(&self.binary, &self.args, &self.root_dir, &self.child_caps)?;
+        if registry::set_pid(&self.root_dir, child.id()).is_err() {
+            // The emergency teardown began while we spawned: stop what we started.
+            let mut child = child;
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(ServerError::ShuttingDown);
+        }
+        let mut command_line = vec![self.binary.display().to_string()];
+        command_line.append(&mut self.args);
+        self.owns_dir = false;
+        Ok(ThrowawayServer {
+            child,
+            root_dir: std::mem::take(&mut self.root_dir),
+            socket: std::mem::take(&mut self.socket),
+            port: self.port,
+            on_tmpfs: self.on_tmpfs,
+            keep_datadir: self.keep_datadir,
+            command_line,
+            child_caps: self.child_caps.clone(),
+            caps: self.caps.clone(),
+            cgroup: self.cgroup.take(),
+        })
+    }
+}
+
 impl ThrowawayServer {
     pub fn start(options: &ServerOptions) -> Result<ThrowawayServer, ServerError> {
+        let mut server = ThrowawayServer::prepare(options)?.spawn()?;
+        // On failure `server` is dropped here, which stops the process and removes the dir.
+        server.wait_ready()?;
+        Ok(server)
+    }
+
+    /// Waits (up to 60 s) until a just spawned server answers.
+    pub fn wait_ready(&mut self) -> Result<(), ServerError> {
+        self.wait_until_ready(Duration::from_secs(60))
+    }
+
+    /// Makes the server's directory and datadir and its command line; nothing runs yet.
+    pub fn prepare(options: &ServerOptions) -> Result<PreparedServer, ServerError> {
         let tree = builds::resolve(options.server_bin.as_deref())?;
         let binary = tree.binary.clone();
         let base = match (&options.server_dir, options.tmpfs) {
@@ -107,8 +190,12 @@ impl ThrowawayServer {
             None => None,
         };
         let child_caps = ChildCaps::new(cgroup.as_ref(), options.caps.server_cpus.as_ref());
-        initialise_datadir(&tree, &datadir, &tmpdir, &root_dir, &child_caps)
-            .map_err(cleanup_on_error)?;
+        if options.sst_joiner {
+            prepare_joiner_datadir(&root_dir, &datadir).map_err(cleanup_on_error)?;
+        } else {
+            initialise_datadir(&tree, &datadir, &tmpdir, &root_dir, &child_caps)
+                .map_err(cleanup_on_error)?;
+        }
 
         let socket = root_dir.join("mariadbd.sock");
         let port = free_loopback_port().map_err(cleanup_on_error)?;
@@ -157,32 +244,19 @@ impl ThrowawayServer {
         for (name, value) in &options.server_opts {
             args.push(format!("--{name}={value}"));
         }
-        let child =
-            spawn_server(&binary, &args, &root_dir, &child_caps).map_err(cleanup_on_error)?;
-        if registry::set_pid(&root_dir, child.id()).is_err() {
-            // The emergency teardown began while we spawned: stop what we started.
-            let mut child = child;
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(cleanup_on_error(ServerError::ShuttingDown));
-        }
-        let mut command_line = vec![binary.display().to_string()];
-        command_line.extend(args);
-        let mut server = ThrowawayServer {
-            child,
+        Ok(PreparedServer {
+            binary,
+            args,
             root_dir,
             socket,
             port,
             on_tmpfs: options.tmpfs,
             keep_datadir: options.keep_datadir,
-            command_line,
             child_caps,
             caps: options.caps.clone(),
             cgroup,
-        };
-        // On failure `server` is dropped here, which stops the process and removes the dir.
-        server.wait_until_ready(Duration::from_secs(60))?;
-        Ok(server)
+            owns_dir: true,
+        })
     }
 
     /// Stops the server and starts it again on the same datadir, socket and port (a cold
@@ -286,6 +360,13 @@ impl ThrowawayServer {
     /// The most memory its cgroup has held, page cache included (with a memory cap).
     pub fn memory_peak_bytes(&self) -> Option<u64> {
         self.cgroup.as_ref().and_then(ServerCgroup::peak_bytes)
+    }
+
+    /// Kills the server at once (SIGKILL), as a crashed node would end: a topology's
+    /// fault injection. Its directory goes when this drops.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// True while the server process is alive.
@@ -471,7 +552,32 @@ fn initialise_datadir(
     Ok(())
 }
 
-fn free_loopback_port() -> Result<u16, ServerError> {
+/// An empty datadir for a Galera joiner. Under root, wsrep_sst_rsync's rsync daemon
+/// drops to `nobody`: the directory is given to it, and the server's directory opened to
+/// traversal, or the transfer fails with "Permission denied".
+fn prepare_joiner_datadir(root_dir: &Path, datadir: &Path) -> Result<(), ServerError> {
+    use std::os::unix::fs::PermissionsExt;
+    let io = |err: std::io::Error| {
+        ServerError::Io(format!(
+            "cannot prepare {} for a state transfer: {err}",
+            datadir.display()
+        ))
+    };
+    fs::create_dir_all(datadir).map_err(io)?;
+    if is_root() {
+        fs::set_permissions(root_dir, fs::Permissions::from_mode(0o755)).map_err(io)?;
+        // SAFETY: getpwnam with a NUL-terminated name; the entry is read at once.
+        let nobody = unsafe { libc::getpwnam(c"nobody".as_ptr()) };
+        if !nobody.is_null() {
+            // SAFETY: a valid passwd entry returned just above.
+            let (uid, gid) = unsafe { ((*nobody).pw_uid, (*nobody).pw_gid) };
+            std::os::unix::fs::chown(datadir, Some(uid), Some(gid)).map_err(io)?;
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn free_loopback_port() -> Result<u16, ServerError> {
     // Bind port 0 and give it back: the kernel hands out a free one. Another process could
     // take it before mariadbd binds; start-up then fails loudly with the log tail.
     TcpListener::bind("127.0.0.1:0")

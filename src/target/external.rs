@@ -7,28 +7,65 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::{Replacement, Target, TargetFacts};
-use crate::server::{ConnectionSpec, Dsn, ServerError, ServerOptions};
+use super::{NodeInfo, Replacement, Target, TargetFacts};
+use crate::server::{ConnectionSpec, Dsn, NodeRole, Routing, ServerError, ServerOptions};
 
 pub struct External {
-    dsn: Dsn,
+    /// The first is where setup and probes go; with several (an existing cluster's
+    /// nodes), each connection of a phase goes to the next.
+    dsns: Vec<Dsn>,
 }
 
 impl External {
-    pub fn new(dsn: Dsn) -> External {
-        External { dsn }
+    pub fn new(dsns: Vec<Dsn>) -> External {
+        assert!(!dsns.is_empty(), "an external target needs a --dsn");
+        External { dsns }
     }
 }
 
 impl Target for External {
     fn admin_spec(&self) -> ConnectionSpec {
-        ConnectionSpec::tcp(&self.dsn, None)
+        ConnectionSpec::tcp(&self.dsns[0], None)
+    }
+
+    fn nodes(&self) -> Vec<NodeInfo> {
+        self.dsns
+            .iter()
+            .enumerate()
+            .map(|(index, dsn)| NodeInfo {
+                name: if self.dsns.len() == 1 {
+                    "primary".into()
+                } else {
+                    format!("host{}", index + 1)
+                },
+                role: NodeRole::Primary,
+                spec: ConnectionSpec::tcp(dsn, None),
+                pid: None,
+                address: dsn.redacted(),
+            })
+            .collect()
+    }
+
+    /// Every connection goes to the next of the hosts given, whatever the phase: their
+    /// roles are the user's to know (name the writers when the phase writes).
+    fn route(&self, database: &str, _routing: Routing, _writes: bool) -> ConnectionSpec {
+        ConnectionSpec::spread_over(
+            self.dsns
+                .iter()
+                .map(|dsn| ConnectionSpec::tcp(dsn, Some(database)))
+                .collect(),
+        )
     }
 
     fn facts(&self, variables: &BTreeMap<String, String>) -> TargetFacts {
         TargetFacts {
             kind: "external",
-            address: self.dsn.redacted(),
+            address: self
+                .dsns
+                .iter()
+                .map(Dsn::redacted)
+                .collect::<Vec<_>>()
+                .join(", "),
             datadir: variables.get("datadir").cloned(),
             datadir_on_tmpfs: false,
             command_line: Vec::new(),

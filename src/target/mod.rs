@@ -24,8 +24,22 @@ use std::time::Duration;
 
 use crate::engine::Engine;
 use crate::server::{
-    describe_mysql_error, ConnectionSpec, Dsn, ServerError, ServerOptions, ServerRecord,
+    describe_mysql_error, ConnectionSpec, Dsn, NodeRole, Routing, ServerError, ServerOptions,
+    ServerRecord, Topology,
 };
+
+/// One node of a target, for routing connections and reading its counters.
+#[derive(Clone)]
+pub struct NodeInfo {
+    pub name: String,
+    pub role: NodeRole,
+    /// An admin connection to it (no default database).
+    pub spec: ConnectionSpec,
+    /// Its process, when it runs here as ours.
+    pub pid: Option<u32>,
+    /// host:port, for the record.
+    pub address: String,
+}
 
 /// A server (or, later, a set of servers) that load goes to. Dropping it tears down
 /// whatever it started.
@@ -71,6 +85,65 @@ pub trait Target {
     /// A connection to `database`.
     fn spec(&self, database: &str) -> ConnectionSpec {
         self.admin_spec().with_database(database)
+    }
+
+    /// The shape of the servers (one, replicas, Galera, Spider).
+    fn topology(&self) -> Topology {
+        Topology::Single
+    }
+
+    /// Its nodes in order; the first is where `admin_spec` goes.
+    fn nodes(&self) -> Vec<NodeInfo> {
+        vec![NodeInfo {
+            name: "primary".into(),
+            role: NodeRole::Primary,
+            spec: self.admin_spec(),
+            pid: self.server_pid(),
+            address: self.admin_spec().label().to_string(),
+        }]
+    }
+
+    /// Connections to `database` for a phase, spread round-robin over the nodes `routing`
+    /// names for it (`writes`: whether the phase changes data).
+    fn route(&self, database: &str, routing: Routing, writes: bool) -> ConnectionSpec {
+        let nodes = self.nodes();
+        if nodes.len() == 1 {
+            return self.spec(database);
+        }
+        let roles: Vec<NodeRole> = nodes.iter().map(|node| node.role).collect();
+        ConnectionSpec::spread_over(
+            routing
+                .nodes(&roles, writes)
+                .into_iter()
+                .map(|index| nodes[index].spec.with_database(database))
+                .collect(),
+        )
+    }
+
+    /// Kills node `index` (0-based, never the first) at once, as a crash would; returns
+    /// its name.
+    fn kill_node(&mut self, index: usize) -> Result<String, ServerError> {
+        Err(ServerError::Topology(format!(
+            "kill_node: node {} cannot be killed: only a throwaway topology's nodes can",
+            index + 1
+        )))
+    }
+
+    /// Whether node `index` still runs (when ours to watch).
+    fn node_alive(&mut self, _index: usize) -> bool {
+        true
+    }
+
+    /// Spider: makes the table on every backend and returns the head's CREATE TABLE for
+    /// it; None: the table is created as written.
+    fn shard_table(
+        &self,
+        _database: &str,
+        _table: &str,
+        _create_sql: &str,
+        _indexes: &[String],
+    ) -> Result<Option<String>, ServerError> {
+        Ok(None)
     }
 
     /// Whether the server still runs: the process when it is ours, and a fresh connection.
@@ -197,9 +270,19 @@ pub fn open(
     options: &ServerOptions,
     database: &str,
 ) -> Result<Box<dyn Target>, ServerError> {
-    let target: Box<dyn Target> = match dsn {
-        Some(dsn) => Box::new(External::new(dsn)),
-        None => Box::new(Throwaway::start(options)?),
+    open_nodes(dsn.into_iter().collect(), options, database)
+}
+
+/// As [`open`], with every `--dsn` given: several are one existing cluster's nodes.
+pub fn open_nodes(
+    dsns: Vec<Dsn>,
+    options: &ServerOptions,
+    database: &str,
+) -> Result<Box<dyn Target>, ServerError> {
+    let target: Box<dyn Target> = if dsns.is_empty() {
+        Box::new(Throwaway::start(options)?)
+    } else {
+        Box::new(External::new(dsns))
     };
     ensure_database(target.as_ref(), database)?;
     Ok(target)

@@ -1,42 +1,54 @@
-//! A throwaway server as a target: everything on it is the run's own, it can be restarted
-//! cold, and replaced by a fresh one (another profile, or after a crash). It must not know
-//! what runs on it.
+//! Throwaway servers as a target: one server, or a topology of nodes (a primary and
+//! replicas, a Galera cluster, a Spider head and its backends) that enginebench started.
+//! Everything on them is the run's own; they can be restarted cold (one server) and
+//! replaced by a fresh set (another profile, or after a crash). It must not know what runs
+//! on them.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::{Replacement, Target, TargetFacts};
-use crate::server::{ConnectionSpec, ServerError, ServerOptions, ThrowawayServer};
+use super::{NodeInfo, Replacement, Target, TargetFacts};
+use crate::server::topology::{self, spider_create};
+use crate::server::{
+    ConnectionSpec, Node, NodeRole, ServerError, ServerOptions, ThrowawayServer, Topology,
+};
 
 pub struct Throwaway {
-    server: ThrowawayServer,
+    /// The first node is where admin connections and the runner's probe go.
+    nodes: Vec<Node>,
+    topology: Topology,
 }
 
 impl Throwaway {
     pub fn start(options: &ServerOptions) -> Result<Throwaway, ServerError> {
         Ok(Throwaway {
-            server: ThrowawayServer::start(options)?,
+            nodes: topology::start(options)?,
+            topology: options.topology,
         })
     }
 
     pub fn server(&self) -> &ThrowawayServer {
-        &self.server
+        &self.nodes[0].server
+    }
+
+    fn server_mut(&mut self) -> &mut ThrowawayServer {
+        &mut self.nodes[0].server
     }
 }
 
 impl Target for Throwaway {
     fn admin_spec(&self) -> ConnectionSpec {
-        self.server.connection_spec(None)
+        self.server().connection_spec(None)
     }
 
     fn facts(&self, _variables: &BTreeMap<String, String>) -> TargetFacts {
         TargetFacts {
             kind: "throwaway",
             address: self.admin_spec().label().to_string(),
-            datadir: Some(self.server.datadir().display().to_string()),
-            datadir_on_tmpfs: self.server.on_tmpfs(),
-            command_line: self.server.command_line().to_vec(),
-            caps: self.server.caps_record(),
+            datadir: Some(self.server().datadir().display().to_string()),
+            datadir_on_tmpfs: self.server().on_tmpfs(),
+            command_line: self.server().command_line().to_vec(),
+            caps: self.server().caps_record(),
         }
     }
 
@@ -45,33 +57,97 @@ impl Target for Throwaway {
     }
 
     fn process_running(&mut self) -> Option<bool> {
-        Some(self.server.is_running())
+        Some(self.server_mut().is_running())
     }
 
     fn error_log_tail(&self, lines: usize) -> Option<String> {
-        Some(self.server.error_log_tail(lines))
+        Some(self.server().error_log_tail(lines))
     }
 
     fn death_cause(&mut self) -> Option<String> {
-        self.server.death_cause()
+        self.server_mut().death_cause()
     }
 
     fn server_pid(&self) -> Option<u32> {
-        Some(self.server.pid())
+        Some(self.server().pid())
     }
 
     fn datadir(&self) -> Option<PathBuf> {
-        Some(self.server.datadir())
+        Some(self.server().datadir())
     }
 
     fn restart_cold(&mut self) -> Result<bool, ServerError> {
-        self.server.restart(true)
+        if !self.topology.is_single() {
+            return Err(ServerError::Topology(format!(
+                "--cold restarts one server between repeats; a topology ({}) is not restarted: drop --cold or the topology",
+                self.topology
+            )));
+        }
+        self.server_mut().restart(true)
     }
 
     fn replace(&mut self, options: &ServerOptions, _why: Replacement) -> Result<(), ServerError> {
-        // The new server starts before the old one goes, so a failed start leaves the
-        // study on a server it knows; the old one is removed as it drops here.
-        self.server = ThrowawayServer::start(options)?;
+        // The new servers start before the old ones go, so a failed start leaves the
+        // study on servers it knows; the old ones are removed as they drop here.
+        self.nodes = topology::start(options)?;
+        self.topology = options.topology;
         Ok(())
+    }
+
+    fn topology(&self) -> Topology {
+        self.topology
+    }
+
+    fn nodes(&self) -> Vec<NodeInfo> {
+        self.nodes
+            .iter()
+            .map(|node| NodeInfo {
+                name: node.name.clone(),
+                role: node.role,
+                spec: node.spec(),
+                pid: Some(node.server.pid()),
+                address: format!("127.0.0.1:{}", node.server.port()),
+            })
+            .collect()
+    }
+
+    fn kill_node(&mut self, index: usize) -> Result<String, ServerError> {
+        if index == 0 || index >= self.nodes.len() {
+            return Err(ServerError::Topology(format!(
+                "kill_node: node {} is not one of nodes 2..{} of {} (node 1 takes the clients and the runner's probe)",
+                index + 1,
+                self.nodes.len(),
+                self.topology
+            )));
+        }
+        let node = &mut self.nodes[index];
+        node.server.kill();
+        Ok(node.name.clone())
+    }
+
+    fn node_alive(&mut self, index: usize) -> bool {
+        self.nodes
+            .get_mut(index)
+            .is_some_and(|node| node.server.is_running())
+    }
+
+    fn shard_table(
+        &self,
+        database: &str,
+        table: &str,
+        create_sql: &str,
+        indexes: &[String],
+    ) -> Result<Option<String>, ServerError> {
+        if !matches!(self.topology, Topology::Spider(_)) {
+            return Ok(None);
+        }
+        let backends: Vec<&Node> = self
+            .nodes
+            .iter()
+            .filter(|node| node.role == NodeRole::SpiderBackend)
+            .collect();
+        let specs: Vec<ConnectionSpec> = backends.iter().map(|node| node.spec()).collect();
+        let names: Vec<String> = backends.iter().map(|node| node.name.clone()).collect();
+        spider_create(&specs, &names, database, table, create_sql, indexes).map(Some)
     }
 }

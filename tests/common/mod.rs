@@ -258,6 +258,8 @@ pub fn as_external(
             enginebench::server::Dsn::parse(&format!("mysql://root@127.0.0.1:{}", server.port()))
                 .unwrap(),
         ),
+        more_dsns: Vec::new(),
+        routing: Default::default(),
         force: false,
         database: "enginebench".into(),
         options: enginebench::server::ServerOptions::default(),

@@ -65,7 +65,7 @@ impl Workload for ReplayWorkload {
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
         let script = &self.shared.script.connections[worker_index];
-        let mut conn = self.shared.spec.connect()?;
+        let mut conn = self.shared.spec.for_connection(worker_index).connect()?;
         let database = script
             .database
             .clone()

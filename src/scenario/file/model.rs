@@ -12,6 +12,7 @@ use crate::engine::Engine;
 use crate::load::{memory_table_cap, IndexTiming, LoadMethod, LoadPlan, TableSpec, Value};
 use crate::scenario::distributions::{Distribution, RandSpec, RandType};
 use crate::server::caps::{parse_memory_limit, CpuList, ResourceCaps};
+use crate::server::{ReadFrom, Topology, WriteTo};
 use crate::units::parse_duration;
 
 #[derive(Debug, Deserialize)]
@@ -63,6 +64,20 @@ struct RawProfile {
     server_cpus: Option<Spanned<String>>,
     /// enginebench's client threads' CPUs.
     client_cpus: Option<Spanned<String>>,
+    /// The servers as a topology: `{ replicas = 2 }`, `{ galera = 3 }`, `{ spider = 2 }`.
+    topology: Option<Spanned<toml::Table>>,
+    /// Where phases that write send their connections: "primary" or "all".
+    write_to: Option<Spanned<String>>,
+    /// Where read-only phases send theirs: "primary", "replicas" or "all".
+    read_from: Option<Spanned<String>>,
+}
+
+/// A node killed mid-cell: `kill_node = { at = "10s", node = 2 }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawKillNode {
+    at: Spanned<String>,
+    node: Spanned<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -142,6 +157,11 @@ struct RawPhase {
     ignore_errors: Vec<u16>,
     /// Load phases: the `deferred` table loaded with each method, timed (S4).
     table: Option<Spanned<String>>,
+    /// Run phases on a topology: where connections go (a profile's setting otherwise).
+    write_to: Option<Spanned<String>>,
+    read_from: Option<Spanned<String>>,
+    /// Run phases on a topology: a node killed mid-cell.
+    kill_node: Option<RawKillNode>,
     #[serde(default)]
     methods: Vec<Spanned<RawLoadMethod>>,
 }
@@ -245,6 +265,19 @@ pub struct Profile {
     pub server_bin: Option<std::path::PathBuf>,
     /// Memory and CPU caps for this profile's server and the client.
     pub caps: ResourceCaps,
+    /// Its servers as a topology (None: the command line's, one server by default).
+    pub topology: Option<Topology>,
+    /// Where its phases' connections go, unless a phase says.
+    pub write_to: Option<WriteTo>,
+    pub read_from: Option<ReadFrom>,
+}
+
+/// A node killed with SIGKILL `at` into a cell's measured time (0-based node index; the
+/// first node, which takes the clients, is never killed).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KillNode {
+    pub at: Duration,
+    pub node: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -320,6 +353,9 @@ pub enum Phase {
         loops: Option<u64>,
         warmup: Option<Duration>,
         events: Vec<Event>,
+        write_to: Option<WriteTo>,
+        read_from: Option<ReadFrom>,
+        kill_node: Option<KillNode>,
     },
 }
 
@@ -388,6 +424,23 @@ impl Resolver<'_> {
             .map(|text| {
                 parse(text.get_ref()).map_err(|message| {
                     self.error(text.span().start, format!("profile '{profile}': {message}"))
+                })
+            })
+            .transpose()
+    }
+
+    /// A phase's choice among named values (`write_to = "all"`), checked by `parse`.
+    fn phase_choice<T>(
+        &self,
+        phase: &str,
+        value: &Option<Spanned<String>>,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, ScenarioError> {
+        value
+            .as_ref()
+            .map(|text| {
+                parse(text.get_ref()).map_err(|message| {
+                    self.error(text.span().start, format!("phase '{phase}': {message}"))
                 })
             })
             .transpose()
@@ -878,12 +931,38 @@ pub fn resolve(
             server_cpus: resolver.cap(&name, &profile.server_cpus, CpuList::parse)?,
             client_cpus: resolver.cap(&name, &profile.client_cpus, CpuList::parse)?,
         };
+        let topology = match &profile.topology {
+            None => None,
+            Some(table) => {
+                let at = table.span().start;
+                let entries: Vec<(&String, &toml::Value)> = table.get_ref().iter().collect();
+                match entries.as_slice() {
+                    [(kind, toml::Value::Integer(count))] => Some(
+                        u32::try_from(*count)
+                            .map_err(|_| format!("topology {kind} = {count}: a node count"))
+                            .and_then(|count| Topology::from_kind(kind, count))
+                            .map_err(|message| {
+                                resolver.error(at, format!("profile '{name}': {message}"))
+                            })?,
+                    ),
+                    _ => {
+                        return Err(resolver.error(
+                            at,
+                            format!("profile '{name}': topology takes one entry: {{ replicas = N }}, {{ galera = N }} or {{ spider = N }}"),
+                        ))
+                    }
+                }
+            }
+        };
         profiles.push(Profile {
-            name,
+            name: name.clone(),
             server_opts,
             tmpfs: profile.tmpfs,
             server_bin,
             caps,
+            topology,
+            write_to: resolver.cap(&name, &profile.write_to, WriteTo::parse)?,
+            read_from: resolver.cap(&name, &profile.read_from, ReadFrom::parse)?,
         });
     }
     let mut tables = Vec::new();
@@ -1043,6 +1122,23 @@ pub fn resolve(
                     loops,
                     warmup: resolver.duration(&phase.warmup)?.or(defaults.3),
                     events,
+                    write_to: resolver.phase_choice(&phase.name, &phase.write_to, WriteTo::parse)?,
+                    read_from: resolver.phase_choice(&phase.name, &phase.read_from, ReadFrom::parse)?,
+                    kill_node: match &phase.kill_node {
+                        None => None,
+                        Some(kill) => {
+                            let node = *kill.node.get_ref();
+                            if node < 2 {
+                                return Err(resolver.error(kill.node.span().start, format!("run phase '{}': kill_node.node = {node}: give a node from 2 on (node 1 takes the clients and enginebench's probe)", phase.name)));
+                            }
+                            Some(KillNode {
+                                at: resolver
+                                    .duration(&Some(kill.at.clone()))?
+                                    .unwrap_or_default(),
+                                node: node as usize - 1,
+                            })
+                        }
+                    },
                 });
             }
             "sequence" => {
