@@ -8,6 +8,7 @@ pub mod evidence;
 mod footprint;
 mod histogram;
 pub mod interval_log;
+pub mod nodes;
 mod observer;
 mod process;
 mod sampler;

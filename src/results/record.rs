@@ -420,6 +420,33 @@ pub struct CellRecord {
     /// captured one, per query kind.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mismatches: Vec<MismatchRecord>,
+    /// A topology: each node over the measured phase (its counters, connections, lag).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<crate::measure::nodes::NodeCellRecord>,
+    /// A node killed during the cell (`kill_node`), and how the cell came through it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<FaultRecord>,
+}
+
+/// A node killed mid-cell: when, what the clients saw, and how long throughput took to
+/// come back.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FaultRecord {
+    /// The node killed (its name in the topology).
+    pub node: String,
+    /// When it was killed, in seconds into the measured phase.
+    pub killed_at_s: f64,
+    /// Events per second over the intervals before the kill.
+    pub events_per_s_before: f64,
+    /// Seconds from the kill until an interval's throughput was back to 90% of before
+    /// (None: it did not come back within the cell).
+    pub recovery_s: Option<f64>,
+    /// Statements that failed from the kill on (their error numbers are in the cell's
+    /// queries).
+    pub errors_after_kill: u64,
+    /// (ms into the measured phase, cluster size as the first node saw it), Galera only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cluster_size: Vec<(f64, u64)>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema)]
@@ -577,6 +604,8 @@ impl CellRecord {
             interval_log: measured.interval_log.clone(),
             agents: Vec::new(),
             mismatches: Vec::new(),
+            nodes: Vec::new(),
+            fault: None,
         }
     }
 }

@@ -347,10 +347,21 @@ fn ready(target: &dyn Target, engines: &[Engine]) -> Result<ServerRecord, Server
 /// The target's record, with a line saying it is ready.
 fn announce(target: &dyn Target) -> Result<ServerRecord, ServerError> {
     let server_record = target.record()?;
-    note(&format!(
-        "server {} ready ({})",
-        server_record.version, server_record.address
-    ));
+    match &server_record.topology {
+        Some(topology) => note(&format!(
+            "{topology} ready: {}",
+            server_record
+                .nodes
+                .iter()
+                .map(|node| format!("{} {}", node.name, node.address))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        None => note(&format!(
+            "server {} ready ({})",
+            server_record.version, server_record.address
+        )),
+    }
     Ok(server_record)
 }
 
@@ -363,6 +374,9 @@ fn starting_note(options: &crate::server::ServerOptions) -> String {
         .filter(|build| build.as_os_str() != "system")
     {
         about.push(build.display().to_string());
+    }
+    if !options.topology.is_single() {
+        about.push(options.topology.to_string());
     }
     let caps = options.caps.describe();
     if !caps.is_empty() {

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use super::bench::Bench;
+use super::nodes::{NodesPlan, WatchingNodes};
 use super::progress::CellProgress;
 use super::rendezvous::Rendezvous;
 use crate::console::note;
@@ -49,20 +50,60 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
         bench.output.print_intervals,
     );
     let server_pid = bench.target.server_pid();
+    let (_, _, kill) = plan.study.phase_topology(cell.phase);
+    let routed = bench.target.routed_nodes(
+        routing(plan, bench, cell.phase),
+        plan.study.phase_writes(cell.phase),
+    );
+    let nodes_plan = NodesPlan::new(
+        bench.target.topology(),
+        &bench.target.nodes(),
+        &routed,
+        cell.threads,
+        kill,
+    )
+    .map_err(|err| anyhow::anyhow!("{}: {err}", plan.cell_label(cell)))?;
+    let kills_a_node = nodes_plan.as_ref().is_some_and(NodesPlan::kills);
     let show_progress = |update: &crate::measure::Progress| progress.update(update);
     let mut sampler = CounterSampler::new(&mut bench.probe, server_pid, &show_progress);
     let mut started_late_ms = None;
-    let measured = match &mut bench.rendezvous {
+    let mut agents;
+    let observer: &mut dyn CellObserver = match &mut bench.rendezvous {
         Some(rendezvous) => {
-            let mut observer = AgentsStartTogether {
+            agents = AgentsStartTogether {
                 inner: &mut sampler,
                 rendezvous,
                 label: plan.cell_label(cell),
                 started_late_ms: &mut started_late_ms,
             };
-            run_cell(workload.as_ref(), &config, &mut observer)?
+            &mut agents
         }
-        None => run_cell(workload.as_ref(), &config, &mut sampler)?,
+        None => &mut sampler,
+    };
+    let (measured, node_records, fault) = match nodes_plan {
+        Some(nodes_plan) => {
+            let mut watching = WatchingNodes::new(observer, nodes_plan);
+            let measured = run_cell(workload.as_ref(), &config, &mut watching)?;
+            let intervals: Vec<(f64, f64, u64, u64)> = measured
+                .intervals
+                .iter()
+                .map(|interval| {
+                    (
+                        interval.start_s,
+                        interval.end_s,
+                        interval.events.count,
+                        interval.kinds.iter().map(|kind| kind.2).sum(),
+                    )
+                })
+                .collect();
+            let (nodes, fault) = watching.finish(&intervals);
+            (measured, nodes, fault)
+        }
+        None => (
+            run_cell(workload.as_ref(), &config, observer)?,
+            Vec::new(),
+            None,
+        ),
     };
     let counters = sampler.into_counters();
     if let (Some(late), Some(agent)) = (started_late_ms, bench.record.agent.as_mut()) {
@@ -107,6 +148,20 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
         record.outcome = OutcomeRecord::Crashed;
         record.error = Some(message.clone());
     }
+    record.nodes = node_records;
+    if let Some(fault) = &fault {
+        note(&format!(
+            "kill_node: {} killed at {:.1} s; {}; {} statements failed from then on",
+            fault.node,
+            fault.killed_at_s,
+            match fault.recovery_s {
+                Some(seconds) => format!("throughput back to 90% of before after {seconds:.1} s"),
+                None => "throughput did not come back to 90% of before within the cell".into(),
+            },
+            fault.errors_after_kill
+        ));
+    }
+    record.fault = fault;
     progress.finish(&match &measured.outcome {
         _ if crash.is_some() => "the server died".to_string(),
         CellOutcome::Completed => format!(
@@ -144,7 +199,8 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
         gather_evidence(plan, bench, cell, &key, workload.as_ref());
     }
     bench.save()?;
-    Ok(crash.is_some())
+    // A killed node leaves the topology short: the next cells get a fresh one.
+    Ok(crash.is_some() || kills_a_node)
 }
 
 /// An agent's cell: once its workers are connected, it meets the other agents and all

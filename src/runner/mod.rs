@@ -7,6 +7,7 @@
 
 mod bench;
 mod cell;
+mod nodes;
 mod phases;
 mod progress;
 mod rendezvous;

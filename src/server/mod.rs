@@ -228,6 +228,23 @@ pub struct ServerRecord {
     /// The memory and CPU caps it ran under (none: the machine's all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caps: Option<caps::CapsRecord>,
+    /// A topology's shape ("Galera, 3 nodes"); absent for one server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<String>,
+    /// A topology's nodes, the first being the one described above.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<NodeRecord>,
+}
+
+/// One node of a topology, for the record.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct NodeRecord {
+    pub name: String,
+    pub role: NodeRole,
+    pub address: String,
+    pub version: String,
+    /// SHOW GLOBAL VARIABLES on this node.
+    pub variables: BTreeMap<String, String>,
 }
 
 /// The server-side choices of a run, resolved from the command line.

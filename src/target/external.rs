@@ -57,6 +57,10 @@ impl Target for External {
         )
     }
 
+    fn routed_nodes(&self, _routing: Routing, _writes: bool) -> Vec<usize> {
+        (0..self.dsns.len()).collect()
+    }
+
     fn facts(&self, variables: &BTreeMap<String, String>) -> TargetFacts {
         TargetFacts {
             kind: "external",

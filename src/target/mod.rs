@@ -110,14 +110,18 @@ pub trait Target {
         if nodes.len() == 1 {
             return self.spec(database);
         }
-        let roles: Vec<NodeRole> = nodes.iter().map(|node| node.role).collect();
         ConnectionSpec::spread_over(
-            routing
-                .nodes(&roles, writes)
+            self.routed_nodes(routing, writes)
                 .into_iter()
                 .map(|index| nodes[index].spec.with_database(database))
                 .collect(),
         )
+    }
+
+    /// The indexes of the nodes [`Target::route`] spreads connections over, in order.
+    fn routed_nodes(&self, routing: Routing, writes: bool) -> Vec<usize> {
+        let roles: Vec<NodeRole> = self.nodes().iter().map(|node| node.role).collect();
+        routing.nodes(&roles, writes)
     }
 
     /// Kills node `index` (0-based, never the first) at once, as a crash would; returns
@@ -200,7 +204,43 @@ pub trait Target {
             command_line: facts.command_line,
             variables,
             caps: facts.caps,
+            topology: (!self.topology().is_single()).then(|| self.topology().to_string()),
+            nodes: self.node_records()?,
         })
+    }
+
+    /// Every node's version and variables, when there are several.
+    fn node_records(&self) -> Result<Vec<crate::server::NodeRecord>, ServerError> {
+        let nodes = self.nodes();
+        if nodes.len() < 2 {
+            return Ok(Vec::new());
+        }
+        nodes
+            .into_iter()
+            .map(|node| {
+                let mut conn = node.spec.connect()?;
+                let query_error = |err: mysql::Error| query_error(&node.spec, &err);
+                let version: String = conn
+                    .query_first("SELECT VERSION()")
+                    .map_err(query_error)?
+                    .unwrap_or_default();
+                let variables: BTreeMap<String, String> = conn
+                    .query_map(
+                        "SHOW GLOBAL VARIABLES",
+                        |(name, value): (String, Option<String>)| (name, value.unwrap_or_default()),
+                    )
+                    .map_err(query_error)?
+                    .into_iter()
+                    .collect();
+                Ok(crate::server::NodeRecord {
+                    name: node.name,
+                    role: node.role,
+                    address: node.address,
+                    version,
+                    variables,
+                })
+            })
+            .collect()
     }
 
     /// Refuses engines the server lacks, before any table is created.
