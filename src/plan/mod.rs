@@ -234,8 +234,38 @@ fn describe_profile(profile: &Profile) -> String {
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     let caps = profile.caps.describe();
+    let routing: Vec<String> = profile
+        .write_to
+        .map(|w| {
+            format!(
+                "writes to {}",
+                if w == crate::server::WriteTo::All {
+                    "all nodes"
+                } else {
+                    "the primary"
+                }
+            )
+        })
+        .into_iter()
+        .chain(
+            profile
+                .read_from
+                .map(|r| format!("reads from {r:?}").to_lowercase()),
+        )
+        .collect();
+    let topology = match profile.topology {
+        Some(topology) if !topology.is_single() => format!(
+            " as a topology: {topology}{}",
+            if routing.is_empty() {
+                String::new()
+            } else {
+                format!(", {}", routing.join(", "))
+            }
+        ),
+        _ => String::new(),
+    };
     format!(
-        "start a server{} for profile '{}'{}{}{}",
+        "start a server{} for profile '{}'{topology}{}{}{}",
         profile
             .server_bin
             .as_ref()

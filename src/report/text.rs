@@ -22,11 +22,13 @@ pub fn tables(view: &View, style: TableStyle) -> String {
     match view.record.kind {
         StudyKind::Scenario => {
             let mut out = scenario_tables(view, style);
+            out.push_str(&nodes_section(view, style));
             out.push_str(&agents_section(view, style));
             out
         }
         StudyKind::Sysbench => {
             let mut out = sysbench_tables(view, style);
+            out.push_str(&nodes_section(view, style));
             out.push_str(&agents_section(view, style));
             out.push_str(&warnings_section(view));
             out
@@ -45,6 +47,109 @@ pub fn tables(view: &View, style: TableStyle) -> String {
             out
         }
     }
+}
+
+/// A topology's nodes per cell (connections, what each served and applied, lag, flow
+/// control, conflicts, pushed-down work), the "why" lines they give, and killed nodes.
+fn nodes_section(view: &View, style: TableStyle) -> String {
+    let mut out = String::new();
+    let rows = view.node_rows();
+    if !rows.is_empty() {
+        let mut table = new_table(style);
+        table.set_header(vec![
+            "phase",
+            "set-up",
+            "threads",
+            "node",
+            "role",
+            "conns",
+            "stmts/s",
+            "selects/s",
+            "writes/s",
+            "lag p50/p99/max ms",
+            "flow control paused % (sent/recv)",
+            "cert fail / BF aborts",
+            "pushed down/s",
+        ]);
+        for row in &rows {
+            table.add_row(vec![
+                Cell::new(&row.phase),
+                Cell::new(row.setup.label()),
+                right(row.threads.to_string()),
+                Cell::new(&row.node),
+                Cell::new(&row.role),
+                right(row.connections.to_string()),
+                right(format!("{:.0}", row.statements_per_s)),
+                right(format!("{:.0}", row.selects_per_s)),
+                right(format!("{:.0}", row.writes_per_s)),
+                right(row.lag_ms.map_or("-".into(), |(p50, p99, max)| {
+                    format!("{p50:.1}/{p99:.1}/{max:.1}")
+                })),
+                right(row.flow_control.map_or("-".into(), |(paused, sent, recv)| {
+                    format!("{paused:.1} ({sent:.0}/{recv:.0})")
+                })),
+                right(
+                    row.conflicts
+                        .map_or("-".into(), |(cert, bf)| format!("{cert:.0} / {bf:.0}")),
+                ),
+                right(
+                    row.pushed_down_per_s
+                        .map_or("-".into(), |n| format!("{n:.0}")),
+                ),
+            ]);
+        }
+        let _ = writeln!(
+            out,
+            "Nodes per cell (their own counters over the measured phase; lag from a heartbeat written on the first node every 100 ms)\n{table}"
+        );
+        for line in view.topology_why_lines() {
+            let _ = writeln!(out, "{line}");
+        }
+        out.push('\n');
+    }
+    let faults = view.fault_rows();
+    if !faults.is_empty() {
+        let mut table = new_table(style);
+        table.set_header(vec![
+            "phase",
+            "set-up",
+            "threads",
+            "repeat",
+            "node killed",
+            "at s",
+            "events/s before",
+            "back to 90% after s",
+            "failed statements after",
+            "cluster size",
+        ]);
+        for fault in &faults {
+            table.add_row(vec![
+                Cell::new(&fault.phase),
+                Cell::new(fault.setup.label()),
+                right(fault.threads.to_string()),
+                right(fault.repeat.to_string()),
+                Cell::new(&fault.node),
+                right(format!("{:.1}", fault.killed_at_s)),
+                right(format!("{:.0}", fault.events_per_s_before)),
+                right(
+                    fault
+                        .recovery_s
+                        .map_or("not within the cell".into(), |s| format!("{s:.1}")),
+                ),
+                right(fault.errors_after_kill.to_string()),
+                right(
+                    fault
+                        .sizes
+                        .map_or("-".into(), |(first, last)| format!("{first} → {last}")),
+                ),
+            ]);
+        }
+        let _ = writeln!(
+            out,
+            "Nodes killed mid-cell (kill_node; the next cells ran on a fresh topology)\n{table}\n"
+        );
+    }
+    out
 }
 
 /// A run from several client hosts: an agent's part says what it is; a merged run shows

@@ -81,6 +81,7 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
     ("s3", include_str!("../../scenarios/s3.toml")),
     ("s4", include_str!("../../scenarios/s4.toml")),
     ("accounts", include_str!("../../scenarios/accounts.toml")),
+    ("cluster", include_str!("../../scenarios/cluster.toml")),
 ];
 
 /// A built-in scenario file's text, by name.

@@ -11,6 +11,7 @@
 
 mod evidence;
 mod groups;
+pub mod nodes;
 pub mod replay;
 pub mod stats;
 
