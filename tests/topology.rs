@@ -144,6 +144,13 @@ read_from = "replicas"
         assert!(lag["samples"].as_u64().unwrap() >= 10, "{replica}: {lag}");
         assert!(lag["max_ms"].as_f64().unwrap() > 0.0, "{replica}: {lag}");
         assert!(lag["p50_ms"].as_f64().unwrap() < 3000.0, "{replica}: {lag}");
+        // Lag over time: one point per beat, within the measured phase.
+        let series = lag["series"].as_array().unwrap();
+        assert_eq!(series.len() as u64, lag["samples"].as_u64().unwrap());
+        assert!(
+            series.iter().all(|p| p[0].as_f64().unwrap() <= 4000.0),
+            "{lag}"
+        );
     }
     let reads = &cells[1];
     assert_eq!(node(reads, "primary")["connections"], 0);
@@ -335,5 +342,48 @@ fn a_topology_that_cannot_start_or_is_interrupted_leaves_nothing() {
     for pid in pids {
         assert!(!common::pid_alive(pid), "node {pid} outlived the command");
     }
+    common::assert_nothing_left(&dir);
+}
+
+#[test]
+fn several_dsns_spread_the_connections_over_the_hosts() {
+    common::require_mariadb();
+    // One server reached twice (TCP and its socket) stands in for two nodes of an
+    // existing cluster: what matters here is where each connection goes.
+    let server =
+        enginebench::server::ThrowawayServer::start(&enginebench::server::ServerOptions::default())
+            .unwrap();
+    let dir = common::private_tmpdir("topology-dsns");
+    let json = dir.with_extension("dsns.json");
+    let tcp = format!("mysql://root@127.0.0.1:{}", server.port());
+    let socket = format!(
+        "mysql://root@localhost?socket={}",
+        server.socket().display()
+    );
+    let output = common::enginebench(&dir)
+        .args([
+            "run",
+            "oltp_point_select",
+            "--table-size",
+            "1000",
+            "--threads",
+            "4",
+        ])
+        .args(["--time", "1s", "--no-db", "--json", json.to_str().unwrap()])
+        .args(["--dsn", &tcp, "--dsn", &socket])
+        .output()
+        .unwrap();
+    common::assert_success(&output);
+    let record = common::read_json(&json);
+    let cell = &record["cells"][0];
+    let sent = statements_sent(cell);
+    for host in ["host1", "host2"] {
+        let node = node(cell, host);
+        assert_eq!(node["connections"], 2, "{node}");
+        // Both hosts are the same server: each sees every statement.
+        assert_eq!(executed(node), sent, "{node}");
+    }
+    let _ = std::fs::remove_file(&json);
+    drop(server);
     common::assert_nothing_left(&dir);
 }

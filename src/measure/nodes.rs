@@ -95,6 +95,9 @@ pub struct LagRecord {
     pub p50_ms: f64,
     pub p99_ms: f64,
     pub max_ms: f64,
+    /// Every beat as it arrived: (ms into the measured phase, lag ms), for lag over time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<(f64, f64)>,
 }
 
 /// What the watch gathered over a cell.
@@ -110,7 +113,7 @@ pub struct NodeWatch {
     nodes: Vec<WatchedNode>,
     before: Vec<Option<BTreeMap<String, f64>>>,
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<(Vec<Histogram<u64>>, Vec<(f64, u64)>)>>,
+    thread: Option<JoinHandle<Watched>>,
 }
 
 impl NodeWatch {
@@ -140,7 +143,7 @@ impl NodeWatch {
 
     pub fn finish(mut self) -> NodeWatchResult {
         self.stop.store(true, Ordering::Relaxed);
-        let (lags, cluster_size) = self
+        let watched = self
             .thread
             .take()
             .and_then(|thread| thread.join().ok())
@@ -166,22 +169,25 @@ impl NodeWatch {
                     }
                 }
                 if index > 0 {
-                    record.lag = lags
-                        .get(index)
-                        .filter(|h| !h.is_empty())
-                        .map(|h| LagRecord {
-                            samples: h.len(),
-                            p50_ms: h.value_at_quantile(0.5) as f64 / 1000.0,
-                            p99_ms: h.value_at_quantile(0.99) as f64 / 1000.0,
-                            max_ms: h.max() as f64 / 1000.0,
-                        });
+                    record.lag =
+                        watched
+                            .lags
+                            .get(index)
+                            .filter(|h| !h.is_empty())
+                            .map(|h| LagRecord {
+                                samples: h.len(),
+                                p50_ms: h.value_at_quantile(0.5) as f64 / 1000.0,
+                                p99_ms: h.value_at_quantile(0.99) as f64 / 1000.0,
+                                max_ms: h.max() as f64 / 1000.0,
+                                series: watched.series[index].clone(),
+                            });
                 }
                 record
             })
             .collect();
         NodeWatchResult {
             nodes,
-            cluster_size,
+            cluster_size: watched.sizes,
         }
     }
 }
@@ -195,18 +201,23 @@ impl Drop for NodeWatch {
     }
 }
 
-/// The heartbeat and cluster-size loop: lag histograms (µs) per node, and the series.
-fn watch(
-    specs: &[ConnectionSpec],
-    heartbeat: bool,
-    galera: bool,
-    stop: &AtomicBool,
-) -> (Vec<Histogram<u64>>, Vec<(f64, u64)>) {
+/// What the heartbeat loop saw: lag histograms (µs) and series per node, and the
+/// cluster's size over time.
+#[derive(Default)]
+struct Watched {
+    lags: Vec<Histogram<u64>>,
+    series: Vec<Vec<(f64, f64)>>,
+    sizes: Vec<(f64, u64)>,
+}
+
+/// The heartbeat and cluster-size loop.
+fn watch(specs: &[ConnectionSpec], heartbeat: bool, galera: bool, stop: &AtomicBool) -> Watched {
     let mut lags: Vec<Histogram<u64>> = specs
         .iter()
         .map(|_| Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid bounds"))
         .collect();
     let mut sizes = Vec::new();
+    let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); specs.len()];
     let started = Instant::now();
     let mut writer = specs[0].connect().ok();
     if heartbeat {
@@ -272,6 +283,10 @@ fn watch(
                 if last_seen[index].as_deref() != Some(ts.as_str()) {
                     if last_seen[index].is_some() {
                         let _ = lags[index].record(lag_us.max(1) as u64);
+                        series[index].push((
+                            started.elapsed().as_secs_f64() * 1000.0,
+                            lag_us.max(0) as f64 / 1000.0,
+                        ));
                     }
                     last_seen[index] = Some(ts);
                 }
@@ -279,7 +294,11 @@ fn watch(
         }
         std::thread::sleep(LOOK_EVERY);
     }
-    (lags, sizes)
+    Watched {
+        lags,
+        series,
+        sizes,
+    }
 }
 
 /// The counters of [`NODE_COUNTERS`] a node has (lower-case names).

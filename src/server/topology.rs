@@ -657,9 +657,6 @@ fn wait_for(
             Ok(false) => {}
             Err(err) => last_error = format!(" (last error: {err})"),
         }
-        if crate::interrupt::requested() {
-            return Err(ServerError::ShuttingDown);
-        }
         if started.elapsed() > JOIN_LIMIT {
             return Err(ServerError::Topology(format!(
                 "{} waited {} s for {what}{last_error}; its error log ends with:\n{}",
