@@ -36,9 +36,11 @@ impl NodesPlan {
         kill: Option<KillNode>,
     ) -> anyhow::Result<Option<NodesPlan>> {
         if nodes.len() < 2 {
+            // A study comparing one server with clusters: the one server has no node to
+            // lose, and its cell runs as measured.
             if kill.is_some() {
-                anyhow::bail!(
-                    "kill_node needs a topology of several nodes (a profile's topology, or --topology galera=3)"
+                crate::console::note(
+                    "kill_node: one server has no other node to kill; this cell runs without a fault",
                 );
             }
             return Ok(None);
@@ -54,6 +56,17 @@ impl NodesPlan {
                 ),
             },
         };
+        if let Some((kill, node)) = &kill {
+            let connections = (0..threads as usize)
+                .filter(|worker| routed[worker % routed.len()] == kill.node)
+                .count();
+            if connections > 0 {
+                anyhow::bail!(
+                    "kill_node: {} takes {connections} of this cell's connections, which would die with it; kill a node no client uses (route the phase with write_to = \"primary\" / read_from = \"primary\")",
+                    node.name
+                );
+            }
+        }
         let watched = nodes
             .iter()
             .enumerate()
@@ -221,5 +234,65 @@ impl CellObserver for WatchingNodes<'_> {
         self.stop_killer();
         self.result = self.watch.take().map(NodeWatch::finish);
         self.inner.measuring_finished();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::ConnectionSpec;
+
+    fn galera(count: usize) -> Vec<NodeInfo> {
+        (0..count)
+            .map(|index| NodeInfo {
+                name: format!("node{}", index + 1),
+                role: NodeRole::Galera,
+                spec: ConnectionSpec::unix_socket(std::path::Path::new("/nonexistent"), "root", None),
+                pid: Some(1_000_000 + index as u32),
+                address: String::new(),
+            })
+            .collect()
+    }
+
+    fn kill(node: usize) -> Option<KillNode> {
+        Some(KillNode {
+            at: Duration::from_secs(1),
+            node,
+        })
+    }
+
+    #[test]
+    fn connections_are_counted_per_node_and_a_victim_with_clients_is_refused() {
+        let nodes = galera(3);
+        let plan = NodesPlan::new(Topology::Galera(3), &nodes, &[0], 4, kill(2))
+            .unwrap()
+            .unwrap();
+        assert!(plan.kills());
+        let connections: Vec<u32> = plan.nodes.iter().map(|n| n.connections).collect();
+        assert_eq!(connections, [4, 0, 0]);
+        assert!(plan.heartbeat && plan.galera);
+
+        let all = NodesPlan::new(Topology::Galera(3), &nodes, &[0, 1, 2], 4, None)
+            .unwrap()
+            .unwrap();
+        let connections: Vec<u32> = all.nodes.iter().map(|n| n.connections).collect();
+        assert_eq!(connections, [2, 1, 1]);
+
+        let err = NodesPlan::new(Topology::Galera(3), &nodes, &[0, 1, 2], 4, kill(2))
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("node3 takes 1 of this cell's connections"), "{err}");
+        let err = NodesPlan::new(Topology::Galera(3), &nodes, &[0], 4, kill(0))
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("not one of nodes 2..3"), "{err}");
+    }
+
+    #[test]
+    fn one_server_runs_a_kill_node_phase_without_a_fault() {
+        let nodes = galera(1);
+        assert!(NodesPlan::new(Topology::Single, &nodes, &[0], 2, kill(1))
+            .unwrap()
+            .is_none());
     }
 }
