@@ -5,7 +5,7 @@ for tool in sysbench bc; do
   command -v "$tool" >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$tool" >/dev/null
 done
 cargo build --release --quiet
-eb=$PWD/target/release/enginebench
+eb=${CARGO_TARGET_DIR:-$PWD/target}/release/enginebench
 work=$(mktemp -d)
 "$eb" server start >"$work/server.out" 2>"$work/server.err" &
 server_pid=$!

@@ -184,6 +184,58 @@ pub(crate) enum Wait {
     Park,
     /// The socket is about to be closed: take it out of epoll.
     Forget(RawFd),
+    /// A turn to connect (see `ConnectTurn`).
+    ConnectTurn,
+}
+
+/// Connections of one loop that may be connecting at once. Thousands of connections
+/// opened together only queue in the server's accept loop (one thread creates a thread per
+/// connection) until their connect timeouts expire; in turns they all get through.
+const CONNECTING_AT_ONCE: usize = 64;
+
+thread_local! {
+    /// This loop's connects in progress, and the coroutines waiting for a turn.
+    static CONNECTING: std::cell::RefCell<(usize, VecDeque<usize>, Vec<usize>)> =
+        const { std::cell::RefCell::new((0, VecDeque::new(), Vec::new())) };
+}
+
+/// A turn to connect, held while connecting: at most `CONNECTING_AT_ONCE` per loop.
+pub(crate) struct ConnectTurn(());
+
+impl ConnectTurn {
+    /// Waits (suspended) for a turn; outside a coroutine there is nothing to wait for.
+    pub(crate) fn take() -> Option<ConnectTurn> {
+        if !in_coroutine() {
+            return None;
+        }
+        let free = CONNECTING.with(|state| {
+            let mut state = state.borrow_mut();
+            if state.0 < CONNECTING_AT_ONCE {
+                state.0 += 1;
+                true
+            } else {
+                false
+            }
+        });
+        if !free {
+            // The loop queues us; a finishing connect hands its turn over.
+            suspend(Wait::ConnectTurn);
+        }
+        Some(ConnectTurn(()))
+    }
+}
+
+impl Drop for ConnectTurn {
+    fn drop(&mut self) {
+        CONNECTING.with(|state| {
+            let mut state = state.borrow_mut();
+            match state.1.pop_front() {
+                // The turn passes to the first waiter, woken by the loop.
+                Some(waiter) => state.2.push(waiter),
+                None => state.0 -= 1,
+            }
+        });
+    }
 }
 
 type Co<R> = Coroutine<c_int, Wait, R, DefaultStack>;
@@ -326,6 +378,10 @@ pub(crate) fn run_loop<'a, R>(
                     slot.waiting = Waiting::Parked;
                     parked.push(id);
                 }
+                CoroutineResult::Yield(Wait::ConnectTurn) => {
+                    slot.waiting = Waiting::Parked;
+                    CONNECTING.with(|state| state.borrow_mut().1.push_back(id));
+                }
                 CoroutineResult::Yield(Wait::Forget(fd)) => {
                     if owner.get(fd as usize) == Some(&(id as u32 + 1)) {
                         epoll.delete(fd);
@@ -340,6 +396,15 @@ pub(crate) fn run_loop<'a, R>(
                     live -= 1;
                 }
             }
+        }
+        CONNECTING.with(|state| {
+            for id in state.borrow_mut().2.drain(..) {
+                slots[id].waiting = Waiting::Nothing;
+                ready.push_back((id, 0));
+            }
+        });
+        if !ready.is_empty() {
+            continue;
         }
         if live == 0 {
             break;

@@ -246,6 +246,7 @@ impl Connection {
             return Err(error(0, String::new(), "mysql_init: out of memory".into()));
         }
         let nonblocking = events::in_coroutine();
+        let _turn = events::ConnectTurn::take();
         let connection = Connection { mysql, nonblocking };
         if nonblocking {
             // libmariadb's default context stack (60 KB reserved, touched as deep as used).
