@@ -7,7 +7,8 @@ done
 cargo build --release --quiet
 eb=${CARGO_TARGET_DIR:-$PWD/target}/release/enginebench
 work=$(mktemp -d)
-"$eb" server start >"$work/server.out" 2>"$work/server.err" &
+# shellcheck disable=SC2086 # SERVER_ARGS: extra flags, split on purpose
+"$eb" server start ${SERVER_ARGS:-} >"$work/server.out" 2>"$work/server.err" &
 server_pid=$!
 cleanup() { kill -INT "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
