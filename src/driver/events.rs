@@ -81,8 +81,16 @@ pub fn kind() -> DriverKind {
 }
 
 /// Event loops for `workers` connections: one per CPU this process may run on (its
-/// affinity, which `--client-cpus` narrows), never more than the workers.
+/// affinity, which `--client-cpus` narrows), never more than the workers
+/// (`ENGINEBENCH_EVENT_LOOPS` fixes the number, to measure the driver).
 pub fn loop_count(workers: usize) -> usize {
+    // For measuring the driver itself: a fixed number of loops.
+    if let Some(loops) = std::env::var("ENGINEBENCH_EVENT_LOOPS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        return loops.clamp(1, workers.max(1));
+    }
     // SAFETY: sched_getaffinity writes into the set we pass, of the size we pass.
     let cpus = unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
