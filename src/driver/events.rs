@@ -81,7 +81,7 @@ pub fn kind() -> DriverKind {
 }
 
 /// Event loops for `workers` connections: one per CPU this process may run on (its
-/// affinity, which `--client-cpus` narrows), never fewer than 8 connections a loop
+/// affinity, which `--client-cpus` narrows), never more than the workers
 /// (`ENGINEBENCH_EVENT_LOOPS` fixes the number, to measure the driver).
 pub fn loop_count(workers: usize) -> usize {
     // For measuring the driver itself: a fixed number of loops.
@@ -100,15 +100,11 @@ pub fn loop_count(workers: usize) -> usize {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         }
     };
-    // A loop earns its thread by answering several connections per wake-up: with fewer
-    // than this many each, two loops cost more client CPU per statement than one (4
-    // connections on 2 CPUs: 22 vs 13 µs per point select, measured on this machine).
-    let enough = workers.div_ceil(CONNECTIONS_PER_LOOP).max(1);
-    cpus.clamp(1, enough)
+    // One loop per CPU even for a few connections: one loop for 4 connections on 2 CPUs
+    // took less client CPU per statement but lost up to 44% of the QPS (bench/
+    // oltp_vs_sysbench.sh, oltp_point_select at 4 threads).
+    cpus.clamp(1, workers.max(1))
 }
-
-/// Connections a loop should have before another loop is started.
-const CONNECTIONS_PER_LOOP: usize = 8;
 
 /// Raises this process's open-file limit to its hard limit, so that thousands of
 /// connections fit; returns the limit now in force.
