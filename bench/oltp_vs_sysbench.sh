@@ -2,8 +2,9 @@
 # sysbench 1.0.20 and enginebench on the same throwaway server, alternated ROUNDS times:
 # oltp_point_select and oltp_read_only at THREADS, over the unix socket and over TCP.
 # Prints per row both QPS, both client CPU µs per query (user+sys of the client process /
-# queries), the ratios, and whether the server counted the same Com_* per transaction.
-# Then client memory per connection (max RSS at 1,024 connections vs 1).
+# queries), the ratios, and whether the server counted the same Com_* per transaction;
+# one row per enginebench driver (DRIVERS, each round runs sysbench and every driver).
+# Then client memory per connection (max RSS at 1,000 and 10,000 connections vs 1).
 # A benchmark, not a test: figures depend on the machine; compare ratios within one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,11 @@ ROUNDS=${ROUNDS:-7}
 THREADS=${THREADS:-"1 4 16 64"}
 WORKLOADS=${WORKLOADS:-"oltp_point_select oltp_read_only"}
 TRANSPORTS=${TRANSPORTS:-"socket tcp"}
+DRIVERS=${DRIVERS:-"threads events"}
+# The event driver's goal: client CPU per query at most 0.7x sysbench's at 16+ threads.
+EVENTS_CPU_GOAL=${EVENTS_CPU_GOAL:-0.7}
+# 10,000 connections need the server to accept them.
+SERVER_ARGS="--server-opt max_connections=10300 --server-opt back_log=10300"
 
 source bench/throwaway_server.sh
 sql() { mariadb --socket="$socket" -uroot -N -B enginebench -e "$1"; }
@@ -41,11 +47,11 @@ run_sysbench() { # workload transport threads -> "qps cpu_s queries transactions
   echo "$qps $(awk '{print $1 + $2}' "$work/time") $queries $txn $(per_txn "$before" "$after" "$txn")"
 }
 
-run_enginebench() {
+run_enginebench() { # workload transport threads driver
   local dsn="mysql://root@127.0.0.1:$port"
   [ "$2" = socket ] && dsn="mysql://root@localhost?socket=$socket"
   /usr/bin/time -o "$work/time" -f "%U %S" "$eb" run "$1" --dsn "$dsn" --tables=1 --table-size="$ROWS" \
-    --threads="$3" --time="$SECONDS_PER_RUN" --json "$work/eb.json" >/dev/null 2>"$work/eb.err" || { cat "$work/eb.err"; exit 1; }
+    --threads="$3" --time="$SECONDS_PER_RUN" --driver "$4" --json "$work/eb.json" >/dev/null 2>"$work/eb.err" || { cat "$work/eb.err"; exit 1; }
   python3 - "$work/eb.json" "$(awk '{print $1 + $2}' "$work/time")" <<'PY'
 import json, sys
 cell = json.load(open(sys.argv[1]))["cells"][0]
@@ -67,56 +73,80 @@ PY
 summarise() { # rows file (sb_qps sb_cpu_s sb_queries eb_qps eb_cpu_s eb_queries) -> table row
   python3 - "$@" <<'PY'
 import math, statistics, sys
-label, rows_file, sb_com, eb_com = sys.argv[1:5]
+label, rows_file, sb_com, eb_com, cpu_goal = sys.argv[1:6]
+cpu_goal = float(cpu_goal)
 rows = [list(map(float, line.split())) for line in open(rows_file) if line.strip()]
 n = len(rows)
 qps = [(r[0], r[3]) for r in rows]
 cpu = [(r[1] * 1e6 / r[2], r[4] * 1e6 / r[5]) for r in rows]
 def sign_p(wins):  # one-sided: P(at most `wins` wins of n) if both tools were equal
     return sum(math.comb(n, i) for i in range(wins + 1)) / 2 ** n
-def judge(pairs, higher_is_better):
+def judge(pairs, higher_is_better, goal=1.0):
     ratios = [eb / sb for sb, eb in pairs]
-    wins = sum(1 for r in ratios if (r >= 1.0 if higher_is_better else r <= 1.0))
+    wins = sum(1 for r in ratios if (r >= goal if higher_is_better else r <= goal))
     ratio = statistics.median(ratios)
-    met = ratio >= 1.0 if higher_is_better else ratio <= 1.0
+    met = ratio >= goal if higher_is_better else ratio <= goal
     verdict = "met" if met else ("SHORT" if sign_p(wins) < 0.05 else "noise")
     return ratio, wins, verdict
 q_ratio, q_wins, q_verdict = judge(qps, True)
-c_ratio, c_wins, c_verdict = judge(cpu, False)
+c_ratio, c_wins, c_verdict = judge(cpu, False, cpu_goal)
 med = lambda xs: statistics.median(xs)
-print(f"{label} | {med([p[0] for p in qps]):8.0f} {med([p[1] for p in qps]):8.0f} {q_ratio:5.2f} {q_wins}/{n} {q_verdict:5} "
+print(f"{label} | {cpu_goal:4.1f} | {med([p[0] for p in qps]):8.0f} {med([p[1] for p in qps]):8.0f} {q_ratio:5.2f} {q_wins}/{n} {q_verdict:5} "
       f"| {med([c[0] for c in cpu]):7.2f} {med([c[1] for c in cpu]):7.2f} {c_ratio:5.2f} {c_wins}/{n} {c_verdict:5} "
       f"| {sb_com:<14} {eb_com:<14}{'' if sb_com == eb_com else '  DIFFER'}")
 PY
 }
-printf '%-18s %-6s %4s | %8s %8s %5s %3s %-5s | %7s %7s %5s %3s %-5s | %-14s %-14s\n' workload via thr "sb qps" "eb qps" \
-  "eb/sb" won goal "sb µs/q" "eb µs/q" "eb/sb" won goal "sb sel/beg/com" "eb sel/beg/com"
+printf '%-18s %-6s %4s %-7s | %4s | %8s %8s %5s %3s %-5s | %7s %7s %5s %3s %-5s | %-14s %-14s\n' workload via thr driver \
+  "cpu≤" "sb qps" "eb qps" "eb/sb" won goal "sb µs/q" "eb µs/q" "eb/sb" won goal "sb sel/beg/com" "eb sel/beg/com"
 for workload in $WORKLOADS; do
   for transport in $TRANSPORTS; do
     for threads in $THREADS; do
-      : >"$work/pairs"
+      for driver in $DRIVERS; do : >"$work/pairs.$driver"; done
       for round in $(seq "$ROUNDS"); do
-        if [ $((round % 2)) -eq 1 ]; then
-          sb_run=$(run_sysbench "$workload" "$transport" "$threads"); eb_run=$(run_enginebench "$workload" "$transport" "$threads")
-        else
-          eb_run=$(run_enginebench "$workload" "$transport" "$threads"); sb_run=$(run_sysbench "$workload" "$transport" "$threads")
-        fi
-        echo "$(echo "$sb_run" | cut -d' ' -f1-3) $(echo "$eb_run" | cut -d' ' -f1-3)" >>"$work/pairs"
+        # sysbench and each driver once per round, the order rotating from round to round.
+        tools=(sysbench $DRIVERS)
+        shift_by=$((round % ${#tools[@]}))
+        order=("${tools[@]:$shift_by}" "${tools[@]:0:$shift_by}")
+        declare -A got=()
+        for tool in "${order[@]}"; do
+          if [ "$tool" = sysbench ]; then got[$tool]=$(run_sysbench "$workload" "$transport" "$threads")
+          else got[$tool]=$(run_enginebench "$workload" "$transport" "$threads" "$tool"); fi
+        done
+        for driver in $DRIVERS; do
+          echo "$(echo "${got[sysbench]}" | cut -d' ' -f1-3) $(echo "${got[$driver]}" | cut -d' ' -f1-3)" >>"$work/pairs.$driver"
+        done
       done
-      summarise "$(printf '%-18s %-6s %4s' "$workload" "$transport" "$threads")" "$work/pairs" \
-        "$(echo "$sb_run" | cut -d' ' -f5)" "$(echo "$eb_run" | cut -d' ' -f5)" | tee -a "$work/table"
+      for driver in $DRIVERS; do
+        goal=1.0
+        [ "$driver" = events ] && [ "$threads" -ge 16 ] && goal=$EVENTS_CPU_GOAL
+        summarise "$(printf '%-18s %-6s %4s %-7s' "$workload" "$transport" "$threads" "$driver")" "$work/pairs.$driver" \
+          "$(echo "${got[sysbench]}" | cut -d' ' -f5)" "$(echo "${got[$driver]}" | cut -d' ' -f5)" "$goal" | tee -a "$work/table"
+      done
+      unset got
     done
   done
 done
 echo "ratios are medians of the rounds' paired ratios; won = rounds enginebench was ahead;"
 echo "goal: met, noise (median short but not significantly: sign test p >= 0.05) or SHORT (p < 0.05)"
-awk -F'|' '{ split($2, q, " "); split($3, c, " "); rows++; qm += (q[5] == "met"); cm += (c[5] == "met");
+awk -F'|' '{ split($3, q, " "); split($4, c, " "); rows++; qm += (q[5] == "met"); cm += (c[5] == "met");
   qs += (q[5] == "SHORT"); cs += (c[5] == "SHORT") }
-  END { printf "QPS >= 1.0x: met in %d of %d rows, significantly short in %d; CPU/query <= 1.0x: met in %d, significantly short in %d\n", qm, rows, qs, cm, cs }' "$work/table"
+  END { printf "QPS >= 1.0x: met in %d of %d rows, significantly short in %d; CPU/query <= goal (cpu≤ column): met in %d, significantly short in %d\n", qm, rows, qs, cm, cs }' "$work/table"
 
-# Client memory per connection: max RSS with 1,024 connections against 1.
-rss() { /usr/bin/time -o "$work/time" -f "%M" "$eb" run oltp_point_select --dsn "mysql://root@127.0.0.1:$port" \
-  --tables=1 --table-size="$ROWS" --threads="$1" --time=2 >/dev/null 2>&1; cat "$work/time"; }
-one=$(rss 1); many=$(rss 1024)
-printf 'client max RSS: %d KiB at 1 connection, %d KiB at 1024: %.0f KiB per connection\n' "$one" "$many" \
-  "$(echo "($many - $one) / 1023" | bc -l)"
+# Client memory per connection: max RSS with 1,000 and 10,000 connections against 1 (the
+# thread driver at 1,000 only: 10,000 threads are what the event driver is for).
+rss() { # threads driver
+  /usr/bin/time -o "$work/time" -f "%M" "$eb" run oltp_point_select --dsn "mysql://root@127.0.0.1:$port" \
+    --tables=1 --table-size="$ROWS" --threads="$1" --events="$(($1 * 2))" --driver "$2" >/dev/null 2>"$work/rss.err" \
+    || { cat "$work/rss.err"; exit 1; }
+  cat "$work/time"
+}
+for driver in $DRIVERS; do
+  one=$(rss 1 "$driver")
+  counts="1000 10000"
+  [ "$driver" = threads ] && counts=1000
+  for many_threads in $counts; do
+    many=$(rss "$many_threads" "$driver")
+    printf 'client max RSS, %-7s driver: %d KiB at 1 connection, %d KiB at %d: %.1f KiB per connection\n' "$driver" "$one" "$many" \
+      "$many_threads" "$(echo "($many - $one) / ($many_threads - 1)" | bc -l)"
+  done
+done

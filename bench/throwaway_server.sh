@@ -5,9 +5,10 @@ for tool in sysbench bc; do
   command -v "$tool" >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$tool" >/dev/null
 done
 cargo build --release --quiet
-eb=$PWD/target/release/enginebench
+eb=${CARGO_TARGET_DIR:-$PWD/target}/release/enginebench
 work=$(mktemp -d)
-"$eb" server start >"$work/server.out" 2>"$work/server.err" &
+# shellcheck disable=SC2086 # SERVER_ARGS: extra flags, split on purpose
+"$eb" server start ${SERVER_ARGS:-} >"$work/server.out" 2>"$work/server.err" &
 server_pid=$!
 cleanup() { kill -INT "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT

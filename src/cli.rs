@@ -182,6 +182,12 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "constant")]
     pub rate_arrivals: Arrivals,
 
+    /// How connections are driven: `events` (a few event-loop threads, one per client
+    /// CPU, each driving many non-blocking connections) or `threads` (one OS thread per
+    /// connection, as sysbench) [default: events]
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub driver: Option<crate::driver::DriverKind>,
+
     /// Output: tables, or sysbench's own report format per cell
     #[arg(long, value_enum, default_value = "text")]
     pub format: OutputFormat,

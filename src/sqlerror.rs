@@ -50,6 +50,7 @@ pub fn hint_for_code(code: u16) -> Option<&'static str> {
         1464 => "this engine has no SPATIAL indexes: use InnoDB, MyISAM or Aria",
         1178 => "the engine does not support an option of this table: check the table definition against the engine's limits",
         1286 => "unknown storage engine: the server lacks it (see SHOW ENGINES); load its plugin with --server-opt plugin_load_add=...",
+        1040 => "the server allows fewer connections than --threads: an external server needs max_connections above the largest --threads (plus a few for enginebench's probes), back_log as large for them to connect at once, and open_files_limit (and the service's LimitNOFILE) above both",
         ER_STATEMENT_TIMEOUT => "a statement ran longer than --query-timeout: raise it, or find what blocks it",
         _ => return None,
     })

@@ -9,7 +9,11 @@ use crate::runner::{self, RunOutput};
 
 pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
     let plan = plan_study(&args.study, &choices(&args))?;
-    let server = resolve_server(&args.server)?;
+    let mut server = resolve_server(&args.server)?;
+    if let Some(driver) = args.driver {
+        crate::driver::events::set_kind(driver);
+    }
+    crate::driver::events::fit_server_to_connections(&plan, &mut server)?;
     check_caps(&plan, &server)?;
     if let Some(agent) = &plan.agent {
         if server.dsn.is_none() {

@@ -6,12 +6,16 @@
 //!
 //! Errors come back as `mysql::Error`, so the driver classifies them as it does the crate's:
 //! server errors keep their number; client errors (a lost connection) become I/O errors.
-//! Each connection belongs to one worker thread.
+//! Each connection belongs to one worker thread, or to one coroutine of an event loop
+//! (`driver::events`): a connection opened inside a coroutine is non-blocking and every
+//! call goes through libmariadb's `*_start`/`*_cont` functions, suspending the coroutine
+//! while the library waits for its socket.
 
 use std::ffi::{c_char, c_int, c_uint, c_ulong, c_void, CStr, CString};
 use std::ptr;
 use std::sync::Once;
 
+use crate::driver::events::{self, Wait};
 use crate::server::ConnectionSpec;
 
 #[allow(non_camel_case_types)]
@@ -62,6 +66,7 @@ const MYSQL_TYPE_LONGLONG: c_int = 8;
 const MYSQL_OPT_CONNECT_TIMEOUT: c_int = 0;
 const MYSQL_OPT_READ_TIMEOUT: c_int = 11;
 const MYSQL_TYPE_STRING: c_int = 254;
+const MYSQL_OPT_NONBLOCK: c_int = 6000;
 /// Client errors (CR_*) start here; below are the server's.
 const CR_MIN_ERROR: c_uint = 2000;
 
@@ -99,6 +104,73 @@ extern "C" {
     fn mysql_stmt_error(stmt: *mut MysqlStmt) -> *const c_char;
     fn mysql_stmt_sqlstate(stmt: *mut MysqlStmt) -> *const c_char;
     fn mysql_stmt_close(stmt: *mut MysqlStmt) -> my_bool;
+
+    // The non-blocking API: each `_start` returns 0 when done, else what it waits for
+    // (MYSQL_WAIT_*); `_cont` is called with what became ready until it returns 0.
+    fn mysql_get_socket(mysql: *mut Mysql) -> c_int;
+    fn mysql_get_timeout_value_ms(mysql: *const Mysql) -> c_uint;
+    fn mysql_real_connect_start(
+        ret: *mut *mut Mysql,
+        mysql: *mut Mysql,
+        host: *const c_char,
+        user: *const c_char,
+        passwd: *const c_char,
+        db: *const c_char,
+        port: c_uint,
+        unix_socket: *const c_char,
+        client_flag: c_ulong,
+    ) -> c_int;
+    fn mysql_real_connect_cont(ret: *mut *mut Mysql, mysql: *mut Mysql, status: c_int) -> c_int;
+    fn mysql_real_query_start(
+        ret: *mut c_int,
+        mysql: *mut Mysql,
+        query: *const c_char,
+        length: c_ulong,
+    ) -> c_int;
+    fn mysql_real_query_cont(ret: *mut c_int, mysql: *mut Mysql, status: c_int) -> c_int;
+    fn mysql_store_result_start(ret: *mut *mut MysqlRes, mysql: *mut Mysql) -> c_int;
+    fn mysql_store_result_cont(ret: *mut *mut MysqlRes, mysql: *mut Mysql, status: c_int) -> c_int;
+    fn mysql_stmt_prepare_start(
+        ret: *mut c_int,
+        stmt: *mut MysqlStmt,
+        query: *const c_char,
+        length: c_ulong,
+    ) -> c_int;
+    fn mysql_stmt_prepare_cont(ret: *mut c_int, stmt: *mut MysqlStmt, status: c_int) -> c_int;
+    fn mysql_stmt_execute_start(ret: *mut c_int, stmt: *mut MysqlStmt) -> c_int;
+    fn mysql_stmt_execute_cont(ret: *mut c_int, stmt: *mut MysqlStmt, status: c_int) -> c_int;
+    fn mysql_stmt_store_result_start(ret: *mut c_int, stmt: *mut MysqlStmt) -> c_int;
+    fn mysql_stmt_store_result_cont(ret: *mut c_int, stmt: *mut MysqlStmt, status: c_int) -> c_int;
+    fn mysql_stmt_free_result_start(ret: *mut my_bool, stmt: *mut MysqlStmt) -> c_int;
+    fn mysql_stmt_free_result_cont(ret: *mut my_bool, stmt: *mut MysqlStmt, status: c_int)
+        -> c_int;
+}
+
+/// Drives one non-blocking call: `start` once, then `cont` with what became ready, while
+/// libmariadb asks to wait; the coroutine is suspended during each wait.
+///
+/// # Safety
+/// `mysql` must be a live handle in non-blocking mode, and `start`/`cont` calls of one
+/// non-blocking function on it.
+unsafe fn drive(
+    mysql: *mut Mysql,
+    start: impl FnOnce() -> c_int,
+    mut cont: impl FnMut(c_int) -> c_int,
+) {
+    let mut status = start();
+    while status != 0 {
+        let timeout_ms = if status & events::WAIT_TIMEOUT != 0 {
+            mysql_get_timeout_value_ms(mysql)
+        } else {
+            0
+        };
+        let ready = events::suspend(Wait::Io {
+            fd: mysql_get_socket(mysql),
+            status,
+            timeout_ms,
+        });
+        status = cont(ready);
+    }
 }
 
 /// A statement parameter.
@@ -141,6 +213,8 @@ fn c_string(text: &str) -> Result<CString, mysql::Error> {
 /// One connection, owned by one worker thread.
 pub struct Connection {
     mysql: *mut Mysql,
+    /// Opened inside an event loop's coroutine: every call suspends instead of blocking.
+    nonblocking: bool,
 }
 
 // SAFETY: a connection is used by one thread at a time (the worker that owns it); libmariadb
@@ -171,7 +245,16 @@ impl Connection {
         if mysql.is_null() {
             return Err(error(0, String::new(), "mysql_init: out of memory".into()));
         }
-        let connection = Connection { mysql };
+        let nonblocking = events::in_coroutine();
+        let _turn = events::ConnectTurn::take();
+        let connection = Connection { mysql, nonblocking };
+        if nonblocking {
+            // libmariadb's default context stack (60 KB reserved, touched as deep as used).
+            // SAFETY: a null argument selects the default stack size.
+            if unsafe { mysql_options(mysql, MYSQL_OPT_NONBLOCK, ptr::null()) } != 0 {
+                return Err(error(0, String::new(), "MYSQL_OPT_NONBLOCK refused".into()));
+            }
+        }
         // The same time limits as the mysql crate's connections: a server that stops
         // answering ends the cell instead of hanging it.
         let seconds = |d: Option<std::time::Duration>| d.map(|d| d.as_secs().max(1) as c_uint);
@@ -192,21 +275,27 @@ impl Connection {
         }
         let as_ptr = |s: &Option<CString>| s.as_ref().map_or(ptr::null(), |s| s.as_ptr());
         // A socket when one is named (as the mysql crate's prefer_socket does), else TCP.
+        let host = if socket.is_some() {
+            c"localhost".as_ptr()
+        } else {
+            host.as_ptr()
+        };
+        let (user, pass, db, socket) = (user.as_ptr(), as_ptr(&pass), as_ptr(&db), as_ptr(&socket));
+        let port = c_uint::from(opts.get_tcp_port());
+        // SAFETY: every string lives until the call (or the last `_cont`) returns.
         let connected = unsafe {
-            mysql_real_connect(
-                mysql,
-                if socket.is_some() {
-                    c"localhost".as_ptr()
-                } else {
-                    host.as_ptr()
-                },
-                user.as_ptr(),
-                as_ptr(&pass),
-                as_ptr(&db),
-                c_uint::from(opts.get_tcp_port()),
-                as_ptr(&socket),
-                0,
-            )
+            if nonblocking {
+                let mut connected = ptr::null_mut();
+                let out = &mut connected as *mut *mut Mysql;
+                drive(
+                    mysql,
+                    || mysql_real_connect_start(out, mysql, host, user, pass, db, port, socket, 0),
+                    |ready| mysql_real_connect_cont(out, mysql, ready),
+                );
+                connected
+            } else {
+                mysql_real_connect(mysql, host, user, pass, db, port, socket, 0)
+            }
         };
         if connected.is_null() {
             return Err(connection.last_error());
@@ -224,7 +313,7 @@ impl Connection {
                 Err(mysql::Error::IoError(err))
                     if err.to_string().contains("(11)") && std::time::Instant::now() < deadline =>
                 {
-                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    events::sleep(std::time::Duration::from_millis(20));
                 }
                 other => return other,
             }
@@ -255,13 +344,41 @@ impl Connection {
     pub fn query_drop(&self, sql: &str) -> Result<(), mysql::Error> {
         // SAFETY: the handle is valid; the SQL is passed with its length.
         unsafe {
-            if mysql_real_query(self.mysql, sql.as_ptr().cast(), sql.len() as c_ulong) != 0 {
+            let mysql = self.mysql;
+            let (query, length) = (sql.as_ptr().cast(), sql.len() as c_ulong);
+            let (failed, result) = if self.nonblocking {
+                let (mut failed, mut result) = (0, ptr::null_mut());
+                let out = &mut failed as *mut c_int;
+                drive(
+                    mysql,
+                    || mysql_real_query_start(out, mysql, query, length),
+                    |ready| mysql_real_query_cont(out, mysql, ready),
+                );
+                if failed == 0 {
+                    let out = &mut result as *mut *mut MysqlRes;
+                    drive(
+                        mysql,
+                        || mysql_store_result_start(out, mysql),
+                        |ready| mysql_store_result_cont(out, mysql, ready),
+                    );
+                }
+                (failed, result)
+            } else {
+                let failed = mysql_real_query(mysql, query, length);
+                let result = if failed == 0 {
+                    mysql_store_result(mysql)
+                } else {
+                    ptr::null_mut()
+                };
+                (failed, result)
+            };
+            if failed != 0 {
                 return Err(self.last_error());
             }
-            let result = mysql_store_result(self.mysql);
+            // A stored result is in memory: freeing it never touches the socket.
             if !result.is_null() {
                 mysql_free_result(result);
-            } else if mysql_errno(self.mysql) != 0 {
+            } else if mysql_errno(mysql) != 0 {
                 return Err(self.last_error());
             }
         }
@@ -278,13 +395,28 @@ impl Connection {
             // Built before preparing, so that a failed prepare still closes the handle.
             let mut statement = Statement {
                 stmt,
+                mysql: self.mysql,
+                nonblocking: self.nonblocking,
                 binds: Vec::new(),
                 ints: Vec::new(),
                 texts: Vec::new(),
                 lengths: Vec::new(),
                 bound: false,
             };
-            if mysql_stmt_prepare(stmt, sql.as_ptr().cast(), sql.len() as c_ulong) != 0 {
+            let (query, length) = (sql.as_ptr().cast(), sql.len() as c_ulong);
+            let failed = if self.nonblocking {
+                let mut failed = 0;
+                let out = &mut failed as *mut c_int;
+                drive(
+                    self.mysql,
+                    || mysql_stmt_prepare_start(out, stmt, query, length),
+                    |ready| mysql_stmt_prepare_cont(out, stmt, ready),
+                );
+                failed
+            } else {
+                mysql_stmt_prepare(stmt, query, length)
+            };
+            if failed != 0 {
                 return Err(statement.last_error());
             }
             let count = mysql_stmt_param_count(stmt) as usize;
@@ -300,8 +432,15 @@ impl Connection {
 
 impl Drop for Connection {
     fn drop(&mut self) {
-        // SAFETY: closing the handle we own, once.
-        unsafe { mysql_close(self.mysql) };
+        // SAFETY: closing the handle we own, once. Its socket leaves the event loop's epoll
+        // first, so a later connection given the same number is registered afresh. The
+        // close itself only writes COM_QUIT, which never waits.
+        unsafe {
+            if self.nonblocking && events::in_coroutine() && !std::thread::panicking() {
+                events::suspend(Wait::Forget(mysql_get_socket(self.mysql)));
+            }
+            mysql_close(self.mysql)
+        };
     }
 }
 
@@ -313,6 +452,9 @@ impl Drop for Connection {
 /// them; that happens only when a parameter changes type or outgrows its text buffer.
 pub struct Statement {
     stmt: *mut MysqlStmt,
+    /// Its connection, whose socket a non-blocking call waits on.
+    mysql: *mut Mysql,
+    nonblocking: bool,
     binds: Vec<MysqlBind>,
     /// One slot per parameter; `binds[i].buffer` points into `ints[i]` or `texts[i]`, so
     /// neither vector may reallocate after `prepare` (only a text's own bytes may grow).
@@ -386,12 +528,54 @@ impl Statement {
                 }
                 self.bound = true;
             }
+            if self.nonblocking {
+                return self.execute_nonblocking();
+            }
             if mysql_stmt_execute(self.stmt) != 0 {
                 return Err(self.last_error());
             }
             if mysql_stmt_field_count(self.stmt) > 0 {
                 let stored = mysql_stmt_store_result(self.stmt);
                 mysql_stmt_free_result(self.stmt);
+                if stored != 0 {
+                    return Err(self.last_error());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `execute_drop`'s calls through the non-blocking API.
+    fn execute_nonblocking(&mut self) -> Result<(), mysql::Error> {
+        let (mysql, stmt) = (self.mysql, self.stmt);
+        // SAFETY: the statement and its connection are live and non-blocking; the outputs
+        // live across each call.
+        unsafe {
+            let mut failed: c_int = 0;
+            let out = &mut failed as *mut c_int;
+            drive(
+                mysql,
+                || mysql_stmt_execute_start(out, stmt),
+                |ready| mysql_stmt_execute_cont(out, stmt, ready),
+            );
+            if failed != 0 {
+                return Err(self.last_error());
+            }
+            if mysql_stmt_field_count(stmt) > 0 {
+                let mut stored: c_int = 0;
+                let out = &mut stored as *mut c_int;
+                drive(
+                    mysql,
+                    || mysql_stmt_store_result_start(out, stmt),
+                    |ready| mysql_stmt_store_result_cont(out, stmt, ready),
+                );
+                let mut freed: my_bool = 0;
+                let out_freed = &mut freed as *mut my_bool;
+                drive(
+                    mysql,
+                    || mysql_stmt_free_result_start(out_freed, stmt),
+                    |ready| mysql_stmt_free_result_cont(out_freed, stmt, ready),
+                );
                 if stored != 0 {
                     return Err(self.last_error());
                 }

@@ -2,6 +2,7 @@
 //! statements, running a workload's events in a closed loop until a stop condition, while
 //! the coordinating thread collects interval histograms and reports progress.
 
+pub mod events;
 pub mod libmariadb;
 pub mod workloads;
 
@@ -23,6 +24,7 @@ use crate::measure::interval_log;
 pub use crate::measure::{CellObserver, IntervalMeasurement, Progress, ProgressOnly};
 use crate::measure::{IntervalHistograms, LatencySummary, QueryHistograms, QueryRecorder};
 pub use crate::scenario::Arrivals;
+pub use events::DriverKind;
 
 /// What a study runs: named query kinds, and a way to open one worker's private state.
 /// `open_worker` runs inside the worker's own thread (connect, prepare statements, seed
@@ -41,6 +43,12 @@ pub trait Workload: Sync {
     /// expected (a replay's captured answers), with a count and the first one described.
     fn mismatches(&self) -> Vec<(String, u64, String)> {
         Vec::new()
+    }
+
+    /// Whether its workers block in a client that cannot suspend (the `mysql` crate's):
+    /// such a workload runs one thread per connection whatever driver is chosen.
+    fn blocking_client(&self) -> bool {
+        false
     }
 }
 
@@ -200,6 +208,13 @@ impl Shared {
     }
 
     fn wait_past_setup(&self) {
+        if events::in_coroutine() {
+            // The loop resumes parked workers when the phase moves on (see `run_cell`).
+            while self.phase.load(Ordering::Acquire) == PHASE_SETUP {
+                events::suspend(events::Wait::Park);
+            }
+            return;
+        }
         let (lock, condvar) = &self.gate;
         let guard = lock.lock().unwrap_or_else(|p| p.into_inner());
         let _guard = condvar
@@ -256,7 +271,6 @@ pub fn run_cell(
         events: (0..threads).map(|_| PaddedCounter::default()).collect(),
     };
     let panic_on_purpose = fault_worker_panic();
-    let recorders: Vec<QueryRecorder> = (0..threads).map(|_| histograms.recorder()).collect();
     let stop = config.stop;
     let pacing = Pacing {
         threads: config.threads,
@@ -265,31 +279,67 @@ pub fn run_cell(
 
     // Why the observer held the cell back before any load, if it did.
     let mut held_back: Option<String> = None;
+    let on_events = events::kind() == DriverKind::Events && !workload.blocking_client();
+    let loops = if on_events {
+        events::raise_open_files();
+        events::loop_count(threads)
+    } else {
+        threads
+    };
+    // Worker i runs on loop (or thread) i % loops; an event loop's workers share one set of
+    // histograms, so a connection costs no histogram memory of its own.
+    let mut groups: Vec<Vec<(usize, QueryRecorder)>> = (0..loops).map(|_| Vec::new()).collect();
+    for worker_index in 0..threads {
+        let group = &mut groups[worker_index % loops.max(1)];
+        let recorder = match group.first() {
+            Some((_, first)) if on_events => histograms.recorder_sharing(first),
+            _ => histograms.recorder(),
+        };
+        group.push((worker_index, recorder));
+    }
     let (reports, measure_started, intervals) = std::thread::scope(|scope| {
-        let handles: Vec<_> = recorders
+        let handles: Vec<_> = groups
             .into_iter()
             .enumerate()
-            .map(|(worker_index, recorder)| {
+            .map(|(group_index, group)| {
                 let shared = &shared;
-                std::thread::Builder::new()
-                    .name(format!("worker-{worker_index}"))
-                    // Small stacks: 1,024 connections must fit in a client's memory.
-                    .stack_size(256 * 1024)
-                    .spawn_scoped(scope, move || {
-                        run_worker(
-                            workload,
-                            worker_index,
-                            recorder,
-                            shared,
-                            stop,
-                            pacing,
-                            panic_on_purpose,
-                        )
+                let indices: Vec<usize> = group.iter().map(|(index, _)| *index).collect();
+                let run = move || {
+                    let tasks: Vec<Box<dyn FnOnce() -> Result<WorkerReport, String> + '_>> = group
+                        .into_iter()
+                        .map(|(worker_index, recorder)| {
+                            Box::new(move || {
+                                run_worker(
+                                    workload,
+                                    worker_index,
+                                    recorder,
+                                    shared,
+                                    stop,
+                                    pacing,
+                                    panic_on_purpose,
+                                )
+                            }) as Box<dyn FnOnce() -> _>
+                        })
+                        .collect();
+                    if on_events {
+                        run_event_loop(tasks, shared)
+                    } else {
+                        tasks.into_iter().map(|task| task()).collect()
+                    }
+                };
+                let handle = std::thread::Builder::new()
+                    .name(if on_events {
+                        format!("event-loop-{group_index}")
+                    } else {
+                        format!("worker-{group_index}")
                     })
-                    .expect("spawning a worker thread")
+                    // Small stacks: 1,024 connection threads must fit in a client's memory.
+                    .stack_size(if on_events { 2 << 20 } else { 256 * 1024 })
+                    .spawn_scoped(scope, run)
+                    .expect("spawning a worker thread");
+                (indices, handle)
             })
             .collect();
-
         // Setup: wait until every worker has connected and prepared (or failed to).
         while shared.ready.load(Ordering::Acquire) < threads {
             std::thread::sleep(Duration::from_millis(1));
@@ -322,14 +372,23 @@ pub fn run_cell(
         let intervals = coordinate(&shared, &mut histograms, config, clock, observer);
         observer.measuring_finished();
 
-        let reports: Vec<Result<WorkerReport, String>> = handles
-            .into_iter()
-            .map(|handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|payload| Err(panic_message(payload.as_ref())))
-            })
-            .collect();
+        let mut reports: Vec<(usize, Result<WorkerReport, String>)> = Vec::with_capacity(threads);
+        for (indices, handle) in handles {
+            match handle.join() {
+                Ok(results) => reports.extend(indices.into_iter().zip(results)),
+                Err(payload) => {
+                    let message = panic_message(payload.as_ref());
+                    reports.extend(
+                        indices
+                            .into_iter()
+                            .map(|index| (index, Err(message.clone()))),
+                    );
+                }
+            }
+        }
+        reports.sort_by_key(|(index, _)| *index);
+        let reports: Vec<Result<WorkerReport, String>> =
+            reports.into_iter().map(|(_, report)| report).collect();
         (reports, measure_started, intervals)
     });
     let (mut intervals, mut clock) = intervals;
@@ -432,6 +491,40 @@ pub fn run_cell(
             ) + &lines
         }),
     })
+}
+
+/// Runs one event loop's workers. If the loop itself fails (a bug: each worker catches its
+/// own panics), the cell is aborted and the workers it had not finished are counted as
+/// finished, so the coordinator never waits for them.
+fn run_event_loop<'a>(
+    tasks: Vec<Box<dyn FnOnce() -> Result<WorkerReport, String> + 'a>>,
+    shared: &Shared,
+) -> Vec<Result<WorkerReport, String>> {
+    let count = tasks.len();
+    let returned = std::cell::Cell::new(0usize);
+    let counted: Vec<Box<dyn FnOnce() -> Result<WorkerReport, String> + '_>> = tasks
+        .into_iter()
+        .map(|task| {
+            let returned = &returned;
+            Box::new(move || {
+                let report = task();
+                returned.set(returned.get() + 1);
+                report
+            }) as Box<dyn FnOnce() -> _>
+        })
+        .collect();
+    let released = || shared.phase.load(Ordering::Acquire) != PHASE_SETUP;
+    match catch_unwind(AssertUnwindSafe(|| events::run_loop(counted, &released))) {
+        Ok(reports) => reports,
+        Err(payload) => {
+            let left = count - returned.get();
+            shared.abort.store(true, Ordering::Release);
+            shared.ready.fetch_add(left, Ordering::AcqRel);
+            shared.finished.fetch_add(left, Ordering::AcqRel);
+            let message = format!("event loop: {}", panic_message(payload.as_ref()));
+            (0..count).map(|_| Err(message.clone())).collect()
+        }
+    }
 }
 
 /// When the measured phase began, on the monotonic clock and the wall clock, and the
@@ -661,7 +754,7 @@ fn run_worker(
                         stopped = true;
                         break;
                     }
-                    std::thread::sleep((next - Instant::now()).min(Duration::from_millis(50)));
+                    events::sleep((next - Instant::now()).min(Duration::from_millis(50)));
                     recorder.end_of_event();
                 }
                 if stopped {
@@ -675,7 +768,7 @@ fn run_worker(
                     break;
                 }
                 if schedule.next > now {
-                    std::thread::sleep(schedule.next - now);
+                    events::sleep_until(schedule.next);
                     recorder.end_of_event();
                 }
             }
@@ -752,7 +845,9 @@ fn run_worker(
         report.finished_at = Some(Instant::now());
         report.figures.events = done;
         report.errors_by_code = std::mem::take(&mut recorder.errors_by_code);
-        report.latency_overflows = recorder.overflows;
+        // Taken, not copied: an event loop's workers share one recorder's histograms, but
+        // each counts its own overflows.
+        report.latency_overflows = std::mem::take(&mut recorder.overflows);
         report
     }));
     if !marked_ready {
@@ -805,7 +900,7 @@ mod tests {
             self.events += 1;
             let sleep = self.sleep;
             recorder.measure(0, || {
-                std::thread::sleep(sleep);
+                events::sleep(sleep);
                 Ok::<_, mysql::Error>(())
             })?;
             if let Some((every, code)) = self.fail_every {
@@ -868,7 +963,7 @@ mod tests {
                 self.normal
             };
             recorder.measure(0, || {
-                std::thread::sleep(pause);
+                events::sleep(pause);
                 Ok::<_, mysql::Error>(())
             })
         }
@@ -876,250 +971,282 @@ mod tests {
 
     #[test]
     fn an_events_budget_is_shared_exactly_among_workers() {
-        let workload = SleepWorkload {
-            sleep: Duration::from_micros(50),
-            fail_every: None,
-        };
-        let stop = StopCondition {
-            events_total: Some(1234),
-            ..StopCondition::default()
-        };
-        let cell = run_cell(
-            &workload,
-            &config(5, stop),
-            &mut ProgressOnly(|_: &Progress| {}),
-        )
-        .unwrap();
-        assert_eq!(cell.events, 1234);
-        assert_eq!(cell.event_latency.len(), 1234);
-        assert_eq!(cell.per_worker.iter().map(|w| w.events).sum::<u64>(), 1234);
-        assert!(cell
-            .per_worker
-            .iter()
-            .all(|w| w.events > 0 && w.busy_us > 0));
+        for kind in [DriverKind::Threads, DriverKind::Events] {
+            events::with_kind(kind, || {
+                let workload = SleepWorkload {
+                    sleep: Duration::from_micros(50),
+                    fail_every: None,
+                };
+                let stop = StopCondition {
+                    events_total: Some(1234),
+                    ..StopCondition::default()
+                };
+                let cell = run_cell(
+                    &workload,
+                    &config(5, stop),
+                    &mut ProgressOnly(|_: &Progress| {}),
+                )
+                .unwrap();
+                assert_eq!(cell.events, 1234);
+                assert_eq!(cell.event_latency.len(), 1234);
+                assert_eq!(cell.per_worker.iter().map(|w| w.events).sum::<u64>(), 1234);
+                assert!(cell
+                    .per_worker
+                    .iter()
+                    .all(|w| w.events > 0 && w.busy_us > 0));
+            });
+        }
     }
 
     #[test]
     fn rate_mode_charges_a_stall_to_every_event_it_delays() {
-        // 200 events/s on one worker (a 5 ms schedule); event 20 stalls for 100 ms, so
-        // about 20 events that should have started meanwhile start late.
-        let workload = Staller {
-            normal: Duration::from_micros(200),
-            stall: Duration::from_millis(100),
-            stall_at: 20,
-        };
-        let mut cfg = config(
-            1,
-            StopCondition {
-                duration: Some(Duration::from_millis(600)),
-                ..StopCondition::default()
-            },
-        );
-        cfg.rate = Some(RateSpec {
-            events_per_s: 200.0,
-            arrivals: Arrivals::Constant,
-        });
-        let cell = run_cell(&workload, &cfg, &mut ProgressOnly(|_: &Progress| {})).unwrap();
-        let slow = |h: &Histogram<u64>| {
-            h.iter_recorded()
-                .filter(|v| v.value_iterated_to() >= 20_000)
-                .map(|v| v.count_at_value())
-                .sum::<u64>()
-        };
-        assert_eq!(
-            slow(&cell.event_service),
-            1,
-            "service time sees the stall once"
-        );
-        assert!(
-            slow(&cell.event_latency) >= 10,
-            "latency from the intended start sees it {} times",
-            slow(&cell.event_latency)
-        );
-        let rate = cell.rate.unwrap();
-        assert!(rate.max_lag_us >= 80_000, "max lag {}", rate.max_lag_us);
-        assert!(rate.late_events >= 10);
-        // It caught up after the stall: the rate was kept overall.
-        assert!(
-            (100..=125).contains(&cell.events),
-            "{} events in 600 ms at 200/s",
-            cell.events
-        );
-        assert!(!rate.fell_behind, "{rate:?}");
+        for kind in [DriverKind::Threads, DriverKind::Events] {
+            events::with_kind(kind, || {
+                // 200 events/s on one worker (a 5 ms schedule); event 20 stalls for 100 ms, so
+                // about 20 events that should have started meanwhile start late.
+                let workload = Staller {
+                    normal: Duration::from_micros(200),
+                    stall: Duration::from_millis(100),
+                    stall_at: 20,
+                };
+                let mut cfg = config(
+                    1,
+                    StopCondition {
+                        duration: Some(Duration::from_millis(600)),
+                        ..StopCondition::default()
+                    },
+                );
+                cfg.rate = Some(RateSpec {
+                    events_per_s: 200.0,
+                    arrivals: Arrivals::Constant,
+                });
+                let cell = run_cell(&workload, &cfg, &mut ProgressOnly(|_: &Progress| {})).unwrap();
+                let slow = |h: &Histogram<u64>| {
+                    h.iter_recorded()
+                        .filter(|v| v.value_iterated_to() >= 20_000)
+                        .map(|v| v.count_at_value())
+                        .sum::<u64>()
+                };
+                assert_eq!(
+                    slow(&cell.event_service),
+                    1,
+                    "service time sees the stall once"
+                );
+                assert!(
+                    slow(&cell.event_latency) >= 10,
+                    "latency from the intended start sees it {} times",
+                    slow(&cell.event_latency)
+                );
+                let rate = cell.rate.unwrap();
+                assert!(rate.max_lag_us >= 80_000, "max lag {}", rate.max_lag_us);
+                assert!(rate.late_events >= 10);
+                // It caught up after the stall: the rate was kept overall.
+                assert!(
+                    (100..=125).contains(&cell.events),
+                    "{} events in 600 ms at 200/s",
+                    cell.events
+                );
+                assert!(!rate.fell_behind, "{rate:?}");
+            });
+        }
     }
 
     #[test]
     fn a_rate_the_driver_cannot_keep_is_flagged() {
-        let workload = SleepWorkload {
-            sleep: Duration::from_millis(2),
-            fail_every: None,
-        };
-        let mut cfg = config(
-            1,
-            StopCondition {
-                duration: Some(Duration::from_millis(300)),
-                ..StopCondition::default()
-            },
-        );
-        cfg.rate = Some(RateSpec {
-            events_per_s: 5000.0,
-            arrivals: Arrivals::Poisson,
-        });
-        let cell = run_cell(&workload, &cfg, &mut ProgressOnly(|_: &Progress| {})).unwrap();
-        let rate = cell.rate.unwrap();
-        assert!(rate.fell_behind, "{rate:?}");
-        assert!(rate.achieved_per_s < 1000.0);
+        for kind in [DriverKind::Threads, DriverKind::Events] {
+            events::with_kind(kind, || {
+                let workload = SleepWorkload {
+                    sleep: Duration::from_millis(2),
+                    fail_every: None,
+                };
+                let mut cfg = config(
+                    1,
+                    StopCondition {
+                        duration: Some(Duration::from_millis(300)),
+                        ..StopCondition::default()
+                    },
+                );
+                cfg.rate = Some(RateSpec {
+                    events_per_s: 5000.0,
+                    arrivals: Arrivals::Poisson,
+                });
+                let cell = run_cell(&workload, &cfg, &mut ProgressOnly(|_: &Progress| {})).unwrap();
+                let rate = cell.rate.unwrap();
+                assert!(rate.fell_behind, "{rate:?}");
+                assert!(rate.achieved_per_s < 1000.0);
+            });
+        }
     }
 
     #[test]
     fn counts_every_event_of_every_worker_once() {
-        let workload = SleepWorkload {
-            sleep: Duration::from_micros(300),
-            fail_every: None,
-        };
-        let stop = StopCondition {
-            events_per_thread: Some(200),
-            events_total: None,
-            duration: None,
-        };
-        let mut ticks = 0;
-        let cell = run_cell(
-            &workload,
-            &config(4, stop),
-            &mut ProgressOnly(|_: &Progress| ticks += 1),
-        )
-        .unwrap();
-        assert_eq!(cell.outcome, CellOutcome::Completed);
-        assert_eq!(cell.events, 800);
-        assert_eq!(cell.kinds[0].ok.len(), 800);
-        assert_eq!(cell.kinds[1].ok.len(), 800);
-        // Intervals partition the cell: their counts add up to the total.
-        let interval_total: u64 = cell.intervals.iter().map(|i| i.kinds[0].1.count).sum();
-        assert_eq!(interval_total, 800);
-        assert!(
-            cell.kinds[0].ok.min() >= 300,
-            "sleep latency below the sleep"
-        );
-        assert!(cell.wall >= Duration::from_millis(60));
-        assert!(ticks > 0);
+        for kind in [DriverKind::Threads, DriverKind::Events] {
+            events::with_kind(kind, || {
+                let workload = SleepWorkload {
+                    sleep: Duration::from_micros(300),
+                    fail_every: None,
+                };
+                let stop = StopCondition {
+                    events_per_thread: Some(200),
+                    events_total: None,
+                    duration: None,
+                };
+                let mut ticks = 0;
+                let cell = run_cell(
+                    &workload,
+                    &config(4, stop),
+                    &mut ProgressOnly(|_: &Progress| ticks += 1),
+                )
+                .unwrap();
+                assert_eq!(cell.outcome, CellOutcome::Completed);
+                assert_eq!(cell.events, 800);
+                assert_eq!(cell.kinds[0].ok.len(), 800);
+                assert_eq!(cell.kinds[1].ok.len(), 800);
+                // Intervals partition the cell: their counts add up to the total.
+                let interval_total: u64 = cell.intervals.iter().map(|i| i.kinds[0].1.count).sum();
+                assert_eq!(interval_total, 800);
+                assert!(
+                    cell.kinds[0].ok.min() >= 300,
+                    "sleep latency below the sleep"
+                );
+                assert!(cell.wall >= Duration::from_millis(60));
+                assert!(ticks > 0);
+            });
+        }
     }
 
     #[test]
     fn survivable_errors_are_counted_by_code_and_the_cell_goes_on() {
-        let workload = SleepWorkload {
-            sleep: Duration::ZERO,
-            fail_every: Some((10, ER_LOCK_DEADLOCK)),
-        };
-        let stop = StopCondition {
-            events_per_thread: Some(100),
-            events_total: None,
-            duration: None,
-        };
-        let cell = run_cell(
-            &workload,
-            &config(2, stop),
-            &mut ProgressOnly(|_: &Progress| {}),
-        )
-        .unwrap();
-        assert_eq!(cell.outcome, CellOutcome::Completed);
-        // Failed attempts are retried: 100 completed events per worker, plus the failures.
-        assert_eq!(cell.events, 200);
-        let failures = cell.failed_events;
-        assert!((20..=24).contains(&failures), "{failures} failed attempts");
-        assert_eq!(cell.kinds[1].failed.len(), failures);
-        assert_eq!(cell.kinds[1].ok.len(), 200);
-        assert_eq!(
-            cell.kinds[0].ok.len(),
-            200 + failures,
-            "each attempt ran its first statement"
-        );
-        assert_eq!(
-            cell.kinds[1].errors_by_code.get(&ER_LOCK_DEADLOCK),
-            Some(&failures)
-        );
+        for kind in [DriverKind::Threads, DriverKind::Events] {
+            events::with_kind(kind, || {
+                let workload = SleepWorkload {
+                    sleep: Duration::ZERO,
+                    fail_every: Some((10, ER_LOCK_DEADLOCK)),
+                };
+                let stop = StopCondition {
+                    events_per_thread: Some(100),
+                    events_total: None,
+                    duration: None,
+                };
+                let cell = run_cell(
+                    &workload,
+                    &config(2, stop),
+                    &mut ProgressOnly(|_: &Progress| {}),
+                )
+                .unwrap();
+                assert_eq!(cell.outcome, CellOutcome::Completed);
+                // Failed attempts are retried: 100 completed events per worker, plus the failures.
+                assert_eq!(cell.events, 200);
+                let failures = cell.failed_events;
+                assert!((20..=24).contains(&failures), "{failures} failed attempts");
+                assert_eq!(cell.kinds[1].failed.len(), failures);
+                assert_eq!(cell.kinds[1].ok.len(), 200);
+                assert_eq!(
+                    cell.kinds[0].ok.len(),
+                    200 + failures,
+                    "each attempt ran its first statement"
+                );
+                assert_eq!(
+                    cell.kinds[1].errors_by_code.get(&ER_LOCK_DEADLOCK),
+                    Some(&failures)
+                );
+            });
+        }
     }
 
     #[test]
     fn a_fatal_error_ends_the_cell_and_names_the_error() {
-        let workload = SleepWorkload {
-            sleep: Duration::ZERO,
-            fail_every: Some((5, 1062)),
-        };
-        let stop = StopCondition {
-            events_per_thread: Some(1_000_000),
-            events_total: None,
-            duration: None,
-        };
-        let cell = run_cell(
-            &workload,
-            &config(3, stop),
-            &mut ProgressOnly(|_: &Progress| {}),
-        )
-        .unwrap();
-        match &cell.outcome {
-            CellOutcome::Failed(message) => assert!(message.contains("1062"), "{message}"),
-            other => panic!("expected a failed cell, got {other:?}"),
+        for kind in [DriverKind::Threads, DriverKind::Events] {
+            events::with_kind(kind, || {
+                let workload = SleepWorkload {
+                    sleep: Duration::ZERO,
+                    fail_every: Some((5, 1062)),
+                };
+                let stop = StopCondition {
+                    events_per_thread: Some(1_000_000),
+                    events_total: None,
+                    duration: None,
+                };
+                let cell = run_cell(
+                    &workload,
+                    &config(3, stop),
+                    &mut ProgressOnly(|_: &Progress| {}),
+                )
+                .unwrap();
+                match &cell.outcome {
+                    CellOutcome::Failed(message) => assert!(message.contains("1062"), "{message}"),
+                    other => panic!("expected a failed cell, got {other:?}"),
+                }
+                assert!(cell.events < 3_000_000);
+            });
         }
-        assert!(cell.events < 3_000_000);
     }
 
     #[test]
     fn a_duration_stops_the_cell_and_warmup_is_not_recorded() {
-        let workload = SleepWorkload {
-            sleep: Duration::from_millis(1),
-            fail_every: None,
-        };
-        let stop = StopCondition {
-            events_per_thread: None,
-            events_total: None,
-            duration: Some(Duration::from_millis(200)),
-        };
-        let mut cfg = config(2, stop);
-        cfg.warmup = Some(Duration::from_millis(200));
-        let cell = run_cell(&workload, &cfg, &mut ProgressOnly(|_: &Progress| {})).unwrap();
-        assert!(cell.wall >= Duration::from_millis(200));
-        assert!(cell.wall < Duration::from_millis(2000));
-        // Only measured events are counted; the warm-up ran as long but left no trace.
-        assert_eq!(cell.kinds[0].ok.len(), cell.events);
-        assert!(
-            cell.events <= 2 * 200,
-            "{} events in 200 ms of 1 ms sleeps",
-            cell.events
-        );
+        for kind in [DriverKind::Threads, DriverKind::Events] {
+            events::with_kind(kind, || {
+                let workload = SleepWorkload {
+                    sleep: Duration::from_millis(1),
+                    fail_every: None,
+                };
+                let stop = StopCondition {
+                    events_per_thread: None,
+                    events_total: None,
+                    duration: Some(Duration::from_millis(200)),
+                };
+                let mut cfg = config(2, stop);
+                cfg.warmup = Some(Duration::from_millis(200));
+                let cell = run_cell(&workload, &cfg, &mut ProgressOnly(|_: &Progress| {})).unwrap();
+                assert!(cell.wall >= Duration::from_millis(200));
+                assert!(cell.wall < Duration::from_millis(2000));
+                // Only measured events are counted; the warm-up ran as long but left no trace.
+                assert_eq!(cell.kinds[0].ok.len(), cell.events);
+                assert!(
+                    cell.events <= 2 * 200,
+                    "{} events in 200 ms of 1 ms sleeps",
+                    cell.events
+                );
+            });
+        }
     }
 
     #[test]
     fn a_worker_that_cannot_open_fails_the_cell_without_hanging() {
-        struct Broken;
-        impl Workload for Broken {
-            fn query_kinds(&self) -> Vec<String> {
-                vec!["q".into()]
-            }
-            fn open_worker(&self, index: usize) -> anyhow::Result<Box<dyn Worker>> {
-                if index == 1 {
-                    anyhow::bail!("cannot connect");
+        for kind in [DriverKind::Threads, DriverKind::Events] {
+            events::with_kind(kind, || {
+                struct Broken;
+                impl Workload for Broken {
+                    fn query_kinds(&self) -> Vec<String> {
+                        vec!["q".into()]
+                    }
+                    fn open_worker(&self, index: usize) -> anyhow::Result<Box<dyn Worker>> {
+                        if index == 1 {
+                            anyhow::bail!("cannot connect");
+                        }
+                        Ok(Box::new(SleepWorker {
+                            sleep: Duration::from_micros(100),
+                            fail_every: None,
+                            events: 0,
+                        }))
+                    }
                 }
-                Ok(Box::new(SleepWorker {
-                    sleep: Duration::from_micros(100),
-                    fail_every: None,
-                    events: 0,
-                }))
-            }
+                let stop = StopCondition {
+                    events_per_thread: Some(1_000_000),
+                    events_total: None,
+                    duration: None,
+                };
+                let cell = run_cell(
+                    &Broken,
+                    &config(3, stop),
+                    &mut ProgressOnly(|_: &Progress| {}),
+                )
+                .unwrap();
+                assert_eq!(
+                    cell.outcome,
+                    CellOutcome::Failed("worker 1: cannot connect".into())
+                );
+            });
         }
-        let stop = StopCondition {
-            events_per_thread: Some(1_000_000),
-            events_total: None,
-            duration: None,
-        };
-        let cell = run_cell(
-            &Broken,
-            &config(3, stop),
-            &mut ProgressOnly(|_: &Progress| {}),
-        )
-        .unwrap();
-        assert_eq!(
-            cell.outcome,
-            CellOutcome::Failed("worker 1: cannot connect".into())
-        );
     }
 }

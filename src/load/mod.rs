@@ -511,28 +511,47 @@ fn load_range(
                 table.name
             );
             let chunk_rows = plan.chunk_rows.max(1);
-            let mut chunk_first = first;
-            while chunk_first <= last {
-                if !keep_going() {
-                    break;
-                }
-                let chunk_last = (chunk_first + chunk_rows - 1).min(last);
-                {
-                    let mut bytes = chunk.lock().unwrap_or_else(|p| p.into_inner());
-                    bytes.clear();
-                    for _ in chunk_first..=chunk_last {
-                        rows.next();
-                        push_tsv_row(&mut bytes, &rows.row);
+            // Rows are generated on a thread of their own, a couple of chunks ahead, so the
+            // connection never waits for the generator: what the server ingests sets the
+            // pace, as when its own client reads a file (the floor).
+            std::thread::scope(|scope| {
+                let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel::<(u64, u64, Vec<u8>)>(2);
+                let (spent_tx, spent_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+                scope.spawn(move || {
+                    let mut chunk_first = first;
+                    while chunk_first <= last {
+                        let chunk_last = (chunk_first + chunk_rows - 1).min(last);
+                        let mut bytes = spent_rx.try_recv().unwrap_or_default();
+                        bytes.clear();
+                        for _ in chunk_first..=chunk_last {
+                            rows.next();
+                            push_tsv_row(&mut bytes, &rows.row);
+                        }
+                        if ready_tx.send((chunk_first, chunk_last, bytes)).is_err() {
+                            // The sender stopped (an error, Ctrl-C).
+                            break;
+                        }
+                        chunk_first = chunk_last + 1;
+                    }
+                });
+                for (chunk_first, chunk_last, bytes) in ready_rx {
+                    if !keep_going() {
+                        break;
                     }
                     totals.data_bytes += bytes.len() as u64;
+                    let spent = std::mem::replace(
+                        &mut *chunk.lock().unwrap_or_else(|p| p.into_inner()),
+                        bytes,
+                    );
+                    let _ = spent_tx.send(spent);
+                    // Autocommit is on: each LOAD DATA commits its own chunk.
+                    conn.query_drop(&statement)
+                        .map_err(|e| chunk_error(chunk_first, chunk_last, e))?;
+                    totals.statements += 1;
+                    totals.rows += chunk_last - chunk_first + 1;
                 }
-                // Autocommit is on: each LOAD DATA commits its own chunk.
-                conn.query_drop(&statement)
-                    .map_err(|e| chunk_error(chunk_first, chunk_last, e))?;
-                totals.statements += 1;
-                totals.rows += chunk_last - chunk_first + 1;
-                chunk_first = chunk_last + 1;
-            }
+                Ok::<(), LoadError>(())
+            })?;
         }
     }
     Ok(totals)

@@ -59,6 +59,11 @@ impl ReplayWorkload {
 }
 
 impl Workload for ReplayWorkload {
+    /// The `mysql` crate reads its socket blocking: a replay runs one thread per connection.
+    fn blocking_client(&self) -> bool {
+        true
+    }
+
     fn query_kinds(&self) -> Vec<String> {
         self.shared.script.kinds.clone()
     }

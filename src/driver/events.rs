@@ -1,0 +1,649 @@
+//! The event-driven driver: a few loop threads (one per CPU the client may use), each
+//! running many workers as stackful coroutines over libmariadb's non-blocking API.
+//!
+//! A worker's code stays the synchronous code the thread driver runs (`Worker::event`
+//! calls `libmariadb::Statement::execute_drop` and friends). Inside a coroutine those calls
+//! use libmariadb's `*_start`/`*_cont` functions: while the library asks to wait for its
+//! socket, the coroutine suspends with a [`Wait`], and its loop resumes it when epoll says
+//! the socket is ready (or the library's timeout passed). Sleeping (rate mode, a replayed
+//! connection's pauses) and waiting for the measured phase suspend the same way. So one
+//! loop thread drives thousands of connections, each with one event in flight, with the
+//! same accounting as one thread per connection.
+//!
+//! Workloads on the `mysql` crate (replay) block in their socket reads and cannot suspend:
+//! they say so (`Workload::blocking_client`) and run on threads whatever is chosen.
+
+use std::cell::Cell;
+use std::collections::{BinaryHeap, VecDeque};
+use std::ffi::c_int;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::{Duration, Instant};
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+
+/// How workers are run: one OS thread per connection, or coroutines on event loops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum DriverKind {
+    /// One OS thread per connection, blocking calls (as sysbench).
+    Threads,
+    /// A few event-loop threads, each driving many connections without blocking.
+    #[default]
+    Events,
+}
+
+impl DriverKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DriverKind::Threads => "threads",
+            DriverKind::Events => "events",
+        }
+    }
+}
+
+static KIND: AtomicU8 = AtomicU8::new(u8::MAX);
+
+/// Chooses the driver for every later cell of this process (`--driver`).
+pub fn set_kind(kind: DriverKind) {
+    KIND.store(kind as u8, Ordering::Relaxed);
+}
+
+thread_local! {
+    /// A choice for cells run from this thread only (`with_kind`): tests run both drivers
+    /// side by side in one process.
+    static KIND_HERE: Cell<Option<DriverKind>> = const { Cell::new(None) };
+}
+
+/// Runs `body` with cells started from this thread on `kind`.
+pub fn with_kind<T>(kind: DriverKind, body: impl FnOnce() -> T) -> T {
+    let before = KIND_HERE.with(|here| here.replace(Some(kind)));
+    let result = body();
+    KIND_HERE.with(|here| here.set(before));
+    result
+}
+
+/// The driver cells run on: `with_kind`'s, else `--driver`, else `ENGINEBENCH_DRIVER`, else
+/// the default.
+pub fn kind() -> DriverKind {
+    if let Some(kind) = KIND_HERE.with(Cell::get) {
+        return kind;
+    }
+    match KIND.load(Ordering::Relaxed) {
+        0 => DriverKind::Threads,
+        1 => DriverKind::Events,
+        _ => match std::env::var("ENGINEBENCH_DRIVER").as_deref() {
+            Ok("threads") => DriverKind::Threads,
+            Ok("events") => DriverKind::Events,
+            _ => DriverKind::default(),
+        },
+    }
+}
+
+/// Event loops for `workers` connections: one per CPU this process may run on (its
+/// affinity, which `--client-cpus` narrows), never more than the workers
+/// (`ENGINEBENCH_EVENT_LOOPS` fixes the number, to measure the driver).
+pub fn loop_count(workers: usize) -> usize {
+    // For measuring the driver itself: a fixed number of loops.
+    if let Some(loops) = std::env::var("ENGINEBENCH_EVENT_LOOPS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        return loops.clamp(1, workers.max(1));
+    }
+    // SAFETY: sched_getaffinity writes into the set we pass, of the size we pass.
+    let cpus = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+            libc::CPU_COUNT(&set) as usize
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        }
+    };
+    // One loop per CPU even for a few connections: one loop for 4 connections on 2 CPUs
+    // took less client CPU per statement but lost up to 44% of the QPS (bench/
+    // oltp_vs_sysbench.sh, oltp_point_select at 4 threads).
+    cpus.clamp(1, workers.max(1))
+}
+
+/// Raises this process's open-file limit to its hard limit, so that thousands of
+/// connections fit; returns the limit now in force.
+pub fn raise_open_files() -> u64 {
+    // SAFETY: getrlimit/setrlimit on a struct we own.
+    unsafe {
+        let mut limit: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return 1024;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                return raised.rlim_cur;
+            }
+        }
+        limit.rlim_cur
+    }
+}
+
+/// Server connections the throwaway server accepts unless more are needed (its config).
+const THROWAWAY_MAX_CONNECTIONS: u32 = 1200;
+
+/// Makes room for the plan's largest cell: this process's open-file limit raised (one
+/// socket per connection), and on a throwaway server `max_connections` and `back_log`
+/// raised past the default 1,200 when a cell needs more (unless `--server-opt` set them).
+/// An external server's limits are its own: the error a refused connection gets names them.
+pub fn fit_server_to_connections(
+    plan: &crate::plan::Plan,
+    server: &mut crate::server::ServerArgsResolved,
+) -> anyhow::Result<()> {
+    let most = plan
+        .steps
+        .iter()
+        .filter_map(|step| match step {
+            crate::plan::Step::Cell(cell) => Some(cell.threads),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    // Connections plus the probes' and the prepare's, and the files a process keeps open.
+    let files_needed = u64::from(most) + 200;
+    let files = raise_open_files();
+    if files < files_needed {
+        anyhow::bail!(
+            "{most} connections need about {files_needed} open files, but this process may open only {files}: raise the limit (`ulimit -n {files_needed}`; the hard limit in /etc/security/limits.conf, or LimitNOFILE= for a service) or use fewer --threads"
+        );
+    }
+    let wanted = most + 200;
+    if server.dsn.is_none() && wanted > THROWAWAY_MAX_CONNECTIONS {
+        let opts = &mut server.options.server_opts;
+        for name in ["max_connections", "back_log"] {
+            if !opts.iter().any(|(key, _)| key == name) {
+                // back_log holds the connections that arrive at once; the server caps it
+                // at 65,535.
+                let value = if name == "back_log" {
+                    wanted.min(65_535)
+                } else {
+                    wanted
+                };
+                opts.push((name.to_string(), value.to_string()));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// libmariadb's wait flags (mysql.h).
+pub(crate) const WAIT_READ: c_int = 1;
+pub(crate) const WAIT_WRITE: c_int = 2;
+pub(crate) const WAIT_EXCEPT: c_int = 4;
+pub(crate) const WAIT_TIMEOUT: c_int = 8;
+
+/// What a suspended worker waits for.
+pub(crate) enum Wait {
+    /// libmariadb's status: its socket readable/writable, or `timeout_ms` passing.
+    Io {
+        fd: RawFd,
+        status: c_int,
+        timeout_ms: u32,
+    },
+    /// A point in time (a paced or scripted start, a retry's pause).
+    Until(Instant),
+    /// Until the loop's release condition holds (the measured phase began, or an abort).
+    Park,
+    /// The socket is about to be closed: take it out of epoll.
+    Forget(RawFd),
+    /// A turn to connect (see `ConnectTurn`).
+    ConnectTurn,
+}
+
+/// Connections of one loop that may be connecting at once. Thousands of connections
+/// opened together only queue in the server's accept loop (one thread creates a thread per
+/// connection) until their connect timeouts expire; in turns they all get through.
+const CONNECTING_AT_ONCE: usize = 64;
+
+thread_local! {
+    /// This loop's connects in progress, and the coroutines waiting for a turn.
+    static CONNECTING: std::cell::RefCell<(usize, VecDeque<usize>, Vec<usize>)> =
+        const { std::cell::RefCell::new((0, VecDeque::new(), Vec::new())) };
+}
+
+/// A turn to connect, held while connecting: at most `CONNECTING_AT_ONCE` per loop.
+pub(crate) struct ConnectTurn(());
+
+impl ConnectTurn {
+    /// Waits (suspended) for a turn; outside a coroutine there is nothing to wait for.
+    pub(crate) fn take() -> Option<ConnectTurn> {
+        if !in_coroutine() {
+            return None;
+        }
+        let free = CONNECTING.with(|state| {
+            let mut state = state.borrow_mut();
+            if state.0 < CONNECTING_AT_ONCE {
+                state.0 += 1;
+                true
+            } else {
+                false
+            }
+        });
+        if !free {
+            // The loop queues us; a finishing connect hands its turn over.
+            suspend(Wait::ConnectTurn);
+        }
+        Some(ConnectTurn(()))
+    }
+}
+
+impl Drop for ConnectTurn {
+    fn drop(&mut self) {
+        CONNECTING.with(|state| {
+            let mut state = state.borrow_mut();
+            match state.1.pop_front() {
+                // The turn passes to the first waiter, woken by the loop.
+                Some(waiter) => state.2.push(waiter),
+                None => state.0 -= 1,
+            }
+        });
+    }
+}
+
+type Co<R> = Coroutine<c_int, Wait, R, DefaultStack>;
+
+thread_local! {
+    /// The running coroutine's yielder; null outside coroutines (the thread driver).
+    static CURRENT: Cell<*const Yielder<c_int, Wait>> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Whether the caller runs inside an event loop's coroutine (and must not block).
+#[inline]
+pub(crate) fn in_coroutine() -> bool {
+    CURRENT.with(|current| !current.get().is_null())
+}
+
+/// Suspends the running coroutine until its loop resumes it; returns the loop's answer
+/// (libmariadb's ready status for an I/O wait).
+pub(crate) fn suspend(wait: Wait) -> c_int {
+    let yielder = CURRENT.with(Cell::get);
+    assert!(!yielder.is_null(), "suspend outside an event loop");
+    // SAFETY: the pointer was set by this coroutine's own body (see `run_loop`) and the
+    // yielder lives as long as the coroutine, which is running now.
+    let answer = unsafe { &*yielder }.suspend(wait);
+    // Other coroutines ran meanwhile and set their own.
+    CURRENT.with(|current| current.set(yielder));
+    answer
+}
+
+/// Sleeps `duration`: suspends inside a coroutine, else blocks the thread.
+pub(crate) fn sleep(duration: Duration) {
+    if in_coroutine() {
+        suspend(Wait::Until(Instant::now() + duration));
+    } else {
+        std::thread::sleep(duration);
+    }
+}
+
+/// Sleeps until `when`: suspends inside a coroutine, else blocks the thread.
+pub(crate) fn sleep_until(when: Instant) {
+    if in_coroutine() {
+        suspend(Wait::Until(when));
+    } else {
+        std::thread::sleep(when.saturating_duration_since(Instant::now()));
+    }
+}
+
+/// Bytes of stack per coroutine: address space reserved, touched only as deep as the
+/// worker's calls go (libmariadb's own calls run on the library's own small stack).
+const STACK_BYTES: usize = 256 * 1024;
+
+enum Waiting {
+    Nothing,
+    Io {
+        want: c_int,
+        deadline: Option<Instant>,
+    },
+    Timer,
+    Parked,
+}
+
+struct Slot<R> {
+    coroutine: Option<Co<R>>,
+    waiting: Waiting,
+    /// Bumped with every wait, so a timer set for an earlier wait is recognised as stale.
+    seq: u64,
+}
+
+/// Runs `tasks` as coroutines on this thread until all have returned; their results in
+/// order. `released` is polled (every few ms) while a task is parked.
+///
+/// Panics propagate as from a function call (the tasks catch their own).
+pub(crate) fn run_loop<'a, R>(
+    tasks: Vec<Box<dyn FnOnce() -> R + 'a>>,
+    released: &dyn Fn() -> bool,
+) -> Vec<R> {
+    let epoll = Epoll::new();
+    let mut slots: Vec<Slot<R>> = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        let stack = DefaultStack::new(STACK_BYTES).expect("reserving a coroutine stack");
+        let body = move |yielder: &Yielder<c_int, Wait>, _: c_int| {
+            CURRENT.with(|current| current.set(yielder));
+            task()
+        };
+        // SAFETY: everything `task` borrows outlives this function, and every coroutine
+        // is run to completion (or dropped, unwinding it) before it returns.
+        let coroutine = unsafe { Coroutine::with_stack_unchecked(stack, body) };
+        slots.push(Slot {
+            coroutine: Some(coroutine),
+            waiting: Waiting::Nothing,
+            seq: 0,
+        });
+    }
+    let mut results: Vec<Option<R>> = slots.iter().map(|_| None).collect();
+    let mut live = slots.len();
+    let mut ready: VecDeque<(usize, c_int)> = (0..slots.len()).map(|id| (id, 0)).collect();
+    let mut timers: BinaryHeap<std::cmp::Reverse<(Instant, usize, u64)>> = BinaryHeap::new();
+    let mut parked: Vec<usize> = Vec::new();
+    let mut io_waiters_with_deadline = 0usize;
+    let mut next_sweep = Instant::now() + Duration::from_millis(100);
+    // Which slot owns each registered socket (index: fd; 0: none, else slot + 1), and
+    // whether its writability is watched.
+    let mut owner: Vec<(u32, bool)> = Vec::new();
+    let mut events: Vec<libc::epoll_event> = vec![libc::epoll_event { events: 0, u64: 0 }; 1024];
+
+    loop {
+        while let Some((id, answer)) = ready.pop_front() {
+            let slot = &mut slots[id];
+            let coroutine = slot.coroutine.as_mut().expect("a live coroutine");
+            let result = coroutine.resume(answer);
+            CURRENT.with(|current| current.set(std::ptr::null()));
+            slot.seq += 1;
+            match result {
+                CoroutineResult::Yield(Wait::Io {
+                    fd,
+                    status,
+                    timeout_ms,
+                }) => {
+                    let index = fd as usize;
+                    if owner.len() <= index {
+                        owner.resize(index + 1, (0, false));
+                    }
+                    // Writability is watched only while someone waits for it: a socket is
+                    // writable again each time the server reads a request, and those edges
+                    // would wake the loop once more per statement for nothing.
+                    let writes = status & (WAIT_WRITE | WAIT_EXCEPT) != 0;
+                    if owner[index].0 != id as u32 + 1 {
+                        epoll.add(fd, id, writes);
+                        owner[index] = (id as u32 + 1, writes);
+                    } else if owner[index].1 != writes {
+                        epoll.modify(fd, id, writes);
+                        owner[index].1 = writes;
+                    }
+                    let deadline = (status & WAIT_TIMEOUT != 0)
+                        .then(|| Instant::now() + Duration::from_millis(timeout_ms.into()));
+                    if deadline.is_some() {
+                        io_waiters_with_deadline += 1;
+                    }
+                    slot.waiting = Waiting::Io {
+                        want: status & (WAIT_READ | WAIT_WRITE | WAIT_EXCEPT),
+                        deadline,
+                    };
+                }
+                CoroutineResult::Yield(Wait::Until(when)) => {
+                    slot.waiting = Waiting::Timer;
+                    timers.push(std::cmp::Reverse((when, id, slot.seq)));
+                }
+                CoroutineResult::Yield(Wait::Park) => {
+                    slot.waiting = Waiting::Parked;
+                    parked.push(id);
+                }
+                CoroutineResult::Yield(Wait::ConnectTurn) => {
+                    slot.waiting = Waiting::Parked;
+                    CONNECTING.with(|state| state.borrow_mut().1.push_back(id));
+                }
+                CoroutineResult::Yield(Wait::Forget(fd)) => {
+                    if owner.get(fd as usize).map(|o| o.0) == Some(id as u32 + 1) {
+                        epoll.delete(fd);
+                        owner[fd as usize] = (0, false);
+                    }
+                    ready.push_front((id, 0));
+                }
+                CoroutineResult::Return(result) => {
+                    results[id] = Some(result);
+                    slot.coroutine = None;
+                    slot.waiting = Waiting::Nothing;
+                    live -= 1;
+                }
+            }
+        }
+        CONNECTING.with(|state| {
+            for id in state.borrow_mut().2.drain(..) {
+                slots[id].waiting = Waiting::Nothing;
+                ready.push_back((id, 0));
+            }
+        });
+        if !ready.is_empty() {
+            continue;
+        }
+        if live == 0 {
+            break;
+        }
+        if !parked.is_empty() && released() {
+            for id in parked.drain(..) {
+                slots[id].waiting = Waiting::Nothing;
+                ready.push_back((id, 0));
+            }
+            continue;
+        }
+        let now = Instant::now();
+        while let Some(std::cmp::Reverse((when, id, seq))) = timers.peek().copied() {
+            if when > now {
+                break;
+            }
+            timers.pop();
+            let slot = &mut slots[id];
+            if slot.seq == seq && matches!(slot.waiting, Waiting::Timer) {
+                slot.waiting = Waiting::Nothing;
+                ready.push_back((id, 0));
+            }
+        }
+        // libmariadb's timeouts (seconds: connect and read timeouts) are checked in sweeps.
+        if io_waiters_with_deadline > 0 && now >= next_sweep {
+            next_sweep = now + Duration::from_millis(100);
+            io_waiters_with_deadline = 0;
+            for (id, slot) in slots.iter_mut().enumerate() {
+                if let Waiting::Io {
+                    deadline: Some(deadline),
+                    ..
+                } = slot.waiting
+                {
+                    if deadline <= now {
+                        slot.waiting = Waiting::Nothing;
+                        ready.push_back((id, WAIT_TIMEOUT));
+                    } else {
+                        io_waiters_with_deadline += 1;
+                    }
+                }
+            }
+        }
+        if !ready.is_empty() {
+            continue;
+        }
+        let mut timeout: Option<Duration> = timers
+            .peek()
+            .map(|std::cmp::Reverse((when, _, _))| when.saturating_duration_since(now));
+        let mut cap = |limit: Duration| {
+            timeout = Some(timeout.map_or(limit, |t| t.min(limit)));
+        };
+        if !parked.is_empty() {
+            cap(Duration::from_millis(2));
+        }
+        if io_waiters_with_deadline > 0 {
+            cap(next_sweep.saturating_duration_since(now));
+        }
+        let count = epoll.wait(&mut events, timeout);
+        for event in &events[..count] {
+            let id = event.u64 as usize;
+            let slot = &mut slots[id];
+            if let Waiting::Io { want, deadline } = slot.waiting {
+                let flags = event.events as c_int;
+                let mut got = 0;
+                if flags & (libc::EPOLLIN | libc::EPOLLRDHUP) != 0 {
+                    got |= WAIT_READ;
+                }
+                if flags & libc::EPOLLOUT != 0 {
+                    got |= WAIT_WRITE;
+                }
+                if flags & libc::EPOLLPRI != 0 {
+                    got |= WAIT_EXCEPT;
+                }
+                if flags & (libc::EPOLLERR | libc::EPOLLHUP) != 0 {
+                    // Whatever it waits for will now fail, and libmariadb will say why.
+                    got |= want;
+                }
+                if got & want != 0 {
+                    if deadline.is_some() {
+                        io_waiters_with_deadline = io_waiters_with_deadline.saturating_sub(1);
+                    }
+                    slot.waiting = Waiting::Nothing;
+                    ready.push_back((id, got & want));
+                }
+            }
+        }
+    }
+    results
+        .into_iter()
+        .map(|result| result.expect("every task returned"))
+        .collect()
+}
+
+/// An epoll instance: sockets registered edge-triggered once, for reading (and for writing
+/// while a write waits).
+struct Epoll(RawFd);
+
+impl Epoll {
+    fn new() -> Epoll {
+        // SAFETY: plain syscall.
+        let fd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+        assert!(
+            fd >= 0,
+            "epoll_create1: {}",
+            std::io::Error::last_os_error()
+        );
+        Epoll(fd)
+    }
+
+    fn interest(fd: RawFd, id: usize, writes: bool) -> (RawFd, libc::epoll_event) {
+        // Edge-triggered: one registration serves every later wait. A coroutine suspends
+        // only after libmariadb's read or write found the socket not ready, so the next
+        // change of state is an edge epoll reports.
+        let mut events = libc::EPOLLIN | libc::EPOLLRDHUP | libc::EPOLLET;
+        if writes {
+            events |= libc::EPOLLOUT | libc::EPOLLPRI;
+        }
+        (
+            fd,
+            libc::epoll_event {
+                events: events as u32,
+                u64: id as u64,
+            },
+        )
+    }
+
+    fn add(&self, fd: RawFd, id: usize, writes: bool) {
+        let (fd, mut event) = Epoll::interest(fd, id, writes);
+        // SAFETY: registering a socket the coroutine's connection owns.
+        unsafe {
+            if libc::epoll_ctl(self.0, libc::EPOLL_CTL_ADD, fd, &mut event) != 0 {
+                // Registered before by a connection whose socket number was reused.
+                libc::epoll_ctl(self.0, libc::EPOLL_CTL_MOD, fd, &mut event);
+            }
+        }
+    }
+
+    fn modify(&self, fd: RawFd, id: usize, writes: bool) {
+        let (fd, mut event) = Epoll::interest(fd, id, writes);
+        // SAFETY: changing a registration this loop made.
+        unsafe {
+            libc::epoll_ctl(self.0, libc::EPOLL_CTL_MOD, fd, &mut event);
+        }
+    }
+
+    fn delete(&self, fd: RawFd) {
+        // SAFETY: plain syscall; a socket not registered is no harm.
+        unsafe {
+            libc::epoll_ctl(self.0, libc::EPOLL_CTL_DEL, fd, std::ptr::null_mut());
+        }
+    }
+
+    /// Waits for events (at most `timeout`, none: forever); the number written.
+    fn wait(&self, events: &mut [libc::epoll_event], timeout: Option<Duration>) -> usize {
+        let spec = timeout.map(|t| libc::timespec {
+            tv_sec: t.as_secs() as libc::time_t,
+            tv_nsec: t.subsec_nanos() as libc::c_long,
+        });
+        // SAFETY: the buffer is ours and its length is passed; the timeout lives across
+        // the call.
+        let count = unsafe {
+            libc::epoll_pwait2(
+                self.0,
+                events.as_mut_ptr(),
+                events.len() as c_int,
+                spec.as_ref().map_or(std::ptr::null(), |s| s as *const _),
+                std::ptr::null(),
+            )
+        };
+        if count < 0 {
+            // EINTR (a signal: Ctrl-C): the caller looks around and waits again.
+            0
+        } else {
+            count as usize
+        }
+    }
+}
+
+impl Drop for Epoll {
+    fn drop(&mut self) {
+        // SAFETY: closing the descriptor we own, once.
+        unsafe { libc::close(self.0) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coroutines_sleep_and_park_without_blocking_each_other() {
+        let released = std::sync::atomic::AtomicBool::new(false);
+        let order = std::sync::Mutex::new(Vec::new());
+        let tasks: Vec<Box<dyn FnOnce() -> usize + '_>> = (0..50usize)
+            .map(|index| {
+                let order = &order;
+                let released = &released;
+                Box::new(move || {
+                    assert!(in_coroutine());
+                    // Later tasks sleep less: they finish first.
+                    sleep(Duration::from_millis(100 - index as u64));
+                    order.lock().unwrap().push(index);
+                    if index == 0 {
+                        released.store(true, Ordering::Release);
+                    } else {
+                        while !released.load(Ordering::Acquire) {
+                            suspend(Wait::Park);
+                        }
+                    }
+                    index * 2
+                }) as Box<dyn FnOnce() -> usize>
+            })
+            .collect();
+        let started = Instant::now();
+        let results = run_loop(tasks, &|| released.load(Ordering::Acquire));
+        assert!(started.elapsed() < Duration::from_millis(1000));
+        assert_eq!(results, (0..50).map(|i| i * 2).collect::<Vec<_>>());
+        let order = order.into_inner().unwrap();
+        assert_eq!(order.first(), Some(&49));
+        assert_eq!(order.last(), Some(&0));
+        assert!(!in_coroutine());
+    }
+}

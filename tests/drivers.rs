@@ -1,0 +1,252 @@
+//! The event driver (`--driver events`) and the thread driver (`--driver threads`) must
+//! account for the same work: on every built-in study with run phases, the same events,
+//! the same statements per query kind, and the same server `Com_*` counts, which in turn
+//! equal the statements enginebench counted. And the event driver holds 10,000
+//! connections from one process, each completing events.
+
+mod common;
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+/// Runs `enginebench run ARGS --driver DRIVER --json FILE` and returns the record.
+fn spawn(args: &[&str], driver: &str, json: &Path, tmpdir: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .arg("run")
+        .args(args)
+        .args(["--no-db", "--driver", driver, "--json"])
+        .arg(json)
+        .env("TMPDIR", tmpdir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("starting enginebench")
+}
+
+fn finish(child: std::process::Child, json: &Path, what: &str) -> Value {
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap()
+}
+
+/// Per cell: events, statements per query kind (ok, failed), and the server's Com_* counts.
+type Accounting = Vec<(u64, Vec<(String, u64, u64)>, BTreeMap<String, u64>)>;
+
+fn accounting(record: &Value, what: &str) -> Accounting {
+    let cells = record["cells"].as_array().unwrap();
+    assert!(!cells.is_empty(), "{what}: no cells");
+    cells
+        .iter()
+        .map(|cell| {
+            assert_eq!(cell["outcome"], "completed", "{what}: {cell:#}");
+            let kinds: Vec<(String, u64, u64)> = cell["queries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|q| {
+                    (
+                        q["name"].as_str().unwrap().to_string(),
+                        q["count"].as_u64().unwrap(),
+                        q["failed"].as_u64().unwrap(),
+                    )
+                })
+                .collect();
+            let coms: BTreeMap<String, u64> = cell["server_status_delta"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(name, _)| name.starts_with("Com_") && *name != "Com_show_status")
+                .map(|(name, value)| (name.clone(), value.as_u64().unwrap_or(0)))
+                .filter(|(_, value)| *value > 0)
+                .collect();
+            // What enginebench counted is what the server executed: each statement once
+            // (prepared or text), BEGIN and COMMIT included; a deadlock's ROLLBACK is the
+            // driver's, not a query kind.
+            let statements: u64 = kinds.iter().map(|(_, ok, failed)| ok + failed).sum();
+            let executed: u64 = [
+                "Com_select",
+                "Com_insert",
+                "Com_update",
+                "Com_delete",
+                "Com_replace",
+                "Com_begin",
+                "Com_commit",
+            ]
+            .iter()
+            .map(|name| coms.get(*name).copied().unwrap_or(0))
+            .sum();
+            assert_eq!(
+                statements, executed,
+                "{what}: statements counted vs the server's Com_* {coms:?}"
+            );
+            (cell["events"].as_u64().unwrap(), kinds, coms)
+        })
+        .collect()
+}
+
+#[test]
+fn both_drivers_account_for_the_same_work_on_every_study() {
+    common::require_mariadb();
+    let tmpdir = common::private_tmpdir("drivers");
+    // Small and deterministic: loops per thread (or a fixed event structure), one repeat,
+    // no warm-up (its last events overlap the counters' first reading); transactions that
+    // can deadlock, and bulk_insert (whose batches depend on how --events is shared out),
+    // on one connection.
+    let studies: &[(&str, &[&str])] = &[
+        (
+            "s0",
+            &[
+                "s0",
+                "--rows",
+                "2000",
+                "--threads",
+                "1,4",
+                "--loops",
+                "30",
+                "--engines",
+                "myisam,innodb",
+            ],
+        ),
+        (
+            "s1",
+            &[
+                "s1",
+                "--scale",
+                "0.001",
+                "--threads",
+                "3",
+                "--loops",
+                "20",
+                "--warmup",
+                "0s",
+                "--engines",
+                "innodb,memory",
+            ],
+        ),
+        (
+            "s2",
+            &[
+                "s2",
+                "--rows",
+                "2000",
+                "--threads",
+                "1",
+                "--loops",
+                "10",
+                "--warmup",
+                "0s",
+                "--engines",
+                "innodb",
+            ],
+        ),
+        (
+            "accounts",
+            &[
+                "accounts",
+                "--threads",
+                "1",
+                "--loops",
+                "25",
+                "--engines",
+                "innodb",
+            ],
+        ),
+        (
+            "oltp_read_write",
+            &[
+                "oltp_read_write",
+                "--table-size",
+                "2000",
+                "--threads",
+                "1",
+                "--events",
+                "60",
+            ],
+        ),
+        (
+            "oltp_insert",
+            &[
+                "oltp_insert",
+                "--table-size",
+                "2000",
+                "--threads",
+                "4",
+                "--events",
+                "200",
+            ],
+        ),
+        (
+            "select_random_ranges",
+            &[
+                "select_random_ranges",
+                "--table-size",
+                "2000",
+                "--threads",
+                "4",
+                "--events",
+                "100",
+            ],
+        ),
+        (
+            "bulk_insert",
+            &[
+                "bulk_insert",
+                "--table-size",
+                "2000",
+                "--threads",
+                "1",
+                "--events",
+                "300",
+            ],
+        ),
+    ];
+    for (name, args) in studies {
+        let threads_json = tmpdir.join(format!("{name}-threads.json"));
+        let events_json = tmpdir.join(format!("{name}-events.json"));
+        // Both at once, each on its own throwaway server: the counts do not depend on timing.
+        let threads = spawn(args, "threads", &threads_json, &tmpdir);
+        let events = spawn(args, "events", &events_json, &tmpdir);
+        let on_threads = accounting(&finish(threads, &threads_json, name), name);
+        let on_events = accounting(&finish(events, &events_json, name), name);
+        assert_eq!(on_threads, on_events, "{name}: threads vs events");
+    }
+    let _ = std::fs::remove_dir_all(&tmpdir);
+}
+
+#[test]
+fn ten_thousand_connections_from_one_process_all_complete_events() {
+    common::require_mariadb();
+    let tmpdir = common::private_tmpdir("ten-thousand");
+    let json = tmpdir.join("run.json");
+    let child = spawn(
+        &[
+            "oltp_point_select",
+            "--table-size",
+            "1000",
+            "--threads",
+            "10000",
+            "--events",
+            "20000",
+        ],
+        "events",
+        &json,
+        &tmpdir,
+    );
+    let record = finish(child, &json, "10,000 connections");
+    let cell = &record["cells"][0];
+    assert_eq!(cell["outcome"], "completed", "{cell:#}");
+    assert_eq!(cell["threads"], 10000);
+    assert_eq!(cell["events"], 20000);
+    let per_worker = cell["per_worker_events"].as_array().unwrap();
+    assert_eq!(per_worker.len(), 10000);
+    let idle = per_worker.iter().filter(|n| n.as_u64() == Some(0)).count();
+    assert_eq!(idle, 0, "connections that completed no event");
+    std::fs::remove_file(&json).unwrap();
+    common::assert_nothing_left(&tmpdir);
+}
