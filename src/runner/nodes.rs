@@ -247,7 +247,11 @@ mod tests {
             .map(|index| NodeInfo {
                 name: format!("node{}", index + 1),
                 role: NodeRole::Galera,
-                spec: ConnectionSpec::unix_socket(std::path::Path::new("/nonexistent"), "root", None),
+                spec: ConnectionSpec::unix_socket(
+                    std::path::Path::new("/nonexistent"),
+                    "root",
+                    None,
+                ),
                 pid: Some(1_000_000 + index as u32),
                 address: String::new(),
             })
@@ -281,7 +285,11 @@ mod tests {
         let err = NodesPlan::new(Topology::Galera(3), &nodes, &[0, 1, 2], 4, kill(2))
             .err()
             .unwrap();
-        assert!(err.to_string().contains("node3 takes 1 of this cell's connections"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("node3 takes 1 of this cell's connections"),
+            "{err}"
+        );
         let err = NodesPlan::new(Topology::Galera(3), &nodes, &[0], 4, kill(0))
             .err()
             .unwrap();
