@@ -212,8 +212,16 @@ fn both_drivers_account_for_the_same_work_on_every_study() {
         // Both at once, each on its own throwaway server: the counts do not depend on timing.
         let threads = spawn(args, "threads", &threads_json, &tmpdir);
         let events = spawn(args, "events", &events_json, &tmpdir);
-        let on_threads = accounting(&finish(threads, &threads_json, name), name);
-        let on_events = accounting(&finish(events, &events_json, name), name);
+        let threads_record = finish(threads, &threads_json, name);
+        let events_record = finish(events, &events_json, name);
+        // Each record says which driver ran its cells.
+        for (record, driver) in [(&threads_record, "threads"), (&events_record, "events")] {
+            for cell in record["cells"].as_array().unwrap() {
+                assert_eq!(cell["driver"], driver, "{name}");
+            }
+        }
+        let on_threads = accounting(&threads_record, name);
+        let on_events = accounting(&events_record, name);
         assert_eq!(on_threads, on_events, "{name}: threads vs events");
     }
     let _ = std::fs::remove_dir_all(&tmpdir);

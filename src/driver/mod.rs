@@ -175,6 +175,8 @@ pub struct CellMeasurement {
     pub measure_started_unix_s: f64,
     /// Every interval's histograms, one tag per query kind (with `CellConfig::interval_log`).
     pub interval_log: Option<String>,
+    /// Which driver ran the cell: "events" (event loops) or "threads".
+    pub driver: &'static str,
 }
 
 const PHASE_SETUP: u8 = 0;
@@ -467,6 +469,7 @@ pub fn run_cell(
         })
         .collect();
     Ok(CellMeasurement {
+        driver: if on_events { "events" } else { "threads" },
         outcome,
         wall,
         events,

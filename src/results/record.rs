@@ -423,6 +423,10 @@ pub struct CellRecord {
     /// A topology: each node over the measured phase (its counters, connections, lag).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<crate::measure::nodes::NodeCellRecord>,
+    /// Which driver ran the cell: "events" (event loops, non-blocking connections) or
+    /// "threads" (one OS thread per connection); absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
     /// A node killed during the cell (`kill_node`), and how the cell came through it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<FaultRecord>,
@@ -606,6 +610,7 @@ impl CellRecord {
             mismatches: Vec::new(),
             nodes: Vec::new(),
             fault: None,
+            driver: (!measured.driver.is_empty()).then(|| measured.driver.to_string()),
         }
     }
 }

@@ -315,6 +315,7 @@ fn unrun(
     let (_, config) = workload(plan, bench, cell, 0, bench.output.report_interval);
     let key = cell_key(plan, bench, cell);
     let measured = CellMeasurement {
+        driver: "",
         outcome: CellOutcome::Failed(message.clone()),
         wall: Duration::ZERO,
         events: 0,
