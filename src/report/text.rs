@@ -79,9 +79,9 @@ fn nodes_section(view: &View, style: TableStyle) -> String {
                 Cell::new(&row.node),
                 Cell::new(&row.role),
                 right(row.connections.to_string()),
-                right(format!("{:.0}", row.statements_per_s)),
-                right(format!("{:.0}", row.selects_per_s)),
-                right(format!("{:.0}", row.writes_per_s)),
+                right(rate(row.gone, row.statements_per_s)),
+                right(rate(row.gone, row.selects_per_s)),
+                right(rate(row.gone, row.writes_per_s)),
                 right(row.lag_ms.map_or("-".into(), |(p50, p99, max)| {
                     format!("{p50:.1}/{p99:.1}/{max:.1}")
                 })),
@@ -150,6 +150,15 @@ fn nodes_section(view: &View, style: TableStyle) -> String {
         );
     }
     out
+}
+
+/// A node's rate, or "gone" when its counters died with it.
+fn rate(gone: bool, per_s: f64) -> String {
+    if gone {
+        "gone".into()
+    } else {
+        format!("{:.0}", per_s.abs())
+    }
 }
 
 /// A run from several client hosts: an agent's part says what it is; a merged run shows

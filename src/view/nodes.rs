@@ -31,6 +31,9 @@ pub struct NodeRow {
     pub conflicts: Option<(f64, f64)>,
     /// Spider head: operations pushed down to the backends whole, per second.
     pub pushed_down_per_s: Option<f64>,
+    /// Its counters could not be read at the end of some repeat (the node died): its
+    /// rates are left out.
+    pub gone: bool,
     pub repeats: usize,
 }
 
@@ -107,6 +110,7 @@ impl View {
                             "spider_direct_aggregate",
                         ])
                     }),
+                    gone: node.error.is_some(),
                     repeats: 1,
                 };
                 match rows.iter_mut().find(|row| {
@@ -240,6 +244,7 @@ impl View {
 impl NodeRow {
     fn add(&mut self, other: &NodeRow) {
         self.repeats += 1;
+        self.gone |= other.gone;
         self.statements_per_s += other.statements_per_s;
         self.selects_per_s += other.selects_per_s;
         self.writes_per_s += other.writes_per_s;
