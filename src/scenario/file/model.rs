@@ -412,36 +412,19 @@ impl Resolver<'_> {
         ScenarioError::at(self.file, self.text, at, message)
     }
 
-    /// A profile's cap, parsed, or an error pointing at it.
-    fn cap<T>(
+    /// A value of a profile or phase (`owner`: "profile 'x'", "phase 'y'") parsed by
+    /// `parse`, or an error pointing at it.
+    fn parsed<T>(
         &self,
-        profile: &str,
+        owner: &str,
         value: &Option<Spanned<String>>,
         parse: impl Fn(&str) -> Result<T, String>,
     ) -> Result<Option<T>, ScenarioError> {
         value
             .as_ref()
             .map(|text| {
-                parse(text.get_ref()).map_err(|message| {
-                    self.error(text.span().start, format!("profile '{profile}': {message}"))
-                })
-            })
-            .transpose()
-    }
-
-    /// A phase's choice among named values (`write_to = "all"`), checked by `parse`.
-    fn phase_choice<T>(
-        &self,
-        phase: &str,
-        value: &Option<Spanned<String>>,
-        parse: impl Fn(&str) -> Result<T, String>,
-    ) -> Result<Option<T>, ScenarioError> {
-        value
-            .as_ref()
-            .map(|text| {
-                parse(text.get_ref()).map_err(|message| {
-                    self.error(text.span().start, format!("phase '{phase}': {message}"))
-                })
+                parse(text.get_ref())
+                    .map_err(|message| self.error(text.span().start, format!("{owner}: {message}")))
             })
             .transpose()
     }
@@ -926,10 +909,15 @@ pub fn resolve(
             Some(path) => Some(std::path::PathBuf::from(path.get_ref())),
             None => None,
         };
+        let owner = format!("profile '{name}'");
         let caps = ResourceCaps {
-            memory_limit_bytes: resolver.cap(&name, &profile.memory_limit, parse_memory_limit)?,
-            server_cpus: resolver.cap(&name, &profile.server_cpus, CpuList::parse)?,
-            client_cpus: resolver.cap(&name, &profile.client_cpus, CpuList::parse)?,
+            memory_limit_bytes: resolver.parsed(
+                &owner,
+                &profile.memory_limit,
+                parse_memory_limit,
+            )?,
+            server_cpus: resolver.parsed(&owner, &profile.server_cpus, CpuList::parse)?,
+            client_cpus: resolver.parsed(&owner, &profile.client_cpus, CpuList::parse)?,
         };
         let topology = match &profile.topology {
             None => None,
@@ -961,8 +949,8 @@ pub fn resolve(
             server_bin,
             caps,
             topology,
-            write_to: resolver.cap(&name, &profile.write_to, WriteTo::parse)?,
-            read_from: resolver.cap(&name, &profile.read_from, ReadFrom::parse)?,
+            write_to: resolver.parsed(&owner, &profile.write_to, WriteTo::parse)?,
+            read_from: resolver.parsed(&owner, &profile.read_from, ReadFrom::parse)?,
         });
     }
     let mut tables = Vec::new();
@@ -1122,8 +1110,8 @@ pub fn resolve(
                     loops,
                     warmup: resolver.duration(&phase.warmup)?.or(defaults.3),
                     events,
-                    write_to: resolver.phase_choice(&phase.name, &phase.write_to, WriteTo::parse)?,
-                    read_from: resolver.phase_choice(&phase.name, &phase.read_from, ReadFrom::parse)?,
+                    write_to: resolver.parsed(&format!("phase '{}'", phase.name), &phase.write_to, WriteTo::parse)?,
+                    read_from: resolver.parsed(&format!("phase '{}'", phase.name), &phase.read_from, ReadFrom::parse)?,
                     kill_node: match &phase.kill_node {
                         None => None,
                         Some(kill) => {
