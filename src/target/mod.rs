@@ -174,26 +174,13 @@ pub trait Target {
 
     /// Version and variables, for the results record.
     fn record(&self) -> Result<ServerRecord, ServerError> {
-        let spec = self.admin_spec();
-        let mut conn = spec.connect()?;
-        let query_error = |err: mysql::Error| query_error(&spec, &err);
-        let version: String = conn
-            .query_first("SELECT VERSION()")
-            .map_err(query_error)?
-            .unwrap_or_default();
-        let variables: BTreeMap<String, String> = conn
-            .query_map(
-                "SHOW GLOBAL VARIABLES",
-                |(name, value): (String, Option<String>)| (name, value.unwrap_or_default()),
-            )
-            .map_err(query_error)?
-            .into_iter()
-            .collect();
+        let (version, variables) = version_and_variables(&self.admin_spec())?;
         let facts = self.facts(&variables);
         let says_mariadb = version.contains("MariaDB")
             || variables
                 .get("version_comment")
                 .is_some_and(|c| c.contains("MariaDB"));
+        let nodes = self.node_records(&version, &variables)?;
         Ok(ServerRecord {
             kind: facts.kind.into(),
             address: facts.address,
@@ -205,33 +192,30 @@ pub trait Target {
             variables,
             caps: facts.caps,
             topology: (!self.topology().is_single()).then(|| self.topology().to_string()),
-            nodes: self.node_records()?,
+            nodes,
         })
     }
 
-    /// Every node's version and variables, when there are several.
-    fn node_records(&self) -> Result<Vec<crate::server::NodeRecord>, ServerError> {
+    /// Every node's version and variables, when there are several; the first node's are
+    /// the ones `record` read already.
+    fn node_records(
+        &self,
+        first_version: &str,
+        first_variables: &BTreeMap<String, String>,
+    ) -> Result<Vec<crate::server::NodeRecord>, ServerError> {
         let nodes = self.nodes();
         if nodes.len() < 2 {
             return Ok(Vec::new());
         }
         nodes
             .into_iter()
-            .map(|node| {
-                let mut conn = node.spec.connect()?;
-                let query_error = |err: mysql::Error| query_error(&node.spec, &err);
-                let version: String = conn
-                    .query_first("SELECT VERSION()")
-                    .map_err(query_error)?
-                    .unwrap_or_default();
-                let variables: BTreeMap<String, String> = conn
-                    .query_map(
-                        "SHOW GLOBAL VARIABLES",
-                        |(name, value): (String, Option<String>)| (name, value.unwrap_or_default()),
-                    )
-                    .map_err(query_error)?
-                    .into_iter()
-                    .collect();
+            .enumerate()
+            .map(|(index, node)| {
+                let (version, variables) = if index == 0 {
+                    (first_version.to_string(), first_variables.clone())
+                } else {
+                    version_and_variables(&node.spec)?
+                };
                 Ok(crate::server::NodeRecord {
                     name: node.name,
                     role: node.role,
@@ -334,6 +318,27 @@ pub fn ensure_database(target: &dyn Target, database: &str) -> Result<(), Server
     let mut conn = spec.connect()?;
     conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS `{database}`"))
         .map_err(|err| query_error(&spec, &err))
+}
+
+/// A server's `VERSION()` and `SHOW GLOBAL VARIABLES`.
+fn version_and_variables(
+    spec: &ConnectionSpec,
+) -> Result<(String, BTreeMap<String, String>), ServerError> {
+    let mut conn = spec.connect()?;
+    let query_error = |err: mysql::Error| query_error(spec, &err);
+    let version: String = conn
+        .query_first("SELECT VERSION()")
+        .map_err(query_error)?
+        .unwrap_or_default();
+    let variables: BTreeMap<String, String> = conn
+        .query_map(
+            "SHOW GLOBAL VARIABLES",
+            |(name, value): (String, Option<String>)| (name, value.unwrap_or_default()),
+        )
+        .map_err(query_error)?
+        .into_iter()
+        .collect();
+    Ok((version, variables))
 }
 
 /// A query on the target failed.
