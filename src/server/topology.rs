@@ -265,20 +265,11 @@ pub fn start(options: &ServerOptions) -> Result<Vec<Node>, ServerError> {
 /// their own, the servers spawned on this thread (PR_SET_PDEATHSIG ties a server to the
 /// thread that spawned it), then awaited in parallel. All or none.
 fn start_parallel(nodes: Vec<(String, NodeRole, ServerOptions)>) -> Result<Vec<Node>, ServerError> {
-    let prepared: Vec<Result<PreparedServer, ServerError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = nodes
-            .iter()
-            .map(|(_, _, options)| scope.spawn(move || ThrowawayServer::prepare(options)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|_| Err(ServerError::Io("a node's set-up panicked".into())))
-            })
-            .collect()
-    });
+    let prepared = on_threads(
+        nodes.iter().map(|(_, _, options)| options),
+        "set-up",
+        ThrowawayServer::prepare,
+    );
     let mut servers = Vec::new();
     for (index, prepared) in prepared.into_iter().enumerate() {
         let server = prepared.and_then(PreparedServer::spawn).map_err(|err| {
@@ -286,20 +277,7 @@ fn start_parallel(nodes: Vec<(String, NodeRole, ServerOptions)>) -> Result<Vec<N
         })?;
         servers.push(server);
     }
-    let ready: Vec<Result<(), ServerError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = servers
-            .iter_mut()
-            .map(|server| scope.spawn(move || server.wait_ready()))
-            .collect();
-        handles
-            .into_iter()
-            .map(|handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|_| Err(ServerError::Io("a node's start-up panicked".into())))
-            })
-            .collect()
-    });
+    let ready = on_threads(servers.iter_mut(), "start-up", |server| server.wait_ready());
     for (index, result) in ready.into_iter().enumerate() {
         result.map_err(|err| {
             ServerError::Topology(format!("{} did not start: {err}", nodes[index].0))
@@ -310,6 +288,36 @@ fn start_parallel(nodes: Vec<(String, NodeRole, ServerOptions)>) -> Result<Vec<N
         .zip(servers)
         .map(|((name, role, _), server)| Node { name, role, server })
         .collect())
+}
+
+/// `work` on each of `items`, each on a thread of its own, the results in order; a
+/// panicking thread is an error naming `what` it was doing.
+fn on_threads<I, R>(
+    items: impl IntoIterator<Item = I>,
+    what: &str,
+    work: impl Fn(I) -> Result<R, ServerError> + Sync,
+) -> Vec<Result<R, ServerError>>
+where
+    I: Send,
+    R: Send,
+{
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .into_iter()
+            .map(|item| {
+                let work = &work;
+                scope.spawn(move || work(item))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|_| Err(ServerError::Io(format!("a node's {what} panicked"))))
+            })
+            .collect()
+    })
 }
 
 fn with_opts(options: &ServerOptions, extra: &[(&str, String)]) -> ServerOptions {
