@@ -56,18 +56,7 @@ impl NodesPlan {
                 ),
             },
         };
-        if let Some((kill, node)) = &kill {
-            let connections = (0..threads as usize)
-                .filter(|worker| routed[worker % routed.len()] == kill.node)
-                .count();
-            if connections > 0 {
-                anyhow::bail!(
-                    "kill_node: {} takes {connections} of this cell's connections, which would die with it; kill a node no client uses (route the phase with write_to = \"primary\" / read_from = \"primary\")",
-                    node.name
-                );
-            }
-        }
-        let watched = nodes
+        let watched: Vec<WatchedNode> = nodes
             .iter()
             .enumerate()
             .map(|(index, node)| WatchedNode {
@@ -79,6 +68,15 @@ impl NodesPlan {
                     .count() as u32,
             })
             .collect();
+        if let Some((kill, node)) = &kill {
+            let connections = watched[kill.node].connections;
+            if connections > 0 {
+                anyhow::bail!(
+                    "kill_node: {} takes {connections} of this cell's connections, which would die with it; kill a node no client uses (route the phase with write_to = \"primary\" / read_from = \"primary\")",
+                    node.name
+                );
+            }
+        }
         Ok(Some(NodesPlan {
             nodes: watched,
             heartbeat: matches!(topology, Topology::Replicas(_) | Topology::Galera(_)),
