@@ -173,6 +173,20 @@ unsafe fn drive(
     }
 }
 
+/// A non-blocking call whose answer libmariadb writes through its first argument:
+/// `start` and `cont` are told where; returns the answer once the call is done. The
+/// answer stays in this frame, which outlives every suspension inside `drive`.
+unsafe fn drive_for<T>(
+    mysql: *mut Mysql,
+    mut answer: T,
+    start: impl FnOnce(*mut T) -> c_int,
+    mut cont: impl FnMut(*mut T, c_int) -> c_int,
+) -> T {
+    let out = &mut answer as *mut T;
+    drive(mysql, || start(out), |ready| cont(out, ready));
+    answer
+}
+
 /// A statement parameter.
 #[derive(Debug, Clone, Copy)]
 pub enum Param<'a> {
@@ -285,14 +299,14 @@ impl Connection {
         // SAFETY: every string lives until the call (or the last `_cont`) returns.
         let connected = unsafe {
             if nonblocking {
-                let mut connected = ptr::null_mut();
-                let out = &mut connected as *mut *mut Mysql;
-                drive(
+                drive_for(
                     mysql,
-                    || mysql_real_connect_start(out, mysql, host, user, pass, db, port, socket, 0),
-                    |ready| mysql_real_connect_cont(out, mysql, ready),
-                );
-                connected
+                    ptr::null_mut(),
+                    |out| {
+                        mysql_real_connect_start(out, mysql, host, user, pass, db, port, socket, 0)
+                    },
+                    |out, ready| mysql_real_connect_cont(out, mysql, ready),
+                )
             } else {
                 mysql_real_connect(mysql, host, user, pass, db, port, socket, 0)
             }
@@ -347,21 +361,22 @@ impl Connection {
             let mysql = self.mysql;
             let (query, length) = (sql.as_ptr().cast(), sql.len() as c_ulong);
             let (failed, result) = if self.nonblocking {
-                let (mut failed, mut result) = (0, ptr::null_mut());
-                let out = &mut failed as *mut c_int;
-                drive(
+                let failed = drive_for(
                     mysql,
-                    || mysql_real_query_start(out, mysql, query, length),
-                    |ready| mysql_real_query_cont(out, mysql, ready),
+                    0,
+                    |out| mysql_real_query_start(out, mysql, query, length),
+                    |out, ready| mysql_real_query_cont(out, mysql, ready),
                 );
-                if failed == 0 {
-                    let out = &mut result as *mut *mut MysqlRes;
-                    drive(
+                let result = if failed == 0 {
+                    drive_for(
                         mysql,
-                        || mysql_store_result_start(out, mysql),
-                        |ready| mysql_store_result_cont(out, mysql, ready),
-                    );
-                }
+                        ptr::null_mut(),
+                        |out| mysql_store_result_start(out, mysql),
+                        |out, ready| mysql_store_result_cont(out, mysql, ready),
+                    )
+                } else {
+                    ptr::null_mut()
+                };
                 (failed, result)
             } else {
                 let failed = mysql_real_query(mysql, query, length);
@@ -405,14 +420,12 @@ impl Connection {
             };
             let (query, length) = (sql.as_ptr().cast(), sql.len() as c_ulong);
             let failed = if self.nonblocking {
-                let mut failed = 0;
-                let out = &mut failed as *mut c_int;
-                drive(
+                drive_for(
                     self.mysql,
-                    || mysql_stmt_prepare_start(out, stmt, query, length),
-                    |ready| mysql_stmt_prepare_cont(out, stmt, ready),
-                );
-                failed
+                    0,
+                    |out| mysql_stmt_prepare_start(out, stmt, query, length),
+                    |out, ready| mysql_stmt_prepare_cont(out, stmt, ready),
+                )
             } else {
                 mysql_stmt_prepare(stmt, query, length)
             };
@@ -551,30 +564,27 @@ impl Statement {
         // SAFETY: the statement and its connection are live and non-blocking; the outputs
         // live across each call.
         unsafe {
-            let mut failed: c_int = 0;
-            let out = &mut failed as *mut c_int;
-            drive(
+            let failed: c_int = drive_for(
                 mysql,
-                || mysql_stmt_execute_start(out, stmt),
-                |ready| mysql_stmt_execute_cont(out, stmt, ready),
+                0,
+                |out| mysql_stmt_execute_start(out, stmt),
+                |out, ready| mysql_stmt_execute_cont(out, stmt, ready),
             );
             if failed != 0 {
                 return Err(self.last_error());
             }
             if mysql_stmt_field_count(stmt) > 0 {
-                let mut stored: c_int = 0;
-                let out = &mut stored as *mut c_int;
-                drive(
+                let stored: c_int = drive_for(
                     mysql,
-                    || mysql_stmt_store_result_start(out, stmt),
-                    |ready| mysql_stmt_store_result_cont(out, stmt, ready),
+                    0,
+                    |out| mysql_stmt_store_result_start(out, stmt),
+                    |out, ready| mysql_stmt_store_result_cont(out, stmt, ready),
                 );
-                let mut freed: my_bool = 0;
-                let out_freed = &mut freed as *mut my_bool;
-                drive(
+                let _freed: my_bool = drive_for(
                     mysql,
-                    || mysql_stmt_free_result_start(out_freed, stmt),
-                    |ready| mysql_stmt_free_result_cont(out_freed, stmt, ready),
+                    0,
+                    |out| mysql_stmt_free_result_start(out, stmt),
+                    |out, ready| mysql_stmt_free_result_cont(out, stmt, ready),
                 );
                 if stored != 0 {
                     return Err(self.last_error());
