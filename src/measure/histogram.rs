@@ -123,15 +123,7 @@ impl QueryHistograms {
             event: [new_histogram(), new_histogram()],
             seen_epoch: self.epoch.load(Ordering::Acquire),
         };
-        QueryRecorder {
-            histos: Arc::new(SharedHistos(UnsafeCell::new(histos))),
-            epoch: Arc::clone(&self.epoch),
-            live: Arc::clone(&self.live),
-            sender: self.sender.clone(),
-            errors_by_code: BTreeMap::new(),
-            discard: false,
-            overflows: 0,
-        }
+        self.recorder_into(Arc::new(SharedHistos(UnsafeCell::new(histos))))
     }
 
     /// A recorder for another worker that writes into `first`'s histograms: for workers
@@ -139,8 +131,13 @@ impl QueryHistograms {
     /// are handed over once per interval for all of them, and for the last time when the
     /// last of them is dropped. Errors, overflows and the warm-up flag stay per worker.
     pub fn recorder_sharing(&self, first: &QueryRecorder) -> QueryRecorder {
+        self.recorder_into(Arc::clone(&first.histos))
+    }
+
+    /// A recorder writing into `histos`, with its own errors, overflows and warm-up flag.
+    fn recorder_into(&self, histos: Arc<SharedHistos>) -> QueryRecorder {
         QueryRecorder {
-            histos: Arc::clone(&first.histos),
+            histos,
             epoch: Arc::clone(&self.epoch),
             live: Arc::clone(&self.live),
             sender: self.sender.clone(),
