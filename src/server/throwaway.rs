@@ -578,13 +578,41 @@ fn prepare_joiner_datadir(root_dir: &Path, datadir: &Path) -> Result<(), ServerE
 }
 
 pub(super) fn free_loopback_port() -> Result<u16, ServerError> {
-    // Bind port 0 and give it back: the kernel hands out a free one. Another process could
-    // take it before mariadbd binds; start-up then fails loudly with the log tail.
+    // A port below the kernel's ephemeral range (32768 and up on Linux), found free by
+    // binding it and giving it back. The kernel hands ephemeral ports to every outgoing
+    // connection (benchmark clients make thousands), so a port from bind(0) could be taken
+    // by one of them before mariadbd binds it; a port below the range only by a process
+    // that binds it by number. Should one still be taken, start-up fails loudly with the
+    // log tail.
+    use rand::Rng;
+    let mut rng = rand::thread_rng();
+    for _ in 0..64 {
+        let port = rng.gen_range(LISTEN_PORTS);
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return Ok(port);
+        }
+    }
     TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .map(|addr| addr.port())
         .map_err(|err| ServerError::Io(format!("cannot find a free loopback port: {err}")))
 }
+
+/// `count` distinct free loopback ports (see `free_loopback_port`).
+pub(super) fn free_loopback_ports(count: usize) -> Result<Vec<u16>, ServerError> {
+    let mut ports: Vec<u16> = Vec::with_capacity(count);
+    while ports.len() < count {
+        let port = free_loopback_port()?;
+        if !ports.contains(&port) {
+            ports.push(port);
+        }
+    }
+    Ok(ports)
+}
+
+/// Where throwaway servers listen: above the well-known services, below Linux's default
+/// ephemeral range.
+const LISTEN_PORTS: std::ops::Range<u16> = 20_000..32_000;
 
 /// Removes server directories whose owning enginebench process no longer exists (left by
 /// a run killed with SIGKILL; its server died with it through PR_SET_PDEATHSIG).

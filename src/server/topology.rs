@@ -11,7 +11,7 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use super::builds::{self, Flavour};
-use super::throwaway::free_loopback_port;
+use super::throwaway::free_loopback_ports;
 use super::throwaway::PreparedServer;
 use super::{describe_mysql_error, ConnectionSpec, ServerError, ServerOptions, ThrowawayServer};
 
@@ -428,14 +428,10 @@ fn start_galera(options: &ServerOptions, count: u32) -> Result<Vec<Node>, Server
     }
     // Three loopback ports per node: group communication, incremental and full state
     // transfer. All are known before any node starts (each names the others).
-    let mut ports = Vec::new();
-    for _ in 0..count {
-        ports.push((
-            free_loopback_port()?,
-            free_loopback_port()?,
-            free_loopback_port()?,
-        ));
-    }
+    let ports: Vec<(u16, u16, u16)> = free_loopback_ports(3 * count as usize)?
+        .chunks(3)
+        .map(|three| (three[0], three[1], three[2]))
+        .collect();
     let cluster_address = format!(
         "gcomm://{}",
         ports
