@@ -473,6 +473,7 @@ impl LoadArgs {
             chunk_rows: self.chunk_rows.unwrap_or(base.chunk_rows),
             parallel: self.parallel_load.unwrap_or(base.parallel),
             index_timing: self.index_timing.unwrap_or(base.index_timing),
+            tables_at_once: 1,
         }
     }
 }

@@ -67,6 +67,7 @@ fn plan(method: LoadMethod, parallel: u32, index_timing: IndexTiming) -> LoadPla
         chunk_rows: 900,
         parallel,
         index_timing,
+        tables_at_once: 1,
     }
 }
 
@@ -116,6 +117,70 @@ fn every_method_and_parallelism_loads_the_same_table() {
             assert_eq!(
                 checksum, &first,
                 "{label} on {engine} loaded different data"
+            );
+        }
+    }
+}
+
+/// ASCII text only (letters, digits, punctuation), and says so: LOAD DATA sends it as
+/// CHARACTER SET binary.
+struct Ascii;
+
+impl RowGenerator for Ascii {
+    fn fill_row(&self, id: u64, rng: &mut SmallRng, row: &mut Vec<Value>) {
+        let text: String = (0..rng.gen_range(1..60))
+            .map(|_| char::from(rng.gen_range(b' '..=b'~')))
+            .collect();
+        row.push(Value::Int(id as i64));
+        row.push(Value::Int(rng.gen_range(0..1000)));
+        row.push(Value::Text(text));
+    }
+
+    fn ascii_only(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn ascii_rows_load_unconverted_into_any_charset_in_statements_spanning_blocks() {
+    common::require_mariadb();
+    let target = target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let spec_conn = target.spec("enginebench");
+    let mut conn = spec_conn.connect().unwrap();
+    // Statements of 30,000 rows: each spans several of the generator's blocks.
+    let rows = 45_001;
+    for charset in ["latin1", "utf8mb4"] {
+        let mut checksums = Vec::new();
+        for (method, parallel) in [
+            (LoadMethod::MultiRow, 1),
+            (LoadMethod::LoadData, 1),
+            (LoadMethod::LoadData, 2),
+        ] {
+            let table = TableSpec {
+                create_sql: format!(
+                    "CREATE TABLE hostile (id INT NOT NULL PRIMARY KEY, n INT NOT NULL, s VARCHAR(200) NOT NULL) ENGINE=InnoDB DEFAULT CHARSET={charset}"
+                ),
+                generator: Box::new(Ascii),
+                ..spec(Engine::InnoDb, rows, None)
+            };
+            let load_plan = LoadPlan {
+                chunk_rows: 30_000,
+                ..plan(method, parallel, IndexTiming::After)
+            };
+            let outcome = load_table(&spec_conn, &table, &load_plan, None, &|| true)
+                .unwrap_or_else(|err| panic!("{method:?} ×{parallel} into {charset}: {err}"));
+            assert_eq!(outcome.rows, rows);
+            let (count, checksum): (u64, String) = conn
+                .query_first("SELECT COUNT(*), CAST(SUM(CRC32(CONCAT_WS('|', id, n, HEX(s)))) AS CHAR) FROM hostile")
+                .unwrap()
+                .unwrap();
+            assert_eq!(count, rows, "{method:?} ×{parallel} into {charset}");
+            checksums.push((format!("{method:?} ×{parallel}"), checksum));
+        }
+        for (label, checksum) in &checksums {
+            assert_eq!(
+                checksum, &checksums[0].1,
+                "{label} into {charset} loaded different data"
             );
         }
     }
@@ -256,4 +321,78 @@ fn engine_limits_are_named_with_the_setting_or_change_that_fixes_them() {
         err.contains("the row is too large for this engine"),
         "{err}"
     );
+}
+
+#[test]
+fn prepare_loads_a_studys_tables_side_by_side_when_its_connections_allow() {
+    common::require_mariadb();
+    let server = enginebench::server::ThrowawayServer::start(&ServerOptions::default()).unwrap();
+    let tmpdir = common::private_tmpdir("prepare-together");
+    let json = tmpdir.join("prepare.json");
+    let dsn = format!("mysql://root@127.0.0.1:{}", server.port());
+    // Three tables over the default two connections: two load at once, one connection
+    // each, then the third alone over both.
+    let output = common::enginebench(&tmpdir)
+        .args([
+            "prepare",
+            "sbtest",
+            "--tables",
+            "3",
+            "--table-size",
+            "30000",
+            "--dsn",
+            &dsn,
+        ])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    common::assert_success(&output);
+    let record = common::read_json(&json);
+    let loads = record["loads"].as_array().unwrap();
+    let shape: Vec<(String, u64, u64, u64)> = loads
+        .iter()
+        .map(|load| {
+            (
+                load["table"].as_str().unwrap().to_string(),
+                load["plan"]["parallel"].as_u64().unwrap(),
+                load["plan"]["tables_at_once"].as_u64().unwrap_or(1),
+                load["outcome"]["rows"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        vec![
+            ("sbtest1".to_string(), 1, 2, 30_000),
+            ("sbtest2".to_string(), 1, 2, 30_000),
+            ("sbtest3".to_string(), 2, 1, 30_000),
+        ]
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("load-data 100000/chunk, 2 tables at once"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("their times overlap"), "{stdout}");
+    // The server holds every row, with sysbench's values, whichever way a table loaded.
+    let mut conn = server
+        .connection_spec(Some("enginebench"))
+        .connect()
+        .unwrap();
+    for table in ["sbtest1", "sbtest2", "sbtest3"] {
+        let (count, ids, k_index): (u64, u64, u64) = conn
+            .query_first(format!(
+                "SELECT COUNT(*), SUM(id), (SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'enginebench' AND TABLE_NAME = '{table}' AND INDEX_NAME = 'k_{}') FROM {table}",
+                &table[6..]
+            ))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (count, ids, k_index),
+            (30_000, 30_000 * 30_001 / 2, 1),
+            "{table}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tmpdir);
 }

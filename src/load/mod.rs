@@ -99,19 +99,37 @@ pub struct LoadPlan {
     /// Connections loading disjoint key ranges at once.
     pub parallel: u32,
     pub index_timing: IndexTiming,
+    /// Tables loading side by side, each with `parallel` connections (the runner loads a
+    /// study's tables together when its connections allow). Their times overlap, and the
+    /// server's figures of each load cover the whole group.
+    #[serde(default = "one_table", skip_serializing_if = "is_one_table")]
+    pub tables_at_once: u32,
+}
+
+fn one_table() -> u32 {
+    1
+}
+
+fn is_one_table(count: &u32) -> bool {
+    *count == 1
 }
 
 impl LoadPlan {
     /// The default for preparing study data: the fastest method measured here (LOAD DATA,
-    /// large chunks, two connections, indexes after).
+    /// large chunks, two connections, indexes after). bench/prepare_vs_sysbench.sh, sbtest's
+    /// 1,000,000 rows, 5 rounds: 100,000-row chunks over 2 connections 1.00x the floor,
+    /// 250,000 x2 0.99x, one 1,000,000-row statement 1.01x, 10,000 x2 1.04x: all within
+    /// the noise, so the smallest chunks of that group, which keep a commit (and what a
+    /// Ctrl-C rolls back) to about 20 MB.
     pub fn fastest() -> LoadPlan {
         LoadPlan {
             method: LoadMethod::LoadData,
             commit_every: 1000,
             rows_per_statement: 1000,
-            chunk_rows: 10_000,
+            chunk_rows: 100_000,
             parallel: 2,
             index_timing: IndexTiming::After,
+            tables_at_once: 1,
         }
     }
 
@@ -131,7 +149,12 @@ impl LoadPlan {
         } else {
             String::new()
         };
-        format!("{}{sizes}{parallel}", self.method.key())
+        let together = if self.tables_at_once > 1 {
+            format!(", {} tables at once", self.tables_at_once)
+        } else {
+            String::new()
+        };
+        format!("{}{sizes}{parallel}{together}", self.method.key())
     }
 }
 
@@ -145,6 +168,15 @@ pub enum Value {
 /// Produces the rows of a table; `id` runs from 1 to the table's row count.
 pub trait RowGenerator: Send + Sync {
     fn fill_row(&self, id: u64, rng: &mut SmallRng, row: &mut Vec<Value>);
+
+    /// Whether every text this generator makes is ASCII. LOAD DATA then sends it as
+    /// `CHARACTER SET binary`, which any column stores unconverted and which ASCII reads
+    /// the same in every charset: the server's conversion from utf8mb4 costs about 30%
+    /// of its ingest (sbtest's rows into latin1: 9.9 s vs 7.2 s, bench/prepare_vs_sysbench.sh
+    /// conditions). Text that may not be ASCII is sent as utf8mb4 and converted.
+    fn ascii_only(&self) -> bool {
+        false
+    }
 }
 
 /// The session statement that lets `engine` hold a table of `bytes`: MEMORY tables are
@@ -320,6 +352,12 @@ impl WorkerTotals {
 /// Rows are made in chunks of this many ids, each from its own seeded RNG, so that every
 /// method and every degree of parallelism produces the same table.
 const GENERATION_CHUNK: u64 = 1000;
+
+/// Rows per block handed from LOAD DATA's generator thread to its connection (about 1.6
+/// MiB of sbtest rows): small enough to keep a few blocks ahead in little memory.
+const GENERATION_BLOCK_ROWS: u64 = 8192;
+/// Blocks the generator may be ahead of the connection.
+const GENERATED_AHEAD: usize = 3;
 
 /// Generates rows first..=last into `sink`, one row at a time.
 struct RowStream<'a> {
@@ -497,61 +535,104 @@ fn load_range(
             }
         }
         LoadMethod::LoadData => {
-            // The handler streams whatever the current chunk holds: no temporary file.
-            let chunk: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
-            let shared = Arc::clone(&chunk);
-            conn.set_local_infile_handler(Some(LocalInfileHandler::new(move |_, stream| {
-                let bytes = shared.lock().unwrap_or_else(|p| p.into_inner());
-                stream.write_all(&bytes)?;
-                stream.flush()
-            })));
+            // Rows are generated on a thread of their own, a few blocks ahead, and the
+            // server pulls them through LOAD DATA's file request: the connection never waits
+            // for the generator, and one statement may span many blocks, so what the server
+            // ingests sets the pace, as when its own client reads a file (the floor).
+            let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(GENERATED_AHEAD);
+            let (spent_tx, spent_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+            let ready_rx = Arc::new(Mutex::new(ready_rx));
+            // Blocks the next statement sends: its own rows, never a neighbour's.
+            let blocks_due = Arc::new(std::sync::atomic::AtomicU64::new(0));
+            {
+                let (ready_rx, blocks_due) = (Arc::clone(&ready_rx), Arc::clone(&blocks_due));
+                conn.set_local_infile_handler(Some(LocalInfileHandler::new(move |_, stream| {
+                    let ready_rx = ready_rx.lock().unwrap_or_else(|p| p.into_inner());
+                    for _ in 0..blocks_due.load(std::sync::atomic::Ordering::Acquire) {
+                        // No block: the generator stopped (Ctrl-C); the statement fails and
+                        // the caller sees why.
+                        let bytes = ready_rx.recv().map_err(|_| {
+                            std::io::Error::new(std::io::ErrorKind::Interrupted, "load stopped")
+                        })?;
+                        stream.write_all(&bytes)?;
+                        let _ = spent_tx.send(bytes);
+                    }
+                    stream.flush()
+                })));
+            }
+            let charset = if table.generator.ascii_only() {
+                "binary"
+            } else {
+                "utf8mb4"
+            };
             let statement = format!(
-                "LOAD DATA LOCAL INFILE 'enginebench-chunk' INTO TABLE `{}` CHARACTER SET utf8mb4 \
+                "LOAD DATA LOCAL INFILE 'enginebench-chunk' INTO TABLE `{}` CHARACTER SET {charset} \
                  FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({columns})",
                 table.name
             );
             let chunk_rows = plan.chunk_rows.max(1);
-            // Rows are generated on a thread of their own, a couple of chunks ahead, so the
-            // connection never waits for the generator: what the server ingests sets the
-            // pace, as when its own client reads a file (the floor).
+            let block_rows = chunk_rows.min(GENERATION_BLOCK_ROWS);
+            let data_bytes = std::sync::atomic::AtomicU64::new(0);
             std::thread::scope(|scope| {
-                let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel::<(u64, u64, Vec<u8>)>(2);
-                let (spent_tx, spent_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+                let data_bytes = &data_bytes;
                 scope.spawn(move || {
                     let mut chunk_first = first;
-                    while chunk_first <= last {
+                    'chunks: while chunk_first <= last {
                         let chunk_last = (chunk_first + chunk_rows - 1).min(last);
-                        let mut bytes = spent_rx.try_recv().unwrap_or_default();
-                        bytes.clear();
-                        for _ in chunk_first..=chunk_last {
-                            rows.next();
-                            push_tsv_row(&mut bytes, &rows.row);
-                        }
-                        if ready_tx.send((chunk_first, chunk_last, bytes)).is_err() {
-                            // The sender stopped (an error, Ctrl-C).
-                            break;
+                        let mut block_first = chunk_first;
+                        while block_first <= chunk_last {
+                            if !keep_going() {
+                                break 'chunks;
+                            }
+                            let block_last = (block_first + block_rows - 1).min(chunk_last);
+                            let mut bytes = spent_rx.try_recv().unwrap_or_default();
+                            bytes.clear();
+                            for _ in block_first..=block_last {
+                                rows.next();
+                                push_tsv_row(&mut bytes, &rows.row);
+                            }
+                            data_bytes.fetch_add(
+                                bytes.len() as u64,
+                                std::sync::atomic::Ordering::Relaxed,
+                            );
+                            if ready_tx.send(bytes).is_err() {
+                                // The sender stopped (an error).
+                                break 'chunks;
+                            }
+                            block_first = block_last + 1;
                         }
                         chunk_first = chunk_last + 1;
                     }
                 });
-                for (chunk_first, chunk_last, bytes) in ready_rx {
-                    if !keep_going() {
-                        break;
+                let result = (|| {
+                    let mut chunk_first = first;
+                    while chunk_first <= last {
+                        if !keep_going() {
+                            break;
+                        }
+                        let chunk_last = (chunk_first + chunk_rows - 1).min(last);
+                        let blocks = (chunk_last - chunk_first + 1).div_ceil(block_rows);
+                        blocks_due.store(blocks, std::sync::atomic::Ordering::Release);
+                        // Autocommit is on: each LOAD DATA commits its own chunk.
+                        if let Err(err) = conn.query_drop(&statement) {
+                            if !keep_going() {
+                                break;
+                            }
+                            return Err(chunk_error(chunk_first, chunk_last, err));
+                        }
+                        totals.statements += 1;
+                        totals.rows += chunk_last - chunk_first + 1;
+                        chunk_first = chunk_last + 1;
                     }
-                    totals.data_bytes += bytes.len() as u64;
-                    let spent = std::mem::replace(
-                        &mut *chunk.lock().unwrap_or_else(|p| p.into_inner()),
-                        bytes,
-                    );
-                    let _ = spent_tx.send(spent);
-                    // Autocommit is on: each LOAD DATA commits its own chunk.
-                    conn.query_drop(&statement)
-                        .map_err(|e| chunk_error(chunk_first, chunk_last, e))?;
-                    totals.statements += 1;
-                    totals.rows += chunk_last - chunk_first + 1;
-                }
-                Ok::<(), LoadError>(())
+                    Ok(())
+                })();
+                // Whatever happened, the generator must not wait on a full channel: its
+                // receiver is dropped (swapped for one with no sender), so its send fails.
+                *ready_rx.lock().unwrap_or_else(|p| p.into_inner()) =
+                    std::sync::mpsc::sync_channel(0).1;
+                result
             })?;
+            totals.data_bytes += data_bytes.into_inner();
         }
     }
     Ok(totals)

@@ -875,6 +875,11 @@ fn loads_section(view: &View, style: TableStyle) -> String {
         table.add_row(row);
     }
     let mut out = format!("Table loads\n{table}\n");
+    if record.loads.iter().any(|load| load.plan.tables_at_once > 1) {
+        out.push_str(
+            "Tables loaded \"at once\" shared the server: their times overlap, and the server's CPU and writes of each cover its whole group.\n",
+        );
+    }
     for load in record.loads.iter().filter(|load| load.error.is_some()) {
         let setup = Setup {
             engine: load.engine,

@@ -52,20 +52,14 @@ pub fn prepare(plan: &Plan, bench: &mut Bench, engine: Option<Engine>) -> anyhow
             continue;
         }
         let mut set = set;
-        for table in &mut set.filled {
-            load(
-                bench,
-                &database,
-                engine,
-                table,
-                &plan.study.load_plan(),
-                1,
-                None,
-            )?;
-            if set.keep {
-                bench.workspace.keep_table(&table.name);
-            }
-        }
+        load_together(
+            bench,
+            &database,
+            engine,
+            &mut set.filled,
+            &plan.study.load_plan(),
+            set.keep,
+        )?;
     }
     Ok(())
 }
@@ -116,6 +110,109 @@ pub fn load(
     repeat: u32,
     phase: Option<&str>,
 ) -> anyhow::Result<LoadOutcome> {
+    make_ready(bench, database, engine, table, load_plan)?;
+    let disk_before = disk_state(bench.target.as_ref());
+    let outcome = load_table(
+        &bench.spec(database),
+        table,
+        load_plan,
+        bench.target.server_pid(),
+        &|| !interrupt::requested(),
+    );
+    let load = Loaded {
+        table,
+        plan: load_plan,
+        repeat,
+        phase,
+    };
+    record(bench, database, engine, load, outcome, disk_before.as_ref())
+}
+
+/// Loads a study's `tables` into `database`, several at once when the plan's connections
+/// allow: with P load connections and T tables, min(P, T) tables load side by side, each
+/// over P / that many connections (so one table gets all P, as `load` gives it). Each
+/// table's load is recorded as by `load` (its time overlaps the others'); the first
+/// failure is returned once every table of its group is recorded. `keep`: the tables that
+/// loaded stay after the run (`prepare`).
+fn load_together(
+    bench: &mut Bench,
+    database: &str,
+    engine: Engine,
+    tables: &mut [TableSpec],
+    load_plan: &LoadPlan,
+    keep: bool,
+) -> anyhow::Result<()> {
+    let at_once = (load_plan.parallel.max(1) as usize).min(tables.len().max(1));
+    for group in tables.chunks_mut(at_once) {
+        // The last group may be smaller: its tables get more connections each.
+        let each_plan = LoadPlan {
+            parallel: (load_plan.parallel / group.len() as u32).max(1),
+            tables_at_once: group.len() as u32,
+            ..*load_plan
+        };
+        for table in group.iter_mut() {
+            make_ready(bench, database, engine, table, &each_plan)?;
+        }
+        let disk_before = disk_state(bench.target.as_ref());
+        let spec = bench.spec(database);
+        let server_pid = bench.target.server_pid();
+        let keep_going = || !interrupt::requested();
+        let outcomes: Vec<Result<LoadOutcome, crate::load::LoadError>> =
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = group
+                    .iter()
+                    .map(|table| {
+                        let (spec, keep_going) = (&spec, &keep_going);
+                        scope.spawn(move || {
+                            load_table(spec, table, &each_plan, server_pid, keep_going)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .zip(group.iter())
+                    .map(|(handle, table)| {
+                        handle.join().unwrap_or_else(|_| {
+                            Err(crate::load::LoadError::setup(
+                                &table.name,
+                                "a load thread panicked".into(),
+                            ))
+                        })
+                    })
+                    .collect()
+            });
+        let mut first_error = None;
+        for (table, outcome) in group.iter_mut().zip(outcomes) {
+            let load = Loaded {
+                table,
+                plan: &each_plan,
+                repeat: 1,
+                phase: None,
+            };
+            match record(bench, database, engine, load, outcome, disk_before.as_ref()) {
+                Ok(_) if keep => bench.workspace.keep_table(&table.name),
+                Ok(_) => {}
+                Err(err) => {
+                    first_error.get_or_insert(err);
+                }
+            }
+        }
+        if let Some(err) = first_error {
+            return Err(err);
+        }
+    }
+    Ok(())
+}
+
+/// Claims `table` for this run and, on Spider, makes it on every backend (the head's
+/// definition then replaces the table's own); says what is about to load.
+fn make_ready(
+    bench: &mut Bench,
+    database: &str,
+    engine: Engine,
+    table: &mut TableSpec,
+    load_plan: &LoadPlan,
+) -> anyhow::Result<()> {
     bench
         .workspace
         .claim_table(&mut bench.probe, database, &table.name)?;
@@ -141,14 +238,33 @@ pub fn load(
         engine.sql_name(),
         load_plan.label()
     ));
-    let disk_before = disk_state(bench.target.as_ref());
-    let outcome = load_table(
-        &bench.spec(database),
+    Ok(())
+}
+
+/// One table's load, as it is recorded.
+struct Loaded<'t> {
+    table: &'t TableSpec,
+    plan: &'t LoadPlan,
+    repeat: u32,
+    phase: Option<&'t str>,
+}
+
+/// Records a load's outcome (with the table's footprint, or what the target shows of the
+/// failure's cause) and saves the record; a failure is returned after it is recorded.
+fn record(
+    bench: &mut Bench,
+    database: &str,
+    engine: Engine,
+    load: Loaded,
+    outcome: Result<LoadOutcome, crate::load::LoadError>,
+    disk_before: Option<&crate::measure::FilesystemState>,
+) -> anyhow::Result<LoadOutcome> {
+    let Loaded {
         table,
-        load_plan,
-        bench.target.server_pid(),
-        &|| !interrupt::requested(),
-    );
+        plan: load_plan,
+        repeat,
+        phase,
+    } = load;
     let mut load_record = LoadRecord {
         table: table.name.clone(),
         engine,
@@ -195,7 +311,7 @@ pub fn load(
         Err(err) => {
             let message = format!(
                 "{err}{}",
-                failure_context(bench.target.as_mut(), disk_before.as_ref())
+                failure_context(bench.target.as_mut(), disk_before)
             );
             load_record.error = Some(message.clone());
             bench.record.loads.push(load_record);

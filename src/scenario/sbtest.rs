@@ -110,6 +110,11 @@ impl RowGenerator for SbtestRows {
         row.push(Value::Text(digit_groups(rng, C_GROUPS)));
         row.push(Value::Text(digit_groups(rng, PAD_GROUPS)));
     }
+
+    fn ascii_only(&self) -> bool {
+        // Digits and dashes.
+        true
+    }
 }
 
 #[cfg(test)]

@@ -64,6 +64,24 @@ impl Generator {
             Generator::Copy { .. } => unreachable!("copy generators are resolved by the worker"),
         }
     }
+
+    /// Whether every value it makes is a number or ASCII text (random text is letters and
+    /// digits; picked and constant values are the file's own).
+    pub fn ascii_only(&self) -> bool {
+        let ascii = |value: &Value| match value {
+            Value::Int(_) => true,
+            Value::Text(text) => text.is_ascii(),
+        };
+        match self {
+            Generator::Pick(values) => values.iter().all(ascii),
+            Generator::Constant(value) => ascii(value),
+            Generator::Now(text) => text.is_ascii(),
+            Generator::Sequence { .. }
+            | Generator::Int { .. }
+            | Generator::Text { .. }
+            | Generator::Copy { .. } => true,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -758,6 +758,7 @@ fn load_plan(resolver: &Resolver, raw: &Spanned<RawLoadMethod>) -> Result<LoadPl
         chunk_rows: positive(spec.chunk_rows, 10_000, "chunk_rows")?,
         parallel: positive(spec.parallel.map(u64::from), 1, "parallel")? as u32,
         index_timing,
+        tables_at_once: 1,
     })
 }
 

@@ -17,4 +17,8 @@ impl RowGenerator for FileRows {
             row.push(generator.value(rng, id - 1));
         }
     }
+
+    fn ascii_only(&self) -> bool {
+        self.generators.iter().all(Generator::ascii_only)
+    }
 }
