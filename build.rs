@@ -1,5 +1,6 @@
 //! Records the commit enginebench is built from, for the environment of every run, and
-//! compiles the probe of libmariadb's MYSQL_BIND layout (checked by a unit test).
+//! compiles the C beside libmariadb: the probe of its MYSQL_BIND layout (checked by a unit
+//! test) and the event driver's socket hook (build/pvio_hook.c).
 use std::process::Command;
 
 fn main() {
@@ -18,7 +19,9 @@ fn main() {
     // libmariadb-dev puts its headers here (scripts/setup installs it).
     cc::Build::new()
         .file("build/bind_layout.c")
+        .file("build/pvio_hook.c")
         .include("/usr/include/mariadb")
-        .compile("bind_layout");
+        .compile("libmariadb_side");
     println!("cargo:rerun-if-changed=build/bind_layout.c");
+    println!("cargo:rerun-if-changed=build/pvio_hook.c");
 }

@@ -258,3 +258,44 @@ fn ten_thousand_connections_from_one_process_all_complete_events() {
     std::fs::remove_file(&json).unwrap();
     common::assert_nothing_left(&tmpdir);
 }
+
+#[test]
+fn the_event_driver_waits_for_each_answer_without_a_failed_read_first() {
+    use enginebench::driver::events::{with_kind, DriverKind};
+    use enginebench::driver::libmariadb::reads_skipped;
+    use enginebench::scenario::oltp::OltpKind;
+    common::require_mariadb();
+    let server = enginebench::server::ThrowawayServer::start(&Default::default()).unwrap();
+    let target = common::as_external(&server);
+    let output = enginebench::runner::RunOutput {
+        store: None,
+        results: enginebench::results::ResultFile::None,
+        report_interval: std::time::Duration::from_millis(200),
+        print_intervals: false,
+    };
+    let mut params = common::oltp_params(OltpKind::ReadWrite, 300, 1);
+    params.threads = vec![4];
+    // Prepared once on threads, so that only the measured statements run on the event loop.
+    with_kind(DriverKind::Threads, || {
+        common::run_oltp(&params, &target, &output)
+    })
+    .map_err(|(err, _)| err)
+    .unwrap();
+    let before = reads_skipped();
+    let record = with_kind(DriverKind::Events, || {
+        common::run_oltp(&params, &target, &output)
+    })
+    .map_err(|(err, _)| err)
+    .unwrap();
+    let skipped = reads_skipped() - before;
+    let cell = &record.cells[0];
+    assert_eq!(cell.events, 300);
+    // Every statement's first read waited for the socket instead of failing first (the
+    // counts per query kind against the server's are checked above for both drivers).
+    let statements: u64 = cell.queries.iter().map(|q| q.count).sum();
+    assert!(statements >= 300 * 20, "{statements}");
+    assert!(
+        skipped >= statements,
+        "{skipped} reads skipped for {statements} statements"
+    );
+}

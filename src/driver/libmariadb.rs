@@ -146,6 +146,28 @@ extern "C" {
         -> c_int;
 }
 
+extern "C" {
+    /// build/pvio_hook.c: a non-blocking connection's first read after each write waits
+    /// for the socket instead of trying (and failing) at once; 1 if installed.
+    fn eb_skip_read_after_write(mysql: *mut Mysql) -> c_int;
+    fn eb_reads_skipped() -> u64;
+}
+
+/// Reads this process's non-blocking connections did not try because a request had just
+/// been sent (build/pvio_hook.c): one per statement on the event driver.
+pub fn reads_skipped() -> u64 {
+    // SAFETY: reads an atomic counter.
+    unsafe { eb_reads_skipped() }
+}
+
+/// Whether non-blocking connections skip the read that follows each request
+/// (build/pvio_hook.c); `ENGINEBENCH_EAGER_READ=1` keeps libmariadb's own behaviour, to
+/// measure the difference.
+fn skip_read_after_write() -> bool {
+    static SKIP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SKIP.get_or_init(|| std::env::var_os("ENGINEBENCH_EAGER_READ").is_none_or(|v| v != "1"))
+}
+
 /// Drives one non-blocking call: `start` once, then `cont` with what became ready, while
 /// libmariadb asks to wait; the coroutine is suspended during each wait.
 ///
@@ -313,6 +335,11 @@ impl Connection {
         };
         if connected.is_null() {
             return Err(connection.last_error());
+        }
+        if nonblocking && skip_read_after_write() {
+            // SAFETY: a connected handle this coroutine owns; the hook changes only which
+            // socket functions its later calls go through.
+            unsafe { eb_skip_read_after_write(mysql) };
         }
         Ok(connection)
     }
