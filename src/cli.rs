@@ -240,6 +240,11 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',', alias = "variants")]
     pub phases: Vec<String>,
 
+    /// A profile of the scenario to run, by name (e.g. cluster's "Spider over 2"); repeat
+    /// for several, which run in the file's order [default: all]
+    #[arg(long = "profile", value_name = "NAME")]
+    pub profiles: Vec<String>,
+
     /// Seed for row data and random ids (runs with one seed issue the same statements)
     #[arg(long, default_value_t = 42)]
     pub seed: u64,

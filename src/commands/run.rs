@@ -70,6 +70,7 @@ fn choices(args: &RunArgs) -> Choices {
         repeat: args.repeat,
         warmup_repeats: args.warmup_repeats,
         phases: args.phases.clone(),
+        profiles: args.profiles.clone(),
         rows: args.rows,
         set: args.set.clone(),
         scale: args.scale,

@@ -26,6 +26,8 @@ pub struct Choices {
     pub repeat: Option<u32>,
     pub warmup_repeats: u32,
     pub phases: Vec<String>,
+    /// `--profile` (repeated): the scenario's profiles to keep, by name.
+    pub profiles: Vec<String>,
     pub rows: Option<u64>,
     /// `--set NAME=VALUE`.
     pub set: Vec<(String, String)>,
@@ -160,6 +162,9 @@ fn scenario_study(text: &str, origin: &str, choices: &Choices) -> anyhow::Result
     if !choices.phases.is_empty() {
         select_phases(&mut scenario, &choices.phases)?;
     }
+    if !choices.profiles.is_empty() {
+        select_profiles(&mut scenario, &choices.profiles)?;
+    }
     if let Some(methods) = &choices.load_methods {
         for phase in &mut scenario.phases {
             if let Phase::Load { methods: plans, .. } = phase {
@@ -247,6 +252,30 @@ fn sysbench_study(workload: OltpKind, choices: &Choices) -> anyhow::Result<Study
         load_plan: choices.load_plan,
         query_timeout: choices.query_timeout,
     }))
+}
+
+/// Keeps the profiles named by `--profile`, in the file's order.
+fn select_profiles(scenario: &mut Scenario, wanted: &[String]) -> anyhow::Result<()> {
+    let names: Vec<&str> = scenario.profiles.iter().map(|p| p.name.as_str()).collect();
+    if names.is_empty() {
+        bail!(
+            "--profile: {} has no profiles (it runs one server as configured)",
+            scenario.name
+        );
+    }
+    for name in wanted {
+        if !names.contains(&name.as_str()) {
+            bail!(
+                "--profile '{name}': {} has no such profile (its profiles: {})",
+                scenario.name,
+                names.join(", ")
+            );
+        }
+    }
+    scenario
+        .profiles
+        .retain(|profile| wanted.iter().any(|w| *w == profile.name));
+    Ok(())
 }
 
 /// Keeps the phases named by `--phases`, and the DDL phases before them (a later phase

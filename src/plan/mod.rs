@@ -342,6 +342,7 @@ mod tests {
             repeat: None,
             warmup_repeats: 0,
             phases: Vec::new(),
+            profiles: Vec::new(),
             rows: Some(100),
             set: Vec::new(),
             scale: None,
@@ -632,6 +633,44 @@ mod tests {
         assert!(unknown
             .to_string()
             .starts_with("--servers mariadb-99: no such server build"));
+    }
+
+    #[test]
+    fn profiles_choose_which_of_a_studys_set_ups_run() {
+        let plan = plan_study(
+            "cluster",
+            &Choices {
+                profiles: vec!["Spider over 2".into(), "one server".into()],
+                ..choices()
+            },
+        )
+        .unwrap();
+        let names: Vec<&str> = plan.profiles.iter().map(|p| p.name.as_str()).collect();
+        // The file's order, whatever the command line's.
+        assert_eq!(names, vec!["one server", "Spider over 2"]);
+        let err = plan_study(
+            "cluster",
+            &Choices {
+                profiles: vec!["galera".into()],
+                ..choices()
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("--profile 'galera': cluster has no such profile (its profiles: one server, primary + 2 replicas,"),
+            "{err}"
+        );
+        let err = plan_study(
+            "s0",
+            &Choices {
+                profiles: vec!["x".into()],
+                ..choices()
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("s0 has no profiles"), "{err}");
     }
 
     #[test]
