@@ -274,7 +274,7 @@ fn select_profiles(scenario: &mut Scenario, wanted: &[String]) -> anyhow::Result
     }
     scenario
         .profiles
-        .retain(|profile| wanted.iter().any(|w| *w == profile.name));
+        .retain(|profile| wanted.contains(&profile.name));
     Ok(())
 }
 
