@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 ROWS=${ROWS:-1000000}
 ROUNDS=${ROUNDS:-3}
 # Extra enginebench variants, ';'-separated flag sets (the default runs always).
-EB_VARIANTS=${EB_VARIANTS:-"--parallel-load 1;--parallel-load 2 --chunk-rows 50000"}
+EB_VARIANTS=${EB_VARIANTS:-"--chunk-rows 10000;--chunk-rows 1000000 --parallel-load 1"}
 
 source bench/throwaway_server.sh
 drop() { mariadb --socket="$socket" -uroot enginebench -e "DROP TABLE IF EXISTS sbtest1"; }

@@ -268,7 +268,11 @@ fn select_profiles(scenario: &mut Scenario, wanted: &[String]) -> anyhow::Result
             bail!(
                 "--profile '{name}': {} has no such profile (its profiles: {})",
                 scenario.name,
-                names.join(", ")
+                names
+                    .iter()
+                    .map(|name| format!("'{name}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
     }

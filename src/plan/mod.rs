@@ -658,7 +658,7 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(
-            err.starts_with("--profile 'galera': cluster has no such profile (its profiles: one server, primary + 2 replicas,"),
+            err.starts_with("--profile 'galera': cluster has no such profile (its profiles: 'one server', 'primary + 2 replicas', 'Galera 3, one writer',"),
             "{err}"
         );
         let err = plan_study(
