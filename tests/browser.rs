@@ -89,6 +89,12 @@ impl Browser {
     /// One WebDriver command; its `value`. A failing command fails the test with the
     /// driver's message.
     fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        self.try_call(method, path, body)
+            .unwrap_or_else(|message| panic!("{message}"))
+    }
+
+    /// One WebDriver command; its `value`, or the driver's message.
+    fn try_call(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, String> {
         let url = if path == "/session" {
             format!("{}{path}", self.url)
         } else {
@@ -100,12 +106,12 @@ impl Browser {
             None => request.call(),
         };
         match response {
-            Ok(response) => response.into_json::<Value>().unwrap()["value"].take(),
-            Err(ureq::Error::Status(code, response)) => panic!(
+            Ok(response) => Ok(response.into_json::<Value>().unwrap()["value"].take()),
+            Err(ureq::Error::Status(code, response)) => Err(format!(
                 "{method} {path}: {code} {}",
                 response.into_string().unwrap_or_default()
-            ),
-            Err(error) => panic!("{method} {path}: {error}"),
+            )),
+            Err(error) => Err(format!("{method} {path}: {error}")),
         }
     }
 
@@ -160,10 +166,24 @@ impl Browser {
         );
     }
 
-    /// A screenshot of one element, as PNG.
+    /// A screenshot of one element, as PNG. On a loaded machine the renderer can miss
+    /// chromedriver's 10 s deadline for a frame ("Timed out receiving message from
+    /// renderer", seen once in CI): the screenshot is asked again, twice at most.
     fn screenshot(&self, reference: &Value) -> Vec<u8> {
         use base64::Engine;
-        let encoded = self.element(reference, "screenshot");
+        let id = reference[ELEMENT].as_str().expect("an element reference");
+        let path = format!("/element/{id}/screenshot");
+        let mut attempts = 0;
+        let encoded = loop {
+            attempts += 1;
+            match self.try_call("GET", &path, None) {
+                Ok(encoded) => break encoded,
+                Err(message)
+                    if attempts < 3
+                        && message.contains("Timed out receiving message from renderer") => {}
+                Err(message) => panic!("{message}"),
+            }
+        };
         base64::engine::general_purpose::STANDARD
             .decode(encoded.as_str().unwrap())
             .unwrap()

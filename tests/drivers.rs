@@ -35,6 +35,23 @@ fn finish(child: std::process::Child, json: &Path, what: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap()
 }
 
+/// A completed cell's statements per query kind: (name, ok, failed).
+fn query_kinds(cell: &Value, what: &str) -> Vec<(String, u64, u64)> {
+    assert_eq!(cell["outcome"], "completed", "{what}: {cell:#}");
+    cell["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| {
+            (
+                q["name"].as_str().unwrap().to_string(),
+                q["count"].as_u64().unwrap(),
+                q["failed"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// Per cell: events, statements per query kind (ok, failed), and the server's Com_* counts.
 type Accounting = Vec<(u64, Vec<(String, u64, u64)>, BTreeMap<String, u64>)>;
 
@@ -44,19 +61,7 @@ fn accounting(record: &Value, what: &str) -> Accounting {
     cells
         .iter()
         .map(|cell| {
-            assert_eq!(cell["outcome"], "completed", "{what}: {cell:#}");
-            let kinds: Vec<(String, u64, u64)> = cell["queries"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|q| {
-                    (
-                        q["name"].as_str().unwrap().to_string(),
-                        q["count"].as_u64().unwrap(),
-                        q["failed"].as_u64().unwrap(),
-                    )
-                })
-                .collect();
+            let kinds = query_kinds(cell, what);
             let coms: BTreeMap<String, u64> = cell["server_status_delta"]
                 .as_object()
                 .unwrap()
@@ -327,20 +332,7 @@ fn node_accounting(record: &Value, what: &str) -> NodeAccounting {
     cells
         .iter()
         .map(|cell| {
-            assert_eq!(cell["outcome"], "completed", "{what}: {cell:#}");
-            let kinds: Vec<(String, u64, u64)> = cell["queries"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|q| {
-                    let name = q["name"].as_str().unwrap().to_string();
-                    (
-                        name,
-                        q["count"].as_u64().unwrap(),
-                        q["failed"].as_u64().unwrap(),
-                    )
-                })
-                .collect();
+            let kinds = query_kinds(cell, what);
             let nodes: Vec<(String, u64, u64)> = cell["nodes"]
                 .as_array()
                 .unwrap()
