@@ -538,26 +538,28 @@ fn load_range(
             // Rows are generated on a thread of their own, a few blocks ahead, and the
             // server pulls them through LOAD DATA's file request: the connection never waits
             // for the generator, and one statement may span many blocks, so what the server
-            // ingests sets the pace, as when its own client reads a file (the floor).
-            let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(GENERATED_AHEAD);
+            // ingests sets the pace, as when its own client reads a file (the floor). The
+            // generator sends a statement's blocks, then `None` where its rows end.
+            let (ready_tx, ready_rx) =
+                std::sync::mpsc::sync_channel::<Option<Vec<u8>>>(GENERATED_AHEAD);
             let (spent_tx, spent_rx) = std::sync::mpsc::channel::<Vec<u8>>();
             let ready_rx = Arc::new(Mutex::new(ready_rx));
-            // Blocks the next statement sends: its own rows, never a neighbour's.
-            let blocks_due = Arc::new(std::sync::atomic::AtomicU64::new(0));
             {
-                let (ready_rx, blocks_due) = (Arc::clone(&ready_rx), Arc::clone(&blocks_due));
+                let ready_rx = Arc::clone(&ready_rx);
                 conn.set_local_infile_handler(Some(LocalInfileHandler::new(move |_, stream| {
                     let ready_rx = ready_rx.lock().unwrap_or_else(|p| p.into_inner());
-                    for _ in 0..blocks_due.load(std::sync::atomic::Ordering::Acquire) {
-                        // No block: the generator stopped (Ctrl-C); the statement fails and
-                        // the caller sees why.
-                        let bytes = ready_rx.recv().map_err(|_| {
+                    loop {
+                        // Nothing more: the generator stopped (Ctrl-C); the statement fails
+                        // and the caller sees why.
+                        let block = ready_rx.recv().map_err(|_| {
                             std::io::Error::new(std::io::ErrorKind::Interrupted, "load stopped")
                         })?;
+                        let Some(bytes) = block else {
+                            return stream.flush();
+                        };
                         stream.write_all(&bytes)?;
                         let _ = spent_tx.send(bytes);
                     }
-                    stream.flush()
                 })));
             }
             let charset = if table.generator.ascii_only() {
@@ -595,11 +597,14 @@ fn load_range(
                                 bytes.len() as u64,
                                 std::sync::atomic::Ordering::Relaxed,
                             );
-                            if ready_tx.send(bytes).is_err() {
+                            if ready_tx.send(Some(bytes)).is_err() {
                                 // The sender stopped (an error).
                                 break 'chunks;
                             }
                             block_first = block_last + 1;
+                        }
+                        if ready_tx.send(None).is_err() {
+                            break;
                         }
                         chunk_first = chunk_last + 1;
                     }
@@ -611,8 +616,6 @@ fn load_range(
                             break;
                         }
                         let chunk_last = (chunk_first + chunk_rows - 1).min(last);
-                        let blocks = (chunk_last - chunk_first + 1).div_ceil(block_rows);
-                        blocks_due.store(blocks, std::sync::atomic::Ordering::Release);
                         // Autocommit is on: each LOAD DATA commits its own chunk.
                         if let Err(err) = conn.query_drop(&statement) {
                             if !keep_going() {
