@@ -17,7 +17,7 @@ pub struct LoadError {
 }
 
 impl LoadError {
-    pub fn setup(table: &str, message: String) -> Self {
+    pub(super) fn setup(table: &str, message: String) -> Self {
         LoadError {
             table: table.into(),
             chunk: None,

@@ -268,27 +268,11 @@ pub fn load_table(
         .map(|w| (w * per_worker + 1, ((w + 1) * per_worker).min(table.rows)))
         .filter(|(first, last)| first <= last)
         .collect();
-    let results: Vec<Result<WorkerTotals, LoadError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = ranges
-            .iter()
-            .map(|&(first, last)| {
-                scope.spawn(move || {
-                    load_range(spec, table, plan, first, last, max_packet, keep_going)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(LoadError::setup(
-                        &table.name,
-                        "a load thread panicked".into(),
-                    ))
-                })
-            })
-            .collect()
-    });
+    let results = on_threads(
+        &ranges,
+        |_| table.name.clone(),
+        |&(first, last)| load_range(spec, table, plan, first, last, max_packet, keep_going),
+    );
     let mut totals = WorkerTotals::default();
     for result in results {
         match result {
@@ -331,6 +315,52 @@ pub fn load_table(
             (Some(before), Some(after)) => Some(after.delta_since(&before)),
             _ => None,
         },
+    })
+}
+
+/// Loads `tables` side by side, one thread each, every one as `load_table` would alone;
+/// their outcomes in order. The server's figures of each load cover the whole group.
+pub fn load_tables(
+    spec: &ConnectionSpec,
+    tables: &[TableSpec],
+    plan: &LoadPlan,
+    server_pid: Option<u32>,
+    keep_going: &(dyn Fn() -> bool + Sync),
+) -> Vec<Result<LoadOutcome, LoadError>> {
+    on_threads(
+        tables,
+        |table| table.name.clone(),
+        |table| load_table(spec, table, plan, server_pid, keep_going),
+    )
+}
+
+/// Runs `work` for each item on a scoped thread of its own; the results in order, a
+/// panicking thread's as a load error of the table `table_of` names.
+fn on_threads<I: Sync, T: Send>(
+    items: &[I],
+    table_of: impl Fn(&I) -> String,
+    work: impl Fn(&I) -> Result<T, LoadError> + Sync,
+) -> Vec<Result<T, LoadError>> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .iter()
+            .map(|item| {
+                let work = &work;
+                scope.spawn(move || work(item))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .zip(items)
+            .map(|(handle, item)| {
+                handle.join().unwrap_or_else(|_| {
+                    Err(LoadError::setup(
+                        &table_of(item),
+                        "a load thread panicked".into(),
+                    ))
+                })
+            })
+            .collect()
     })
 }
 

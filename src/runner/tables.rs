@@ -10,7 +10,7 @@ use super::bench::Bench;
 use crate::console::note;
 use crate::engine::Engine;
 use crate::interrupt;
-use crate::load::{load_table, LoadOutcome, LoadPlan, TableSpec};
+use crate::load::{load_table, load_tables, LoadOutcome, LoadPlan, TableSpec};
 use crate::measure::measure_footprint;
 use crate::plan::Plan;
 use crate::results::LoadRecord;
@@ -154,35 +154,15 @@ fn load_together(
             make_ready(bench, database, engine, table, &each_plan)?;
         }
         let disk_before = disk_state(bench.target.as_ref());
-        let spec = bench.spec(database);
-        let server_pid = bench.target.server_pid();
-        let keep_going = || !interrupt::requested();
-        let outcomes: Vec<Result<LoadOutcome, crate::load::LoadError>> =
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = group
-                    .iter()
-                    .map(|table| {
-                        let (spec, keep_going) = (&spec, &keep_going);
-                        scope.spawn(move || {
-                            load_table(spec, table, &each_plan, server_pid, keep_going)
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .zip(group.iter())
-                    .map(|(handle, table)| {
-                        handle.join().unwrap_or_else(|_| {
-                            Err(crate::load::LoadError::setup(
-                                &table.name,
-                                "a load thread panicked".into(),
-                            ))
-                        })
-                    })
-                    .collect()
-            });
+        let outcomes = load_tables(
+            &bench.spec(database),
+            group,
+            &each_plan,
+            bench.target.server_pid(),
+            &|| !interrupt::requested(),
+        );
         let mut first_error = None;
-        for (table, outcome) in group.iter_mut().zip(outcomes) {
+        for (table, outcome) in group.iter().zip(outcomes) {
             let load = Loaded {
                 table,
                 plan: &each_plan,
