@@ -186,6 +186,91 @@ fn ascii_rows_load_unconverted_into_any_charset_in_statements_spanning_blocks() 
     }
 }
 
+/// Letters only: a row's tab-separated text is exactly its columns' lengths plus 3.
+struct Letters;
+
+impl RowGenerator for Letters {
+    fn fill_row(&self, id: u64, rng: &mut SmallRng, row: &mut Vec<Value>) {
+        let text: String = (0..rng.gen_range(1..40))
+            .map(|_| char::from(rng.gen_range(b'a'..=b'z')))
+            .collect();
+        row.push(Value::Int(id as i64));
+        row.push(Value::Int(rng.gen_range(0..1000)));
+        row.push(Value::Text(text));
+    }
+
+    fn ascii_only(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn an_interrupted_load_says_so_and_counts_only_the_rows_and_bytes_committed() {
+    common::require_mariadb();
+    let target = target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let spec_conn = target.spec("enginebench");
+    let mut conn = spec_conn.connect().unwrap();
+    let rows = 20_000;
+    for method in LoadMethod::ALL {
+        let table = TableSpec {
+            generator: Box::new(Letters),
+            ..spec(Engine::InnoDb, rows, None)
+        };
+        // Ctrl-C after a few of the checks between chunks, statements or batches.
+        let checks = std::sync::atomic::AtomicU32::new(0);
+        let keep_going = || checks.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < 12;
+        let outcome = load_table(
+            &spec_conn,
+            &table,
+            &plan(method, 1, IndexTiming::After),
+            None,
+            &keep_going,
+        )
+        .unwrap_or_else(|err| panic!("{method:?}: {err}"));
+        assert!(outcome.interrupted, "{method:?}: {outcome:?}");
+        assert!(
+            outcome.rows > 0 && outcome.rows < rows,
+            "{method:?}: {outcome:?}"
+        );
+        let (count, tsv_bytes): (u64, u64) = conn
+            .query_first(
+                "SELECT COUNT(*), CAST(SUM(LENGTH(id) + LENGTH(n) + LENGTH(s) + 3) AS UNSIGNED) FROM hostile",
+            )
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            count, outcome.rows,
+            "{method:?}: rows said vs rows in the table"
+        );
+        assert_eq!(
+            tsv_bytes, outcome.data_bytes,
+            "{method:?}: bytes said vs the rows in the table"
+        );
+        let indexes: Option<String> = conn
+            .query_first(
+                "SELECT INDEX_NAME FROM information_schema.STATISTICS \
+                 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'hostile' AND INDEX_NAME = 'n_idx'",
+            )
+            .unwrap();
+        assert_eq!(
+            indexes, None,
+            "{method:?}: no index is built after a Ctrl-C"
+        );
+        let complete = load_table(
+            &spec_conn,
+            &table,
+            &plan(method, 1, IndexTiming::After),
+            None,
+            &|| true,
+        )
+        .unwrap();
+        assert!(
+            !complete.interrupted && complete.rows == rows,
+            "{method:?}: {complete:?}"
+        );
+    }
+}
+
 #[test]
 fn a_failing_load_names_the_chunk_the_rows_in_the_table_and_the_fix() {
     common::require_mariadb();

@@ -211,9 +211,14 @@ pub struct LoadOutcome {
     pub load_ms: f64,
     /// Building secondary indexes after the load (0 if before or none).
     pub index_ms: f64,
-    /// Row data sent, as tab-separated text: the same measure for every method.
+    /// Row data of the rows loaded (`rows`), as tab-separated text: the same measure for
+    /// every method.
     pub data_bytes: u64,
     pub statements: u64,
+    /// Stopped (Ctrl-C) before all of the table's rows were in: `rows` were committed, the
+    /// indexes to build after were not, and the times are not the table's.
+    #[serde(default)]
+    pub interrupted: bool,
     /// The server's CPU and I/O over the load, when its process is ours to read.
     pub server_process: Option<ProcessDelta>,
 }
@@ -306,6 +311,7 @@ pub fn load_table(
     }
     let process_after = server_pid.and_then(sample_process);
     Ok(LoadOutcome {
+        interrupted: totals.rows < table.rows,
         rows: totals.rows,
         load_ms,
         index_ms,
@@ -574,8 +580,11 @@ fn load_range(
                 std::sync::mpsc::sync_channel::<Option<Vec<u8>>>(GENERATED_AHEAD);
             let (spent_tx, spent_rx) = std::sync::mpsc::channel::<Vec<u8>>();
             let ready_rx = Arc::new(Mutex::new(ready_rx));
+            // Bytes the statement in flight has sent: counted once it commits, as its rows.
+            let statement_bytes = Arc::new(std::sync::atomic::AtomicU64::new(0));
             {
                 let ready_rx = Arc::clone(&ready_rx);
+                let statement_bytes = Arc::clone(&statement_bytes);
                 conn.set_local_infile_handler(Some(LocalInfileHandler::new(move |_, stream| {
                     let ready_rx = ready_rx.lock().unwrap_or_else(|p| p.into_inner());
                     loop {
@@ -588,6 +597,8 @@ fn load_range(
                             return stream.flush();
                         };
                         stream.write_all(&bytes)?;
+                        statement_bytes
+                            .fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
                         let _ = spent_tx.send(bytes);
                     }
                 })));
@@ -604,9 +615,7 @@ fn load_range(
             );
             let chunk_rows = plan.chunk_rows.max(1);
             let block_rows = chunk_rows.min(GENERATION_BLOCK_ROWS);
-            let data_bytes = std::sync::atomic::AtomicU64::new(0);
             std::thread::scope(|scope| {
-                let data_bytes = &data_bytes;
                 scope.spawn(move || {
                     let mut chunk_first = first;
                     'chunks: while chunk_first <= last {
@@ -623,10 +632,6 @@ fn load_range(
                                 rows.next();
                                 push_tsv_row(&mut bytes, &rows.row);
                             }
-                            data_bytes.fetch_add(
-                                bytes.len() as u64,
-                                std::sync::atomic::Ordering::Relaxed,
-                            );
                             if ready_tx.send(Some(bytes)).is_err() {
                                 // The sender stopped (an error).
                                 break 'chunks;
@@ -655,6 +660,8 @@ fn load_range(
                         }
                         totals.statements += 1;
                         totals.rows += chunk_last - chunk_first + 1;
+                        totals.data_bytes +=
+                            statement_bytes.swap(0, std::sync::atomic::Ordering::Relaxed);
                         chunk_first = chunk_last + 1;
                     }
                     Ok(())
@@ -665,7 +672,6 @@ fn load_range(
                     std::sync::mpsc::sync_channel(0).1;
                 result
             })?;
-            totals.data_bytes += data_bytes.into_inner();
         }
     }
     Ok(totals)

@@ -859,7 +859,11 @@ fn loads_section(view: &View, style: TableStyle) -> String {
             (Some(outcome), _) => {
                 let process = outcome.server_process;
                 row.extend([
-                    right(outcome.rows.to_string()),
+                    right(if outcome.interrupted {
+                        format!("{} (interrupted)", outcome.rows)
+                    } else {
+                        outcome.rows.to_string()
+                    }),
                     right(format!("{:.2}", outcome.load_ms / 1000.0)),
                     right(format!("{:.2}", outcome.index_ms / 1000.0)),
                     right(format!("{:.0}", outcome.rows_per_s())),

@@ -260,8 +260,13 @@ fn record(
     match outcome {
         Ok(outcome) => {
             note(&format!(
-                "loaded {} rows into {} in {:.2} s ({:.0} rows/s{})",
+                "loaded {}{} rows into {} in {:.2} s ({:.0} rows/s{})",
                 outcome.rows,
+                if outcome.interrupted {
+                    format!(" of {} (interrupted)", table.rows)
+                } else {
+                    String::new()
+                },
                 table.name,
                 outcome.total_ms() / 1000.0,
                 outcome.rows_per_s(),

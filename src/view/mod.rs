@@ -450,9 +450,12 @@ fn phases(record: &RunRecord) -> Vec<Phase> {
         out.push(Phase {
             repeats: count_repeats(loads.iter().map(|l| l.repeat)),
             table: loads.first().map(|l| l.table.clone()),
-            rows: loads
-                .iter()
-                .find_map(|l| l.outcome.as_ref().map(|o| o.rows)),
+            rows: loads.iter().find_map(|l| {
+                l.outcome
+                    .as_ref()
+                    .filter(|o| !o.interrupted)
+                    .map(|o| o.rows)
+            }),
             ..blank(name, PhaseKind::Load)
         });
     }
