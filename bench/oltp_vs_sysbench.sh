@@ -2,8 +2,12 @@
 # sysbench 1.0.20 and enginebench on the same throwaway server, alternated ROUNDS times:
 # oltp_point_select and oltp_read_only at THREADS, over the unix socket and over TCP.
 # Prints per row both QPS, both client CPU µs per query (user+sys of the client process /
-# queries), the ratios, and whether the server counted the same Com_* per transaction;
-# one row per enginebench driver (DRIVERS, each round runs sysbench and every driver).
+# queries), the ratios, both clients' context switches per query (voluntary + involuntary:
+# where a client's kernel time goes besides the send and receive each query needs), and
+# whether the server counted the same Com_* per transaction;
+# one row per enginebench driver (DRIVERS, each round runs sysbench and every driver; a driver
+# written events:N runs the event driver with N loops, ENGINEBENCH_EVENT_LOOPS, to compare loop
+# counts in one run).
 # Then client memory per connection (max RSS at 1,000 and 10,000 connections vs 1).
 # A benchmark, not a test: figures depend on the machine; compare ratios within one run.
 set -euo pipefail
@@ -15,6 +19,7 @@ THREADS=${THREADS:-"1 4 16 64"}
 WORKLOADS=${WORKLOADS:-"oltp_point_select oltp_read_only"}
 TRANSPORTS=${TRANSPORTS:-"socket tcp"}
 DRIVERS=${DRIVERS:-"threads events"}
+# MEMORY=0 skips the client memory figures at the end.
 # The event driver's goal: client CPU per query at most 0.7x sysbench's at 16+ threads.
 EVENTS_CPU_GOAL=${EVENTS_CPU_GOAL:-0.7}
 # 10,000 connections need the server to accept them.
@@ -32,27 +37,29 @@ per_txn() { # before after transactions -> "select/begin/commit per transaction"
 sysbench oltp_read_only --db-driver=mysql --mysql-socket="$socket" --mysql-user=root --mysql-db=enginebench \
   --tables=1 --table-size="$ROWS" prepare >/dev/null
 
-run_sysbench() { # workload transport threads -> "qps cpu_s queries transactions com"
+run_sysbench() { # workload transport threads -> "qps cpu_s queries transactions com switches"
   local conn=(--mysql-socket="$socket")
   [ "$2" = tcp ] && conn=(--mysql-host=127.0.0.1 --mysql-port="$port")
   local before after
   before=$(coms)
-  /usr/bin/time -o "$work/time" -f "%U %S" sysbench "$1" --db-driver=mysql "${conn[@]}" --mysql-user=root \
+  /usr/bin/time -o "$work/time" -f "%U %S %c %w" sysbench "$1" --db-driver=mysql "${conn[@]}" --mysql-user=root \
     --mysql-db=enginebench --tables=1 --table-size="$ROWS" --threads="$3" --time="$SECONDS_PER_RUN" run >"$work/sb.out"
   after=$(coms)
   local queries qps txn
   queries=$(awk '/queries:/ {print $2; exit}' "$work/sb.out")
   qps=$(awk '/queries:/ {gsub(/\(/, "", $3); print $3; exit}' "$work/sb.out")
   txn=$(awk '/transactions:/ {print $2; exit}' "$work/sb.out")
-  echo "$qps $(awk '{print $1 + $2}' "$work/time") $queries $txn $(per_txn "$before" "$after" "$txn")"
+  echo "$qps $(awk '{print $1 + $2}' "$work/time") $queries $txn $(per_txn "$before" "$after" "$txn") $(awk '{print $3 + $4}' "$work/time")"
 }
 
-run_enginebench() { # workload transport threads driver
+run_enginebench() { # workload transport threads driver[:loops]
   local dsn="mysql://root@127.0.0.1:$port"
   [ "$2" = socket ] && dsn="mysql://root@localhost?socket=$socket"
-  /usr/bin/time -o "$work/time" -f "%U %S" "$eb" run "$1" --dsn "$dsn" --tables=1 --table-size="$ROWS" \
-    --threads="$3" --time="$SECONDS_PER_RUN" --driver "$4" --json "$work/eb.json" >/dev/null 2>"$work/eb.err" || { cat "$work/eb.err"; exit 1; }
-  python3 - "$work/eb.json" "$(awk '{print $1 + $2}' "$work/time")" <<'PY'
+  local loops=()
+  [[ "$4" == *:* ]] && loops=("ENGINEBENCH_EVENT_LOOPS=${4#*:}")
+  env "${loops[@]}" /usr/bin/time -o "$work/time" -f "%U %S %c %w" "$eb" run "$1" --dsn "$dsn" --tables=1 --table-size="$ROWS" \
+    --threads="$3" --time="$SECONDS_PER_RUN" --driver "${4%%:*}" --json "$work/eb.json" >/dev/null 2>"$work/eb.err" || { cat "$work/eb.err"; exit 1; }
+  python3 - "$work/eb.json" "$(awk '{print $1 + $2}' "$work/time")" "$(awk '{print $3 + $4}' "$work/time")" <<'PY'
 import json, sys
 cell = json.load(open(sys.argv[1]))["cells"][0]
 queries = sum(q["count"] + q["failed"] for q in cell["queries"])
@@ -60,7 +67,7 @@ seconds = cell["wall_ms"] / 1000
 d = cell["server_status_delta"]
 t = max(cell["events"], 1)
 print(f'{queries / seconds:.2f} {sys.argv[2]} {queries} {cell["events"]} '
-      f'{d.get("Com_select", 0) / t:.2f}/{d.get("Com_begin", 0) / t:.2f}/{d.get("Com_commit", 0) / t:.2f}')
+      f'{d.get("Com_select", 0) / t:.2f}/{d.get("Com_begin", 0) / t:.2f}/{d.get("Com_commit", 0) / t:.2f} {sys.argv[3]}')
 PY
 }
 
@@ -70,7 +77,7 @@ PY
 # threads), so each ratio comes with how many rounds enginebench was ahead and a one-sided
 # sign test: "short" only where enginebench lost so many rounds that chance is unlikely
 # (p < 0.05); otherwise the median's shortfall is named as within the noise.
-summarise() { # rows file (sb_qps sb_cpu_s sb_queries eb_qps eb_cpu_s eb_queries) -> table row
+summarise() { # rows file (sb_qps sb_cpu_s sb_queries eb_qps eb_cpu_s eb_queries sb_switches eb_switches) -> table row
   python3 - "$@" <<'PY'
 import math, statistics, sys
 label, rows_file, sb_com, eb_com, cpu_goal = sys.argv[1:6]
@@ -79,6 +86,7 @@ rows = [list(map(float, line.split())) for line in open(rows_file) if line.strip
 n = len(rows)
 qps = [(r[0], r[3]) for r in rows]
 cpu = [(r[1] * 1e6 / r[2], r[4] * 1e6 / r[5]) for r in rows]
+switches = [(r[6] / r[2], r[7] / r[5]) for r in rows]
 def sign_p(wins):  # one-sided: P(at most `wins` wins of n) if both tools were equal
     return sum(math.comb(n, i) for i in range(wins + 1)) / 2 ** n
 def judge(pairs, higher_is_better, goal=1.0):
@@ -93,11 +101,12 @@ c_ratio, c_wins, c_verdict = judge(cpu, False, cpu_goal)
 med = lambda xs: statistics.median(xs)
 print(f"{label} | {cpu_goal:4.1f} | {med([p[0] for p in qps]):8.0f} {med([p[1] for p in qps]):8.0f} {q_ratio:5.2f} {q_wins}/{n} {q_verdict:5} "
       f"| {med([c[0] for c in cpu]):7.2f} {med([c[1] for c in cpu]):7.2f} {c_ratio:5.2f} {c_wins}/{n} {c_verdict:5} "
+      f"| {med([s[0] for s in switches]):5.2f} {med([s[1] for s in switches]):5.2f} "
       f"| {sb_com:<14} {eb_com:<14}{'' if sb_com == eb_com else '  DIFFER'}")
 PY
 }
-printf '%-18s %-6s %4s %-7s | %4s | %8s %8s %5s %3s %-5s | %7s %7s %5s %3s %-5s | %-14s %-14s\n' workload via thr driver \
-  "cpu≤" "sb qps" "eb qps" "eb/sb" won goal "sb µs/q" "eb µs/q" "eb/sb" won goal "sb sel/beg/com" "eb sel/beg/com"
+printf '%-18s %-6s %4s %-9s | %4s | %8s %8s %5s %3s %-5s | %7s %7s %5s %3s %-5s | %5s %5s | %-14s %-14s\n' workload via thr driver \
+  "cpu≤" "sb qps" "eb qps" "eb/sb" won goal "sb µs/q" "eb µs/q" "eb/sb" won goal "sb cs/q" "eb cs/q" "sb sel/beg/com" "eb sel/beg/com"
 for workload in $WORKLOADS; do
   for transport in $TRANSPORTS; do
     for threads in $THREADS; do
@@ -113,13 +122,14 @@ for workload in $WORKLOADS; do
           else got[$tool]=$(run_enginebench "$workload" "$transport" "$threads" "$tool"); fi
         done
         for driver in $DRIVERS; do
-          echo "$(echo "${got[sysbench]}" | cut -d' ' -f1-3) $(echo "${got[$driver]}" | cut -d' ' -f1-3)" >>"$work/pairs.$driver"
+          echo "$(echo "${got[sysbench]}" | cut -d' ' -f1-3) $(echo "${got[$driver]}" | cut -d' ' -f1-3)" \
+            "$(echo "${got[sysbench]}" | cut -d' ' -f6) $(echo "${got[$driver]}" | cut -d' ' -f6)" >>"$work/pairs.$driver"
         done
       done
       for driver in $DRIVERS; do
         goal=1.0
-        [ "$driver" = events ] && [ "$threads" -ge 16 ] && goal=$EVENTS_CPU_GOAL
-        summarise "$(printf '%-18s %-6s %4s %-7s' "$workload" "$transport" "$threads" "$driver")" "$work/pairs.$driver" \
+        [ "${driver%%:*}" = events ] && [ "$threads" -ge 16 ] && goal=$EVENTS_CPU_GOAL
+        summarise "$(printf '%-18s %-6s %4s %-9s' "$workload" "$transport" "$threads" "$driver")" "$work/pairs.$driver" \
           "$(echo "${got[sysbench]}" | cut -d' ' -f5)" "$(echo "${got[$driver]}" | cut -d' ' -f5)" "$goal" | tee -a "$work/table"
       done
       unset got
@@ -134,6 +144,7 @@ awk -F'|' '{ split($3, q, " "); split($4, c, " "); rows++; qm += (q[5] == "met")
 
 # Client memory per connection: max RSS with 1,000 and 10,000 connections against 1 (the
 # thread driver at 1,000 only: 10,000 threads are what the event driver is for).
+[ "${MEMORY:-1}" = 0 ] && exit 0
 rss() { # threads driver
   /usr/bin/time -o "$work/time" -f "%M" "$eb" run oltp_point_select --dsn "mysql://root@127.0.0.1:$port" \
     --tables=1 --table-size="$ROWS" --threads="$1" --events="$(($1 * 2))" --driver "$2" >/dev/null 2>"$work/rss.err" \
@@ -141,6 +152,7 @@ rss() { # threads driver
   cat "$work/time"
 }
 for driver in $DRIVERS; do
+  [[ "$driver" == *:* ]] && continue # a loop-count variant: memory is the driver's
   one=$(rss 1 "$driver")
   counts="1000 10000"
   [ "$driver" = threads ] && counts=1000

@@ -80,10 +80,10 @@ pub fn kind() -> DriverKind {
     }
 }
 
-/// Event loops for `workers` connections: one per CPU this process may run on (its
-/// affinity, which `--client-cpus` narrows), or one per connection while there are at most
-/// two connections per CPU (`ENGINEBENCH_EVENT_LOOPS` fixes the number, to measure the
-/// driver).
+/// Event loops for `workers` connections: one per 16 connections, at most one per CPU this
+/// process may run on (its affinity, which `--client-cpus` narrows), or one per connection
+/// while there are at most two connections per CPU (`ENGINEBENCH_EVENT_LOOPS` fixes the
+/// number, to measure the driver).
 pub fn loop_count(workers: usize) -> usize {
     // For measuring the driver itself: a fixed number of loops.
     if let Some(loops) = std::env::var("ENGINEBENCH_EVENT_LOOPS")
@@ -105,20 +105,27 @@ pub fn loop_count(workers: usize) -> usize {
 }
 
 fn loops_for(workers: usize, cpus: usize) -> usize {
-    // One loop per CPU even for a few connections: one loop for 4 connections on 2 CPUs
-    // took less client CPU per statement but lost up to 44% of the QPS (bench/
-    // oltp_vs_sysbench.sh, oltp_point_select at 4 threads). Up to two connections per CPU
-    // each get a loop of their own: in a shared loop one answer waits while the other's
-    // next statement is sent, and 4 loops for 4 connections on 2 CPUs gave 3-5% more QPS
-    // than 2 loops (oltp_point_select, 5 alternating rounds, socket and TCP) for at most
-    // 5% more client CPU per statement; beyond that, loops batch many answers per wait.
+    // Measured with bench/oltp_vs_sysbench.sh (oltp_point_select on 2 CPUs, loop counts
+    // alternated in the same rounds, socket and TCP):
+    // - Up to two connections per CPU each get a loop of their own: one loop for 4
+    //   connections lost up to 44% of the QPS, as one answer waits while another's next
+    //   statement is sent, and 4 loops gave 3-5% more QPS than 2.
+    // - Beyond that, the fewer loops the less client CPU per statement: a loop that serves
+    //   more connections takes more answers per wake-up and is preempted less often by the
+    //   server threads it wakes. At 6, 8 and 16 connections one loop took 0.63-0.74x
+    //   sysbench's CPU against 0.79-0.92x for two, for the same QPS.
+    // - But one loop for 32 or 64 connections lost 9-18% of the QPS (it becomes the
+    //   bottleneck, one thread among as many busy server threads): 16 connections a loop.
     let (workers, cpus) = (workers.max(1), cpus.max(1));
     if workers <= 2 * cpus {
         workers
     } else {
-        cpus
+        workers.div_ceil(CONNECTIONS_PER_LOOP).min(cpus)
     }
 }
+
+/// How many connections one event loop serves before another loop (CPU permitting) is added.
+const CONNECTIONS_PER_LOOP: usize = 16;
 
 /// Raises this process's open-file limit to its hard limit, so that thousands of
 /// connections fit; returns the limit now in force.
@@ -628,12 +635,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_few_connections_get_a_loop_each_and_many_share_one_per_cpu() {
+    fn a_few_connections_get_a_loop_each_and_many_share_one_per_16_up_to_one_per_cpu() {
         assert_eq!(loops_for(1, 2), 1);
         assert_eq!(loops_for(4, 2), 4);
-        assert_eq!(loops_for(5, 2), 2);
+        assert_eq!(loops_for(5, 2), 1);
+        assert_eq!(loops_for(16, 2), 1);
+        assert_eq!(loops_for(17, 2), 2);
         assert_eq!(loops_for(10_000, 2), 2);
         assert_eq!(loops_for(16, 8), 16);
+        assert_eq!(loops_for(17, 8), 2);
+        assert_eq!(loops_for(64, 8), 4);
+        assert_eq!(loops_for(10_000, 8), 8);
         assert_eq!(loops_for(0, 0), 1);
     }
 
