@@ -5,7 +5,7 @@
 //! `scenario` (and `capture`, a recorded workload) → `plan` → `target` (on `server`) → `driver` → `measure` → `results` →
 //! `view` → `report`, with `runner` walking a plan's steps and `commands` wiring the stages
 //! for the command line. Leaves every stage may use: `console`, `sqlerror`, `engine`,
-//! `units`, `interrupt`. [`run`] dispatches a parsed command line; tests drive the stages
+//! `units`, `fan_out`, `interrupt`. [`run`] dispatches a parsed command line; tests drive the stages
 //! directly.
 
 #[macro_use]
@@ -15,6 +15,7 @@ pub mod cli;
 pub mod commands;
 pub mod driver;
 pub mod engine;
+pub mod fan_out;
 pub mod interrupt;
 pub mod load;
 pub mod measure;

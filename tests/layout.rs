@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// The stages, lowest first: a module may use modules of its own layer or of layers below.
 const LAYERS: &[&[&str]] = &[
     // Leaves every stage may use.
-    &["units", "engine", "console", "sqlerror"],
+    &["units", "engine", "console", "sqlerror", "fan_out"],
     &["server", "interrupt"],
     &["measure"],
     &["load"],

@@ -347,26 +347,11 @@ fn on_threads<I: Sync, T: Send>(
     table_of: impl Fn(&I) -> String,
     work: impl Fn(&I) -> Result<T, LoadError> + Sync,
 ) -> Vec<Result<T, LoadError>> {
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .iter()
-            .map(|item| {
-                let work = &work;
-                scope.spawn(move || work(item))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .zip(items)
-            .map(|(handle, item)| {
-                handle.join().unwrap_or_else(|_| {
-                    Err(LoadError::setup(
-                        &table_of(item),
-                        "a load thread panicked".into(),
-                    ))
-                })
-            })
-            .collect()
+    crate::fan_out::on_threads(items, work, |index| {
+        Err(LoadError::setup(
+            &table_of(&items[index]),
+            "a load thread panicked".into(),
+        ))
     })
 }
 

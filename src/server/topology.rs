@@ -292,31 +292,13 @@ fn start_parallel(nodes: Vec<(String, NodeRole, ServerOptions)>) -> Result<Vec<N
 
 /// `work` on each of `items`, each on a thread of its own, the results in order; a
 /// panicking thread is an error naming `what` it was doing.
-fn on_threads<I, R>(
+fn on_threads<I: Send, R: Send>(
     items: impl IntoIterator<Item = I>,
     what: &str,
     work: impl Fn(I) -> Result<R, ServerError> + Sync,
-) -> Vec<Result<R, ServerError>>
-where
-    I: Send,
-    R: Send,
-{
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .into_iter()
-            .map(|item| {
-                let work = &work;
-                scope.spawn(move || work(item))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|_| Err(ServerError::Io(format!("a node's {what} panicked"))))
-            })
-            .collect()
+) -> Vec<Result<R, ServerError>> {
+    crate::fan_out::on_threads(items, work, |_| {
+        Err(ServerError::Io(format!("a node's {what} panicked")))
     })
 }
 
