@@ -109,7 +109,7 @@ fn both_drivers_account_for_the_same_work_on_every_study() {
     // no warm-up (its last events overlap the counters' first reading); transactions that
     // can deadlock, and bulk_insert (whose batches depend on how --events is shared out),
     // on one connection.
-    let studies: &[(&str, &[&str])] = &[
+    let scenarios: &[(&str, &[&str])] = &[
         (
             "s0",
             &[
@@ -168,140 +168,38 @@ fn both_drivers_account_for_the_same_work_on_every_study() {
                 "innodb",
             ],
         ),
-        (
-            "oltp_read_write",
-            &[
-                "oltp_read_write",
-                "--table-size",
-                "2000",
-                "--threads",
-                "1",
-                "--events",
-                "60",
-            ],
-        ),
-        (
-            "oltp_insert",
-            &[
-                "oltp_insert",
-                "--table-size",
-                "2000",
-                "--threads",
-                "4",
-                "--events",
-                "200",
-            ],
-        ),
-        (
-            "select_random_ranges",
-            &[
-                "select_random_ranges",
-                "--table-size",
-                "2000",
-                "--threads",
-                "4",
-                "--events",
-                "100",
-            ],
-        ),
-        (
-            "oltp_point_select",
-            &[
-                "oltp_point_select",
-                "--table-size",
-                "2000",
-                "--threads",
-                "4",
-                "--events",
-                "80",
-            ],
-        ),
-        (
-            "oltp_read_only",
-            &[
-                "oltp_read_only",
-                "--table-size",
-                "2000",
-                "--threads",
-                "4",
-                "--events",
-                "80",
-            ],
-        ),
-        (
-            "oltp_write_only",
-            &[
-                "oltp_write_only",
-                "--table-size",
-                "2000",
-                "--threads",
-                "1",
-                "--events",
-                "80",
-            ],
-        ),
-        (
-            "oltp_update_index",
-            &[
-                "oltp_update_index",
-                "--table-size",
-                "2000",
-                "--threads",
-                "4",
-                "--events",
-                "80",
-            ],
-        ),
-        (
-            "oltp_update_non_index",
-            &[
-                "oltp_update_non_index",
-                "--table-size",
-                "2000",
-                "--threads",
-                "4",
-                "--events",
-                "80",
-            ],
-        ),
-        (
-            "oltp_delete",
-            &[
-                "oltp_delete",
-                "--table-size",
-                "2000",
-                "--threads",
-                "1",
-                "--events",
-                "80",
-            ],
-        ),
-        (
-            "select_random_points",
-            &[
-                "select_random_points",
-                "--table-size",
-                "2000",
-                "--threads",
-                "4",
-                "--events",
-                "80",
-            ],
-        ),
-        (
-            "bulk_insert",
-            &[
-                "bulk_insert",
-                "--table-size",
-                "2000",
-                "--threads",
-                "1",
-                "--events",
-                "300",
-            ],
-        ),
     ];
-    for (name, args) in studies {
+    // Every sysbench workload: (name, connections, events) on a 2,000-row table.
+    let sysbench: &[(&str, &str, &str)] = &[
+        ("oltp_read_write", "1", "60"),
+        ("oltp_insert", "4", "200"),
+        ("select_random_ranges", "4", "100"),
+        ("oltp_point_select", "4", "80"),
+        ("oltp_read_only", "4", "80"),
+        ("oltp_write_only", "1", "80"),
+        ("oltp_update_index", "4", "80"),
+        ("oltp_update_non_index", "4", "80"),
+        ("oltp_delete", "1", "80"),
+        ("select_random_points", "4", "80"),
+        ("bulk_insert", "1", "300"),
+    ];
+    let studies: Vec<(&str, Vec<&str>)> = scenarios
+        .iter()
+        .map(|(name, args)| (*name, args.to_vec()))
+        .chain(sysbench.iter().map(|&(name, threads, events)| {
+            let args = [
+                name,
+                "--table-size",
+                "2000",
+                "--threads",
+                threads,
+                "--events",
+                events,
+            ];
+            (name, args.to_vec())
+        }))
+        .collect();
+    for (name, args) in &studies {
         let threads_json = tmpdir.join(format!("{name}-threads.json"));
         let events_json = tmpdir.join(format!("{name}-events.json"));
         // Both at once, each on its own throwaway server: the counts do not depend on timing.
