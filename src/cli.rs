@@ -165,7 +165,8 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_thread_count, value_delimiter = ',')]
     pub threads: Vec<u32>,
 
-    /// Loops per thread (s0's Q); ignored with --time [default: 200]
+    /// Loops per thread (s0's Q; ignored with --time) [default: 200]; on a sysbench workload,
+    /// events each connection completes (with --time, whichever comes first)
     #[arg(long, value_parser = parse_count)]
     pub loops: Option<u64>,
 
@@ -822,6 +823,18 @@ impl RunArgs {
 }
 
 impl ServerArgs {
+    /// `--database` or the database the DSN's path names, if the user named one.
+    pub fn database_named(&self) -> Result<Option<String>, String> {
+        let from_dsn = self.dsn.first().and_then(|dsn| dsn.database.clone());
+        match (self.database.clone(), from_dsn) {
+            (Some(flag), Some(path)) if flag != path => Err(format!(
+                "--database {flag} and the DSN's database {path} disagree: give one of them"
+            )),
+            (Some(name), _) | (None, Some(name)) => Ok(Some(name)),
+            (None, None) => Ok(None),
+        }
+    }
+
     /// `--database`, or the database the DSN's path names, or enginebench's own.
     pub fn database(&self) -> Result<String, String> {
         let from_dsn = self.dsn.first().and_then(|dsn| dsn.database.clone());

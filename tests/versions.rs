@@ -289,3 +289,35 @@ fn builds_that_cannot_be_had_say_why_and_leave_nothing() {
     assert!(builds::known_names().contains(&"mysql"));
     std::fs::remove_dir_all(&cache).unwrap();
 }
+
+/// Two processes (two runs, two tests, two agents on one host) fetching the same build on
+/// an empty cache: one fetches, the other waits for it and finds it there; both succeed and
+/// the cache holds the one build and nothing else.
+#[test]
+fn two_processes_fetching_one_build_on_an_empty_cache_both_succeed() {
+    let cache = common::private_tmpdir("fetch-twice");
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_enginebench"))
+            .args(["server", "get", "mariadb-11.8"])
+            .env("XDG_CACHE_HOME", &cache)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (first, second) = (spawn(), spawn());
+    for child in [first, second] {
+        let output = child.wait_with_output().unwrap();
+        common::assert_success(&output);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(stdout.starts_with("mariadb-11.8: "), "{stdout}");
+    }
+    let servers = cache.join("enginebench/servers");
+    let left: Vec<_> = std::fs::read_dir(&servers)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["mariadb-11.8"], "the cache holds the build alone");
+    std::fs::remove_dir_all(&cache).unwrap();
+}

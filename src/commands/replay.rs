@@ -18,7 +18,29 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
             engines.push(*engine);
         }
     }
-    let plan = plan_replay(&args.capture, engines, &args.servers, speed, args.repeat)?;
+    let database = args.server.database_named().map_err(anyhow::Error::msg)?;
+    let plan = plan_replay(
+        &args.capture,
+        engines,
+        &args.servers,
+        speed,
+        args.repeat,
+        database,
+    )?;
+    if let crate::plan::Study::Replay(params) = &plan.study {
+        if let (Some(database), Some(captured)) = (&params.database, &params.renamed_from) {
+            crate::console::note(&format!(
+                "the captured database {captured} is replayed as {database}: the snapshot loads into {database}, and connections that chose {captured} or USE it get {database}"
+            ));
+            if !params.naming_captured.is_empty() {
+                crate::console::note(&format!(
+                    "{} statement kind(s) name {captured} explicitly and run as written, against {captured} on that server (first: {})",
+                    params.naming_captured.len(),
+                    params.naming_captured[0]
+                ));
+            }
+        }
+    }
     let server = resolve_server(&args.server)?;
     check_caps(&plan, &server)?;
     if args.dry_run {

@@ -98,6 +98,7 @@ pub fn plan_replay(
     servers: &[String],
     speed: Option<f64>,
     repeat: u32,
+    database: Option<String>,
 ) -> anyhow::Result<Plan> {
     let capture = crate::capture::read(file)?;
     let script = crate::capture::ReplayScript::of(&capture);
@@ -116,7 +117,25 @@ pub fn plan_replay(
             );
         }
     }
-    let database = capture.header().database.clone();
+    let captured = capture.header().database.clone();
+    // `--database` maps the captured default database to the one given (a staging copy
+    // of production usually still holds the original).
+    let renamed_from = match (&database, &captured) {
+        (Some(given), Some(captured)) if given != captured => Some(captured.clone()),
+        _ => None,
+    };
+    let naming_captured = renamed_from
+        .as_deref()
+        .map(|captured| {
+            script
+                .kinds
+                .iter()
+                .filter(|kind| names_database(kind, captured))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let database = database.or(captured);
     let engines = if engines.is_empty() {
         vec![Engine::InnoDb]
     } else {
@@ -129,11 +148,30 @@ pub fn plan_replay(
             speed,
             repeat,
             database,
+            renamed_from,
+            naming_captured,
             capture: std::sync::Arc::new(capture),
             script: std::sync::Arc::new(script),
         }),
         servers,
     ))
+}
+
+/// Whether `sql` names `database` as a qualifier (`db.t`, `` `db`.t ``), in any case.
+fn names_database(sql: &str, database: &str) -> bool {
+    let lower = sql.to_ascii_lowercase();
+    let database = database.to_ascii_lowercase();
+    [format!("{database}."), format!("`{database}`.")]
+        .iter()
+        .any(|qualified| {
+            lower.match_indices(qualified.as_str()).any(|(at, _)| {
+                // The name starts here, not inside a longer identifier.
+                !lower[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+            })
+        })
 }
 
 /// `enginebench prepare sbtest`'s plan.
@@ -240,10 +278,10 @@ fn sysbench_study(workload: OltpKind, choices: &Choices) -> anyhow::Result<Study
             choices.threads.clone()
         },
         // sysbench runs 10 s unless told a time or an event count.
-        time: choices
-            .time
-            .or(choices.events.is_none().then_some(Duration::from_secs(10))),
+        time: choices.time.or((choices.events.is_none() && choices.loops.is_none())
+            .then_some(Duration::from_secs(10))),
         events: choices.events,
+        loops: choices.loops,
         warmup: choices.warmup,
         repeat: choices.repeat.unwrap_or(1),
         rate_per_s: choices.rate_per_s,

@@ -45,8 +45,16 @@ pub struct ReplayParams {
     /// A factor on the captured pace; None: as fast as each connection can go.
     pub speed: Option<f64>,
     pub repeat: u32,
-    /// The database the snapshot is loaded into (the captured one).
+    /// The database the snapshot is loaded into: `--database`, or the captured one.
     pub database: Option<String>,
+    /// The captured database, when `--database` maps it to another: connections that chose
+    /// it, and USE of it, go to `database` instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub renamed_from: Option<String>,
+    /// Statement kinds that name the captured database explicitly (`db.table`): they run
+    /// as written, against the captured database, and the plan says so.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub naming_captured: Vec<String>,
     #[serde(skip)]
     pub capture: std::sync::Arc<crate::capture::Capture>,
     #[serde(skip)]
@@ -83,6 +91,10 @@ pub struct OltpParams {
     pub time: Option<Duration>,
     /// sysbench's --events: events in all, shared among the threads.
     pub events: Option<u64>,
+    /// `--loops`: events per connection, each completing its own (what proves that every
+    /// one of many connections is live; `--events` promises no connection a share).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loops: Option<u64>,
     pub warmup: Option<Duration>,
     pub repeat: u32,
     /// Rate mode: events per second in all, and how arrivals are spaced.
@@ -327,7 +339,11 @@ impl Study {
             Study::Sysbench(params) => CellLength {
                 time: params.time,
                 warmup: params.warmup,
-                count: params.events.map(|events| format!("{events} events")),
+                count: match (params.events, params.loops) {
+                    (Some(events), _) => Some(format!("{events} events")),
+                    (None, Some(loops)) => Some(format!("{loops} loops per thread")),
+                    (None, None) => None,
+                },
             },
             Study::PrepareSbtest(_) => CellLength {
                 time: None,
@@ -483,7 +499,21 @@ impl Study {
                     .iter()
                     .map(|r| r.rows.len())
                     .sum::<usize>(),
-                params.database.as_deref().unwrap_or("the run's database"),
+                match (&params.database, &params.renamed_from) {
+                    (Some(database), Some(captured)) => format!(
+                        "{database} (the captured {captured}, mapped by --database{})",
+                        if params.naming_captured.is_empty() {
+                            String::new()
+                        } else {
+                            format!(
+                                "; {} statement kind(s) name {captured} explicitly and run against it as written",
+                                params.naming_captured.len()
+                            )
+                        }
+                    ),
+                    (Some(database), None) => database.clone(),
+                    (None, _) => "the run's database".into(),
+                },
                 engine.sql_name()
             ),
             (_, step) => format!("{step:?}"),

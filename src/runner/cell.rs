@@ -430,7 +430,7 @@ fn workload(
             let config = CellConfig {
                 threads: cell.threads,
                 stop: StopCondition {
-                    events_per_thread: None,
+                    events_per_thread: params.loops,
                     events_total: params.events,
                     duration: params.time,
                 },
@@ -450,6 +450,7 @@ fn workload(
                 params.script.clone(),
                 spec,
                 database,
+                params.renamed_from.clone(),
                 params.speed,
             );
             let config = CellConfig {

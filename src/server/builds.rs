@@ -321,6 +321,16 @@ pub fn get(name: &str, progress: &dyn Fn(&str)) -> Result<ServerTree, ServerErro
         progress(&format!("{name} is already in {}", final_dir.display()));
         return tree_of_dir(&final_dir);
     }
+    fs::create_dir_all(cache_dir()).map_err(|err| {
+        ServerError::Io(format!("cannot create {}: {err}", cache_dir().display()))
+    })?;
+    // Two processes (two runs, two tests, two agents on one host) may fetch the same build
+    // at once: one fetches while the other waits on the build's lock, then finds it there.
+    let _lock = BuildLock::take(name, progress)?;
+    if final_dir.is_dir() {
+        progress(&format!("{name} is already in {}", final_dir.display()));
+        return tree_of_dir(&final_dir);
+    }
     for (tool, package) in [
         ("apt-get", "apt"),
         ("apt-cache", "apt"),
@@ -333,9 +343,6 @@ pub fn get(name: &str, progress: &dyn Fn(&str)) -> Result<ServerTree, ServerErro
             )));
         }
     }
-    fs::create_dir_all(cache_dir()).map_err(|err| {
-        ServerError::Io(format!("cannot create {}: {err}", cache_dir().display()))
-    })?;
     let staging = cache_dir().join(format!(".{name}.partial-{}", std::process::id()));
     let _ = fs::remove_dir_all(&staging);
     // The binaries are patched for the tree's final place, so it moves there before it
@@ -368,6 +375,69 @@ pub fn get(name: &str, progress: &dyn Fn(&str)) -> Result<ServerTree, ServerErro
         let _ = fs::remove_dir_all(&final_dir);
     }
     result
+}
+
+/// An exclusive `flock` on `.NAME.lock` in the cache, held while a build is fetched. The
+/// kernel drops it when its holder exits, however it exits, so a killed fetch never leaves
+/// the others waiting. The holder removes the file when it is done, so the cache holds
+/// nothing but builds; a waiter that then wins the lock on a removed file takes it anew.
+struct BuildLock {
+    path: PathBuf,
+    _file: fs::File,
+}
+
+impl BuildLock {
+    fn take(name: &str, progress: &dyn Fn(&str)) -> Result<BuildLock, ServerError> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::MetadataExt;
+        let path = cache_dir().join(format!(".{name}.lock"));
+        let failed = |what: &str, err: std::io::Error| {
+            ServerError::Io(format!("cannot {what} {}: {err}", path.display()))
+        };
+        let mut said = false;
+        loop {
+            let file = fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+                .map_err(|err| failed("open", err))?;
+            // SAFETY: flock(2) on a descriptor this function owns.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+                let err = std::io::Error::last_os_error();
+                if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
+                    return Err(failed("lock", err));
+                }
+                if !said {
+                    progress(&format!(
+                        "another enginebench is fetching {name}: waiting for it to finish"
+                    ));
+                    said = true;
+                }
+                // Polled rather than blocking, so that Ctrl-C is seen while waiting.
+                if crate::interrupt::requested() {
+                    return Err(ServerError::Io(format!(
+                        "interrupted while waiting for another fetch of {name}"
+                    )));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                continue;
+            }
+            // Locked: but if the holder before us removed the file meanwhile, our lock is
+            // on a name nobody else will open. Only the file still at `path` counts.
+            let ours = file.metadata().map_err(|err| failed("read", err))?.ino();
+            if fs::metadata(&path).is_ok_and(|now| now.ino() == ours) {
+                return Ok(BuildLock { path, _file: file });
+            }
+        }
+    }
+}
+
+impl Drop for BuildLock {
+    fn drop(&mut self) {
+        // Removed while still locked, then unlocked by closing the file.
+        let _ = fs::remove_file(&self.path);
+    }
 }
 
 fn fetch_into(

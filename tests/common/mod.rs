@@ -238,6 +238,7 @@ pub fn oltp_params(
         threads: vec![1],
         time: None,
         events: Some(events),
+        loops: None,
         warmup: None,
         repeat: 1,
         rate_per_s: None,

@@ -31,10 +31,34 @@ pub struct Shared {
     pub spec: ConnectionSpec,
     /// The database the snapshot was loaded into, for connections that named none.
     pub database: String,
+    /// The captured database that `database` stands for (`--database` mapped it).
+    pub renamed_from: Option<String>,
     /// A factor on the captured pace; None: as fast as possible.
     pub speed: Option<f64>,
     /// Per query kind: mismatches seen, and the first one's description.
     mismatches: Mutex<BTreeMap<usize, (u64, String)>>,
+}
+
+impl Shared {
+    /// The database a captured name stands for on the replay server.
+    fn mapped<'a>(&'a self, captured: &'a str) -> &'a str {
+        match &self.renamed_from {
+            Some(from) if from == captured => &self.database,
+            _ => captured,
+        }
+    }
+
+    /// `USE captured` as `USE database` when `--database` maps it; None: run as written.
+    fn mapped_use(&self, sql: &str) -> Option<String> {
+        let from = self.renamed_from.as_deref()?;
+        let rest = sql.trim().trim_end_matches(';').trim_end();
+        let (keyword, name) = rest.split_at_checked(3)?;
+        if !keyword.eq_ignore_ascii_case("use") || !name.starts_with(char::is_whitespace) {
+            return None;
+        }
+        let name = name.trim().trim_matches('`');
+        (name == from).then(|| format!("USE `{}`", self.database.replace('`', "``")))
+    }
 }
 
 impl ReplayWorkload {
@@ -43,6 +67,7 @@ impl ReplayWorkload {
         script: Arc<ReplayScript>,
         spec: ConnectionSpec,
         database: String,
+        renamed_from: Option<String>,
         speed: Option<f64>,
     ) -> ReplayWorkload {
         ReplayWorkload {
@@ -51,6 +76,7 @@ impl ReplayWorkload {
                 script,
                 spec,
                 database,
+                renamed_from,
                 speed,
                 mismatches: Mutex::new(BTreeMap::new()),
             }),
@@ -71,10 +97,10 @@ impl Workload for ReplayWorkload {
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
         let script = &self.shared.script.connections[worker_index];
         let mut conn = self.shared.spec.for_connection(worker_index).connect()?;
-        let database = script
-            .database
-            .clone()
-            .unwrap_or_else(|| self.shared.database.clone());
+        let database = match &script.database {
+            Some(chosen) => self.shared.mapped(chosen).to_string(),
+            None => self.shared.database.clone(),
+        };
         // A database the snapshot does not hold is the replayed statements' problem, as
         // it would have been the application's.
         let _ = conn.select_db(&database);
@@ -132,7 +158,9 @@ impl ReplayWorker {
         };
         match command.kind {
             CommandKind::Query => {
-                let mut result = self.conn.query_iter(command.sql.as_deref().unwrap_or(""))?;
+                let sql = command.sql.as_deref().unwrap_or("");
+                let mapped_use = self.shared.mapped_use(sql);
+                let mut result = self.conn.query_iter(mapped_use.as_deref().unwrap_or(sql))?;
                 let mut answer = none;
                 while let Some(set) = result.iter() {
                     answer.affected_rows += set.affected_rows();
@@ -189,8 +217,8 @@ impl ReplayWorker {
                 Ok(none)
             }
             CommandKind::InitDb => {
-                self.conn
-                    .select_db(command.database.as_deref().unwrap_or(""))?;
+                let chosen = command.database.as_deref().unwrap_or("");
+                self.conn.select_db(self.shared.mapped(chosen))?;
                 Ok(none)
             }
             CommandKind::Ping => {
