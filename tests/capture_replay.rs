@@ -260,6 +260,62 @@ fn a_captured_workload_replays_with_the_same_counts_on_every_engine() {
         );
     }
 
+    // Replayed onto a server that still holds the captured database (a staging copy of
+    // production): `--database` maps the captured `shop` to `shopcopy`, where the snapshot
+    // loads and the connections go; `shop` itself is left as it was.
+    let orders_before: u64 = root
+        .query_first("SELECT COUNT(*) FROM shop.orders")
+        .unwrap()
+        .unwrap();
+    let price_before: i64 = root
+        .query_first("SELECT price FROM shop.items WHERE id = 7")
+        .unwrap()
+        .unwrap();
+    let mapped_json = tmp.with_extension("mapped.json");
+    let output = common::enginebench(&tmp)
+        .arg("replay")
+        .arg(&file)
+        .args(["--speed", "max", "--no-db", "--database", "shopcopy", "--dsn"])
+        .arg(format!("mysql://root@127.0.0.1:{}", server.port()))
+        .arg("--json")
+        .arg(&mapped_json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the captured database shop is replayed as shopcopy"),
+        "{stderr}"
+    );
+    let record = read_record(&mapped_json).unwrap();
+    assert_eq!(record.cells.len(), 1);
+    let cell = &record.cells[0];
+    assert!(cell.mismatches.is_empty(), "{:?}", cell.mismatches);
+    assert_eq!(
+        cell.server_status_delta.get("Com_insert").copied(),
+        Some(5)
+    );
+    // The lookups found their rows (no mismatch) and the orders were inserted, but not in
+    // shop: they went to shopcopy, whose tables the run dropped when it ended.
+    let copy_tables: u64 = root
+        .query_first(
+            "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'shopcopy'",
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(copy_tables, 0, "the run's tables in shopcopy are dropped at its end");
+    let orders_after: u64 = root
+        .query_first("SELECT COUNT(*) FROM shop.orders")
+        .unwrap()
+        .unwrap();
+    assert_eq!(orders_after, orders_before, "shop was left alone");
+    let price_after: i64 = root
+        .query_first("SELECT price FROM shop.items WHERE id = 7")
+        .unwrap()
+        .unwrap();
+    assert_eq!(price_after, price_before, "shop was left alone");
+    root.query_drop("DROP DATABASE shopcopy").unwrap();
+
     // The capture as a scenario file: it runs like any study, at a thread count of one's own.
     let output = common::enginebench(&tmp)
         .args(["capture", "summarize"])
@@ -287,7 +343,7 @@ fn a_captured_workload_replays_with_the_same_counts_on_every_engine() {
 
     drop(root);
     drop(server);
-    for path in [&file, &json, &changed_file, &changed_json, &scenario] {
+    for path in [&file, &json, &changed_file, &changed_json, &mapped_json, &scenario] {
         let _ = std::fs::remove_file(path);
     }
     common::assert_nothing_left(&tmp);

@@ -354,3 +354,18 @@ fn select_phases(scenario: &mut Scenario, wanted: &[String]) -> anyhow::Result<(
     });
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::names_database;
+
+    #[test]
+    fn a_statement_names_a_database_only_as_a_qualifier_of_its_own() {
+        assert!(names_database("SELECT * FROM shop.items", "shop"));
+        assert!(names_database("select * from `SHOP`.items", "shop"));
+        assert!(names_database("UPDATE x JOIN shop.y", "shop"));
+        assert!(!names_database("SELECT * FROM items", "shop"));
+        assert!(!names_database("SELECT * FROM myshop.items", "shop"));
+        assert!(!names_database("SELECT shopping.x FROM shopping", "shop"));
+    }
+}

@@ -145,6 +145,20 @@ impl Workspace {
             )
             .described()?;
         let ours = self.created_databases.iter().any(|d| d == database);
+        if !self.private && exists.is_some() && !ours && database == self.database {
+            // The run's own --database, checked at its start to hold nothing the run did not
+            // make (or --force): it stays; the tables are made afresh in it, and dropped
+            // when the run ends.
+            for table in tables {
+                conn.query_drop(format!("DROP TABLE IF EXISTS `{database}`.`{table}`"))
+                    .described()?;
+                let qualified = (database.to_string(), table.to_string());
+                if !self.created_tables.contains(&qualified) {
+                    self.created_tables.push(qualified);
+                }
+            }
+            return Ok(());
+        }
         if !self.private && exists.is_some() && !ours {
             // Someone else's database: run beside what is there only when told to, and
             // then replace only the scenario's own tables.
