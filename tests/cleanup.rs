@@ -4,7 +4,7 @@
 mod common;
 
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const SMALL_RUN: &[&str] = &[
     "run",
@@ -89,19 +89,17 @@ fn interrupt_a_run(name: &str, signal: libc::c_int) {
     unsafe {
         libc::kill(run.child.id() as libc::pid_t, signal);
     }
-    let interrupted_at = Instant::now();
     let (status, stdout, stderr) = run.finish();
-    assert!(
-        interrupted_at.elapsed() < Duration::from_secs(20),
-        "took {:?} to stop",
-        interrupted_at.elapsed()
-    );
     assert_eq!(status.code(), Some(130), "{stderr}");
     let record: serde_json::Value = common::read_json(&json);
     assert_eq!(record["status"], "interrupted");
     let cells = record["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 1, "only the partial first cell");
     assert_eq!(cells[0]["outcome"], "interrupted");
+    // The cell stopped at the signal, not at its 60 s: read from the record's own clock,
+    // not from how fast this machine tore the server down.
+    let wall_ms = cells[0]["wall_ms"].as_f64().unwrap();
+    assert!(wall_ms < 60_000.0, "the cell ran {wall_ms} ms of its 60 s");
     assert!(
         cells[0]["events"].as_u64().unwrap() > 0,
         "the partial cell keeps what it measured"
@@ -167,14 +165,19 @@ fn a_second_sigint_exits_at_once_when_the_first_cannot_finish() {
     };
     signal();
     run.wait_for_line(|line| line.starts_with("interrupted: finishing in-flight queries"));
-    let second_at = Instant::now();
     signal();
+    // The graceful stop can never finish (the lock is held until the end of this test), so
+    // exiting at all proves the second interrupt did not wait for it. A hang guard, not a
+    // speed claim: a run still there after 3 minutes is killed, and fails the test below.
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(180));
+        // SAFETY: the child we spawned; by then it has exited (and this does nothing) or
+        // it hangs, which the status check below reports.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+    });
     let (status, _, stderr) = run.finish();
-    assert!(
-        second_at.elapsed() < Duration::from_secs(10),
-        "took {:?}",
-        second_at.elapsed()
-    );
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(
         stderr.contains("second interrupt: stopping the servers and exiting now"),

@@ -68,8 +68,14 @@ pub(super) fn deregister(root_dir: &Path) {
     lock().servers.retain(|server| server.root_dir != root_dir);
 }
 
+/// How long the emergency teardown waits for a killed server to be gone. SIGKILL takes
+/// effect only once a process leaves the kernel: a server inside a long fsync on a busy disk
+/// can take seconds, and exiting before it is gone would leave it running past us.
+const KILLED_SERVER_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Kills every registered server with SIGKILL and removes its directory. For the exit
-/// paths that cannot unwind; never blocks for more than a few seconds. Closes the registry.
+/// paths that cannot unwind: it returns once every server is gone (or after
+/// `KILLED_SERVER_WAIT`, naming any that is not). Closes the registry.
 pub fn emergency_teardown() {
     let servers = {
         let mut registry = lock();
@@ -82,35 +88,23 @@ pub fn emergency_teardown() {
             libc::kill(pid as libc::pid_t, libc::SIGKILL);
         }
     }
+    let started = std::time::Instant::now();
+    let mut said = false;
     for server in &servers {
         if let Some(pid) = server.pid {
-            let mut status = 0;
-            for _ in 0..100 {
-                // SAFETY: waitpid on our own child, non-blocking.
-                let reaped =
-                    unsafe { libc::waitpid(pid as libc::pid_t, &mut status, libc::WNOHANG) };
-                if reaped != 0 {
+            while !gone(pid) {
+                if started.elapsed() > KILLED_SERVER_WAIT {
+                    crate::console::note(&format!(
+                        "server process {pid} did not die within {} s of SIGKILL: kill it by hand",
+                        KILLED_SERVER_WAIT.as_secs()
+                    ));
                     break;
                 }
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            // Another thread may have reaped it (waitpid then fails at once), or the kernel
-            // may still be tearing it down: wait until /proc no longer shows it running.
-            for _ in 0..150 {
-                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"));
-                let gone = match stat {
-                    Err(_) => true,
-                    Ok(stat) => stat
-                        .split(") ")
-                        .nth(1)
-                        .is_some_and(|rest| rest.starts_with('Z') || rest.starts_with('X')),
-                };
-                if gone {
-                    break;
-                }
-                // SAFETY: as above; a second SIGKILL is harmless.
-                unsafe {
-                    libc::kill(pid as libc::pid_t, libc::SIGKILL);
+                if !said && started.elapsed() > std::time::Duration::from_secs(2) {
+                    crate::console::note(&format!(
+                        "waiting for server process {pid} to die (the kernel finishes its I/O first)"
+                    ));
+                    said = true;
                 }
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
@@ -118,6 +112,24 @@ pub fn emergency_teardown() {
         if !server.keep_dir {
             let _ = std::fs::remove_dir_all(&server.root_dir);
         }
+    }
+}
+
+/// Whether a killed child is gone: reaped here, reaped by another thread (waitpid then
+/// fails at once), or a zombie the kernel has finished with.
+fn gone(pid: u32) -> bool {
+    let mut status = 0;
+    // SAFETY: waitpid on our own child, non-blocking.
+    let reaped = unsafe { libc::waitpid(pid as libc::pid_t, &mut status, libc::WNOHANG) };
+    if reaped == pid as libc::pid_t {
+        return true;
+    }
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .split(") ")
+            .nth(1)
+            .is_some_and(|rest| rest.starts_with('Z') || rest.starts_with('X')),
     }
 }
 
