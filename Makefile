@@ -16,6 +16,6 @@ demo: setup
 
 # Every test: unit, CLI and integration tests against real throwaway servers, and the HTML
 # report rendered in headless chromium.
+# FRESH=1 (and CI=true, as CI sets it): with an empty private build cache and TMPDIR.
 test:
-	@scripts/setup --test
-	$(CARGO) test --release
+	@scripts/test $(if $(FRESH),--fresh)
