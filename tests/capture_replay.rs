@@ -275,7 +275,14 @@ fn a_captured_workload_replays_with_the_same_counts_on_every_engine() {
     let output = common::enginebench(&tmp)
         .arg("replay")
         .arg(&file)
-        .args(["--speed", "max", "--no-db", "--database", "shopcopy", "--dsn"])
+        .args([
+            "--speed",
+            "max",
+            "--no-db",
+            "--database",
+            "shopcopy",
+            "--dsn",
+        ])
         .arg(format!("mysql://root@127.0.0.1:{}", server.port()))
         .arg("--json")
         .arg(&mapped_json)
@@ -291,10 +298,7 @@ fn a_captured_workload_replays_with_the_same_counts_on_every_engine() {
     assert_eq!(record.cells.len(), 1);
     let cell = &record.cells[0];
     assert!(cell.mismatches.is_empty(), "{:?}", cell.mismatches);
-    assert_eq!(
-        cell.server_status_delta.get("Com_insert").copied(),
-        Some(5)
-    );
+    assert_eq!(cell.server_status_delta.get("Com_insert").copied(), Some(5));
     // The lookups found their rows (no mismatch) and the orders were inserted, but not in
     // shop: they went to shopcopy, whose tables the run dropped when it ended.
     let copy_tables: u64 = root
@@ -303,7 +307,10 @@ fn a_captured_workload_replays_with_the_same_counts_on_every_engine() {
         )
         .unwrap()
         .unwrap();
-    assert_eq!(copy_tables, 0, "the run's tables in shopcopy are dropped at its end");
+    assert_eq!(
+        copy_tables, 0,
+        "the run's tables in shopcopy are dropped at its end"
+    );
     let orders_after: u64 = root
         .query_first("SELECT COUNT(*) FROM shop.orders")
         .unwrap()
@@ -343,7 +350,14 @@ fn a_captured_workload_replays_with_the_same_counts_on_every_engine() {
 
     drop(root);
     drop(server);
-    for path in [&file, &json, &changed_file, &changed_json, &mapped_json, &scenario] {
+    for path in [
+        &file,
+        &json,
+        &changed_file,
+        &changed_json,
+        &mapped_json,
+        &scenario,
+    ] {
         let _ = std::fs::remove_file(path);
     }
     common::assert_nothing_left(&tmp);

@@ -129,9 +129,137 @@ fn imports_only_go_down_the_stages() {
     assert!(wrong.is_empty(), "imports against the stages: {wrong:?}");
 }
 
-#[test]
-fn no_import_circles() {
-    let graph = imports();
+/// A module's path inside src/ (`src/runner/cell.rs` → [runner, cell]; `mod.rs` is its
+/// folder's module).
+fn module_path(path: &Path) -> Vec<String> {
+    let relative = path
+        .strip_prefix(Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+        .unwrap()
+        .with_extension("");
+    let mut parts: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The deepest file that exists for a module path (`[runner, cell, measure]` →
+/// src/runner/cell.rs).
+fn file_for(parts: &[String]) -> Option<PathBuf> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    (1..=parts.len()).rev().find_map(|n| {
+        let base = parts[..n]
+            .iter()
+            .fold(src.clone(), |dir, part| dir.join(part));
+        [base.with_extension("rs"), base.join("mod.rs")]
+            .into_iter()
+            .find(|candidate| candidate.is_file())
+    })
+}
+
+/// Every `crate::…` and `super::…` path in `code`, a `{a, b::c}` group expanded one level.
+fn paths_in(code: &str) -> Vec<Vec<String>> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut paths = Vec::new();
+    let mut at = 0;
+    while at < code.len() {
+        let rest = &code[at..];
+        let starts_word = code[..at].chars().next_back().is_none_or(|c| !word(c));
+        let head = ["crate::", "super::"]
+            .into_iter()
+            .find(|head| starts_word && rest.starts_with(head));
+        let Some(head) = head else {
+            at += rest.chars().next().map_or(1, char::len_utf8);
+            continue;
+        };
+        // The path's segments up to its last `::`, then a name or a `{…}` group.
+        let mut segments = vec![head.trim_end_matches("::").to_string()];
+        let mut tail = &rest[head.len()..];
+        loop {
+            let name: String = tail.chars().take_while(|&c| word(c)).collect();
+            if name.is_empty() {
+                break;
+            }
+            let after = &tail[name.len()..];
+            segments.push(name.clone());
+            match after.strip_prefix("::") {
+                Some(next) => tail = next,
+                None => {
+                    tail = after;
+                    break;
+                }
+            }
+        }
+        if let Some(group) = tail.strip_prefix('{') {
+            let group = &group[..group.find('}').unwrap_or(group.len())];
+            for item in group.split(',') {
+                let mut path = segments.clone();
+                path.extend(
+                    item.trim()
+                        .split("::")
+                        .filter(|p| !p.is_empty() && *p != "*" && *p != "self")
+                        .map(|p| p.trim().to_string()),
+                );
+                paths.push(path);
+            }
+        } else {
+            paths.push(segments);
+        }
+        at += head.len();
+    }
+    paths
+}
+
+/// Which files each file imports, its unit tests and comments left out.
+fn file_imports() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let name = |path: &Path| path.strip_prefix(&src).unwrap().display().to_string();
+    let mut graph = BTreeMap::new();
+    for file in source_files() {
+        let code: String = code_without_tests(&file)
+            .lines()
+            .map(|line| line.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let here = module_path(&file);
+        let is_mod = ["mod.rs", "lib.rs", "main.rs"]
+            .iter()
+            .any(|m| file.file_name().is_some_and(|f| f == *m));
+        let mut used = BTreeSet::new();
+        for path in paths_in(&code) {
+            let parts: Vec<String> = if path[0] == "crate" {
+                path[1..].to_vec()
+            } else {
+                // super::super::x: up one module per `super`, from the file's own module.
+                let ups = path.iter().take_while(|p| *p == "super").count();
+                let mut base = if is_mod {
+                    here.clone()
+                } else {
+                    here[..here.len().saturating_sub(1)].to_vec()
+                };
+                base.truncate(base.len().saturating_sub(ups - 1));
+                base.extend(path[ups..].iter().cloned());
+                base
+            };
+            if let Some(target) = file_for(&parts) {
+                if target != file {
+                    used.insert(name(&target));
+                }
+            }
+        }
+        graph.insert(name(&file), used);
+    }
+    graph
+}
+
+/// A circle in `graph`, named, if there is one.
+fn circle_in(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     // Depth-first search for a back edge, naming the circle it closes.
     fn visit(
         node: &str,
@@ -158,10 +286,31 @@ fn no_import_circles() {
         None
     }
     let mut done = BTreeSet::new();
-    for module in graph.keys() {
-        if let Some(circle) = visit(module, &graph, &mut Vec::new(), &mut done) {
-            panic!("import circle: {}", circle.join(" → "));
-        }
+    graph
+        .keys()
+        .find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn no_import_circles() {
+    if let Some(circle) = circle_in(&imports()) {
+        panic!("import circle: {}", circle.join(" → "));
+    }
+}
+
+/// Circles between files hide inside a module (two files of `server` using each other):
+/// the same check, file by file.
+#[test]
+fn no_import_circles_between_files() {
+    let graph = file_imports();
+    // It sees `super::` paths and `crate::` paths, grouped or not.
+    assert!(graph["server/topology.rs"].contains("server/shape.rs"));
+    assert!(graph["server/topology.rs"].contains("server/throwaway.rs"));
+    assert!(graph["runner/mod.rs"].contains("plan/mod.rs"));
+    let edges: usize = graph.values().map(BTreeSet::len).sum();
+    eprintln!("{} files, {edges} file imports", graph.len());
+    if let Some(circle) = circle_in(&graph) {
+        panic!("import circle between files: {}", circle.join(" → "));
     }
 }
 

@@ -62,7 +62,7 @@ pub fn run(args: &ServerArgs) -> anyhow::Result<Finished> {
 
 /// `enginebench server get NAME`.
 pub fn get(name: &str) -> anyhow::Result<Finished> {
-    let tree = builds::get(name, &|line| note(line))?;
+    let tree = builds::get(name, &|line| note(line), &crate::interrupt::requested)?;
     outln!(
         "{name}: {} in {}",
         builds::version_line(&tree),

@@ -1029,7 +1029,11 @@ mod tests {
                         &mut ProgressOnly(|_: &Progress| {}),
                     )
                     .unwrap();
-                    assert_eq!(cell.outcome, CellOutcome::Completed, "{kind:?} round {round}");
+                    assert_eq!(
+                        cell.outcome,
+                        CellOutcome::Completed,
+                        "{kind:?} round {round}"
+                    );
                     assert_eq!(cell.events, 60, "{kind:?} round {round}");
                     assert_eq!(
                         cell.per_worker.iter().map(|w| w.events).sum::<u64>(),

@@ -278,8 +278,10 @@ fn sysbench_study(workload: OltpKind, choices: &Choices) -> anyhow::Result<Study
             choices.threads.clone()
         },
         // sysbench runs 10 s unless told a time or an event count.
-        time: choices.time.or((choices.events.is_none() && choices.loops.is_none())
-            .then_some(Duration::from_secs(10))),
+        time: choices
+            .time
+            .or((choices.events.is_none() && choices.loops.is_none())
+                .then_some(Duration::from_secs(10))),
         events: choices.events,
         loops: choices.loops,
         warmup: choices.warmup,

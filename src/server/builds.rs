@@ -309,7 +309,13 @@ fn size_of(path: &Path) -> u64 {
 /// the machine's own mirror with private apt state, unpacked into one tree, every binary
 /// pointed at the tree's own loader and libraries. Nothing is left in the cache unless the
 /// whole build works. Returns the tree.
-pub fn get(name: &str, progress: &dyn Fn(&str)) -> Result<ServerTree, ServerError> {
+///
+/// `cancelled` is asked while waiting for another process's fetch of the same build (Ctrl-C).
+pub fn get(
+    name: &str,
+    progress: &dyn Fn(&str),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<ServerTree, ServerError> {
     let Some((_, suite, packages)) = KNOWN.iter().find(|(known, _, _)| *known == name) else {
         return Err(ServerError::Io(format!(
             "no server build named '{name}': `enginebench server get` knows {} (or unpack an official tarball and pass its directory)",
@@ -326,7 +332,7 @@ pub fn get(name: &str, progress: &dyn Fn(&str)) -> Result<ServerTree, ServerErro
     })?;
     // Two processes (two runs, two tests, two agents on one host) may fetch the same build
     // at once: one fetches while the other waits on the build's lock, then finds it there.
-    let _lock = BuildLock::take(name, progress)?;
+    let _lock = BuildLock::take(name, progress, cancelled)?;
     if final_dir.is_dir() {
         progress(&format!("{name} is already in {}", final_dir.display()));
         return tree_of_dir(&final_dir);
@@ -387,7 +393,11 @@ struct BuildLock {
 }
 
 impl BuildLock {
-    fn take(name: &str, progress: &dyn Fn(&str)) -> Result<BuildLock, ServerError> {
+    fn take(
+        name: &str,
+        progress: &dyn Fn(&str),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<BuildLock, ServerError> {
         use std::os::fd::AsRawFd;
         use std::os::unix::fs::MetadataExt;
         let path = cache_dir().join(format!(".{name}.lock"));
@@ -415,7 +425,7 @@ impl BuildLock {
                     said = true;
                 }
                 // Polled rather than blocking, so that Ctrl-C is seen while waiting.
-                if crate::interrupt::requested() {
+                if cancelled() {
                     return Err(ServerError::Io(format!(
                         "interrupted while waiting for another fetch of {name}"
                     )));

@@ -7,13 +7,15 @@ pub mod builds;
 pub mod caps;
 mod dsn;
 mod registry;
+mod shape;
 mod throwaway;
 pub mod topology;
 
 pub use dsn::{Dsn, PASSWORD_ENV};
 pub use registry::emergency_teardown;
+pub use shape::{NodeRole, ReadFrom, Routing, Topology, WriteTo};
 pub use throwaway::{ServerOptions, ThrowawayServer};
-pub use topology::{Node, NodeRole, ReadFrom, Routing, Topology, WriteTo};
+pub use topology::Node;
 
 pub use crate::sqlerror::{describe_mysql_error, describe_with_hint, DescribeMysqlError};
 

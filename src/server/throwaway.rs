@@ -38,7 +38,7 @@ pub struct ServerOptions {
     pub caps: ResourceCaps,
     /// The shape of the server set a profile runs on (one server, a primary and replicas,
     /// a Galera cluster, Spider shards); `ThrowawayServer` itself is always one node.
-    pub topology: super::topology::Topology,
+    pub topology: super::shape::Topology,
     /// A Galera joiner: its datadir stays empty (and writable by the donor's rsync, which
     /// runs as `nobody` under root), to be filled by the state transfer.
     pub sst_joiner: bool,
