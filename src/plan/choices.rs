@@ -49,6 +49,37 @@ pub struct Choices {
     pub agent: Option<super::AgentShare>,
 }
 
+impl Default for Choices {
+    /// The study's own choices throughout (what a command line that changes nothing gives).
+    fn default() -> Choices {
+        Choices {
+            engines: Vec::new(),
+            threads: Vec::new(),
+            time: None,
+            loops: None,
+            events: None,
+            warmup: None,
+            repeat: None,
+            warmup_repeats: 0,
+            phases: Vec::new(),
+            profiles: Vec::new(),
+            rows: None,
+            set: Vec::new(),
+            scale: None,
+            load_methods: None,
+            load_plan: LoadPlan::fastest(),
+            rate_per_s: None,
+            arrivals: None,
+            seed: 1,
+            cold: false,
+            query_timeout: None,
+            oltp: OltpOptions::default(),
+            servers: Vec::new(),
+            agent: None,
+        }
+    }
+}
+
 /// The plan for the study named on the command line: a built-in scenario, a scenario file,
 /// or a sysbench workload.
 pub fn plan_study(name: &str, choices: &Choices) -> anyhow::Result<Plan> {

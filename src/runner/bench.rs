@@ -12,7 +12,7 @@ use crate::console::note;
 use crate::engine::Engine;
 use crate::interrupt;
 use crate::measure::EnvironmentRecord;
-use crate::plan::{Plan, Step};
+use crate::plan::Plan;
 use crate::results::{AgentRecord, ProfileRecord, RunRecord, StepRecord};
 use crate::server::caps::ResourceCaps;
 use crate::server::{ConnectionSpec, ServerArgsResolved, ServerError, ServerRecord};
@@ -32,8 +32,6 @@ pub struct Bench<'a> {
     pub profile: Option<String>,
     pub record: &'a mut RunRecord,
     pub output: &'a RunOutput,
-    /// The steps that set the current server up, to do again on a fresh one.
-    setup: Vec<Step>,
     /// Engines the current profile's server build does not offer, and its version: their
     /// steps are skipped and their cells recorded as not offered.
     pub not_offered: Vec<Engine>,
@@ -120,7 +118,6 @@ impl<'a> Bench<'a> {
                 .unwrap_or_default(),
             record,
             output,
-            setup: Vec::new(),
             not_offered: Vec::new(),
             rendezvous,
             unreplayable: Vec::new(),
@@ -135,24 +132,6 @@ impl<'a> Bench<'a> {
     /// A connection to `database` for the study's own work.
     pub fn spec(&self, database: &str) -> ConnectionSpec {
         self.target.spec(database)
-    }
-
-    /// The step is done on the current server: setup steps are remembered, to be done
-    /// again on a fresh server after a crash.
-    pub fn done(&mut self, step: &Step) {
-        match step {
-            // Tables prepared for one engine replace those of the engine before (they
-            // share names and database).
-            Step::PrepareTables { engine: Some(_) } => {
-                self.setup
-                    .retain(|s| !matches!(s, Step::PrepareTables { engine: Some(_) }));
-                self.setup.push(step.clone());
-            }
-            Step::PrepareTables { .. } | Step::Ddl { .. } if !self.setup.contains(step) => {
-                self.setup.push(step.clone())
-            }
-            _ => {}
-        }
     }
 
     /// Moves the study to a server configured by the profile (the command line's server
@@ -212,9 +191,9 @@ impl<'a> Bench<'a> {
         Ok(())
     }
 
-    /// After a crash: a fresh server with the same configuration, recorded as a step.
-    /// Returns the steps that set the old one up, for the runner to do again.
-    pub fn replace_after_crash(&mut self) -> anyhow::Result<Vec<Step>> {
+    /// After a crash: a fresh server with the same configuration, recorded as a step. The
+    /// walk then sets it up again.
+    pub fn replace_after_crash(&mut self) -> anyhow::Result<()> {
         if interrupt::requested() {
             return Err(anyhow!(
                 "the server died while enginebench was stopping; not starting another"
@@ -224,7 +203,6 @@ impl<'a> Bench<'a> {
             note("starting a fresh server to go on with the remaining cells...");
         }
         let started = Instant::now();
-        let setup = std::mem::take(&mut self.setup);
         let server_record = self.replace_target(Replacement::AfterCrash)?;
         self.record.steps.push(StepRecord {
             name: "server_restart".into(),
@@ -235,8 +213,7 @@ impl<'a> Bench<'a> {
             rows: None,
             error: None,
         });
-        self.save()?;
-        Ok(setup)
+        self.save()
     }
 
     /// A fresh server with `self.server`'s options in place of the current one; what the
@@ -271,7 +248,6 @@ impl<'a> Bench<'a> {
         self.server_version = format!("{} {}", server_record.flavour, server_record.version);
         self.probe = self.target.spec(&self.workspace.database).connect()?;
         self.workspace.forget();
-        self.setup.clear();
         Ok(server_record)
     }
 

@@ -13,8 +13,8 @@ mod progress;
 mod rendezvous;
 mod replay;
 mod tables;
+mod walk;
 
-use crate::console::note;
 use crate::interrupt;
 use crate::measure::EnvironmentRecord;
 use crate::plan::{Plan, Step, Study};
@@ -98,7 +98,7 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
     }
     let result = (|| -> anyhow::Result<()> {
         let mut bench = Bench::open(plan, server, output, &mut record)?;
-        let result = walk(plan, &mut bench);
+        let result = walk::walk(plan, &mut bench);
         let rendezvous = bench.rendezvous.take();
         if let Some(mut rendezvous) = rendezvous {
             // The others stop at their next meeting instead of waiting for this agent.
@@ -131,127 +131,65 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
     }
 }
 
-/// The plan's steps in order until the end or Ctrl-C. A server that dies in a step is
-/// replaced and set up again (`recover`); the step's failure is in the record.
-fn walk(plan: &Plan, bench: &mut Bench) -> anyhow::Result<()> {
-    let mut load_failures = 0;
-    for (position, step) in plan.steps.iter().enumerate() {
-        if interrupt::requested() {
-            break;
+/// The real bench carries the walk's steps out on its server.
+impl walk::Workbench for Bench<'_> {
+    fn interrupted(&self) -> bool {
+        interrupt::requested()
+    }
+
+    fn agent_prepares(&self) -> Option<bool> {
+        self.rendezvous
+            .as_ref()
+            .map(|rendezvous| rendezvous.agent.prepares())
+    }
+
+    fn meet(&mut self, point: i64, what: &str) -> anyhow::Result<()> {
+        match &mut self.rendezvous {
+            Some(rendezvous) => rendezvous.meet(point, what),
+            None => Ok(()),
         }
-        // Agents meet before every step: agent 1's tables are ready before anyone
-        // measures, and only agent 1 creates or changes them.
-        if let Some(rendezvous) = &mut bench.rendezvous {
-            let what = match step {
-                Step::Cell(cell) => plan.cell_label(cell),
-                other => plan.study.describe_step(other),
-            };
-            if let Err(err) = rendezvous.meet(2 * position as i64, &what) {
-                if interrupt::requested() {
-                    break;
-                }
-                return Err(err);
-            }
-            if !rendezvous.agent.prepares() && crate::plan::preparing_only(step) {
-                continue;
-            }
-        }
-        if step_engine(step).is_some_and(|engine| !bench.offers(engine)) {
-            if let Step::Cell(cell) = step {
-                cell::not_offered(plan, bench, cell)?;
-            }
-            continue;
-        }
-        let server_died = match step {
-            Step::StartProfile { profile } => {
-                bench.start_profile(plan, *profile)?;
-                false
-            }
-            Step::PrepareTables { engine } => {
-                tables::prepare(plan, bench, *engine)?;
-                false
-            }
-            Step::EmptyTables { engine } => {
-                tables::empty(plan, bench, *engine)?;
-                false
-            }
-            Step::ColdRestart => {
-                bench.cold_restart()?;
-                false
-            }
-            Step::Ddl { phase, engine } => {
-                phases::ddl(plan, bench, *phase, *engine)?;
-                false
-            }
+    }
+
+    fn offers(&self, engine: crate::engine::Engine) -> bool {
+        Bench::offers(self, engine)
+    }
+
+    fn not_offered(&mut self, plan: &Plan, cell: &crate::plan::CellStep) -> anyhow::Result<()> {
+        cell::not_offered(plan, self, cell)
+    }
+
+    fn run_step(&mut self, plan: &Plan, step: &Step) -> anyhow::Result<walk::StepEnd> {
+        let mut end = walk::StepEnd::default();
+        match step {
+            Step::StartProfile { profile } => self.start_profile(plan, *profile)?,
+            Step::PrepareTables { engine } => tables::prepare(plan, self, *engine)?,
+            Step::EmptyTables { engine } => tables::empty(plan, self, *engine)?,
+            Step::ColdRestart => self.cold_restart()?,
+            Step::Ddl { phase, engine } => phases::ddl(plan, self, *phase, *engine)?,
             Step::Load {
                 phase,
                 method,
                 engine,
                 repeat,
             } => {
-                let failed = phases::load(plan, bench, *phase, *method, *engine, *repeat);
-                load_failures += usize::from(failed);
-                failed && !bench.target.is_alive()
+                end.load_failed = phases::load(plan, self, *phase, *method, *engine, *repeat);
+                end.server_died = end.load_failed && !self.target.is_alive();
             }
-            Step::Sequence { phase, engine } => phases::sequence(plan, bench, *phase, *engine)?,
-            Step::Cell(cell) => cell::measure(plan, bench, cell)?,
-            Step::Footprints => {
-                tables::footprints(plan, bench)?;
-                false
+            Step::Sequence { phase, engine } => {
+                end.server_died = phases::sequence(plan, self, *phase, *engine)?
             }
-            Step::LoadSnapshot { engine } => {
-                replay::load_snapshot(plan, bench, *engine)?;
-                false
-            }
-        };
-        bench.done(step);
-        if server_died {
-            recover(plan, bench)?;
+            Step::Cell(cell) => end.server_died = cell::measure(plan, self, cell)?,
+            Step::Footprints => tables::footprints(plan, self)?,
+            Step::LoadSnapshot { engine } => replay::load_snapshot(plan, self, *engine)?,
         }
-        bench.save()?;
+        Ok(end)
     }
-    if load_failures > 0 {
-        note(&format!(
-            "{load_failures} load(s) failed; their errors are in the results"
-        ));
-    }
-    // Agent 1 removes the tables only once every agent is done with them.
-    if let Some(rendezvous) = &mut bench.rendezvous {
-        if let Err(err) = rendezvous.meet(2 * plan.steps.len() as i64, "the end of the run") {
-            if !interrupt::requested() {
-                return Err(err);
-            }
-        }
-    }
-    Ok(())
-}
 
-/// The engine a step works on, if it is one engine's.
-fn step_engine(step: &Step) -> Option<crate::engine::Engine> {
-    match step {
-        Step::PrepareTables { engine } => *engine,
-        Step::EmptyTables { engine }
-        | Step::Ddl { engine, .. }
-        | Step::Load { engine, .. }
-        | Step::Sequence { engine, .. }
-        | Step::LoadSnapshot { engine } => Some(*engine),
-        Step::Cell(cell) => Some(cell.engine),
-        Step::StartProfile { .. } | Step::ColdRestart | Step::Footprints => None,
+    fn replace_after_crash(&mut self) -> anyhow::Result<()> {
+        Bench::replace_after_crash(self)
     }
-}
 
-/// After a crash: a fresh server with the same configuration, and the steps that set the
-/// old one up (tables prepared, DDL phases) done again, so the remaining steps find what
-/// they expect.
-fn recover(plan: &Plan, bench: &mut Bench) -> anyhow::Result<()> {
-    let setup = bench.replace_after_crash()?;
-    for step in &setup {
-        match step {
-            Step::PrepareTables { engine } => tables::prepare(plan, bench, *engine)?,
-            Step::Ddl { phase, engine } => phases::ddl(plan, bench, *phase, *engine)?,
-            _ => {}
-        }
-        bench.done(step);
+    fn save(&mut self) -> anyhow::Result<()> {
+        Bench::save(self)
     }
-    Ok(())
 }

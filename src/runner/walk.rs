@@ -1,0 +1,409 @@
+//! The walk over a plan's steps: their order, the agents' meetings before each, engines a
+//! server lacks, Ctrl-C between steps, and a server that dies in a step (a fresh one, and
+//! the steps that set the old one up done again). It knows steps, not what they do: a
+//! [`Workbench`] carries each one out (the real bench on a server, or a fake in the unit
+//! tests below, which run with no server at all). It must not know study kinds.
+
+use crate::console::note;
+use crate::engine::Engine;
+use crate::plan::{preparing_only, CellStep, Plan, Step};
+
+/// How a step ended, for the walk.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StepEnd {
+    /// The server died during the step: the walk replaces it before going on.
+    pub server_died: bool,
+    /// A timed load failed (its error is in the record); the run goes on.
+    pub load_failed: bool,
+}
+
+/// What the walk asks of the bench it runs at.
+pub trait Workbench {
+    /// Ctrl-C or SIGTERM: no step starts after it.
+    fn interrupted(&self) -> bool;
+    /// With `--agent`, whether this agent prepares the tables (agent 1) or uses those the
+    /// first one made; None without agents.
+    fn agent_prepares(&self) -> Option<bool>;
+    /// With `--agent`: waits for every agent at meeting point `point` (`what` comes next).
+    fn meet(&mut self, point: i64, what: &str) -> anyhow::Result<()>;
+    /// Whether the current server offers `engine`.
+    fn offers(&self, engine: Engine) -> bool;
+    /// Records a cell whose engine the current server lacks.
+    fn not_offered(&mut self, plan: &Plan, cell: &CellStep) -> anyhow::Result<()>;
+    /// Carries out one step.
+    fn run_step(&mut self, plan: &Plan, step: &Step) -> anyhow::Result<StepEnd>;
+    /// After a crash: a fresh server of the same configuration.
+    fn replace_after_crash(&mut self) -> anyhow::Result<()>;
+    /// Saves the record as it stands.
+    fn save(&mut self) -> anyhow::Result<()>;
+}
+
+/// The plan's steps in order until the end or Ctrl-C, the record saved after each. A
+/// server that dies in a step is replaced and set up again; the step's failure is in the
+/// record.
+pub fn walk(plan: &Plan, bench: &mut dyn Workbench) -> anyhow::Result<()> {
+    let mut load_failures = 0;
+    // The steps that set the current server up, to do again on a fresh one.
+    let mut setup: Vec<Step> = Vec::new();
+    for (position, step) in plan.steps.iter().enumerate() {
+        if bench.interrupted() {
+            break;
+        }
+        // Agents meet before every step: agent 1's tables are ready before anyone
+        // measures, and only agent 1 creates or changes them.
+        if let Some(prepares) = bench.agent_prepares() {
+            let what = match step {
+                Step::Cell(cell) => plan.cell_label(cell),
+                other => plan.study.describe_step(other),
+            };
+            if let Err(err) = bench.meet(2 * position as i64, &what) {
+                if bench.interrupted() {
+                    break;
+                }
+                return Err(err);
+            }
+            if !prepares && preparing_only(step) {
+                continue;
+            }
+        }
+        if step_engine(step).is_some_and(|engine| !bench.offers(engine)) {
+            if let Step::Cell(cell) = step {
+                bench.not_offered(plan, cell)?;
+            }
+            continue;
+        }
+        let end = bench.run_step(plan, step)?;
+        load_failures += usize::from(end.load_failed);
+        remember_setup(&mut setup, step);
+        if end.server_died {
+            bench.replace_after_crash()?;
+            for step in &setup {
+                bench.run_step(plan, step)?;
+            }
+        }
+        bench.save()?;
+    }
+    if load_failures > 0 {
+        note(&format!(
+            "{load_failures} load(s) failed; their errors are in the results"
+        ));
+    }
+    // Agent 1 removes the tables only once every agent is done with them.
+    if bench.agent_prepares().is_some() {
+        if let Err(err) = bench.meet(2 * plan.steps.len() as i64, "the end of the run") {
+            if !bench.interrupted() {
+                return Err(err);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Setup steps are remembered, to be done again on a fresh server after a crash. Tables
+/// prepared for one engine replace those of the engine before (they share names and
+/// database); a profile's new server starts with nothing.
+fn remember_setup(setup: &mut Vec<Step>, step: &Step) {
+    match step {
+        Step::StartProfile { .. } => setup.clear(),
+        Step::PrepareTables { engine: Some(_) } => {
+            setup.retain(|s| !matches!(s, Step::PrepareTables { engine: Some(_) }));
+            setup.push(step.clone());
+        }
+        Step::PrepareTables { .. } | Step::Ddl { .. } if !setup.contains(step) => {
+            setup.push(step.clone())
+        }
+        _ => {}
+    }
+}
+
+/// The engine a step works on, if it is one engine's.
+fn step_engine(step: &Step) -> Option<Engine> {
+    match step {
+        Step::PrepareTables { engine } => *engine,
+        Step::EmptyTables { engine }
+        | Step::Ddl { engine, .. }
+        | Step::Load { engine, .. }
+        | Step::Sequence { engine, .. }
+        | Step::LoadSnapshot { engine } => Some(*engine),
+        Step::Cell(cell) => Some(cell.engine),
+        Step::StartProfile { .. } | Step::ColdRestart | Step::Footprints => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{plan_study, Choices};
+
+    /// A bench with no server: it logs what the walk asks of it, and dies, fails or is
+    /// interrupted where a test says.
+    #[derive(Default)]
+    struct FakeBench {
+        log: Vec<String>,
+        /// The step (by its label) whose first run kills the server.
+        crash_in: Option<String>,
+        /// Loads fail; with `crash_in` unset the server survives them.
+        loads_fail: bool,
+        /// Ctrl-C arrives once this many steps have run.
+        interrupt_after: Option<usize>,
+        /// `--agent`: whether this agent prepares.
+        agent_prepares: Option<bool>,
+        /// Engines the server lacks.
+        missing: Vec<Engine>,
+        steps_run: usize,
+    }
+
+    fn label(plan: &Plan, step: &Step) -> String {
+        match step {
+            Step::Cell(cell) => plan.cell_label(cell),
+            other => plan.study.describe_step(other),
+        }
+    }
+
+    impl Workbench for FakeBench {
+        fn interrupted(&self) -> bool {
+            self.interrupt_after
+                .is_some_and(|after| self.steps_run >= after)
+        }
+        fn agent_prepares(&self) -> Option<bool> {
+            self.agent_prepares
+        }
+        fn meet(&mut self, point: i64, what: &str) -> anyhow::Result<()> {
+            self.log.push(format!("meet {point}: {what}"));
+            Ok(())
+        }
+        fn offers(&self, engine: Engine) -> bool {
+            !self.missing.contains(&engine)
+        }
+        fn not_offered(&mut self, plan: &Plan, cell: &CellStep) -> anyhow::Result<()> {
+            self.log
+                .push(format!("not offered: {}", plan.cell_label(cell)));
+            Ok(())
+        }
+        fn run_step(&mut self, plan: &Plan, step: &Step) -> anyhow::Result<StepEnd> {
+            let label = label(plan, step);
+            self.steps_run += 1;
+            self.log.push(format!("run {label}"));
+            let load_failed = self.loads_fail && matches!(step, Step::Load { .. });
+            let server_died = self.crash_in.as_deref() == Some(label.as_str());
+            if server_died {
+                self.crash_in = None;
+            }
+            Ok(StepEnd {
+                server_died,
+                load_failed,
+            })
+        }
+        fn replace_after_crash(&mut self) -> anyhow::Result<()> {
+            self.log.push("replace the server".into());
+            Ok(())
+        }
+        fn save(&mut self) -> anyhow::Result<()> {
+            self.log.push("save".into());
+            Ok(())
+        }
+    }
+
+    /// S0 at a small scale: prepare, 16 cells, two DDL steps, footprints.
+    fn s0_plan() -> Plan {
+        plan_study(
+            "s0",
+            &Choices {
+                engines: vec![Engine::MyIsam, Engine::InnoDb],
+                threads: vec![1, 2],
+                loops: Some(10),
+                repeat: Some(1),
+                rows: Some(100),
+                ..Choices::default()
+            },
+        )
+        .unwrap()
+    }
+
+    fn labels(plan: &Plan) -> Vec<String> {
+        plan.steps.iter().map(|step| label(plan, step)).collect()
+    }
+
+    fn runs(log: &[String]) -> Vec<String> {
+        log.iter()
+            .filter_map(|line| line.strip_prefix("run "))
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn every_step_runs_in_the_plans_order_and_the_record_is_saved_after_each() {
+        let plan = s0_plan();
+        let mut bench = FakeBench::default();
+        walk(&plan, &mut bench).unwrap();
+        let expected: Vec<String> = labels(&plan)
+            .into_iter()
+            .flat_map(|label| [format!("run {label}"), "save".to_string()])
+            .collect();
+        assert_eq!(bench.log, expected);
+        assert!(plan.steps.len() > 16, "{:?}", labels(&plan));
+    }
+
+    #[test]
+    fn a_server_that_dies_in_a_cell_is_replaced_and_set_up_again_before_the_next_step() {
+        let plan = s0_plan();
+        let all = labels(&plan);
+        // A cell after the DDL phase: the fresh server needs the tables and the index again.
+        let ddl_at = all.iter().position(|l| l.starts_with("ddl")).unwrap();
+        let victim = all[ddl_at + 3].clone();
+        assert!(victim.starts_with('['), "{victim}");
+        let mut bench = FakeBench {
+            crash_in: Some(victim.clone()),
+            ..FakeBench::default()
+        };
+        walk(&plan, &mut bench).unwrap();
+        let at = bench
+            .log
+            .iter()
+            .position(|line| *line == format!("run {victim}"))
+            .unwrap();
+        let prepare = all[0].clone();
+        assert_eq!(
+            bench.log[at + 1..at + 6],
+            [
+                "replace the server".to_string(),
+                format!("run {prepare}"),
+                format!("run {}", all[ddl_at]),
+                format!("run {}", all[ddl_at + 1]),
+                "save".to_string(),
+            ],
+            "{:#?}",
+            bench.log
+        );
+        // The walk goes on with the step after the crash, each step run once but the setup.
+        let mut expected = all.clone();
+        expected.splice(
+            ddl_at + 4..ddl_at + 4,
+            [prepare, all[ddl_at].clone(), all[ddl_at + 1].clone()],
+        );
+        assert_eq!(runs(&bench.log), expected);
+    }
+
+    #[test]
+    fn ctrl_c_between_steps_starts_no_further_step() {
+        let plan = s0_plan();
+        let mut bench = FakeBench {
+            interrupt_after: Some(3),
+            ..FakeBench::default()
+        };
+        walk(&plan, &mut bench).unwrap();
+        assert_eq!(runs(&bench.log), labels(&plan)[..3].to_vec());
+        assert_eq!(bench.log.last().map(String::as_str), Some("save"));
+    }
+
+    #[test]
+    fn a_failed_load_is_recorded_and_the_walk_goes_on_on_the_same_server() {
+        let plan = plan_study(
+            "s4",
+            &Choices {
+                engines: vec![Engine::InnoDb],
+                repeat: Some(1),
+                rows: Some(100),
+                ..Choices::default()
+            },
+        )
+        .unwrap();
+        let mut bench = FakeBench {
+            loads_fail: true,
+            ..FakeBench::default()
+        };
+        walk(&plan, &mut bench).unwrap();
+        assert_eq!(runs(&bench.log), labels(&plan));
+        assert!(!bench.log.iter().any(|line| line == "replace the server"));
+
+        // A load that killed the server: replaced, its setup done again, and on.
+        let all = labels(&plan);
+        let load = all.iter().find(|l| l.starts_with("load")).unwrap().clone();
+        let mut bench = FakeBench {
+            loads_fail: true,
+            crash_in: Some(load.clone()),
+            ..FakeBench::default()
+        };
+        walk(&plan, &mut bench).unwrap();
+        let at = bench
+            .log
+            .iter()
+            .position(|line| *line == format!("run {load}"))
+            .unwrap();
+        assert_eq!(bench.log[at + 1], "replace the server");
+        assert_eq!(bench.log[at + 2], format!("run {}", all[0]));
+    }
+
+    #[test]
+    fn agents_meet_before_every_step_and_only_the_first_prepares() {
+        let plan = s0_plan();
+        let all = labels(&plan);
+        for prepares in [true, false] {
+            let mut bench = FakeBench {
+                agent_prepares: Some(prepares),
+                ..FakeBench::default()
+            };
+            walk(&plan, &mut bench).unwrap();
+            // Every step is met at 2 × its position, the end at 2 × the step count.
+            let meetings: Vec<String> = bench
+                .log
+                .iter()
+                .filter(|line| line.starts_with("meet "))
+                .cloned()
+                .collect();
+            let mut expected: Vec<String> = all
+                .iter()
+                .enumerate()
+                .map(|(position, label)| format!("meet {}: {label}", 2 * position))
+                .collect();
+            expected.push(format!("meet {}: the end of the run", 2 * all.len()));
+            assert_eq!(meetings, expected);
+            // Each meeting comes before its step.
+            for label in runs(&bench.log) {
+                let ran = bench.log.iter().position(|l| *l == format!("run {label}"));
+                let met = bench
+                    .log
+                    .iter()
+                    .position(|l| l.ends_with(&format!(": {label}")));
+                assert!(met < ran, "{label}");
+            }
+            let ran = runs(&bench.log);
+            let prepared: Vec<&String> = all
+                .iter()
+                .zip(&plan.steps)
+                .filter(|(_, step)| preparing_only(step))
+                .map(|(label, _)| label)
+                .collect();
+            assert!(!prepared.is_empty());
+            for label in prepared {
+                assert_eq!(ran.contains(label), prepares, "{label}");
+            }
+        }
+    }
+
+    #[test]
+    fn cells_of_an_engine_the_server_lacks_are_recorded_as_not_offered_and_its_steps_skipped() {
+        let plan = s0_plan();
+        let mut bench = FakeBench {
+            missing: vec![Engine::InnoDb],
+            ..FakeBench::default()
+        };
+        walk(&plan, &mut bench).unwrap();
+        let not_offered = bench
+            .log
+            .iter()
+            .filter(|line| line.starts_with("not offered: "))
+            .count();
+        assert_eq!(not_offered, 8);
+        assert!(runs(&bench.log)
+            .iter()
+            .all(|label| !label.contains("InnoDB")));
+        assert_eq!(
+            runs(&bench.log)
+                .iter()
+                .filter(|label| label.contains("MyISAM") && label.starts_with('['))
+                .count(),
+            8
+        );
+    }
+}
