@@ -86,7 +86,7 @@ fn a_server_killed_mid_cell_is_recorded_as_crashed_and_the_study_goes_on() {
     assert!(stdout.contains("crashed"), "{stdout}");
     assert!(stdout.contains("cell 0 (select+update MyISAM threads=2 repeat 1) crashed: the server died during the cell"), "{stdout}");
     common::assert_nothing_left(&tmp);
-    std::fs::remove_file(json).unwrap();
+    let _ = std::fs::remove_file(json);
 }
 
 #[test]
@@ -249,5 +249,5 @@ fn a_full_tmpfs_is_reported_as_such_with_the_table_and_free_space() {
         common::leftovers(&tmpfs.0)
     );
     common::assert_nothing_left(&tmp);
-    std::fs::remove_file(json).unwrap();
+    let _ = std::fs::remove_file(json);
 }

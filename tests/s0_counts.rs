@@ -214,5 +214,5 @@ fn a_small_s0_run_records_every_cell_with_the_servers_own_deltas() {
         "{stdout}"
     );
     common::assert_nothing_left(&tmp);
-    std::fs::remove_file(json).unwrap();
+    let _ = std::fs::remove_file(json);
 }

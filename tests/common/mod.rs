@@ -74,9 +74,24 @@ pub fn assert_nothing_left(dir: &Path) {
     );
     let left = leftovers(dir);
     assert!(left.is_empty(), "files left in {}: {left:?}", dir.display());
-    // The test's own directory goes too (kept above when something was left, for a look).
+    // The test's own directory goes too (kept above when something was left, for a look),
+    // and the files it made beside it (`DIR.run.json`, `DIR.ebcap`: `with_extension`).
     let _ = std::fs::remove_dir(dir);
     let _ = std::fs::remove_file(store_of(dir));
+    remove_siblings(dir);
+}
+
+/// Removes the files named `DIR.*` beside `dir`, which a test made with `with_extension`.
+pub fn remove_siblings(dir: &Path) {
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+        return;
+    };
+    let prefix = format!("{}.", name.to_string_lossy());
+    for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// A running enginebench whose stderr is drained in the background (as a terminal would),
