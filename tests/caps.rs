@@ -186,13 +186,14 @@ fn an_oom_killed_capped_server_is_a_crashed_cell_with_the_kernels_reason() {
     let tmp = common::private_tmpdir("caps-oom");
     let scenario = tmp.with_extension("oom.toml");
     // Every event adds a 60 KB row to a MEMORY table allowed to grow to 4 GB: the server
-    // outgrows its 150 MB within seconds.
+    // outgrows its 150 MB long before its 2 × 100,000 loops (12 GB) are done, however slow
+    // the machine.
     std::fs::write(
         &scenario,
         r#"name = "oom"
 engines = ["memory"]
 threads = [2]
-time = "30s"
+loops = 100000
 warmup = "0s"
 
 [[profiles]]

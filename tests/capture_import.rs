@@ -80,7 +80,32 @@ fn run_workload(server: &ThrowawayServer) {
     conn.query_drop("COMMIT").unwrap();
     conn.query_drop("SET @x = 1").unwrap();
     let _: Vec<String> = conn.query("SHOW TABLES").unwrap();
-    // Dropped: the crate closes its two statements and quits. (A ping MariaDB does not log.)
+    // Dropped: the crate closes its two statements and quits (a ping MariaDB does not log),
+    // without waiting for the server. The log holds the Quit once the server has ended the
+    // connection: wait for that, however long a busy machine takes.
+    let id = conn.connection_id();
+    drop(conn);
+    let mut watcher = server.connection_spec(None).connect().unwrap();
+    // Its own polls stay out of the log (its login is logged at once, before any import).
+    watcher.query_drop("SET SESSION sql_log_off = 1").unwrap();
+    let started = std::time::Instant::now();
+    loop {
+        let open: u64 = watcher
+            .exec_first(
+                "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?",
+                (id,),
+            )
+            .unwrap()
+            .unwrap();
+        if open == 0 {
+            break;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "the workload's connection {id} did not end"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }
 
 /// The commands of the workload's connection: the one that connected to shop.

@@ -155,9 +155,29 @@ fn a_second_sigint_exits_at_once_when_the_first_cannot_finish() {
         .socket(Some(socket))
         .user(Some("root"))
         .db_name(Some("enginebench_myisam"));
-    let mut locker = mysql::Conn::new(opts).unwrap();
+    let mut locker = mysql::Conn::new(opts.clone()).unwrap();
     locker.query_drop("LOCK TABLES t WRITE").unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    // Both workers wait behind the lock before the first interrupt: seen on the server,
+    // not assumed after a sleep.
+    let mut watcher = mysql::Conn::new(opts.clone()).unwrap();
+    let waiting_since = std::time::Instant::now();
+    loop {
+        let waiting: u64 = watcher
+            .query_first(
+                "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for table%'",
+            )
+            .unwrap()
+            .unwrap();
+        if waiting >= 2 {
+            break;
+        }
+        assert!(
+            waiting_since.elapsed() < Duration::from_secs(60),
+            "the workers never waited behind the lock"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(watcher);
     let pid = run.child.id() as libc::pid_t;
     let signal = || unsafe {
         // SAFETY: signalling the child we spawned.

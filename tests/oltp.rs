@@ -176,11 +176,18 @@ fn sysbench_format_rate_mode_and_a_thousand_connections_from_the_command_line() 
     let record: serde_json::Value = common::read_json(&json);
     let rate = &record["cells"][0]["rate"];
     let achieved = rate["achieved_per_s"].as_f64().unwrap();
+    // The record says whether the driver kept the rate: when it says so, the rate was kept;
+    // when the machine was too busy, it says that instead (never a silent shortfall).
+    if rate["fell_behind"] == false {
+        assert!(
+            (360.0..440.0).contains(&achieved),
+            "achieved {achieved}/s for 400/s, and not flagged: {rate}"
+        );
+    }
     assert!(
-        (360.0..440.0).contains(&achieved),
-        "achieved {achieved}/s for 400/s"
+        achieved < 440.0,
+        "the schedule never runs ahead: {achieved}/s"
     );
-    assert_eq!(rate["fell_behind"], false);
 
     let many = tmp.with_extension("many.json");
     run(&[
@@ -188,7 +195,7 @@ fn sysbench_format_rate_mode_and_a_thousand_connections_from_the_command_line() 
         "oltp_point_select",
         "--table-size=1000",
         "--threads=1024",
-        "--time=3s",
+        "--loops=2",
         "--json",
         many.to_str().unwrap(),
     ]);
@@ -198,16 +205,14 @@ fn sysbench_format_rate_mode_and_a_thousand_connections_from_the_command_line() 
     // Every worker connected and prepared its statement (a failure there fails the cell)…
     let per_worker = cell["per_worker_events"].as_array().unwrap();
     assert_eq!(per_worker.len(), 1024);
-    // …and nearly all got to run queries: on 2 cores, 1,024 client threads and as many
-    // server threads all runnable at the start take the scheduler seconds to go round, so a
-    // few may not get a turn within a short run on a busy machine.
-    let working = per_worker
+    // …and each completed its own two loops, however long the scheduler took to go round.
+    let short = per_worker
         .iter()
-        .filter(|events| events.as_u64().unwrap() > 0)
+        .filter(|events| events.as_u64() != Some(2))
         .count();
-    assert!(
-        working >= 1024 * 9 / 10,
-        "{working} of 1,024 connections ran queries"
+    assert_eq!(
+        short, 0,
+        "connections of 1,024 that did not complete their 2 loops"
     );
     std::fs::remove_file(json).unwrap();
     std::fs::remove_file(many).unwrap();

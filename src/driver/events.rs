@@ -678,7 +678,8 @@ mod tests {
             .collect();
         let started = Instant::now();
         let results = run_loop(tasks, &|| released.load(Ordering::Acquire));
-        assert!(started.elapsed() < Duration::from_millis(1000));
+        // A hang guard: the point is the order below, not the pace.
+        assert!(started.elapsed() < Duration::from_secs(30));
         assert_eq!(results, (0..50).map(|i| i * 2).collect::<Vec<_>>());
         let order = order.into_inner().unwrap();
         assert_eq!(order.first(), Some(&49));

@@ -169,7 +169,10 @@ pub fn enginebench(tmpdir: &Path) -> std::process::Command {
     command
         .env("TMPDIR", tmpdir)
         .env("ENGINEBENCH_DB", store_of(tmpdir))
-        .env_remove("ENGINEBENCH_FAULT");
+        .env_remove("ENGINEBENCH_FAULT")
+        .env_remove("ENGINEBENCH_DRIVER")
+        .env_remove("ENGINEBENCH_EVENT_LOOPS")
+        .env_remove("ENGINEBENCH_EAGER_READ");
     command
 }
 
