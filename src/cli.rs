@@ -489,7 +489,7 @@ pub struct CaptureArgs {
     #[command(subcommand)]
     pub action: Option<CaptureAction>,
 
-    /// Where the proxy listens for your application's connections
+    /// Where the proxy listens for your application's connections (port 0: any free port, announced)
     #[arg(long, value_name = "ADDRESS", default_value = "127.0.0.1:4406")]
     pub listen: String,
 

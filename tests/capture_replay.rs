@@ -17,14 +17,6 @@ use mysql::prelude::Queryable;
 const LOOKUP: &str = "SELECT name, price FROM items WHERE id = ?";
 const ORDER: &str = "INSERT INTO orders (item, qty) VALUES (?, ?)";
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// The application: two connections, each doing its own work.
 fn drive(port: u16) {
     let opts = move |db: &str| {
@@ -105,17 +97,25 @@ fn a_captured_workload_replays_with_the_same_counts_on_every_engine() {
         .unwrap();
     }
 
-    let port = free_port();
     let file = tmp.with_extension("ebcap");
     let mut command = common::enginebench(&tmp);
     command
         .arg("capture")
         .arg("--to")
         .arg(format!("mysql://root@127.0.0.1:{}/shop", server.port()))
-        .args(["--listen", &format!("127.0.0.1:{port}"), "--out"])
+        // Any free port, bound by the proxy itself and announced: no port picked here and
+        // released, for another test to take first.
+        .args(["--listen", "127.0.0.1:0", "--out"])
         .arg(&file);
     let mut proxy = common::Running::spawn(command);
     proxy.wait_for_line(|line| line.starts_with("capturing into"));
+    let port: u16 = proxy
+        .seen
+        .last()
+        .and_then(|line| line.split("point your application at 127.0.0.1:").nth(1))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|port| port.parse().ok())
+        .unwrap_or_else(|| panic!("no port announced: {:?}", proxy.seen));
     let (done, finished) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         drive(port);

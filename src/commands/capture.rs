@@ -57,6 +57,10 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
             args.listen
         )
     })?;
+    // The address bound, which says the port when --listen asked for any (port 0).
+    let listening = listener
+        .local_addr()
+        .map_or_else(|_| args.listen.clone(), |address| address.to_string());
     let spec = ConnectionSpec::tcp(&dsn, database.as_deref());
     let mut conn = spec
         .connect()
@@ -64,7 +68,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
     let version: Option<String> =
         mysql::prelude::Queryable::query_first(&mut conn, "SELECT VERSION()")?;
     let header = Header::new(
-        &format!("proxy {} → {upstream}", args.listen),
+        &format!("proxy {listening} → {upstream}"),
         database.clone(),
         version,
     );
@@ -91,7 +95,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
     note(&format!(
         "capturing into {}: point your application at {} instead of {upstream} (plain connections, no TLS); Ctrl-C ends the capture",
         out.display(),
-        args.listen
+        listening
     ));
     let summary = proxy::serve(listener, upstream, writer, &|number, address| {
         note(&format!("connection {number} from {address}"));
