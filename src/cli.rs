@@ -189,9 +189,9 @@ pub struct RunArgs {
     #[arg(long, value_enum, value_name = "KIND")]
     pub driver: Option<crate::driver::DriverKind>,
 
-    /// Output: tables, or sysbench's own report format per cell
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: OutputFormat,
+    /// How the results are printed when the run ends
+    #[arg(long, default_value = "text", value_parser = format_names())]
+    pub format: String,
 
     /// The latency percentile the sysbench format reports
     #[arg(long, default_value_t = 95.0, value_parser = parse_percentile)]
@@ -286,10 +286,18 @@ pub struct RunArgs {
     pub server: ServerArgs,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputFormat {
-    Text,
-    Sysbench,
+/// `--format`'s values: the report formats' names, each with what it writes.
+fn format_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        crate::report::formats::ALL
+            .iter()
+            .map(|format| clap::builder::PossibleValue::new(format.name()).help(format.describe())),
+    )
+}
+
+/// The format a validated `--format` value names.
+pub fn format_named(name: &str) -> &'static dyn crate::report::formats::Format {
+    crate::report::formats::named(name).unwrap_or(crate::report::formats::ALL[0])
 }
 
 /// sysbench's workload options, with its names, meanings and defaults.
@@ -629,18 +637,39 @@ pub struct StoreArgs {
 pub struct ExportArgs {
     /// A stored run: its id, `latest`, or -N for the N-th latest (see `enginebench runs`)
     pub run: String,
-    /// The whole record as JSON (the default)
+    /// The format written [default: json]
+    #[arg(long, value_parser = format_names(), conflicts_with_all = ["json", "csv", "markdown"])]
+    pub format: Option<String>,
+    /// The whole record as JSON (the default): --format json
     #[arg(long, conflicts_with_all = ["csv", "markdown"])]
     pub json: bool,
     /// One line per cell, load and sequence with n, min, median, mean, max, sd and the 95%
-    /// interval of the median
+    /// interval of the median: --format csv
     #[arg(long, conflicts_with = "markdown")]
     pub csv: bool,
-    /// The report's tables as Markdown, for pasting
+    /// The report's tables as Markdown, for pasting: --format markdown
     #[arg(long)]
     pub markdown: bool,
+    /// Write to FILE instead of stdout
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The latency percentile the sysbench format reports
+    #[arg(long, default_value_t = 95.0, value_parser = parse_percentile)]
+    pub percentile: f64,
     #[command(flatten)]
     pub store: StoreArgs,
+}
+
+impl ExportArgs {
+    /// The format asked for: `--format`, or the shorthand flags, or JSON.
+    pub fn format(&self) -> &'static str {
+        match (&self.format, self.csv, self.markdown) {
+            (Some(name), _, _) => format_named(name).name(),
+            (None, true, _) => "csv",
+            (None, false, true) => "markdown",
+            (None, false, false) => "json",
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -663,18 +692,23 @@ pub struct ReportArgs {
     /// with --json
     #[arg(default_value = "latest")]
     pub run: String,
-    /// Write one self-contained HTML file with the tables and charts (opens offline)
-    #[arg(long, value_name = "FILE")]
+    /// Write one self-contained HTML file with the tables and charts (opens offline):
+    /// --format html --output FILE
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["format", "output", "markdown"])]
     pub html: Option<PathBuf>,
     #[command(flatten)]
     pub store: StoreArgs,
-    /// Markdown tables even on a terminal
-    #[arg(long)]
+    /// Markdown tables even on a terminal: --format markdown
+    #[arg(long, conflicts_with = "format")]
     pub markdown: bool,
 
-    /// Output: tables, or sysbench's own report format per cell
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: OutputFormat,
+    /// The format written
+    #[arg(long, default_value = "text", value_parser = format_names())]
+    pub format: String,
+
+    /// Write to FILE instead of stdout
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 
     /// The latency percentile the sysbench format reports
     #[arg(long, default_value_t = 95.0, value_parser = parse_percentile)]
@@ -907,5 +941,16 @@ mod tests {
             args.server.server_opts,
             vec![("key_buffer_size".into(), "64M".into())]
         );
+    }
+}
+
+impl ReportArgs {
+    /// The format asked for, and the file it goes to (None: stdout).
+    pub fn format(&self) -> (&'static str, Option<&std::path::Path>) {
+        match (&self.html, self.markdown) {
+            (Some(path), _) => ("html", Some(path.as_path())),
+            (None, true) => ("markdown", self.output.as_deref()),
+            (None, false) => (format_named(&self.format).name(), self.output.as_deref()),
+        }
     }
 }

@@ -81,6 +81,40 @@ fn a_run_is_stored_and_listed_exported_and_drawn_without_running_again() {
         "- 3 repeats per cell are too few for a 95% interval of the median: use --repeat 6 or more"
     ));
 
+    // Every format by the same name from `report` and `export` (the format registry):
+    // the shorthand flags give the same text, and --output writes it to a file.
+    assert_eq!(eb(&["export", "1", "--format", "csv"]), csv);
+    assert_eq!(eb(&["export", "latest", "--format", "markdown"]), markdown);
+    assert_eq!(eb(&["report", "latest", "--format", "markdown"]), markdown);
+    assert_eq!(eb(&["report", "latest", "--markdown"]), markdown);
+    assert_eq!(eb(&["report", "1", "--format", "csv"]), csv);
+    let json_path = tmp.with_extension("export.json");
+    eb(&[
+        "report",
+        "latest",
+        "--format",
+        "json",
+        "-o",
+        json_path.to_str().unwrap(),
+    ]);
+    let exported: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(exported, record);
+    let sysbench = eb(&["export", "latest", "--format", "sysbench"]);
+    assert!(sysbench.contains("SQL statistics:"), "{sysbench}");
+    let html_stdout = eb(&["export", "latest", "--format", "html"]);
+    assert!(html_stdout.starts_with("<!DOCTYPE html>"));
+    let refused = common::enginebench(&tmp)
+        .args(["report", "latest", "--format", "pdf"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("invalid value 'pdf' for '--format <FORMAT>'")
+            && stderr.contains("[possible values: text, markdown, sysbench, csv, json, html]"),
+        "{stderr}"
+    );
+
     // The HTML report: self-contained, with a chart per phase, and drawn for real.
     let html_path = tmp.with_extension("report.html");
     eb(&["report", "latest", "--html", html_path.to_str().unwrap()]);

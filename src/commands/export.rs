@@ -1,24 +1,25 @@
-//! `enginebench export RUN`: a stored run as its JSON record, a CSV of cell summaries, or
-//! Markdown tables.
+//! `enginebench export RUN`: a stored run in any report format, JSON by default (the whole
+//! record), to stdout or a file.
 
-use super::{open_existing_store, Finished};
+use super::{open_existing_store, write_report, Finished};
 use crate::cli::ExportArgs;
-use crate::console::TableStyle;
+use crate::report::formats::ReportInput;
 use crate::view::View;
 
 pub fn run(args: ExportArgs) -> anyhow::Result<Finished> {
     let store = open_existing_store(&args.store.db)?;
-    let record = store.record(store.resolve(&args.run)?)?;
+    let id = store.resolve(&args.run)?;
+    let record = store.record(id)?;
     let view = View::of(&record);
-    if args.csv {
-        out!("{}", crate::report::export::csv_summary(&view)?);
-    } else if args.markdown {
-        out!(
-            "{}",
-            crate::report::text::tables(&view, TableStyle::Markdown)
-        );
-    } else {
-        outln!("{}", serde_json::to_string_pretty(&record)?);
-    }
+    let label = format!("run {id}");
+    let input = ReportInput {
+        record: &record,
+        view: &view,
+        label: &label,
+        percentile: args.percentile,
+        // An export is for another program: Markdown tables, never terminal drawing.
+        terminal: false,
+    };
+    write_report(args.format(), &input, args.output.as_deref())?;
     Ok(Finished::Success)
 }

@@ -2,7 +2,7 @@
 //! into one run (see `results::merge`), stored and printed like any run.
 
 use super::{finish_run, Finished};
-use crate::cli::{MergeArgs, OutputFormat};
+use crate::cli::MergeArgs;
 use crate::console::note;
 use crate::results::{self, Part};
 use crate::runner::RunOutput;
@@ -34,7 +34,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<Finished> {
         false,
     )?;
     let saved = output.finish(&record);
-    let finished = finish_run(Ok(record), &output, OutputFormat::Text, 95.0)?;
+    let finished = finish_run(Ok(record), &output, "text", 95.0)?;
     saved?;
     Ok(finished)
 }

@@ -19,7 +19,6 @@ pub mod show;
 use anyhow::bail;
 use std::io::Write;
 
-use crate::cli::OutputFormat;
 use crate::console::{note, table_style};
 use crate::results::{self, RunRecord, RunStatus};
 use crate::runner::{RunOutput, RunResult};
@@ -67,11 +66,48 @@ pub fn open_existing_store(db: &std::path::Path) -> anyhow::Result<results::Stor
     Ok(results::Store::open(db)?)
 }
 
-/// Prints the tables of whatever the run recorded, and turns its outcome into an exit.
+/// Renders `input` in the format named `format` (a name from the registry) to `path`, or to
+/// stdout.
+pub fn write_report(
+    format: &str,
+    input: &crate::report::formats::ReportInput,
+    path: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    let format = crate::cli::format_named(format);
+    let text = format.render(input)?;
+    match path {
+        Some(path) => {
+            anyhow::Context::with_context(std::fs::write(path, text), || {
+                format!(
+                    "cannot write the {} report to {}",
+                    format.name(),
+                    path.display()
+                )
+            })?;
+            note(&format!(
+                "wrote {}{}",
+                path.display(),
+                if format.name() == "html" {
+                    " (open it in a browser; it needs no network)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        None => {
+            out!("{text}");
+            let _ = std::io::stdout().flush();
+        }
+    }
+    Ok(())
+}
+
+/// Prints whatever the run recorded in `format` (a registry name), and turns its outcome
+/// into an exit.
 pub fn finish_run(
     outcome: RunResult,
     output: &RunOutput,
-    format: OutputFormat,
+    format: &str,
     percentile: f64,
 ) -> anyhow::Result<Finished> {
     let (record, error) = match outcome {
@@ -83,10 +119,14 @@ pub fn finish_run(
     let style = table_style(json_on_stdout);
     if !record.cells.is_empty() || !record.loads.is_empty() || !record.steps.is_empty() {
         let view = View::of(&record);
-        let tables = match format {
-            OutputFormat::Text => crate::report::text::tables(&view, style),
-            OutputFormat::Sysbench => crate::report::sysbench::format(&view, percentile),
+        let input = crate::report::formats::ReportInput {
+            record: &record,
+            view: &view,
+            label: "this run",
+            percentile,
+            terminal: style == crate::console::TableStyle::Terminal,
         };
+        let tables = crate::cli::format_named(format).render(&input)?;
         if json_on_stdout {
             let _ = write!(std::io::stderr().lock(), "{tables}");
         } else {

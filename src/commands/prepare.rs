@@ -4,7 +4,7 @@
 use anyhow::bail;
 
 use super::{check_caps, finish_run, resolve_server, Finished};
-use crate::cli::{OutputFormat, PrepareArgs};
+use crate::cli::PrepareArgs;
 use crate::plan::plan_prepare_sbtest;
 use crate::results::ResultFile;
 use crate::runner::{self, RunOutput};
@@ -33,5 +33,5 @@ pub fn run(args: PrepareArgs) -> anyhow::Result<Finished> {
     let server = resolve_server(&args.server)?;
     check_caps(&plan, &server)?;
     let outcome = runner::run(&plan, &server, &output);
-    finish_run(outcome, &output, OutputFormat::Text, 95.0)
+    finish_run(outcome, &output, "text", 95.0)
 }

@@ -3,7 +3,7 @@
 //! printed.
 
 use super::{check_caps, finish_run, resolve_server, Finished};
-use crate::cli::{OutputFormat, ReplayArgs, Speed};
+use crate::cli::{ReplayArgs, Speed};
 use crate::plan::plan_replay;
 use crate::runner::{self, RunOutput};
 
@@ -55,5 +55,5 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
         false,
     )?;
     let outcome = runner::run(&plan, &server, &output);
-    finish_run(outcome, &output, OutputFormat::Text, 95.0)
+    finish_run(outcome, &output, "text", 95.0)
 }

@@ -38,7 +38,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
         args.report_interval_given(),
     )?;
     let outcome = runner::run(&plan, &server, &output);
-    finish_run(outcome, &output, args.format, args.percentile)
+    finish_run(outcome, &output, &args.format, args.percentile)
 }
 
 /// What the command line chose, for the plan stage.

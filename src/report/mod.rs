@@ -9,6 +9,7 @@
 pub mod compare;
 pub mod evidence;
 pub mod export;
+pub mod formats;
 pub mod html;
 pub mod sysbench;
 pub mod text;
