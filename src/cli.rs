@@ -899,6 +899,17 @@ impl ServerArgs {
     }
 }
 
+impl ReportArgs {
+    /// The format asked for, and the file it goes to (None: stdout).
+    pub fn format(&self) -> (&'static str, Option<&std::path::Path>) {
+        match (&self.html, self.markdown) {
+            (Some(path), _) => ("html", Some(path.as_path())),
+            (None, true) => ("markdown", self.output.as_deref()),
+            (None, false) => (format_named(&self.format).name(), self.output.as_deref()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -941,16 +952,5 @@ mod tests {
             args.server.server_opts,
             vec![("key_buffer_size".into(), "64M".into())]
         );
-    }
-}
-
-impl ReportArgs {
-    /// The format asked for, and the file it goes to (None: stdout).
-    pub fn format(&self) -> (&'static str, Option<&std::path::Path>) {
-        match (&self.html, self.markdown) {
-            (Some(path), _) => ("html", Some(path.as_path())),
-            (None, true) => ("markdown", self.output.as_deref()),
-            (None, false) => (format_named(&self.format).name(), self.output.as_deref()),
-        }
     }
 }
