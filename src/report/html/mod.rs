@@ -1,0 +1,503 @@
+//! The HTML report: one self-contained file (inline CSS, SVG charts and a small inline
+//! script, no network) with the study's charts, the statistics of every cell, the warnings,
+//! and the text tables. Charts are drawn by plotters' SVG backend from the view alone: every
+//! value charted (medians, whiskers, merged percentiles, interval rates) is the view's.
+//!
+//! For a reader: each series is its own group in the SVG, so the legend (HTML buttons above
+//! the chart) shows and hides it; each point or bar carries its value, shown on hover or
+//! keyboard focus; a run on several profiles gets one small chart per profile with the
+//! engines as series, on the same axes; colours come from a colour-blind-safe palette with
+//! enough contrast on white, and markers change when colours repeat.
+//!
+//! Owns: the page, its sections, its charts and their wording. Must not compute a
+//! statistic, merge a histogram, group cells or re-read the record's scenario.
+
+use std::fmt::Write;
+
+use super::compare::{ComparisonRow, Side};
+use super::text::tables;
+use crate::console::TableStyle;
+use crate::view::stats::figure;
+use crate::view::{Group, PhaseKind, View};
+
+mod assets;
+mod chart;
+mod study_charts;
+
+use assets::{SCRIPT, STYLE};
+use chart::*;
+use study_charts::*;
+
+fn statistics_table(all: &[Group]) -> String {
+    let mut out = String::from("<table><tr><th class=\"l\">cell</th><th class=\"l\">figure</th><th>n</th><th>min</th><th>median</th><th>mean</th><th>max</th><th>sd</th><th>95% interval of the median</th></tr>\n");
+    let cell = |v: Option<f64>| v.map_or("-".to_string(), figure);
+    for group in all {
+        let Some(summary) = &group.summary else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&group.key()),
+            escape(group.metric),
+            summary.n,
+            figure(summary.min),
+            figure(summary.median),
+            figure(summary.mean),
+            figure(summary.max),
+            cell(summary.sd),
+            summary
+                .median_ci
+                .map_or("n too small".to_string(), |(low, high)| format!("{} – {}", figure(low), figure(high)))
+        );
+    }
+    out.push_str("</table>\n");
+    out
+}
+
+/// A section of the report: its anchor, heading and HTML (none when it has nothing to
+/// show).
+struct Section {
+    id: &'static str,
+    title: &'static str,
+    html: String,
+}
+
+/// The report's sections in order, after the run's facts and warnings. More evidence (per
+/// statement plans, rows examined) is one more section here, a function of the view.
+/// Per run phase: where plans differ (statement, set-ups and their plans in words), then
+/// each statement's plan and counters per set-up. Empty for runs without evidence.
+fn evidence_tables(view: &View) -> String {
+    let mut out = String::new();
+    for phase in view.phases_of(PhaseKind::Run) {
+        let rows = view.statement_evidence(&phase.name);
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "<h3>{}</h3>", escape(&phase.name));
+        let differences = view.plan_differences(&phase.name);
+        if !differences.is_empty() {
+            out.push_str("<table class=\"plans-differ\"><tr><th class=\"l\">statement</th><th class=\"l\">plans differ</th></tr>\n");
+            for line in &differences {
+                let (statement, rest) = line.split_once(": ").unwrap_or(("", line));
+                let _ = writeln!(
+                    out,
+                    "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
+                    escape(statement),
+                    escape(rest)
+                );
+            }
+            out.push_str("</table>\n");
+        }
+        out.push_str("<table class=\"evidence\"><tr><th class=\"l\">statement</th><th class=\"l\">set-up</th><th class=\"l\">access</th><th class=\"l\">key (type)</th><th>rows estimated</th><th class=\"l\">sort / temporary</th><th>rows examined</th><th>rows sent</th><th>full scans</th><th>tmp disk tables</th></tr>\n");
+        for row in &rows {
+            let evidence = row.evidence;
+            let cell = |value: Option<f64>, decimals: usize| {
+                value.map_or("-".to_string(), |v| format!("{v:.decimals$}"))
+            };
+            let counters = evidence.counters.as_ref();
+            let (access, key, estimated, extras) = match &evidence.plan {
+                Some(plan) => (
+                    plan.tables
+                        .iter()
+                        .map(|t| format!("{} {}", t.table, t.access_type))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    plan.tables
+                        .iter()
+                        .filter_map(|t| {
+                            t.key
+                                .as_ref()
+                                .map(|k| format!("{k} ({})", t.key_type.as_deref().unwrap_or("?")))
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    plan.tables
+                        .iter()
+                        .filter_map(|t| t.rows_estimated)
+                        .map(|r| format!("{r:.0}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    [
+                        plan.filesort.then_some("filesort"),
+                        plan.temporary_table.then_some("temporary table"),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                ),
+                None => (
+                    evidence
+                        .plan_error
+                        .clone()
+                        .map_or("-".into(), |e| format!("no plan: {e}")),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                ),
+            };
+            let _ = writeln!(
+                out,
+                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&evidence.statement),
+                escape(&row.setup.label()),
+                escape(&access),
+                escape(&key),
+                escape(&estimated),
+                escape(&extras),
+                cell(counters.map(|c| c.rows_examined), 1),
+                cell(counters.map(|c| c.rows_sent), 1),
+                cell(counters.map(|c| c.full_scans), 2),
+                cell(counters.map(|c| c.tmp_disk_tables), 2),
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    if out.is_empty() {
+        out.push_str("<p>No per-statement evidence in this run (it is gathered after each run phase's first cell on each engine).</p>");
+    }
+    out
+}
+
+/// A replay per statement digest: captured count, and per set-up the replayed count,
+/// latency, errors and mismatches; then the first example of each mismatch.
+fn replay_table(view: &View) -> String {
+    let Some(replay) = view.replay() else {
+        return String::new();
+    };
+    let mut out = String::from(
+        "<table class=\"evidence\"><tr><th class=\"l\">statement digest</th><th>captured</th>",
+    );
+    for setup in &replay.setups {
+        let label = escape(&setup.label());
+        out.push_str(&format!(
+            "<th>{label} count</th><th>{label} p50 / p99 µs</th><th>{label} errors</th><th>{label} mismatches</th>"
+        ));
+    }
+    out.push_str("</tr>\n");
+    for row in &replay.rows {
+        out.push_str(&format!(
+            "<tr><td class=\"l\"><code>{}</code></td><td>{}</td>",
+            escape(&row.name),
+            row.captured.map_or("-".into(), |c| c.count.to_string())
+        ));
+        for replayed in &row.replayed {
+            match replayed {
+                Some(r) => out.push_str(&format!(
+                    "<td>{}</td><td>{} / {}</td><td>{}</td><td>{}</td>",
+                    r.count, r.latency_us.p50_us, r.latency_us.p99_us, r.errors, r.mismatches
+                )),
+                None => out.push_str("<td>-</td><td>-</td><td>-</td><td>-</td>"),
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n");
+    if !replay.examples.is_empty() {
+        out.push_str("<p>Answers that differ from the captured ones (first example each):</p><ul>");
+        for (setup, name, example) in &replay.examples {
+            out.push_str(&format!(
+                "<li>{} · <code>{}</code>: {}</li>",
+                escape(&setup.label()),
+                escape(name),
+                escape(example)
+            ));
+        }
+        out.push_str("</ul>\n");
+    }
+    out
+}
+
+fn sections(view: &View) -> Vec<Section> {
+    let charts = format!(
+        "{}{}{}{}",
+        load_charts(view),
+        phase_pivot_charts(view),
+        run_phase_charts(view),
+        sequence_charts(view)
+    );
+    vec![
+        Section {
+            id: "charts",
+            title: "Charts",
+            html: if charts.is_empty() {
+                charts
+            } else {
+                format!("<div class=\"charts\">{charts}</div>")
+            },
+        },
+        Section {
+            id: "replay",
+            title: "Replay per statement digest",
+            html: replay_table(view),
+        },
+        Section {
+            id: "statements",
+            title: "Plans and rows per statement",
+            html: evidence_tables(view),
+        },
+        Section {
+            id: "cells",
+            title: "Every cell, over its completed repeats",
+            html: statistics_table(&view.groups),
+        },
+        Section {
+            id: "tables",
+            title: "Tables",
+            html: format!("<pre>{}</pre>", escape(&tables(view, TableStyle::Markdown))),
+        },
+    ]
+}
+
+/// The report of one run as a complete HTML document; `label` says which run it is.
+pub fn page(view: &View, label: &str) -> String {
+    let record = &view.record;
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "<h1>enginebench: {}</h1><p>{}</p>",
+        escape(&record.study),
+        escape(&record.title)
+    );
+    let _ = writeln!(body, "<table>");
+    let mut fact = |name: &str, value: String| {
+        let _ = writeln!(
+            body,
+            "<tr><th class=\"l\">{}</th><td class=\"l\">{}</td></tr>",
+            escape(name),
+            escape(&value)
+        );
+    };
+    fact("run", label.to_string());
+    fact("status", format!("{:?}", record.status).to_lowercase());
+    fact("started", record.started_at.clone());
+    fact(
+        "finished",
+        record.finished_at.clone().unwrap_or_else(|| "-".into()),
+    );
+    if let Some(server) = &record.server {
+        fact(
+            "server",
+            format!(
+                "{} ({}{})",
+                server.version,
+                server.kind,
+                if server.datadir_on_tmpfs {
+                    ", datadir on tmpfs"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+    if let Some(environment) = &record.environment {
+        fact(
+            "machine",
+            format!(
+                "{} × {}, {:.1} GiB, {}, {}",
+                environment.cpus,
+                environment.cpu_model,
+                environment.memory_bytes as f64 / (1u64 << 30) as f64,
+                environment.kernel,
+                environment.os
+            ),
+        );
+        fact(
+            "datadir filesystem",
+            environment
+                .datadir_filesystem
+                .clone()
+                .unwrap_or_else(|| "-".into()),
+        );
+        fact(
+            "enginebench",
+            format!(
+                "{} ({})",
+                environment.enginebench_version, environment.git_hash
+            ),
+        );
+    }
+    let _ = writeln!(body, "</table>");
+    for warning in &view.warnings() {
+        let _ = writeln!(body, "<p class=\"warn\">{}</p>", escape(warning));
+    }
+    for section in sections(view) {
+        if !section.html.is_empty() {
+            let _ = writeln!(
+                body,
+                "<section id=\"{}\"><h2>{}</h2>{}</section>",
+                section.id,
+                escape(section.title),
+                section.html
+            );
+        }
+    }
+    document(&format!("enginebench {}", record.study), &body)
+}
+
+fn document(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head>\n<body>\n{body}<div id=\"tip\" role=\"tooltip\" hidden></div><script>{SCRIPT}</script>\n</body></html>\n",
+        escape(title)
+    )
+}
+
+/// `compare --html`: the verdict table, and a chart of the ratios with their intervals.
+pub fn comparison_page(baseline: &Side, candidate: &Side, rows: &[ComparisonRow]) -> String {
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "<h1>enginebench compare</h1><p>baseline: {}<br>candidate: {}<br>ratio = candidate / baseline of the medians, 95% bootstrap interval (10,000 resamples); a verdict only where the interval excludes 1.</p>",
+        escape(&baseline.label),
+        escape(&candidate.label)
+    );
+    let points: Vec<Point> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, row)| {
+            row.ratio.map(|r| {
+                (
+                    i as f64,
+                    r.ratio,
+                    r.low.is_finite().then_some((r.low, r.high)),
+                )
+            })
+        })
+        .collect();
+    let chart = Figure {
+        title: "candidate / baseline per cell".into(),
+        caption: "ratio of medians per cell; 1 means no difference".into(),
+        axes: Axes::Lines {
+            x_title: "cell (numbered as in the table)",
+            x_labels: (1..=rows.len()).map(|i| i.to_string()).collect(),
+            numeric_x: None,
+            log_y: false,
+        },
+        y_title: "ratio of medians".into(),
+        x_tip: |cell| format!("cell {cell}"),
+        y_unit: "× (candidate / baseline)".into(),
+        whisker: "95% interval".into(),
+        legend: vec!["ratio with 95% interval".into()],
+        panels: vec![Panel {
+            profile: None,
+            series: vec![Series { key: 0, points }],
+        }],
+    };
+    body.push_str(&figure_html(&chart));
+    body.push_str("<table><tr><th>#</th><th class=\"l\">cell</th><th class=\"l\">figure</th><th>baseline median</th><th>candidate median</th><th>ratio</th><th>95% interval</th><th class=\"l\">verdict</th></tr>\n");
+    for (i, row) in rows.iter().enumerate() {
+        let class = if row.verdict.ends_with("better") {
+            "better"
+        } else if row.verdict.ends_with("worse") {
+            "worse"
+        } else {
+            "l"
+        };
+        let _ = writeln!(
+            body,
+            "<tr><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l {class}\">{}</td></tr>",
+            i + 1,
+            escape(&row.key),
+            escape(row.metric),
+            row.baseline_median.map_or("-".into(), figure),
+            row.candidate_median.map_or("-".into(), figure),
+            row.ratio.map_or("-".into(), |r| format!("{:.3}", r.ratio)),
+            row.ratio
+                .filter(|r| r.low.is_finite())
+                .map_or("-".into(), |r| format!("{:.3} – {:.3}", r.low, r.high)),
+            escape(&row.verdict)
+        );
+    }
+    body.push_str("</table>\n");
+    document("enginebench compare", &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::Setup;
+    use plotters::prelude::*;
+
+    #[test]
+    fn log_axes_mark_one_two_and_five_of_each_decade() {
+        assert_eq!(log_ticks(0.3, 30.0), vec![0.5, 1.0, 2.0, 5.0, 10.0, 20.0]);
+        // A range narrower than a decade still gets labels.
+        assert_eq!(log_ticks(1.5, 4.0), vec![2.0]);
+        assert!(log_ticks(0.0, 10.0).is_empty());
+    }
+
+    /// WCAG 2.1's contrast ratio of a colour against white (relative luminance, sRGB).
+    fn contrast_on_white(color: RGBColor) -> f64 {
+        let linear = |c: u8| {
+            let c = c as f64 / 255.0;
+            if c <= 0.04045 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        let luminance =
+            0.2126 * linear(color.0) + 0.7152 * linear(color.1) + 0.0722 * linear(color.2);
+        1.05 / (luminance + 0.05)
+    }
+
+    #[test]
+    fn no_series_colour_is_yellowish_or_faint_on_white() {
+        for (key, color) in PALETTE.iter().enumerate() {
+            // WCAG 2.1 1.4.11 asks 3:1 of graphical objects; yellow (1.3:1), Okabe-Ito's
+            // orange (2.2:1) and sky blue (2.3:1) fail it.
+            let contrast = contrast_on_white(*color);
+            assert!(contrast >= 3.0, "colour {key} {color:?}: {contrast:.2}:1");
+            // Nor a yellow hue at all: red and green both well above blue.
+            let RGBColor(r, g, b) = *color;
+            assert!(
+                !(r > 150 && g > 120 && (b as u16) < (g as u16) / 2),
+                "colour {key} {color:?} is yellowish"
+            );
+        }
+        assert_eq!(contrast_on_white(RGBColor(240, 228, 66)).round(), 1.0);
+        // Series beyond the palette change marker, so no two series in 15 look alike.
+        let looks: Vec<(RGBColor, Marker)> = (0..15).map(|k| (color(k), Marker::of(k))).collect();
+        for (i, a) in looks.iter().enumerate() {
+            assert!(looks[i + 1..].iter().all(|b| b != a), "series {i}");
+        }
+    }
+
+    fn setup(engine: crate::engine::Engine, profile: Option<&str>) -> Setup {
+        Setup {
+            engine,
+            profile: profile.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn several_profiles_make_one_chart_each_with_the_engines_as_series() {
+        use crate::engine::Engine::{InnoDb as InnoDB, MyIsam as MyISAM};
+        let one = multiples(&[setup(InnoDB, Some("small")), setup(MyISAM, Some("small"))]);
+        assert_eq!(one.legend, ["InnoDB (small)", "MyISAM (small)"]);
+        assert_eq!(one.panels.len(), 1);
+        let three = multiples(&[
+            setup(MyISAM, Some("a")),
+            setup(InnoDB, Some("a")),
+            setup(InnoDB, Some("b")),
+            setup(MyISAM, Some("c")),
+            setup(InnoDB, Some("c")),
+        ]);
+        assert_eq!(three.legend, ["MyISAM", "InnoDB"]);
+        let panels: Vec<(Option<&str>, Vec<usize>)> = three
+            .panels
+            .iter()
+            .map(|(p, members)| (p.as_deref(), members.iter().map(|(k, _)| *k).collect()))
+            .collect();
+        // InnoDB keeps its key (and colour) in every chart, also where MyISAM is missing.
+        assert_eq!(
+            panels,
+            [
+                (Some("a"), vec![0, 1]),
+                (Some("b"), vec![1]),
+                (Some("c"), vec![0, 1])
+            ]
+        );
+    }
+}

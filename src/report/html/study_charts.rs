@@ -1,0 +1,341 @@
+//! The HTML report's charts of a view: run phases (throughput and latency against threads,
+//! or phases side by side), latency percentiles and timelines per cell, loads and
+//! sequences. Owns which figure each part of a study gets and its wording; draws through
+//! `chart`. Must not compute a statistic: every value is the view's.
+
+use super::chart::*;
+use crate::view::stats::MIN_N_FOR_CI;
+use crate::view::{distinct, Group, GroupKind, PhaseKind, Setup, View};
+
+pub(super) fn setups(groups: &[&Group]) -> Vec<Setup> {
+    distinct(groups.iter().map(|g| g.setup.clone()))
+}
+
+/// What a chart's whiskers are, as its caption says: the 95% interval of the median when
+/// the repeats allow one, else their range.
+pub(super) fn whisker_words(n: usize) -> String {
+    if n >= MIN_N_FOR_CI {
+        "95% interval of the median".into()
+    } else {
+        format!("min–max of {n} repeats")
+    }
+}
+
+/// "(median of 3 repeats)" after a value, when there are repeats.
+pub(super) fn median_of(n: usize) -> String {
+    if n > 1 {
+        format!(" (median of {n} repeats)")
+    } else {
+        String::new()
+    }
+}
+
+/// Charts of the run phases: the figure against threads per set-up (S1's charts), latency
+/// percentiles and throughput over time at the highest thread count.
+pub(super) fn run_phase_charts(view: &View) -> String {
+    let mut out = String::new();
+    for phase in view.phases_of(PhaseKind::Run) {
+        let threads = &phase.threads;
+        let phase = phase.name.as_str();
+        let cells: Vec<&Group> = view
+            .groups_of(GroupKind::Cell)
+            .filter(|g| g.phase == phase)
+            .collect();
+        let timed = cells.iter().any(|g| g.higher_is_better);
+        let n = cells.iter().map(|g| g.values.len()).max().unwrap_or(0);
+        let panels = multiples(&setups(&cells));
+        let chart = Figure {
+            title: format!(
+                "{phase}: {}",
+                if timed {
+                    "statements per second"
+                } else {
+                    "wall time"
+                }
+            ),
+            caption: format!(
+                "{phase} — {} against client threads per set-up{}",
+                if timed {
+                    "statements per second (higher is better)"
+                } else {
+                    "wall ms to finish the loops (lower is better)"
+                },
+                if n >= MIN_N_FOR_CI {
+                    format!("; whiskers: 95% interval of the median over {n} repeats")
+                } else if n > 1 {
+                    format!("; whiskers: min–max of {n} repeats")
+                } else {
+                    String::new()
+                }
+            ),
+            axes: Axes::Lines {
+                x_title: "client threads",
+                x_labels: threads.iter().map(|t| t.to_string()).collect(),
+                numeric_x: None,
+                log_y: false,
+            },
+            y_title: if timed {
+                "statements per second (median)".into()
+            } else {
+                "wall ms for all threads (median)".into()
+            },
+            x_tip: |t| format!("{t} thread{}", if t == "1" { "" } else { "s" }),
+            y_unit: if timed {
+                format!("statements/s{}", median_of(n))
+            } else {
+                format!("ms wall time{}", median_of(n))
+            },
+            whisker: whisker_words(n),
+            legend: panels.legend.clone(),
+            panels: panels.panels(|setup| {
+                threads
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(position, &t)| {
+                        let group = cells
+                            .iter()
+                            .find(|g| g.threads == Some(t) && g.setup == *setup)?;
+                        // Statements per second for timed cells (what S1 charted); wall
+                        // time for cells of a fixed loop count.
+                        let summary = if timed {
+                            group.statements_summary.as_ref()
+                        } else {
+                            group.summary.as_ref()
+                        }?;
+                        Some((position as f64, summary.median, summary.whisker()))
+                    })
+                    .collect()
+            }),
+        };
+        out.push_str(&figure_html(&chart));
+        if let Some(&top) = threads.last() {
+            let at_top: Vec<&Group> = cells
+                .iter()
+                .copied()
+                .filter(|g| g.threads == Some(top))
+                .collect();
+            out.push_str(&latency_chart(&at_top, phase, top));
+            out.push_str(&timeline_chart(&at_top, phase, top));
+        }
+    }
+    out
+}
+
+/// S1's table as charts: statements per second of every timed phase side by side, one
+/// chart per thread count.
+pub(super) fn phase_pivot_charts(view: &View) -> String {
+    let timed: Vec<&Group> = view
+        .groups_of(GroupKind::Cell)
+        .filter(|g| g.higher_is_better)
+        .collect();
+    let phases: Vec<String> = distinct(timed.iter().map(|g| g.phase.clone()));
+    if phases.len() < 2 {
+        return String::new();
+    }
+    let mut threads: Vec<u32> = distinct(timed.iter().filter_map(|g| g.threads));
+    threads.sort_unstable();
+    let mut out = String::new();
+    for thread_count in threads {
+        let at: Vec<&Group> = timed
+            .iter()
+            .copied()
+            .filter(|g| g.threads == Some(thread_count))
+            .collect();
+        let n = at.iter().map(|g| g.values.len()).max().unwrap_or(0);
+        let panels = multiples(&setups(&at));
+        let chart = Figure {
+            title: format!(
+                "statements per second, {thread_count} thread{}",
+                if thread_count == 1 { "" } else { "s" }
+            ),
+            caption: format!(
+                "every phase side by side at {thread_count} client threads (higher is better)"
+            ),
+            axes: Axes::Bars {
+                categories: phases.clone(),
+            },
+            y_title: "statements per second (median)".into(),
+            x_tip: str::to_string,
+            y_unit: format!("statements/s{}", median_of(n)),
+            whisker: whisker_words(n),
+            legend: panels.legend.clone(),
+            panels: panels.panels(|setup| {
+                phases
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(position, phase)| {
+                        let group = at.iter().find(|g| g.phase == *phase && g.setup == *setup)?;
+                        let summary = group.statements_summary.as_ref()?;
+                        Some((position as f64, summary.median, summary.whisker()))
+                    })
+                    .collect()
+            }),
+        };
+        out.push_str(&figure_html(&chart));
+    }
+    out
+}
+
+/// Event latency at rising percentiles, per set-up, from the merged histograms of the
+/// completed repeats (never averaged percentiles).
+pub(super) fn latency_chart(groups: &[&Group], phase: &str, threads: u32) -> String {
+    const PERCENTILES: [f64; 7] = [50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99];
+    let with_events: Vec<&Group> = groups
+        .iter()
+        .copied()
+        .filter(|g| !g.event_histogram.is_empty())
+        .collect();
+    let panels = multiples(&setups(&with_events));
+    let chart = Figure {
+        title: format!("{phase}: event latency, {threads} threads"),
+        caption: format!("{phase} — event latency percentiles at {threads} threads, all repeats merged (lower is better)"),
+        axes: Axes::Lines {
+            x_title: "percentile",
+            x_labels: PERCENTILES.iter().map(|p| format!("p{p}")).collect(),
+            numeric_x: None,
+            log_y: true,
+        },
+        y_title: "latency ms (log scale)".into(),
+        x_tip: str::to_string,
+        y_unit: "ms, all repeats merged".into(),
+        whisker: String::new(),
+        legend: panels.legend.clone(),
+        panels: panels.panels(|setup| {
+            let Some(group) = with_events.iter().find(|g| g.setup == *setup) else {
+                return Vec::new();
+            };
+            PERCENTILES
+                .iter()
+                .enumerate()
+                .map(|(position, p)| {
+                    let micros = group.event_histogram.value_at_quantile(p / 100.0);
+                    (position as f64, micros as f64 / 1000.0, None)
+                })
+                .collect()
+        }),
+    };
+    figure_html(&chart)
+}
+
+/// Events per second, interval by interval, of the first completed repeat per set-up.
+pub(super) fn timeline_chart(groups: &[&Group], phase: &str, threads: u32) -> String {
+    let mut timelines: Vec<(&Group, &crate::view::Timeline)> = groups
+        .iter()
+        .filter_map(|g| Some((*g, g.timeline.as_ref()?)))
+        .collect();
+    if timelines.is_empty() {
+        return String::new();
+    }
+    timelines.sort_by_key(|(_, timeline)| timeline.cell);
+    let end = timelines
+        .iter()
+        .flat_map(|(_, timeline)| timeline.points.iter().map(|&(at, _)| at))
+        .fold(0.0f64, f64::max);
+    let ordered: Vec<&Group> = timelines.iter().map(|(g, _)| *g).collect();
+    let panels = multiples(&setups(&ordered));
+    let chart = Figure {
+        title: format!("{phase}: throughput over time, {threads} threads"),
+        caption: format!("{phase} — events per second in each report interval at {threads} threads (first repeat)"),
+        axes: Axes::Lines {
+            x_title: "seconds into the measured phase",
+            x_labels: Vec::new(),
+            numeric_x: Some((0.0, end.max(0.001))),
+            log_y: false,
+        },
+        y_title: "events per second".into(),
+        x_tip: |s| format!("{s} s into the phase"),
+        y_unit: "events/s, first repeat".into(),
+        whisker: String::new(),
+        legend: panels.legend.clone(),
+        panels: panels.panels(|setup| {
+            timelines
+                .iter()
+                .find(|(g, _)| g.setup == *setup)
+                .map(|(_, timeline)| {
+                    timeline
+                        .points
+                        .iter()
+                        .map(|&(at, rate)| (at, rate, None))
+                        .collect()
+                })
+                .unwrap_or_default()
+        }),
+    };
+    figure_html(&chart)
+}
+
+/// Load phases: seconds per method and set-up.
+pub(super) fn load_charts(view: &View) -> String {
+    let mut out = String::new();
+    let loads: Vec<&Group> = view.groups_of(GroupKind::Load).collect();
+    for phase in distinct(loads.iter().map(|g| g.phase.as_str())) {
+        let groups: Vec<&Group> = loads.iter().copied().filter(|g| g.phase == phase).collect();
+        let methods: Vec<String> =
+            distinct(groups.iter().map(|g| g.method.clone().unwrap_or_default()));
+        let n = groups.iter().map(|g| g.values.len()).max().unwrap_or(0);
+        let panels = multiples(&setups(&groups));
+        let chart = Figure {
+            title: format!("{phase}: seconds per load method"),
+            caption: format!("{phase} — seconds to load the table with each method, per engine (lower is better)"),
+            axes: Axes::Bars {
+                categories: methods.clone(),
+            },
+            y_title: "seconds (median)".into(),
+            x_tip: str::to_string,
+            y_unit: format!("s{}", median_of(n)),
+            whisker: whisker_words(n),
+            legend: panels.legend.clone(),
+            panels: panels.panels(|setup| {
+                methods
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(position, method)| {
+                        let group = groups
+                            .iter()
+                            .find(|g| g.method.as_ref() == Some(method) && g.setup == *setup)?;
+                        let summary = group.summary.as_ref()?;
+                        Some((position as f64, summary.median, summary.whisker()))
+                    })
+                    .collect()
+            }),
+        };
+        out.push_str(&figure_html(&chart));
+    }
+    out
+}
+
+/// Sequence phases: the job's time per set-up, min/avg/max over the kept runs.
+pub(super) fn sequence_charts(view: &View) -> String {
+    let sequences: Vec<&Group> = view.groups_of(GroupKind::Sequence).collect();
+    let mut out = String::new();
+    for phase in distinct(sequences.iter().map(|g| g.phase.as_str())) {
+        let groups: Vec<&Group> = sequences
+            .iter()
+            .copied()
+            .filter(|g| g.phase == phase)
+            .collect();
+        let panels = multiples(&setups(&groups));
+        let chart = Figure {
+            title: format!("{phase}: ms per job"),
+            caption: format!("{phase} — ms per run of the job per set-up: bar the mean, whisker min to max of the kept runs (lower is better)"),
+            axes: Axes::Bars {
+                categories: vec![phase.to_string()],
+            },
+            y_title: "ms per job".into(),
+            x_tip: str::to_string,
+            y_unit: "ms per job (mean of the kept runs)".into(),
+            whisker: "min–max of the kept runs".into(),
+            legend: panels.legend.clone(),
+            panels: panels.panels(|setup| {
+                groups
+                    .iter()
+                    .find(|g| g.setup == *setup)
+                    .and_then(|g| g.summary.as_ref())
+                    .map(|s| vec![(0.0, s.mean, Some((s.min, s.max)))])
+                    .unwrap_or_default()
+            }),
+        };
+        out.push_str(&figure_html(&chart));
+    }
+    out
+}
