@@ -11,7 +11,9 @@ mod model;
 mod rows;
 
 pub use generators::Generator;
-pub use model::{resolve, Event, KillNode, Phase, Profile, Scenario, Statement, Step, Table};
+pub use model::{
+    placeholders, resolve, Event, KillNode, Phase, Profile, Scenario, Statement, Step, Table,
+};
 pub use rows::FileRows;
 
 use std::fmt;

@@ -763,7 +763,7 @@ fn load_plan(resolver: &Resolver, raw: &Spanned<RawLoadMethod>) -> Result<LoadPl
 }
 
 /// Counts `?` placeholders outside quoted strings.
-fn placeholders(sql: &str) -> usize {
+pub fn placeholders(sql: &str) -> usize {
     let mut count = 0;
     let mut quote: Option<char> = None;
     let mut chars = sql.chars().peekable();
