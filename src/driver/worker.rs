@@ -1,0 +1,340 @@
+//! One worker of a cell: its private state opened in its own thread, the warm-up, then the
+//! closed or paced loop of events until its stop condition (a loop count, a share of a
+//! shared `--events` budget, a deadline, Ctrl-C, a fatal error), failed events retried;
+//! and what the workers share to do that (the budget, the phase, the abort flag). Runs on
+//! an OS thread or as a coroutine on an event loop alike. Must not know what an event
+//! does nor how a cell's results are put together.
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use super::events;
+use super::workload::{RateSpec, StopCondition, Workload};
+use crate::interrupt;
+use crate::measure::QueryRecorder;
+use crate::scenario::Arrivals;
+use crate::sqlerror::ErrorClass;
+
+pub(super) const PHASE_SETUP: u8 = 0;
+
+pub(super) const PHASE_WARMUP: u8 = 1;
+
+pub(super) const PHASE_MEASURE: u8 = 2;
+
+/// One counter per worker on its own cache line, so progress counting does not make
+/// workers share a line.
+#[repr(align(128))]
+#[derive(Default)]
+pub(super) struct PaddedCounter(pub(super) AtomicU64);
+
+pub(super) struct Shared {
+    /// Events left under `StopCondition::events_total` (i64::MAX when unlimited).
+    pub(super) budget: AtomicI64,
+    /// Read on every event; changes are also announced on `gate` so that waiting workers
+    /// sleep instead of polling (1,024 pollers starve the connections they wait for).
+    pub(super) phase: AtomicU8,
+    pub(super) gate: (Mutex<()>, Condvar),
+    pub(super) ready: AtomicUsize,
+    pub(super) finished: AtomicUsize,
+    pub(super) abort: AtomicBool,
+    pub(super) events: Vec<PaddedCounter>,
+}
+
+impl Shared {
+    pub(super) fn set_phase(&self, phase: u8) {
+        let _guard = self.gate.0.lock().unwrap_or_else(|p| p.into_inner());
+        self.phase.store(phase, Ordering::Release);
+        self.gate.1.notify_all();
+    }
+
+    pub(super) fn wait_past_setup(&self) {
+        if events::in_coroutine() {
+            // The loop resumes parked workers when the phase moves on (see `run_cell`).
+            while self.phase.load(Ordering::Acquire) == PHASE_SETUP {
+                events::suspend(events::Wait::Park);
+            }
+            return;
+        }
+        let (lock, condvar) = &self.gate;
+        let guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = condvar
+            .wait_while(guard, |_| self.phase.load(Ordering::Acquire) == PHASE_SETUP)
+            .unwrap_or_else(|p| p.into_inner());
+    }
+}
+
+/// One worker's share, for sysbench's "threads fairness".
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct WorkerFigures {
+    pub events: u64,
+    /// Time spent inside events (service time).
+    pub busy_us: u64,
+}
+
+pub(super) struct WorkerReport {
+    pub(super) finished_at: Option<Instant>,
+    pub(super) figures: WorkerFigures,
+    pub(super) max_lag_us: u64,
+    pub(super) late_events: u64,
+    pub(super) latency_overflows: u64,
+    pub(super) failed_events: u64,
+    pub(super) errors_by_code: BTreeMap<(usize, u16), u64>,
+    pub(super) failure: Option<String>,
+}
+
+/// What a worker needs to pace itself.
+#[derive(Clone, Copy)]
+pub(super) struct Pacing {
+    pub(super) threads: u32,
+    pub(super) rate: Option<RateSpec>,
+}
+
+/// Test hook: `ENGINEBENCH_FAULT=worker-panic` makes worker 0 panic after its first
+/// measured event, so tests can prove that a panicking worker leaves no server behind.
+pub(super) fn fault_worker_panic() -> bool {
+    std::env::var("ENGINEBENCH_FAULT").is_ok_and(|fault| fault == "worker-panic")
+}
+
+/// The worker's schedule in rate mode: its share of the rate, staggered among workers.
+pub(super) struct Schedule {
+    pub(super) next: Instant,
+    pub(super) gap_s: f64,
+    pub(super) arrivals: Arrivals,
+    pub(super) rng: rand::rngs::SmallRng,
+}
+
+impl Schedule {
+    pub(super) fn new(
+        rate: RateSpec,
+        threads: u32,
+        worker_index: usize,
+        start: Instant,
+    ) -> Schedule {
+        use rand::SeedableRng;
+        let gap_s = f64::from(threads) / rate.events_per_s.max(1e-9);
+        Schedule {
+            // Staggered so the workers do not fire together.
+            next: start
+                + Duration::from_secs_f64(gap_s * worker_index as f64 / f64::from(threads.max(1))),
+            gap_s,
+            arrivals: rate.arrivals,
+            rng: rand::rngs::SmallRng::seed_from_u64(0x5eed ^ worker_index as u64),
+        }
+    }
+
+    pub(super) fn advance(&mut self) {
+        use rand::Rng;
+        let gap = match self.arrivals {
+            Arrivals::Constant => self.gap_s,
+            // Inverse transform of the exponential distribution; 1 − u avoids ln(0).
+            Arrivals::Poisson => -(1.0 - self.rng.gen::<f64>()).ln() * self.gap_s,
+        };
+        self.next += Duration::from_secs_f64(gap);
+    }
+}
+
+pub(super) fn run_worker(
+    workload: &dyn Workload,
+    worker_index: usize,
+    mut recorder: QueryRecorder,
+    shared: &Shared,
+    stop: StopCondition,
+    pacing: Pacing,
+    panic_on_purpose: bool,
+) -> Result<WorkerReport, String> {
+    let mut marked_ready = false;
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let mut report = WorkerReport {
+            finished_at: None,
+            figures: WorkerFigures::default(),
+            max_lag_us: 0,
+            late_events: 0,
+            latency_overflows: 0,
+            failed_events: 0,
+            errors_by_code: BTreeMap::new(),
+            failure: None,
+        };
+        let mut worker = match workload.open_worker(worker_index) {
+            Ok(worker) => Some(worker),
+            Err(err) => {
+                report.failure = Some(format!("{err:#}"));
+                shared.abort.store(true, Ordering::Release);
+                None
+            }
+        };
+        shared.ready.fetch_add(1, Ordering::AcqRel);
+        marked_ready = true;
+        let Some(worker) = worker.as_mut() else {
+            return report;
+        };
+        shared.wait_past_setup();
+        recorder.discard = true;
+        while shared.phase.load(Ordering::Acquire) == PHASE_WARMUP {
+            if shared.abort.load(Ordering::Relaxed) || interrupt::requested() {
+                return report;
+            }
+            if let Err(failure) = worker.event(&mut recorder) {
+                if failure.class == ErrorClass::Fatal {
+                    report.failure = Some(format!("during warm-up: {}", failure.message));
+                    shared.abort.store(true, Ordering::Release);
+                    return report;
+                }
+            }
+        }
+        recorder.discard = false;
+        let started = Instant::now();
+        let deadline = stop.duration.map(|d| started + d);
+        let mut schedule = pacing
+            .rate
+            .map(|rate| Schedule::new(rate, pacing.threads, worker_index, started));
+        let counter = &shared.events[worker_index].0;
+        let mut done: u64 = 0;
+        // A unit of the `--events` budget this worker took and has not yet completed: a
+        // failed event keeps it for its retry, so no other worker can find the budget
+        // empty while an event it still counts is being redone (sysbench's --events N
+        // completes N events, failed ones retried).
+        let mut holding_unit = false;
+        loop {
+            // Between events: hand the histograms over if an interval has closed.
+            recorder.end_of_event();
+            if shared.abort.load(Ordering::Relaxed) || interrupt::requested() {
+                break;
+            }
+            if stop.events_per_thread.is_some_and(|limit| done >= limit) || worker.done() {
+                break;
+            }
+            // A scripted worker (a replayed connection) says when its next event is due.
+            let scripted = match &schedule {
+                Some(_) => None,
+                None => worker.next_start(started),
+            };
+            if let Some(next) = scripted {
+                if deadline.is_some_and(|deadline| next >= deadline) {
+                    break;
+                }
+                // Idle gaps may be long: sleep in slices, handing intervals over and
+                // watching for Ctrl-C.
+                let mut stopped = false;
+                while Instant::now() < next {
+                    if shared.abort.load(Ordering::Relaxed) || interrupt::requested() {
+                        stopped = true;
+                        break;
+                    }
+                    events::sleep((next - Instant::now()).min(Duration::from_millis(50)));
+                    recorder.end_of_event();
+                }
+                if stopped {
+                    break;
+                }
+            }
+            if let Some(schedule) = &schedule {
+                // Sleep until the intended start, unless that is past the deadline.
+                let now = Instant::now();
+                if deadline.is_some_and(|deadline| schedule.next >= deadline) {
+                    break;
+                }
+                if schedule.next > now {
+                    events::sleep_until(schedule.next);
+                    recorder.end_of_event();
+                }
+            }
+            // One clock read serves both the deadline and the event's start.
+            let event_started = Instant::now();
+            if deadline.is_some_and(|deadline| event_started >= deadline) {
+                break;
+            }
+            if stop.events_total.is_some() && !holding_unit {
+                if shared.budget.fetch_sub(1, Ordering::AcqRel) <= 0 {
+                    break;
+                }
+                holding_unit = true;
+            }
+            let intended = match &schedule {
+                Some(schedule) => {
+                    let lag = event_started.saturating_duration_since(schedule.next);
+                    report.max_lag_us = report.max_lag_us.max(lag.as_micros() as u64);
+                    if lag > Duration::from_millis(1) {
+                        report.late_events += 1;
+                    }
+                    schedule.next
+                }
+                None => match scripted {
+                    Some(next) => {
+                        let lag = event_started.saturating_duration_since(next);
+                        report.max_lag_us = report.max_lag_us.max(lag.as_micros() as u64);
+                        if lag > Duration::from_millis(1) {
+                            report.late_events += 1;
+                        }
+                        next
+                    }
+                    None => event_started,
+                },
+            };
+            let result = worker.event(&mut recorder);
+            let ended = Instant::now();
+            let service_us = ended.duration_since(event_started).as_micros() as u64;
+            report.figures.busy_us += service_us;
+            match result {
+                Ok(()) if schedule.is_none() && scripted.is_none() => {
+                    recorder.record_closed_loop_event(service_us)
+                }
+                Ok(()) => recorder.record_event(
+                    ended.duration_since(intended).as_micros() as u64,
+                    service_us,
+                ),
+                Err(failure) if failure.class == ErrorClass::Survivable => {
+                    // As sysbench: the event is retried, and only completed events count
+                    // toward --events and the loop count. The error is counted; the
+                    // budget unit stays with this worker for the retry.
+                    report.failed_events += 1;
+                    continue;
+                }
+                Err(failure) => {
+                    report.failure = Some(failure.message);
+                    shared.abort.store(true, Ordering::Release);
+                    break;
+                }
+            }
+            if let Some(schedule) = &mut schedule {
+                schedule.advance();
+            }
+            holding_unit = false;
+            done += 1;
+            counter.store(done, Ordering::Relaxed);
+            if panic_on_purpose && worker_index == 0 {
+                panic!("fault injected by ENGINEBENCH_FAULT=worker-panic");
+            }
+        }
+        if report.failure.is_none() {
+            if let Err(failure) = worker.finish(&mut recorder) {
+                report.failure = Some(failure.message);
+            }
+        }
+        report.finished_at = Some(Instant::now());
+        report.figures.events = done;
+        report.errors_by_code = std::mem::take(&mut recorder.errors_by_code);
+        // Taken, not copied: an event loop's workers share one recorder's histograms, but
+        // each counts its own overflows.
+        report.latency_overflows = std::mem::take(&mut recorder.overflows);
+        report
+    }));
+    if !marked_ready {
+        shared.ready.fetch_add(1, Ordering::AcqRel);
+    }
+    shared.finished.fetch_add(1, Ordering::AcqRel);
+    outcome.map_err(|payload| {
+        shared.abort.store(true, Ordering::Release);
+        panic_message(payload.as_ref())
+    })
+}
+
+pub(super) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}

@@ -1,0 +1,91 @@
+//! What a study gives the driver: a [`Workload`] (its query kinds, a worker per
+//! connection) and each [`Worker`]'s events; and how a cell is run: its threads, stop
+//! condition, pacing and warm-up. Must not know any study kind.
+
+use std::time::{Duration, Instant};
+
+use crate::measure::QueryRecorder;
+use crate::scenario::Arrivals;
+use crate::sqlerror::QueryFailure;
+
+/// What a study runs: named query kinds, and a way to open one worker's private state.
+/// `open_worker` runs inside the worker's own thread (connect, prepare statements, seed
+/// the RNG), so setup cost is paid in parallel and never inside the measured loop.
+pub trait Workload: Sync {
+    fn query_kinds(&self) -> Vec<String>;
+    fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>>;
+
+    /// Each statement once, with `count` parameter sets drawn as the workers draw them:
+    /// what the per-statement evidence (plans, rows examined) is gathered from.
+    fn statement_samples(&self, _count: usize) -> Vec<crate::measure::evidence::StatementSample> {
+        Vec::new()
+    }
+
+    /// After a cell: per query kind, statements whose answer differed from what was
+    /// expected (a replay's captured answers), with a count and the first one described.
+    fn mismatches(&self) -> Vec<(String, u64, String)> {
+        Vec::new()
+    }
+
+    /// Whether its workers block in a client that cannot suspend (the `mysql` crate's):
+    /// such a workload runs one thread per connection whatever driver is chosen.
+    fn blocking_client(&self) -> bool {
+        false
+    }
+}
+
+/// One worker's typed state. `event` is one iteration of the closed loop (sysbench's
+/// "event"): it runs its statements through `recorder.measure`, which times each one.
+pub trait Worker: Send {
+    fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure>;
+
+    /// After the last event (not after a fatal error): flush what the worker buffered, as
+    /// sysbench's bulk_insert does in thread_done.
+    fn finish(&mut self, _recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
+        Ok(())
+    }
+
+    /// A worker with a script of its own (a replayed connection): when its next event is
+    /// due, counted from `measure_started`; latency is then measured from that intended
+    /// start, as in rate mode. None: a closed loop.
+    fn next_start(&mut self, _measure_started: Instant) -> Option<Instant> {
+        None
+    }
+
+    /// Whether the worker's script is over (a replayed connection's last command).
+    fn done(&self) -> bool {
+        false
+    }
+}
+
+/// When workers stop: after `events_per_thread` each, after `events_total` among them
+/// (sysbench's --events), after `duration`, whichever comes first.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StopCondition {
+    pub events_per_thread: Option<u64>,
+    pub events_total: Option<u64>,
+    pub duration: Option<Duration>,
+}
+
+/// Open-loop load: `events_per_s` in all, spread over the workers. Latency is measured
+/// from each event's intended start, so a stall is charged to every event it delays
+/// (coordinated omission corrected, as wrk2 does); service time is kept beside it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateSpec {
+    pub events_per_s: f64,
+    pub arrivals: Arrivals,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CellConfig {
+    pub threads: u32,
+    pub stop: StopCondition,
+    /// Run the workload this long before measuring; nothing of it is recorded.
+    pub warmup: Option<Duration>,
+    pub report_interval: Duration,
+    /// None: closed loop, each worker starts its next event when the last one ends.
+    pub rate: Option<RateSpec>,
+    /// Keep every interval's histograms as an HdrHistogram interval log (an agent's part,
+    /// for `merge` to add exactly).
+    pub interval_log: bool,
+}
