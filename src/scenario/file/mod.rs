@@ -8,12 +8,16 @@
 
 mod generators;
 mod model;
+#[cfg(test)]
+mod model_tests;
+mod raw;
+mod resolve;
+mod resolver;
 mod rows;
 
 pub use generators::Generator;
-pub use model::{
-    placeholders, resolve, Event, KillNode, Phase, Profile, Scenario, Statement, Step, Table,
-};
+pub use model::{placeholders, Event, KillNode, Phase, Profile, Scenario, Statement, Step, Table};
+pub use resolve::resolve;
 pub use rows::FileRows;
 
 use std::fmt;
@@ -77,7 +81,7 @@ pub fn load_scenario(
     overrides: &[(String, String)],
     scale: Option<f64>,
 ) -> Result<Scenario, ScenarioError> {
-    let raw: model::RawScenario = toml::from_str(text).map_err(|err| {
+    let raw: raw::RawScenario = toml::from_str(text).map_err(|err| {
         let at = err.span().map_or(0, |span| span.start);
         // toml's message is a sentence without the position, which we give ourselves.
         ScenarioError::at(file, text, at, err.message().trim().to_string())
