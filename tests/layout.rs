@@ -57,8 +57,13 @@ fn module_of(path: &Path) -> String {
     }
 }
 
-/// A file's code without its unit tests (they may reach anywhere).
+/// A file's code without its unit tests (they may reach anywhere): nothing of a file of
+/// unit tests of its own (`tests.rs`, `*_tests.rs`, declared under `#[cfg(test)]`).
 fn code_without_tests(path: &Path) -> String {
+    let name = path.file_name().unwrap().to_string_lossy();
+    if name == "tests.rs" || name.ends_with("_tests.rs") {
+        return String::new();
+    }
     let text = std::fs::read_to_string(path).unwrap();
     match text.find("#[cfg(test)]\nmod tests") {
         Some(at) => text[..at].to_string(),

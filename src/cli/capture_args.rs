@@ -1,0 +1,143 @@
+//! `capture`'s, `replay`'s and `merge`'s flags.
+
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+use crate::engine::Engine;
+
+use super::server_args::ServerArgs;
+use super::values::*;
+use crate::server::Dsn;
+
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    #[command(subcommand)]
+    pub action: Option<CaptureAction>,
+
+    /// Where the proxy listens for your application's connections (port 0: any free port, announced)
+    #[arg(long, value_name = "ADDRESS", default_value = "127.0.0.1:4406")]
+    pub listen: String,
+
+    /// The server the proxy relays to (and takes the snapshot from):
+    /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE]
+    #[arg(long, value_parser = Dsn::parse, value_name = "URL")]
+    pub to: Option<Dsn>,
+
+    /// The database the snapshot holds (and replay loads) [default: the URL's]
+    #[arg(long)]
+    pub database: Option<String>,
+
+    /// Do not take a snapshot of the database (replay then needs its tables some other way)
+    #[arg(long)]
+    pub no_snapshot: bool,
+
+    /// Import MariaDB's general log instead of proxying: `table` (mysql.general_log on the
+    /// --to server) or the path of a general log file
+    #[arg(long, value_name = "table|FILE")]
+    pub from_log: Option<String>,
+
+    /// The capture file to write
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CaptureAction {
+    /// Print a scenario file made from a capture: its tables, one event per statement
+    /// digest with its captured weight, parameters fitted to the captured values
+    Summarize {
+        /// The capture file
+        file: PathBuf,
+        /// The scenario's name [default: the file's stem]
+        #[arg(long)]
+        name: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The capture file (`enginebench capture --out FILE`)
+    pub capture: PathBuf,
+
+    /// Engines to replay on: the snapshot's tables are created with each [default: innodb]
+    #[arg(long, value_delimiter = ',')]
+    pub engines: Vec<Engine>,
+
+    /// Replay each build's side by side: system, mariadb-11.8, mysql, tarball directories
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "BUILDS",
+        conflicts_with = "dsn"
+    )]
+    pub servers: Vec<String>,
+
+    /// The captured pace scaled: 1 as captured, 2.5 two and a half times faster, `max` as
+    /// fast as each connection can go
+    #[arg(long, default_value = "1", value_parser = parse_speed)]
+    pub speed: Speed,
+
+    /// Repeats per engine
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+
+    /// Print the plan and exit without starting a server
+    #[arg(long)]
+    pub dry_run: bool,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
+
+    /// Do not append the run to the result store
+    #[arg(long)]
+    pub no_db: bool,
+
+    /// Write the whole run as JSON to FILE (`-` = stdout; tables then go to stderr)
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+/// `--speed`: a factor on the captured pace, or as fast as possible.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Speed {
+    Factor(f64),
+    Max,
+}
+
+pub(crate) fn parse_speed(text: &str) -> Result<Speed, String> {
+    if text == "max" {
+        return Ok(Speed::Max);
+    }
+    match text.parse::<f64>() {
+        Ok(factor) if factor > 0.0 && factor.is_finite() => Ok(Speed::Factor(factor)),
+        _ => Err(format!(
+            "'{text}' is not a speed: a factor above 0 (1, 2.5) or `max`"
+        )),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The agents' parts: the --json files of `enginebench run --agent K/N`
+    #[arg(required = true, value_name = "PART")]
+    pub parts: Vec<PathBuf>,
+
+    /// Merge even when some agents' parts are missing (the merged load is then short of
+    /// theirs, and says so)
+    #[arg(long)]
+    pub allow_missing: bool,
+
+    /// Write the merged run as JSON to FILE (`-` = stdout; tables then go to stderr)
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
+
+    /// Do not append the merged run to the result store
+    #[arg(long)]
+    pub no_db: bool,
+}

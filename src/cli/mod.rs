@@ -1,0 +1,137 @@
+//! Command-line definitions. Flag names follow sysbench where users already know them
+//! (`--threads`, `--time`, `--report-interval`); values are typed (`10s`, `1M`, `1,5,20,50`).
+
+use clap::{Parser, Subcommand};
+
+use crate::server::Dsn;
+
+mod capture_args;
+mod run_args;
+mod server_args;
+mod stored_args;
+mod values;
+
+pub use capture_args::*;
+pub use run_args::*;
+pub use server_args::*;
+pub use stored_args::*;
+pub use values::*;
+
+/// A password given in `--dsn` would be readable by every user of the machine in the
+/// process title (/proc/PID/cmdline). Before anything else, enginebench re-executes itself
+/// with the password moved into its environment (readable only by the same user), so the
+/// title carries it for a few milliseconds at most. Call first thing in `main`.
+pub fn hide_dsn_password() {
+    use std::os::unix::process::CommandExt;
+    if std::env::var_os(crate::server::PASSWORD_ENV).is_some() {
+        return;
+    }
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let mut password = None;
+    let mut cleaned = Vec::with_capacity(args.len());
+    let mut next_is_dsn = false;
+    for arg in &args {
+        let text = arg.to_string_lossy();
+        // `capture --to` names a server as `--dsn` does.
+        let (prefix, value) = if next_is_dsn {
+            ("", Some(text.as_ref()))
+        } else if let Some(value) = text.strip_prefix("--dsn=") {
+            ("--dsn=", Some(value))
+        } else if let Some(value) = text.strip_prefix("--to=") {
+            ("--to=", Some(value))
+        } else {
+            ("", None)
+        };
+        next_is_dsn = text == "--dsn" || text == "--to";
+        match value.and_then(Dsn::split_password) {
+            Some((without, secret)) => {
+                cleaned.push(format!("{prefix}{without}").into());
+                password = Some(secret);
+            }
+            None => cleaned.push(arg.clone()),
+        }
+    }
+    let (Some(password), Ok(exe)) = (password, std::env::current_exe()) else {
+        return;
+    };
+    let err = std::process::Command::new(exe)
+        .arg0(&cleaned[0])
+        .args(&cleaned[1..])
+        .env(crate::server::PASSWORD_ENV, password)
+        .exec();
+    // exec only returns on failure: go on as we are, with the password still in the title.
+    crate::console::note(&format!(
+        "warning: could not hide the --dsn password from the process title: {err}"
+    ));
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "enginebench",
+    version,
+    about = "Compare MySQL/MariaDB storage engines and configurations on a throwaway server",
+    long_about = "Runs storage-engine studies on a MariaDB server it starts, configures and removes itself \
+                  (or on one you name with --dsn), and reports latency histograms, throughput and server counters."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a study (see `enginebench list`)
+    Run(Box<RunArgs>),
+    /// List the built-in studies and scenario files
+    List,
+    /// Print a built-in scenario file, to copy as a start for your own
+    Show {
+        /// A built-in scenario name (see `enginebench list`)
+        name: String,
+    },
+    /// Create and fill a benchmark table (e.g. sysbench's sbtest) and report how long it took
+    Prepare(Box<PrepareArgs>),
+    /// Print the tables of a stored run (or a --json file), or write its HTML report with
+    /// charts; nothing is run again
+    Report(ReportArgs),
+    /// List the runs in the result store
+    Runs(StoreArgs),
+    /// Write a stored run as JSON, CSV of cell summaries, or Markdown tables
+    Export(ExportArgs),
+    /// Compare two runs (or two profiles of runs) cell by cell: ratios with confidence
+    /// intervals, and a verdict where the difference is significant
+    Compare(CompareArgs),
+    /// Capture your own workload: a proxy your application connects to records every
+    /// command with its answer (and a snapshot of the data); or import a general log;
+    /// `capture summarize FILE` turns a capture into a scenario file
+    Capture(Box<CaptureArgs>),
+    /// Replay a capture on throwaway servers (or --dsn), on every engine and build asked
+    /// for: each captured connection at its captured pace, results per statement digest
+    Replay(Box<ReplayArgs>),
+    /// Merge the parts of a run from several client hosts (`run --agent K/N --json PART`)
+    /// into one run: histograms added interval by interval, events summed, each agent's
+    /// figures kept
+    Merge(MergeArgs),
+    /// Manage a throwaway server by hand
+    Server {
+        #[command(subcommand)]
+        command: ServerCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ServerCommand {
+    /// Start a throwaway server configured like a run would, and keep it until Ctrl-C
+    Start(Box<ServerArgs>),
+    /// Fetch a server build into the cache: mariadb-11.8 (Debian trixie) or mysql (the
+    /// newest MySQL Debian has), from the machine's own apt mirror, without installing it
+    Get {
+        /// The build: mariadb-11.8 or mysql
+        name: String,
+    },
+    /// The server builds at hand: the system's and those fetched into the cache
+    List,
+}
+
+#[cfg(test)]
+mod tests;
