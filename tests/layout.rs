@@ -356,3 +356,16 @@ fn every_module_says_what_it_owns() {
         );
     }
 }
+
+/// A file that holds several jobs is split by job: none in src/ is over 800 lines.
+#[test]
+fn no_source_file_is_over_800_lines() {
+    let long: Vec<String> = source_files()
+        .into_iter()
+        .filter_map(|file| {
+            let lines = std::fs::read_to_string(&file).unwrap().lines().count();
+            (lines > 800).then(|| format!("{} ({lines} lines)", file.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "split these by job: {long:?}");
+}
