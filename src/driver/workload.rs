@@ -17,7 +17,10 @@ pub trait Workload: Sync {
 
     /// Each statement once, with `count` parameter sets drawn as the workers draw them:
     /// what the per-statement evidence (plans, rows examined) is gathered from.
-    fn statement_samples(&self, _count: usize) -> Vec<crate::measure::evidence::StatementSample> {
+    fn statement_samples(
+        &self,
+        _count: usize,
+    ) -> Vec<crate::measure::statement_probe::StatementSample> {
         Vec::new()
     }
 

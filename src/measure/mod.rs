@@ -4,14 +4,14 @@
 mod counters;
 mod disk;
 mod environment;
-pub mod evidence;
 mod footprint;
 mod histogram;
 pub mod interval_log;
-pub mod nodes;
+pub mod node_counters;
 mod observer;
 mod process;
 mod sampler;
+pub mod statement_probe;
 mod status;
 
 pub use counters::{engine_counters, per_statement, why_lines, EngineCounters, PerStatement};

@@ -7,7 +7,6 @@
 //! name): the view has done all of that once, so reports cannot disagree.
 
 pub mod compare;
-pub mod evidence;
 pub mod export;
 pub mod formats;
 pub mod html;

@@ -210,7 +210,7 @@ pub struct EvidenceRecord {
     pub engine: Engine,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
-    pub statements: Vec<crate::measure::evidence::StatementEvidence>,
+    pub statements: Vec<crate::measure::statement_probe::StatementEvidence>,
 }
 
 /// One run of a sequence phase on one engine.
@@ -422,7 +422,7 @@ pub struct CellRecord {
     pub mismatches: Vec<MismatchRecord>,
     /// A topology: each node over the measured phase (its counters, connections, lag).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub nodes: Vec<crate::measure::nodes::NodeCellRecord>,
+    pub nodes: Vec<crate::measure::node_counters::NodeCellRecord>,
     /// Which driver ran the cell: "events" (event loops, non-blocking connections) or
     /// "threads" (one OS thread per connection); absent in older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]

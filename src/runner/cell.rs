@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::bench::Bench;
-use super::nodes::{NodesPlan, WatchingNodes};
+use super::cell_on_nodes::{NodesPlan, WatchingNodes};
 use super::progress::CellProgress;
 use super::rendezvous::Rendezvous;
 use crate::console::note;
@@ -14,7 +14,7 @@ use crate::driver::workloads::{FileWorkload, OltpWorkload, ReplayWorkload};
 use crate::driver::{
     run_cell, CellConfig, CellMeasurement, CellOutcome, RateSpec, StopCondition, Workload,
 };
-use crate::measure::{evidence, new_histogram, CellObserver, CounterSampler};
+use crate::measure::{new_histogram, statement_probe, CellObserver, CounterSampler};
 use crate::plan::{CellStep, Plan, Study};
 use crate::results::{CellKey, CellRecord, EvidenceRecord, MismatchRecord, OutcomeRecord};
 use crate::scenario::file::Phase;
@@ -273,7 +273,7 @@ fn gather_evidence(
         .study
         .database_for(cell.engine, &bench.workspace.database);
     let statements = match bench.spec(&database).connect() {
-        Ok(mut conn) => evidence::gather(&mut conn, &samples),
+        Ok(mut conn) => statement_probe::gather(&mut conn, &samples),
         Err(err) => {
             note(&format!("no per-statement evidence for this cell: {err}"));
             return;

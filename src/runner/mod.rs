@@ -7,11 +7,11 @@
 
 mod bench;
 mod cell;
-mod nodes;
+mod cell_on_nodes;
 mod phases;
 mod progress;
 mod rendezvous;
-mod replay;
+mod replay_snapshot;
 mod tables;
 mod walk;
 
@@ -91,7 +91,7 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
         plan.study.parameters(),
     );
     record.statement_classes = plan.study.statement_classes();
-    record.replay = replay::replay_record(plan);
+    record.replay = replay_snapshot::replay_record(plan);
     record.environment = Some(EnvironmentRecord::probe(None));
     if let Err(err) = output.save(&record) {
         return Err((err, Box::new(record)));
@@ -180,7 +180,7 @@ impl walk::Workbench for Bench<'_> {
             }
             Step::Cell(cell) => end.server_died = cell::measure(plan, self, cell)?,
             Step::Footprints => tables::footprints(plan, self)?,
-            Step::LoadSnapshot { engine } => replay::load_snapshot(plan, self, *engine)?,
+            Step::LoadSnapshot { engine } => replay_snapshot::load_snapshot(plan, self, *engine)?,
         }
         Ok(end)
     }

@@ -9,16 +9,16 @@
 //! Must not know how a table, a chart or a page is drawn, nor any study by its name: what a
 //! record is comes from the record (`kind`, `statement_classes`, its phases).
 
-mod evidence;
 mod groups;
-pub mod nodes;
-pub mod replay;
+pub mod node_figures;
+mod plan_comparison;
+pub mod replay_digests;
 pub mod stats;
 
 use hdrhistogram::Histogram;
 
-pub use evidence::EvidenceRow;
 pub use groups::{Group, GroupKind, RateSummary, Timeline};
+pub use plan_comparison::EvidenceRow;
 
 use crate::engine::Engine;
 use crate::measure::{decode_histogram, FootprintRecord};

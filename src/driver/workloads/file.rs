@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 use crate::driver::libmariadb::{self, Param};
 use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
 use crate::load::Value;
-use crate::measure::evidence::StatementSample;
+use crate::measure::statement_probe::StatementSample;
 use crate::measure::QueryRecorder;
 use crate::scenario::file::{Event, Generator};
 use crate::server::ConnectionSpec;

@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use crate::driver::libmariadb::{self, Param};
 use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
-use crate::measure::evidence::StatementSample;
+use crate::measure::statement_probe::StatementSample;
 use crate::measure::QueryRecorder;
 use crate::scenario::distributions::{uniform, Distribution};
 use crate::scenario::oltp::{classes, Class, OltpKind, OltpOptions};

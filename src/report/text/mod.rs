@@ -13,6 +13,7 @@ use crate::results::StudyKind;
 use crate::view::View;
 
 mod cells;
+pub mod evidence_tables;
 mod notes;
 mod phase_tables;
 mod replay_tables;

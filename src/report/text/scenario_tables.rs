@@ -37,7 +37,7 @@ pub(super) fn scenario_tables(view: &View, style: TableStyle) -> String {
     out.push_str(&phase_pivot_tables(view, style));
     out.push_str(&load_phase_section(view, style));
     out.push_str(&run_phase_tables(view, style));
-    out.push_str(&crate::report::evidence::section(view, style));
+    out.push_str(&crate::report::text::evidence_tables::section(view, style));
     out.push_str(&loads_section(view, style));
     out.push_str(&footprint_section(view, style));
     for cell in view.failed_cells() {

@@ -90,7 +90,7 @@ pub(super) fn sysbench_tables(view: &View, style: TableStyle) -> String {
             "warning: the driver could not keep the requested rate in some cells (see \"not kept\"): lower --rate or add --threads"
         );
     }
-    out.push_str(&crate::report::evidence::section(view, style));
+    out.push_str(&crate::report::text::evidence_tables::section(view, style));
     out.push_str(&loads_section(view, style));
     out.push_str(&status_lines(view));
     out

@@ -4,7 +4,7 @@
 //! InnoDB range on price_idx, 10 rows"), with the fix where one is known.
 
 use super::{Setup, View};
-use crate::measure::evidence::{StatementEvidence, StatementPlan, TablePlan};
+use crate::measure::statement_probe::{StatementEvidence, StatementPlan, TablePlan};
 
 /// The share of sampled values that must get the same plan for it to count as the
 /// set-up's plan in "plans differ".

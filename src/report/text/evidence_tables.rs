@@ -45,7 +45,7 @@ pub fn section(view: &View, style: TableStyle) -> String {
                 (None, Some(error)) => format!("no plan: {error}"),
                 (None, None) => "-".into(),
             };
-            let counter = |get: fn(&crate::measure::evidence::StatementCounters) -> f64,
+            let counter = |get: fn(&crate::measure::statement_probe::StatementCounters) -> f64,
                            decimals: usize| {
                 evidence
                     .counters
@@ -80,7 +80,7 @@ fn right(text: String) -> Cell {
 }
 
 /// "items: range on price_idx (BTREE), ~9 rows; filesort".
-fn plan_text(plan: &crate::measure::evidence::StatementPlan) -> String {
+fn plan_text(plan: &crate::measure::statement_probe::StatementPlan) -> String {
     let mut parts: Vec<String> = plan
         .tables
         .iter()

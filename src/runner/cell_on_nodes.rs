@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::measure::nodes::{recovery_s, NodeWatch, NodeWatchResult, WatchedNode};
+use crate::measure::node_counters::{recovery_s, NodeWatch, NodeWatchResult, WatchedNode};
 use crate::measure::{CellObserver, Progress};
 use crate::results::FaultRecord;
 use crate::scenario::file::KillNode;
@@ -134,7 +134,7 @@ impl<'a> WatchingNodes<'a> {
         mut self,
         intervals: &[(f64, f64, u64, u64)],
     ) -> (
-        Vec<crate::measure::nodes::NodeCellRecord>,
+        Vec<crate::measure::node_counters::NodeCellRecord>,
         Option<FaultRecord>,
     ) {
         self.stop_killer();
