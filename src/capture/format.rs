@@ -40,6 +40,10 @@ pub struct Header {
     pub server_version: Option<String>,
     /// When the capture started, in µs since the epoch; commands' times count from here.
     pub started_unix_us: i64,
+    /// Statements that carry a credential are stored with the secret masked (the end line
+    /// counts them). False in captures made before enginebench masked them.
+    #[serde(default)]
+    pub secrets_masked: bool,
 }
 
 impl Header {
@@ -51,6 +55,7 @@ impl Header {
             database,
             server_version,
             started_unix_us: unix_now_us(),
+            secrets_masked: true,
         }
     }
 }
@@ -201,6 +206,43 @@ pub struct End {
     pub connections: u64,
     /// From the header's start to the close, µs.
     pub duration_us: i64,
+    /// Statements whose credential was masked (`secrets`).
+    #[serde(default)]
+    pub secrets_masked: u64,
+}
+
+/// `command` with its credential masked (in its text, or its parameters for a prepared
+/// statement's execute), or None when it carries none.
+fn mask_command(command: &Command) -> Option<Command> {
+    let sql = command.sql.as_deref()?;
+    let secrets = super::secrets::find(sql);
+    if secrets.is_empty() {
+        return None;
+    }
+    let mask = super::secrets::MASK.trim_matches('\'');
+    let mut masked = command.clone();
+    masked.sql = Some(super::secrets::masked_text(sql, &secrets));
+    // The secrets' own text, to find where the server echoed it (a syntax error quotes
+    // the statement near its fault).
+    let mut clear: Vec<String> = secrets
+        .literals
+        .iter()
+        .map(|&(start, end)| sql[start + 1..end - 1].to_string())
+        .collect();
+    for &index in &secrets.parameters {
+        if let Some(value) = masked.params.get_mut(index) {
+            if let Value::Text(text) = value {
+                clear.push(text.clone());
+            }
+            *value = Value::Text(mask.to_string());
+        }
+    }
+    if let Some(message) = masked.response.as_mut().and_then(|r| r.message.as_mut()) {
+        for secret in clear.iter().filter(|secret| !secret.is_empty()) {
+            *message = message.replace(secret.as_str(), mask);
+        }
+    }
+    Some(masked)
 }
 
 pub fn unix_now_us() -> i64 {
@@ -385,30 +427,68 @@ pub fn parse(input: impl BufRead, file: &str) -> Result<Capture, CaptureError> {
 }
 
 /// Writes capture lines as they come, each flushed at once (a crash keeps all but the line
-/// being written).
+/// being written). A capture is a copy of production: the file is its owner's alone
+/// (0600, whatever the umask), and statements' credentials are masked before they are
+/// written (`secrets`), counted in the end line.
 pub struct CaptureWriter {
     out: std::io::BufWriter<std::fs::File>,
     file: String,
+    secrets_masked: u64,
+}
+
+/// Creates (or truncates) `path` readable and writable by its owner only, whatever the
+/// umask, and whatever mode a file already there had.
+pub fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    Ok(file)
 }
 
 impl CaptureWriter {
     pub fn create(path: &Path, header: &Header) -> Result<CaptureWriter, CaptureError> {
         let file = path.display().to_string();
-        let out = std::fs::File::create(path).map_err(|err| CaptureError::Unwritable {
+        let out = create_private(path).map_err(|err| CaptureError::Unwritable {
             file: file.clone(),
             cause: err.to_string(),
         })?;
         let mut writer = CaptureWriter {
             out: std::io::BufWriter::new(out),
             file,
+            secrets_masked: 0,
         };
         writer.write(&Line::Header(header.clone()))?;
         writer.flush()?;
         Ok(writer)
     }
 
-    /// Buffers one line; [`flush`](Self::flush) writes what is buffered.
+    /// Buffers one line, a command's credential masked; [`flush`](Self::flush) writes
+    /// what is buffered.
     pub fn write(&mut self, line: &Line) -> Result<(), CaptureError> {
+        let masked;
+        let line = match line {
+            Line::Command(command) => match mask_command(command) {
+                Some(command) => {
+                    self.secrets_masked += 1;
+                    masked = Line::Command(command);
+                    &masked
+                }
+                None => line,
+            },
+            Line::End(end) => {
+                masked = Line::End(End {
+                    secrets_masked: self.secrets_masked,
+                    ..end.clone()
+                });
+                &masked
+            }
+            _ => line,
+        };
         let mut text = serde_json::to_string(line).expect("capture lines serialise");
         text.push('\n');
         self.out
@@ -417,6 +497,11 @@ impl CaptureWriter {
                 file: self.file.clone(),
                 cause: err.to_string(),
             })
+    }
+
+    /// Statements written so far with a credential masked.
+    pub fn secrets_masked(&self) -> u64 {
+        self.secrets_masked
     }
 
     pub fn flush(&mut self) -> Result<(), CaptureError> {
@@ -477,6 +562,7 @@ mod tests {
                 commands: 1,
                 connections: 1,
                 duration_us: 30,
+                secrets_masked: 0,
             }),
         ];
         let capture = parse(written(&lines).as_bytes(), "x").unwrap();

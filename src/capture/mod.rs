@@ -10,6 +10,7 @@ pub mod general_log;
 pub mod protocol;
 pub mod proxy;
 pub mod script;
+pub mod secrets;
 pub mod snapshot;
 pub mod summarize;
 

@@ -33,6 +33,8 @@ pub struct ProxySummary {
     pub elapsed: Duration,
     /// The proxy's own CPU time (all threads), to judge what it adds.
     pub cpu_us: u64,
+    /// Statements stored with their credential masked.
+    pub secrets_masked: u64,
 }
 
 /// The clock every command is timed on: µs since the capture's header.
@@ -117,17 +119,20 @@ pub fn serve(
         commands: total,
         connections,
         duration_us: elapsed.as_micros() as i64,
+        // Counted by the writer, which masks them.
+        secrets_masked: 0,
     }));
     drop(lines);
     let written = writer_thread
         .join()
         .map_err(|_| anyhow::anyhow!("the capture's writer thread panicked"))?;
-    written?;
+    let secrets_masked = written?;
     Ok(ProxySummary {
         commands: commands.load(Ordering::Relaxed),
         connections,
         elapsed,
         cpu_us: crate::measure::own_cpu_us().saturating_sub(cpu_at_start),
+        secrets_masked,
     })
 }
 
@@ -138,7 +143,7 @@ fn write_lines(
     mut writer: CaptureWriter,
     received: Receiver<Line>,
     commands: Arc<AtomicU64>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<u64> {
     loop {
         std::thread::sleep(Duration::from_millis(20));
         loop {
@@ -151,13 +156,13 @@ fn write_lines(
                     writer.write(&line)?;
                     if end {
                         writer.flush()?;
-                        return Ok(());
+                        return Ok(writer.secrets_masked());
                     }
                 }
                 Err(std::sync::mpsc::TryRecvError::Empty) => break,
                 Err(std::sync::mpsc::TryRecvError::Disconnected) => {
                     writer.flush()?;
-                    return Ok(());
+                    return Ok(writer.secrets_masked());
                 }
             }
         }

@@ -51,6 +51,9 @@ pub enum CaptureAction {
         /// The scenario's name [default: the file's stem]
         #[arg(long)]
         name: Option<String>,
+        /// Write the scenario to FILE, readable by you alone (0600), instead of stdout
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
     },
 }
 

@@ -13,8 +13,8 @@ use crate::console::note;
 use crate::server::ConnectionSpec;
 
 pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
-    if let Some(CaptureAction::Summarize { file, name }) = &args.action {
-        return summarize(file, name.as_deref());
+    if let Some(CaptureAction::Summarize { file, name, out }) = &args.action {
+        return summarize(file, name.as_deref(), out.as_deref());
     }
     let Some(out) = args.out.clone() else {
         bail!("--out FILE: where the capture goes (e.g. --out shop.ebcap)");
@@ -35,6 +35,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
                 summary.connections,
                 out.display()
             ));
+            note_masked(summary.secrets_masked);
             return Ok(Finished::Success);
         }
     }
@@ -109,6 +110,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
         summary.cpu_us as f64 / summary.commands.max(1) as f64,
         out.display()
     ));
+    note_masked(summary.secrets_masked);
     Ok(Finished::Success)
 }
 
@@ -137,11 +139,16 @@ fn import_log(
         summary.connections,
         out.display()
     ));
+    note_masked(summary.secrets_masked);
     Ok(Finished::Success)
 }
 
 /// `capture summarize FILE`: the scenario file, on stdout.
-fn summarize(file: &std::path::Path, name: Option<&str>) -> anyhow::Result<Finished> {
+fn summarize(
+    file: &std::path::Path,
+    name: Option<&str>,
+    out: Option<&std::path::Path>,
+) -> anyhow::Result<Finished> {
     let capture = crate::capture::read(file)?;
     for warning in &capture.warnings {
         note(&format!("warning: {warning}"));
@@ -152,6 +159,27 @@ fn summarize(file: &std::path::Path, name: Option<&str>) -> anyhow::Result<Finis
         })
     });
     let text = crate::capture::summarize::scenario_text(&capture, &name)?;
-    out!("{text}");
+    match out {
+        // Its values were fitted to production's: the file is its owner's alone, as the
+        // capture is.
+        Some(path) => {
+            use std::io::Write;
+            crate::capture::format::create_private(path)
+                .and_then(|mut file| file.write_all(text.as_bytes()))
+                .with_context(|| format!("cannot write the scenario to {}", path.display()))?;
+            note(&format!("wrote {} (readable by you alone)", path.display()));
+        }
+        None => out!("{text}"),
+    }
     Ok(Finished::Success)
+}
+
+/// A capture is production data: say what was masked in it, and how to keep it.
+fn note_masked(secrets_masked: u64) {
+    if secrets_masked > 0 {
+        note(&format!(
+            "{secrets_masked} statement(s) carried a credential (CREATE/ALTER USER, SET PASSWORD, GRANT … IDENTIFIED BY, CREATE SERVER, CHANGE MASTER, START SLAVE): stored with the secret masked; replay skips them"
+        ));
+    }
+    note("the capture holds production data (a snapshot's rows, the statements' values): it is readable by you alone (0600); keep it so");
 }

@@ -26,6 +26,8 @@ pub struct ImportSummary {
     pub connections: u64,
     /// What the capture lacks or guessed, for the user to read.
     pub warnings: Vec<String>,
+    /// Statements stored with their credential masked.
+    pub secrets_masked: u64,
 }
 
 /// The fix for an empty or missing log, in every error that needs it.
@@ -334,12 +336,15 @@ impl Importer {
             commands: self.commands,
             connections,
             duration_us: self.last_us,
+            // Counted by the writer, which masks them.
+            secrets_masked: 0,
         }))?;
         self.writer.flush()?;
         Ok(ImportSummary {
             commands: self.commands,
             connections,
             warnings,
+            secrets_masked: self.writer.secrets_masked(),
         })
     }
 }

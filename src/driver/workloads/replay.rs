@@ -266,6 +266,20 @@ impl ReplayWorker {
     }
 }
 
+/// Whether the capture masked a credential of `command` (in its text, or a parameter of a
+/// prepared statement's execute).
+fn carries_masked_secret(command: &Command) -> bool {
+    let mask = crate::capture::secrets::MASK.trim_matches('\'');
+    command
+        .sql
+        .as_deref()
+        .is_some_and(crate::capture::secrets::was_masked)
+        || command
+            .params
+            .iter()
+            .any(|value| matches!(value, crate::capture::format::Value::Text(text) if text == mask))
+}
+
 fn error_code(err: &mysql::Error) -> Option<u16> {
     match err {
         mysql::Error::MySqlError(err) => Some(err.code),
@@ -303,6 +317,22 @@ impl Worker for ReplayWorker {
         let Some(kind) = shared.script.kind_of[index] else {
             return Ok(());
         };
+        if carries_masked_secret(command) {
+            // Its credential never reached the capture: not run, and said per digest.
+            let mut mismatches = shared.mismatches.lock().unwrap_or_else(|p| p.into_inner());
+            let entry = mismatches.entry(kind).or_insert_with(|| {
+                (
+                    0,
+                    format!(
+                        "connection {}: {}: not replayed: the capture masked its credential (secrets are never stored)",
+                        command.connection,
+                        command.sql.as_deref().unwrap_or("(no text)")
+                    ),
+                )
+            });
+            entry.0 += 1;
+            return Ok(());
+        }
         let started = Instant::now();
         let outcome = self.run(command);
         let from = self.intended.take().unwrap_or(started).min(started);
