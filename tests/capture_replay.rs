@@ -103,19 +103,9 @@ fn a_captured_workload_replays_with_the_same_counts_on_every_engine() {
         .arg("capture")
         .arg("--to")
         .arg(format!("mysql://root@127.0.0.1:{}/shop", server.port()))
-        // Any free port, bound by the proxy itself and announced: no port picked here and
-        // released, for another test to take first.
-        .args(["--listen", "127.0.0.1:0", "--out"])
+        .arg("--out")
         .arg(&file);
-    let mut proxy = common::Running::spawn(command);
-    proxy.wait_for_line(|line| line.starts_with("capturing into"));
-    let port: u16 = proxy
-        .seen
-        .last()
-        .and_then(|line| line.split("point your application at 127.0.0.1:").nth(1))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|port| port.parse().ok())
-        .unwrap_or_else(|| panic!("no port announced: {:?}", proxy.seen));
+    let (mut proxy, port) = common::start_capture_proxy(command);
     let (done, finished) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         drive(port);

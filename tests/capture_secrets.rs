@@ -120,17 +120,9 @@ fn no_credential_reaches_a_capture_its_summary_or_a_report() {
         .arg("capture")
         .arg("--to")
         .arg(format!("mysql://root@127.0.0.1:{}/shop", server.port()))
-        .args(["--listen", "127.0.0.1:0", "--out"])
+        .arg("--out")
         .arg(&file);
-    let mut proxy = common::Running::spawn(command);
-    proxy.wait_for_line(|line| line.starts_with("capturing into"));
-    let port: u16 = proxy
-        .seen
-        .last()
-        .and_then(|line| line.split("point your application at 127.0.0.1:").nth(1))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|port| port.parse().ok())
-        .unwrap();
+    let (proxy, port) = common::start_capture_proxy(command);
     let mut app = mysql::Conn::new(
         mysql::OptsBuilder::new()
             .ip_or_hostname(Some("127.0.0.1"))
@@ -142,7 +134,6 @@ fn no_credential_reaches_a_capture_its_summary_or_a_report() {
     .unwrap();
     run_session(&mut app);
     drop(app);
-    std::thread::sleep(std::time::Duration::from_millis(300));
     // SAFETY: signalling the child we spawned.
     unsafe {
         libc::kill(proxy.child.id() as libc::pid_t, libc::SIGINT);

@@ -333,29 +333,8 @@ mod tests {
 
     fn choices() -> Choices {
         Choices {
-            engines: Vec::new(),
-            threads: Vec::new(),
-            time: None,
-            loops: None,
-            events: None,
-            warmup: None,
-            repeat: None,
-            warmup_repeats: 0,
-            phases: Vec::new(),
-            profiles: Vec::new(),
             rows: Some(100),
-            set: Vec::new(),
-            scale: None,
-            load_methods: None,
-            load_plan: crate::load::LoadPlan::fastest(),
-            rate_per_s: None,
-            arrivals: None,
-            seed: 1,
-            cold: false,
-            query_timeout: None,
-            oltp: crate::scenario::oltp::OltpOptions::default(),
-            servers: Vec::new(),
-            agent: None,
+            ..Choices::default()
         }
     }
 

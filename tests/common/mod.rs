@@ -295,3 +295,21 @@ pub fn run_oltp(
     let plan = enginebench::plan::Plan::new(enginebench::plan::Study::Sysbench(params.clone()));
     enginebench::runner::run(&plan, server, output)
 }
+
+/// `enginebench capture` (in `command`, with its --to and --out) listening on a port of its
+/// own choosing: started, waited for until it captures, and the port it announced.
+pub fn start_capture_proxy(mut command: std::process::Command) -> (Running, u16) {
+    // Any free port, bound by the proxy itself and announced: no port picked here and
+    // released, for another test to take first.
+    command.args(["--listen", "127.0.0.1:0"]);
+    let mut proxy = Running::spawn(command);
+    proxy.wait_for_line(|line| line.starts_with("capturing into"));
+    let port: u16 = proxy
+        .seen
+        .last()
+        .and_then(|line| line.split("point your application at 127.0.0.1:").nth(1))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|port| port.parse().ok())
+        .unwrap_or_else(|| panic!("no port announced: {:?}", proxy.seen));
+    (proxy, port)
+}
