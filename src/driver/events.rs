@@ -552,29 +552,102 @@ impl Epoll {
         }
     }
 
-    /// Waits for events (at most `timeout`, none: forever); the number written.
+    /// Waits for events (at most `timeout`, none: forever); the number written. Uses
+    /// `epoll_pwait2` (a timeout in ns; kernel 5.11+) where the kernel has it, else
+    /// `epoll_wait` (ms, rounded up so a short timeout never becomes a busy poll).
+    /// Interrupted by a signal (Ctrl-C): 0, the caller looks around and waits again. Any
+    /// other failure is a bug or a broken machine: the loop panics with the cause, which
+    /// fails the cell instead of spinning.
     fn wait(&self, events: &mut [libc::epoll_event], timeout: Option<Duration>) -> usize {
-        let spec = timeout.map(|t| libc::timespec {
-            tv_sec: t.as_secs() as libc::time_t,
-            tv_nsec: t.subsec_nanos() as libc::c_long,
-        });
-        // SAFETY: the buffer is ours and its length is passed; the timeout lives across
-        // the call.
-        let count = unsafe {
-            libc::epoll_pwait2(
-                self.0,
-                events.as_mut_ptr(),
-                events.len() as c_int,
-                spec.as_ref().map_or(std::ptr::null(), |s| s as *const _),
-                std::ptr::null(),
-            )
-        };
-        if count < 0 {
-            // EINTR (a signal: Ctrl-C): the caller looks around and waits again.
-            0
+        let count = if pwait2_available() {
+            let spec = timeout.map(|t| libc::timespec {
+                tv_sec: t.as_secs() as libc::time_t,
+                tv_nsec: t.subsec_nanos() as libc::c_long,
+            });
+            // SAFETY: the buffer is ours and its length is passed; the timeout lives
+            // across the call.
+            unsafe {
+                libc::epoll_pwait2(
+                    self.0,
+                    events.as_mut_ptr(),
+                    events.len() as c_int,
+                    spec.as_ref().map_or(std::ptr::null(), |s| s as *const _),
+                    std::ptr::null(),
+                )
+            }
         } else {
-            count as usize
+            let timeout_ms = timeout.map_or(-1, |t| {
+                t.as_nanos().div_ceil(1_000_000).min(c_int::MAX as u128) as c_int
+            });
+            // SAFETY: as above.
+            unsafe {
+                libc::epoll_wait(
+                    self.0,
+                    events.as_mut_ptr(),
+                    events.len() as c_int,
+                    timeout_ms,
+                )
+            }
+        };
+        if count >= 0 {
+            return count as usize;
         }
+        let err = std::io::Error::last_os_error();
+        match err.raw_os_error() {
+            Some(libc::EINTR) => 0,
+            Some(libc::ENOSYS) if pwait2_available() => {
+                // An older kernel (or a seccomp filter) without epoll_pwait2: from now
+                // on, epoll_wait.
+                PWAIT2.store(PWAIT2_MISSING, Ordering::Relaxed);
+                note_fallback("this kernel has no epoll_pwait2");
+                0
+            }
+            _ => panic!(
+                "the event loop cannot wait for its sockets ({err}); `--driver threads` does not need it"
+            ),
+        }
+    }
+}
+
+/// Whether `epoll_pwait2` may be used: unknown until a call says ENOSYS, or forced off by
+/// `ENGINEBENCH_EPOLL=wait` (to test the fallback on any kernel).
+static PWAIT2: AtomicU8 = AtomicU8::new(PWAIT2_UNKNOWN);
+const PWAIT2_UNKNOWN: u8 = 0;
+const PWAIT2_PRESENT: u8 = 1;
+const PWAIT2_MISSING: u8 = 2;
+
+fn pwait2_available() -> bool {
+    match PWAIT2.load(Ordering::Relaxed) {
+        PWAIT2_PRESENT => true,
+        PWAIT2_MISSING => false,
+        _ => {
+            let forced_off = std::env::var("ENGINEBENCH_EPOLL").is_ok_and(|v| v == "wait");
+            let state = if forced_off {
+                PWAIT2_MISSING
+            } else {
+                PWAIT2_PRESENT
+            };
+            PWAIT2.store(state, Ordering::Relaxed);
+            if forced_off {
+                note_fallback("ENGINEBENCH_EPOLL=wait");
+            }
+            !forced_off
+        }
+    }
+}
+
+fn note_fallback(why: &str) {
+    crate::console::note(&format!(
+        "event loops wait with epoll_wait ({why}): timeouts are rounded up to whole milliseconds"
+    ));
+}
+
+/// Which wait the event loops use: "epoll_pwait2" or "epoll_wait" (the fallback).
+pub fn wait_call() -> &'static str {
+    if pwait2_available() {
+        "epoll_pwait2"
+    } else {
+        "epoll_wait"
     }
 }
 
