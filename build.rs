@@ -16,12 +16,31 @@ fn main() {
     println!("cargo:rerun-if-changed=.git/HEAD");
     println!("cargo:rerun-if-changed=.git/refs/heads");
 
-    // libmariadb-dev puts its headers here (scripts/setup installs it).
-    cc::Build::new()
-        .file("build/bind_layout.c")
-        .file("build/pvio_hook.c")
-        .include("/usr/include/mariadb")
-        .compile("libmariadb_side");
+    let mut build = cc::Build::new();
+    build.file("build/bind_layout.c").file("build/pvio_hook.c");
+    for dir in libmariadb_include_dirs() {
+        build.include(dir);
+    }
+    build.compile("libmariadb_side");
     println!("cargo:rerun-if-changed=build/bind_layout.c");
     println!("cargo:rerun-if-changed=build/pvio_hook.c");
+}
+
+/// Where libmariadb's headers are: as its pkg-config file says (Debian's libmariadb-dev
+/// ships libmariadb.pc), else Debian's place. Missing: the build stops naming the package,
+/// instead of a bare "mysql.h: No such file".
+fn libmariadb_include_dirs() -> Vec<std::path::PathBuf> {
+    let probed = pkg_config::Config::new()
+        .cargo_metadata(false)
+        .probe("libmariadb");
+    let dirs = match probed {
+        Ok(library) => library.include_paths,
+        Err(_) => vec![std::path::PathBuf::from("/usr/include/mariadb")],
+    };
+    if !dirs.iter().any(|dir| dir.join("mysql.h").is_file()) {
+        panic!(
+            "enginebench needs libmariadb's headers and library (mysql.h, libmariadb.so), found neither by pkg-config (libmariadb) nor in /usr/include/mariadb: install them with `apt-get install libmariadb-dev pkg-config` (Debian, Ubuntu), `dnf install mariadb-connector-c-devel` (Fedora, RHEL), or run `make setup`"
+        );
+    }
+    dirs
 }

@@ -68,3 +68,12 @@ int eb_skip_read_after_write(MYSQL *mysql) {
     just_wrote = NULL;
   return hooked_now;
 }
+
+/* The hook reaches into MARIADB_PVIO, a private struct whose layout is that of the headers
+   it was compiled with: it is used only when the library loaded at run time is the same
+   release (major.minor.patch), else connections keep libmariadb's own methods.
+   Returns the version the hook was built for; *loaded gets the library's. */
+unsigned long eb_hook_built_for(unsigned long *loaded) {
+  *loaded = mysql_get_client_version();
+  return MARIADB_PACKAGE_VERSION_ID;
+}

@@ -151,6 +151,9 @@ extern "C" {
     /// for the socket instead of trying (and failing) at once; 1 if installed.
     fn eb_skip_read_after_write(mysql: *mut Mysql) -> c_int;
     fn eb_reads_skipped() -> u64;
+    /// build/pvio_hook.c: the libmariadb version the hook was compiled against, and the
+    /// loaded library's.
+    fn eb_hook_built_for(loaded: *mut std::ffi::c_ulong) -> std::ffi::c_ulong;
 }
 
 /// Reads this process's non-blocking connections did not try because a request had just
@@ -165,7 +168,27 @@ pub fn reads_skipped() -> u64 {
 /// measure the difference.
 fn skip_read_after_write() -> bool {
     static SKIP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *SKIP.get_or_init(|| std::env::var_os("ENGINEBENCH_EAGER_READ").is_none_or(|v| v != "1"))
+    *SKIP.get_or_init(|| {
+        std::env::var_os("ENGINEBENCH_EAGER_READ").is_none_or(|v| v != "1") && hook_fits()
+    })
+}
+
+/// Whether the loaded libmariadb is the release the socket hook was compiled against (it
+/// reads a private struct): otherwise the hook stays off, and says so once.
+fn hook_fits() -> bool {
+    let mut loaded: std::ffi::c_ulong = 0;
+    // SAFETY: writes the loaded library's version into a local.
+    let built_for = unsafe { eb_hook_built_for(&mut loaded) };
+    let fits = built_for == loaded;
+    if !fits {
+        let version = |v: std::ffi::c_ulong| format!("{}.{}.{}", v / 10000, v / 100 % 100, v % 100);
+        crate::console::note(&format!(
+            "libmariadb {} is loaded but enginebench was built with {}: the event driver's socket hook is off (one more read per statement); rebuild enginebench against this libmariadb",
+            version(loaded),
+            version(built_for)
+        ));
+    }
+    fits
 }
 
 /// Drives one non-blocking call: `start` once, then `cont` with what became ready, while
