@@ -54,5 +54,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
             ServerCommand::Get { name } => commands::serve::get(&name),
             ServerCommand::List => commands::serve::list(),
         },
+        Command::Completions { shell } => commands::docs::completions(shell),
+        Command::Man { dir } => commands::docs::man(dir.as_deref()),
     }
 }

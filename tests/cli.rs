@@ -303,3 +303,45 @@ fn warm_up_repeats_are_kept_but_not_reported_and_cold_cells_restart_the_server()
     );
     common::assert_nothing_left(&tmp);
 }
+
+/// Shell completions and the man pages come from the command line's own definitions: every
+/// subcommand and flag is in them, the bash script parses, and the pages are roff.
+#[test]
+fn completions_and_man_pages_are_generated_from_the_cli() {
+    let tmp = common::private_tmpdir("docs");
+    let run = |args: &[&str]| {
+        let output = enginebench(&tmp).args(args).output().unwrap();
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let script = run(&["completions", shell]);
+        for word in ["replay", "threads", "format", "dsn", "events"] {
+            assert!(script.contains(word), "{shell} completions lack {word}");
+        }
+    }
+    let bash = tmp.join("enginebench.bash");
+    std::fs::write(&bash, run(&["completions", "bash"])).unwrap();
+    let parsed = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&bash)
+        .status()
+        .unwrap();
+    assert!(
+        parsed.success(),
+        "the bash completion script does not parse"
+    );
+
+    let page = run(&["man"]);
+    assert!(page.contains(".TH enginebench 1"), "{page}");
+    assert!(page.contains("enginebench\\-replay(1)"), "{page}");
+    let pages = tmp.join("man1");
+    run(&["man", "--dir", pages.to_str().unwrap()]);
+    let run_page = std::fs::read_to_string(pages.join("enginebench-run.1")).unwrap();
+    assert!(run_page.contains(".TH enginebench-run 1"), "{run_page}");
+    assert!(run_page.contains("\\-\\-threads"), "{run_page}");
+    assert!(pages.join("enginebench-server-get.1").is_file());
+    std::fs::remove_file(&bash).unwrap();
+    std::fs::remove_dir_all(&pages).unwrap();
+    common::assert_nothing_left(&tmp);
+}

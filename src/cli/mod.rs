@@ -117,6 +117,19 @@ pub enum Command {
         #[command(subcommand)]
         command: ServerCommand,
     },
+    /// Print a shell completion script (e.g. `enginebench completions bash >
+    /// /etc/bash_completion.d/enginebench`)
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page, roff (e.g. `enginebench man > /usr/local/share/man/man1/enginebench.1`),
+    /// or with --dir write it and one page per subcommand there
+    Man {
+        /// Write enginebench.1 and enginebench-SUBCOMMAND.1 pages into DIR
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

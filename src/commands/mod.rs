@@ -5,6 +5,7 @@
 
 pub mod capture;
 pub mod compare;
+pub mod docs;
 pub mod export;
 pub mod list;
 pub mod merge;
