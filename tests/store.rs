@@ -64,6 +64,22 @@ fn a_run_is_stored_and_listed_exported_and_drawn_without_running_again() {
         .collect();
     assert_eq!(cells.len(), 2 * 2 * 2, "{csv}");
     for row in cells {
+        // Latency percentiles over the repeats, in order.
+        let percentiles: Vec<u64> = [
+            "statement_p50_us",
+            "statement_p95_us",
+            "statement_p99_us",
+            "statement_p99_9_us",
+            "statement_max_us",
+        ]
+        .iter()
+        .map(|name| row[column(name)].parse().unwrap())
+        .collect();
+        assert!(
+            percentiles.windows(2).all(|w| w[0] <= w[1]),
+            "{percentiles:?}"
+        );
+        assert!(percentiles[0] > 0);
         assert_eq!(&row[column("n")], "3");
         assert_eq!(&row[column("metric")], "wall ms");
         let number = |name: &str| row[column(name)].parse::<f64>().unwrap();

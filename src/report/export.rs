@@ -1,5 +1,7 @@
 //! Exports of a record for other tools: CSV of every group's statistics (one line per cell,
-//! load method and sequence), for spreadsheets and plotting scripts. The Markdown export
+//! load method and sequence) with its statements' latency percentiles over the repeats
+//! (p50, p95, p99, p99.9, max, µs, from the merged histogram), for spreadsheets and
+//! plotting scripts. The Markdown export
 //! is the text tables in Markdown style (`text::tables(view, TableStyle::Markdown)`).
 //!
 //! Owns: the CSV's columns. Must not compute what it writes: the view's groups hold it.
@@ -29,8 +31,14 @@ pub fn csv_summary(view: &View) -> anyhow::Result<String> {
         "sd",
         "median_ci95_low",
         "median_ci95_high",
+        "statement_p50_us",
+        "statement_p95_us",
+        "statement_p99_us",
+        "statement_p99_9_us",
+        "statement_max_us",
     ])?;
     let number = |value: Option<f64>| value.map(|v| format!("{v:.6}")).unwrap_or_default();
+    let micros = |value: Option<u64>| value.map(|v| v.to_string()).unwrap_or_default();
     for group in &view.groups {
         let summary = group.summary.as_ref();
         writer.write_record([
@@ -56,6 +64,11 @@ pub fn csv_summary(view: &View) -> anyhow::Result<String> {
             number(summary.and_then(|s| s.sd)),
             number(summary.and_then(|s| s.median_ci).map(|ci| ci.0)),
             number(summary.and_then(|s| s.median_ci).map(|ci| ci.1)),
+            micros(group.statement_latency_at_us(0.5)),
+            micros(group.statement_latency_at_us(0.95)),
+            micros(group.statement_latency_at_us(0.99)),
+            micros(group.statement_latency_at_us(0.999)),
+            micros(group.statement_latency_at_us(1.0)),
         ])?;
     }
     Ok(String::from_utf8(writer.into_inner()?)?)

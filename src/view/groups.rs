@@ -154,6 +154,13 @@ impl Group {
         warnings(&self.key(), &self.values, self.higher_is_better)
     }
 
+    /// The statements' latency at `quantile` (0.999: p99.9) over the group's repeats, from
+    /// the merged histogram; None when it recorded no statement.
+    pub fn statement_latency_at_us(&self, quantile: f64) -> Option<u64> {
+        (!self.statement_histogram.is_empty())
+            .then(|| self.statement_histogram.value_at_quantile(quantile))
+    }
+
     pub fn statement_latency(&self) -> LatencySummary {
         LatencySummary::from_histogram(&self.statement_histogram)
     }
