@@ -219,7 +219,7 @@ fn mask_command(command: &Command) -> Option<Command> {
     if secrets.is_empty() {
         return None;
     }
-    let mask = super::secrets::MASK.trim_matches('\'');
+    let mask = super::secrets::MASKED_VALUE;
     let mut masked = command.clone();
     masked.sql = Some(super::secrets::masked_text(sql, &secrets));
     // The secrets' own text, to find where the server echoed it (a syntax error quotes

@@ -9,6 +9,8 @@
 /// What a masked secret reads as in a capture: a string literal, so the statement stays
 /// SQL, and one that replay recognises.
 pub const MASK: &str = "'<secret>'";
+/// A masked prepared statement's parameter: [`MASK`]'s text.
+pub const MASKED_VALUE: &str = "<secret>";
 
 /// The statements that can carry a credential, by their first words.
 const CREDENTIAL_STATEMENTS: &[&[&str]] = &[
@@ -248,6 +250,7 @@ mod tests {
                 "start slave user='repl' password='<secret>'",
             ),
         ];
+        assert_eq!(MASK, format!("'{MASKED_VALUE}'"));
         for (sql, expected) in cases {
             assert_eq!(mask(sql), expected, "{sql}");
             assert!(was_masked(&mask(sql)));

@@ -92,14 +92,9 @@ impl ServerArgs {
 
     /// `--database`, or the database the DSN's path names, or enginebench's own.
     pub fn database(&self) -> Result<String, String> {
-        let from_dsn = self.dsn.first().and_then(|dsn| dsn.database.clone());
-        match (self.database.clone(), from_dsn) {
-            (Some(flag), Some(path)) if flag != path => Err(format!(
-                "--database {flag} and the DSN's database {path} disagree: give one of them"
-            )),
-            (Some(name), _) | (None, Some(name)) => Ok(name),
-            (None, None) => Ok(crate::server::DEFAULT_DATABASE.to_string()),
-        }
+        Ok(self
+            .database_named()?
+            .unwrap_or_else(|| crate::server::DEFAULT_DATABASE.to_string()))
     }
 
     pub fn server_options(&self) -> crate::server::ServerOptions {

@@ -88,11 +88,7 @@ pub fn write_report(
             note(&format!(
                 "wrote {}{}",
                 path.display(),
-                if format.name() == "html" {
-                    " (open it in a browser; it needs no network)"
-                } else {
-                    ""
-                }
+                format.written_hint()
             ));
         }
         None => {

@@ -30,6 +30,10 @@ pub trait Format: Sync {
     /// What it writes, for `--help` and error messages.
     fn describe(&self) -> &'static str;
     fn render(&self, input: &ReportInput) -> anyhow::Result<String>;
+    /// What to tell the reader once it is written to a file, after its name.
+    fn written_hint(&self) -> &'static str {
+        ""
+    }
 }
 
 struct Text;
@@ -133,11 +137,9 @@ impl Format for Html {
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
         Ok(super::html::page(input.view, input.label))
     }
-}
-
-/// `--format`'s value parser: a name from [`ALL`].
-pub fn parse(name: &str) -> Result<&'static dyn Format, String> {
-    named(name)
+    fn written_hint(&self) -> &'static str {
+        " (open it in a browser; it needs no network)"
+    }
 }
 
 #[cfg(test)]

@@ -269,7 +269,7 @@ impl ReplayWorker {
 /// Whether the capture masked a credential of `command` (in its text, or a parameter of a
 /// prepared statement's execute).
 fn carries_masked_secret(command: &Command) -> bool {
-    let mask = crate::capture::secrets::MASK.trim_matches('\'');
+    let mask = crate::capture::secrets::MASKED_VALUE;
     command
         .sql
         .as_deref()
