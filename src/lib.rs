@@ -26,6 +26,7 @@ pub mod runner;
 pub mod scenario;
 pub mod server;
 pub mod sqlerror;
+pub mod studies;
 pub mod target;
 pub mod units;
 pub mod view;

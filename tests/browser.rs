@@ -239,7 +239,15 @@ fn report_of(fixture: &str, name: &str) -> (Page, View) {
         "enginebench-test-{name}-{}.html",
         std::process::id()
     ));
-    std::fs::write(&html, page(&view, fixture)).unwrap();
+    std::fs::write(
+        &html,
+        page(
+            &view,
+            fixture,
+            enginebench::studies::layout_of(&view.record.kind),
+        ),
+    )
+    .unwrap();
     (Page(html), view)
 }
 

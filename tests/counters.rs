@@ -114,10 +114,8 @@ fn counters_footprints_and_the_why_line_of_a_real_run() {
     assert!(after_load(Engine::InnoDb).files["ibd"] > 0);
     assert_eq!(after_load(Engine::MyIsam).rows, 5000);
 
-    let tables = enginebench::report::text::tables(
-        &enginebench::view::View::of(&record),
-        TableStyle::Markdown,
-    );
+    let tables =
+        enginebench::studies::tables(&enginebench::view::View::of(&record), TableStyle::Markdown);
     assert!(tables.contains("Server counters per statement"), "{tables}");
     // The leader against the other, each with its own kind of lock wait.
     let why = tables

@@ -13,13 +13,15 @@ const LAYERS: &[&[&str]] = &[
     &["measure"],
     &["load"],
     &["scenario", "capture"],
-    &["plan"],
     &["target"],
     &["driver"],
     &["results"],
+    &["plan"],
     &["runner"],
     &["view"],
     &["report"],
+    // Each kind of study: its plan, workload, record part and report layout.
+    &["studies"],
     &["cli", "commands", "lib"],
 ];
 

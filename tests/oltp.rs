@@ -4,11 +4,11 @@
 mod common;
 
 use common::run_oltp;
-use enginebench::plan::OltpParams;
 use enginebench::results::{OutcomeRecord, ResultFile, RunStatus};
 use enginebench::runner::RunOutput;
 use enginebench::scenario::oltp::OltpKind;
 use enginebench::server::{ServerArgsResolved, ServerOptions, ThrowawayServer};
+use enginebench::studies::sysbench::OltpParams;
 use std::time::Duration;
 
 fn params(workload: OltpKind, events: u64) -> OltpParams {

@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// The tables of a record, through its view, as `enginebench report` prints them.
 fn tables(record: &RunRecord, style: TableStyle) -> String {
-    enginebench::report::text::tables(&View::of(record), style)
+    enginebench::studies::tables(&View::of(record), style)
 }
 
 fn fixture(name: &str) -> String {
@@ -94,7 +94,11 @@ fn texts(svg: &str) -> Vec<&str> {
 #[test]
 fn html_report_from_a_saved_run() {
     let record = parse_record(&fixture("s0-small.json"), "s0-small.json").unwrap();
-    let html = enginebench::report::html::page(&View::of(&record), "s0-small.json");
+    let html = enginebench::report::html::page(
+        &View::of(&record),
+        "s0-small.json",
+        enginebench::studies::layout_of(&record.kind),
+    );
     insta::assert_snapshot!(html_with_charts_summarised(&html));
 }
 
@@ -104,7 +108,11 @@ fn html_report_from_a_saved_run() {
 fn the_html_report_is_one_file_that_needs_no_network() {
     for name in ["s0-small.json", "s2-small.json", "s4-scenario.json"] {
         let record = parse_record(&fixture(name), name).unwrap();
-        let html = enginebench::report::html::page(&View::of(&record), name);
+        let html = enginebench::report::html::page(
+            &View::of(&record),
+            name,
+            enginebench::studies::layout_of(&record.kind),
+        );
         assert!(!html.contains("src=") && !html.contains("href=") && !html.contains("@import"));
         assert_eq!(html.matches("<script").count(), 1, "{name}");
         assert!(html.contains("<script>(function(){"), "{name}");
@@ -121,7 +129,11 @@ fn the_html_report_is_one_file_that_needs_no_network() {
 #[test]
 fn a_run_on_three_profiles_draws_three_small_charts_per_figure() {
     let record = parse_record(&fixture("s2-small.json"), "s2-small.json").unwrap();
-    let html = enginebench::report::html::page(&View::of(&record), "s2-small.json");
+    let html = enginebench::report::html::page(
+        &View::of(&record),
+        "s2-small.json",
+        enginebench::studies::layout_of(&record.kind),
+    );
     let figures: Vec<&str> = html
         .split("<figure")
         .skip(1)
@@ -165,7 +177,11 @@ fn a_run_on_three_profiles_draws_three_small_charts_per_figure() {
     }
     // A run without profiles keeps one chart per figure, a series per engine.
     let record = parse_record(&fixture("s0-small.json"), "s0-small.json").unwrap();
-    let html = enginebench::report::html::page(&View::of(&record), "s0-small.json");
+    let html = enginebench::report::html::page(
+        &View::of(&record),
+        "s0-small.json",
+        enginebench::studies::layout_of(&record.kind),
+    );
     assert!(!html.contains("class=\"chart multiples\"") && !html.contains("class=\"profile\""));
     assert_eq!(
         html.matches("<figure").count(),
@@ -300,10 +316,14 @@ fn every_report(fixture_name: &str) -> String {
     let view = View::of(&record);
     format!(
         "== tables\n{}\n== sysbench format\n{}\n== csv\n{}\n== html\n{}\n",
-        enginebench::report::text::tables(&view, TableStyle::Markdown),
+        enginebench::studies::tables(&view, TableStyle::Markdown),
         enginebench::report::sysbench::format(&view, 95.0),
         enginebench::report::export::csv_summary(&view).unwrap(),
-        html_with_charts_summarised(&enginebench::report::html::page(&view, fixture_name)),
+        html_with_charts_summarised(&enginebench::report::html::page(
+            &view,
+            fixture_name,
+            enginebench::studies::layout_of(&view.record.kind)
+        )),
     )
 }
 
@@ -412,7 +432,7 @@ fn narrow_tables_of_an_eight_column_study() {
     let record = s2_with_eight_setups();
     let view = View::of(&record);
     assert_eq!(view.setups.len(), 8);
-    let text = enginebench::report::text::tables(&view, TableStyle::Markdown);
+    let text = enginebench::studies::tables(&view, TableStyle::Markdown);
     // No table has a column per set-up with its profile: a table's width does not grow
     // with the profiles (the loads' eleven fixed columns are the widest).
     let lines: Vec<&str> = text.lines().collect();

@@ -13,6 +13,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Finished> {
     let view = View::of(&record);
     let label = format!("run {id}");
     let input = ReportInput {
+        layout: crate::studies::layout_of(&record.kind),
         record: &record,
         view: &view,
         label: &label,

@@ -117,6 +117,7 @@ pub fn finish_run(
     if !record.cells.is_empty() || !record.loads.is_empty() || !record.steps.is_empty() {
         let view = View::of(&record);
         let input = crate::report::formats::ReportInput {
+            layout: crate::studies::layout_of(&record.kind),
             record: &record,
             view: &view,
             label: "this run",

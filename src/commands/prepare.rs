@@ -5,9 +5,9 @@ use anyhow::bail;
 
 use super::{check_caps, finish_run, resolve_server, Finished};
 use crate::cli::PrepareArgs;
-use crate::plan::plan_prepare_sbtest;
 use crate::results::ResultFile;
 use crate::runner::{self, RunOutput};
+use crate::studies::prepare::plan_prepare_sbtest;
 
 pub fn run(args: PrepareArgs) -> anyhow::Result<Finished> {
     if args.what != "sbtest" {

@@ -4,8 +4,8 @@
 
 use super::{check_caps, finish_run, resolve_server, Finished};
 use crate::cli::{ReplayArgs, Speed};
-use crate::plan::plan_replay;
 use crate::runner::{self, RunOutput};
+use crate::studies::replay::plan_replay;
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
     let speed = match args.speed {
@@ -27,19 +27,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
         args.repeat,
         database,
     )?;
-    if let crate::plan::Study::Replay(params) = &plan.study {
-        if let (Some(database), Some(captured)) = (&params.database, &params.renamed_from) {
-            crate::console::note(&format!(
-                "the captured database {captured} is replayed as {database}: the snapshot loads into {database}, and connections that chose {captured} or USE it get {database}"
-            ));
-            if !params.naming_captured.is_empty() {
-                crate::console::note(&format!(
-                    "{} statement kind(s) name {captured} explicitly and run as written, against {captured} on that server (first: {})",
-                    params.naming_captured.len(),
-                    params.naming_captured[0]
-                ));
-            }
-        }
+    for line in plan.study.plan_notes() {
+        crate::console::note(&line);
     }
     let server = resolve_server(&args.server)?;
     check_caps(&plan, &server)?;

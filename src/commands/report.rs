@@ -11,6 +11,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Finished> {
     let view = View::of(&record);
     let (format, path) = args.format();
     let input = ReportInput {
+        layout: crate::studies::layout_of(&record.kind),
         record: &record,
         view: &view,
         label: &label,

@@ -4,11 +4,14 @@
 use super::{check_caps, finish_run, resolve_server, Finished};
 use crate::cli::RunArgs;
 use crate::load::{LoadMethod, LoadPlan};
-use crate::plan::{plan_study, Choices};
 use crate::runner::{self, RunOutput};
+use crate::studies::{plan_study, Choices};
 
 pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
     let plan = plan_study(&args.study, &choices(&args))?;
+    for line in plan.study.plan_notes() {
+        crate::console::note(&line);
+    }
     let mut server = resolve_server(&args.server)?;
     if let Some(driver) = args.driver {
         crate::driver::events::set_kind(driver);

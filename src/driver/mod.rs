@@ -8,7 +8,6 @@ pub mod libmariadb;
 mod tests;
 mod worker;
 mod workload;
-pub mod workloads;
 
 pub use crate::sqlerror::{
     classify, hint_for_code, ErrorClass, QueryFailure, ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT,

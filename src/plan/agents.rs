@@ -1,5 +1,5 @@
 //! One agent's share of a study run from several client hosts (`--agent K/N --start-at
-//! TIME`): its threads (and of sysbench's `--rate` and `--events`) out of each cell's, which
+//! TIME`): its threads out of each cell's (and what the study's kind shares beside them), which
 //! steps only agent 1 does (everything that creates or changes tables), and the key that
 //! makes the agents of one run find each other and no other run's. The plan must not know
 //! how agents meet (that is the runner's rendezvous) nor how parts are merged.
@@ -8,7 +8,7 @@ use std::time::SystemTime;
 
 use anyhow::bail;
 
-use super::{Plan, Step, Study};
+use super::{Plan, Step};
 
 /// `--agent K/N`, with the wall-clock time its measured phase starts at.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,8 +73,8 @@ pub fn preparing_only(step: &Step) -> bool {
 }
 
 impl Plan {
-    /// The plan for agent `agent`: each cell at its share of the threads (and sysbench's
-    /// rate and event count). Refused when a cell has fewer threads than there are agents,
+    /// The plan for agent `agent`: each cell at its share of the threads (and of what the
+    /// study's kind shares, such as a total rate or event count). Refused when a cell has fewer threads than there are agents,
     /// or when the study compares server profiles (agents share one server, named by
     /// `--dsn`).
     pub fn for_agent(mut self, agent: AgentShare) -> anyhow::Result<Plan> {
@@ -99,17 +99,8 @@ impl Plan {
                 cell.threads = agent.share(u64::from(cell.threads)) as u32;
             }
         }
-        if let Study::Sysbench(params) = &mut self.study {
-            params.rate_per_s = params.rate_per_s.map(|rate| rate / f64::from(agent.count));
-            if let Some(events) = params.events {
-                if events < u64::from(agent.count) {
-                    bail!(
-                        "--agent: --events {events} cannot be shared among {} agents",
-                        agent.count
-                    );
-                }
-                params.events = Some(agent.share(events));
-            }
+        if let Some(shared) = self.study.shared_among_agents(&agent)? {
+            self.study = shared;
         }
         self.agent = Some(agent);
         Ok(self)

@@ -1,18 +1,16 @@
-//! The plan stage: a study and the command line's choices expanded into ordered [`Step`]s,
-//! which the runner walks and `--dry-run` prints ([`Plan::describe`]). Every study kind —
-//! a scenario file, a sysbench workload, `prepare sbtest` (and later a replay) — becomes the
-//! same steps; what differs between kinds is said here once (which tables to prepare, how a
-//! phase is named, how long a cell lasts), never in the runner. Repeats are interleaved
-//! across engines (A B A B …, not A A A B B B), so drift on a noisy machine does not favour
-//! one side. The plan must not know servers, connections or records of runs.
+//! The plan stage: a study (any kind, as a [`StudyKind`]) expanded into ordered [`Step`]s,
+//! which the runner walks and `--dry-run` prints ([`Plan::describe`]). Every kind becomes
+//! the same steps; what differs between kinds each kind says in its own folder under
+//! `src/studies/` (which tables to prepare, how a phase is named, how long a cell lasts),
+//! never here nor in the runner. Repeats are interleaved across engines (A B A B …, not
+//! A A A B B B), so drift on a noisy machine does not favour one side. The plan must not
+//! start servers, nor name a kind of study.
 
 mod agents;
-mod choices;
 mod study;
 
 pub use agents::{preparing_only, AgentShare};
-pub use choices::{plan_prepare_sbtest, plan_replay, plan_study, Choices};
-pub use study::{OltpParams, PrepareParams, ReplayParams, ScenarioParams, Study, REPLAY_STUDY};
+pub use study::{CellLink, PhaseTopology, StepHost, Study, StudyKind};
 
 use std::fmt::Write;
 use std::time::Duration;
@@ -46,8 +44,9 @@ pub enum Step {
     Cell(CellStep),
     /// The tables' disk footprint once the phases are done.
     Footprints,
-    /// A replay's snapshot loaded afresh into one engine's tables.
-    LoadSnapshot { engine: Engine },
+    /// A step of the kind's own on one engine (`what` numbers its own steps), carried out
+    /// by [`StudyKind::run_own_step`] (a replay loads its snapshot afresh).
+    Own { what: usize, engine: Engine },
 }
 
 /// One measured cell: a phase on one engine at one thread count, one repeat of it.
@@ -115,7 +114,7 @@ impl Plan {
                 })
                 .collect()
         };
-        let mut steps = study.steps(profiles.len());
+        let mut steps = study::steps(&*study, profiles.len());
         let total = steps.iter().filter(|s| matches!(s, Step::Cell(_))).count();
         let mut number = 0;
         for step in &mut steps {
@@ -300,7 +299,7 @@ pub struct CellLength {
 }
 
 /// The cells of a run phase, threads × repeats × engines, engines innermost.
-fn run_phase_cells(
+pub fn run_phase_cells(
     phase: usize,
     threads: &[u32],
     engines: &[Engine],
@@ -324,355 +323,4 @@ fn run_phase_cells(
         }
     }
     steps
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scenario::file::Phase;
-
-    fn choices() -> Choices {
-        Choices {
-            rows: Some(100),
-            ..Choices::default()
-        }
-    }
-
-    #[test]
-    fn an_agent_runs_its_share_of_every_cell_and_refuses_cells_it_cannot_share() {
-        let agent = |index| AgentShare {
-            index,
-            count: 2,
-            start_at: std::time::SystemTime::UNIX_EPOCH,
-            start_at_text: "2026-11-23T10:00:00Z".into(),
-        };
-        let whole = plan_study(
-            "s0",
-            &Choices {
-                threads: vec![2, 5],
-                ..choices()
-            },
-        )
-        .unwrap();
-        let first = plan_study(
-            "s0",
-            &Choices {
-                threads: vec![2, 5],
-                agent: Some(agent(1)),
-                ..choices()
-            },
-        )
-        .unwrap();
-        let second = plan_study(
-            "s0",
-            &Choices {
-                threads: vec![2, 5],
-                agent: Some(agent(2)),
-                ..choices()
-            },
-        )
-        .unwrap();
-        assert_eq!(first.steps.len(), whole.steps.len());
-        for ((a, b), w) in first.cells().zip(second.cells()).zip(whole.cells()) {
-            assert_eq!(a.threads + b.threads, w.threads);
-            assert_eq!((a.phase, a.engine, a.repeat), (w.phase, w.engine, w.repeat));
-        }
-        let err = plan_study(
-            "s0",
-            &Choices {
-                threads: vec![1, 5],
-                agent: Some(agent(1)),
-                ..choices()
-            },
-        )
-        .unwrap_err();
-        assert!(
-            format!("{err}").contains("1 thread(s), which 2 agents cannot share"),
-            "{err}"
-        );
-    }
-
-    fn cell(phase: usize, engine: Engine, threads: u32, repeat: u32) -> Step {
-        Step::Cell(CellStep {
-            phase,
-            engine,
-            threads,
-            repeat,
-            warmup: false,
-            number: 0,
-            total: 0,
-        })
-    }
-
-    /// The steps with cell numbers cleared, to compare shapes.
-    fn shape(plan: &Plan) -> Vec<Step> {
-        plan.steps
-            .iter()
-            .map(|step| match step {
-                Step::Cell(c) => cell(c.phase, c.engine, c.threads, c.repeat),
-                other => other.clone(),
-            })
-            .collect()
-    }
-
-    #[test]
-    fn repeats_alternate_between_engines_and_the_index_comes_before_indexed_cells() {
-        use Engine::{InnoDb, MyIsam};
-        let plan = plan_study(
-            "s0",
-            &Choices {
-                phases: vec!["select".into(), "select+update/indexed".into()],
-                threads: vec![1, 5],
-                repeat: Some(2),
-                ..choices()
-            },
-        )
-        .unwrap();
-        assert_eq!(
-            shape(&plan),
-            vec![
-                Step::PrepareTables { engine: None },
-                cell(0, MyIsam, 1, 1),
-                cell(0, InnoDb, 1, 1),
-                cell(0, MyIsam, 1, 2),
-                cell(0, InnoDb, 1, 2),
-                cell(0, MyIsam, 5, 1),
-                cell(0, InnoDb, 5, 1),
-                cell(0, MyIsam, 5, 2),
-                cell(0, InnoDb, 5, 2),
-                Step::Ddl {
-                    phase: 1,
-                    engine: MyIsam
-                },
-                Step::Ddl {
-                    phase: 1,
-                    engine: InnoDb
-                },
-                cell(2, MyIsam, 1, 1),
-                cell(2, InnoDb, 1, 1),
-                cell(2, MyIsam, 1, 2),
-                cell(2, InnoDb, 1, 2),
-                cell(2, MyIsam, 5, 1),
-                cell(2, InnoDb, 5, 1),
-                cell(2, MyIsam, 5, 2),
-                cell(2, InnoDb, 5, 2),
-                Step::Footprints,
-            ]
-        );
-        let numbers: Vec<usize> = plan.cells().map(|c| c.number).collect();
-        assert_eq!(numbers, (1..=16).collect::<Vec<_>>());
-        assert!(plan.cells().all(|c| c.total == 16));
-    }
-
-    #[test]
-    fn the_s0_plan_has_the_studys_shape() {
-        let plan = plan_study("s0", &choices()).unwrap();
-        // 4 run phases × 4 thread counts × 3 repeats × 2 engines
-        assert_eq!(plan.cells().count(), 96);
-        let text = plan.describe();
-        assert!(
-            text.contains(
-                "[96/96] select+update/indexed InnoDB threads=50 repeat 3: 200 loops per thread"
-            ),
-            "{text}"
-        );
-        assert!(text.contains("ddl 'CREATE INDEX value ON t(value)' on MyISAM"));
-    }
-
-    #[test]
-    fn profiles_each_get_a_server_and_timed_cells_add_up() {
-        let plan = plan_study("s2", &choices()).unwrap();
-        let scenario = plan.study.scenario().unwrap();
-        let starts = plan
-            .steps
-            .iter()
-            .filter(|s| matches!(s, Step::StartProfile { .. }))
-            .count();
-        assert_eq!(starts, scenario.profiles.len());
-        // 3 profiles × 2 phases × 1 thread count × 2 engines, 10 s + 2 s warm-up each.
-        assert_eq!(plan.timed_duration(), Duration::from_secs(3 * 2 * 2 * 12));
-        assert!(scenario
-            .phases
-            .iter()
-            .all(|p| !matches!(p, Phase::Run { threads, .. } if threads.is_empty())));
-    }
-
-    #[test]
-    fn a_sysbench_workload_is_the_same_steps_as_a_scenario() {
-        use Engine::{InnoDb, MyIsam};
-        let plan = plan_study(
-            "oltp_read_write",
-            &Choices {
-                engines: vec![InnoDb, MyIsam],
-                threads: vec![1, 4],
-                time: Some(Duration::from_secs(2)),
-                ..choices()
-            },
-        )
-        .unwrap();
-        assert_eq!(
-            shape(&plan),
-            vec![
-                Step::PrepareTables {
-                    engine: Some(InnoDb)
-                },
-                cell(0, InnoDb, 1, 1),
-                cell(0, InnoDb, 4, 1),
-                Step::PrepareTables {
-                    engine: Some(MyIsam)
-                },
-                cell(0, MyIsam, 1, 1),
-                cell(0, MyIsam, 4, 1),
-            ]
-        );
-        let third = plan.cells().nth(2).unwrap();
-        assert_eq!(
-            plan.cell_label(third),
-            "[3/4] oltp_read_write MyISAM threads=1 repeat 1"
-        );
-        assert_eq!(plan.timed_duration(), Duration::from_secs(8));
-        // bulk_insert starts every cell from empty tables, one per thread.
-        let bulk = plan_study(
-            "bulk_insert",
-            &Choices {
-                threads: vec![3],
-                ..choices()
-            },
-        )
-        .unwrap();
-        assert_eq!(
-            shape(&bulk),
-            vec![
-                Step::PrepareTables {
-                    engine: Some(InnoDb)
-                },
-                Step::EmptyTables { engine: InnoDb },
-                cell(0, InnoDb, 3, 1),
-            ]
-        );
-        assert_eq!(bulk.study.tables(InnoDb).empty.len(), 3);
-    }
-
-    #[test]
-    fn servers_are_one_more_axis_of_every_study() {
-        let servers = vec!["system".to_string(), "mysql".to_string()];
-        let sysbench = plan_study(
-            "oltp_point_select",
-            &Choices {
-                servers: servers.clone(),
-                ..choices()
-            },
-        )
-        .unwrap();
-        assert_eq!(
-            sysbench
-                .profiles
-                .iter()
-                .map(|p| (p.name.as_str(), p.server_bin.clone().unwrap()))
-                .collect::<Vec<_>>(),
-            vec![("system", "system".into()), ("mysql", "mysql".into())]
-        );
-        assert_eq!(
-            shape(&sysbench),
-            vec![
-                Step::StartProfile { profile: 0 },
-                Step::PrepareTables {
-                    engine: Some(Engine::InnoDb)
-                },
-                cell(0, Engine::InnoDb, 1, 1),
-                Step::StartProfile { profile: 1 },
-                Step::PrepareTables {
-                    engine: Some(Engine::InnoDb)
-                },
-                cell(0, Engine::InnoDb, 1, 1),
-            ]
-        );
-        assert!(sysbench
-            .describe()
-            .contains("start a server (mysql) for profile 'mysql'"));
-        // A study with profiles of its own runs each on each build.
-        let s2 = plan_study(
-            "s2",
-            &Choices {
-                servers,
-                ..choices()
-            },
-        )
-        .unwrap();
-        assert_eq!(s2.profiles.len(), 6);
-        assert_eq!(s2.profiles[1].name, "ample memory on mysql");
-        let unknown = plan_study(
-            "s0",
-            &Choices {
-                servers: vec!["mariadb-99".into()],
-                ..choices()
-            },
-        )
-        .unwrap_err();
-        assert!(unknown
-            .to_string()
-            .starts_with("--servers mariadb-99: no such server build"));
-    }
-
-    #[test]
-    fn profiles_choose_which_of_a_studys_set_ups_run() {
-        let plan = plan_study(
-            "cluster",
-            &Choices {
-                profiles: vec!["Spider over 2".into(), "one server".into()],
-                ..choices()
-            },
-        )
-        .unwrap();
-        let names: Vec<&str> = plan.profiles.iter().map(|p| p.name.as_str()).collect();
-        // The file's order, whatever the command line's.
-        assert_eq!(names, vec!["one server", "Spider over 2"]);
-        let err = plan_study(
-            "cluster",
-            &Choices {
-                profiles: vec!["galera".into()],
-                ..choices()
-            },
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(
-            err.starts_with("--profile 'galera': cluster has no such profile (its profiles: 'one server', 'primary + 2 replicas', 'Galera 3, one writer',"),
-            "{err}"
-        );
-        let err = plan_study(
-            "s0",
-            &Choices {
-                profiles: vec!["x".into()],
-                ..choices()
-            },
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(err.contains("s0 has no profiles"), "{err}");
-    }
-
-    #[test]
-    fn cold_runs_restart_before_every_cell() {
-        let plan = plan_study(
-            "s0",
-            &Choices {
-                phases: vec!["select".into()],
-                threads: vec![1],
-                repeat: Some(1),
-                cold: true,
-                ..choices()
-            },
-        )
-        .unwrap();
-        let restarts = plan
-            .steps
-            .iter()
-            .filter(|s| **s == Step::ColdRestart)
-            .count();
-        assert_eq!(restarts, plan.cells().count());
-        assert!(plan
-            .describe()
-            .contains("restart the server on its datadir"));
-    }
 }

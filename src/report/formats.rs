@@ -21,6 +21,8 @@ pub struct ReportInput<'a> {
     pub percentile: f64,
     /// Whether tables go to a terminal (the text format's drawing).
     pub terminal: bool,
+    /// The tables the record's kind of study lays out (the studies' registry says which).
+    pub layout: super::text::Layout,
 }
 
 /// One way of writing a report.
@@ -75,7 +77,7 @@ impl Format for Text {
         } else {
             TableStyle::Markdown
         };
-        Ok(super::text::tables(input.view, style))
+        Ok((input.layout)(input.view, style))
     }
 }
 
@@ -87,7 +89,7 @@ impl Format for Markdown {
         "the tables as Markdown, for pasting"
     }
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
-        Ok(super::text::tables(input.view, TableStyle::Markdown))
+        Ok((input.layout)(input.view, TableStyle::Markdown))
     }
 }
 
@@ -135,7 +137,7 @@ impl Format for Html {
         "one self-contained page with the tables and charts"
     }
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
-        Ok(super::html::page(input.view, input.label))
+        Ok(super::html::page(input.view, input.label, input.layout))
     }
     fn written_hint(&self) -> &'static str {
         " (open it in a browser; it needs no network)"

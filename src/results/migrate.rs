@@ -15,11 +15,16 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::StudyKind;
 use crate::scenario::StatementClass;
 
 /// The parameter in which a scenario run keeps its file's text.
 const SCENARIO_TEXT: &str = "scenario_text";
+
+// Schema 1 knew three kinds of study, told apart by name; newer kinds only ever wrote
+// records that say their kind.
+const V1_SCENARIO: &str = "scenario";
+const V1_SYSBENCH: &str = "sysbench";
+const V1_PREPARE: &str = "prepare";
 
 use crate::scenario::sbtest::{PREPARE_STUDY, PREPARE_TITLE};
 use crate::scenario::{LOAD_STUDY_ONCE_CODED, STUDIES_ONCE_CODED};
@@ -84,7 +89,7 @@ fn v1_to_v2(value: &mut Value) -> Result<(), String> {
     let (kind, title, classes) = if let Some(text) = &text {
         let scenario = crate::scenario::file::load_scenario(text, &study, &[], None).ok();
         (
-            StudyKind::Scenario,
+            V1_SCENARIO,
             scenario
                 .as_ref()
                 .map(|s| s.title.clone())
@@ -100,19 +105,15 @@ fn v1_to_v2(value: &mut Value) -> Result<(), String> {
             .and_then(|text| crate::scenario::file::load_scenario(text, &study, &[], None).ok())
             .map(|scenario| crate::scenario::file::statement_groups(&scenario))
             .unwrap_or_default();
-        (StudyKind::Scenario, String::new(), classes)
+        (V1_SCENARIO, String::new(), classes)
     } else if crate::scenario::oltp::OltpKind::from_name(&study).is_some() {
         let classes = names
             .iter()
             .map(|name| (name.clone(), crate::scenario::oltp::statement_group(name)))
             .collect();
-        (StudyKind::Sysbench, sysbench_title(&study), classes)
+        (V1_SYSBENCH, sysbench_title(&study), classes)
     } else if study == PREPARE_STUDY {
-        (
-            StudyKind::Prepare,
-            PREPARE_TITLE.to_string(),
-            BTreeMap::new(),
-        )
+        (V1_PREPARE, PREPARE_TITLE.to_string(), BTreeMap::new())
     } else {
         return Err(format!(
             "cannot tell what kind of study '{study}' was (a scenario file's run keeps the file's text)"

@@ -19,21 +19,6 @@ pub use crate::measure::{CellCounters, IntervalCounters, ProbeCost};
 /// Bumped whenever a field changes meaning or disappears (adding optional fields does not).
 pub const SCHEMA_VERSION: u32 = 2;
 
-/// What a run was, so that reports never guess it from the study's name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum StudyKind {
-    /// A scenario file's run (the built-in studies are scenario files too).
-    Scenario,
-    /// One of sysbench's OLTP workloads.
-    Sysbench,
-    /// `enginebench prepare sbtest`: tables filled for later runs, nothing measured.
-    Prepare,
-    /// `enginebench replay`: a captured workload replayed, its query kinds statement
-    /// digests.
-    Replay,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
@@ -57,8 +42,9 @@ pub struct RunRecord {
     pub schema_version: u32,
     pub tool: ToolRecord,
     pub study: String,
-    /// What kind of study ran: reports pick their layout from this.
-    pub kind: StudyKind,
+    /// What kind of study ran (`scenario`, `sysbench`, `prepare`, `replay`, or a kind added
+    /// since): reports pick their layout from this, by the studies' registry.
+    pub kind: String,
     /// The study's title, as `enginebench list` shows it.
     pub title: String,
     /// The study's parameters after defaults and command-line overrides.
@@ -264,7 +250,7 @@ impl RunRecord {
     /// A record of a run about to start. The runner fills `statement_classes` once it
     /// knows the study's statements.
     pub fn new(
-        kind: StudyKind,
+        kind: &str,
         study: &str,
         title: &str,
         parameters: BTreeMap<String, serde_json::Value>,
@@ -276,7 +262,7 @@ impl RunRecord {
                 version: env!("CARGO_PKG_VERSION").into(),
             },
             study: study.into(),
-            kind,
+            kind: kind.into(),
             title: title.into(),
             parameters,
             statement_classes: BTreeMap::new(),

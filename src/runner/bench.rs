@@ -38,8 +38,9 @@ pub struct Bench<'a> {
     pub server_version: String,
     /// `--agent K/N`: where this agent meets the others on the server.
     pub rendezvous: Option<Rendezvous>,
-    /// A replay's engines whose snapshot could not be loaded, with the reason.
-    pub unreplayable: Vec<(Engine, String)>,
+    /// Engines whose cells fail before they start, with the reason a kind's own step
+    /// gave (a replay's snapshot the engine cannot hold).
+    pub refused: Vec<(Engine, String)>,
     /// Where phases' connections go on a topology: the command line's, then the current
     /// profile's (a phase's own wins over both).
     pub routing: crate::server::Routing,
@@ -120,7 +121,7 @@ impl<'a> Bench<'a> {
             output,
             not_offered: Vec::new(),
             rendezvous,
-            unreplayable: Vec::new(),
+            refused: Vec::new(),
             routing: server.routing,
         })
     }
@@ -367,5 +368,36 @@ fn starting_note(options: &crate::server::ServerOptions) -> String {
             "starting a throwaway MariaDB server ({})...",
             about.join("; ")
         ),
+    }
+}
+
+/// What a kind's own step may do on the bench.
+impl crate::plan::StepHost for Bench<'_> {
+    fn run_database(&self) -> &str {
+        &self.workspace.database
+    }
+
+    fn fresh_database(&mut self, database: &str, tables: &[&str]) -> anyhow::Result<()> {
+        self.workspace
+            .fresh_database(&mut self.probe, database, tables)
+    }
+
+    fn connect(&self, database: &str) -> anyhow::Result<mysql::Conn> {
+        Ok(self.spec(database).connect()?)
+    }
+
+    fn refuse_cells(&mut self, engine: Engine, reason: Option<String>) {
+        self.refused.retain(|(refused, _)| *refused != engine);
+        if let Some(reason) = reason {
+            self.refused.push((engine, reason));
+        }
+    }
+
+    fn record_step(&mut self, step: StepRecord) -> anyhow::Result<()> {
+        self.record.steps.push(StepRecord {
+            profile: self.profile.clone(),
+            ..step
+        });
+        self.save()
     }
 }

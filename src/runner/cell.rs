@@ -10,20 +10,16 @@ use super::cell_on_nodes::{NodesPlan, WatchingNodes};
 use super::progress::CellProgress;
 use super::rendezvous::Rendezvous;
 use crate::console::note;
-use crate::driver::workloads::{FileWorkload, OltpWorkload, ReplayWorkload};
-use crate::driver::{
-    run_cell, CellConfig, CellMeasurement, CellOutcome, RateSpec, StopCondition, Workload,
-};
+use crate::driver::{run_cell, CellConfig, CellMeasurement, CellOutcome, Workload};
 use crate::measure::{new_histogram, statement_probe, CellObserver, CounterSampler};
-use crate::plan::{CellStep, Plan, Study};
+use crate::plan::{CellLink, CellStep, Plan};
 use crate::results::{CellKey, CellRecord, EvidenceRecord, MismatchRecord, OutcomeRecord};
-use crate::scenario::file::Phase;
 
 /// Measures one cell and records it; returns whether the server died during it (the
 /// runner then goes on on a fresh server).
 pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Result<bool> {
-    if let Some((_, why)) = bench.unreplayable.iter().find(|(e, _)| *e == cell.engine) {
-        let message = format!("the capture cannot be replayed on {}: {why}", cell.engine);
+    if let Some((_, why)) = bench.refused.iter().find(|(e, _)| *e == cell.engine) {
+        let message = why.clone();
         failed_before_start(plan, bench, cell, message)?;
         return Ok(false);
     }
@@ -38,7 +34,7 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
         .seed()
         .wrapping_add(bench.record.cells.len() as u64)
         .wrapping_add(agent_offset);
-    let (workload, config) = workload(plan, bench, cell, seed, bench.output.report_interval);
+    let (workload, config) = workload(plan, bench, cell, seed, bench.output.report_interval)?;
     let key = cell_key(plan, bench, cell);
     let expected = match (config.stop.events_per_thread, config.stop.events_total) {
         (Some(each), _) => Some(each * u64::from(config.threads)),
@@ -50,7 +46,7 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
         bench.output.print_intervals,
     );
     let server_pid = bench.target.server_pid();
-    let (_, _, kill) = plan.study.phase_topology(cell.phase);
+    let kill = plan.study.phase_topology(cell.phase).kill_node;
     let routed = bench.target.routed_nodes(
         routing(plan, bench, cell.phase),
         plan.study.phase_writes(cell.phase),
@@ -312,7 +308,7 @@ fn unrun(
     message: String,
     outcome: OutcomeRecord,
 ) -> anyhow::Result<()> {
-    let (_, config) = workload(plan, bench, cell, 0, bench.output.report_interval);
+    let (_, config) = workload(plan, bench, cell, 0, bench.output.report_interval)?;
     let key = cell_key(plan, bench, cell);
     let measured = CellMeasurement {
         driver: "",
@@ -346,10 +342,10 @@ fn unrun(
 /// Where a phase's connections go: its own write_to/read_from, else the profile's or the
 /// command line's.
 fn routing(plan: &Plan, bench: &Bench, phase: usize) -> crate::server::Routing {
-    let (write_to, read_from, _) = plan.study.phase_topology(phase);
+    let own = plan.study.phase_topology(phase);
     crate::server::Routing {
-        write_to: write_to.unwrap_or(bench.routing.write_to),
-        read_from: read_from.unwrap_or(bench.routing.read_from),
+        write_to: own.write_to.unwrap_or(bench.routing.write_to),
+        read_from: own.read_from.unwrap_or(bench.routing.read_from),
     }
 }
 
@@ -365,15 +361,15 @@ fn cell_key(plan: &Plan, bench: &Bench, cell: &CellStep) -> CellKey {
     }
 }
 
-/// The workload a cell runs and how the driver runs it: a scenario's run phase, or a
-/// sysbench workload (with its event count shared among threads, and its rate).
+/// The workload a cell runs and how the driver runs it, from the study's kind, with its
+/// connections routed on the target.
 fn workload(
     plan: &Plan,
     bench: &Bench,
     cell: &CellStep,
     seed: u64,
     report_interval: Duration,
-) -> (Box<dyn Workload>, CellConfig) {
+) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
     let database = plan
         .study
         .database_for(cell.engine, &bench.workspace.database);
@@ -386,84 +382,14 @@ fn workload(
         Some(timeout) => spec.with_query_timeout(timeout),
         None => spec,
     };
-    match &plan.study {
-        Study::Scenario { scenario, .. } => {
-            let Phase::Run {
-                ignore_errors,
-                time,
-                loops,
-                warmup,
-                events,
-                ..
-            } = &scenario.phases[cell.phase]
-            else {
-                unreachable!("cells are planned from run phases")
-            };
-            let workload = FileWorkload {
-                spec,
-                events: events.clone(),
-                ignore_errors: ignore_errors.clone(),
-                seed,
-            };
-            let config = CellConfig {
-                threads: cell.threads,
-                stop: StopCondition {
-                    events_per_thread: if time.is_some() { None } else { *loops },
-                    events_total: None,
-                    duration: *time,
-                },
-                warmup: *warmup,
-                report_interval,
-                rate: None,
-                interval_log: plan.agent.is_some(),
-            };
-            (Box::new(workload), config)
-        }
-        Study::Sysbench(params) => {
-            let workload = OltpWorkload {
-                spec,
-                kind: params.workload,
-                options: params.options.clone(),
-                threads: cell.threads,
-                seed,
-            };
-            let config = CellConfig {
-                threads: cell.threads,
-                stop: StopCondition {
-                    events_per_thread: params.loops,
-                    events_total: params.events,
-                    duration: params.time,
-                },
-                warmup: params.warmup,
-                report_interval,
-                rate: params.rate_per_s.map(|events_per_s| RateSpec {
-                    events_per_s,
-                    arrivals: params.arrivals,
-                }),
-                interval_log: plan.agent.is_some(),
-            };
-            (Box::new(workload), config)
-        }
-        Study::Replay(params) => {
-            let workload = ReplayWorkload::new(
-                params.capture.clone(),
-                params.script.clone(),
-                spec,
-                database,
-                params.renamed_from.clone(),
-                params.speed,
-            );
-            let config = CellConfig {
-                threads: cell.threads,
-                // Each connection ends with its script.
-                stop: StopCondition::default(),
-                warmup: None,
-                report_interval,
-                rate: None,
-                interval_log: plan.agent.is_some(),
-            };
-            (Box::new(workload), config)
-        }
-        Study::PrepareSbtest(_) => unreachable!("prepare plans no cells"),
-    }
+    plan.study.cell(
+        cell,
+        CellLink {
+            spec,
+            database,
+            seed,
+            report_interval,
+            interval_log: plan.agent.is_some(),
+        },
+    )
 }

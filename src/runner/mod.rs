@@ -2,8 +2,8 @@
 //! record current on disk — it exists before load starts and is saved after every step. The
 //! loop ([`run`] and `walk`) is the whole of it; what a step does lives beside it: server
 //! life in `bench`, tables and loads in `tables`, DDL, load and sequence phases in
-//! `phases`, measured cells in `cell`. The runner must not know how reports look, nor tell
-//! study kinds apart (the plan says what differs).
+//! `phases`, measured cells in `cell`, a kind's own steps through [`StepHost`]. The runner
+//! must not know how reports look, nor tell study kinds apart (each kind says what differs).
 
 mod bench;
 mod cell;
@@ -11,14 +11,13 @@ mod cell_on_nodes;
 mod phases;
 mod progress;
 mod rendezvous;
-mod replay_snapshot;
 mod tables;
 mod walk;
 
 use crate::interrupt;
 use crate::measure::EnvironmentRecord;
-use crate::plan::{Plan, Step, Study};
-use crate::results::{ResultFile, RunRecord, RunStatus, Store, StudyKind};
+use crate::plan::{Plan, Step};
+use crate::results::{ResultFile, RunRecord, RunStatus, Store};
 use crate::server::ServerArgsResolved;
 
 use bench::Bench;
@@ -78,20 +77,14 @@ pub type RunResult = Result<RunRecord, (anyhow::Error, Box<RunRecord>)>;
 /// first, then the target, each step, and on a shared server the removal of what the run
 /// made.
 pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunResult {
-    let kind = match &plan.study {
-        Study::Scenario { .. } => StudyKind::Scenario,
-        Study::Sysbench(_) => StudyKind::Sysbench,
-        Study::PrepareSbtest(_) => StudyKind::Prepare,
-        Study::Replay(_) => StudyKind::Replay,
-    };
     let mut record = RunRecord::new(
-        kind,
+        plan.study.kind(),
         plan.study.name(),
         &plan.study.title(),
         plan.study.parameters(),
     );
     record.statement_classes = plan.study.statement_classes();
-    record.replay = replay_snapshot::replay_record(plan);
+    plan.study.add_to_record(&mut record);
     record.environment = Some(EnvironmentRecord::probe(None));
     if let Err(err) = output.save(&record) {
         return Err((err, Box::new(record)));
@@ -180,7 +173,7 @@ impl walk::Workbench for Bench<'_> {
             }
             Step::Cell(cell) => end.server_died = cell::measure(plan, self, cell)?,
             Step::Footprints => tables::footprints(plan, self)?,
-            Step::LoadSnapshot { engine } => replay_snapshot::load_snapshot(plan, self, *engine)?,
+            Step::Own { what, engine } => plan.study.run_own_step(*what, *engine, self)?,
         }
         Ok(end)
     }

@@ -124,7 +124,7 @@ fn step_engine(step: &Step) -> Option<Engine> {
         | Step::Ddl { engine, .. }
         | Step::Load { engine, .. }
         | Step::Sequence { engine, .. }
-        | Step::LoadSnapshot { engine } => Some(*engine),
+        | Step::Own { engine, .. } => Some(*engine),
         Step::Cell(cell) => Some(cell.engine),
         Step::StartProfile { .. } | Step::ColdRestart | Step::Footprints => None,
     }
@@ -133,7 +133,77 @@ fn step_engine(step: &Step) -> Option<Engine> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{plan_study, Choices};
+    use crate::driver::{CellConfig, Workload};
+    use crate::plan::{run_phase_cells, CellLength, CellLink, StudyKind};
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    /// A kind of study made for these tests, defined here and nowhere else: the shape of a
+    /// scenario file's steps (tables, cells, DDL, more cells, a load per engine, the
+    /// footprints) with no file behind it.
+    #[derive(Debug)]
+    struct ExampleKind {
+        engines: Vec<Engine>,
+    }
+
+    impl StudyKind for ExampleKind {
+        fn kind(&self) -> &'static str {
+            "example"
+        }
+        fn name(&self) -> &str {
+            "example"
+        }
+        fn title(&self) -> String {
+            "an example kind of study".into()
+        }
+        fn engines(&self) -> Vec<Engine> {
+            self.engines.clone()
+        }
+        fn parameters(&self) -> BTreeMap<String, serde_json::Value> {
+            BTreeMap::new()
+        }
+        fn cell_length(&self, _phase: usize) -> CellLength {
+            CellLength {
+                time: None,
+                warmup: None,
+                count: Some("10 loops per thread".into()),
+            }
+        }
+        fn steps_on_one_server(&self) -> Vec<Step> {
+            let mut steps = vec![Step::PrepareTables { engine: None }];
+            steps.extend(run_phase_cells(0, &[1, 2], &self.engines, 1, 0));
+            steps.extend(
+                self.engines
+                    .iter()
+                    .map(|&engine| Step::Ddl { phase: 1, engine }),
+            );
+            steps.extend(run_phase_cells(2, &[1, 2], &self.engines, 1, 0));
+            steps.extend(self.engines.iter().map(|&engine| Step::Load {
+                phase: 3,
+                method: 0,
+                engine,
+                repeat: 1,
+            }));
+            steps.push(Step::Footprints);
+            steps
+        }
+        fn describe_step(&self, step: &Step) -> String {
+            match step {
+                Step::PrepareTables { .. } => "prepare the tables".into(),
+                Step::Ddl { phase, engine } => format!("ddl {phase} on {engine}"),
+                Step::Load { phase, engine, .. } => format!("load {phase} on {engine}"),
+                Step::Footprints => "measure the footprints".into(),
+                other => format!("{other:?}"),
+            }
+        }
+        fn cell(
+            &self,
+            _cell: &CellStep,
+            _link: CellLink,
+        ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
+            anyhow::bail!("the fake bench builds no workload")
+        }
+    }
 
     /// A bench with no server: it logs what the walk asks of it, and dies, fails or is
     /// interrupted where a test says.
@@ -204,20 +274,12 @@ mod tests {
         }
     }
 
-    /// S0 at a small scale: prepare, 16 cells, two DDL steps, footprints.
-    fn s0_plan() -> Plan {
-        plan_study(
-            "s0",
-            &Choices {
-                engines: vec![Engine::MyIsam, Engine::InnoDb],
-                threads: vec![1, 2],
-                loops: Some(10),
-                repeat: Some(1),
-                rows: Some(100),
-                ..Choices::default()
-            },
-        )
-        .unwrap()
+    /// The example kind on two engines: prepare, 8 cells, two DDL steps, two loads,
+    /// footprints.
+    fn example_plan() -> Plan {
+        Plan::new(Arc::new(ExampleKind {
+            engines: vec![Engine::MyIsam, Engine::InnoDb],
+        }))
     }
 
     fn labels(plan: &Plan) -> Vec<String> {
@@ -233,7 +295,7 @@ mod tests {
 
     #[test]
     fn every_step_runs_in_the_plans_order_and_the_record_is_saved_after_each() {
-        let plan = s0_plan();
+        let plan = example_plan();
         let mut bench = FakeBench::default();
         walk(&plan, &mut bench).unwrap();
         let expected: Vec<String> = labels(&plan)
@@ -241,12 +303,12 @@ mod tests {
             .flat_map(|label| [format!("run {label}"), "save".to_string()])
             .collect();
         assert_eq!(bench.log, expected);
-        assert!(plan.steps.len() > 16, "{:?}", labels(&plan));
+        assert_eq!(plan.steps.len(), 14, "{:?}", labels(&plan));
     }
 
     #[test]
     fn a_server_that_dies_in_a_cell_is_replaced_and_set_up_again_before_the_next_step() {
-        let plan = s0_plan();
+        let plan = example_plan();
         let all = labels(&plan);
         // A cell after the DDL phase: the fresh server needs the tables and the index again.
         let ddl_at = all.iter().position(|l| l.starts_with("ddl")).unwrap();
@@ -286,7 +348,7 @@ mod tests {
 
     #[test]
     fn ctrl_c_between_steps_starts_no_further_step() {
-        let plan = s0_plan();
+        let plan = example_plan();
         let mut bench = FakeBench {
             interrupt_after: Some(3),
             ..FakeBench::default()
@@ -298,16 +360,7 @@ mod tests {
 
     #[test]
     fn a_failed_load_is_recorded_and_the_walk_goes_on_on_the_same_server() {
-        let plan = plan_study(
-            "s4",
-            &Choices {
-                engines: vec![Engine::InnoDb],
-                repeat: Some(1),
-                rows: Some(100),
-                ..Choices::default()
-            },
-        )
-        .unwrap();
+        let plan = example_plan();
         let mut bench = FakeBench {
             loads_fail: true,
             ..FakeBench::default()
@@ -336,7 +389,7 @@ mod tests {
 
     #[test]
     fn agents_meet_before_every_step_and_only_the_first_prepares() {
-        let plan = s0_plan();
+        let plan = example_plan();
         let all = labels(&plan);
         for prepares in [true, false] {
             let mut bench = FakeBench {
@@ -383,7 +436,7 @@ mod tests {
 
     #[test]
     fn cells_of_an_engine_the_server_lacks_are_recorded_as_not_offered_and_its_steps_skipped() {
-        let plan = s0_plan();
+        let plan = example_plan();
         let mut bench = FakeBench {
             missing: vec![Engine::InnoDb],
             ..FakeBench::default()
@@ -394,7 +447,7 @@ mod tests {
             .iter()
             .filter(|line| line.starts_with("not offered: "))
             .count();
-        assert_eq!(not_offered, 8);
+        assert_eq!(not_offered, 4);
         assert!(runs(&bench.log)
             .iter()
             .all(|label| !label.contains("InnoDB")));
@@ -403,7 +456,7 @@ mod tests {
                 .iter()
                 .filter(|label| label.contains("MyISAM") && label.starts_with('['))
                 .count(),
-            8
+            4
         );
     }
 }

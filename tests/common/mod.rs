@@ -204,7 +204,7 @@ pub fn s0_workload(
     phase_name: &str,
     spec: enginebench::server::ConnectionSpec,
     seed: u64,
-) -> enginebench::driver::workloads::FileWorkload {
+) -> enginebench::studies::scenario::FileWorkload {
     let events = scenario
         .phases
         .iter()
@@ -215,7 +215,7 @@ pub fn s0_workload(
             _ => None,
         })
         .unwrap_or_else(|| panic!("s0 has no run phase {phase_name}"));
-    enginebench::driver::workloads::FileWorkload {
+    enginebench::studies::scenario::FileWorkload {
         spec,
         events,
         ignore_errors: Vec::new(),
@@ -244,8 +244,8 @@ pub fn oltp_params(
     workload: enginebench::scenario::oltp::OltpKind,
     events: u64,
     tables: u32,
-) -> enginebench::plan::OltpParams {
-    enginebench::plan::OltpParams {
+) -> enginebench::studies::sysbench::OltpParams {
+    enginebench::studies::sysbench::OltpParams {
         workload,
         options: enginebench::scenario::oltp::OltpOptions {
             tables,
@@ -288,11 +288,11 @@ pub fn as_external(
 /// Runs a sysbench workload's plan, as `enginebench run WORKLOAD` does.
 #[allow(dead_code)]
 pub fn run_oltp(
-    params: &enginebench::plan::OltpParams,
+    params: &enginebench::studies::sysbench::OltpParams,
     server: &enginebench::server::ServerArgsResolved,
     output: &enginebench::runner::RunOutput,
 ) -> enginebench::runner::RunResult {
-    let plan = enginebench::plan::Plan::new(enginebench::plan::Study::Sysbench(params.clone()));
+    let plan = enginebench::plan::Plan::new(std::sync::Arc::new(params.clone()));
     enginebench::runner::run(&plan, server, output)
 }
 

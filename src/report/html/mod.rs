@@ -15,7 +15,7 @@
 use std::fmt::Write;
 
 use super::compare::{ComparisonRow, Side};
-use super::text::tables;
+use super::text::Layout;
 use crate::console::TableStyle;
 use crate::view::stats::figure;
 use crate::view::{Group, PhaseKind, View};
@@ -209,7 +209,7 @@ fn replay_table(view: &View) -> String {
     out
 }
 
-fn sections(view: &View) -> Vec<Section> {
+fn sections(view: &View, layout: Layout) -> Vec<Section> {
     let charts = format!(
         "{}{}{}{}",
         load_charts(view),
@@ -245,13 +245,14 @@ fn sections(view: &View) -> Vec<Section> {
         Section {
             id: "tables",
             title: "Tables",
-            html: format!("<pre>{}</pre>", escape(&tables(view, TableStyle::Markdown))),
+            html: format!("<pre>{}</pre>", escape(&layout(view, TableStyle::Markdown))),
         },
     ]
 }
 
-/// The report of one run as a complete HTML document; `label` says which run it is.
-pub fn page(view: &View, label: &str) -> String {
+/// The report of one run as a complete HTML document; `label` says which run it is, and
+/// `layout` gives its kind's tables.
+pub fn page(view: &View, label: &str, layout: Layout) -> String {
     let record = &view.record;
     let mut body = String::new();
     let _ = writeln!(
@@ -322,7 +323,7 @@ pub fn page(view: &View, label: &str) -> String {
     for warning in &view.warnings() {
         let _ = writeln!(body, "<p class=\"warn\">{}</p>", escape(warning));
     }
-    for section in sections(view) {
+    for section in sections(view, layout) {
         if !section.html.is_empty() {
             let _ = writeln!(
                 body,

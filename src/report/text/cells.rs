@@ -7,7 +7,7 @@ use comfy_table::{Cell, CellAlignment};
 use crate::view::{distinct, Setup};
 
 /// A node's rate, or "gone" when its counters died with it.
-pub(super) fn rate(gone: bool, per_s: f64) -> String {
+pub fn rate(gone: bool, per_s: f64) -> String {
     if gone {
         "gone".into()
     } else {
@@ -16,7 +16,7 @@ pub(super) fn rate(gone: bool, per_s: f64) -> String {
 }
 
 /// `text` cut to `most` characters, with an ellipsis.
-pub(super) fn shorten(text: &str, most: usize) -> String {
+pub fn shorten(text: &str, most: usize) -> String {
     if text.chars().count() <= most {
         return text.to_string();
     }
@@ -24,7 +24,7 @@ pub(super) fn shorten(text: &str, most: usize) -> String {
     format!("{cut}…")
 }
 
-pub(super) fn plural(n: usize) -> &'static str {
+pub fn plural(n: usize) -> &'static str {
     if n == 1 {
         ""
     } else {
@@ -32,13 +32,13 @@ pub(super) fn plural(n: usize) -> &'static str {
     }
 }
 
-pub(super) fn right(text: impl Into<String>) -> Cell {
+pub fn right(text: impl Into<String>) -> Cell {
     Cell::new(text.into()).set_alignment(CellAlignment::Right)
 }
 
 /// A header with a "profile" column after the engine (the second column) when the rows
 /// have profiles: rows of different profiles are otherwise alike.
-pub(super) fn with_profile(profiled: bool, mut header: Vec<&'static str>) -> Vec<&'static str> {
+pub fn with_profile(profiled: bool, mut header: Vec<&'static str>) -> Vec<&'static str> {
     if profiled {
         header.insert(2, "profile");
     }
@@ -47,7 +47,7 @@ pub(super) fn with_profile(profiled: bool, mut header: Vec<&'static str>) -> Vec
 
 /// A row with its profile after the engine, when the table has the column (`Some`); "-"
 /// for a row without one.
-pub(super) fn with_profile_cell(profile: Option<Option<&str>>, mut row: Vec<Cell>) -> Vec<Cell> {
+pub fn with_profile_cell(profile: Option<Option<&str>>, mut row: Vec<Cell>) -> Vec<Cell> {
     if let Some(profile) = profile {
         row.insert(2, Cell::new(profile.unwrap_or("-")));
     }
@@ -56,19 +56,19 @@ pub(super) fn with_profile_cell(profile: Option<Option<&str>>, mut row: Vec<Cell
 
 /// The most set-ups shown side by side in one table; with more, each profile gets a table
 /// of its own (its engines side by side), so that no table grows sixteen columns wide.
-pub(super) const MOST_SIDE_BY_SIDE: usize = 4;
+pub const MOST_SIDE_BY_SIDE: usize = 4;
 
 /// Set-ups side by side in one table, and the profile its title names when the set-ups
 /// are split by profile.
-pub(super) struct Columns<'a> {
-    pub(super) profile: Option<&'a str>,
-    pub(super) setups: Vec<&'a Setup>,
+pub struct Columns<'a> {
+    pub profile: Option<&'a str>,
+    pub setups: Vec<&'a Setup>,
 }
 
 impl Columns<'_> {
     /// All set-ups in one table while they fit, else one table per profile (a study
     /// without profiles has at most one column per engine).
-    pub(super) fn of(setups: &[Setup]) -> Vec<Columns<'_>> {
+    pub fn of(setups: &[Setup]) -> Vec<Columns<'_>> {
         let profiles = distinct(setups.iter().map(|s| s.profile.as_deref()));
         if setups.len() <= MOST_SIDE_BY_SIDE || profiles.len() < 2 {
             return vec![Columns {
@@ -89,7 +89,7 @@ impl Columns<'_> {
     }
 
     /// A set-up's column: the engine alone when the title names the profile.
-    pub(super) fn label(&self, setup: &Setup) -> String {
+    pub fn label(&self, setup: &Setup) -> String {
         match self.profile {
             Some(_) => setup.engine.to_string(),
             None => setup.label(),
@@ -97,7 +97,7 @@ impl Columns<'_> {
     }
 
     /// What the table's title adds: ", profile 'ample memory'", or nothing.
-    pub(super) fn title(&self) -> String {
+    pub fn title(&self) -> String {
         self.profile
             .map_or(String::new(), |profile| format!(", profile '{profile}'"))
     }

@@ -20,7 +20,7 @@ pub fn warnings_section(view: &View) -> String {
     out
 }
 
-pub(super) fn status_lines(view: &View) -> String {
+pub fn status_lines(view: &View) -> String {
     let mut out = String::new();
     match view.record.status {
         RunStatus::Interrupted => {

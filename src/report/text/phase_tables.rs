@@ -9,7 +9,7 @@ use crate::console::TableStyle;
 use crate::view::{distinct, Group, GroupKind, PhaseKind, Setup, View};
 
 /// Every load of the run: method, time, rate, and what it cost the server.
-pub(super) fn loads_section(view: &View, style: TableStyle) -> String {
+pub fn loads_section(view: &View, style: TableStyle) -> String {
     let record = &view.record;
     if record.loads.is_empty() {
         return String::new();
@@ -91,7 +91,7 @@ pub(super) fn loads_section(view: &View, style: TableStyle) -> String {
 /// Load phases: seconds per method (rows) and set-up (columns; a table per profile with
 /// many set-ups), median of the repeats, and how many times faster than the slowest method
 /// on the same set-up.
-pub(super) fn load_phase_section(view: &View, style: TableStyle) -> String {
+pub fn load_phase_section(view: &View, style: TableStyle) -> String {
     let mut out = String::new();
     for phase in view.phases_of(PhaseKind::Load) {
         let groups: Vec<&Group> = view
@@ -148,7 +148,7 @@ pub(super) fn load_phase_section(view: &View, style: TableStyle) -> String {
 
 /// Sequence phases: per set-up, min/avg/max of the kept runs' total time, and each step's
 /// average, as S3 reported its lifecycle job.
-pub(super) fn sequence_section(view: &View, style: TableStyle) -> String {
+pub fn sequence_section(view: &View, style: TableStyle) -> String {
     let mut out = String::new();
     for phase in view.phases_of(PhaseKind::Sequence) {
         let discarded = phase.discarded_runs;
@@ -204,7 +204,7 @@ pub(super) fn sequence_section(view: &View, style: TableStyle) -> String {
 }
 
 /// DDL phases: each statement's time per engine.
-pub(super) fn ddl_section(view: &View, style: TableStyle) -> String {
+pub fn ddl_section(view: &View, style: TableStyle) -> String {
     let mut steps = view.ddl_steps().peekable();
     if steps.peek().is_none() {
         return String::new();

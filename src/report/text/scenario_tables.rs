@@ -15,7 +15,7 @@ use crate::view::{distinct, Group, Phase, PhaseKind, View};
 
 /// A scenario's run: the server, S1's pivot of phases, load phases, one table per run
 /// phase with its counters, loads and footprints, sequences, DDL phases, warnings.
-pub(super) fn scenario_tables(view: &View, style: TableStyle) -> String {
+pub fn scenario_tables(view: &View, style: TableStyle) -> String {
     let record = &view.record;
     let mut out = String::new();
     if let Some(server) = &record.server {
@@ -67,7 +67,7 @@ pub(super) fn scenario_tables(view: &View, style: TableStyle) -> String {
 /// With two or more timed run phases: statements per second, phases down and set-ups
 /// across, one table per thread count (and profile, with many set-ups) with the phases that
 /// ran at it; the median of the completed repeats.
-pub(super) fn phase_pivot_tables(view: &View, style: TableStyle) -> String {
+pub fn phase_pivot_tables(view: &View, style: TableStyle) -> String {
     let timed: Vec<&Phase> = view.phases_of(PhaseKind::Run).filter(|p| p.timed).collect();
     if timed.len() < 2 {
         return String::new();
@@ -113,7 +113,7 @@ pub(super) fn phase_pivot_tables(view: &View, style: TableStyle) -> String {
 
 /// One table per run phase (and profile, with many set-ups): threads down, set-ups across,
 /// then the phase's counters, every set-up's.
-pub(super) fn run_phase_tables(view: &View, style: TableStyle) -> String {
+pub fn run_phase_tables(view: &View, style: TableStyle) -> String {
     let mut out = String::new();
     for phase in view.phases_of(PhaseKind::Run) {
         let by_time = phase.timed;
@@ -177,7 +177,7 @@ pub(super) fn run_phase_tables(view: &View, style: TableStyle) -> String {
 
 /// (figure column, latency column) of one threads × set-up group: best / median of the
 /// completed repeats, or what became of them.
-pub(super) fn group_figures(group: Option<&Group>) -> (String, String) {
+pub fn group_figures(group: Option<&Group>) -> (String, String) {
     let Some(group) = group else {
         return ("-".into(), "-".into());
     };
@@ -213,7 +213,7 @@ pub(super) fn group_figures(group: Option<&Group>) -> (String, String) {
 /// Per-statement server counters of each threads × set-up group, summed over its
 /// completed repeats, then the "why" lines of each thread count: its leader against each
 /// other set-up.
-pub(super) fn counter_section(rows: &[(u32, Vec<&Group>)], style: TableStyle) -> String {
+pub fn counter_section(rows: &[(u32, Vec<&Group>)], style: TableStyle) -> String {
     let mut out = String::new();
     let mut table = new_table(style);
     table.set_header(vec![
@@ -275,7 +275,7 @@ pub(super) fn counter_section(rows: &[(u32, Vec<&Group>)], style: TableStyle) ->
     out
 }
 
-pub(super) fn footprint_section(view: &View, style: TableStyle) -> String {
+pub fn footprint_section(view: &View, style: TableStyle) -> String {
     let footprints = view.footprints();
     if footprints.is_empty() {
         return String::new();

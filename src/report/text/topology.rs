@@ -12,7 +12,7 @@ use crate::view::View;
 
 /// A topology's nodes per cell (connections, what each served and applied, lag, flow
 /// control, conflicts, pushed-down work), the "why" lines they give, and killed nodes.
-pub(super) fn nodes_section(view: &View, style: TableStyle) -> String {
+pub fn nodes_section(view: &View, style: TableStyle) -> String {
     let mut out = String::new();
     let rows = view.node_rows();
     if !rows.is_empty() {
@@ -115,7 +115,7 @@ pub(super) fn nodes_section(view: &View, style: TableStyle) -> String {
 
 /// A run from several client hosts: an agent's part says what it is; a merged run shows
 /// each agent's share per cell and what the merge found (late starts, clock offsets).
-pub(super) fn agents_section(view: &View, style: TableStyle) -> String {
+pub fn agents_section(view: &View, style: TableStyle) -> String {
     let mut out = String::new();
     if let Some(agent) = &view.record.agent {
         let _ = writeln!(

@@ -1,19 +1,19 @@
-//! A replay's own steps on the bench: the capture's snapshot loaded afresh into one
-//! engine's tables (each `CREATE TABLE` with its ENGINE rewritten, the rows inserted in
-//! batches), timed and recorded as a step, and the replay's part of the record (what the
-//! capture held per query kind). An engine that cannot hold a table is recorded with the
-//! server's reason, and its cells fail with it while the other engines replay. This must
-//! not know how commands are replayed.
+//! A replay's own step: the capture's snapshot loaded afresh into one engine's tables (each
+//! `CREATE TABLE` with its ENGINE rewritten, the rows inserted in batches), timed and
+//! recorded as a step; and the replay's part of the record (what the capture held per query
+//! kind). An engine that cannot hold a table is recorded with the server's reason, and its
+//! cells fail with it while the other engines replay. This must not know how commands are
+//! replayed.
 
 use std::time::Instant;
 
 use anyhow::Context;
 use mysql::prelude::Queryable;
 
-use super::bench::Bench;
+use super::ReplayParams;
 use crate::console::note;
 use crate::engine::Engine;
-use crate::plan::{Plan, ReplayParams, Study};
+use crate::plan::{StepHost, StudyKind};
 use crate::results::{CapturedKindRecord, ReplayRecord, StepRecord};
 use crate::sqlerror::DescribeMysqlError;
 
@@ -21,10 +21,7 @@ use crate::sqlerror::DescribeMysqlError;
 const ROWS_PER_INSERT: usize = 200;
 
 /// What the record says of a replay's capture.
-pub fn replay_record(plan: &Plan) -> Option<ReplayRecord> {
-    let Study::Replay(params) = &plan.study else {
-        return None;
-    };
+pub fn replay_record(params: &ReplayParams) -> ReplayRecord {
     let capture = &params.capture;
     let script = &params.script;
     let last_end = script
@@ -34,7 +31,7 @@ pub fn replay_record(plan: &Plan) -> Option<ReplayRecord> {
         .map(|&i| capture.commands[i].end_us)
         .max()
         .unwrap_or(script.origin_us);
-    Some(ReplayRecord {
+    ReplayRecord {
         file: params.file.clone(),
         source: capture.header().source.clone(),
         server_version: capture.header().server_version.clone(),
@@ -54,7 +51,7 @@ pub fn replay_record(plan: &Plan) -> Option<ReplayRecord> {
             })
             .collect(),
         warnings: capture.warnings.clone(),
-    })
+    }
 }
 
 /// `CREATE TABLE` text with its engine replaced (or added).
@@ -79,13 +76,14 @@ pub fn with_engine(create: &str, engine: Engine) -> String {
 
 /// Loads the snapshot into `engine`'s tables; a failure is recorded and marks the engine's
 /// cells, not the run.
-pub fn load_snapshot(plan: &Plan, bench: &mut Bench, engine: Engine) -> anyhow::Result<()> {
-    let Study::Replay(params) = &plan.study else {
-        return Ok(());
-    };
-    let database = plan.study.database_for(engine, &bench.workspace.database);
+pub fn load_snapshot(
+    params: &ReplayParams,
+    host: &mut dyn StepHost,
+    engine: Engine,
+) -> anyhow::Result<()> {
+    let database = params.database_for(engine, host.run_database());
     let started = Instant::now();
-    let outcome = load(params, bench, &database, engine);
+    let outcome = load(params, host, &database, engine);
     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     let rows = params
         .capture
@@ -93,9 +91,9 @@ pub fn load_snapshot(plan: &Plan, bench: &mut Bench, engine: Engine) -> anyhow::
         .iter()
         .map(|r| r.rows.len() as u64)
         .sum();
-    bench.unreplayable.retain(|(e, _)| *e != engine);
     let error = match outcome {
         Ok(()) => {
+            host.refuse_cells(engine, None);
             note(&format!(
                 "snapshot loaded into {database} on {engine}: {} table(s), {rows} row(s) in {:.2} s",
                 params.capture.tables.len(),
@@ -106,14 +104,19 @@ pub fn load_snapshot(plan: &Plan, bench: &mut Bench, engine: Engine) -> anyhow::
         Err(err) => {
             let message = format!("{err:#}");
             note(&format!("cannot replay on {engine}: {message}"));
-            bench.unreplayable.push((engine, message.clone()));
+            host.refuse_cells(
+                engine,
+                Some(format!(
+                    "the capture cannot be replayed on {engine}: {message}"
+                )),
+            );
             Some(message)
         }
     };
-    bench.record.steps.push(StepRecord {
+    host.record_step(StepRecord {
         name: "load_snapshot".into(),
         engine: Some(engine),
-        profile: bench.profile.clone(),
+        profile: None,
         detail: format!(
             "{} table(s) into {database} with ENGINE={}",
             params.capture.tables.len(),
@@ -122,13 +125,12 @@ pub fn load_snapshot(plan: &Plan, bench: &mut Bench, engine: Engine) -> anyhow::
         elapsed_ms,
         rows: Some(rows),
         error,
-    });
-    bench.save()
+    })
 }
 
 fn load(
     params: &ReplayParams,
-    bench: &mut Bench,
+    host: &mut dyn StepHost,
     database: &str,
     engine: Engine,
 ) -> anyhow::Result<()> {
@@ -138,10 +140,8 @@ fn load(
         .iter()
         .map(|t| t.name.as_str())
         .collect();
-    bench
-        .workspace
-        .fresh_database(&mut bench.probe, database, &names)?;
-    let mut conn = bench.spec(database).connect()?;
+    host.fresh_database(database, &names)?;
+    let mut conn = host.connect(database)?;
     for table in &params.capture.tables {
         conn.query_drop(format!("DROP TABLE IF EXISTS `{}`", table.name))
             .described()?;

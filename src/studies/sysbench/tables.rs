@@ -3,18 +3,15 @@
 use comfy_table::Cell;
 use std::fmt::Write;
 
-use super::cells::*;
-use super::notes::*;
-use super::phase_tables::*;
-use super::scenario_tables::*;
 use crate::console::new_table;
 use crate::console::TableStyle;
+use crate::report::text::sections::*;
 use crate::view::stats::Summary;
 use crate::view::{Group, GroupKind, View};
 
 /// A sysbench workload: per set-up, threads down; transactions and queries per second
 /// (median of the repeats), event latency from the merged histograms, errors per second.
-pub(super) fn sysbench_tables(view: &View, style: TableStyle) -> String {
+pub fn sysbench_tables(view: &View, style: TableStyle) -> String {
     let mut out = String::new();
     let rate_mode = view.rate_mode();
     for setup in &view.setups {

@@ -4,15 +4,15 @@
 use comfy_table::Cell;
 use std::fmt::Write;
 
-use super::cells::*;
 use crate::console::new_table;
 use crate::console::TableStyle;
+use crate::report::text::sections::*;
 use crate::view::View;
 
 /// A replay: what was captured, then per statement digest the captured count and each
 /// engine's replay (count, errors, latency from the intended start, mismatches), the first
 /// example of each mismatch, and the snapshot loads.
-pub(super) fn replay_tables(view: &View, style: TableStyle) -> String {
+pub fn replay_tables(view: &View, style: TableStyle) -> String {
     let mut out = String::new();
     let (Some(replay), Some(digests)) = (&view.record.replay, view.replay()) else {
         return out;

@@ -1,0 +1,93 @@
+//! The kinds of study, as plug-ins: each kind is a folder here that implements the plan's
+//! [`StudyKind`](crate::plan::StudyKind) for its parameters (its steps, cells and workload,
+//! its part of the record) and a [`Kind`] entry (the names `run` accepts, its report
+//! layout). [`KINDS`] lists them; a new kind is a new folder and one line there. Nothing
+//! below this stage (plan, runner, results, view, report) names a kind.
+//!
+//! Owns: which kinds exist, and finding the one a name or a record means. Must not know
+//! how any kind works inside.
+
+pub mod choices;
+pub mod prepare;
+pub mod replay;
+pub mod scenario;
+pub mod sysbench;
+#[cfg(test)]
+mod tests;
+
+pub use choices::Choices;
+
+use crate::plan::{Plan, Study};
+use crate::report::text::{any_kind_tables, Layout};
+
+/// One kind of study, as the commands and the reports find it.
+pub trait Kind: Sync {
+    /// The record's `kind`.
+    fn name(&self) -> &'static str;
+
+    /// The study `enginebench run NAME` means, when NAME is this kind's; None otherwise.
+    fn study_named(&self, _name: &str, _choices: &Choices) -> Option<anyhow::Result<Study>> {
+        None
+    }
+
+    /// What `run` accepts of this kind, in words, for the message about an unknown name.
+    fn run_names(&self) -> Option<String> {
+        None
+    }
+
+    /// The kind's report: which table sections, in which order.
+    fn layout(&self) -> Layout;
+}
+
+/// Every kind of study, in the order `run NAME` tries them.
+pub const KINDS: &[&dyn Kind] = &[
+    &scenario::KIND,
+    &sysbench::KIND,
+    &prepare::KIND,
+    &replay::KIND,
+];
+
+/// The report layout of a record of `kind`; a kind this build does not know (a newer
+/// enginebench's record) gets every section that finds something to show.
+pub fn layout_of(kind: &str) -> Layout {
+    KINDS
+        .iter()
+        .find(|entry| entry.name() == kind)
+        .map_or(any_kind_tables as Layout, |entry| entry.layout())
+}
+
+/// The plan for the study named on the command line (a built-in study, a scenario file, a
+/// sysbench workload: whichever kind knows the name), with the command line's choices.
+pub fn plan_study(name: &str, choices: &Choices) -> anyhow::Result<Plan> {
+    choices::check_servers(&choices.servers)?;
+    let study = KINDS
+        .iter()
+        .find_map(|kind| kind.study_named(name, choices))
+        .unwrap_or_else(|| {
+            let known: Vec<String> = KINDS.iter().filter_map(|kind| kind.run_names()).collect();
+            anyhow::bail!(
+                "unknown study '{name}': {} (see `enginebench list`)",
+                known.join(" and ")
+            )
+        })?;
+    let plan = Plan::on_servers(study, &choices.servers);
+    match &choices.agent {
+        Some(agent) => plan.for_agent(agent.clone()),
+        None => Ok(plan),
+    }
+}
+
+/// A kind's parameters as the record keeps them: its serialized fields by name.
+fn parameters_of(
+    params: &impl serde::Serialize,
+) -> std::collections::BTreeMap<String, serde_json::Value> {
+    match serde_json::to_value(params) {
+        Ok(serde_json::Value::Object(map)) => map.into_iter().collect(),
+        _ => Default::default(),
+    }
+}
+
+/// A run's tables as its kind lays them out.
+pub fn tables(view: &crate::view::View, style: crate::console::TableStyle) -> String {
+    layout_of(&view.record.kind)(view, style)
+}

@@ -1,0 +1,343 @@
+//! The replay kind: a captured workload replayed on each engine (and build), every repeat
+//! from the capture's snapshot again. Owns its parameters (the capture, speed, database
+//! mapping), its own step (the snapshot loaded), its workload (one worker per captured
+//! connection), its part of the record and its report (what each captured statement kind
+//! did here against what it did there). What a capture holds the capture stage says.
+
+mod snapshot;
+mod tables;
+mod workload;
+
+pub use snapshot::with_engine;
+pub use workload::ReplayWorkload;
+
+use anyhow::bail;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::Kind;
+use crate::console::TableStyle;
+use crate::driver::{CellConfig, StopCondition, Workload};
+use crate::engine::Engine;
+use crate::plan::{
+    run_phase_cells, CellLength, CellLink, CellStep, Plan, Step, StepHost, StudyKind,
+};
+use crate::report::text::Layout;
+use crate::results::RunRecord;
+use crate::scenario::StatementClass;
+use crate::view::View;
+
+/// The name a replay's record carries.
+pub const REPLAY_STUDY: &str = "replay";
+
+/// The replay's one step of its own: the snapshot loaded into an engine's tables.
+const LOAD_SNAPSHOT: usize = 0;
+
+/// The record's kind, and the registry's entry.
+pub struct ReplayKind;
+pub const KIND: ReplayKind = ReplayKind;
+
+impl Kind for ReplayKind {
+    fn name(&self) -> &'static str {
+        "replay"
+    }
+    fn layout(&self) -> Layout {
+        report_tables
+    }
+}
+
+/// A replay's report: each captured statement kind here against there, then agents, the
+/// run's status and warnings.
+fn report_tables(view: &View, style: TableStyle) -> String {
+    use crate::report::text::sections::*;
+    let mut out = tables::replay_tables(view, style);
+    out.push_str(&agents_section(view, style));
+    out.push_str(&status_lines(view));
+    out.push_str(&warnings_section(view));
+    out
+}
+
+/// A replay's capture and choices; the choices are kept in the record.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReplayParams {
+    /// The capture file, as named on the command line.
+    pub file: String,
+    pub engines: Vec<Engine>,
+    /// A factor on the captured pace; None: as fast as each connection can go.
+    pub speed: Option<f64>,
+    pub repeat: u32,
+    /// The database the snapshot is loaded into: `--database`, or the captured one.
+    pub database: Option<String>,
+    /// The captured database, when `--database` maps it to another: connections that chose
+    /// it, and USE of it, go to `database` instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub renamed_from: Option<String>,
+    /// Statement kinds that name the captured database explicitly (`db.table`): they run
+    /// as written, against the captured database, and the plan says so.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub naming_captured: Vec<String>,
+    #[serde(skip)]
+    pub capture: std::sync::Arc<crate::capture::Capture>,
+    #[serde(skip)]
+    pub script: std::sync::Arc<crate::capture::ReplayScript>,
+}
+
+/// `enginebench replay`'s plan: the capture read (refused when it holds nothing to
+/// replay), its snapshot loaded and replayed on each engine (and build), every repeat from
+/// the snapshot again.
+pub fn plan_replay(
+    file: &std::path::Path,
+    engines: Vec<Engine>,
+    servers: &[String],
+    speed: Option<f64>,
+    repeat: u32,
+    database: Option<String>,
+) -> anyhow::Result<Plan> {
+    let capture = crate::capture::read(file)?;
+    let script = crate::capture::ReplayScript::of(&capture);
+    if script.connections.is_empty() {
+        bail!(
+            "{} holds no command to replay ({} command(s) captured, none a query, prepared statement, USE or ping of a connection that logged in): capture while your application runs",
+            file.display(),
+            capture.commands.len()
+        );
+    }
+    super::choices::check_servers(servers)?;
+    let captured = capture.header().database.clone();
+    // `--database` maps the captured default database to the one given (a staging copy
+    // of production usually still holds the original).
+    let renamed_from = match (&database, &captured) {
+        (Some(given), Some(captured)) if given != captured => Some(captured.clone()),
+        _ => None,
+    };
+    let naming_captured = renamed_from
+        .as_deref()
+        .map(|captured| {
+            script
+                .kinds
+                .iter()
+                .filter(|kind| names_database(kind, captured))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let database = database.or(captured);
+    let engines = if engines.is_empty() {
+        vec![Engine::InnoDb]
+    } else {
+        engines
+    };
+    Ok(Plan::on_servers(
+        Arc::new(ReplayParams {
+            file: file.display().to_string(),
+            engines,
+            speed,
+            repeat,
+            database,
+            renamed_from,
+            naming_captured,
+            capture: std::sync::Arc::new(capture),
+            script: std::sync::Arc::new(script),
+        }),
+        servers,
+    ))
+}
+
+/// Whether `sql` names `database` as a qualifier (`db.t`, `` `db`.t ``), in any case.
+fn names_database(sql: &str, database: &str) -> bool {
+    let lower = sql.to_ascii_lowercase();
+    let database = database.to_ascii_lowercase();
+    [format!("{database}."), format!("`{database}`.")]
+        .iter()
+        .any(|qualified| {
+            lower.match_indices(qualified.as_str()).any(|(at, _)| {
+                // The name starts here, not inside a longer identifier.
+                !lower[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+            })
+        })
+}
+
+impl StudyKind for ReplayParams {
+    fn kind(&self) -> &'static str {
+        KIND.name()
+    }
+
+    fn name(&self) -> &str {
+        REPLAY_STUDY
+    }
+
+    fn title(&self) -> String {
+        format!(
+            "{} replayed: {} connection(s), {} command(s), {}",
+            self.file,
+            self.script.connections.len(),
+            self.script.commands(),
+            self.speed
+                .map_or("as fast as possible".to_string(), |s| format!(
+                    "at {s}× the captured pace"
+                ))
+        )
+    }
+
+    fn plan_notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let (Some(database), Some(captured)) = (&self.database, &self.renamed_from) {
+            notes.push(format!(
+                "the captured database {captured} is replayed as {database}: the snapshot loads into {database}, and connections that chose {captured} or USE it get {database}"
+            ));
+            if !self.naming_captured.is_empty() {
+                notes.push(format!(
+                    "{} statement kind(s) name {captured} explicitly and run as written, against {captured} on that server (first: {})",
+                    self.naming_captured.len(),
+                    self.naming_captured[0]
+                ));
+            }
+        }
+        notes
+    }
+
+    fn engines(&self) -> Vec<Engine> {
+        self.engines.clone()
+    }
+
+    fn parameters(&self) -> BTreeMap<String, serde_json::Value> {
+        super::parameters_of(self)
+    }
+
+    fn statement_classes(&self) -> BTreeMap<String, StatementClass> {
+        self.script
+            .kinds
+            .iter()
+            .map(|kind| {
+                let sql = kind.strip_prefix("prepare: ").unwrap_or(kind);
+                (kind.clone(), StatementClass::of_sql(sql))
+            })
+            .collect()
+    }
+
+    fn cell_length(&self, _phase: usize) -> CellLength {
+        CellLength {
+            time: None,
+            warmup: None,
+            count: Some(format!(
+                "{} captured command(s) over {} connection(s)",
+                self.script.commands(),
+                self.script.connections.len()
+            )),
+        }
+    }
+
+    /// The captured statements name the captured database (or the one it maps to).
+    fn database_for(&self, _engine: Engine, database: &str) -> String {
+        self.database
+            .clone()
+            .unwrap_or_else(|| database.to_string())
+    }
+
+    fn steps_on_one_server(&self) -> Vec<Step> {
+        // Every repeat starts from the snapshot: the replay's writes change it.
+        let threads = [self.script.connections.len().max(1) as u32];
+        let mut steps = Vec::new();
+        for cell in run_phase_cells(0, &threads, &self.engines, self.repeat, 0) {
+            if let Step::Cell(cell_step) = &cell {
+                steps.push(Step::Own {
+                    what: LOAD_SNAPSHOT,
+                    engine: cell_step.engine,
+                });
+            }
+            steps.push(cell);
+        }
+        steps
+    }
+
+    fn describe_step(&self, step: &Step) -> String {
+        let Step::Own { engine, .. } = step else {
+            return format!("{step:?}");
+        };
+        format!(
+            "load the snapshot ({} table(s), {} row(s)) into {} with ENGINE={}",
+            self.capture.tables.len(),
+            self.capture
+                .rows
+                .iter()
+                .map(|r| r.rows.len())
+                .sum::<usize>(),
+            match (&self.database, &self.renamed_from) {
+                (Some(database), Some(captured)) => format!(
+                    "{database} (the captured {captured}, mapped by --database{})",
+                    if self.naming_captured.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "; {} statement kind(s) name {captured} explicitly and run against it as written",
+                            self.naming_captured.len()
+                        )
+                    }
+                ),
+                (Some(database), None) => database.clone(),
+                (None, _) => "the run's database".into(),
+            },
+            engine.sql_name()
+        )
+    }
+
+    fn cell(
+        &self,
+        cell: &CellStep,
+        link: CellLink,
+    ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
+        let workload = ReplayWorkload::new(
+            self.capture.clone(),
+            self.script.clone(),
+            link.spec,
+            link.database,
+            self.renamed_from.clone(),
+            self.speed,
+        );
+        let config = CellConfig {
+            threads: cell.threads,
+            // Each connection ends with its script.
+            stop: StopCondition::default(),
+            warmup: None,
+            report_interval: link.report_interval,
+            rate: None,
+            interval_log: link.interval_log,
+        };
+        Ok((Box::new(workload), config))
+    }
+
+    fn run_own_step(
+        &self,
+        what: usize,
+        engine: Engine,
+        host: &mut dyn StepHost,
+    ) -> anyhow::Result<()> {
+        match what {
+            LOAD_SNAPSHOT => snapshot::load_snapshot(self, host, engine),
+            other => bail!("a replay has no step numbered {other} (a bug in enginebench)"),
+        }
+    }
+
+    fn add_to_record(&self, record: &mut RunRecord) {
+        record.replay = Some(snapshot::replay_record(self));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_database;
+
+    #[test]
+    fn a_statement_names_a_database_only_as_a_qualifier_of_its_own() {
+        assert!(names_database("SELECT * FROM shop.items", "shop"));
+        assert!(names_database("select * from `SHOP`.items", "shop"));
+        assert!(names_database("UPDATE x JOIN shop.y", "shop"));
+        assert!(!names_database("SELECT * FROM items", "shop"));
+        assert!(!names_database("SELECT * FROM myshop.items", "shop"));
+        assert!(!names_database("SELECT shopping.x FROM shopping", "shop"));
+    }
+}

@@ -1,0 +1,146 @@
+//! The command line's choices applied to a scenario file: `--set` and `--rows`, `--phases`
+//! (and the DDL before them), `--profile`, the load flags, and threads, lengths and repeats
+//! over what the file says.
+
+use anyhow::bail;
+
+use super::{ScenarioParams, ScenarioStudy};
+use crate::engine::Engine;
+use crate::plan::Study;
+use crate::scenario::file::{load_scenario, Phase, Scenario};
+use crate::studies::Choices;
+
+/// The study a scenario file's text makes with the command line's choices; `origin` names
+/// the file in headings and messages.
+pub fn scenario_study(text: &str, origin: &str, choices: &Choices) -> anyhow::Result<Study> {
+    let mut overrides = choices.set.clone();
+    if let Some(rows) = choices.rows {
+        overrides.push(("rows".into(), rows.to_string()));
+    }
+    let mut scenario = load_scenario(text, origin, &overrides, choices.scale)?;
+    if !choices.phases.is_empty() {
+        select_phases(&mut scenario, &choices.phases)?;
+    }
+    if !choices.profiles.is_empty() {
+        select_profiles(&mut scenario, &choices.profiles)?;
+    }
+    if let Some(methods) = &choices.load_methods {
+        for phase in &mut scenario.phases {
+            if let Phase::Load { methods: plans, .. } = phase {
+                *plans = methods.clone();
+            }
+        }
+    }
+    // The command line overrides what the file says.
+    for phase in &mut scenario.phases {
+        if let Phase::Run {
+            threads,
+            time,
+            loops,
+            warmup,
+            ..
+        } = phase
+        {
+            if !choices.threads.is_empty() {
+                *threads = choices.threads.clone();
+            }
+            if choices.time.is_some() {
+                *time = choices.time;
+            }
+            if let Some(count) = choices.loops {
+                *loops = Some(count);
+                *time = choices.time;
+            }
+            if choices.warmup.is_some() {
+                *warmup = choices.warmup;
+            }
+        }
+    }
+    let engines = if !choices.engines.is_empty() {
+        choices.engines.clone()
+    } else if !scenario.engines.is_empty() {
+        scenario.engines.clone()
+    } else {
+        vec![Engine::MyIsam, Engine::InnoDb]
+    };
+    let params = ScenarioParams {
+        scenario_text: text.to_string(),
+        engines,
+        repeat: choices.repeat.unwrap_or(scenario.repeat),
+        warmup_repeats: choices.warmup_repeats,
+        cold: choices.cold,
+        seed: choices.seed,
+        load_plan: choices.load_plan,
+        query_timeout: choices.query_timeout,
+        parameters: scenario.parameters.clone(),
+        scale: scenario.scale,
+    };
+    Ok(std::sync::Arc::new(ScenarioStudy {
+        scenario: Box::new(scenario),
+        params,
+        origin: origin.to_string(),
+    }))
+}
+
+/// Keeps the profiles named by `--profile`, in the file's order.
+fn select_profiles(scenario: &mut Scenario, wanted: &[String]) -> anyhow::Result<()> {
+    let names: Vec<&str> = scenario.profiles.iter().map(|p| p.name.as_str()).collect();
+    if names.is_empty() {
+        bail!(
+            "--profile: {} has no profiles (it runs one server as configured)",
+            scenario.name
+        );
+    }
+    for name in wanted {
+        if !names.contains(&name.as_str()) {
+            bail!(
+                "--profile '{name}': {} has no such profile (its profiles: {})",
+                scenario.name,
+                names
+                    .iter()
+                    .map(|name| format!("'{name}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+    scenario
+        .profiles
+        .retain(|profile| wanted.contains(&profile.name));
+    Ok(())
+}
+
+/// Keeps the phases named by `--phases`, and the DDL phases before them (a later phase
+/// expects the index an earlier DDL phase built).
+fn select_phases(scenario: &mut Scenario, wanted: &[String]) -> anyhow::Result<()> {
+    let measured: Vec<String> = scenario
+        .phases
+        .iter()
+        .filter(|phase| !matches!(phase, Phase::Ddl { .. }))
+        .map(|phase| phase.name().to_string())
+        .collect();
+    for name in wanted {
+        if !measured.contains(name) {
+            bail!(
+                "--phases {name}: {} has no such phase (its phases: {})",
+                scenario.name,
+                measured.join(", ")
+            );
+        }
+    }
+    let last_wanted = scenario
+        .phases
+        .iter()
+        .rposition(|phase| wanted.iter().any(|w| w == phase.name()))
+        .unwrap_or(0);
+    let mut position = 0;
+    scenario.phases.retain(|phase| {
+        let keep = match phase {
+            Phase::Ddl { .. } => position < last_wanted,
+            other => wanted.iter().any(|w| w == other.name()),
+        };
+        position += 1;
+        keep
+    });
+    Ok(())
+}
