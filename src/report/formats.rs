@@ -77,7 +77,7 @@ impl Format for Text {
         } else {
             TableStyle::Markdown
         };
-        Ok((input.layout)(input.view, style))
+        Ok((input.layout.tables)(input.view, style))
     }
 }
 
@@ -89,7 +89,7 @@ impl Format for Markdown {
         "the tables as Markdown, for pasting"
     }
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
-        Ok((input.layout)(input.view, TableStyle::Markdown))
+        Ok((input.layout.tables)(input.view, TableStyle::Markdown))
     }
 }
 

@@ -10,5 +10,6 @@ pub mod compare;
 pub mod export;
 pub mod formats;
 pub mod html;
+pub mod section;
 pub mod sysbench;
 pub mod text;

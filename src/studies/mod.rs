@@ -18,7 +18,7 @@ mod tests;
 pub use choices::Choices;
 
 use crate::plan::{Plan, Study};
-use crate::report::text::{any_kind_tables, Layout};
+use crate::report::text::{Layout, ANY_KIND};
 
 /// One kind of study, as the commands and the reports find it.
 pub trait Kind: Sync {
@@ -53,7 +53,7 @@ pub fn layout_of(kind: &str) -> Layout {
     KINDS
         .iter()
         .find(|entry| entry.name() == kind)
-        .map_or(any_kind_tables as Layout, |entry| entry.layout())
+        .map_or(ANY_KIND, |entry| entry.layout())
 }
 
 /// The plan for the study named on the command line (a built-in study, a scenario file, a
@@ -89,5 +89,5 @@ fn parameters_of(
 
 /// A run's tables as its kind lays them out.
 pub fn tables(view: &crate::view::View, style: crate::console::TableStyle) -> String {
-    layout_of(&view.record.kind)(view, style)
+    (layout_of(&view.record.kind).tables)(view, style)
 }

@@ -59,7 +59,7 @@ fn statistics_table(all: &[Group]) -> String {
 /// show).
 struct Section {
     id: &'static str,
-    title: &'static str,
+    title: String,
     html: String,
 }
 
@@ -160,55 +160,6 @@ fn evidence_tables(view: &View) -> String {
     out
 }
 
-/// A replay per statement digest: captured count, and per set-up the replayed count,
-/// latency, errors and mismatches; then the first example of each mismatch.
-fn replay_table(view: &View) -> String {
-    let Some(replay) = view.replay() else {
-        return String::new();
-    };
-    let mut out = String::from(
-        "<table class=\"evidence\"><tr><th class=\"l\">statement digest</th><th>captured</th>",
-    );
-    for setup in &replay.setups {
-        let label = escape(&setup.label());
-        out.push_str(&format!(
-            "<th>{label} count</th><th>{label} p50 / p99 µs</th><th>{label} errors</th><th>{label} mismatches</th>"
-        ));
-    }
-    out.push_str("</tr>\n");
-    for row in &replay.rows {
-        out.push_str(&format!(
-            "<tr><td class=\"l\"><code>{}</code></td><td>{}</td>",
-            escape(&row.name),
-            row.captured.map_or("-".into(), |c| c.count.to_string())
-        ));
-        for replayed in &row.replayed {
-            match replayed {
-                Some(r) => out.push_str(&format!(
-                    "<td>{}</td><td>{} / {}</td><td>{}</td><td>{}</td>",
-                    r.count, r.latency_us.p50_us, r.latency_us.p99_us, r.errors, r.mismatches
-                )),
-                None => out.push_str("<td>-</td><td>-</td><td>-</td><td>-</td>"),
-            }
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</table>\n");
-    if !replay.examples.is_empty() {
-        out.push_str("<p>Answers that differ from the captured ones (first example each):</p><ul>");
-        for (setup, name, example) in &replay.examples {
-            out.push_str(&format!(
-                "<li>{} · <code>{}</code>: {}</li>",
-                escape(&setup.label()),
-                escape(name),
-                escape(example)
-            ));
-        }
-        out.push_str("</ul>\n");
-    }
-    out
-}
-
 fn sections(view: &View, layout: Layout) -> Vec<Section> {
     let charts = format!(
         "{}{}{}{}",
@@ -217,37 +168,42 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
         run_phase_charts(view),
         sequence_charts(view)
     );
-    vec![
-        Section {
-            id: "charts",
-            title: "Charts",
-            html: if charts.is_empty() {
-                charts
-            } else {
-                format!("<div class=\"charts\">{charts}</div>")
-            },
+    let mut sections = vec![Section {
+        id: "charts",
+        title: "Charts".into(),
+        html: if charts.is_empty() {
+            charts
+        } else {
+            format!("<div class=\"charts\">{charts}</div>")
         },
-        Section {
-            id: "replay",
-            title: "Replay per statement digest",
-            html: replay_table(view),
-        },
+    }];
+    // The kind's own sections, drawn from the model its text tables are drawn from.
+    sections.extend((layout.own_sections)(view).iter().map(|section| Section {
+        id: section.id,
+        title: section.title.clone(),
+        html: crate::report::section::to_html(section),
+    }));
+    sections.extend([
         Section {
             id: "statements",
-            title: "Plans and rows per statement",
+            title: "Plans and rows per statement".into(),
             html: evidence_tables(view),
         },
         Section {
             id: "cells",
-            title: "Every cell, over its completed repeats",
+            title: "Every cell, over its completed repeats".into(),
             html: statistics_table(&view.groups),
         },
         Section {
             id: "tables",
-            title: "Tables",
-            html: format!("<pre>{}</pre>", escape(&layout(view, TableStyle::Markdown))),
+            title: "Tables".into(),
+            html: format!(
+                "<pre>{}</pre>",
+                escape(&(layout.tables)(view, TableStyle::Markdown))
+            ),
         },
-    ]
+    ]);
+    sections
 }
 
 /// The report of one run as a complete HTML document; `label` says which run it is, and
@@ -329,7 +285,7 @@ pub fn page(view: &View, label: &str, layout: Layout) -> String {
                 body,
                 "<section id=\"{}\"><h2>{}</h2>{}</section>",
                 section.id,
-                escape(section.title),
+                escape(&section.title),
                 section.html
             );
         }

@@ -28,12 +28,31 @@ pub mod sections {
     pub use super::topology::*;
 }
 
-/// A kind of study's tables of one view, in a table style: what its registry entry gives.
-pub type Layout = fn(&View, TableStyle) -> String;
+/// How a kind of study lays its report out: what its registry entry gives.
+#[derive(Clone, Copy)]
+pub struct Layout {
+    /// Its tables as terminal or Markdown text: its own sections and the shared ones.
+    pub tables: fn(&View, TableStyle) -> String,
+    /// The sections only this kind has, for formats that place sections themselves (the
+    /// HTML page); its `tables` draw them too.
+    pub own_sections: fn(&View) -> Vec<crate::report::section::Section>,
+}
 
-/// The tables of a run whose kind this build does not know (a record from a newer
-/// enginebench): every section that finds something to show.
-pub fn any_kind_tables(view: &View, style: TableStyle) -> String {
+impl Layout {
+    /// A layout of tables from the shared sections only.
+    pub const fn tables(tables: fn(&View, TableStyle) -> String) -> Layout {
+        Layout {
+            tables,
+            own_sections: |_| Vec::new(),
+        }
+    }
+}
+
+/// The layout of a run whose kind this build does not know (a record from a newer
+/// enginebench): every shared section that finds something to show.
+pub const ANY_KIND: Layout = Layout::tables(any_kind_tables);
+
+fn any_kind_tables(view: &View, style: TableStyle) -> String {
     use sections::*;
     let mut out = scenario_tables(view, style);
     out.push_str(&nodes_section(view, style));

@@ -25,7 +25,7 @@ impl Kind for PrepareKind {
         "prepare"
     }
     fn layout(&self) -> Layout {
-        report_tables
+        Layout::tables(report_tables)
     }
 }
 

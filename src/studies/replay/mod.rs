@@ -43,7 +43,10 @@ impl Kind for ReplayKind {
         "replay"
     }
     fn layout(&self) -> Layout {
-        report_tables
+        Layout {
+            tables: report_tables,
+            own_sections: |view| tables::replay_section(view).into_iter().collect(),
+        }
     }
 }
 
@@ -51,7 +54,9 @@ impl Kind for ReplayKind {
 /// run's status and warnings.
 fn report_tables(view: &View, style: TableStyle) -> String {
     use crate::report::text::sections::*;
-    let mut out = tables::replay_tables(view, style);
+    let mut out = tables::replay_section(view)
+        .map(|section| crate::report::section::to_text(&section.blocks, style))
+        .unwrap_or_default();
     out.push_str(&agents_section(view, style));
     out.push_str(&status_lines(view));
     out.push_str(&warnings_section(view));

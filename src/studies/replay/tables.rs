@@ -1,24 +1,18 @@
-//! A replay's tables: per statement digest the captured and replayed counts, errors and
-//! latency, and the mismatches with their first example.
+//! A replay's report section, described once and drawn by every format: what was
+//! captured, then per engine and per statement digest the captured and replayed counts,
+//! errors and latency, the mismatches with their first example, snapshots that did not load
+//! and the capture's warnings.
 
-use comfy_table::Cell;
-use std::fmt::Write;
-
-use crate::console::new_table;
-use crate::console::TableStyle;
-use crate::report::text::sections::*;
+use crate::report::section::{Block, Cell, Section, Table};
+use crate::report::text::sections::shorten;
 use crate::view::View;
 
-/// A replay: what was captured, then per statement digest the captured count and each
-/// engine's replay (count, errors, latency from the intended start, mismatches), the first
-/// example of each mismatch, and the snapshot loads.
-pub fn replay_tables(view: &View, style: TableStyle) -> String {
-    let mut out = String::new();
+/// The replay's section; None for a record without a replay.
+pub fn replay_section(view: &View) -> Option<Section> {
     let (Some(replay), Some(digests)) = (&view.record.replay, view.replay()) else {
-        return out;
+        return None;
     };
-    let _ = writeln!(
-        out,
+    let mut blocks = vec![Block::Line(format!(
         "replay of {} ({}{}): {} connection(s), {} command(s) over {:.1} s as captured, replayed {}\n",
         replay.file,
         replay.source,
@@ -33,16 +27,20 @@ pub fn replay_tables(view: &View, style: TableStyle) -> String {
         replay
             .speed
             .map_or("as fast as possible".to_string(), |s| format!("at {s}× the captured pace"))
-    );
-    let mut summary = new_table(style);
-    summary.set_header(vec![
-        "engine",
-        "commands/s",
-        "errors",
-        "mismatches",
-        "p50 µs",
-        "p99 µs",
-    ]);
+    ))];
+    let mut summary = Table {
+        header: [
+            "engine",
+            "commands/s",
+            "errors",
+            "mismatches",
+            "p50 µs",
+            "p99 µs",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: Vec::new(),
+    };
     for (index, setup) in digests.setups.iter().enumerate() {
         let (mut errors, mut mismatches) = (0, 0);
         for row in &digests.rows {
@@ -52,67 +50,66 @@ pub fn replay_tables(view: &View, style: TableStyle) -> String {
             }
         }
         let overall = digests.overall_us[index];
-        summary.add_row(vec![
-            Cell::new(setup.label()),
-            right(format!("{:.0}", digests.commands_per_s[index])),
-            right(errors.to_string()),
-            right(mismatches.to_string()),
-            right(overall.p50_us.to_string()),
-            right(overall.p99_us.to_string()),
+        summary.rows.push(vec![
+            Cell::text(setup.label()),
+            Cell::figure(format!("{:.0}", digests.commands_per_s[index])),
+            Cell::figure(errors.to_string()),
+            Cell::figure(mismatches.to_string()),
+            Cell::figure(overall.p50_us.to_string()),
+            Cell::figure(overall.p99_us.to_string()),
         ]);
     }
-    let _ = writeln!(
-        out,
-        "Replay per engine (latency of successful commands, from their intended start)\n{summary}"
-    );
-    let mut table = new_table(style);
-    let mut header = vec!["statement digest".to_string(), "captured".into()];
+    blocks.push(Block::Table {
+        caption: "Replay per engine (latency of successful commands, from their intended start)"
+            .into(),
+        table: summary,
+    });
+    let mut table = Table {
+        header: vec!["statement digest".to_string(), "captured".into()],
+        rows: Vec::new(),
+    };
     for setup in &digests.setups {
-        header.push(format!("{} count", setup.label()));
-        header.push(format!("{} p50/p99 µs", setup.label()));
-        header.push(format!("{} errors", setup.label()));
-        header.push(format!("{} mismatches", setup.label()));
+        table.header.push(format!("{} count", setup.label()));
+        table.header.push(format!("{} p50/p99 µs", setup.label()));
+        table.header.push(format!("{} errors", setup.label()));
+        table.header.push(format!("{} mismatches", setup.label()));
     }
-    table.set_header(header);
     for row in &digests.rows {
         let mut cells = vec![
-            Cell::new(shorten(&row.name, 70)),
-            right(row.captured.map_or("-".into(), |c| c.count.to_string())),
+            Cell::text(shorten(&row.name, 70)),
+            Cell::figure(row.captured.map_or("-".into(), |c| c.count.to_string())),
         ];
         for replayed in &row.replayed {
             match replayed {
                 Some(r) => {
-                    cells.push(right(r.count.to_string()));
-                    cells.push(right(format!(
+                    cells.push(Cell::figure(r.count.to_string()));
+                    cells.push(Cell::figure(format!(
                         "{}/{}",
                         r.latency_us.p50_us, r.latency_us.p99_us
                     )));
-                    cells.push(right(r.errors.to_string()));
-                    cells.push(right(r.mismatches.to_string()));
+                    cells.push(Cell::figure(r.errors.to_string()));
+                    cells.push(Cell::figure(r.mismatches.to_string()));
                 }
-                None => cells.extend((0..4).map(|_| right("-"))),
+                None => cells.extend((0..4).map(|_| Cell::figure("-"))),
             }
         }
-        table.add_row(cells);
+        table.rows.push(cells);
     }
-    let _ = writeln!(
-        out,
-        "Per statement digest (latency from each command's intended start)\n{table}"
-    );
+    blocks.push(Block::Table {
+        caption: "Per statement digest (latency from each command's intended start)".into(),
+        table,
+    });
     if !digests.examples.is_empty() {
-        let _ = writeln!(
-            out,
-            "Answers that differ from the captured ones (first example each)"
-        );
-        for (setup, name, example) in &digests.examples {
-            let _ = writeln!(
-                out,
-                "- {} · {}: {example}",
-                setup.label(),
-                shorten(name, 70)
-            );
-        }
-        out.push('\n');
+        blocks.push(Block::List {
+            caption: "Answers that differ from the captured ones (first example each)".into(),
+            items: digests
+                .examples
+                .iter()
+                .map(|(setup, name, example)| {
+                    format!("{} · {}: {example}", setup.label(), shorten(name, 70))
+                })
+                .collect(),
+        });
     }
     for step in view
         .record
@@ -121,15 +118,18 @@ pub fn replay_tables(view: &View, style: TableStyle) -> String {
         .filter(|s| s.name == "load_snapshot")
     {
         if let Some(error) = &step.error {
-            let _ = writeln!(
-                out,
+            blocks.push(Block::Line(format!(
                 "snapshot on {}: {error}",
                 step.engine.map_or("-".into(), |e| e.to_string())
-            );
+            )));
         }
     }
     for warning in &replay.warnings {
-        let _ = writeln!(out, "capture: {warning}");
+        blocks.push(Block::Line(format!("capture: {warning}")));
     }
-    out
+    Some(Section {
+        id: "replay",
+        title: "Replay per statement digest".into(),
+        blocks,
+    })
 }

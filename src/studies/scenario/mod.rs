@@ -59,7 +59,7 @@ impl Kind for ScenarioKind {
         Some(format!("the built-in studies are {}", names.join(", ")))
     }
     fn layout(&self) -> Layout {
-        report_tables
+        Layout::tables(report_tables)
     }
 }
 

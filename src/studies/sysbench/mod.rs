@@ -51,7 +51,7 @@ impl Kind for SysbenchKind {
         ))
     }
     fn layout(&self) -> Layout {
-        report_tables
+        Layout::tables(report_tables)
     }
 }
 

@@ -1,0 +1,213 @@
+//! One section model, rendered to text, Markdown and HTML: a kind of study describes a part
+//! of its report once (lines, tables of cells, lists) and each format draws it. Owns the
+//! drawing of the model; must not compute a figure nor know what a section is about.
+
+use std::fmt::Write;
+
+use crate::console::{new_table, TableStyle};
+
+/// A titled part of a report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    /// The HTML anchor.
+    pub id: &'static str,
+    pub title: String,
+    pub blocks: Vec<Block>,
+}
+
+/// What a section holds, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    /// A sentence (a trailing newline leaves a blank line after it in text).
+    Line(String),
+    /// A table under its caption.
+    Table { caption: String, table: Table },
+    /// A list under its caption.
+    List { caption: String, items: Vec<String> },
+}
+
+/// A table: a header and rows of cells.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Table {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<Cell>>,
+}
+
+/// One cell's text, and whether it is a figure (right-aligned).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    pub text: String,
+    pub figure: bool,
+}
+
+impl Cell {
+    pub fn text(text: impl Into<String>) -> Cell {
+        Cell {
+            text: text.into(),
+            figure: false,
+        }
+    }
+
+    pub fn figure(text: impl Into<String>) -> Cell {
+        Cell {
+            text: text.into(),
+            figure: true,
+        }
+    }
+}
+
+/// The section's blocks as terminal or Markdown text (the title is the caller's: text
+/// reports name their tables by caption).
+pub fn to_text(blocks: &[Block], style: TableStyle) -> String {
+    let mut out = String::new();
+    for block in blocks {
+        match block {
+            Block::Line(line) => {
+                let _ = writeln!(out, "{line}");
+            }
+            Block::Table { caption, table } => {
+                let mut drawn = new_table(style);
+                drawn.set_header(table.header.clone());
+                for row in &table.rows {
+                    drawn.add_row(row.iter().map(|cell| {
+                        let drawn = comfy_table::Cell::new(&cell.text);
+                        if cell.figure {
+                            drawn.set_alignment(comfy_table::CellAlignment::Right)
+                        } else {
+                            drawn
+                        }
+                    }));
+                }
+                let _ = writeln!(out, "{caption}\n{drawn}");
+            }
+            Block::List { caption, items } => {
+                let _ = writeln!(out, "{caption}");
+                for item in items {
+                    let _ = writeln!(out, "- {item}");
+                }
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// The section as HTML: its title, then each block.
+pub fn to_html(section: &Section) -> String {
+    let mut out = String::new();
+    for block in &section.blocks {
+        match block {
+            Block::Line(line) => {
+                let _ = write!(out, "<p>{}</p>", escape(line.trim_end()));
+            }
+            Block::Table { caption, table } => {
+                let _ = write!(
+                    out,
+                    "<p>{}</p><table class=\"evidence\"><tr>",
+                    escape(caption)
+                );
+                for (column, name) in table.header.iter().enumerate() {
+                    let left = table
+                        .rows
+                        .first()
+                        .and_then(|row| row.get(column))
+                        .is_some_and(|cell| !cell.figure);
+                    let _ = write!(
+                        out,
+                        "<th{}>{}</th>",
+                        if left { " class=\"l\"" } else { "" },
+                        escape(name)
+                    );
+                }
+                out.push_str("</tr>\n");
+                for row in &table.rows {
+                    out.push_str("<tr>");
+                    for cell in row {
+                        let _ = write!(
+                            out,
+                            "<td{}>{}</td>",
+                            if cell.figure { "" } else { " class=\"l\"" },
+                            escape(&cell.text)
+                        );
+                    }
+                    out.push_str("</tr>\n");
+                }
+                out.push_str("</table>\n");
+            }
+            Block::List { caption, items } => {
+                let _ = write!(out, "<p>{}</p><ul>", escape(caption));
+                for item in items {
+                    let _ = write!(out, "<li>{}</li>", escape(item));
+                }
+                out.push_str("</ul>\n");
+            }
+        }
+    }
+    out
+}
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn section() -> Section {
+        Section {
+            id: "example",
+            title: "Example".into(),
+            blocks: vec![
+                Block::Line("two engines <compared>\n".into()),
+                Block::Table {
+                    caption: "Per engine".into(),
+                    table: Table {
+                        header: vec!["engine".into(), "ops/s".into()],
+                        rows: vec![
+                            vec![Cell::text("InnoDB"), Cell::figure("1200")],
+                            vec![Cell::text("MyISAM"), Cell::figure("98")],
+                        ],
+                    },
+                },
+                Block::List {
+                    caption: "Notes".into(),
+                    items: vec!["a & b".into()],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn one_model_draws_as_markdown_and_as_html() {
+        let text = to_text(&section().blocks, TableStyle::Markdown);
+        assert!(
+            text.starts_with("two engines <compared>\n\nPer engine\n"),
+            "{text}"
+        );
+        assert!(text.contains("| InnoDB |  1200 |"), "{text}");
+        assert!(text.ends_with("Notes\n- a & b\n\n"), "{text}");
+        let html = to_html(&section());
+        assert!(html.starts_with("<p>two engines &lt;compared&gt;</p><p>Per engine</p><table"));
+        assert!(
+            html.contains("<th class=\"l\">engine</th><th>ops/s</th>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<td class=\"l\">MyISAM</td><td>98</td>"),
+            "{html}"
+        );
+        assert!(html.ends_with("<ul><li>a &amp; b</li></ul>\n"), "{html}");
+    }
+}
