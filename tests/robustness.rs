@@ -132,6 +132,7 @@ fn a_query_that_hangs_ends_the_cell_with_a_clear_error_and_the_server_stays_usab
         report_interval: Duration::from_millis(100),
         rate: None,
         interval_log: false,
+        driver: None,
     };
     let started = Instant::now();
     let cell = run_cell(

@@ -52,6 +52,7 @@ fn reported_counts_equal_the_servers_com_counters() {
                 report_interval: Duration::from_millis(20),
                 rate: None,
                 interval_log: true,
+                driver: None,
             };
             // Counters are read at the driver's measuring hooks, as the runner does: the
             // mysql crate's own `SELECT @@max_allowed_packet…` at connect time falls outside.

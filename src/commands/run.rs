@@ -8,14 +8,12 @@ use crate::runner::{self, RunOutput};
 use crate::studies::{plan_study, Choices};
 
 pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
-    let plan = plan_study(&args.study, &choices(&args))?;
+    let mut plan = plan_study(&args.study, &choices(&args))?;
+    plan.driver = args.driver;
     for line in plan.study.plan_notes() {
         crate::console::note(&line);
     }
     let mut server = resolve_server(&args.server)?;
-    if let Some(driver) = args.driver {
-        crate::driver::events::set_kind(driver);
-    }
     fit_server_to_connections(&plan, &mut server)?;
     check_caps(&plan, &server)?;
     if let Some(agent) = &plan.agent {

@@ -42,20 +42,14 @@ impl DriverKind {
     }
 }
 
-static KIND: AtomicU8 = AtomicU8::new(u8::MAX);
-
-/// Chooses the driver for every later cell of this process (`--driver`).
-pub fn set_kind(kind: DriverKind) {
-    KIND.store(kind as u8, Ordering::Relaxed);
-}
-
 thread_local! {
     /// A choice for cells run from this thread only (`with_kind`): tests run both drivers
     /// side by side in one process.
     static KIND_HERE: Cell<Option<DriverKind>> = const { Cell::new(None) };
 }
 
-/// Runs `body` with cells started from this thread on `kind`.
+/// Runs `body` with cells started from this thread on `kind`, unless their configuration
+/// names a driver.
 pub fn with_kind<T>(kind: DriverKind, body: impl FnOnce() -> T) -> T {
     let before = KIND_HERE.with(|here| here.replace(Some(kind)));
     let result = body();
@@ -63,20 +57,16 @@ pub fn with_kind<T>(kind: DriverKind, body: impl FnOnce() -> T) -> T {
     result
 }
 
-/// The driver cells run on: `with_kind`'s, else `--driver`, else `ENGINEBENCH_DRIVER`, else
-/// the default.
-pub fn kind() -> DriverKind {
-    if let Some(kind) = KIND_HERE.with(Cell::get) {
+/// The driver a cell runs on: its configuration's (`--driver`), else `with_kind`'s, else
+/// `ENGINEBENCH_DRIVER`, else the default.
+pub fn kind(chosen: Option<DriverKind>) -> DriverKind {
+    if let Some(kind) = chosen.or_else(|| KIND_HERE.with(Cell::get)) {
         return kind;
     }
-    match KIND.load(Ordering::Relaxed) {
-        0 => DriverKind::Threads,
-        1 => DriverKind::Events,
-        _ => match std::env::var("ENGINEBENCH_DRIVER").as_deref() {
-            Ok("threads") => DriverKind::Threads,
-            Ok("events") => DriverKind::Events,
-            _ => DriverKind::default(),
-        },
+    match std::env::var("ENGINEBENCH_DRIVER").as_deref() {
+        Ok("threads") => DriverKind::Threads,
+        Ok("events") => DriverKind::Events,
+        _ => DriverKind::default(),
     }
 }
 

@@ -127,7 +127,8 @@ pub fn run_cell(
 
     // Why the observer held the cell back before any load, if it did.
     let mut held_back: Option<String> = None;
-    let on_events = events::kind() == DriverKind::Events && !workload.blocking_client();
+    let on_events =
+        events::kind(config.driver) == DriverKind::Events && !workload.blocking_client();
     let loops = if on_events {
         events::raise_open_files();
         events::loop_count(threads)

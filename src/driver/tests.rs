@@ -57,6 +57,7 @@ fn config(threads: u32, stop: StopCondition) -> CellConfig {
         report_interval: Duration::from_millis(50),
         rate: None,
         interval_log: true,
+        driver: None,
     }
 }
 

@@ -91,4 +91,6 @@ pub struct CellConfig {
     /// Keep every interval's histograms as an HdrHistogram interval log (an agent's part,
     /// for `merge` to add exactly).
     pub interval_log: bool,
+    /// The driver (`--driver`); None: `ENGINEBENCH_DRIVER` or the default.
+    pub driver: Option<super::DriverKind>,
 }

@@ -74,6 +74,8 @@ pub struct Plan {
     pub steps: Vec<Step>,
     /// `--agent K/N`: this process runs its share of every cell beside other agents.
     pub agent: Option<AgentShare>,
+    /// `--driver`: how connections are driven (None: `ENGINEBENCH_DRIVER` or the default).
+    pub driver: Option<crate::driver::DriverKind>,
 }
 
 impl Plan {
@@ -129,6 +131,7 @@ impl Plan {
             profiles,
             steps,
             agent: None,
+            driver: None,
         }
     }
 

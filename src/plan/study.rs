@@ -40,6 +40,8 @@ pub struct CellLink {
     pub report_interval: Duration,
     /// Whether the driver keeps every interval's histogram (agents merge them later).
     pub interval_log: bool,
+    /// The driver the command line chose, if it chose one.
+    pub driver: Option<crate::driver::DriverKind>,
 }
 
 /// What a kind's own step ([`Step::Own`]) may do on the bench: make and reach a database,

@@ -390,6 +390,7 @@ fn workload(
             seed,
             report_interval,
             interval_log: plan.agent.is_some(),
+            driver: plan.driver,
         },
     )
 }

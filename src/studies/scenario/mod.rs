@@ -240,6 +240,7 @@ impl StudyKind for ScenarioStudy {
             report_interval: link.report_interval,
             rate: None,
             interval_log: link.interval_log,
+            driver: link.driver,
         };
         Ok((Box::new(workload), config))
     }

@@ -261,6 +261,7 @@ impl StudyKind for OltpParams {
                 arrivals: self.arrivals,
             }),
             interval_log: link.interval_log,
+            driver: link.driver,
         };
         Ok((Box::new(workload), config))
     }
