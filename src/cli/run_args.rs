@@ -21,9 +21,14 @@ pub struct RunArgs {
     /// (path/to/study.toml); `enginebench list` names them
     pub study: String,
 
-    /// Set a scenario parameter, e.g. --set rows=100000 (repeatable)
+    /// Set a scenario parameter, e.g. --set rows=100000 (repeatable); TPC-C takes
+    /// --set mix=45,43,4,4,4
     #[arg(long = "set", value_parser = parse_key_value, value_name = "NAME=VALUE")]
     pub set: Vec<(String, String)>,
+
+    /// TPC-C: the number of warehouses (the data's scale; --set warehouses=N says the same)
+    #[arg(long, value_name = "N")]
+    pub warehouses: Option<u32>,
 
     /// Print the plan (steps, cells in the order they run, the time timed cells take) and
     /// exit without starting a server

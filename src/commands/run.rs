@@ -73,7 +73,15 @@ fn choices(args: &RunArgs) -> Choices {
         phases: args.phases.clone(),
         profiles: args.profiles.clone(),
         rows: args.rows,
-        set: args.set.clone(),
+        set: args
+            .set
+            .iter()
+            .cloned()
+            .chain(
+                args.warehouses
+                    .map(|n| ("warehouses".to_string(), n.to_string())),
+            )
+            .collect(),
         scale: args.scale,
         load_methods,
         load_plan: args.load.preparation_plan(),

@@ -161,6 +161,8 @@ impl LoadPlan {
 /// One column value of a generated row.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
+    /// SQL NULL (`\N` in LOAD DATA).
+    Null,
     Int(i64),
     Text(String),
 }
@@ -674,6 +676,7 @@ fn push_tsv_row(out: &mut Vec<u8>, row: &[Value]) {
 
 fn to_mysql_value(value: &Value) -> mysql::Value {
     match value {
+        Value::Null => mysql::Value::NULL,
         Value::Int(number) => mysql::Value::Int(*number),
         Value::Text(text) => mysql::Value::Bytes(text.as_bytes().to_vec()),
     }

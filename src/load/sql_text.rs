@@ -6,6 +6,7 @@ use super::Value;
 
 pub fn push_sql_literal(out: &mut String, value: &Value) {
     match value {
+        Value::Null => out.push_str("NULL"),
         Value::Int(number) => {
             use std::fmt::Write;
             let _ = write!(out, "{number}");
@@ -30,6 +31,7 @@ pub fn push_sql_literal(out: &mut String, value: &Value) {
 
 pub fn push_tsv_field(out: &mut Vec<u8>, value: &Value) {
     match value {
+        Value::Null => out.extend_from_slice(b"\\N"),
         Value::Int(number) => {
             use std::io::Write;
             let _ = write!(out, "{number}");

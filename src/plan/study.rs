@@ -12,7 +12,7 @@ use super::{AgentShare, CellLength, CellStep, Step};
 use crate::driver::{CellConfig, Workload};
 use crate::engine::Engine;
 use crate::load::LoadPlan;
-use crate::results::{RunRecord, StepRecord};
+use crate::results::{CellRecord, RunRecord, StepRecord};
 use crate::scenario::file::{KillNode, Profile, Scenario};
 use crate::scenario::{StatementClass, TableSet};
 use crate::server::{ConnectionSpec, ReadFrom, WriteTo};
@@ -58,6 +58,11 @@ pub trait StepHost {
     fn refuse_cells(&mut self, engine: Engine, reason: Option<String>);
     /// The step recorded (with the current profile) and the record saved.
     fn record_step(&mut self, step: StepRecord) -> anyhow::Result<()>;
+    /// The last cell measured, to check what it did.
+    fn last_cell(&self) -> Option<&CellRecord>;
+    /// The current set-up's figures on `engine` must not be compared (a check found less
+    /// work done); every report says `why` beside them.
+    fn mark_not_comparable(&mut self, engine: Engine, why: String);
 }
 
 /// A kind of study, its choices made: everything the plan and the runner need to know of

@@ -6,6 +6,7 @@
 //! Owns: format names and which renderer each one is. Must not compute a statistic or
 //! know a study kind: the renderers and the view do that.
 
+use super::text::sections::not_comparable_section;
 use crate::console::TableStyle;
 use crate::results::RunRecord;
 use crate::view::View;
@@ -77,7 +78,7 @@ impl Format for Text {
         } else {
             TableStyle::Markdown
         };
-        Ok((input.layout.tables)(input.view, style))
+        Ok(not_comparable_section(input.view) + &(input.layout.tables)(input.view, style))
     }
 }
 
@@ -89,7 +90,8 @@ impl Format for Markdown {
         "the tables as Markdown, for pasting"
     }
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
-        Ok((input.layout.tables)(input.view, TableStyle::Markdown))
+        Ok(not_comparable_section(input.view)
+            + &(input.layout.tables)(input.view, TableStyle::Markdown))
     }
 }
 
@@ -101,7 +103,8 @@ impl Format for Sysbench {
         "sysbench's own report, per cell"
     }
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
-        Ok(super::sysbench::format(input.view, input.percentile))
+        Ok(not_comparable_section(input.view)
+            + &super::sysbench::format(input.view, input.percentile))
     }
 }
 

@@ -85,6 +85,11 @@ pub struct RunRecord {
     /// A replay: what the capture held, per query kind, to compare the replay against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<ReplayRecord>,
+    /// Set-ups whose figures must not be compared with the others', and why (a check
+    /// found that they did less work: a ROLLBACK not honoured, a consistency condition
+    /// broken). Every report says so beside their figures.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_comparable: Vec<NotComparableRecord>,
     /// A run merged from agents' parts (`enginebench merge`): which parts, and each
     /// agent's figures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,7 +124,19 @@ pub struct CapturedKindRecord {
     pub rows: u64,
 }
 
-/// Replayed statements of one query kind whose answer differed from the captured one.
+/// A set-up whose figures a check found not comparable with the others'.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct NotComparableRecord {
+    pub engine: Engine,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// After which cell (its index in `cells`) the check found it.
+    pub after_cell: usize,
+    pub why: String,
+}
+
+/// Statements of one query kind whose answer differed from what was expected (a replay's
+/// captured answers, a ROLLBACK the server could not honour).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MismatchRecord {
     pub name: String,
@@ -281,6 +298,7 @@ impl RunRecord {
             statement_evidence: Vec::new(),
             agent: None,
             replay: None,
+            not_comparable: Vec::new(),
             merged: None,
         }
     }

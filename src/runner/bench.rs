@@ -393,6 +393,20 @@ impl crate::plan::StepHost for Bench<'_> {
         }
     }
 
+    fn last_cell(&self) -> Option<&crate::results::CellRecord> {
+        self.record.cells.last()
+    }
+
+    fn mark_not_comparable(&mut self, engine: Engine, why: String) {
+        let record = crate::results::NotComparableRecord {
+            engine,
+            profile: self.profile.clone(),
+            after_cell: self.record.cells.len().saturating_sub(1),
+            why,
+        };
+        self.record.not_comparable.push(record);
+    }
+
     fn record_step(&mut self, step: StepRecord) -> anyhow::Result<()> {
         self.record.steps.push(StepRecord {
             profile: self.profile.clone(),

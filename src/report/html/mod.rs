@@ -168,7 +168,17 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
         run_phase_charts(view),
         sequence_charts(view)
     );
+    let not_comparable = crate::report::text::sections::not_comparable_section(view);
     let mut sections = vec![Section {
+        id: "not-comparable",
+        title: "Not comparable".into(),
+        html: if not_comparable.is_empty() {
+            not_comparable
+        } else {
+            format!("<pre class=\"warning\">{}</pre>", escape(&not_comparable))
+        },
+    }];
+    sections.push(Section {
         id: "charts",
         title: "Charts".into(),
         html: if charts.is_empty() {
@@ -176,7 +186,7 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
         } else {
             format!("<div class=\"charts\">{charts}</div>")
         },
-    }];
+    });
     // The kind's own sections, drawn from the model its text tables are drawn from.
     sections.extend((layout.own_sections)(view).iter().map(|section| Section {
         id: section.id,

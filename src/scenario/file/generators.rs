@@ -69,7 +69,7 @@ impl Generator {
     /// digits; picked and constant values are the file's own).
     pub fn ascii_only(&self) -> bool {
         let ascii = |value: &Value| match value {
-            Value::Int(_) => true,
+            Value::Null | Value::Int(_) => true,
             Value::Text(text) => text.is_ascii(),
         };
         match self {

@@ -188,6 +188,7 @@ fn draw_value(generator: &Generator, bound: &[Vec<Value>], rng: &mut SmallRng) -
 
 fn to_mysql_value(value: &Value) -> mysql::Value {
     match value {
+        Value::Null => mysql::Value::NULL,
         Value::Int(number) => mysql::Value::Int(*number),
         Value::Text(text) => mysql::Value::Bytes(text.as_bytes().to_vec()),
     }
@@ -197,6 +198,7 @@ fn to_param(value: &Value) -> Param<'_> {
     match value {
         Value::Int(number) => Param::Int(*number),
         Value::Text(text) => Param::Text(text),
+        Value::Null => unreachable!("a scenario file's generators make no NULL"),
     }
 }
 
