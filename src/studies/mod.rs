@@ -14,6 +14,7 @@ pub mod scenario;
 pub mod sysbench;
 #[cfg(test)]
 mod tests;
+pub mod tpcc;
 
 pub use choices::Choices;
 
@@ -45,6 +46,7 @@ pub const KINDS: &[&dyn Kind] = &[
     &sysbench::KIND,
     &prepare::KIND,
     &replay::KIND,
+    &tpcc::KIND,
 ];
 
 /// The report layout of a record of `kind`; a kind this build does not know (a newer

@@ -1,0 +1,527 @@
+//! The TPC-C kind (`enginebench run tpcc`): the specification's nine tables loaded on each
+//! engine, its five transactions in the no-wait mix, and after every cell the
+//! specification's consistency conditions checked, with an engine that did less work (a
+//! ROLLBACK not honoured, a condition broken) marked not comparable in every report. Owns
+//! its parameters (`--warehouses`, `--set mix=…`), steps, workload, checks and report
+//! section (New-Orders per minute, transactions per minute, rollbacks, consistency).
+
+mod check;
+mod random;
+mod schema;
+mod transactions;
+
+use anyhow::{bail, Context};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{Choices, Kind};
+use crate::console::TableStyle;
+use crate::driver::{CellConfig, StopCondition, Workload};
+use crate::engine::Engine;
+use crate::load::LoadPlan;
+use crate::plan::{
+    run_phase_cells, CellLength, CellLink, CellStep, Step, StepHost, Study, StudyKind,
+};
+use crate::report::section::{Block, Cell, Section, Table};
+use crate::report::text::Layout;
+use crate::results::StepRecord;
+use crate::scenario::{StatementClass, TableSet};
+use crate::view::View;
+
+/// The record's kind, and the registry's entry.
+pub struct TpccKind;
+pub const KIND: TpccKind = TpccKind;
+
+/// The name `enginebench run` takes.
+pub const STUDY: &str = "tpcc";
+
+impl Kind for TpccKind {
+    fn name(&self) -> &'static str {
+        "tpcc"
+    }
+    fn study_named(&self, name: &str, choices: &Choices) -> Option<anyhow::Result<Study>> {
+        (name == STUDY).then(|| tpcc_study(choices).map(|study| Arc::new(study) as Study))
+    }
+    fn run_names(&self) -> Option<String> {
+        Some(format!("TPC-C ({STUDY})"))
+    }
+    fn layout(&self) -> Layout {
+        Layout {
+            tables: report_tables,
+            own_sections: |view| vec![tpcc_section(view)],
+        }
+    }
+}
+
+/// TPC-C's report: its own section, then the run phase's tables per statement.
+fn report_tables(view: &View, style: TableStyle) -> String {
+    use crate::report::text::sections::*;
+    let mut out = crate::report::section::to_text(&tpcc_section(view).blocks, style);
+    out.push('\n');
+    out.push_str(&scenario_tables(view, style));
+    out.push_str(&nodes_section(view, style));
+    out.push_str(&agents_section(view, style));
+    out.push_str(&warnings_section(view));
+    out
+}
+
+/// The transaction mix's weights, in the order New-Order, Payment, Order-Status, Delivery,
+/// Stock-Level.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Mix(pub [u32; 5]);
+
+/// One of the five transactions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Transaction {
+    NewOrder,
+    Payment,
+    OrderStatus,
+    Delivery,
+    StockLevel,
+}
+
+impl Mix {
+    /// The specification's minimum mix, as HammerDB and go-tpc run it.
+    pub const STANDARD: Mix = Mix([45, 43, 4, 4, 4]);
+
+    /// "45,43,4,4,4".
+    pub fn parse(text: &str) -> anyhow::Result<Mix> {
+        let weights: Vec<u32> = text
+            .split(',')
+            .map(|w| w.trim().parse::<u32>())
+            .collect::<Result<_, _>>()
+            .with_context(|| format!("mix '{text}': five whole weights, e.g. 45,43,4,4,4"))?;
+        let Ok(weights) = <[u32; 5]>::try_from(weights) else {
+            bail!("mix '{text}': five weights (New-Order, Payment, Order-Status, Delivery, Stock-Level), e.g. 45,43,4,4,4");
+        };
+        if weights.iter().sum::<u32>() == 0 {
+            bail!("mix '{text}': at least one weight must be above 0");
+        }
+        Ok(Mix(weights))
+    }
+
+    pub fn total(&self) -> u32 {
+        self.0.iter().sum()
+    }
+
+    /// The transaction a draw in 0..total() picks.
+    pub fn transaction(&self, mut pick: u32) -> Transaction {
+        const ALL: [Transaction; 5] = [
+            Transaction::NewOrder,
+            Transaction::Payment,
+            Transaction::OrderStatus,
+            Transaction::Delivery,
+            Transaction::StockLevel,
+        ];
+        for (weight, transaction) in self.0.iter().zip(ALL) {
+            if pick < *weight {
+                return transaction;
+            }
+            pick -= weight;
+        }
+        Transaction::StockLevel
+    }
+}
+
+/// A TPC-C run's choices; kept in the record.
+#[derive(Debug, Clone, Serialize)]
+pub struct TpccParams {
+    pub warehouses: u32,
+    pub mix: Mix,
+    pub engines: Vec<Engine>,
+    pub threads: Vec<u32>,
+    pub time: Option<Duration>,
+    pub events: Option<u64>,
+    pub warmup: Option<Duration>,
+    pub repeat: u32,
+    pub seed: u64,
+    pub load_plan: LoadPlan,
+    pub query_timeout: Option<Duration>,
+    /// When the rows were made ("now" in their dates).
+    pub loaded_at: String,
+}
+
+/// `run tpcc` with the command line's choices: `--warehouses N` (or `--set warehouses=N`),
+/// `--set mix=45,43,4,4,4`, engines, threads, time or events, repeats.
+pub fn tpcc_study(choices: &Choices) -> anyhow::Result<TpccParams> {
+    let mut warehouses = 1;
+    let mut mix = Mix::STANDARD;
+    for (name, value) in &choices.set {
+        match name.as_str() {
+            "warehouses" => {
+                warehouses = value
+                    .parse()
+                    .ok()
+                    .filter(|&w: &u32| w >= 1)
+                    .with_context(|| format!("--warehouses {value}: a whole number from 1"))?
+            }
+            "mix" => mix = Mix::parse(value)?,
+            other => {
+                bail!("--set {other}: TPC-C takes --set warehouses=N and --set mix=NO,P,OS,D,SL")
+            }
+        }
+    }
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    Ok(TpccParams {
+        warehouses,
+        mix,
+        engines: if choices.engines.is_empty() {
+            vec![Engine::InnoDb]
+        } else {
+            choices.engines.clone()
+        },
+        threads: if choices.threads.is_empty() {
+            vec![1]
+        } else {
+            choices.threads.clone()
+        },
+        time: choices
+            .time
+            .or((choices.events.is_none()).then_some(Duration::from_secs(10))),
+        events: choices.events,
+        warmup: choices.warmup,
+        repeat: choices.repeat.unwrap_or(1),
+        seed: choices.seed,
+        load_plan: choices.load_plan,
+        query_timeout: choices.query_timeout,
+        loaded_at: now.trim_end_matches('Z').replace('T', " "),
+    })
+}
+
+/// The kind's own step after each cell: the consistency conditions checked.
+const CHECK: usize = 0;
+
+impl StudyKind for TpccParams {
+    fn kind(&self) -> &'static str {
+        KIND.name()
+    }
+
+    fn name(&self) -> &str {
+        STUDY
+    }
+
+    fn title(&self) -> String {
+        format!(
+            "TPC-C, {} warehouse(s), mix {}",
+            self.warehouses,
+            self.mix.0.map(|w| w.to_string()).join("/")
+        )
+    }
+
+    fn engines(&self) -> Vec<Engine> {
+        self.engines.clone()
+    }
+
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    fn load_plan(&self) -> LoadPlan {
+        self.load_plan
+    }
+
+    fn query_timeout(&self) -> Option<Duration> {
+        self.query_timeout
+    }
+
+    fn parameters(&self) -> BTreeMap<String, serde_json::Value> {
+        super::parameters_of(self)
+    }
+
+    fn statement_classes(&self) -> BTreeMap<String, StatementClass> {
+        transactions::STATEMENTS
+            .iter()
+            .map(|(name, sql)| (name.to_string(), StatementClass::of_sql(sql)))
+            .collect()
+    }
+
+    fn cell_length(&self, _phase: usize) -> CellLength {
+        CellLength {
+            time: self.time,
+            warmup: self.warmup,
+            count: self.events.map(|events| format!("{events} transactions")),
+        }
+    }
+
+    fn tables(&self, engine: Engine) -> TableSet {
+        TableSet {
+            per_engine_database: false,
+            filled: schema::tables(self.warehouses, engine, self.seed, &self.loaded_at),
+            empty: Vec::new(),
+            owned: schema::TABLES.map(String::from).to_vec(),
+            reuse_existing: false,
+            keep: false,
+        }
+    }
+
+    fn steps_on_one_server(&self) -> Vec<Step> {
+        let mut steps = Vec::new();
+        for &engine in &self.engines {
+            steps.push(Step::PrepareTables {
+                engine: Some(engine),
+            });
+            for cell in run_phase_cells(0, &self.threads, &[engine], self.repeat, 0) {
+                steps.push(cell);
+                steps.push(Step::Own {
+                    what: CHECK,
+                    engine,
+                });
+            }
+        }
+        steps
+    }
+
+    fn describe_step(&self, step: &Step) -> String {
+        match step {
+            Step::PrepareTables {
+                engine: Some(engine),
+            } => format!(
+                "load TPC-C's 9 tables for {} warehouse(s) on {engine}",
+                self.warehouses
+            ),
+            Step::Own { engine, .. } => {
+                format!("check TPC-C's consistency conditions 1-4 on {engine}")
+            }
+            other => format!("{other:?}"),
+        }
+    }
+
+    fn cell(
+        &self,
+        cell: &CellStep,
+        link: CellLink,
+    ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
+        let workload = transactions::TpccWorkload {
+            spec: link.spec,
+            warehouses: self.warehouses,
+            mix: self.mix,
+            seed: link.seed,
+            shared: Default::default(),
+        };
+        let config = CellConfig {
+            threads: cell.threads,
+            stop: StopCondition {
+                events_per_thread: None,
+                events_total: self.events,
+                duration: self.time,
+            },
+            warmup: self.warmup,
+            report_interval: link.report_interval,
+            rate: None,
+            interval_log: link.interval_log,
+            driver: link.driver,
+        };
+        Ok((Box::new(workload), config))
+    }
+
+    fn run_own_step(
+        &self,
+        what: usize,
+        engine: Engine,
+        host: &mut dyn StepHost,
+    ) -> anyhow::Result<()> {
+        if what != CHECK {
+            bail!("TPC-C has no step numbered {what} (a bug in enginebench)");
+        }
+        let database = self.database_for(engine, host.run_database());
+        let started = std::time::Instant::now();
+        let mut conn = host.connect(&database)?;
+        let broken = check::broken_conditions(&mut conn)?;
+        let bytes: Option<u64> = mysql::prelude::Queryable::exec_first(
+            &mut conn,
+            "SELECT SUM(data_length + index_length) FROM information_schema.tables WHERE table_schema = ?",
+            (&database,),
+        )?;
+        let mut why: Vec<String> = Vec::new();
+        if let Some(cell) = host.last_cell() {
+            for mismatch in cell.mismatches.iter().filter(|m| m.name == "rollback") {
+                why.push(format!(
+                    "{} ROLLBACK(s) not honoured ({})",
+                    mismatch.count, mismatch.example
+                ));
+            }
+            let duplicates: u64 = cell
+                .queries
+                .iter()
+                .filter_map(|q| {
+                    q.errors_by_code
+                        .get(&transactions::ER_DUP_ENTRY.to_string())
+                })
+                .sum();
+            if duplicates > 0 {
+                why.push(format!(
+                    "{duplicates} transaction(s) failed on a duplicate key: concurrent New-Orders were not isolated"
+                ));
+            }
+        }
+        why.extend(
+            broken.iter().map(|(condition, count)| {
+                format!("condition {condition} broken in {count} place(s)")
+            }),
+        );
+        let detail = format!(
+            "{}; tables {:.1} MiB",
+            if broken.is_empty() {
+                "consistency conditions 1-4 hold".to_string()
+            } else {
+                format!("{} consistency condition(s) broken", broken.len())
+            },
+            bytes.unwrap_or(0) as f64 / (1 << 20) as f64
+        );
+        if !why.is_empty() {
+            host.mark_not_comparable(engine, why.join("; "));
+        }
+        host.record_step(StepRecord {
+            name: "consistency".into(),
+            engine: Some(engine),
+            profile: None,
+            detail,
+            elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+            rows: bytes,
+            error: (!why.is_empty()).then(|| why.join("; ")),
+        })
+    }
+}
+
+/// Per cell: New-Orders and transactions per minute, the user aborts' share of New-Orders,
+/// and whether the set-up is comparable; then each consistency check.
+fn tpcc_section(view: &View) -> Section {
+    let mut table = Table {
+        header: [
+            "set-up",
+            "threads",
+            "repeat",
+            "NOPM",
+            "TPM",
+            "rollbacks % of New-Orders",
+            "errors",
+            "comparable",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: Vec::new(),
+    };
+    let record = &view.record;
+    for (index, cell) in record.cells.iter().enumerate() {
+        let count = |name: &str| {
+            cell.queries
+                .iter()
+                .find(|q| q.name == name)
+                .map_or(0, |q| q.count)
+        };
+        let commits: u64 = [
+            "no_commit",
+            "p_commit",
+            "os_commit",
+            "d_commit",
+            "sl_commit",
+        ]
+        .iter()
+        .map(|name| count(name))
+        .sum();
+        let rollbacks = count("rollback");
+        let minutes = (cell.duration_s.unwrap_or(0.0) / 60.0).max(1e-9);
+        let new_orders = count("no_commit") + rollbacks;
+        let caveat = record.not_comparable.iter().find(|n| {
+            n.engine == cell.engine && n.profile == cell.profile && n.after_cell == index
+        });
+        table.rows.push(vec![
+            Cell::text(match &cell.profile {
+                Some(profile) => format!("{} ({profile})", cell.engine),
+                None => cell.engine.to_string(),
+            }),
+            Cell::figure(cell.threads.to_string()),
+            Cell::figure(cell.repeat.to_string()),
+            Cell::figure(format!("{:.0}", count("no_commit") as f64 / minutes)),
+            Cell::figure(format!("{:.0}", (commits + rollbacks) as f64 / minutes)),
+            Cell::figure(if new_orders == 0 {
+                "-".into()
+            } else {
+                format!("{:.2}", 100.0 * rollbacks as f64 / new_orders as f64)
+            }),
+            Cell::figure(cell.failed_events.to_string()),
+            Cell::text(if caveat.is_some() { "NO" } else { "yes" }),
+        ]);
+    }
+    let mut blocks = vec![Block::Table {
+        caption: "TPC-C per cell (NOPM: New-Orders committed per minute; TPM: transactions per minute, user aborts included)".into(),
+        table,
+    }];
+    let checks: Vec<String> = record
+        .steps
+        .iter()
+        .filter(|step| step.name == "consistency")
+        .map(|step| {
+            format!(
+                "{}: {}{}",
+                step.engine.map_or("-".into(), |e| e.to_string()),
+                step.detail,
+                step.error
+                    .as_ref()
+                    .map(|e| format!(" — not comparable: {e}"))
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    if !checks.is_empty() {
+        blocks.push(Block::List {
+            caption: "Consistency after each cell".into(),
+            items: checks,
+        });
+    }
+    Section {
+        id: "tpcc",
+        title: "TPC-C".into(),
+        blocks,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mix_picks_each_transaction_by_its_weight() {
+        let mix = Mix::parse("45, 43,4,4,4").unwrap();
+        assert_eq!(mix, Mix::STANDARD);
+        let mut counts = [0; 5];
+        for pick in 0..mix.total() {
+            counts[mix.transaction(pick) as usize] += 1;
+        }
+        assert_eq!(counts, [45, 43, 4, 4, 4]);
+        assert!(Mix::parse("1,2,3").is_err());
+        assert!(Mix::parse("0,0,0,0,0").is_err());
+    }
+
+    #[test]
+    fn every_cell_is_followed_by_its_consistency_check() {
+        let params = tpcc_study(&Choices {
+            engines: vec![Engine::InnoDb, Engine::MyIsam],
+            threads: vec![1, 4],
+            set: vec![("warehouses".into(), "2".into())],
+            ..Choices::default()
+        })
+        .unwrap();
+        let steps = params.steps_on_one_server();
+        assert_eq!(steps.len(), 2 * (1 + 2 * 2));
+        for pair in steps.windows(2) {
+            if let Step::Cell(cell) = &pair[0] {
+                assert_eq!(
+                    pair[1],
+                    Step::Own {
+                        what: CHECK,
+                        engine: cell.engine
+                    }
+                );
+            }
+        }
+        assert_eq!(params.tables(Engine::InnoDb).filled.len(), 9);
+        assert!(tpcc_study(&Choices {
+            set: vec![("warehouses".into(), "0".into())],
+            ..Choices::default()
+        })
+        .is_err());
+    }
+}
