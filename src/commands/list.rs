@@ -1,21 +1,13 @@
-//! `enginebench list`: the built-in scenario files and the sysbench workloads.
+//! `enginebench list`: every study `run` takes by name, as each kind of study lists its own.
 
 use super::Finished;
-use crate::scenario::{oltp::OltpKind, BUILTIN_FILES};
+use crate::studies::KINDS;
 
 pub fn run() -> anyhow::Result<Finished> {
-    for (name, text) in BUILTIN_FILES {
-        let title = text
-            .lines()
-            .find_map(|line| {
-                line.strip_prefix("title = \"")
-                    .map(|t| t.trim_end_matches('"').to_string())
-            })
-            .unwrap_or_default();
-        outln!("{name:<22} {title} (scenario file: `enginebench show {name}`)");
-    }
-    for kind in OltpKind::ALL {
-        outln!("{:<22} {}", kind.name(), kind.title());
+    for kind in KINDS {
+        for (name, what) in kind.listed() {
+            outln!("{name:<22} {what}");
+        }
     }
     Ok(Finished::Success)
 }

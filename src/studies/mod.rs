@@ -36,6 +36,11 @@ pub trait Kind: Sync {
         None
     }
 
+    /// The studies of this kind `enginebench list` shows: name and what it is.
+    fn listed(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
     /// The kind's report: which table sections, in which order.
     fn layout(&self) -> Layout;
 }
@@ -69,7 +74,7 @@ pub fn plan_study(name: &str, choices: &Choices) -> anyhow::Result<Plan> {
             let known: Vec<String> = KINDS.iter().filter_map(|kind| kind.run_names()).collect();
             anyhow::bail!(
                 "unknown study '{name}': {} (see `enginebench list`)",
-                known.join(" and ")
+                known.join("; ")
             )
         })?;
     let plan = Plan::on_servers(study, &choices.servers);

@@ -61,6 +61,24 @@ impl Kind for ScenarioKind {
     fn layout(&self) -> Layout {
         Layout::tables(report_tables)
     }
+    fn listed(&self) -> Vec<(String, String)> {
+        BUILTIN_FILES
+            .iter()
+            .map(|(name, text)| {
+                let title = text
+                    .lines()
+                    .find_map(|line| {
+                        line.strip_prefix("title = \"")
+                            .map(|t| t.trim_end_matches('"').to_string())
+                    })
+                    .unwrap_or_default();
+                (
+                    name.to_string(),
+                    format!("{title} (scenario file: `enginebench show {name}`)"),
+                )
+            })
+            .collect()
+    }
 }
 
 /// A scenario's report: its run phases (and loads, sequences, DDL), then nodes and agents.

@@ -53,6 +53,12 @@ impl Kind for SysbenchKind {
     fn layout(&self) -> Layout {
         Layout::tables(report_tables)
     }
+    fn listed(&self) -> Vec<(String, String)> {
+        OltpKind::ALL
+            .iter()
+            .map(|kind| (kind.name().to_string(), kind.title()))
+            .collect()
+    }
 }
 
 /// A sysbench workload's report: sysbench's figures per set-up, then nodes, agents and

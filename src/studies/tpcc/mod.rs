@@ -45,7 +45,14 @@ impl Kind for TpccKind {
         (name == STUDY).then(|| tpcc_study(choices).map(|study| Arc::new(study) as Study))
     }
     fn run_names(&self) -> Option<String> {
-        Some(format!("TPC-C ({STUDY})"))
+        Some(format!("TPC-C is {STUDY}"))
+    }
+    fn listed(&self) -> Vec<(String, String)> {
+        vec![(
+            STUDY.to_string(),
+            "TPC-C: 9 tables, 5 transactions, consistency checked after each cell (--warehouses N)"
+                .into(),
+        )]
     }
     fn layout(&self) -> Layout {
         Layout {

@@ -285,7 +285,7 @@ impl Terminal {
             items.push((item, supply, self.rng.gen_range(1..=10u32)));
         }
         tx.text(at("begin"))?;
-        tx.first(at("no_get_customer_warehouse"), (w, d, c))?;
+        tx.drop(at("no_get_customer_warehouse"), (w, d, c))?;
         let district = tx.first(at("no_get_district"), (w, d))?;
         let order = district.as_ref().map_or(0, |row| int(row, 0));
         tx.drop(at("no_update_district"), (w, d))?;
@@ -349,9 +349,9 @@ impl Terminal {
         );
         tx.text(at("begin"))?;
         tx.drop(at("p_update_warehouse"), (&amount, w))?;
-        tx.first(at("p_get_warehouse"), (w,))?;
+        tx.drop(at("p_get_warehouse"), (w,))?;
         tx.drop(at("p_update_district"), (&amount, w, d))?;
-        tx.first(at("p_get_district"), (w, d))?;
+        tx.drop(at("p_get_district"), (w, d))?;
         let c = self.pick_customer(tx, c_w, c_d)?;
         let customer = tx.first(at("p_get_customer"), (c_w, c_d, c))?;
         let bad_credit = customer.as_ref().is_some_and(|row| text(row, 9) == "BC");
@@ -382,9 +382,9 @@ impl Terminal {
         let d = self.rng.gen_range(1..=DISTRICTS);
         tx.text(at("begin"))?;
         let c = self.pick_customer(tx, w, d)?;
-        tx.first(at("os_get_customer"), (w, d, c))?;
+        tx.drop(at("os_get_customer"), (w, d, c))?;
         if let Some(order) = tx.first(at("os_get_last_order"), (w, d, c))? {
-            tx.rows(at("os_get_order_lines"), (w, d, int(&order, 0)))?;
+            tx.drop(at("os_get_order_lines"), (w, d, int(&order, 0)))?;
         }
         tx.text(at("os_commit"))
     }
@@ -423,7 +423,7 @@ impl Terminal {
         let next = tx
             .first(at("sl_get_district"), (w, d))?
             .map_or(0, |row| int(&row, 0));
-        tx.first(
+        tx.drop(
             at("sl_count_low_stock"),
             (w, d, next, next - 20, w, threshold),
         )?;
