@@ -92,6 +92,22 @@ fn tpcc_keeps_its_books_on_transactional_engines_and_myisam_is_marked_not_compar
         .map(|kind| count(cell, kind))
         .sum();
         assert_eq!(committed, commits, "{engine}");
+        // Each transaction type is a kind of its own, timed whole: together they are the
+        // cell's transactions.
+        let types = [
+            "New-Order",
+            "Payment",
+            "Order-Status",
+            "Delivery",
+            "Stock-Level",
+        ];
+        let typed: u64 = types.iter().map(|kind| count(cell, kind)).sum();
+        assert_eq!(typed, events, "{engine}");
+        assert_eq!(
+            count(cell, "New-Order"),
+            count(cell, "no_commit") + count(cell, "rollback"),
+            "{engine}"
+        );
         let new_orders = count(cell, "no_commit") + count(cell, "rollback");
         // The mix: New-Order and Payment dominate, the others about 4% each.
         assert!(

@@ -30,6 +30,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub warehouses: Option<u32>,
 
+    /// TPC-C: the specification's keying and think times, each thread a terminal (ten per
+    /// warehouse); without it, transactions follow each other at once (--set think=1)
+    #[arg(long)]
+    pub think: bool,
+
     /// Print the plan (steps, cells in the order they run, the time timed cells take) and
     /// exit without starting a server
     #[arg(long)]

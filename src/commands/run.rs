@@ -81,6 +81,7 @@ fn choices(args: &RunArgs) -> Choices {
                 args.warehouses
                     .map(|n| ("warehouses".to_string(), n.to_string())),
             )
+            .chain(args.think.then(|| ("think".to_string(), "1".to_string())))
             .collect(),
         scale: args.scale,
         load_methods,

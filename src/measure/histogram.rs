@@ -364,6 +364,9 @@ impl QueryRecorder {
     /// clamps to the current top instead of growing) keeps every latency exact.
     #[inline]
     pub fn record_ok(&mut self, kind_index: usize, latency_us: u64) {
+        if self.discard {
+            return;
+        }
         if self.histos().ok[kind_index].record(latency_us).is_err() {
             self.overflows += 1;
         }

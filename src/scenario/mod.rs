@@ -28,6 +28,9 @@ pub enum StatementClass {
     Read,
     Write,
     Other,
+    /// Not a statement: a whole transaction a workload timed as one kind (TPC-C's
+    /// New-Order, Payment …), counted in no statement figure.
+    Transaction,
 }
 
 impl StatementClass {

@@ -6,7 +6,7 @@
 use hdrhistogram::Histogram;
 
 use super::stats::{summarise, warnings, Summary};
-use super::{per_second, statements, Phase, PhaseKind, Setup};
+use super::{is_transaction, per_second, statements, Phase, PhaseKind, Setup};
 use crate::measure::{
     decode_histogram, new_histogram, per_statement, LatencySummary, PerStatement, ProcessDelta,
 };
@@ -316,12 +316,16 @@ fn cell_figures(group: &mut Group, record: &RunRecord) {
     for cell in &completed {
         group
             .statements_per_s
-            .extend(per_second(statements(cell), cell));
+            .extend(per_second(statements(record, cell), cell));
         group.events_per_s.extend(per_second(cell.events, cell));
         group
             .errors_per_s
             .extend(per_second(cell.failed_events, cell));
-        for query in &cell.queries {
+        for query in cell
+            .queries
+            .iter()
+            .filter(|q| !is_transaction(record, &q.name))
+        {
             if let Ok(histogram) = decode_histogram(&query.histogram_v2) {
                 let _ = group.statement_histogram.add(&histogram);
             }
@@ -341,7 +345,7 @@ fn cell_figures(group: &mut Group, record: &RunRecord) {
             process.get_or_insert_with(ProcessDelta::default).add(delta);
         }
         client_cpu_us += cell.client_cpu_us;
-        executed += statements(cell);
+        executed += statements(record, cell);
     }
     group.statements_summary = summarise(&group.statements_per_s);
     group.events_summary = summarise(&group.events_per_s);

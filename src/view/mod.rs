@@ -139,9 +139,18 @@ pub struct CellFigures {
 
 /// The one definition of "statements" every report uses: statements executed, those that
 /// succeeded plus those that failed with an error the run survived, the way sysbench counts
-/// queries ("queries performed").
-pub fn statements(cell: &CellRecord) -> u64 {
-    cell.queries.iter().map(|q| q.count + q.failed).sum()
+/// queries ("queries performed"); whole transactions timed as kinds of their own are none.
+pub fn statements(record: &RunRecord, cell: &CellRecord) -> u64 {
+    cell.queries
+        .iter()
+        .filter(|q| !is_transaction(record, &q.name))
+        .map(|q| q.count + q.failed)
+        .sum()
+}
+
+/// Whether a query kind is a whole transaction rather than a statement.
+pub fn is_transaction(record: &RunRecord, kind: &str) -> bool {
+    record.statement_classes.get(kind) == Some(&StatementClass::Transaction)
 }
 
 /// `count` per second of a cell's measured phase; none for a cell without wall time.
@@ -410,6 +419,7 @@ fn cell_figures(record: &RunRecord, cell: &CellRecord) -> CellFigures {
             StatementClass::Read => statements.read += executed,
             StatementClass::Write => statements.write += executed,
             StatementClass::Other => statements.other += executed,
+            StatementClass::Transaction => {}
         }
     }
     let events: Vec<f64> = cell.per_worker_events.iter().map(|&e| e as f64).collect();

@@ -137,6 +137,8 @@ impl Mix {
 pub struct TpccParams {
     pub warehouses: u32,
     pub mix: Mix,
+    /// `--think`: the specification's keying and think times, ten terminals per warehouse.
+    pub think: bool,
     pub engines: Vec<Engine>,
     pub threads: Vec<u32>,
     pub time: Option<Duration>,
@@ -155,6 +157,7 @@ pub struct TpccParams {
 pub fn tpcc_study(choices: &Choices) -> anyhow::Result<TpccParams> {
     let mut warehouses = 1;
     let mut mix = Mix::STANDARD;
+    let mut think = false;
     for (name, value) in &choices.set {
         match name.as_str() {
             "warehouses" => {
@@ -165,15 +168,17 @@ pub fn tpcc_study(choices: &Choices) -> anyhow::Result<TpccParams> {
                     .with_context(|| format!("--warehouses {value}: a whole number from 1"))?
             }
             "mix" => mix = Mix::parse(value)?,
-            other => {
-                bail!("--set {other}: TPC-C takes --set warehouses=N and --set mix=NO,P,OS,D,SL")
-            }
+            "think" => think = matches!(value.as_str(), "1" | "true" | "yes"),
+            other => bail!(
+                "--set {other}: TPC-C takes --set warehouses=N, --set mix=NO,P,OS,D,SL and --set think=1"
+            ),
         }
     }
     let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     Ok(TpccParams {
         warehouses,
         mix,
+        think,
         engines: if choices.engines.is_empty() {
             vec![Engine::InnoDb]
         } else {
@@ -211,9 +216,14 @@ impl StudyKind for TpccParams {
 
     fn title(&self) -> String {
         format!(
-            "TPC-C, {} warehouse(s), mix {}",
+            "TPC-C, {} warehouse(s), mix {}{}",
             self.warehouses,
-            self.mix.0.map(|w| w.to_string()).join("/")
+            self.mix.0.map(|w| w.to_string()).join("/"),
+            if self.think {
+                ", keying and think times"
+            } else {
+                ", no wait"
+            }
         )
     }
 
@@ -241,6 +251,11 @@ impl StudyKind for TpccParams {
         transactions::STATEMENTS
             .iter()
             .map(|(name, sql)| (name.to_string(), StatementClass::of_sql(sql)))
+            .chain(
+                transactions::TRANSACTIONS
+                    .iter()
+                    .map(|name| (name.to_string(), StatementClass::Transaction)),
+            )
             .collect()
     }
 
@@ -305,6 +320,7 @@ impl StudyKind for TpccParams {
             warehouses: self.warehouses,
             mix: self.mix,
             seed: link.seed,
+            think: self.think,
             shared: Default::default(),
         };
         let config = CellConfig {
@@ -452,10 +468,56 @@ fn tpcc_section(view: &View) -> Section {
             Cell::text(if caveat.is_some() { "NO" } else { "yes" }),
         ]);
     }
+    let mut per_type = Table {
+        header: [
+            "set-up",
+            "threads",
+            "repeat",
+            "transaction",
+            "completed",
+            "failed",
+            "p50 µs",
+            "p95 µs",
+            "p99 µs",
+            "max µs",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: Vec::new(),
+    };
+    for cell in &record.cells {
+        for name in transactions::TRANSACTIONS {
+            let Some(query) = cell.queries.iter().find(|q| q.name == name) else {
+                continue;
+            };
+            let latency = &query.latency_us;
+            per_type.rows.push(vec![
+                Cell::text(match &cell.profile {
+                    Some(profile) => format!("{} ({profile})", cell.engine),
+                    None => cell.engine.to_string(),
+                }),
+                Cell::figure(cell.threads.to_string()),
+                Cell::figure(cell.repeat.to_string()),
+                Cell::text(name),
+                Cell::figure(query.count.to_string()),
+                Cell::figure(query.failed.to_string()),
+                Cell::figure(latency.p50_us.to_string()),
+                Cell::figure(latency.p95_us.to_string()),
+                Cell::figure(latency.p99_us.to_string()),
+                Cell::figure(latency.max_us.to_string()),
+            ]);
+        }
+    }
     let mut blocks = vec![Block::Table {
         caption: "TPC-C per cell (NOPM: New-Orders committed per minute; TPM: transactions per minute, user aborts included)".into(),
         table,
     }];
+    if !per_type.rows.is_empty() {
+        blocks.push(Block::Table {
+            caption: "Per transaction type (latency from START TRANSACTION to its end; failed: deadlocks and other errors, retried)".into(),
+            table: per_type,
+        });
+    }
     let checks: Vec<String> = record
         .steps
         .iter()

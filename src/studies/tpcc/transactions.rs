@@ -8,6 +8,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Statement};
@@ -73,6 +74,17 @@ pub const STATEMENTS: &[(&str, &str)] = &[
     ("sl_count_low_stock", "SELECT COUNT(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id < ? AND ol_o_id >= ? AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?"),
 ];
 
+/// The five transactions, each also a query kind of its own (after the statements): its
+/// latency from START TRANSACTION to COMMIT, and its failures by error number (deadlocks,
+/// retried).
+pub const TRANSACTIONS: [&str; 5] = [
+    "New-Order",
+    "Payment",
+    "Order-Status",
+    "Delivery",
+    "Stock-Level",
+];
+
 /// A statement's query-kind index by name (the list above is the one place they are).
 fn at(name: &str) -> usize {
     STATEMENTS
@@ -101,14 +113,24 @@ pub struct TpccWorkload {
     pub warehouses: u32,
     pub mix: Mix,
     pub seed: u64,
+    /// Keying and think times as the specification sets them (clause 5.2.5), each worker
+    /// a terminal of one warehouse and district; otherwise no wait between transactions.
+    pub think: bool,
     pub shared: Arc<Shared>,
 }
+
+/// Keying time before, and mean think time after, each transaction (clause 5.2.5.7), in
+/// seconds, in the order of [`Transaction`].
+const KEYING_S: [f64; 5] = [18.0, 3.0, 2.0, 2.0, 2.0];
+const MEAN_THINK_S: [f64; 5] = [12.0, 12.0, 10.0, 5.0, 5.0];
 
 impl Workload for TpccWorkload {
     fn query_kinds(&self) -> Vec<String> {
         STATEMENTS
             .iter()
-            .map(|(name, _)| name.to_string())
+            .map(|(name, _)| *name)
+            .chain(TRANSACTIONS)
+            .map(String::from)
             .collect()
     }
 
@@ -125,17 +147,33 @@ impl Workload for TpccWorkload {
         let stock = (1..=DISTRICTS)
             .map(|d| conn.prep(sql_for(at("no_get_stock"), d)))
             .collect::<Result<Vec<_>, _>>()?;
+        let index = worker_index as u32;
+        // With think times the specification's terminals: ten per warehouse, each with a
+        // district of its own; without, every worker's home is its number modulo W.
+        let (home, district) = if self.think {
+            (
+                (index / DISTRICTS) % self.warehouses + 1,
+                Some(index % DISTRICTS + 1),
+            )
+        } else {
+            (index % self.warehouses + 1, None)
+        };
+        let mut rng =
+            SmallRng::seed_from_u64(self.seed ^ u64::from(index).wrapping_mul(0x9e37_79b9));
+        let next = self.mix.transaction(rng.gen_range(0..self.mix.total()));
         Ok(Box::new(TpccWorker {
             conn,
             statements,
             stock,
             terminal: Terminal {
-                home: (worker_index as u32 % self.warehouses) + 1,
+                home,
+                district,
                 warehouses: self.warehouses,
                 mix: self.mix,
-                rng: SmallRng::seed_from_u64(
-                    self.seed ^ (worker_index as u64).wrapping_mul(0x9e37_79b9),
-                ),
+                rng,
+                next,
+                due: None,
+                think: self.think,
                 shared: self.shared.clone(),
             },
         }))
@@ -168,12 +206,19 @@ struct TpccWorker {
     terminal: Terminal,
 }
 
-/// A worker's terminal: its home warehouse and its random choices.
+/// A worker's terminal: its home warehouse (and district, with think times), its random
+/// choices, and its next transaction with when it is due.
 struct Terminal {
     home: u32,
+    /// Stock-Level's district with think times (a terminal's own); else drawn each time.
+    district: Option<u32>,
     warehouses: u32,
     mix: Mix,
     rng: SmallRng,
+    next: Transaction,
+    /// With think times: when the next transaction's keying ends.
+    due: Option<Instant>,
+    think: bool,
     shared: Arc<Shared>,
 }
 
@@ -417,7 +462,10 @@ impl Terminal {
 
     fn stock_level(&mut self, tx: &mut Tx) -> Result<(), QueryFailure> {
         let w = self.home;
-        let d = self.rng.gen_range(1..=DISTRICTS);
+        let d = match self.district {
+            Some(d) => d,
+            None => self.rng.gen_range(1..=DISTRICTS),
+        };
         let threshold = self.rng.gen_range(10..=20u32);
         tx.text(at("begin"))?;
         let next = tx
@@ -455,23 +503,70 @@ impl Terminal {
     }
 }
 
+impl Terminal {
+    /// A think time: negative exponential around its mean, at most ten times it.
+    fn think_time(&mut self, done: Transaction) -> Duration {
+        let mean = MEAN_THINK_S[done as usize];
+        let uniform: f64 = self.rng.gen_range(f64::EPSILON..1.0);
+        Duration::from_secs_f64((-uniform.ln() * mean).min(10.0 * mean))
+    }
+
+    fn keying_time(transaction: Transaction) -> Duration {
+        Duration::from_secs_f64(KEYING_S[transaction as usize])
+    }
+}
+
 impl Worker for TpccWorker {
+    /// With think times, the next transaction is due after its keying time (the first)
+    /// or after the last one's think time and its own keying time; latency is then
+    /// measured from when it was due.
+    fn next_start(&mut self, measure_started: Instant) -> Option<Instant> {
+        let terminal = &mut self.terminal;
+        if !terminal.think {
+            return None;
+        }
+        let next = terminal.next;
+        Some(
+            *terminal
+                .due
+                .get_or_insert_with(|| measure_started + Terminal::keying_time(next)),
+        )
+    }
+
     fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
         let terminal = &mut self.terminal;
-        let pick = terminal.rng.gen_range(0..terminal.mix.total());
         let mut tx = Tx {
             conn: &mut self.conn,
             statements: &self.statements,
             stock: &self.stock,
             recorder,
         };
-        let result = match terminal.mix.transaction(pick) {
+        let transaction = terminal.next;
+        let started = Instant::now();
+        let result = match transaction {
             Transaction::NewOrder => terminal.new_order(&mut tx),
             Transaction::Payment => terminal.payment(&mut tx),
             Transaction::OrderStatus => terminal.order_status(&mut tx),
             Transaction::Delivery => terminal.delivery(&mut tx),
             Transaction::StockLevel => terminal.stock_level(&mut tx),
         };
+        let elapsed_us = started.elapsed().as_micros() as u64;
+        let kind = STATEMENTS.len() + transaction as usize;
+        match &result {
+            Ok(()) => {
+                tx.recorder.record_ok(kind, elapsed_us);
+                // The next transaction, and with think times when it is due.
+                terminal.next = terminal
+                    .mix
+                    .transaction(terminal.rng.gen_range(0..terminal.mix.total()));
+                if terminal.think {
+                    let wait =
+                        terminal.think_time(transaction) + Terminal::keying_time(terminal.next);
+                    terminal.due = Some(Instant::now() + wait);
+                }
+            }
+            Err(failure) => tx.recorder.record_err(kind, elapsed_us, failure.code),
+        }
         match result {
             // Without row locks (MyISAM, MEMORY) two New-Orders of one district read the
             // same next order id: the second's insert meets a duplicate key. The engine
