@@ -19,6 +19,7 @@ use super::random::{alnum, nurand, run_last_name, RUN};
 use super::schema::{CUSTOMERS, DISTRICTS, ITEMS};
 use super::{Mix, Transaction};
 use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
+use crate::measure::statement_probe::StatementSample;
 use crate::measure::QueryRecorder;
 use crate::server::ConnectionSpec;
 
@@ -84,6 +85,89 @@ pub const TRANSACTIONS: [&str; 5] = [
     "Delivery",
     "Stock-Level",
 ];
+
+/// One parameter set for statement `name`, drawn as its transaction draws it (an order
+/// among the loaded ones where the statement needs an existing order).
+fn sample_params(name: &str, rng: &mut SmallRng, warehouses: u32) -> Vec<mysql::Value> {
+    let w = rng.gen_range(1..=warehouses);
+    let d = rng.gen_range(1..=DISTRICTS);
+    let c = nurand(rng, 1023, RUN.c_id, 1, CUSTOMERS);
+    let item = nurand(rng, 8191, RUN.ol_i_id, 1, ITEMS);
+    let order = rng.gen_range(1..=CUSTOMERS);
+    let amount = "10.00";
+    let values: Vec<mysql::Value> = match name {
+        "no_get_customer_warehouse"
+        | "p_get_customer"
+        | "p_get_customer_data"
+        | "os_get_customer"
+        | "os_get_last_order" => vec![w.into(), d.into(), c.into()],
+        "no_get_district" | "no_update_district" | "p_get_district" | "d_get_new_order"
+        | "sl_get_district" => vec![w.into(), d.into()],
+        "no_insert_order" => vec![
+            (CUSTOMERS + 1).into(),
+            d.into(),
+            w.into(),
+            c.into(),
+            10.into(),
+            1.into(),
+        ],
+        "no_insert_new_order" => vec![(CUSTOMERS + 1).into(), d.into(), w.into()],
+        "no_get_item" => vec![item.into()],
+        "no_get_stock" => vec![item.into(), w.into()],
+        "no_update_stock" => vec![50.into(), 5.into(), 0.into(), item.into(), w.into()],
+        "no_insert_order_line" => vec![
+            (CUSTOMERS + 1).into(),
+            d.into(),
+            w.into(),
+            1.into(),
+            item.into(),
+            w.into(),
+            5.into(),
+            amount.into(),
+            "x".into(),
+        ],
+        "p_update_warehouse" => vec![amount.into(), w.into()],
+        "p_get_warehouse" => vec![w.into()],
+        "p_update_district" => vec![amount.into(), w.into(), d.into()],
+        "customers_by_name" => vec![w.into(), d.into(), run_last_name(rng).into()],
+        "p_update_customer_bad_credit" => vec![
+            amount.into(),
+            amount.into(),
+            "x".into(),
+            w.into(),
+            d.into(),
+            c.into(),
+        ],
+        "p_update_customer" => vec![amount.into(), amount.into(), w.into(), d.into(), c.into()],
+        "p_insert_history" => vec![
+            d.into(),
+            w.into(),
+            c.into(),
+            d.into(),
+            w.into(),
+            amount.into(),
+            "x".into(),
+        ],
+        "os_get_order_lines"
+        | "d_delete_new_order"
+        | "d_get_order_customer"
+        | "d_update_order_lines"
+        | "d_sum_amount" => vec![w.into(), d.into(), order.into()],
+        "d_update_order" => vec![1.into(), w.into(), d.into(), order.into()],
+        "d_update_customer" => vec![amount.into(), w.into(), d.into(), c.into()],
+        "sl_count_low_stock" => vec![
+            w.into(),
+            d.into(),
+            (CUSTOMERS + 1).into(),
+            (CUSTOMERS - 19).into(),
+            w.into(),
+            15.into(),
+        ],
+        // Transaction control: no parameters, no plan.
+        _ => Vec::new(),
+    };
+    values
+}
 
 /// A statement's query-kind index by name (the list above is the one place they are).
 fn at(name: &str) -> usize {
@@ -177,6 +261,24 @@ impl Workload for TpccWorkload {
                 shared: self.shared.clone(),
             },
         }))
+    }
+
+    /// Each statement with parameters drawn as the transactions draw them, for the plans
+    /// and rows examined per statement (writes are only explained, never run).
+    fn statement_samples(&self, count: usize) -> Vec<StatementSample> {
+        let mut rng = SmallRng::seed_from_u64(self.seed ^ 0x5eed_e71d);
+        STATEMENTS
+            .iter()
+            // Transaction control has no plan.
+            .filter(|(_, sql)| sql.contains('?'))
+            .map(|(name, _)| StatementSample {
+                name: name.to_string(),
+                sql: sql_for(at(name), 1),
+                params: (0..count)
+                    .map(|_| sample_params(name, &mut rng, self.warehouses))
+                    .collect(),
+            })
+            .collect()
     }
 
     fn mismatches(&self) -> Vec<(String, u64, String)> {
@@ -584,5 +686,25 @@ impl Worker for TpccWorker {
             }
             other => other,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_statements_sample_has_a_value_per_placeholder() {
+        let mut rng = SmallRng::seed_from_u64(3);
+        for (index, (name, _)) in STATEMENTS.iter().enumerate() {
+            let sql = sql_for(index, 4);
+            let placeholders = sql.matches('?').count();
+            let params = sample_params(name, &mut rng, 2);
+            assert_eq!(params.len(), placeholders, "{name}: {sql}");
+        }
+        assert_eq!(
+            sql_for(at("no_get_stock"), 4).matches("s_dist_04").count(),
+            1
+        );
     }
 }
