@@ -146,7 +146,8 @@ pub fn to_html(section: &Section) -> String {
     out
 }
 
-fn escape(text: &str) -> String {
+/// Text made safe inside HTML elements and attribute values.
+pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {
         match ch {

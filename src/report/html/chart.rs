@@ -640,17 +640,5 @@ pub(super) fn figure_html(chart: &Figure) -> String {
     out
 }
 
-pub(super) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(ch),
-        }
-    }
-    out
-}
+/// Text for HTML: one escaping for the whole report, the section model's.
+pub(super) use crate::report::section::escape;
