@@ -122,3 +122,28 @@ fn a_server_that_cannot_start_reports_its_error_log_and_cleans_up() {
         "{message}"
     );
 }
+
+/// A port found free can be taken before the server binds it (ports are found free, then
+/// handed over): the server then starts on another, and says which.
+#[test]
+fn a_server_whose_port_is_taken_before_it_binds_moves_to_another() {
+    common::require_mariadb();
+    let prepared = ThrowawayServer::prepare(&ServerOptions::default()).unwrap();
+    let taken = prepared.port();
+    let _squatter = std::net::TcpListener::bind(("127.0.0.1", taken)).unwrap();
+    let mut server = prepared.spawn().unwrap();
+    server
+        .wait_ready()
+        .expect("the server moves to a free port");
+    assert_ne!(server.port(), taken);
+    let over_tcp = ConnectionSpec::tcp(
+        &Dsn::parse(&format!("mysql://root@127.0.0.1:{}", server.port())).unwrap(),
+        None,
+    );
+    let answer: Option<u16> = over_tcp
+        .connect()
+        .unwrap()
+        .query_first("SELECT @@port")
+        .unwrap();
+    assert_eq!(answer, Some(server.port()));
+}

@@ -89,6 +89,7 @@ impl Drop for PreparedServer {
 }
 
 impl PreparedServer {
+    /// The loopback port it will listen on.
     pub fn port(&self) -> u16 {
         self.port
     }
@@ -279,8 +280,17 @@ impl ThrowawayServer {
     fn wait_until_ready(&mut self, limit: Duration) -> Result<(), ServerError> {
         let started = Instant::now();
         let spec = self.connection_spec(None);
+        let mut moves = 0;
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
+                // The port was free when chosen, but something bound it before the server
+                // did (ports are found free, then handed over): start again on another.
+                if moves < PORT_MOVES && self.error_log_tail(15).contains("Address already in use")
+                {
+                    moves += 1;
+                    self.move_to_a_free_port()?;
+                    continue;
+                }
                 let cause = self
                     .cgroup
                     .as_ref()
@@ -307,6 +317,25 @@ impl ThrowawayServer {
 
     pub fn connection_spec(&self, database: Option<&str>) -> ConnectionSpec {
         ConnectionSpec::unix_socket(&self.socket, "root", database)
+    }
+
+    /// The server started again, as before, on a newly found free port.
+    fn move_to_a_free_port(&mut self) -> Result<(), ServerError> {
+        let port = free_loopback_port()?;
+        for arg in &mut self.command_line {
+            if arg.starts_with("--port=") {
+                *arg = format!("--port={port}");
+            }
+        }
+        self.port = port;
+        let binary = PathBuf::from(&self.command_line[0]);
+        let args = self.command_line[1..].to_vec();
+        self.child = spawn_server(&binary, &args, &self.root_dir, &self.child_caps)?;
+        if registry::set_pid(&self.root_dir, self.child.id()).is_err() {
+            self.stop(Duration::from_secs(5));
+            return Err(ServerError::ShuttingDown);
+        }
+        Ok(())
     }
 
     pub fn pid(&self) -> u32 {
@@ -609,6 +638,9 @@ pub(super) fn free_loopback_ports(count: usize) -> Result<Vec<u16>, ServerError>
     }
     Ok(ports)
 }
+
+/// How often a server that found its port taken at start-up moves to another.
+const PORT_MOVES: u32 = 3;
 
 /// Where throwaway servers listen: above the well-known services, below Linux's default
 /// ephemeral range.
