@@ -170,7 +170,7 @@ fn tpcc_keeps_its_books_on_transactional_engines_and_myisam_is_marked_not_compar
         stdout.contains(&format!("- MyISAM (after cell 3): {not_honoured}")),
         "{stdout}"
     );
-    for format in ["sysbench", "html"] {
+    for format in ["sysbench", "html", "csv"] {
         let report = common::enginebench(&tmpdir)
             .args(["report", "--format", format])
             .arg(&json)

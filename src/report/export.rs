@@ -36,6 +36,7 @@ pub fn csv_summary(view: &View) -> anyhow::Result<String> {
         "statement_p99_us",
         "statement_p99_9_us",
         "statement_max_us",
+        "not_comparable",
     ])?;
     let number = |value: Option<f64>| value.map(|v| format!("{v:.6}")).unwrap_or_default();
     let micros = |value: Option<u64>| value.map(|v| v.to_string()).unwrap_or_default();
@@ -69,6 +70,7 @@ pub fn csv_summary(view: &View) -> anyhow::Result<String> {
             micros(group.statement_latency_at_us(0.99)),
             micros(group.statement_latency_at_us(0.999)),
             micros(group.statement_latency_at_us(1.0)),
+            view.not_comparable(group).unwrap_or_default(),
         ])?;
     }
     Ok(String::from_utf8(writer.into_inner()?)?)

@@ -265,6 +265,23 @@ impl View {
             .any(|c| c.rate.is_some_and(|r| r.fell_behind))
     }
 
+    /// Why a group's figures must not be compared, when a check after one of its cells
+    /// marked its set-up (a ROLLBACK not honoured, a consistency condition broken).
+    pub fn not_comparable(&self, group: &Group) -> Option<String> {
+        let why: Vec<&str> = self
+            .record
+            .not_comparable
+            .iter()
+            .filter(|mark| {
+                mark.engine == group.setup.engine
+                    && mark.profile == group.setup.profile
+                    && group.cells.contains(&mark.after_cell)
+            })
+            .map(|mark| mark.why.as_str())
+            .collect();
+        (!why.is_empty()).then(|| why.join("; "))
+    }
+
     /// A statement's class as the record says (other when it does not know the name).
     pub fn class_of(&self, name: &str) -> StatementClass {
         self.record
