@@ -72,18 +72,14 @@ impl StudyKind for Tally {
         cell: &CellStep,
         link: CellLink,
     ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
-        let config = CellConfig {
-            threads: cell.threads,
-            stop: StopCondition {
+        let config = link.config(
+            cell.threads,
+            StopCondition {
                 events_per_thread: Some(self.loops),
                 ..StopCondition::default()
             },
-            warmup: None,
-            report_interval: link.report_interval,
-            rate: None,
-            interval_log: link.interval_log,
-            driver: link.driver,
-        };
+            None,
+        );
         Ok((Box::new(TallyWorkload { spec: link.spec }), config))
     }
     fn run_own_step(

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{AgentShare, CellLength, CellStep, Step};
-use crate::driver::{CellConfig, Workload};
+use crate::driver::{CellConfig, StopCondition, Workload};
 use crate::engine::Engine;
 use crate::load::LoadPlan;
 use crate::results::{CellRecord, RunRecord, StepRecord};
@@ -42,6 +42,27 @@ pub struct CellLink {
     pub interval_log: bool,
     /// The driver the command line chose, if it chose one.
     pub driver: Option<crate::driver::DriverKind>,
+}
+
+impl CellLink {
+    /// A cell's driver configuration: its threads, when it stops and its warm-up, with the
+    /// run's reporting and driver; a closed loop (a kind in rate mode sets `rate` after).
+    pub fn config(
+        &self,
+        threads: u32,
+        stop: StopCondition,
+        warmup: Option<Duration>,
+    ) -> CellConfig {
+        CellConfig {
+            threads,
+            stop,
+            warmup,
+            report_interval: self.report_interval,
+            rate: None,
+            interval_log: self.interval_log,
+            driver: self.driver,
+        }
+    }
 }
 
 /// What a kind's own step ([`Step::Own`]) may do on the bench: make and reach a database,

@@ -77,6 +77,26 @@ impl Default for Choices {
     }
 }
 
+impl Choices {
+    /// `--engines`, or `default` when none were given.
+    pub fn engines_or(&self, default: &[Engine]) -> Vec<Engine> {
+        if self.engines.is_empty() {
+            default.to_vec()
+        } else {
+            self.engines.clone()
+        }
+    }
+
+    /// `--threads`, or `default` when none were given.
+    pub fn threads_or(&self, default: &[u32]) -> Vec<u32> {
+        if self.threads.is_empty() {
+            default.to_vec()
+        } else {
+            self.threads.clone()
+        }
+    }
+}
+
 /// Refuses a `--servers` name that cannot be a server build, before anything starts.
 pub fn check_servers(servers: &[String]) -> anyhow::Result<()> {
     for server in servers {

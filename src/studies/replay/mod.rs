@@ -295,6 +295,8 @@ impl StudyKind for ReplayParams {
         cell: &CellStep,
         link: CellLink,
     ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
+        // Each connection ends with its script.
+        let config = link.config(cell.threads, StopCondition::default(), None);
         let workload = ReplayWorkload::new(
             self.capture.clone(),
             self.script.clone(),
@@ -303,16 +305,6 @@ impl StudyKind for ReplayParams {
             self.renamed_from.clone(),
             self.speed,
         );
-        let config = CellConfig {
-            threads: cell.threads,
-            // Each connection ends with its script.
-            stop: StopCondition::default(),
-            warmup: None,
-            report_interval: link.report_interval,
-            rate: None,
-            interval_log: link.interval_log,
-            driver: link.driver,
-        };
         Ok((Box::new(workload), config))
     }
 

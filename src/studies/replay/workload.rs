@@ -145,31 +145,35 @@ struct ReplayWorker {
 }
 
 /// What the replay got for one command.
+#[derive(Default)]
 struct Answer {
     rows: u64,
     affected_rows: u64,
 }
 
+/// The rows and changed rows of every result set a command returned, read to the end.
+fn answer_of<T: mysql::prelude::Protocol>(
+    mut result: mysql::QueryResult<'_, '_, '_, T>,
+) -> Result<Answer, mysql::Error> {
+    let mut answer = Answer::default();
+    while let Some(set) = result.iter() {
+        answer.affected_rows += set.affected_rows();
+        for row in set {
+            row?;
+            answer.rows += 1;
+        }
+    }
+    Ok(answer)
+}
+
 impl ReplayWorker {
     fn run(&mut self, command: &Command) -> Result<Answer, mysql::Error> {
-        let none = Answer {
-            rows: 0,
-            affected_rows: 0,
-        };
+        let none = Answer::default();
         match command.kind {
             CommandKind::Query => {
                 let sql = command.sql.as_deref().unwrap_or("");
                 let mapped_use = self.shared.mapped_use(sql);
-                let mut result = self.conn.query_iter(mapped_use.as_deref().unwrap_or(sql))?;
-                let mut answer = none;
-                while let Some(set) = result.iter() {
-                    answer.affected_rows += set.affected_rows();
-                    for row in set {
-                        row?;
-                        answer.rows += 1;
-                    }
-                }
-                Ok(answer)
+                answer_of(self.conn.query_iter(mapped_use.as_deref().unwrap_or(sql))?)
             }
             CommandKind::Prepare => {
                 let statement = self.conn.prep(command.sql.as_deref().unwrap_or(""))?;
@@ -197,16 +201,7 @@ impl ReplayWorker {
                 } else {
                     mysql::Params::Positional(params)
                 };
-                let mut result = self.conn.exec_iter(&statement, params)?;
-                let mut answer = none;
-                while let Some(set) = result.iter() {
-                    answer.affected_rows += set.affected_rows();
-                    for row in set {
-                        row?;
-                        answer.rows += 1;
-                    }
-                }
-                Ok(answer)
+                answer_of(self.conn.exec_iter(&statement, params)?)
             }
             CommandKind::CloseStatement => {
                 if let Some(statement) =

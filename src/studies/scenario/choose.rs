@@ -56,13 +56,11 @@ pub fn scenario_study(text: &str, origin: &str, choices: &Choices) -> anyhow::Re
             }
         }
     }
-    let engines = if !choices.engines.is_empty() {
-        choices.engines.clone()
-    } else if !scenario.engines.is_empty() {
-        scenario.engines.clone()
+    let engines = choices.engines_or(if scenario.engines.is_empty() {
+        &[Engine::MyIsam, Engine::InnoDb]
     } else {
-        vec![Engine::MyIsam, Engine::InnoDb]
-    };
+        &scenario.engines
+    });
     let params = ScenarioParams {
         scenario_text: text.to_string(),
         engines,

@@ -241,24 +241,20 @@ impl StudyKind for ScenarioStudy {
         else {
             anyhow::bail!("cells are planned from run phases (a bug in enginebench)")
         };
+        let config = link.config(
+            cell.threads,
+            StopCondition {
+                events_per_thread: if time.is_some() { None } else { *loops },
+                events_total: None,
+                duration: *time,
+            },
+            *warmup,
+        );
         let workload = FileWorkload {
             spec: link.spec,
             events: events.clone(),
             ignore_errors: ignore_errors.clone(),
             seed: link.seed,
-        };
-        let config = CellConfig {
-            threads: cell.threads,
-            stop: StopCondition {
-                events_per_thread: if time.is_some() { None } else { *loops },
-                events_total: None,
-                duration: *time,
-            },
-            warmup: *warmup,
-            report_interval: link.report_interval,
-            rate: None,
-            interval_log: link.interval_log,
-            driver: link.driver,
         };
         Ok((Box::new(workload), config))
     }

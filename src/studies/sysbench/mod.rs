@@ -104,16 +104,8 @@ pub fn sysbench_study(workload: OltpKind, choices: &Choices) -> anyhow::Result<O
     Ok(OltpParams {
         workload,
         options,
-        engines: if choices.engines.is_empty() {
-            vec![Engine::InnoDb]
-        } else {
-            choices.engines.clone()
-        },
-        threads: if choices.threads.is_empty() {
-            vec![1]
-        } else {
-            choices.threads.clone()
-        },
+        engines: choices.engines_or(&[Engine::InnoDb]),
+        threads: choices.threads_or(&[1]),
         // sysbench runs 10 s unless told a time or an event count.
         time: choices
             .time
@@ -246,28 +238,27 @@ impl StudyKind for OltpParams {
         cell: &CellStep,
         link: CellLink,
     ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
+        let config = CellConfig {
+            rate: self.rate_per_s.map(|events_per_s| RateSpec {
+                events_per_s,
+                arrivals: self.arrivals,
+            }),
+            ..link.config(
+                cell.threads,
+                StopCondition {
+                    events_per_thread: self.loops,
+                    events_total: self.events,
+                    duration: self.time,
+                },
+                self.warmup,
+            )
+        };
         let workload = OltpWorkload {
             spec: link.spec,
             kind: self.workload,
             options: self.options.clone(),
             threads: cell.threads,
             seed: link.seed,
-        };
-        let config = CellConfig {
-            threads: cell.threads,
-            stop: StopCondition {
-                events_per_thread: self.loops,
-                events_total: self.events,
-                duration: self.time,
-            },
-            warmup: self.warmup,
-            report_interval: link.report_interval,
-            rate: self.rate_per_s.map(|events_per_s| RateSpec {
-                events_per_s,
-                arrivals: self.arrivals,
-            }),
-            interval_log: link.interval_log,
-            driver: link.driver,
         };
         Ok((Box::new(workload), config))
     }

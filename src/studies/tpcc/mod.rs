@@ -28,7 +28,7 @@ use crate::report::section::{Block, Cell, Section, Table};
 use crate::report::text::Layout;
 use crate::results::StepRecord;
 use crate::scenario::{StatementClass, TableSet};
-use crate::view::View;
+use crate::view::{Setup, View};
 
 /// The record's kind, and the registry's entry.
 pub struct TpccKind;
@@ -113,6 +113,11 @@ impl Mix {
         self.0.iter().sum()
     }
 
+    /// A transaction drawn by the weights.
+    pub fn draw(&self, rng: &mut impl rand::Rng) -> Transaction {
+        self.transaction(rng.gen_range(0..self.total()))
+    }
+
     /// The transaction a draw in 0..total() picks.
     pub fn transaction(&self, mut pick: u32) -> Transaction {
         const ALL: [Transaction; 5] = [
@@ -179,16 +184,8 @@ pub fn tpcc_study(choices: &Choices) -> anyhow::Result<TpccParams> {
         warehouses,
         mix,
         think,
-        engines: if choices.engines.is_empty() {
-            vec![Engine::InnoDb]
-        } else {
-            choices.engines.clone()
-        },
-        threads: if choices.threads.is_empty() {
-            vec![1]
-        } else {
-            choices.threads.clone()
-        },
+        engines: choices.engines_or(&[Engine::InnoDb]),
+        threads: choices.threads_or(&[1]),
         time: choices
             .time
             .or((choices.events.is_none()).then_some(Duration::from_secs(10))),
@@ -315,6 +312,15 @@ impl StudyKind for TpccParams {
         cell: &CellStep,
         link: CellLink,
     ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
+        let config = link.config(
+            cell.threads,
+            StopCondition {
+                events_per_thread: None,
+                events_total: self.events,
+                duration: self.time,
+            },
+            self.warmup,
+        );
         let workload = transactions::TpccWorkload {
             spec: link.spec,
             warehouses: self.warehouses,
@@ -322,19 +328,6 @@ impl StudyKind for TpccParams {
             seed: link.seed,
             think: self.think,
             shared: Default::default(),
-        };
-        let config = CellConfig {
-            threads: cell.threads,
-            stop: StopCondition {
-                events_per_thread: None,
-                events_total: self.events,
-                duration: self.time,
-            },
-            warmup: self.warmup,
-            report_interval: link.report_interval,
-            rate: None,
-            interval_log: link.interval_log,
-            driver: link.driver,
         };
         Ok((Box::new(workload), config))
     }
@@ -451,10 +444,7 @@ fn tpcc_section(view: &View) -> Section {
             n.engine == cell.engine && n.profile == cell.profile && n.after_cell == index
         });
         table.rows.push(vec![
-            Cell::text(match &cell.profile {
-                Some(profile) => format!("{} ({profile})", cell.engine),
-                None => cell.engine.to_string(),
-            }),
+            Cell::text(Setup::of_cell(cell).label()),
             Cell::figure(cell.threads.to_string()),
             Cell::figure(cell.repeat.to_string()),
             Cell::figure(format!("{:.0}", count("no_commit") as f64 / minutes)),
@@ -492,10 +482,7 @@ fn tpcc_section(view: &View) -> Section {
             };
             let latency = &query.latency_us;
             per_type.rows.push(vec![
-                Cell::text(match &cell.profile {
-                    Some(profile) => format!("{} ({profile})", cell.engine),
-                    None => cell.engine.to_string(),
-                }),
+                Cell::text(Setup::of_cell(cell).label()),
                 Cell::figure(cell.threads.to_string()),
                 Cell::figure(cell.repeat.to_string()),
                 Cell::text(name),

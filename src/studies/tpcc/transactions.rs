@@ -244,7 +244,7 @@ impl Workload for TpccWorkload {
         };
         let mut rng =
             SmallRng::seed_from_u64(self.seed ^ u64::from(index).wrapping_mul(0x9e37_79b9));
-        let next = self.mix.transaction(rng.gen_range(0..self.mix.total()));
+        let next = self.mix.draw(&mut rng);
         Ok(Box::new(TpccWorker {
             conn,
             statements,
@@ -658,9 +658,7 @@ impl Worker for TpccWorker {
             Ok(()) => {
                 tx.recorder.record_ok(kind, elapsed_us);
                 // The next transaction, and with think times when it is due.
-                terminal.next = terminal
-                    .mix
-                    .transaction(terminal.rng.gen_range(0..terminal.mix.total()));
+                terminal.next = terminal.mix.draw(&mut terminal.rng);
                 if terminal.think {
                     let wait =
                         terminal.think_time(transaction) + Terminal::keying_time(terminal.next);
