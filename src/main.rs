@@ -1,13 +1,12 @@
 //! The `enginebench` binary: parses the command line, runs it through the library, prints
 //! the one error there may be, and turns the outcome into the exit status. Nothing else.
 
-use clap::Parser;
 use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     enginebench::cli::hide_dsn_password();
-    let cli = enginebench::cli::Cli::parse();
+    let cli = enginebench::cli::parse();
     match enginebench::run(cli) {
         Ok(finished) => ExitCode::from(finished.exit_code()),
         Err(error) => {

@@ -258,6 +258,7 @@ fn prepared_parameters_keep_their_values_as_they_change_length_and_type() {
     let text = |p: &Param| match p {
         Param::Int(n) => n.to_string(),
         Param::Text(t) => t.to_string(),
+        other => unreachable!("the test binds only integers and texts, not {other:?}"),
     };
     let expected: Vec<(String, String)> = rows.iter().map(|(a, b)| (text(a), text(b))).collect();
     assert_eq!(stored, expected);

@@ -65,6 +65,68 @@ pub fn hide_dsn_password() {
     ));
 }
 
+/// The command line, parsed. `run SCRIPT.lua` takes the script's own options as sysbench
+/// does (`--table-size=1000`): every `--name[=value]` that is not one of `run`'s own flags
+/// goes to the script (sysbench's workload flags such as `--tables` too, since the script
+/// declares its own), before clap reads the rest.
+pub fn parse() -> Cli {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let (args, script_options) = split_script_options(args);
+    let mut cli = Cli::parse_from(args);
+    if let Command::Run(run) = &mut cli.command {
+        run.script_options = script_options;
+    }
+    cli
+}
+
+/// `args` without a Lua script's options, and those options (name, value; a bare
+/// `--name` is "on").
+pub fn split_script_options(
+    args: Vec<std::ffi::OsString>,
+) -> (Vec<std::ffi::OsString>, Vec<(String, String)>) {
+    use clap::{Args, CommandFactory};
+    let is_lua_run = args.get(1).is_some_and(|a| a == "run")
+        && args.iter().skip(2).any(|a| {
+            a.to_string_lossy().ends_with(".lua") && !a.to_string_lossy().starts_with('-')
+        });
+    if !is_lua_run {
+        return (args, Vec::new());
+    }
+    let workload_flags: Vec<String> = OltpArgs::augment_args(clap::Command::new("workload"))
+        .get_arguments()
+        .filter_map(|arg| arg.get_long().map(String::from))
+        .collect();
+    let command = Cli::command();
+    let run_flags: Vec<String> = command
+        .find_subcommand("run")
+        .map(|run| {
+            run.get_arguments()
+                .filter_map(|arg| arg.get_long().map(String::from))
+                .filter(|long| !workload_flags.contains(long))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut kept = Vec::with_capacity(args.len());
+    let mut options = Vec::new();
+    for (index, arg) in args.into_iter().enumerate() {
+        let text = arg.to_string_lossy().into_owned();
+        let Some(flag) = text.strip_prefix("--").filter(|_| index >= 2) else {
+            kept.push(arg);
+            continue;
+        };
+        let (name, value) = match flag.split_once('=') {
+            Some((name, value)) => (name, value),
+            None => (flag, "on"),
+        };
+        if name.is_empty() || run_flags.iter().any(|known| known == name) || name == "help" {
+            kept.push(arg);
+        } else {
+            options.push((name.to_string(), value.to_string()));
+        }
+    }
+    (kept, options)
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "enginebench",

@@ -26,6 +26,16 @@ pub struct RunArgs {
     #[arg(long = "set", value_parser = parse_key_value, value_name = "NAME=VALUE")]
     pub set: Vec<(String, String)>,
 
+    /// A Lua script: run this script command after each cell (e.g. TPC-C's check); its
+    /// failure marks the set-up not comparable
+    #[arg(long, value_name = "COMMAND")]
+    pub check: Option<String>,
+
+    /// A Lua script's own options, `--name=value` as sysbench spells them: taken from the
+    /// command line before it is parsed (see `cli::parse`).
+    #[arg(skip)]
+    pub script_options: Vec<(String, String)>,
+
     /// TPC-C: the number of warehouses (the data's scale; --set warehouses=N says the same)
     #[arg(long, value_name = "N")]
     pub warehouses: Option<u32>,

@@ -73,6 +73,8 @@ fn choices(args: &RunArgs) -> Choices {
         phases: args.phases.clone(),
         profiles: args.profiles.clone(),
         rows: args.rows,
+        script_options: args.script_options.clone(),
+        check: args.check.clone(),
         set: args
             .set
             .iter()

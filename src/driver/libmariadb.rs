@@ -62,6 +62,10 @@ pub(crate) struct MysqlBind {
 }
 
 const MYSQL_TYPE_LONGLONG: c_int = 8;
+const MYSQL_TYPE_DOUBLE: c_int = 5;
+const MYSQL_TYPE_NULL: c_int = 6;
+/// `CLIENT_MULTI_RESULTS`: a `CALL` may answer with result sets (a script's procedures).
+const CLIENT_MULTI_RESULTS: c_ulong = 1 << 17;
 /// `enum mysql_option` values (mysql.h).
 const MYSQL_OPT_CONNECT_TIMEOUT: c_int = 0;
 const MYSQL_OPT_READ_TIMEOUT: c_int = 11;
@@ -89,6 +93,17 @@ extern "C" {
     fn mysql_real_query(mysql: *mut Mysql, query: *const c_char, length: c_ulong) -> c_int;
     fn mysql_store_result(mysql: *mut Mysql) -> *mut MysqlRes;
     fn mysql_free_result(result: *mut MysqlRes);
+    fn mysql_num_rows(result: *mut MysqlRes) -> u64;
+    fn mysql_num_fields(result: *mut MysqlRes) -> c_uint;
+    fn mysql_fetch_row(result: *mut MysqlRes) -> *mut *mut c_char;
+    fn mysql_fetch_lengths(result: *mut MysqlRes) -> *mut c_ulong;
+    fn mysql_affected_rows(mysql: *mut Mysql) -> u64;
+    fn mysql_more_results(mysql: *mut Mysql) -> my_bool;
+    fn mysql_next_result(mysql: *mut Mysql) -> c_int;
+    fn mysql_next_result_start(ret: *mut c_int, mysql: *mut Mysql) -> c_int;
+    fn mysql_next_result_cont(ret: *mut c_int, mysql: *mut Mysql, status: c_int) -> c_int;
+    fn mysql_stmt_num_rows(stmt: *mut MysqlStmt) -> u64;
+    fn mysql_stmt_affected_rows(stmt: *mut MysqlStmt) -> u64;
     fn mysql_errno(mysql: *mut Mysql) -> c_uint;
     fn mysql_error(mysql: *mut Mysql) -> *const c_char;
     fn mysql_sqlstate(mysql: *mut Mysql) -> *const c_char;
@@ -237,6 +252,76 @@ unsafe fn drive_for<T>(
 pub enum Param<'a> {
     Int(i64),
     Text(&'a str),
+    /// A script's DOUBLE parameter.
+    Double(f64),
+    /// A script's parameter set to nil.
+    Null,
+}
+
+/// What a text-protocol statement answered: a result set kept in memory, or the rows it
+/// changed.
+pub enum Answer {
+    Rows(ResultSet),
+    Done { affected_rows: u64 },
+}
+
+/// A stored result set (all its rows in the client's memory): rows are read without
+/// touching the socket, and it is freed on drop.
+pub struct ResultSet {
+    res: *mut MysqlRes,
+}
+
+// SAFETY: as for `Connection`: one worker thread uses it at a time.
+unsafe impl Send for ResultSet {}
+
+impl ResultSet {
+    pub fn rows(&self) -> u64 {
+        // SAFETY: a live stored result.
+        unsafe { mysql_num_rows(self.res) }
+    }
+
+    pub fn fields(&self) -> usize {
+        // SAFETY: a live stored result.
+        unsafe { mysql_num_fields(self.res) as usize }
+    }
+
+    /// The next row's values (None: SQL NULL) handed to `each`, or false after the last.
+    pub fn fetch_row(&mut self, mut each: impl FnMut(usize, Option<&[u8]>)) -> bool {
+        // SAFETY: the row and its lengths live until the next fetch or the free; each value
+        // has the length libmariadb reports (NULL values are null pointers).
+        unsafe {
+            let row = mysql_fetch_row(self.res);
+            if row.is_null() {
+                return false;
+            }
+            let lengths = mysql_fetch_lengths(self.res);
+            for field in 0..self.fields() {
+                let value = *row.add(field);
+                each(
+                    field,
+                    (!value.is_null()).then(|| {
+                        std::slice::from_raw_parts(value.cast::<u8>(), *lengths.add(field) as usize)
+                    }),
+                );
+            }
+            true
+        }
+    }
+}
+
+impl Drop for ResultSet {
+    fn drop(&mut self) {
+        // SAFETY: freeing the stored result we own, once; it never touches the socket.
+        unsafe { mysql_free_result(self.res) }
+    }
+}
+
+/// What a prepared statement's execution answered: rows read (a result set's length) or
+/// rows changed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Executed {
+    pub returned_rows: bool,
+    pub rows: u64,
 }
 
 fn text_of(pointer: *const c_char) -> String {
@@ -348,12 +433,31 @@ impl Connection {
                     mysql,
                     ptr::null_mut(),
                     |out| {
-                        mysql_real_connect_start(out, mysql, host, user, pass, db, port, socket, 0)
+                        mysql_real_connect_start(
+                            out,
+                            mysql,
+                            host,
+                            user,
+                            pass,
+                            db,
+                            port,
+                            socket,
+                            CLIENT_MULTI_RESULTS,
+                        )
                     },
                     |out, ready| mysql_real_connect_cont(out, mysql, ready),
                 )
             } else {
-                mysql_real_connect(mysql, host, user, pass, db, port, socket, 0)
+                mysql_real_connect(
+                    mysql,
+                    host,
+                    user,
+                    pass,
+                    db,
+                    port,
+                    socket,
+                    CLIENT_MULTI_RESULTS,
+                )
             }
         };
         if connected.is_null() {
@@ -406,48 +510,96 @@ impl Connection {
 
     /// A text-protocol statement (BEGIN, COMMIT, a plain INSERT), its result discarded.
     pub fn query_drop(&self, sql: &str) -> Result<(), mysql::Error> {
+        self.query(sql).map(drop)
+    }
+
+    /// A text-protocol statement, its result set stored in memory. Results a previous
+    /// statement left unread (a procedure's) are read and dropped first, where libmariadb
+    /// would refuse the statement as "out of sync".
+    pub fn query(&self, sql: &str) -> Result<Answer, mysql::Error> {
+        while self.more_results() {
+            self.next_result()?;
+        }
         // SAFETY: the handle is valid; the SQL is passed with its length.
-        unsafe {
+        let failed = unsafe {
             let mysql = self.mysql;
             let (query, length) = (sql.as_ptr().cast(), sql.len() as c_ulong);
-            let (failed, result) = if self.nonblocking {
-                let failed = drive_for(
+            if self.nonblocking {
+                drive_for(
                     mysql,
                     0,
                     |out| mysql_real_query_start(out, mysql, query, length),
                     |out, ready| mysql_real_query_cont(out, mysql, ready),
-                );
-                let result = if failed == 0 {
-                    drive_for(
-                        mysql,
-                        ptr::null_mut(),
-                        |out| mysql_store_result_start(out, mysql),
-                        |out, ready| mysql_store_result_cont(out, mysql, ready),
-                    )
-                } else {
-                    ptr::null_mut()
-                };
-                (failed, result)
+                )
             } else {
-                let failed = mysql_real_query(mysql, query, length);
-                let result = if failed == 0 {
-                    mysql_store_result(mysql)
-                } else {
-                    ptr::null_mut()
-                };
-                (failed, result)
-            };
-            if failed != 0 {
-                return Err(self.last_error());
+                mysql_real_query(mysql, query, length)
             }
-            // A stored result is in memory: freeing it never touches the socket.
+        };
+        if failed != 0 {
+            return Err(self.last_error());
+        }
+        self.store()
+    }
+
+    /// The last error's number on this connection (a client error's too: 2013, 2006 …).
+    pub fn error_number(&self) -> u32 {
+        // SAFETY: the handle is valid.
+        unsafe { mysql_errno(self.mysql) }
+    }
+
+    /// Whether the last statement has results not yet read (a `CALL`'s).
+    pub fn more_results(&self) -> bool {
+        // SAFETY: the handle is valid.
+        unsafe { mysql_more_results(self.mysql) != 0 }
+    }
+
+    /// The last statement's next result (a procedure's next result set, or its final status).
+    pub fn next_result(&self) -> Result<Answer, mysql::Error> {
+        // SAFETY: the handle is valid.
+        let failed = unsafe {
+            let mysql = self.mysql;
+            if self.nonblocking {
+                drive_for(
+                    mysql,
+                    0,
+                    |out| mysql_next_result_start(out, mysql),
+                    |out, ready| mysql_next_result_cont(out, mysql, ready),
+                )
+            } else {
+                mysql_next_result(mysql)
+            }
+        };
+        if failed > 0 {
+            return Err(self.last_error());
+        }
+        self.store()
+    }
+
+    /// The current result stored, or the rows the statement changed.
+    fn store(&self) -> Result<Answer, mysql::Error> {
+        // SAFETY: the handle is valid; a stored result is ours until freed.
+        unsafe {
+            let mysql = self.mysql;
+            let result = if self.nonblocking {
+                drive_for(
+                    mysql,
+                    ptr::null_mut(),
+                    |out| mysql_store_result_start(out, mysql),
+                    |out, ready| mysql_store_result_cont(out, mysql, ready),
+                )
+            } else {
+                mysql_store_result(mysql)
+            };
             if !result.is_null() {
-                mysql_free_result(result);
+                Ok(Answer::Rows(ResultSet { res: result }))
             } else if mysql_errno(mysql) != 0 {
-                return Err(self.last_error());
+                Err(self.last_error())
+            } else {
+                Ok(Answer::Done {
+                    affected_rows: mysql_affected_rows(mysql),
+                })
             }
         }
-        Ok(())
     }
 
     pub fn prepare(&self, sql: &str) -> Result<Statement, mysql::Error> {
@@ -547,6 +699,26 @@ impl Statement {
         &mut self,
         params: impl IntoIterator<Item = Param<'p>>,
     ) -> Result<(), mysql::Error> {
+        self.execute(params).map(drop)
+    }
+
+    /// The last error's number on this statement.
+    pub fn error_number(&self) -> u32 {
+        // SAFETY: the handle is valid until drop.
+        unsafe { mysql_stmt_errno(self.stmt) }
+    }
+
+    /// How many parameters the statement takes.
+    pub fn param_count(&self) -> usize {
+        self.binds.len()
+    }
+
+    /// Writes `params` into the bound buffers and executes: the rows a result set held
+    /// (read and discarded) or the rows changed.
+    pub fn execute<'p>(
+        &mut self,
+        params: impl IntoIterator<Item = Param<'p>>,
+    ) -> Result<Executed, mysql::Error> {
         let mut rebind = !self.bound;
         let mut count = 0;
         for (index, param) in params.into_iter().enumerate() {
@@ -559,6 +731,26 @@ impl Statement {
                         bind.buffer_type = MYSQL_TYPE_LONGLONG;
                         bind.buffer = (&mut self.ints[index] as *mut i64).cast();
                         bind.buffer_length = 8;
+                        bind.length = ptr::null_mut();
+                        rebind = true;
+                    }
+                }
+                Param::Double(value) => {
+                    // The same 8-byte slot holds a double's bits.
+                    self.ints[index] = value.to_bits() as i64;
+                    if bind.buffer_type != MYSQL_TYPE_DOUBLE {
+                        bind.buffer_type = MYSQL_TYPE_DOUBLE;
+                        bind.buffer = (&mut self.ints[index] as *mut i64).cast();
+                        bind.buffer_length = 8;
+                        bind.length = ptr::null_mut();
+                        rebind = true;
+                    }
+                }
+                Param::Null => {
+                    if bind.buffer_type != MYSQL_TYPE_NULL {
+                        bind.buffer_type = MYSQL_TYPE_NULL;
+                        bind.buffer = ptr::null_mut();
+                        bind.buffer_length = 0;
                         bind.length = ptr::null_mut();
                         rebind = true;
                     }
@@ -599,17 +791,25 @@ impl Statement {
             }
             if mysql_stmt_field_count(self.stmt) > 0 {
                 let stored = mysql_stmt_store_result(self.stmt);
+                let rows = mysql_stmt_num_rows(self.stmt);
                 mysql_stmt_free_result(self.stmt);
                 if stored != 0 {
                     return Err(self.last_error());
                 }
+                return Ok(Executed {
+                    returned_rows: true,
+                    rows,
+                });
             }
+            Ok(Executed {
+                returned_rows: false,
+                rows: mysql_stmt_affected_rows(self.stmt),
+            })
         }
-        Ok(())
     }
 
-    /// `execute_drop`'s calls through the non-blocking API.
-    fn execute_nonblocking(&mut self) -> Result<(), mysql::Error> {
+    /// `execute`'s calls through the non-blocking API.
+    fn execute_nonblocking(&mut self) -> Result<Executed, mysql::Error> {
         let (mysql, stmt) = (self.mysql, self.stmt);
         // SAFETY: the statement and its connection are live and non-blocking; the outputs
         // live across each call.
@@ -630,6 +830,7 @@ impl Statement {
                     |out| mysql_stmt_store_result_start(out, stmt),
                     |out, ready| mysql_stmt_store_result_cont(out, stmt, ready),
                 );
+                let rows = mysql_stmt_num_rows(stmt);
                 let _freed: my_bool = drive_for(
                     mysql,
                     0,
@@ -639,9 +840,16 @@ impl Statement {
                 if stored != 0 {
                     return Err(self.last_error());
                 }
+                return Ok(Executed {
+                    returned_rows: true,
+                    rows,
+                });
             }
+            Ok(Executed {
+                returned_rows: false,
+                rows: mysql_stmt_affected_rows(stmt),
+            })
         }
-        Ok(())
     }
 }
 

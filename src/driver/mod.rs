@@ -218,7 +218,7 @@ pub fn run_cell(
         };
         shared.set_phase(PHASE_MEASURE);
 
-        let intervals = coordinate(&shared, &mut histograms, config, clock, observer);
+        let intervals = coordinate(&shared, &mut histograms, workload, config, clock, observer);
         observer.measuring_finished();
 
         let mut reports: Vec<(usize, Result<WorkerReport, String>)> = Vec::with_capacity(threads);
@@ -248,6 +248,8 @@ pub fn run_cell(
     let last = histograms.take_interval(Duration::from_millis(100));
     let start_s = intervals.last().map_or(0.0, |i| i.end_s);
     let last_end_s = measure_started.elapsed().as_secs_f64().max(start_s);
+    // A workload that learned its statements as it ran names them now.
+    let kinds = workload.learned_kinds().unwrap_or(kinds);
     intervals.push(interval_record(&kinds, &last, start_s, last_end_s));
     clock.log_interval(&kinds, &last, start_s, last_end_s);
 
@@ -304,6 +306,7 @@ pub fn run_cell(
     let kinds_measured = kinds
         .iter()
         .enumerate()
+        .filter(|(_, name)| !name.is_empty())
         .map(|(index, name)| KindMeasurement {
             name: name.clone(),
             ok: histograms.total_ok[index].clone(),
@@ -399,6 +402,10 @@ impl MeasureClock {
         };
         let mut tagged: Vec<(String, &Histogram<u64>)> = Vec::new();
         for (index, kind) in kinds.iter().enumerate() {
+            if kind.is_empty() {
+                // A slot a learning workload never used.
+                continue;
+            }
             tagged.push((interval_log::ok_tag(kind), &interval.ok[index]));
             tagged.push((interval_log::failed_tag(kind), &interval.err[index]));
         }
@@ -412,6 +419,7 @@ impl MeasureClock {
 fn coordinate(
     shared: &Shared,
     histograms: &mut QueryHistograms,
+    workload: &dyn Workload,
     config: &CellConfig,
     mut clock: MeasureClock,
     observer: &mut dyn CellObserver,
@@ -442,13 +450,15 @@ fn coordinate(
             let start_s = intervals
                 .last()
                 .map_or(0.0, |i: &IntervalMeasurement| i.end_s);
+            let learned = workload.learned_kinds();
+            let kinds = learned.as_deref().unwrap_or(&histograms.kinds);
             intervals.push(interval_record(
-                &histograms.kinds,
+                kinds,
                 &interval,
                 start_s,
                 elapsed.as_secs_f64(),
             ));
-            clock.log_interval(&histograms.kinds, &interval, start_s, elapsed.as_secs_f64());
+            clock.log_interval(kinds, &interval, start_s, elapsed.as_secs_f64());
             closed = intervals.last();
             while next_interval <= elapsed {
                 next_interval += config.report_interval;
@@ -477,6 +487,8 @@ fn interval_record(
         kinds: kinds
             .iter()
             .enumerate()
+            // A slot a learning workload never used.
+            .filter(|(_, name)| !name.is_empty())
             .map(|(i, name)| {
                 (
                     name.clone(),

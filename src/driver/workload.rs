@@ -30,6 +30,13 @@ pub trait Workload: Sync {
         Vec::new()
     }
 
+    /// A workload that learns its statements as it runs (a script's): `query_kinds` then
+    /// names slots, and this says what each slot holds so far, "" for a slot not yet used
+    /// (left out of the measurement). None: `query_kinds` names the kinds for good.
+    fn learned_kinds(&self) -> Option<Vec<String>> {
+        None
+    }
+
     /// Whether its workers block in a client that cannot suspend (the `mysql` crate's):
     /// such a workload runs one thread per connection whatever driver is chosen.
     fn blocking_client(&self) -> bool {

@@ -57,6 +57,12 @@ impl LatencySummary {
     }
 }
 
+/// A query kind's histogram, made at its first use.
+#[inline]
+fn made(histogram: &mut Option<Histogram<u64>>) -> &mut Histogram<u64> {
+    histogram.get_or_insert_with(new_histogram)
+}
+
 fn merge(into: &mut Histogram<u64>, part: &Histogram<u64>) {
     into.add(part)
         .expect("auto-resizing histograms always merge");
@@ -118,8 +124,8 @@ impl QueryHistograms {
     pub fn recorder(&self) -> QueryRecorder {
         self.live.fetch_add(1, Ordering::AcqRel);
         let histos = Histos {
-            ok: self.kinds.iter().map(|_| new_histogram()).collect(),
-            err: self.kinds.iter().map(|_| new_histogram()).collect(),
+            ok: self.kinds.iter().map(|_| None).collect(),
+            err: self.kinds.iter().map(|_| None).collect(),
             event: [new_histogram(), new_histogram()],
             seen_epoch: self.epoch.load(Ordering::Acquire),
         };
@@ -202,9 +208,12 @@ impl QueryHistograms {
 }
 
 /// The histograms a recorder writes into (its own, or shared by an event loop's workers).
+/// A query kind's histograms are made at its first statement: a workload that learns its
+/// statements as it runs (a script's) declares many kinds, most never used by a worker,
+/// and an empty histogram still takes 16 KiB.
 struct Histos {
-    ok: Vec<Histogram<u64>>,
-    err: Vec<Histogram<u64>>,
+    ok: Vec<Option<Histogram<u64>>>,
+    err: Vec<Option<Histogram<u64>>>,
     event: [Histogram<u64>; 2],
     seen_epoch: u64,
 }
@@ -260,11 +269,12 @@ impl QueryRecorder {
             (!histogram.is_empty())
                 .then(|| std::mem::replace(histogram, Histogram::new_from(histogram)))
         };
+        let take_made = |histogram: &mut Option<Histogram<u64>>| histogram.as_mut().and_then(take);
         let histos = self.histos();
         let hand_over = HandOver {
             epoch,
-            ok: histos.ok.iter_mut().map(take).collect(),
-            err: histos.err.iter_mut().map(take).collect(),
+            ok: histos.ok.iter_mut().map(take_made).collect(),
+            err: histos.err.iter_mut().map(take_made).collect(),
             event: [take(&mut histos.event[0]), take(&mut histos.event[1])],
         };
         histos.seen_epoch = epoch;
@@ -306,7 +316,10 @@ impl QueryRecorder {
             Err(err) => {
                 let failure = classify(kind_index, &err);
                 if !self.discard {
-                    if self.histos().err[kind_index].record(elapsed_us).is_err() {
+                    if made(&mut self.histos().err[kind_index])
+                        .record(elapsed_us)
+                        .is_err()
+                    {
                         self.overflows += 1;
                     }
                     if let Some(code) = failure.code {
@@ -326,7 +339,10 @@ impl QueryRecorder {
         if self.discard {
             return;
         }
-        if self.histos().err[kind_index].record(latency_us).is_err() {
+        if made(&mut self.histos().err[kind_index])
+            .record(latency_us)
+            .is_err()
+        {
             self.overflows += 1;
         }
         if let Some(code) = code {
@@ -367,7 +383,10 @@ impl QueryRecorder {
         if self.discard {
             return;
         }
-        if self.histos().ok[kind_index].record(latency_us).is_err() {
+        if made(&mut self.histos().ok[kind_index])
+            .record(latency_us)
+            .is_err()
+        {
             self.overflows += 1;
         }
     }

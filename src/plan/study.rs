@@ -75,6 +75,8 @@ pub trait StepHost {
     fn fresh_database(&mut self, database: &str, tables: &[&str]) -> anyhow::Result<()>;
     /// A new connection to the server, in `database`.
     fn connect(&self, database: &str) -> anyhow::Result<mysql::Conn>;
+    /// How to reach the server in `database`, for a client of the kind's own.
+    fn spec(&self, database: &str) -> ConnectionSpec;
     /// `engine`'s cells fail before they start with `reason` (None: they run again).
     fn refuse_cells(&mut self, engine: Engine, reason: Option<String>);
     /// The step recorded (with the current profile) and the record saved.

@@ -383,7 +383,11 @@ impl crate::plan::StepHost for Bench<'_> {
     }
 
     fn connect(&self, database: &str) -> anyhow::Result<mysql::Conn> {
-        Ok(self.spec(database).connect()?)
+        Ok(Bench::spec(self, database).connect()?)
+    }
+
+    fn spec(&self, database: &str) -> ConnectionSpec {
+        Bench::spec(self, database)
     }
 
     fn refuse_cells(&mut self, engine: Engine, reason: Option<String>) {

@@ -185,6 +185,15 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
         })
         .collect();
     let completed = record.outcome == OutcomeRecord::Completed;
+    // Statements the study could not class before they ran (a script's, learned as it
+    // ran, named by their SQL) are classed by their verb.
+    for query in &record.queries {
+        bench
+            .record
+            .statement_classes
+            .entry(query.name.clone())
+            .or_insert_with(|| crate::scenario::StatementClass::of_sql(&query.name));
+    }
     bench.record.cells.push(record);
     if let Some(message) = &crash {
         note(message);

@@ -193,6 +193,17 @@ impl ConnectionSpec {
         }
     }
 
+    /// These connections with `sql` run first on each (after what they already run).
+    pub fn with_init_sql(&self, sql: &str) -> Self {
+        let mut init = self.opts.get_init();
+        init.push(sql.to_string());
+        ConnectionSpec {
+            opts: OptsBuilder::from_opts(self.opts.clone()).init(init).into(),
+            label: self.label.clone(),
+            spread: self.spread.iter().map(|s| s.with_init_sql(sql)).collect(),
+        }
+    }
+
     pub fn label(&self) -> &str {
         &self.label
     }

@@ -28,6 +28,10 @@ pub struct Choices {
     pub rows: Option<u64>,
     /// `--set NAME=VALUE`.
     pub set: Vec<(String, String)>,
+    /// A Lua script's own options (`--name=value`, as sysbench spells them).
+    pub script_options: Vec<(String, String)>,
+    /// `--check COMMAND`: a script command run after each cell.
+    pub check: Option<String>,
     pub scale: Option<f64>,
     /// A load phase's methods replaced by these (the load flags), when given.
     pub load_methods: Option<Vec<LoadPlan>>,
@@ -62,6 +66,8 @@ impl Default for Choices {
             profiles: Vec::new(),
             rows: None,
             set: Vec::new(),
+            script_options: Vec::new(),
+            check: None,
             scale: None,
             load_methods: None,
             load_plan: LoadPlan::fastest(),

@@ -8,6 +8,7 @@
 //! how any kind works inside.
 
 pub mod choices;
+pub mod lua;
 pub mod prepare;
 pub mod replay;
 pub mod scenario;
@@ -47,6 +48,7 @@ pub trait Kind: Sync {
 
 /// Every kind of study, in the order `run NAME` tries them.
 pub const KINDS: &[&dyn Kind] = &[
+    &lua::KIND,
     &scenario::KIND,
     &sysbench::KIND,
     &prepare::KIND,

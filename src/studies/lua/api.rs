@@ -1,0 +1,671 @@
+//! The native half of the sysbench Lua API (the Lua half is `prelude.lua`): connections
+//! over libmariadb whose every statement is timed under its digest (the query kinds a
+//! script's cells report), result sets, prepared statements, and sysbench's random
+//! generators. Each Lua state (one per connection thread of a cell, or per thread of a
+//! command) has one [`Context`]: where to connect, which errors are ignorable, its RNG, and
+//! while an event runs, the recorder its statements are timed into.
+//!
+//! Owns: the `__enginebench` table the prelude wraps, and [`Slots`], the query kinds a
+//! cell learns as its scripts run. Must not know the runner, the plan or the reports.
+
+use mlua::{AnyUserData, Lua, MultiValue, UserData, UserDataFields, UserDataMethods, Value};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use crate::driver::libmariadb::{self, Answer, Param, ResultSet};
+use crate::measure::QueryRecorder;
+use crate::scenario::distributions::{Distribution, RandSpec, RandType};
+use crate::server::ConnectionSpec;
+use crate::sqlerror::{ErrorClass, QueryFailure};
+
+/// How many query kinds a cell's scripts may show; statements beyond go to the last slot.
+pub const SLOTS: usize = 256;
+/// The last slot's name.
+pub const OTHER_STATEMENTS: &str = "(other statements)";
+
+/// The query kinds a cell's scripts have run so far, by digest: one list shared by the
+/// cell's connections, each of which caches the slots it has used.
+#[derive(Debug, Default)]
+pub struct Slots {
+    names: Mutex<Vec<String>>,
+}
+
+impl Slots {
+    /// The slot of the statement with `digest`, given it one if it is new.
+    pub fn slot(&self, digest: &str) -> usize {
+        let mut names = self.names.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(index) = names.iter().position(|name| name == digest) {
+            return index;
+        }
+        if names.len() + 1 < SLOTS {
+            names.push(digest.to_string());
+            names.len() - 1
+        } else {
+            names.resize(SLOTS, String::new());
+            names[SLOTS - 1] = OTHER_STATEMENTS.to_string();
+            SLOTS - 1
+        }
+    }
+
+    /// Every slot's name, "" for those not yet used.
+    pub fn names(&self) -> Vec<String> {
+        let mut names = self.names.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        names.resize(SLOTS, String::new());
+        names
+    }
+}
+
+/// Which server errors a script's statements may survive: sysbench's
+/// `--mysql-ignore-errors` (a list of numbers, or "all").
+#[derive(Debug, Clone, PartialEq)]
+pub enum IgnoreErrors {
+    All,
+    Codes(Vec<u32>),
+}
+
+impl IgnoreErrors {
+    /// sysbench's default: deadlocks, lock wait timeouts, and "record has changed".
+    pub fn sysbench_default() -> IgnoreErrors {
+        IgnoreErrors::Codes(vec![1213, 1020, 1205])
+    }
+
+    pub fn parse(text: &str) -> Result<IgnoreErrors, String> {
+        let mut codes = Vec::new();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            if part == "all" {
+                return Ok(IgnoreErrors::All);
+            }
+            codes.push(part.parse().map_err(|_| {
+                format!("--mysql-ignore-errors={text}: error numbers separated by commas, or all")
+            })?);
+        }
+        Ok(IgnoreErrors::Codes(codes))
+    }
+
+    fn ignores(&self, code: u32) -> bool {
+        match self {
+            IgnoreErrors::All => true,
+            IgnoreErrors::Codes(codes) => codes.contains(&code),
+        }
+    }
+}
+
+/// Client errors after which sysbench reconnects when they are ignorable.
+const CONNECTION_LOST: [u32; 4] = [2006, 2013, 2011, 2055];
+
+/// One Lua state's link to the world.
+pub struct Context {
+    pub spec: ConnectionSpec,
+    /// Which of the cell's connections this state is (routing spreads them over nodes).
+    pub connection_index: usize,
+    pub ignore: IgnoreErrors,
+    pub slots: Arc<Slots>,
+    /// The running event's recorder; null outside events (init, commands), when statements
+    /// run unmeasured.
+    pub recorder: Cell<*mut QueryRecorder>,
+    /// The last ignorable error, which restarts the event.
+    pub ignored: RefCell<Option<QueryFailure>>,
+    /// A fatal SQL error's line as sysbench logs it, for the message that ends the cell.
+    pub fatal: RefCell<Option<String>>,
+    slot_cache: RefCell<HashMap<String, usize>>,
+    rng: RefCell<SmallRng>,
+    default_rand: Distribution,
+    generators: [Distribution; 5],
+    unique: Cell<u32>,
+    unique_offset: u32,
+}
+
+impl Context {
+    pub fn new(
+        spec: ConnectionSpec,
+        connection_index: usize,
+        ignore: IgnoreErrors,
+        slots: Arc<Slots>,
+        rand: RandSpec,
+        seed: u64,
+    ) -> Result<Context, String> {
+        let of = |rand_type| Distribution::new(RandSpec { rand_type, ..rand });
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let unique_offset = rng.gen();
+        Ok(Context {
+            spec,
+            connection_index,
+            ignore,
+            slots,
+            recorder: Cell::new(std::ptr::null_mut()),
+            ignored: RefCell::new(None),
+            fatal: RefCell::new(None),
+            slot_cache: RefCell::new(HashMap::new()),
+            default_rand: Distribution::new(rand)?,
+            generators: [
+                of(RandType::Uniform)?,
+                of(RandType::Gaussian)?,
+                of(RandType::Special)?,
+                of(RandType::Pareto)?,
+                of(RandType::Zipfian)?,
+            ],
+            unique: Cell::new(0),
+            unique_offset,
+            rng: RefCell::new(rng),
+        })
+    }
+
+    fn slot_of(&self, sql: &str) -> usize {
+        let digest = crate::capture::digest::digest(sql);
+        if let Some(slot) = self.slot_cache.borrow().get(&digest) {
+            return *slot;
+        }
+        let slot = self.slots.slot(&digest);
+        self.slot_cache.borrow_mut().insert(digest, slot);
+        slot
+    }
+
+    /// Runs one statement of `slot`, timed into the running event's recorder if there is
+    /// one.
+    fn timed<T>(
+        &self,
+        slot: usize,
+        statement: impl FnOnce() -> Result<T, mysql::Error>,
+    ) -> Result<T, mysql::Error> {
+        let recorder = self.recorder.get();
+        if recorder.is_null() {
+            return statement();
+        }
+        let started = Instant::now();
+        let outcome = statement();
+        let elapsed_us = started.elapsed().as_micros() as u64;
+        // SAFETY: the worker sets the pointer to its own recorder for the length of one
+        // event call and clears it after; statements run only inside that call, on the
+        // worker's thread.
+        let recorder = unsafe { &mut *recorder };
+        match &outcome {
+            Ok(_) => recorder.record_ok(slot, elapsed_us),
+            Err(err) => recorder.record_err(slot, elapsed_us, server_code(err)),
+        }
+        outcome
+    }
+
+    fn rand_between(&self, generator: Option<usize>, a: u32, b: u32) -> u32 {
+        let (low, high) = if b < a { (b, a) } else { (a, b) };
+        let distribution = generator.map_or(&self.default_rand, |g| &self.generators[g]);
+        distribution.sample(&mut self.rng.borrow_mut(), low, high)
+    }
+}
+
+fn server_code(err: &mysql::Error) -> Option<u16> {
+    match err {
+        mysql::Error::MySqlError(server) => Some(server.code),
+        _ => None,
+    }
+}
+
+/// A failed statement's number, state and message, as sysbench's error description has them.
+fn error_parts(err: &mysql::Error, client_code: u32) -> (u32, String, String) {
+    match err {
+        mysql::Error::MySqlError(server) => (
+            u32::from(server.code),
+            server.state.clone(),
+            server.message.clone(),
+        ),
+        other => (
+            client_code,
+            "HY000".to_string(),
+            crate::server::describe_mysql_error(other),
+        ),
+    }
+}
+
+/// A connection a script opened (`drv:connect()`).
+struct Conn {
+    context: Rc<Context>,
+    connection: Option<libmariadb::Connection>,
+}
+
+/// What a failed call hands the prelude: nil, errno, state, message, ignorable.
+fn failure(
+    lua: &Lua,
+    context: &Context,
+    slot: usize,
+    err: &mysql::Error,
+    client_code: u32,
+) -> mlua::Result<MultiValue> {
+    let (code, state, message) = error_parts(err, client_code);
+    let ignorable = context.ignore.ignores(code);
+    if ignorable {
+        *context.ignored.borrow_mut() = Some(QueryFailure {
+            kind_index: slot,
+            code: u16::try_from(code).ok(),
+            message: message.clone(),
+            class: ErrorClass::Survivable,
+        });
+    }
+    Ok(MultiValue::from_vec(vec![
+        Value::Nil,
+        Value::Integer(i64::from(code)),
+        Value::String(lua.create_string(&state)?),
+        Value::String(lua.create_string(&message)?),
+        Value::Boolean(ignorable),
+    ]))
+}
+
+impl Conn {
+    fn live(&self) -> mlua::Result<&libmariadb::Connection> {
+        self.connection
+            .as_ref()
+            .ok_or_else(|| mlua::Error::runtime("attempt to use an already closed connection"))
+    }
+
+    /// A text statement's answer for the prelude: a result set, nil, or a failure.
+    fn answer(
+        &mut self,
+        lua: &Lua,
+        slot: usize,
+        outcome: Result<Answer, mysql::Error>,
+    ) -> mlua::Result<MultiValue> {
+        match outcome {
+            Ok(Answer::Rows(result)) => {
+                let rows = result.rows();
+                let fields = result.fields();
+                let rs = lua.create_userdata(Rows {
+                    result: Some(result),
+                    rows,
+                    fields,
+                })?;
+                Ok(MultiValue::from_vec(vec![Value::UserData(rs)]))
+            }
+            Ok(Answer::Done { .. }) => Ok(MultiValue::from_vec(vec![Value::Nil])),
+            Err(err) => {
+                let client_code = self.connection.as_ref().map_or(0, |c| c.error_number());
+                let out = failure(lua, &self.context, slot, &err, client_code)?;
+                if self.context.ignore.ignores(client_code)
+                    && CONNECTION_LOST.contains(&client_code)
+                {
+                    // As sysbench: an ignorable lost connection is reconnected.
+                    self.connection = None;
+                    self.connection = libmariadb::Connection::connect(
+                        &self
+                            .context
+                            .spec
+                            .for_connection(self.context.connection_index),
+                    )
+                    .ok();
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
+impl UserData for Conn {
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method_mut("query", |lua, this, sql: mlua::String| {
+            let sql = sql.to_str()?;
+            let slot = this.context.slot_of(&sql);
+            let connection = this.live()?;
+            let outcome = this.context.timed(slot, || connection.query(&sql));
+            this.answer(lua, slot, outcome)
+        });
+        methods.add_method("more_results", |_, this, ()| {
+            Ok(this.live()?.more_results())
+        });
+        methods.add_method_mut("next_result", |lua, this, ()| {
+            let outcome = this.live()?.next_result();
+            this.answer(lua, SLOTS - 1, outcome)
+        });
+        methods.add_method("prepare", |lua, this, sql: mlua::String| {
+            let sql = sql.to_str()?.to_string();
+            let connection = this.live()?;
+            let slot = this.context.slot_of(&sql);
+            match connection.prepare(&sql) {
+                Ok(statement) => {
+                    let stmt = lua.create_userdata(Stmt {
+                        context: Rc::clone(&this.context),
+                        statement: Some(statement),
+                        slot,
+                    })?;
+                    Ok(MultiValue::from_vec(vec![Value::UserData(stmt)]))
+                }
+                Err(err) => failure(lua, &this.context, slot, &err, connection.error_number()),
+            }
+        });
+        methods.add_method_mut("disconnect", |_, this, ()| {
+            this.connection = None;
+            Ok(())
+        });
+        methods.add_method_mut("reconnect", |_, this, ()| {
+            this.connection = None;
+            match libmariadb::Connection::connect(
+                &this
+                    .context
+                    .spec
+                    .for_connection(this.context.connection_index),
+            ) {
+                Ok(connection) => {
+                    this.connection = Some(connection);
+                    Ok((true, None))
+                }
+                Err(err) => Ok((false, Some(crate::server::describe_mysql_error(&err)))),
+            }
+        });
+    }
+}
+
+/// A result set (`rs`): `nrows`, `nfields`, `fetch_row()`, `free()`.
+struct Rows {
+    /// None for a prepared statement's result, whose rows are counted but not kept.
+    result: Option<ResultSet>,
+    rows: u64,
+    fields: usize,
+}
+
+impl UserData for Rows {
+    fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
+        fields.add_field_method_get("nrows", |_, this| Ok(this.rows));
+        fields.add_field_method_get("nfields", |_, this| Ok(this.fields as u64));
+    }
+
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method_mut("fetch_row", |lua, this, ()| {
+            let Some(result) = this.result.as_mut() else {
+                return Err(mlua::Error::runtime(
+                    "fetch_row() on a prepared statement's result: enginebench counts its rows (rs.nrows) but does not keep them (sysbench 1.0 cannot fetch them either); use con:query() to read rows",
+                ));
+            };
+            let row = lua.create_table_with_capacity(result.fields(), 0)?;
+            let mut failed = None;
+            let fetched = result.fetch_row(|field, value| {
+                if let Some(bytes) = value {
+                    if let Err(err) = lua
+                        .create_string(bytes)
+                        .and_then(|text| row.raw_set(field + 1, text))
+                    {
+                        failed = Some(err);
+                    }
+                }
+            });
+            if let Some(err) = failed {
+                return Err(err);
+            }
+            Ok(if fetched { Value::Table(row) } else { Value::Nil })
+        });
+        methods.add_method_mut("free", |_, this, ()| {
+            this.result = None;
+            Ok(true)
+        });
+        methods.add_meta_method(mlua::MetaMethod::ToString, |_, _, ()| Ok("<sql_result>"));
+    }
+}
+
+/// A prepared statement.
+struct Stmt {
+    context: Rc<Context>,
+    statement: Option<libmariadb::Statement>,
+    slot: usize,
+}
+
+/// sysbench's bind types the prelude passes (`sysbench.sql.type`).
+const TYPE_BIGINT: i64 = 4;
+const TYPE_DOUBLE: i64 = 6;
+
+impl UserData for Stmt {
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method_mut(
+            "execute",
+            |lua, this, (count, types, values): (usize, mlua::Table, mlua::Table)| {
+                let Some(statement) = this.statement.as_mut() else {
+                    return Err(mlua::Error::runtime(
+                        "execute() on a closed statement (stmt:close() was called)",
+                    ));
+                };
+                let wanted = statement.param_count();
+                if count != wanted {
+                    return Err(mlua::Error::runtime(format!(
+                        "the statement takes {wanted} parameter(s) but {count} were bound with bind_param()"
+                    )));
+                }
+                let mut texts: Vec<Option<mlua::String>> = Vec::with_capacity(count);
+                let mut kinds = Vec::with_capacity(count);
+                for index in 1..=count {
+                    let kind: i64 = types.raw_get(index)?;
+                    let value: Value = values.raw_get(index)?;
+                    kinds.push((kind, value.clone()));
+                    texts.push(match value {
+                        Value::String(text) => Some(text),
+                        _ => None,
+                    });
+                }
+                let mut borrowed = Vec::with_capacity(count);
+                for text in &texts {
+                    borrowed.push(text.as_ref().map(|t| t.as_bytes()));
+                }
+                let mut params = Vec::with_capacity(count);
+                for (index, (kind, value)) in kinds.iter().enumerate() {
+                    params.push(match (value, *kind) {
+                        (Value::Nil, _) => Param::Null,
+                        (Value::Integer(n), TYPE_BIGINT) => Param::Int(*n),
+                        (Value::Number(n), TYPE_BIGINT) => Param::Int(*n as i64),
+                        (Value::Integer(n), TYPE_DOUBLE) => Param::Double(*n as f64),
+                        (Value::Number(n), TYPE_DOUBLE) => Param::Double(*n),
+                        (Value::String(_), _) => {
+                            let bytes = borrowed[index].as_deref().unwrap_or_default();
+                            Param::Text(std::str::from_utf8(bytes).map_err(|_| {
+                                mlua::Error::runtime(
+                                    "a VARCHAR parameter holds bytes that are not UTF-8",
+                                )
+                            })?)
+                        }
+                        (Value::Integer(n), _) => Param::Int(*n),
+                        (Value::Number(n), _) => Param::Double(*n),
+                        (other, _) => {
+                            return Err(mlua::Error::runtime(format!(
+                                "parameter {} holds a {}, not a number or a string",
+                                index + 1,
+                                other.type_name()
+                            )))
+                        }
+                    });
+                }
+                let slot = this.slot;
+                let outcome = this.context.timed(slot, || statement.execute(params));
+                match outcome {
+                    Ok(executed) if executed.returned_rows => {
+                        let rs = lua.create_userdata(Rows {
+                            result: None,
+                            rows: executed.rows,
+                            fields: 0,
+                        })?;
+                        Ok(MultiValue::from_vec(vec![Value::UserData(rs)]))
+                    }
+                    Ok(_) => Ok(MultiValue::from_vec(vec![Value::Nil])),
+                    Err(err) => {
+                        let code = statement.error_number();
+                        failure(lua, &this.context, slot, &err, code)
+                    }
+                }
+            },
+        );
+        methods.add_method_mut("close", |_, this, ()| {
+            this.statement = None;
+            Ok(())
+        });
+    }
+}
+
+/// The `__enginebench` table the prelude takes its native calls from.
+pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
+    let native = lua.create_table()?;
+    let ctx = Rc::clone(&context);
+    native.set(
+        "connect",
+        lua.create_function(move |lua, ()| {
+            match libmariadb::Connection::connect(&ctx.spec.for_connection(ctx.connection_index)) {
+                Ok(connection) => {
+                    let conn: AnyUserData = lua.create_userdata(Conn {
+                        context: Rc::clone(&ctx),
+                        connection: Some(connection),
+                    })?;
+                    Ok((Some(conn), None))
+                }
+                Err(err) => Ok((None, Some(crate::server::describe_mysql_error(&err)))),
+            }
+        })?,
+    )?;
+    native.set("count_ignored", lua.create_function(|_, ()| Ok(()))?)?;
+    let ctx = Rc::clone(&context);
+    native.set(
+        "fatal_sql_error",
+        lua.create_function(
+            move |_, (code, message, query): (i64, String, Option<String>)| {
+                *ctx.fatal.borrow_mut() = Some(match query {
+                    Some(query) => format!(
+                        "mysql_drv_query() returned error {code} ({message}) for query '{query}'"
+                    ),
+                    None => format!("returned error {code} ({message})"),
+                });
+                Ok(())
+            },
+        )?,
+    )?;
+    let generators = [
+        ("rand_default", None),
+        ("rand_uniform", Some(0)),
+        ("rand_gaussian", Some(1)),
+        ("rand_special", Some(2)),
+        ("rand_pareto", Some(3)),
+        ("rand_zipfian", Some(4)),
+    ];
+    for (name, generator) in generators {
+        let ctx = Rc::clone(&context);
+        native.set(
+            name,
+            lua.create_function(move |_, (a, b): (f64, f64)| {
+                Ok(ctx.rand_between(generator, a as u32, b as u32))
+            })?,
+        )?;
+    }
+    let ctx = Rc::clone(&context);
+    native.set(
+        "rand_uniform_uint64",
+        lua.create_function(move |_, ()| Ok(ctx.rng.borrow_mut().gen::<u64>() as f64))?,
+    )?;
+    let ctx = Rc::clone(&context);
+    native.set(
+        "rand_uniform_double",
+        lua.create_function(move |_, ()| Ok(ctx.rng.borrow_mut().gen::<f64>()))?,
+    )?;
+    let ctx = Rc::clone(&context);
+    native.set(
+        "rand_unique",
+        lua.create_function(move |_, ()| {
+            let index = ctx.unique.get();
+            ctx.unique.set(index.wrapping_add(1));
+            Ok(unique_permutation(
+                (unique_permutation(index).wrapping_add(ctx.unique_offset)) ^ 0x5bf0_3635,
+            ))
+        })?,
+    )?;
+    let ctx = Rc::clone(&context);
+    native.set(
+        "rand_string",
+        lua.create_function(move |lua, template: mlua::String| {
+            let mut rng = ctx.rng.borrow_mut();
+            let bytes: Vec<u8> = template
+                .as_bytes()
+                .iter()
+                .map(|&byte| match byte {
+                    b'#' => rng.gen_range(b'0'..=b'9'),
+                    b'@' => rng.gen_range(b'a'..=b'z'),
+                    other => other,
+                })
+                .collect();
+            lua.create_string(bytes)
+        })?,
+    )?;
+    let ctx = Rc::clone(&context);
+    native.set(
+        "rand_varstring",
+        lua.create_function(move |lua, (min, max): (u32, u32)| {
+            let mut rng = ctx.rng.borrow_mut();
+            let length = rng.gen_range(min.min(max)..=max.max(min));
+            let bytes: Vec<u8> = (0..length)
+                .map(|_| {
+                    let pick = rng.gen_range(0..36u8);
+                    if pick < 10 {
+                        b'0' + pick
+                    } else {
+                        b'a' + pick - 10
+                    }
+                })
+                .collect();
+            lua.create_string(bytes)
+        })?,
+    )?;
+    lua.globals().set("__enginebench", native)?;
+    Ok(())
+}
+
+/// sysbench's unique-number permutation (a quadratic residue mod the largest prime below
+/// 2^32), which gives each of 2^32 draws a distinct value.
+fn unique_permutation(x: u32) -> u32 {
+    const PRIME: u32 = 4_294_967_291;
+    if x >= PRIME {
+        return x;
+    }
+    let residue = ((u64::from(x) * u64::from(x)) % u64::from(PRIME)) as u32;
+    if x <= PRIME / 2 {
+        residue
+    } else {
+        PRIME - residue
+    }
+}
+
+/// sysbench's `sb_counter_inc(thread, type)`, for scripts that declare it through ffi
+/// (Percona's TPC-C counts its own errors with it). enginebench counts statements from
+/// the statements themselves, so the call is accepted and has no effect.
+#[no_mangle]
+pub extern "C" fn sb_counter_inc(_thread_id: std::ffi::c_int, _counter: std::ffi::c_int) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unique_numbers_do_not_repeat() {
+        let drawn: std::collections::HashSet<u32> = (0..100_000u32)
+            .map(|i| unique_permutation(unique_permutation(i).wrapping_add(7) ^ 0x5bf0_3635))
+            .collect();
+        assert_eq!(drawn.len(), 100_000);
+    }
+
+    #[test]
+    fn slots_are_shared_and_the_last_takes_the_rest() {
+        let slots = Slots::default();
+        assert_eq!(slots.slot("SELECT ?"), 0);
+        assert_eq!(slots.slot("UPDATE t SET a = ?"), 1);
+        assert_eq!(slots.slot("SELECT ?"), 0);
+        for n in 0..SLOTS * 2 {
+            slots.slot(&format!("SELECT {n}"));
+        }
+        let names = slots.names();
+        assert_eq!(names.len(), SLOTS);
+        assert_eq!(names[SLOTS - 1], OTHER_STATEMENTS);
+        assert_eq!(slots.slot("never seen"), SLOTS - 1);
+    }
+
+    #[test]
+    fn ignore_lists_parse_as_sysbench_reads_them() {
+        assert_eq!(IgnoreErrors::parse("all"), Ok(IgnoreErrors::All));
+        assert_eq!(
+            IgnoreErrors::parse("1062,1213"),
+            Ok(IgnoreErrors::Codes(vec![1062, 1213]))
+        );
+        assert!(IgnoreErrors::parse("dup").is_err());
+        assert!(IgnoreErrors::sysbench_default().ignores(1213));
+        assert!(!IgnoreErrors::sysbench_default().ignores(1062));
+    }
+}

@@ -1,0 +1,504 @@
+//! The Lua kind: a sysbench 1.0 Lua script run unchanged as a study
+//! (`enginebench run SCRIPT.lua [--option=value …]`). Per engine: a fresh database, the
+//! script's `prepare` (its connections default to the engine, and `mysql_storage_engine`
+//! is set to it), the cells (threads × repeats, each statement a query kind under its
+//! digest), after each cell `--check COMMAND` if given (a script command whose failure
+//! marks the set-up not comparable), then `cleanup`. Also `enginebench sysbench …`'s
+//! commands (src/commands/sysbench.rs) run scripts through [`script`].
+//!
+//! Owns: the kind's parameters, steps and cells. Must not know the runner's insides.
+
+pub mod api;
+pub mod script;
+pub mod workload;
+
+use anyhow::{bail, Context as _};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{Choices, Kind};
+use crate::driver::{CellConfig, RateSpec, StopCondition, Workload};
+use crate::engine::Engine;
+use crate::plan::{
+    run_phase_cells, CellLength, CellLink, CellStep, Step, StepHost, Study, StudyKind,
+};
+use crate::report::text::{Layout, ANY_KIND};
+use crate::results::StepRecord;
+use crate::server::ConnectionSpec;
+use script::{Declared, Script, Settings, State};
+
+pub struct LuaKind;
+pub const KIND: LuaKind = LuaKind;
+
+impl Kind for LuaKind {
+    fn name(&self) -> &'static str {
+        "lua"
+    }
+    fn study_named(&self, name: &str, choices: &Choices) -> Option<anyhow::Result<Study>> {
+        name.ends_with(".lua")
+            .then(|| lua_study(name, choices).map(|study| Arc::new(study) as Study))
+    }
+    fn run_names(&self) -> Option<String> {
+        Some("a sysbench Lua script is path/to/script.lua".into())
+    }
+    fn listed(&self) -> Vec<(String, String)> {
+        vec![(
+            "SCRIPT.lua".into(),
+            "a sysbench 1.0 Lua script, run unchanged (--option=value as sysbench spells them)"
+                .into(),
+        )]
+    }
+    fn layout(&self) -> Layout {
+        ANY_KIND
+    }
+}
+
+/// A script study's choices; kept in the record with the script's text.
+#[derive(Debug, Clone, Serialize)]
+pub struct LuaParams {
+    pub script: String,
+    /// The script's options as given (`--name=value`).
+    pub options: BTreeMap<String, String>,
+    /// A script command run after each cell (`--check`).
+    pub check: Option<String>,
+    pub engines: Vec<Engine>,
+    pub threads: Vec<u32>,
+    pub time: Option<Duration>,
+    pub events: Option<u64>,
+    pub rate_per_s: Option<f64>,
+    pub warmup: Option<Duration>,
+    pub repeat: u32,
+    pub seed: u64,
+    pub query_timeout: Option<Duration>,
+    /// The script as it ran, so the record says what was measured.
+    pub source: String,
+    #[serde(skip)]
+    settings: Arc<Settings>,
+    #[serde(skip)]
+    declared: Arc<Declared>,
+    #[serde(skip)]
+    arrivals: crate::scenario::Arrivals,
+}
+
+/// The kind's own steps.
+const PREPARE: usize = 0;
+const CHECK: usize = 1;
+const CLEANUP: usize = 2;
+
+/// `run SCRIPT.lua` with the command line's choices.
+pub fn lua_study(name: &str, choices: &Choices) -> anyhow::Result<LuaParams> {
+    let script = Script::find(name)?;
+    let mut given = BTreeMap::new();
+    for (option, value) in &choices.script_options {
+        given.insert(Settings::option_name(option), value.clone());
+    }
+    let mut check = None;
+    for (name, value) in &choices.set {
+        match name.as_str() {
+            "check" => check = Some(value.clone()),
+            other => bail!(
+                "--set {other}: a Lua script takes its options as --{other}=VALUE (sysbench's spelling); --set check=COMMAND names a command to run after each cell"
+            ),
+        }
+    }
+    if choices.check.is_some() {
+        check = choices.check.clone();
+    }
+    let settings = Settings {
+        script: script.clone(),
+        command: "run".into(),
+        given,
+        global: Default::default(),
+        print_to_stderr: true,
+    };
+    let declared = declarations(&settings)?;
+    // Options are checked now, not at the first cell.
+    settings.options(&declared)?;
+    settings.ignore_errors()?;
+    settings.rand_spec()?;
+    if let Some(check) = &check {
+        if !declared.commands.contains_key(check) && !declared.has_function(check) {
+            bail!(
+                "--check {check}: {} defines no such command (it defines: {})",
+                script.name,
+                declared
+                    .commands
+                    .keys()
+                    .cloned()
+                    .chain(declared.functions.iter().cloned())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+    if !declared.has_function("event") {
+        bail!(
+            "{}: the script defines no event() function, so it has nothing to run (a script meant to be included by others?)",
+            script.name
+        );
+    }
+    Ok(LuaParams {
+        script: name.to_string(),
+        options: settings.given.clone(),
+        check,
+        engines: choices.engines_or(&[Engine::InnoDb]),
+        threads: choices.threads_or(&[1]),
+        time: choices
+            .time
+            .or((choices.events.is_none()).then_some(Duration::from_secs(10))),
+        events: choices.events,
+        rate_per_s: choices.rate_per_s,
+        warmup: choices.warmup,
+        repeat: choices.repeat.unwrap_or(1),
+        seed: choices.seed,
+        query_timeout: choices.query_timeout,
+        source: script.source.clone(),
+        settings: Arc::new(settings),
+        declared: Arc::new(declared),
+        arrivals: choices
+            .arrivals
+            .unwrap_or(crate::scenario::Arrivals::Constant),
+    })
+}
+
+/// What `settings`' script declares, read from a state of its own.
+pub fn declarations(settings: &Settings) -> anyhow::Result<Declared> {
+    let context = probe_context(settings)?;
+    let state = State::open(settings, None, context, 0)
+        .with_context(|| format!("loading {}", settings.script.name))?;
+    state.declared()
+}
+
+/// A context for a state that connects nowhere useful (reading declarations).
+fn probe_context(settings: &Settings) -> anyhow::Result<api::Context> {
+    api::Context::new(
+        ConnectionSpec::unix_socket(std::path::Path::new("/nonexistent"), "root", None),
+        0,
+        settings.ignore_errors()?,
+        Default::default(),
+        settings.rand_spec()?,
+        0,
+    )
+    .map_err(anyhow::Error::msg)
+}
+
+/// Runs script command `command` (a custom one, or sysbench's prepare/cleanup/help
+/// functions) on `spec`: in `threads` states when the script marks it parallel, else in
+/// one. Returns what the script printed when `capture` is set.
+pub fn run_command(
+    settings: &Settings,
+    declared: &Declared,
+    command: &str,
+    spec: &ConnectionSpec,
+    threads: u32,
+    seed: u64,
+) -> anyhow::Result<()> {
+    let mut settings = settings.clone();
+    settings.command = command.to_string();
+    settings.global.threads = threads.max(1);
+    let parallel = declared.commands.get(command).copied();
+    let custom = parallel.is_some();
+    if !custom && !declared.has_function(command) {
+        bail!(
+            "{}: no command '{command}' (the script defines: {})",
+            settings.script.name,
+            declared
+                .commands
+                .keys()
+                .cloned()
+                .chain(
+                    declared
+                        .functions
+                        .iter()
+                        .filter(|f| ["prepare", "cleanup", "help", "prewarm"].contains(&f.as_str()))
+                        .cloned()
+                )
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let states = if parallel == Some(true) {
+        settings.global.threads
+    } else {
+        1
+    };
+    let open = |tid: u32| -> anyhow::Result<State> {
+        let context = api::Context::new(
+            spec.clone(),
+            tid as usize,
+            settings.ignore_errors()?,
+            Default::default(),
+            settings.rand_spec()?,
+            seed ^ u64::from(tid),
+        )
+        .map_err(anyhow::Error::msg)?;
+        State::open(&settings, Some(declared), context, tid)
+    };
+    let run_one = |tid: u32| -> anyhow::Result<()> {
+        let state = open(tid)?;
+        if custom {
+            state.call_command(command)
+        } else {
+            state.call(command, ()).map(drop)
+        }
+    };
+    if states == 1 {
+        return run_one(0);
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..states)
+            .map(|tid| scope.spawn(move || run_one(tid)))
+            .collect();
+        let mut first_error = None;
+        for handle in handles {
+            let outcome = handle
+                .join()
+                .unwrap_or_else(|_| Err(anyhow::anyhow!("a command thread panicked")));
+            if let Err(err) = outcome {
+                first_error.get_or_insert(err);
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    })
+}
+
+impl LuaParams {
+    /// The script's settings for `engine`: `mysql_storage_engine` set to it when the
+    /// script takes that option.
+    fn settings_for(&self, engine: Engine) -> Settings {
+        let mut settings = (*self.settings).clone();
+        if self
+            .declared
+            .options
+            .iter()
+            .any(|(name, _, _)| name == "mysql_storage_engine")
+        {
+            settings
+                .given
+                .insert("mysql_storage_engine".into(), engine.key().into());
+        }
+        settings
+    }
+
+    /// Connections that create tables on `engine` unless the script names one.
+    fn engine_spec(spec: &ConnectionSpec, engine: Engine) -> ConnectionSpec {
+        spec.with_init_sql(&format!(
+            "SET SESSION default_storage_engine = {}",
+            engine.sql_name()
+        ))
+    }
+
+    fn command_step(
+        &self,
+        step: &str,
+        command: &str,
+        engine: Engine,
+        host: &mut dyn StepHost,
+    ) -> anyhow::Result<()> {
+        let database = self.database_for(engine, host.run_database());
+        if step == "prepare" {
+            host.fresh_database(&database, &[])?;
+        }
+        let spec = Self::engine_spec(&host.spec(&database), engine);
+        let started = std::time::Instant::now();
+        let threads = self.threads.iter().copied().max().unwrap_or(1).min(8);
+        let outcome = run_command(
+            &self.settings_for(engine),
+            &self.declared,
+            command,
+            &spec,
+            threads,
+            self.seed,
+        );
+        let error = outcome.as_ref().err().map(|err| format!("{err:#}"));
+        if step == "check" {
+            if let Some(error) = &error {
+                host.mark_not_comparable(engine, format!("--check {command} failed: {error}"));
+            }
+        } else if let Some(error) = &error {
+            host.refuse_cells(
+                engine,
+                Some(format!("the script's {command} failed: {error}")),
+            );
+        }
+        host.record_step(StepRecord {
+            name: step.into(),
+            engine: Some(engine),
+            profile: None,
+            detail: format!("{} {command}", self.script),
+            elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+            rows: None,
+            error: error.clone(),
+        })?;
+        if step == "prepare" {
+            if let Some(error) = error {
+                crate::console::note(&format!("{engine}: {error}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl StudyKind for LuaParams {
+    fn kind(&self) -> &'static str {
+        KIND.name()
+    }
+
+    fn name(&self) -> &str {
+        &self.script
+    }
+
+    fn title(&self) -> String {
+        let options: Vec<String> = self
+            .options
+            .iter()
+            .map(|(name, value)| format!("--{}={value}", name.replace('_', "-")))
+            .collect();
+        if options.is_empty() {
+            format!("sysbench script {}", self.script)
+        } else {
+            format!("sysbench script {} {}", self.script, options.join(" "))
+        }
+    }
+
+    fn phase_name(&self, _phase: usize) -> &str {
+        "run"
+    }
+
+    fn engines(&self) -> Vec<Engine> {
+        self.engines.clone()
+    }
+
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    fn query_timeout(&self) -> Option<Duration> {
+        self.query_timeout
+    }
+
+    fn parameters(&self) -> BTreeMap<String, serde_json::Value> {
+        super::parameters_of(self)
+    }
+
+    fn cell_length(&self, _phase: usize) -> CellLength {
+        CellLength {
+            time: self.time,
+            warmup: self.warmup,
+            count: self.events.map(|events| format!("{events} events")),
+        }
+    }
+
+    fn database_for(&self, engine: Engine, database: &str) -> String {
+        // Scripts name their tables plainly (sbtest1): each engine gets a database.
+        format!("{database}_{}", engine.key())
+    }
+
+    fn steps_on_one_server(&self) -> Vec<Step> {
+        let mut steps = Vec::new();
+        for &engine in &self.engines {
+            steps.push(Step::Own {
+                what: PREPARE,
+                engine,
+            });
+            for cell in run_phase_cells(0, &self.threads, &[engine], self.repeat, 0) {
+                steps.push(cell);
+                if self.check.is_some() {
+                    steps.push(Step::Own {
+                        what: CHECK,
+                        engine,
+                    });
+                }
+            }
+            steps.push(Step::Own {
+                what: CLEANUP,
+                engine,
+            });
+        }
+        steps
+    }
+
+    fn describe_step(&self, step: &Step) -> String {
+        match step {
+            Step::Own { what, engine } => match *what {
+                PREPARE => format!("{} prepare on {engine}", self.script),
+                CHECK => format!(
+                    "{} {} on {engine} (a failure marks it not comparable)",
+                    self.script,
+                    self.check.as_deref().unwrap_or("check")
+                ),
+                _ => format!("{} cleanup on {engine}", self.script),
+            },
+            other => format!("{other:?}"),
+        }
+    }
+
+    fn cell(
+        &self,
+        cell: &CellStep,
+        link: CellLink,
+    ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
+        let mut config = link.config(
+            cell.threads,
+            StopCondition {
+                events_per_thread: None,
+                events_total: self.events,
+                duration: self.time,
+            },
+            self.warmup,
+        );
+        config.rate = self.rate_per_s.map(|events_per_s| RateSpec {
+            events_per_s,
+            arrivals: self.arrivals,
+        });
+        let mut settings = self.settings_for(cell.engine);
+        settings.global.threads = cell.threads;
+        settings.global.time = self.time.map_or(0.0, |t| t.as_secs_f64());
+        settings.global.events = self.events.unwrap_or(0) as f64;
+        let workload = workload::LuaWorkload::new(
+            Arc::new(settings),
+            Arc::clone(&self.declared),
+            Self::engine_spec(&link.spec, cell.engine),
+            link.seed,
+        )?;
+        Ok((Box::new(workload), config))
+    }
+
+    fn run_own_step(
+        &self,
+        what: usize,
+        engine: Engine,
+        host: &mut dyn StepHost,
+    ) -> anyhow::Result<()> {
+        match what {
+            PREPARE => {
+                let command = if self.declared.commands.contains_key("prepare")
+                    || self.declared.has_function("prepare")
+                {
+                    "prepare"
+                } else {
+                    // Nothing to prepare: the database alone.
+                    let database = self.database_for(engine, host.run_database());
+                    return host.fresh_database(&database, &[]);
+                };
+                self.command_step("prepare", command, engine, host)
+            }
+            CHECK => {
+                let command = self.check.clone().unwrap_or_default();
+                self.command_step("check", &command, engine, host)
+            }
+            CLEANUP => {
+                if self.declared.commands.contains_key("cleanup")
+                    || self.declared.has_function("cleanup")
+                {
+                    self.command_step("cleanup", "cleanup", engine, host)
+                } else {
+                    Ok(())
+                }
+            }
+            other => bail!("the Lua kind has no step numbered {other} (a bug in enginebench)"),
+        }
+    }
+}

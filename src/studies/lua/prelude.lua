@@ -1,0 +1,403 @@
+-- enginebench's own implementation of sysbench 1.0's Lua API, loaded into every Lua state
+-- before the user's script. Written from sysbench's documented API and its observed
+-- behaviour (Debian's sysbench 1.0.20 is the oracle); no sysbench source is copied. The
+-- SQL calls go to `__enginebench` (Rust, src/studies/lua/api.rs), which times each
+-- statement under its digest and, on the event driver, suspends the connection's
+-- coroutine instead of blocking.
+
+local native = __enginebench
+__enginebench = nil
+
+ffi = require("ffi")
+
+-- The types and C symbols scripts name through ffi (sysbench's sb_counter_inc and its
+-- counter types): declared as sysbench declares them, so a script's own cdef that uses
+-- them compiles.
+ffi.cdef[[
+typedef enum
+{
+  SB_CNT_OTHER,
+  SB_CNT_READ,
+  SB_CNT_WRITE,
+  SB_CNT_TRX,
+  SB_CNT_ERROR,
+  SB_CNT_RECONNECT,
+  SB_CNT_MAX
+} sb_counter_type;
+typedef enum
+{
+  DB_ERROR_NONE,
+  DB_ERROR_IGNORABLE,
+  DB_ERROR_FATAL
+} sql_error_t;
+typedef enum
+{
+  SQL_TYPE_NONE,
+  SQL_TYPE_TINYINT,
+  SQL_TYPE_SMALLINT,
+  SQL_TYPE_INT,
+  SQL_TYPE_BIGINT,
+  SQL_TYPE_FLOAT,
+  SQL_TYPE_DOUBLE,
+  SQL_TYPE_TIME,
+  SQL_TYPE_DATE,
+  SQL_TYPE_DATETIME,
+  SQL_TYPE_TIMESTAMP,
+  SQL_TYPE_CHAR,
+  SQL_TYPE_VARCHAR
+} sql_bind_type_t;
+]]
+
+sysbench = sysbench or {}
+sysbench.version = "1.0.20"
+sysbench.version_string = "sysbench 1.0.20 (enginebench)"
+sysbench.error = { NONE = 0, RESTART_EVENT = 1 }
+sysbench.hooks = {}
+sysbench.cmdline = sysbench.cmdline or {}
+sysbench.cmdline.PARALLEL_COMMAND = true
+sysbench.cmdline.ARG_NULL = 0
+sysbench.cmdline.ARG_BOOL = 1
+sysbench.cmdline.ARG_INT = 2
+sysbench.cmdline.ARG_SIZE = 3
+sysbench.cmdline.ARG_DOUBLE = 4
+sysbench.cmdline.ARG_STRING = 5
+sysbench.cmdline.ARG_LIST = 6
+sysbench.cmdline.ARG_FILE = 7
+sysbench.cmdline.ARG_MAX = 8
+sysbench.opt = sysbench.opt or {}
+
+-- sysbench.rand: the generators live in Rust (one per state, seeded per thread).
+sysbench.rand = {
+   default = native.rand_default,
+   uniform = native.rand_uniform,
+   gaussian = native.rand_gaussian,
+   special = native.rand_special,
+   pareto = native.rand_pareto,
+   zipfian = native.rand_zipfian,
+   uniform_uint64 = native.rand_uniform_uint64,
+   uniform_double = native.rand_uniform_double,
+   unique = native.rand_unique,
+   string = native.rand_string,
+   varstring = native.rand_varstring,
+}
+
+-- sysbench.sql
+sysbench.sql = {}
+sysbench.sql.type = {
+   NONE = 0, TINYINT = 1, SMALLINT = 2, INT = 3, BIGINT = 4, FLOAT = 5, DOUBLE = 6,
+   TIME = 7, DATE = 8, DATETIME = 9, TIMESTAMP = 10, CHAR = 11, VARCHAR = 12,
+}
+sysbench.sql.error = { NONE = 0, IGNORABLE = 1, FATAL = 2 }
+
+local sql_type = sysbench.sql.type
+
+local driver_methods = {}
+local driver_mt = {
+   __index = driver_methods,
+   __tostring = function() return "<sql_driver>" end,
+}
+local connection_methods = {}
+local connection_mt = {
+   __index = connection_methods,
+   __tostring = function() return "<sql_connection>" end,
+}
+local statement_methods = {}
+local statement_mt = {
+   __index = statement_methods,
+   __tostring = function() return "<sql_statement>" end,
+}
+local param_methods = {}
+local param_mt = {
+   __index = param_methods,
+   __tostring = function() return "<sql_param>" end,
+}
+
+function sysbench.sql.driver(name)
+   if name ~= nil and name ~= "mysql" then
+      error("failed to initialize the DB driver", 2)
+   end
+   return setmetatable({ sname = "mysql", lname = "MySQL driver" }, driver_mt)
+end
+
+function driver_methods.name(self)
+   return self.sname
+end
+
+function driver_methods.connect(self)
+   local handle, message = native.connect()
+   if handle == nil then
+      error("connection creation failed: " .. tostring(message), 2)
+   end
+   return setmetatable({ handle = handle }, connection_mt)
+end
+
+-- An error the server sent for `query`: raised as sysbench raises it. Ignorable errors
+-- (--mysql-ignore-errors, or the sql_error_ignorable hook) raise a table with
+-- errcode = RESTART_EVENT, which restarts the event unless the script catches it;
+-- others raise "SQL error, errno = N, state = 'S': message".
+local function raise_sql_error(self, query, errno, state, message, ignorable, level)
+   local errdesc = {
+      connection = self,
+      query = query,
+      sql_errno = errno,
+      sql_state = state,
+      sql_errmsg = message,
+   }
+   if ignorable or (type(sysbench.hooks.sql_error_ignorable) == "function"
+                    and sysbench.hooks.sql_error_ignorable(errdesc)) then
+      native.count_ignored()
+      errdesc.errcode = sysbench.error.RESTART_EVENT
+      error(errdesc, level + 1)
+   end
+   native.fatal_sql_error(errno, message, query)
+   error(string.format("SQL error, errno = %d, state = '%s': %s", errno, state, message),
+         level)
+end
+
+function connection_methods.query(self, query)
+   local rs, errno, state, message, ignorable = self.handle:query(query)
+   if errno ~= nil then
+      raise_sql_error(self, query, errno, state, message, ignorable, 3)
+   end
+   return rs
+end
+
+function connection_methods.query_row(self, query)
+   local rs = self:query(query)
+   if rs == nil or rs.nrows == 0 then
+      return nil
+   end
+   return unpack(rs:fetch_row(), 1, rs.nfields)
+end
+
+-- sysbench 1.1's: whether the last statement (a CALL) has more results, and the next one.
+function connection_methods.more_results(self)
+   return self.handle:more_results()
+end
+
+function connection_methods.next_result(self)
+   local rs, errno, state, message, ignorable = self.handle:next_result()
+   if errno ~= nil then
+      raise_sql_error(self, "<next_result>", errno, state, message, ignorable, 3)
+   end
+   return rs
+end
+
+function connection_methods.disconnect(self)
+   self.handle:disconnect()
+   return true
+end
+
+function connection_methods.reconnect(self)
+   local ok, message = self.handle:reconnect()
+   assert(ok, message)
+   return true
+end
+
+-- Multi-row INSERTs as sysbench builds them: rows joined with commas into one statement,
+-- sent when the next row would take it past 512 KiB, and at bulk_insert_done (no COMMIT
+-- of its own, as sysbench's MySQL driver), so the server counts the same statements.
+local BULK_PACKET_BYTES = 512 * 1024
+
+function connection_methods.bulk_insert_init(self, query)
+   assert(#query + 1 <= BULK_PACKET_BYTES, "db_bulk_insert_init() failed")
+   self.bulk_query = query
+   self.bulk_rows = {}
+   self.bulk_size = #query
+   return true
+end
+
+local function bulk_flush(self)
+   if self.bulk_rows == nil or #self.bulk_rows == 0 then
+      return
+   end
+   local sql = self.bulk_query .. table.concat(self.bulk_rows, ",")
+   self.bulk_rows = {}
+   self.bulk_size = #self.bulk_query
+   self:query(sql)
+end
+
+function connection_methods.bulk_insert_next(self, value)
+   assert(self.bulk_rows ~= nil, "db_bulk_insert_next() failed")
+   local comma = #self.bulk_rows > 0 and 1 or 0
+   if self.bulk_size + #value + 1 + comma > BULK_PACKET_BYTES then
+      assert(comma == 1, "db_bulk_insert_next() failed")
+      bulk_flush(self)
+      comma = 0
+   end
+   self.bulk_rows[#self.bulk_rows + 1] = value
+   self.bulk_size = self.bulk_size + #value + comma
+   return true
+end
+
+function connection_methods.bulk_insert_done(self)
+   bulk_flush(self)
+   self.bulk_rows = nil
+   self.bulk_query = nil
+   return true
+end
+
+function connection_methods.prepare(self, query)
+   local handle, errno, state, message, ignorable = self.handle:prepare(query)
+   if handle == nil then
+      raise_sql_error(self, query, errno, state, message, ignorable, 3)
+   end
+   return setmetatable({ handle = handle, connection = self, query = query, params = {} },
+                       statement_mt)
+end
+
+function statement_methods.bind_create(self, btype, max_len)
+   local param = setmetatable({}, param_mt)
+   if btype == sql_type.TINYINT or btype == sql_type.SMALLINT or btype == sql_type.INT
+      or btype == sql_type.BIGINT then
+      param.type = sql_type.BIGINT
+      param.max_len = 8
+   elseif btype == sql_type.FLOAT or btype == sql_type.DOUBLE then
+      param.type = sql_type.DOUBLE
+      param.max_len = 8
+   elseif btype == sql_type.CHAR or btype == sql_type.VARCHAR then
+      param.type = sql_type.VARCHAR
+      param.max_len = max_len
+   else
+      error("Unsupported argument type: " .. tostring(btype), 2)
+   end
+   param.value = nil
+   return param
+end
+
+function statement_methods.bind_param(self, ...)
+   local count = select("#", ...)
+   if count < 1 then
+      return nil
+   end
+   self.params = { ... }
+   return 0
+end
+
+function statement_methods.execute(self)
+   local params = self.params
+   local count = #params
+   local values = {}
+   local types = {}
+   for i = 1, count do
+      types[i] = params[i].type
+      values[i] = params[i].value
+   end
+   local rs, errno, state, message, ignorable =
+      self.handle:execute(count, types, values)
+   if errno ~= nil then
+      raise_sql_error(self.connection, self.query, errno, state, message, ignorable, 3)
+   end
+   return rs
+end
+
+function statement_methods.close(self)
+   self.handle:close()
+   return 0
+end
+
+function param_methods.set(self, value)
+   if value == nil then
+      self.value = nil
+      return
+   end
+   local t = self.type
+   if t == sql_type.BIGINT then
+      local number = tonumber(value)
+      if number == nil then
+         error("cannot convert '" .. tostring(value) .. "' to an integer", 2)
+      end
+      -- An int64 buffer keeps the whole part, as sysbench's does.
+      self.value = number >= 0 and math.floor(number) or math.ceil(number)
+   elseif t == sql_type.DOUBLE then
+      self.value = tonumber(value)
+   elseif t == sql_type.VARCHAR then
+      value = tostring(value)
+      if #value > self.max_len then
+         value = value:sub(1, self.max_len)
+      end
+      self.value = value
+   else
+      error("Unsupported argument type: " .. tostring(t), 2)
+   end
+end
+
+function param_methods.set_rand_str(self, fmt)
+   if self.type ~= sql_type.VARCHAR then
+      error("Unsupported argument type: " .. tostring(self.type), 2)
+   end
+   local value = sysbench.rand.string(fmt)
+   if #value > self.max_len then
+      value = value:sub(1, self.max_len)
+   end
+   self.value = value
+end
+
+-- The event loop of one thread, as sysbench runs it: returns 0 after an event, 1 when an
+-- ignorable error restarted it (the caller runs it again), 2 when event() asked to stop.
+function __enginebench_event(thread_id)
+   local ok, ret = pcall(event, thread_id)
+   if not ok then
+      if type(ret) == "table" and ret.errcode == sysbench.error.RESTART_EVENT then
+         if sysbench.hooks.before_restart_event then
+            sysbench.hooks.before_restart_event(ret)
+         end
+         return 1
+      end
+      error(ret, 0)
+   end
+   if ret then
+      return 2
+   end
+   return 0
+end
+
+-- sysbench's report helpers, for scripts' report hooks.
+function sysbench.report_default(stat)
+   local seconds = stat.time_interval
+   print(string.format("[ %.0fs ] thds: %u tps: %4.2f qps: %4.2f " ..
+                          "(r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%u%%): %4.2f " ..
+                          "err/s %4.2f reconn/s: %4.2f",
+                       stat.time_total, stat.threads_running,
+                       stat.events / seconds,
+                       (stat.reads + stat.writes + stat.other) / seconds,
+                       stat.reads / seconds, stat.writes / seconds, stat.other / seconds,
+                       sysbench.opt.percentile, stat.latency_pct * 1000,
+                       stat.errors / seconds, stat.reconnects / seconds))
+end
+
+function sysbench.report_csv(stat)
+   local seconds = stat.time_interval
+   print(string.format("%.0f,%u,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f",
+                       stat.time_total, stat.threads_running,
+                       stat.events / seconds,
+                       (stat.reads + stat.writes + stat.other) / seconds,
+                       stat.reads / seconds, stat.writes / seconds, stat.other / seconds,
+                       stat.latency_pct * 1000,
+                       stat.errors / seconds, stat.reconnects / seconds))
+end
+
+-- sysbench 1.0's compatibility names for 0.5-era scripts (oltp_common.lua still uses
+-- sb_rand). The 0.5 db_* API itself is not provided.
+thread_id = sysbench.tid
+test = sysbench.cmdline.script_path
+
+function sb_rnd()
+   return sysbench.rand.uniform_uint64() % 4294967296
+end
+
+sb_rand = sysbench.rand.default
+sb_rand_str = sysbench.rand.string
+sb_rand_uniform = sysbench.rand.uniform
+sb_rand_gaussian = sysbench.rand.gaussian
+sb_rand_special = sysbench.rand.special
+
+function sb_rand_uniq(a, b)
+   a = a or 0
+   b = b or 4294967295
+   local value
+   repeat
+      value = sysbench.rand.unique()
+   until value >= a and value <= b
+   return value
+end

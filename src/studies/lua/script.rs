@@ -1,0 +1,574 @@
+//! A sysbench Lua script as enginebench runs it: found (a path, or a name sysbench would
+//! find on its module path), its options read as sysbench reads them (declared in
+//! `sysbench.cmdline.options`, spelled `--name=value` with `-` or `_`), and a Lua state
+//! opened for one thread with the API, `sysbench.opt` and `sysbench.tid` in place before
+//! the script's own top-level code runs, as sysbench does. Errors name the script's file
+//! and line and the function that failed.
+//!
+//! Owns: finding scripts, their options, opening states, calling their functions. Must
+//! not know cells, the runner or reports.
+
+use anyhow::{bail, Context as _};
+use mlua::{Lua, LuaOptions, StdLib, Value};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use super::api::{self, Context, IgnoreErrors};
+use crate::scenario::distributions::{RandSpec, RandType};
+
+const PRELUDE: &str = include_str!("prelude.lua");
+
+/// Where sysbench's own scripts live when Debian's package is installed.
+const SYSBENCH_DIRS: [&str; 2] = ["/usr/share/sysbench", "/usr/local/share/sysbench"];
+
+/// A script read from disk.
+#[derive(Debug, Clone, Serialize)]
+pub struct Script {
+    /// As the user named it, for messages and the record.
+    pub name: String,
+    /// Where it was found.
+    pub path: PathBuf,
+    #[serde(skip)]
+    pub source: String,
+}
+
+impl Script {
+    /// The script `name` means: a file, or (as sysbench does) `NAME.lua` on sysbench's
+    /// module path (the current directory, then sysbench's own scripts).
+    pub fn find(name: &str) -> anyhow::Result<Script> {
+        let direct = PathBuf::from(name);
+        let candidates: Vec<PathBuf> = if direct.is_file() {
+            vec![direct]
+        } else {
+            let stem = name.trim_end_matches(".lua");
+            std::iter::once(PathBuf::from(format!("{stem}.lua")))
+                .chain(
+                    SYSBENCH_DIRS
+                        .iter()
+                        .map(|dir| Path::new(dir).join(format!("{stem}.lua"))),
+                )
+                .collect()
+        };
+        let Some(path) = candidates.into_iter().find(|path| path.is_file()) else {
+            bail!(
+                "no Lua script '{name}': not a file, and not in {} (sysbench's scripts come with `apt-get install sysbench`)",
+                SYSBENCH_DIRS.join(" or ")
+            );
+        };
+        let source = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading the Lua script {}", path.display()))?;
+        Ok(Script {
+            name: name.to_string(),
+            path,
+            source,
+        })
+    }
+
+    /// The directory `require` looks in first (the script's own).
+    fn dir(&self) -> PathBuf {
+        self.path
+            .parent()
+            .map(Path::to_path_buf)
+            .filter(|dir| !dir.as_os_str().is_empty())
+            .unwrap_or_else(|| PathBuf::from("."))
+    }
+}
+
+/// An option's value as `sysbench.opt` holds it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum OptionValue {
+    Bool(bool),
+    Number(f64),
+    Text(String),
+    List(Vec<String>),
+}
+
+impl OptionValue {
+    /// `text` read as the type of `like` (sysbench's types follow the default's).
+    fn parse_like(like: &OptionValue, name: &str, text: &str) -> anyhow::Result<OptionValue> {
+        Ok(match like {
+            OptionValue::Bool(_) => OptionValue::Bool(match text {
+                "on" | "true" | "yes" | "1" | "" => true,
+                "off" | "false" | "no" | "0" => false,
+                _ => bail!("--{name}={text}: on or off"),
+            }),
+            OptionValue::Number(_) => OptionValue::Number(
+                text.parse()
+                    .ok()
+                    .or_else(|| crate::units::parse_count(text).ok().map(|n| n as f64))
+                    .with_context(|| format!("--{name}={text}: a number"))?,
+            ),
+            OptionValue::Text(_) => OptionValue::Text(text.to_string()),
+            OptionValue::List(_) => OptionValue::List(
+                text.split(',')
+                    .filter(|part| !part.is_empty())
+                    .map(String::from)
+                    .collect(),
+            ),
+        })
+    }
+
+    fn to_lua(&self, lua: &Lua) -> mlua::Result<Value> {
+        Ok(match self {
+            OptionValue::Bool(b) => Value::Boolean(*b),
+            OptionValue::Number(n) => Value::Number(*n),
+            OptionValue::Text(text) => Value::String(lua.create_string(text)?),
+            OptionValue::List(items) => {
+                let table = lua.create_table()?;
+                for (index, item) in items.iter().enumerate() {
+                    table.raw_set(index + 1, item.as_str())?;
+                }
+                Value::Table(table)
+            }
+        })
+    }
+
+    /// As sysbench prints it in `help`.
+    fn shown(&self) -> String {
+        match self {
+            OptionValue::Bool(b) => if *b { "on" } else { "off" }.into(),
+            OptionValue::Number(n) => format_number(*n),
+            OptionValue::Text(text) => text.clone(),
+            OptionValue::List(items) => items.join(","),
+        }
+    }
+}
+
+fn format_number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        n.to_string()
+    }
+}
+
+/// What a script declares: its options (name, description, default) and custom commands
+/// (name, whether it runs in every thread), and which of sysbench's functions it defines.
+#[derive(Debug, Clone, Default)]
+pub struct Declared {
+    pub options: Vec<(String, String, Option<OptionValue>)>,
+    /// Whether it declares options at all (a script that does not takes any option, and
+    /// sees them as globals too: sysbench's legacy API).
+    pub declares_options: bool,
+    pub commands: BTreeMap<String, bool>,
+    pub functions: Vec<String>,
+}
+
+impl Declared {
+    pub fn has_function(&self, name: &str) -> bool {
+        self.functions.iter().any(|f| f == name)
+    }
+}
+
+/// sysbench's own options as `sysbench.opt` shows them, with the values a run gives them.
+#[derive(Debug, Clone, Serialize)]
+pub struct GlobalOptions {
+    pub threads: u32,
+    pub time: f64,
+    pub events: f64,
+    pub rate: f64,
+    pub report_interval: f64,
+    pub percentile: f64,
+    pub rand_type: RandType,
+    pub rand_seed: u64,
+    pub mysql_ignore_errors: String,
+    pub mysql_host: String,
+    pub mysql_port: f64,
+    pub mysql_socket: String,
+    pub mysql_user: String,
+    pub mysql_db: String,
+}
+
+impl Default for GlobalOptions {
+    fn default() -> GlobalOptions {
+        GlobalOptions {
+            threads: 1,
+            time: 10.0,
+            events: 0.0,
+            rate: 0.0,
+            report_interval: 0.0,
+            percentile: 95.0,
+            rand_type: RandType::Special,
+            rand_seed: 0,
+            mysql_ignore_errors: "1213,1020,1205".into(),
+            mysql_host: "localhost".into(),
+            mysql_port: 3306.0,
+            mysql_socket: String::new(),
+            mysql_user: "sbtest".into(),
+            mysql_db: "sbtest".into(),
+        }
+    }
+}
+
+impl GlobalOptions {
+    fn values(&self) -> Vec<(&'static str, OptionValue)> {
+        use OptionValue::*;
+        let rand_type = serde_json::to_value(self.rand_type)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_else(|| "special".into());
+        vec![
+            ("threads", Number(f64::from(self.threads))),
+            ("time", Number(self.time)),
+            ("events", Number(self.events)),
+            ("rate", Number(self.rate)),
+            ("report_interval", Number(self.report_interval)),
+            ("percentile", Number(self.percentile)),
+            ("rand_type", Text(rand_type)),
+            ("rand_seed", Number(self.rand_seed as f64)),
+            ("rand_spec_iter", Number(12.0)),
+            ("rand_spec_pct", Number(1.0)),
+            ("rand_spec_res", Number(75.0)),
+            ("rand_pareto_h", Number(0.2)),
+            ("rand_zipfian_exp", Number(0.8)),
+            ("db_driver", Text("mysql".into())),
+            ("db_ps_mode", Text("auto".into())),
+            ("db_debug", Bool(false)),
+            ("verbosity", Number(3.0)),
+            ("mysql_host", List(vec![self.mysql_host.clone()])),
+            ("mysql_port", List(vec![format_number(self.mysql_port)])),
+            (
+                "mysql_socket",
+                List(if self.mysql_socket.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![self.mysql_socket.clone()]
+                }),
+            ),
+            ("mysql_user", Text(self.mysql_user.clone())),
+            ("mysql_password", Text(String::new())),
+            ("mysql_db", Text(self.mysql_db.clone())),
+            (
+                "mysql_ignore_errors",
+                List(
+                    self.mysql_ignore_errors
+                        .split(',')
+                        .map(String::from)
+                        .collect(),
+                ),
+            ),
+        ]
+    }
+}
+
+/// Everything a state of one script needs besides its thread number.
+#[derive(Debug, Clone, Serialize)]
+pub struct Settings {
+    pub script: Script,
+    /// `sysbench.cmdline.command`.
+    pub command: String,
+    /// The script's options as given (`--name=value`, name with `_`).
+    pub given: BTreeMap<String, String>,
+    pub global: GlobalOptions,
+    /// Script output goes to stderr (a study's stdout holds its report).
+    #[serde(skip)]
+    pub print_to_stderr: bool,
+}
+
+impl Settings {
+    /// `--name=value` read as the script (or sysbench) spells it: `-` and `_` alike.
+    pub fn option_name(name: &str) -> String {
+        name.trim_start_matches('-').replace('-', "_")
+    }
+
+    pub fn ignore_errors(&self) -> anyhow::Result<IgnoreErrors> {
+        let text = self
+            .given
+            .get("mysql_ignore_errors")
+            .unwrap_or(&self.global.mysql_ignore_errors);
+        IgnoreErrors::parse(text).map_err(anyhow::Error::msg)
+    }
+
+    pub fn rand_spec(&self) -> anyhow::Result<RandSpec> {
+        let mut spec = RandSpec {
+            rand_type: self.global.rand_type,
+            ..RandSpec::default()
+        };
+        for (name, value) in &self.given {
+            let number = || -> anyhow::Result<f64> {
+                value
+                    .parse()
+                    .with_context(|| format!("--{}={value}: a number", name.replace('_', "-")))
+            };
+            match name.as_str() {
+                "rand_type" => {
+                    spec.rand_type = clap::ValueEnum::from_str(value, true).map_err(|_| {
+                        anyhow::anyhow!(
+                            "--rand-type={value}: uniform, gaussian, special, pareto or zipfian"
+                        )
+                    })?
+                }
+                "rand_spec_iter" => spec.spec_iter = number()? as u32,
+                "rand_spec_pct" => spec.spec_pct = number()? as u32,
+                "rand_spec_res" => spec.spec_res = number()? as u32,
+                "rand_pareto_h" => spec.pareto_h = number()?,
+                "rand_zipfian_exp" => spec.zipfian_exp = number()?,
+                _ => {}
+            }
+        }
+        Ok(spec)
+    }
+
+    /// `sysbench.opt`'s entries: sysbench's options, then the script's (defaults replaced
+    /// by what was given). Refuses an option neither declares, as sysbench does.
+    pub fn options(&self, declared: &Declared) -> anyhow::Result<Vec<(String, OptionValue)>> {
+        let mut values: Vec<(String, OptionValue)> = self
+            .global
+            .values()
+            .into_iter()
+            .map(|(name, value)| (name.to_string(), value))
+            .collect();
+        for (name, value) in &self.given {
+            if let Some(slot) = values.iter_mut().find(|(known, _)| known == name) {
+                slot.1 = OptionValue::parse_like(&slot.1, name, value)?;
+            }
+        }
+        for (name, _, default) in &declared.options {
+            let value = match (self.given.get(name), default) {
+                (Some(text), Some(default)) => OptionValue::parse_like(default, name, text)?,
+                (Some(text), None) => OptionValue::Text(text.clone()),
+                (None, Some(default)) => default.clone(),
+                (None, None) => continue,
+            };
+            values.retain(|(known, _)| known != name);
+            values.push((name.clone(), value));
+        }
+        for name in self.given.keys() {
+            if !values.iter().any(|(known, _)| known == name) {
+                if declared.declares_options {
+                    bail!(
+                        "{}: unknown option --{} (the script declares {}; `enginebench sysbench {} help` lists them)",
+                        self.script.name,
+                        name.replace('_', "-"),
+                        declared
+                            .options
+                            .iter()
+                            .map(|(n, _, _)| format!("--{}", n.replace('_', "-")))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        self.script.name
+                    );
+                }
+                values.push((name.clone(), OptionValue::Text(self.given[name].clone())));
+            }
+        }
+        Ok(values)
+    }
+
+    /// The script's `help`, as sysbench prints its options.
+    pub fn help(&self, declared: &Declared) -> String {
+        let mut out = format!("{} options:\n", self.script.name);
+        for (name, description, default) in &declared.options {
+            let shown = default
+                .as_ref()
+                .map(|d| format!(" [{}]", d.shown()))
+                .unwrap_or_default();
+            let flag = format!("--{name}=N");
+            out.push_str(&format!("  {flag:<40}{description}{shown}\n"));
+        }
+        out
+    }
+}
+
+/// One thread's Lua state with the script loaded.
+pub struct State {
+    pub lua: Lua,
+    pub context: Rc<Context>,
+    pub tid: u32,
+}
+
+impl State {
+    /// A state for thread `tid`: the API, `sysbench.opt`, then the script's top-level code.
+    pub fn open(
+        settings: &Settings,
+        declared: Option<&Declared>,
+        context: Context,
+        tid: u32,
+    ) -> anyhow::Result<State> {
+        // SAFETY: the `ffi` and `jit` libraries are what sysbench's scripts are written
+        // for; the script is the user's own program, run as it would be under sysbench.
+        let lua = unsafe { Lua::unsafe_new_with(StdLib::ALL, LuaOptions::default()) };
+        let context = Rc::new(context);
+        let setup = || -> mlua::Result<()> {
+            let package: mlua::Table = lua.globals().get("package")?;
+            let dir = settings.script.dir();
+            let mut path = format!("{}/?.lua;./?.lua;./?/init.lua;", dir.display());
+            for dir in SYSBENCH_DIRS {
+                path.push_str(&format!("{dir}/?.lua;"));
+            }
+            let default: String = package.get("path")?;
+            path.push_str(&default);
+            package.set("path", path)?;
+            api::install(&lua, Rc::clone(&context))?;
+            let sysbench = lua.create_table()?;
+            sysbench.set("tid", tid)?;
+            let cmdline = lua.create_table()?;
+            cmdline.set("command", settings.command.as_str())?;
+            cmdline.set("script_path", settings.script.path.display().to_string())?;
+            sysbench.set("cmdline", cmdline)?;
+            lua.globals().set("sysbench", sysbench)?;
+            lua.load(PRELUDE)
+                .set_name("=enginebench's sysbench API")
+                .exec()?;
+            if settings.print_to_stderr {
+                lua.load(
+                    "print = function(...) local n = select('#', ...) local t = {...} \
+                     for i = 1, n do t[i] = tostring(t[i]) end \
+                     io.stderr:write(table.concat(t, '\\t', 1, n), '\\n') end",
+                )
+                .set_name("=enginebench")
+                .exec()?;
+            }
+            Ok(())
+        };
+        setup().map_err(|err| anyhow::anyhow!("setting up the Lua API: {err}"))?;
+        if let Some(declared) = declared {
+            let opt: mlua::Table = lua
+                .load("return sysbench.opt")
+                .eval()
+                .map_err(|err| anyhow::anyhow!("{err}"))?;
+            for (name, value) in settings.options(declared)? {
+                let value = value.to_lua(&lua).map_err(|err| anyhow::anyhow!("{err}"))?;
+                opt.set(name.as_str(), value.clone())
+                    .map_err(|err| anyhow::anyhow!("{err}"))?;
+                if !declared.declares_options {
+                    // sysbench's legacy API: options are globals too, unless a function
+                    // already has the name.
+                    let existing: Value = lua.globals().get(name.as_str()).unwrap_or(Value::Nil);
+                    if !matches!(existing, Value::Function(_)) {
+                        let _ = lua.globals().set(name.as_str(), value);
+                    }
+                }
+            }
+        }
+        lua.load(settings.script.source.as_str())
+            .set_name(format!("@{}", settings.script.path.display()))
+            .exec()
+            .map_err(|err| anyhow::anyhow!("{}", lua_error_text(&err)))?;
+        Ok(State { lua, context, tid })
+    }
+
+    /// Whether the script defines global function `name`.
+    pub fn has_function(&self, name: &str) -> bool {
+        matches!(
+            self.lua.globals().get::<Value>(name),
+            Ok(Value::Function(_))
+        )
+    }
+
+    /// Calls global function `name` with `args`; an error reads as sysbench's
+    /// "`name' function failed: file:line: message".
+    pub fn call(&self, name: &str, args: impl mlua::IntoLuaMulti) -> anyhow::Result<Value> {
+        let function: mlua::Function = self
+            .lua
+            .globals()
+            .get(name)
+            .map_err(|_| anyhow::anyhow!("{name} is not a function"))?;
+        function
+            .call::<Value>(args)
+            .map_err(|err| self.failed(name, &err))
+    }
+
+    /// A Lua error in `function` as one message, with the SQL error behind it if any.
+    pub fn failed(&self, function: &str, err: &mlua::Error) -> anyhow::Error {
+        let mut message = format!("`{function}' function failed: {}", lua_error_text(err));
+        if let Some(fatal) = self.context.fatal.borrow_mut().take() {
+            message.push_str(&format!(" ({fatal})"));
+        }
+        anyhow::anyhow!(message)
+    }
+
+    /// What the script declares (read after its top-level code ran).
+    pub fn declared(&self) -> anyhow::Result<Declared> {
+        let read = || -> mlua::Result<Declared> {
+            let mut declared = Declared::default();
+            let sysbench: mlua::Table = self.lua.globals().get("sysbench")?;
+            let cmdline: mlua::Table = sysbench.get("cmdline")?;
+            if let Value::Table(options) = cmdline.get::<Value>("options")? {
+                declared.declares_options = true;
+                for pair in options.pairs::<String, mlua::Table>() {
+                    let (name, definition) = pair?;
+                    let description: String = definition.get(1).unwrap_or_default();
+                    let default = match definition.get::<Value>(2)? {
+                        Value::Boolean(b) => Some(OptionValue::Bool(b)),
+                        Value::Integer(n) => Some(OptionValue::Number(n as f64)),
+                        Value::Number(n) => Some(OptionValue::Number(n)),
+                        Value::String(s) => Some(OptionValue::Text(s.to_str()?.to_string())),
+                        Value::Table(items) => Some(OptionValue::List(
+                            items
+                                .sequence_values::<String>()
+                                .collect::<Result<_, _>>()?,
+                        )),
+                        _ => None,
+                    };
+                    declared.options.push((name, description, default));
+                }
+                declared.options.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+            if let Value::Table(commands) = cmdline.get::<Value>("commands")? {
+                for pair in commands.pairs::<String, Value>() {
+                    let (name, definition) = pair?;
+                    let parallel = match definition {
+                        Value::Table(definition) => {
+                            definition.get::<Option<bool>>(2)?.unwrap_or(false)
+                        }
+                        _ => false,
+                    };
+                    declared.commands.insert(name, parallel);
+                }
+            }
+            for name in [
+                "init",
+                "done",
+                "thread_init",
+                "thread_done",
+                "event",
+                "prepare",
+                "cleanup",
+                "help",
+                "prewarm",
+            ] {
+                if self.has_function(name) {
+                    declared.functions.push(name.to_string());
+                }
+            }
+            Ok(declared)
+        };
+        read().map_err(|err| anyhow::anyhow!("reading the script's declarations: {err}"))
+    }
+
+    /// Runs a custom command's function (`sysbench.cmdline.commands[name][1]`).
+    pub fn call_command(&self, name: &str) -> anyhow::Result<()> {
+        let function: mlua::Function = self
+            .lua
+            .load(format!(
+                "return sysbench.cmdline.commands[{}][1]",
+                lua_quote(name)
+            ))
+            .eval()
+            .map_err(|err| anyhow::anyhow!("{err}"))?;
+        function
+            .call::<Value>(())
+            .map(drop)
+            .map_err(|err| self.failed(name, &err))
+    }
+}
+
+fn lua_quote(text: &str) -> String {
+    format!("{text:?}")
+}
+
+/// A Lua error's message, its traceback on the lines after it.
+pub fn lua_error_text(err: &mlua::Error) -> String {
+    match err {
+        mlua::Error::CallbackError { cause, .. } => lua_error_text(cause),
+        mlua::Error::RuntimeError(message) | mlua::Error::SyntaxError { message, .. } => {
+            message.clone()
+        }
+        mlua::Error::WithContext { cause, .. } => lua_error_text(cause),
+        other => other.to_string(),
+    }
+}
