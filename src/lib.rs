@@ -40,6 +40,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
     interrupt::install_handler();
     match cli.command {
         Command::Run(args) => commands::run::run(*args),
+        Command::Sysbench { args } => commands::sysbench::run(args),
         Command::List => commands::list::run(),
         Command::Show { name } => commands::show::run(&name),
         Command::Prepare(args) => commands::prepare::run(*args),

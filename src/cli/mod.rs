@@ -144,6 +144,15 @@ pub struct Cli {
 pub enum Command {
     /// Run a study (see `enginebench list`)
     Run(Box<RunArgs>),
+    /// sysbench's own command line, run by enginebench: `enginebench sysbench
+    /// --mysql-host=… --threads=4 oltp_read_write run` (prepare, run, cleanup, help, or a
+    /// script's own command); `run` is stored like any other run (ENGINEBENCH_DB)
+    #[command(disable_help_flag = true)]
+    Sysbench {
+        /// sysbench's options (--name=value), the script, the command
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
     /// List the built-in studies and scenario files
     List,
     /// Print a built-in scenario file, to copy as a start for your own

@@ -16,6 +16,7 @@ pub mod run;
 pub mod runs;
 pub mod serve;
 pub mod show;
+pub mod sysbench;
 
 use anyhow::bail;
 use std::io::Write;

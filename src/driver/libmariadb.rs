@@ -98,6 +98,7 @@ extern "C" {
     fn mysql_fetch_row(result: *mut MysqlRes) -> *mut *mut c_char;
     fn mysql_fetch_lengths(result: *mut MysqlRes) -> *mut c_ulong;
     fn mysql_affected_rows(mysql: *mut Mysql) -> u64;
+    fn mysql_warning_count(mysql: *mut Mysql) -> c_uint;
     fn mysql_more_results(mysql: *mut Mysql) -> my_bool;
     fn mysql_next_result(mysql: *mut Mysql) -> c_int;
     fn mysql_next_result_start(ret: *mut c_int, mysql: *mut Mysql) -> c_int;
@@ -545,6 +546,13 @@ impl Connection {
     pub fn error_number(&self) -> u32 {
         // SAFETY: the handle is valid.
         unsafe { mysql_errno(self.mysql) }
+    }
+
+    /// How many warnings the last statement raised (a ROLLBACK that could not undo a
+    /// non-transactional table's changes raises 1196).
+    pub fn warning_count(&self) -> u32 {
+        // SAFETY: the handle is valid.
+        unsafe { mysql_warning_count(self.mysql) }
     }
 
     /// Whether the last statement has results not yet read (a `CALL`'s).

@@ -203,7 +203,9 @@ pub(super) fn groups(record: &RunRecord, phases: &[Phase]) -> Vec<Group> {
         }
     };
     for (position, cell) in record.cells.iter().enumerate() {
-        let timed = cell.duration_s.is_some();
+        // A cell of a loop count per thread is figured by its wall time; a timed one, or
+        // one of a total event count (`--events`), by its events per second.
+        let timed = cell.duration_s.is_some() || cell.events_per_thread.is_none();
         let mut group = Group::new(
             GroupKind::Cell,
             cell.variant.clone(),

@@ -493,7 +493,9 @@ fn phases(record: &RunRecord) -> Vec<Phase> {
         out.push(Phase {
             threads,
             repeats: count_repeats(cells.iter().map(|c| c.repeat)),
-            timed: cells.iter().any(|c| c.duration_s.is_some()),
+            timed: cells
+                .iter()
+                .any(|c| c.duration_s.is_some() || c.events_per_thread.is_none()),
             loops: cells.first().and_then(|c| c.events_per_thread),
             ..blank(name, PhaseKind::Run)
         });

@@ -33,6 +33,8 @@ pub const OTHER_STATEMENTS: &str = "(other statements)";
 #[derive(Debug, Default)]
 pub struct Slots {
     names: Mutex<Vec<String>>,
+    /// ROLLBACKs measured that warned they could not undo everything (MyISAM's tables).
+    pub rollbacks_not_honoured: std::sync::atomic::AtomicU64,
 }
 
 impl Slots {
@@ -308,6 +310,19 @@ impl UserData for Conn {
             let slot = this.context.slot_of(&sql);
             let connection = this.live()?;
             let outcome = this.context.timed(slot, || connection.query(&sql));
+            if outcome.is_ok()
+                && !this.context.recorder.get().is_null()
+                && sql
+                    .trim_start()
+                    .get(..8)
+                    .is_some_and(|verb| verb.eq_ignore_ascii_case("rollback"))
+                && connection.warning_count() > 0
+            {
+                this.context
+                    .slots
+                    .rollbacks_not_honoured
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
             this.answer(lua, slot, outcome)
         });
         methods.add_method("more_results", |_, this, ()| {
@@ -520,14 +535,16 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
     native.set(
         "fatal_sql_error",
         lua.create_function(
-            move |_, (code, message, query): (i64, String, Option<String>)| {
-                *ctx.fatal.borrow_mut() = Some(match query {
-                    Some(query) => format!(
-                        "mysql_drv_query() returned error {code} ({message}) for query '{query}'"
-                    ),
-                    None => format!("returned error {code} ({message})"),
-                });
-                Ok(())
+            move |_, (call, code, message, query): (String, i64, String, Option<String>)| {
+                let line = match query {
+                    Some(query) => {
+                        format!("{call} returned error {code} ({message}) for query '{query}'")
+                    }
+                    None => format!("{call} returned error {code} ({message})"),
+                };
+                let repeated = ctx.fatal.borrow().as_deref() == Some(line.as_str());
+                *ctx.fatal.borrow_mut() = Some(line.clone());
+                Ok((line, repeated))
             },
         )?,
     )?;

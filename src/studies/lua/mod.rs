@@ -80,11 +80,15 @@ pub struct LuaParams {
     declared: Arc<Declared>,
     #[serde(skip)]
     arrivals: crate::scenario::Arrivals,
+    /// `enginebench sysbench … run`: only the cells, in the database named, on the
+    /// tables the user prepared (nothing made, nothing dropped, no engine chosen).
+    pub cells_only: bool,
 }
 
-/// The kind's own steps.
+/// The kind's own steps: after each cell, ROLLBACKs that undid nothing mark the set-up
+/// not comparable, and `--check` runs.
 const PREPARE: usize = 0;
-const CHECK: usize = 1;
+const AFTER_CELL: usize = 1;
 const CLEANUP: usize = 2;
 
 /// `run SCRIPT.lua` with the command line's choices.
@@ -160,6 +164,7 @@ pub fn lua_study(name: &str, choices: &Choices) -> anyhow::Result<LuaParams> {
         arrivals: choices
             .arrivals
             .unwrap_or(crate::scenario::Arrivals::Constant),
+        cells_only: false,
     })
 }
 
@@ -265,6 +270,40 @@ pub fn run_command(
 }
 
 impl LuaParams {
+    /// sysbench's `run`: one cell of `threads` on the tables as they are, `engine` only
+    /// labelling it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn as_sysbench_runs(
+        settings: Settings,
+        declared: Declared,
+        engine: Engine,
+        threads: u32,
+        time: Option<Duration>,
+        events: Option<u64>,
+        rate_per_s: Option<f64>,
+        warmup: Option<Duration>,
+    ) -> LuaParams {
+        LuaParams {
+            script: settings.script.name.clone(),
+            options: settings.given.clone(),
+            check: None,
+            engines: vec![engine],
+            threads: vec![threads],
+            time: time.or(events.is_none().then_some(Duration::from_secs(10))),
+            events,
+            rate_per_s,
+            warmup,
+            repeat: 1,
+            seed: settings.global.rand_seed,
+            query_timeout: None,
+            source: settings.script.source.clone(),
+            settings: Arc::new(settings),
+            declared: Arc::new(declared),
+            arrivals: crate::scenario::Arrivals::Constant,
+            cells_only: true,
+        }
+    }
+
     /// The script's settings for `engine`: `mysql_storage_engine` set to it when the
     /// script takes that option.
     fn settings_for(&self, engine: Engine) -> Settings {
@@ -283,7 +322,10 @@ impl LuaParams {
     }
 
     /// Connections that create tables on `engine` unless the script names one.
-    fn engine_spec(spec: &ConnectionSpec, engine: Engine) -> ConnectionSpec {
+    fn engine_spec(&self, spec: &ConnectionSpec, engine: Engine) -> ConnectionSpec {
+        if self.cells_only {
+            return spec.clone();
+        }
         spec.with_init_sql(&format!(
             "SET SESSION default_storage_engine = {}",
             engine.sql_name()
@@ -301,7 +343,7 @@ impl LuaParams {
         if step == "prepare" {
             host.fresh_database(&database, &[])?;
         }
-        let spec = Self::engine_spec(&host.spec(&database), engine);
+        let spec = self.engine_spec(&host.spec(&database), engine);
         let started = std::time::Instant::now();
         let threads = self.threads.iter().copied().max().unwrap_or(1).min(8);
         let outcome = run_command(
@@ -392,11 +434,17 @@ impl StudyKind for LuaParams {
     }
 
     fn database_for(&self, engine: Engine, database: &str) -> String {
+        if self.cells_only {
+            return database.to_string();
+        }
         // Scripts name their tables plainly (sbtest1): each engine gets a database.
         format!("{database}_{}", engine.key())
     }
 
     fn steps_on_one_server(&self) -> Vec<Step> {
+        if self.cells_only {
+            return run_phase_cells(0, &self.threads, &self.engines, self.repeat, 0);
+        }
         let mut steps = Vec::new();
         for &engine in &self.engines {
             steps.push(Step::Own {
@@ -405,12 +453,10 @@ impl StudyKind for LuaParams {
             });
             for cell in run_phase_cells(0, &self.threads, &[engine], self.repeat, 0) {
                 steps.push(cell);
-                if self.check.is_some() {
-                    steps.push(Step::Own {
-                        what: CHECK,
-                        engine,
-                    });
-                }
+                steps.push(Step::Own {
+                    what: AFTER_CELL,
+                    engine,
+                });
             }
             steps.push(Step::Own {
                 what: CLEANUP,
@@ -424,11 +470,15 @@ impl StudyKind for LuaParams {
         match step {
             Step::Own { what, engine } => match *what {
                 PREPARE => format!("{} prepare on {engine}", self.script),
-                CHECK => format!(
-                    "{} {} on {engine} (a failure marks it not comparable)",
-                    self.script,
-                    self.check.as_deref().unwrap_or("check")
-                ),
+                AFTER_CELL => match &self.check {
+                    Some(check) => format!(
+                        "{} {check} on {engine} (a failure, or a ROLLBACK that undid nothing, marks it not comparable)",
+                        self.script
+                    ),
+                    None => format!(
+                        "on {engine}: a ROLLBACK that undid nothing marks it not comparable"
+                    ),
+                },
                 _ => format!("{} cleanup on {engine}", self.script),
             },
             other => format!("{other:?}"),
@@ -460,7 +510,7 @@ impl StudyKind for LuaParams {
         let workload = workload::LuaWorkload::new(
             Arc::new(settings),
             Arc::clone(&self.declared),
-            Self::engine_spec(&link.spec, cell.engine),
+            self.engine_spec(&link.spec, cell.engine),
             link.seed,
         )?;
         Ok((Box::new(workload), config))
@@ -485,9 +535,21 @@ impl StudyKind for LuaParams {
                 };
                 self.command_step("prepare", command, engine, host)
             }
-            CHECK => {
-                let command = self.check.clone().unwrap_or_default();
-                self.command_step("check", &command, engine, host)
+            AFTER_CELL => {
+                let not_honoured: Vec<String> = host
+                    .last_cell()
+                    .into_iter()
+                    .flat_map(|cell| &cell.mismatches)
+                    .filter(|m| m.name == workload::ROLLBACK)
+                    .map(|m| format!("{} ROLLBACK(s) not honoured ({})", m.count, m.example))
+                    .collect();
+                if !not_honoured.is_empty() {
+                    host.mark_not_comparable(engine, not_honoured.join("; "));
+                }
+                match self.check.clone() {
+                    Some(command) => self.command_step("check", &command, engine, host),
+                    None => Ok(()),
+                }
             }
             CLEANUP => {
                 if self.declared.commands.contains_key("cleanup")

@@ -91,6 +91,19 @@ sysbench.sql.error = { NONE = 0, IGNORABLE = 1, FATAL = 2 }
 
 local sql_type = sysbench.sql.type
 
+-- What a statement without a result set answers: sysbench hands back a NULL `sql_result *`,
+-- which compares equal to nil yet is true in a test and prints as <sql_result>. The same
+-- here, except that reading a field of it raises an error instead of crashing.
+ffi.cdef[[ typedef struct { int unused; } enginebench_no_result; ]]
+ffi.metatype("enginebench_no_result", {
+   __tostring = function() return "<sql_result>" end,
+   __index = function(_, key)
+      error("the statement returned no result set, so its result has no '" .. tostring(key) ..
+            "' (sysbench would crash here)", 2)
+   end,
+})
+local NO_RESULT = ffi.cast("enginebench_no_result *", nil)
+
 local driver_methods = {}
 local driver_mt = {
    __index = driver_methods,
@@ -135,7 +148,7 @@ end
 -- (--mysql-ignore-errors, or the sql_error_ignorable hook) raise a table with
 -- errcode = RESTART_EVENT, which restarts the event unless the script catches it;
 -- others raise "SQL error, errno = N, state = 'S': message".
-local function raise_sql_error(self, query, errno, state, message, ignorable, level)
+local function raise_sql_error(self, query, errno, state, message, ignorable, level, call)
    local errdesc = {
       connection = self,
       query = query,
@@ -149,7 +162,12 @@ local function raise_sql_error(self, query, errno, state, message, ignorable, le
       errdesc.errcode = sysbench.error.RESTART_EVENT
       error(errdesc, level + 1)
    end
-   native.fatal_sql_error(errno, message, query)
+   -- sysbench logs each fatal error, caught or not, on stdout (a line the same as the one
+   -- before it is not repeated).
+   local line, repeated = native.fatal_sql_error(call, errno, message, query)
+   if not repeated then
+      print("FATAL: " .. line)
+   end
    error(string.format("SQL error, errno = %d, state = '%s': %s", errno, state, message),
          level)
 end
@@ -157,7 +175,10 @@ end
 function connection_methods.query(self, query)
    local rs, errno, state, message, ignorable = self.handle:query(query)
    if errno ~= nil then
-      raise_sql_error(self, query, errno, state, message, ignorable, 3)
+      raise_sql_error(self, query, errno, state, message, ignorable, 3, "mysql_drv_query()")
+   end
+   if rs == nil then
+      return NO_RESULT
    end
    return rs
 end
@@ -178,7 +199,10 @@ end
 function connection_methods.next_result(self)
    local rs, errno, state, message, ignorable = self.handle:next_result()
    if errno ~= nil then
-      raise_sql_error(self, "<next_result>", errno, state, message, ignorable, 3)
+      raise_sql_error(self, nil, errno, state, message, ignorable, 3, "mysql_next_result()")
+   end
+   if rs == nil then
+      return NO_RESULT
    end
    return rs
 end
@@ -240,7 +264,7 @@ end
 function connection_methods.prepare(self, query)
    local handle, errno, state, message, ignorable = self.handle:prepare(query)
    if handle == nil then
-      raise_sql_error(self, query, errno, state, message, ignorable, 3)
+      raise_sql_error(self, query, errno, state, message, ignorable, 3, "mysql_stmt_prepare()")
    end
    return setmetatable({ handle = handle, connection = self, query = query, params = {} },
                        statement_mt)
@@ -286,7 +310,11 @@ function statement_methods.execute(self)
    local rs, errno, state, message, ignorable =
       self.handle:execute(count, types, values)
    if errno ~= nil then
-      raise_sql_error(self.connection, self.query, errno, state, message, ignorable, 3)
+      raise_sql_error(self.connection, self.query, errno, state, message, ignorable, 3,
+                      "mysql_stmt_execute()")
+   end
+   if rs == nil then
+      return NO_RESULT
    end
    return rs
 end

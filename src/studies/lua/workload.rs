@@ -16,6 +16,9 @@ use crate::measure::QueryRecorder;
 use crate::server::ConnectionSpec;
 use crate::sqlerror::{ErrorClass, QueryFailure};
 
+/// The name of the mismatch a ROLLBACK that undid nothing counts under.
+pub const ROLLBACK: &str = "rollback";
+
 /// The state that runs `init` and `done`, held by the workload. Only the thread that
 /// builds and drops the workload (the runner's) touches it.
 struct MainState(State);
@@ -98,6 +101,21 @@ impl Workload for LuaWorkload {
 
     fn learned_kinds(&self) -> Option<Vec<String>> {
         Some(self.slots.names())
+    }
+
+    fn mismatches(&self) -> Vec<(String, u64, String)> {
+        let ignored = self
+            .slots
+            .rollbacks_not_honoured
+            .load(std::sync::atomic::Ordering::Relaxed);
+        if ignored == 0 {
+            return Vec::new();
+        }
+        vec![(
+            ROLLBACK.to_string(),
+            ignored,
+            "ROLLBACK left changes in place: the server warned that non-transactional tables could not be rolled back (1196)".into(),
+        )]
     }
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {

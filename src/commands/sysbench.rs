@@ -1,0 +1,251 @@
+//! `enginebench sysbench …`: sysbench's own command line (`--db-driver=mysql
+//! --mysql-host=… --threads=4 --time=60 oltp_read_write run`), so a shell script or CI job
+//! that runs sysbench changes one word. `prepare`, `cleanup`, `help` and a script's own
+//! commands run the script as sysbench would, its output on stdout; `run` runs the cells
+//! on the named server (nothing created or dropped), stores the run like any other, and
+//! prints sysbench's report.
+//!
+//! Owns: reading sysbench's command line. Must not know how scripts run (studies::lua).
+
+use anyhow::{bail, Context as _};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::Finished;
+use crate::engine::Engine;
+use crate::runner::{self, RunOutput};
+use crate::server::{ConnectionSpec, Dsn, ServerArgsResolved};
+use crate::studies::lua::script::{GlobalOptions, Script, Settings};
+use crate::studies::lua::{self, LuaParams};
+
+/// sysbench's command line, read.
+#[derive(Debug, Default)]
+struct SysbenchLine {
+    /// `--name=value` by name (`-` read as `_`), sysbench's and the script's alike.
+    options: BTreeMap<String, String>,
+    /// The script (a path or a name on sysbench's path), then the command.
+    positional: Vec<String>,
+}
+
+fn read_line(args: &[String]) -> anyhow::Result<SysbenchLine> {
+    let mut line = SysbenchLine::default();
+    for arg in args {
+        if let Some(flag) = arg.strip_prefix("--") {
+            let (name, value) = flag.split_once('=').unwrap_or((flag, "on"));
+            line.options
+                .insert(Settings::option_name(name), value.to_string());
+        } else {
+            line.positional.push(arg.clone());
+        }
+    }
+    if line.positional.len() > 2 {
+        bail!(
+            "unexpected '{}': sysbench takes [options] SCRIPT COMMAND, with options as --name=value",
+            line.positional[2]
+        );
+    }
+    Ok(line)
+}
+
+/// sysbench's own options, taken out of `options` (what remains is the script's).
+struct Globals {
+    global: GlobalOptions,
+    warmup: Option<Duration>,
+    percentile: f64,
+    password: Option<String>,
+    port: u16,
+    db_driver: String,
+}
+
+fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Globals> {
+    let mut global = GlobalOptions::default();
+    let mut take = |name: &str| options.remove(name);
+    fn number<T: std::str::FromStr>(name: &str, value: &str) -> anyhow::Result<T> {
+        value
+            .parse()
+            .map_err(|_| anyhow::anyhow!("--{}={value}: a number", name.replace('_', "-")))
+    }
+    if let Some(value) = take("threads") {
+        global.threads = number("threads", &value)?;
+    }
+    if let Some(value) = take("time") {
+        global.time = number("time", &value)?;
+    }
+    if let Some(value) = take("events") {
+        global.events = number("events", &value)?;
+    }
+    if let Some(value) = take("rate") {
+        global.rate = number("rate", &value)?;
+    }
+    if let Some(value) = take("report_interval") {
+        global.report_interval = number("report_interval", &value)?;
+    }
+    let percentile = match take("percentile") {
+        Some(value) => number("percentile", &value)?,
+        None => 95.0,
+    };
+    global.percentile = percentile;
+    if let Some(value) = take("rand_seed") {
+        global.rand_seed = number("rand_seed", &value)?;
+    }
+    if let Some(value) = take("mysql_host") {
+        global.mysql_host = value;
+    }
+    let port = match take("mysql_port") {
+        Some(value) => number("mysql_port", &value)?,
+        None => 3306,
+    };
+    global.mysql_port = f64::from(port);
+    if let Some(value) = take("mysql_socket") {
+        global.mysql_socket = value;
+    }
+    if let Some(value) = take("mysql_user") {
+        global.mysql_user = value;
+    }
+    if let Some(value) = take("mysql_db") {
+        global.mysql_db = value;
+    }
+    let password = take("mysql_password");
+    let warmup = match take("warmup_time") {
+        Some(value) => Some(Duration::from_secs_f64(number("warmup_time", &value)?)),
+        None => None,
+    };
+    let db_driver = take("db_driver").unwrap_or_else(|| "mysql".into());
+    // Accepted as sysbench accepts them; enginebench's own behaviour covers them.
+    for ignored in [
+        "histogram",
+        "db_ps_mode",
+        "verbosity",
+        "forced_shutdown",
+        "luajit_cmd",
+    ] {
+        take(ignored);
+    }
+    Ok(Globals {
+        global,
+        warmup,
+        percentile,
+        password,
+        port,
+        db_driver,
+    })
+}
+
+pub fn run(args: Vec<String>) -> anyhow::Result<Finished> {
+    let mut line = read_line(&args)?;
+    let globals = take_globals(&mut line.options)?;
+    if globals.db_driver != "mysql" {
+        bail!(
+            "--db-driver={}: enginebench speaks to MySQL and MariaDB only (--db-driver=mysql)",
+            globals.db_driver
+        );
+    }
+    let Some(script_name) = line.positional.first().cloned() else {
+        bail!(
+            "no script: enginebench sysbench [options] SCRIPT COMMAND (e.g. oltp_read_write run)"
+        );
+    };
+    let command = line
+        .positional
+        .get(1)
+        .cloned()
+        .unwrap_or_else(|| "run".into());
+    let script = Script::find(&script_name)?;
+    let settings = Settings {
+        script,
+        command: command.clone(),
+        given: line.options.clone(),
+        global: globals.global.clone(),
+        print_to_stderr: false,
+    };
+    let declared = lua::declarations(&settings)?;
+    outln!(
+        "sysbench 1.0.20 compatible (enginebench {}, LuaJIT 2.1)\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    let dsn = Dsn {
+        user: globals.global.mysql_user.clone(),
+        password: globals.password.clone(),
+        host: globals.global.mysql_host.clone(),
+        port: globals.port,
+        socket: (!globals.global.mysql_socket.is_empty())
+            .then(|| globals.global.mysql_socket.clone()),
+        database: Some(globals.global.mysql_db.clone()),
+    };
+    match command.as_str() {
+        "help" => {
+            out!("{}", settings.help(&declared));
+            Ok(Finished::Success)
+        }
+        "run" => run_cells(settings, declared, dsn, &globals),
+        other => {
+            settings.options(&declared)?;
+            let spec = ConnectionSpec::tcp(&dsn, Some(&globals.global.mysql_db));
+            lua::run_command(
+                &settings,
+                &declared,
+                other,
+                &spec,
+                globals.global.threads,
+                globals.global.rand_seed,
+            )?;
+            Ok(Finished::Success)
+        }
+    }
+}
+
+/// `run`: the cells on the named server, stored, and sysbench's report printed.
+fn run_cells(
+    settings: Settings,
+    declared: lua::script::Declared,
+    dsn: Dsn,
+    globals: &Globals,
+) -> anyhow::Result<Finished> {
+    settings.options(&declared)?;
+    let engine = settings
+        .given
+        .get("mysql_storage_engine")
+        .and_then(|name| name.parse::<Engine>().ok())
+        .unwrap_or(Engine::InnoDb);
+    let global = &globals.global;
+    let study = LuaParams::as_sysbench_runs(
+        settings.clone(),
+        declared,
+        engine,
+        global.threads,
+        (global.time > 0.0).then(|| Duration::from_secs_f64(global.time)),
+        (global.events > 0.0).then_some(global.events as u64),
+        (global.rate > 0.0).then_some(global.rate),
+        globals.warmup,
+    );
+    outln!("Running the test with following options:");
+    outln!("Number of threads: {}", global.threads);
+    if global.report_interval > 0.0 {
+        outln!(
+            "Report intermediate results every {} second(s)",
+            global.report_interval
+        );
+    }
+    outln!("\nThreads started!\n");
+    let plan = crate::plan::Plan::on_servers(std::sync::Arc::new(study), &[]);
+    let server = ServerArgsResolved {
+        dsn: Some(dsn),
+        more_dsns: Vec::new(),
+        routing: Default::default(),
+        force: true,
+        database: global.mysql_db.clone(),
+        options: Default::default(),
+    };
+    let store = std::env::var_os("ENGINEBENCH_DB").unwrap_or_else(|| "enginebench.db".into());
+    let interval = Duration::from_secs_f64(global.report_interval.max(1.0));
+    let output = RunOutput::open(
+        None,
+        false,
+        std::path::Path::new(&store),
+        interval,
+        global.report_interval > 0.0,
+    )
+    .context("opening the result store (ENGINEBENCH_DB)")?;
+    let outcome = runner::run(&plan, &server, &output);
+    super::finish_run(outcome, &output, "sysbench", globals.percentile)
+}
