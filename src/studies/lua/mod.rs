@@ -374,10 +374,8 @@ impl LuaParams {
             rows: None,
             error: error.clone(),
         })?;
-        if step == "prepare" {
-            if let Some(error) = error {
-                crate::console::note(&format!("{engine}: {error}"));
-            }
+        if let Some(error) = error {
+            crate::console::note(&format!("{engine}: {} {step}: {error}", self.script));
         }
         Ok(())
     }
