@@ -513,3 +513,47 @@ fn on_the_event_driver_a_scripts_statement_yields_to_the_loop() {
     assert!(cell["events"].as_u64().unwrap() >= 80, "{cell}");
     common::assert_nothing_left(&tmp);
 }
+
+#[test]
+fn report_hooks_print_what_sysbench_prints() {
+    require_sysbench();
+    let tmp = common::private_tmpdir("lua-hooks");
+    let (server, options) = server();
+    let script = fixture("report_hooks.lua");
+    let args = [
+        "--time=3",
+        "--report-interval=1",
+        script.to_str().unwrap(),
+        "run",
+    ];
+    // What the hooks print: two whole intervals as CSV, then the cumulative line (its
+    // figures are the run's own, so the test compares the lines' shapes).
+    let shapes = |stdout: &str| -> Vec<String> {
+        stdout
+            .lines()
+            .filter(|line| line.starts_with("[ ") || line.matches(',').count() == 9)
+            .map(|line| {
+                // Every run of digits as one 9.
+                let mut shape = String::new();
+                for c in line.chars() {
+                    if !c.is_ascii_digit() {
+                        shape.push(c);
+                    } else if !shape.ends_with('9') {
+                        shape.push('9');
+                    }
+                }
+                shape
+            })
+            .collect()
+    };
+    let reference = sysbench(&options, &args);
+    common::assert_success(&reference);
+    let ours = common::succeeded(enginebench_sysbench(&tmp, &options, &args));
+    let reference = shapes(&String::from_utf8_lossy(&reference.stdout));
+    assert_eq!(reference.len(), 3, "{reference:?}");
+    assert_eq!(shapes(&ours), reference);
+    // The hook replaced the usual report.
+    assert!(!ours.contains("SQL statistics"), "{ours}");
+    drop(server);
+    common::assert_nothing_left(&tmp);
+}

@@ -108,6 +108,16 @@ pub fn finish_run(
     format: &str,
     percentile: f64,
 ) -> anyhow::Result<Finished> {
+    finish_run_printing(outcome, output, Some(format), percentile)
+}
+
+/// `finish_run`, the tables printed in `format` unless None (the caller printed its own).
+pub fn finish_run_printing(
+    outcome: RunResult,
+    output: &RunOutput,
+    format: Option<&str>,
+    percentile: f64,
+) -> anyhow::Result<Finished> {
     let (record, error) = match outcome {
         Ok(record) => (record, None),
         Err((error, record)) => (*record, Some(error)),
@@ -115,7 +125,8 @@ pub fn finish_run(
     // Tables go to stdout unless stdout carries the JSON.
     let json_on_stdout = output.results.is_stdout();
     let style = table_style(json_on_stdout);
-    if !record.cells.is_empty() || !record.loads.is_empty() || !record.steps.is_empty() {
+    let printed = !record.cells.is_empty() || !record.loads.is_empty() || !record.steps.is_empty();
+    if let Some(format) = format.filter(|_| printed) {
         let view = View::of(&record);
         let input = crate::report::formats::ReportInput {
             layout: crate::studies::layout_of(&record.kind),

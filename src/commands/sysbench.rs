@@ -210,7 +210,7 @@ fn run_cells(
     let global = &globals.global;
     let study = LuaParams::as_sysbench_runs(
         settings.clone(),
-        declared,
+        declared.clone(),
         engine,
         global.threads,
         (global.time > 0.0).then(|| Duration::from_secs_f64(global.time)),
@@ -247,5 +247,121 @@ fn run_cells(
     )
     .context("opening the result store (ENGINEBENCH_DB)")?;
     let outcome = runner::run(&plan, &server, &output);
-    super::finish_run(outcome, &output, "sysbench", globals.percentile)
+    let record = match &outcome {
+        Ok(record) => Some(record),
+        Err((_, record)) => Some(record.as_ref()),
+    };
+    let cumulative_hook = declared
+        .report_hooks
+        .iter()
+        .any(|hook| hook == "report_cumulative");
+    if let Some(cell) = record.and_then(|record| record.cells.first()) {
+        if !declared.report_hooks.is_empty() {
+            call_report_hooks(&settings, &declared, cell, global, globals.percentile)?;
+        }
+    }
+    // A cumulative hook replaces sysbench's report, as in sysbench.
+    let format = (!cumulative_hook).then_some("sysbench");
+    super::finish_run_printing(outcome, &output, format, globals.percentile)
+}
+
+/// The script's report hooks called with sysbench's statistics: `report_intermediate` for
+/// each interval, `report_cumulative` for the whole run. They are called once the run is
+/// over (the same lines sysbench prints as it goes, printed at the end).
+fn call_report_hooks(
+    settings: &Settings,
+    declared: &lua::script::Declared,
+    cell: &crate::results::CellRecord,
+    global: &GlobalOptions,
+    percentile: f64,
+) -> anyhow::Result<()> {
+    let state = lua::open_plain_state(settings, declared)?;
+    let class_counts = |queries: &mut dyn Iterator<Item = (&str, u64)>| {
+        let mut counts = [0u64; 3];
+        for (name, count) in queries {
+            let index = match crate::scenario::StatementClass::of_sql(name) {
+                crate::scenario::StatementClass::Read => 0,
+                crate::scenario::StatementClass::Write => 1,
+                _ => 2,
+            };
+            counts[index] += count;
+        }
+        counts
+    };
+    // The interval records' latency summary keeps p50, p95 and p99: the nearest to --percentile.
+    let nearest = |latency: &crate::measure::LatencySummary| {
+        let us = if percentile >= 99.0 {
+            latency.p99_us
+        } else if percentile >= 95.0 {
+            latency.p95_us
+        } else {
+            latency.p50_us
+        };
+        us as f64 / 1e6
+    };
+    if declared
+        .report_hooks
+        .iter()
+        .any(|h| h == "report_intermediate")
+    {
+        // As sysbench: whole intervals that ended before the run did (not the closing one).
+        let end_s = cell.wall_ms / 1000.0 - 0.5 * global.report_interval.max(1.0);
+        for interval in cell.intervals.iter().filter(|i| i.end_s <= end_s) {
+            let [reads, writes, other] =
+                class_counts(&mut interval.queries.iter().map(|q| (q.name.as_str(), q.count)));
+            let errors: u64 = interval.queries.iter().map(|q| q.failed).sum();
+            state.call_hook(
+                "report_intermediate",
+                &[
+                    ("time_interval", interval.end_s - interval.start_s),
+                    ("time_total", interval.end_s),
+                    ("threads_running", f64::from(global.threads)),
+                    ("events", interval.events as f64),
+                    ("reads", reads as f64),
+                    ("writes", writes as f64),
+                    ("other", other as f64),
+                    ("errors", errors as f64),
+                    ("reconnects", 0.0),
+                    ("latency_pct", nearest(&interval.event_latency_us)),
+                ],
+            )?;
+        }
+    }
+    if declared
+        .report_hooks
+        .iter()
+        .any(|h| h == "report_cumulative")
+    {
+        let [reads, writes, other] = class_counts(
+            &mut cell
+                .queries
+                .iter()
+                .map(|q| (q.name.as_str(), q.count + q.failed)),
+        );
+        let seconds = cell.wall_ms / 1000.0;
+        let latency = &cell.event_latency_us;
+        let latency_pct = crate::measure::decode_histogram(&cell.event_histogram_v2)
+            .map(|h| h.value_at_quantile(percentile / 100.0) as f64 / 1e6)
+            .unwrap_or_else(|_| nearest(latency));
+        state.call_hook(
+            "report_cumulative",
+            &[
+                ("time_interval", seconds),
+                ("time_total", seconds),
+                ("threads_running", 0.0),
+                ("events", cell.events as f64),
+                ("reads", reads as f64),
+                ("writes", writes as f64),
+                ("other", other as f64),
+                ("errors", cell.failed_events as f64),
+                ("reconnects", 0.0),
+                ("latency_pct", latency_pct),
+                ("latency_min", latency.min_us as f64 / 1e6),
+                ("latency_max", latency.max_us as f64 / 1e6),
+                ("latency_avg", latency.avg_us / 1e6),
+                ("latency_sum", latency.avg_us * latency.count as f64 / 1e6),
+            ],
+        )?;
+    }
+    Ok(())
 }

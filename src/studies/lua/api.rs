@@ -97,6 +97,10 @@ impl IgnoreErrors {
     }
 }
 
+/// Statements this short are remembered by their text, up to this many of them.
+const SHORT_SQL_BYTES: usize = 64;
+const SHORT_SQL_CACHED: usize = 256;
+
 /// Client errors after which sysbench reconnects when they are ignorable.
 const CONNECTION_LOST: [u32; 4] = [2006, 2013, 2011, 2055];
 
@@ -115,6 +119,8 @@ pub struct Context {
     /// A fatal SQL error's line as sysbench logs it, for the message that ends the cell.
     pub fatal: RefCell<Option<String>>,
     slot_cache: RefCell<HashMap<String, usize>>,
+    /// Slots of short statements by their exact text.
+    exact_cache: RefCell<HashMap<String, usize>>,
     rng: RefCell<SmallRng>,
     default_rand: Distribution,
     generators: [Distribution; 5],
@@ -143,6 +149,7 @@ impl Context {
             ignored: RefCell::new(None),
             fatal: RefCell::new(None),
             slot_cache: RefCell::new(HashMap::new()),
+            exact_cache: RefCell::new(HashMap::new()),
             default_rand: Distribution::new(rand)?,
             generators: [
                 of(RandType::Uniform)?,
@@ -158,6 +165,21 @@ impl Context {
     }
 
     fn slot_of(&self, sql: &str) -> usize {
+        // Short statements sent again and again as they are (BEGIN, COMMIT) skip the digest.
+        if sql.len() <= SHORT_SQL_BYTES {
+            if let Some(slot) = self.exact_cache.borrow().get(sql) {
+                return *slot;
+            }
+        }
+        let slot = self.slot_of_digest(sql);
+        let mut exact = self.exact_cache.borrow_mut();
+        if sql.len() <= SHORT_SQL_BYTES && exact.len() < SHORT_SQL_CACHED {
+            exact.insert(sql.to_string(), slot);
+        }
+        slot
+    }
+
+    fn slot_of_digest(&self, sql: &str) -> usize {
         let digest = crate::capture::digest::digest(sql);
         if let Some(slot) = self.slot_cache.borrow().get(&digest) {
             return *slot;
@@ -226,6 +248,20 @@ fn error_parts(err: &mysql::Error, client_code: u32) -> (u32, String, String) {
 struct Conn {
     context: Rc<Context>,
     connection: Option<libmariadb::Connection>,
+    /// The connection's one result set, handed out again by each query that has one (as
+    /// sysbench's connection has one `rs`): no allocation per statement.
+    rows: Option<AnyUserData>,
+}
+
+/// `slot` updated to hold `rows`, or made the first time.
+fn reuse_rows(lua: &Lua, slot: &mut Option<AnyUserData>, rows: Rows) -> mlua::Result<Value> {
+    if let Some(existing) = slot {
+        *existing.borrow_mut::<Rows>()? = rows;
+        return Ok(Value::UserData(existing.clone()));
+    }
+    let made = lua.create_userdata(rows)?;
+    *slot = Some(made.clone());
+    Ok(Value::UserData(made))
 }
 
 /// What a failed call hands the prelude: nil, errno, state, message, ignorable.
@@ -273,12 +309,16 @@ impl Conn {
             Ok(Answer::Rows(result)) => {
                 let rows = result.rows();
                 let fields = result.fields();
-                let rs = lua.create_userdata(Rows {
-                    result: Some(result),
-                    rows,
-                    fields,
-                })?;
-                Ok(MultiValue::from_vec(vec![Value::UserData(rs)]))
+                let rs = reuse_rows(
+                    lua,
+                    &mut self.rows,
+                    Rows {
+                        result: Some(result),
+                        rows,
+                        fields,
+                    },
+                )?;
+                Ok(MultiValue::from_vec(vec![rs]))
             }
             Ok(Answer::Done { .. }) => Ok(MultiValue::from_vec(vec![Value::Nil])),
             Err(err) => {
@@ -342,6 +382,8 @@ impl UserData for Conn {
                         context: Rc::clone(&this.context),
                         statement: Some(statement),
                         slot,
+                        params: Vec::new(),
+                        rows: None,
                     })?;
                     Ok(MultiValue::from_vec(vec![Value::UserData(stmt)]))
                 }
@@ -421,89 +463,101 @@ struct Stmt {
     context: Rc<Context>,
     statement: Option<libmariadb::Statement>,
     slot: usize,
+    /// The parameters bound (`bind_param`): each a prelude table whose `type` and `value`
+    /// are read at every execution, as sysbench reads its bound buffers.
+    params: Vec<(i64, mlua::Table)>,
+    /// The statement's one result, handed out again by each execution that reads rows.
+    rows: Option<AnyUserData>,
 }
 
 /// sysbench's bind types the prelude passes (`sysbench.sql.type`).
 const TYPE_BIGINT: i64 = 4;
 const TYPE_DOUBLE: i64 = 6;
 
+impl Stmt {
+    fn execute(&mut self, lua: &Lua) -> mlua::Result<MultiValue> {
+        let Some(statement) = self.statement.as_mut() else {
+            return Err(mlua::Error::runtime(
+                "execute() on a closed statement (stmt:close() was called)",
+            ));
+        };
+        let count = self.params.len();
+        let wanted = statement.param_count();
+        if count != wanted {
+            return Err(mlua::Error::runtime(format!(
+                "the statement takes {wanted} parameter(s) but {count} were bound with bind_param()"
+            )));
+        }
+        let mut values: Vec<Value> = Vec::with_capacity(count);
+        for (_, param) in &self.params {
+            values.push(param.raw_get("value")?);
+        }
+        let mut texts: Vec<Option<mlua::BorrowedBytes>> = Vec::with_capacity(count);
+        for value in &values {
+            texts.push(match value {
+                Value::String(text) => Some(text.as_bytes()),
+                _ => None,
+            });
+        }
+        let mut params = Vec::with_capacity(count);
+        for (index, ((kind, _), value)) in self.params.iter().zip(&values).enumerate() {
+            params.push(match (value, *kind) {
+                (Value::Nil, _) => Param::Null,
+                (Value::Integer(n), TYPE_BIGINT) => Param::Int(*n),
+                (Value::Number(n), TYPE_BIGINT) => Param::Int(*n as i64),
+                (Value::Integer(n), TYPE_DOUBLE) => Param::Double(*n as f64),
+                (Value::Number(n), TYPE_DOUBLE) => Param::Double(*n),
+                (Value::String(_), _) => {
+                    let bytes: &[u8] = texts[index].as_deref().unwrap_or_default();
+                    Param::Text(std::str::from_utf8(bytes).map_err(|_| {
+                        mlua::Error::runtime("a VARCHAR parameter holds bytes that are not UTF-8")
+                    })?)
+                }
+                (Value::Integer(n), _) => Param::Int(*n),
+                (Value::Number(n), _) => Param::Double(*n),
+                (other, _) => {
+                    return Err(mlua::Error::runtime(format!(
+                        "parameter {} holds a {}, not a number or a string",
+                        index + 1,
+                        other.type_name()
+                    )))
+                }
+            });
+        }
+        let slot = self.slot;
+        let outcome = self.context.timed(slot, || statement.execute(params));
+        match outcome {
+            Ok(executed) if executed.returned_rows => {
+                let rs = reuse_rows(
+                    lua,
+                    &mut self.rows,
+                    Rows {
+                        result: None,
+                        rows: executed.rows,
+                        fields: 0,
+                    },
+                )?;
+                Ok(MultiValue::from_vec(vec![rs]))
+            }
+            Ok(_) => Ok(MultiValue::from_vec(vec![Value::Nil])),
+            Err(err) => {
+                let code = statement.error_number();
+                failure(lua, &self.context, slot, &err, code)
+            }
+        }
+    }
+}
+
 impl UserData for Stmt {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_method_mut(
-            "execute",
-            |lua, this, (count, types, values): (usize, mlua::Table, mlua::Table)| {
-                let Some(statement) = this.statement.as_mut() else {
-                    return Err(mlua::Error::runtime(
-                        "execute() on a closed statement (stmt:close() was called)",
-                    ));
-                };
-                let wanted = statement.param_count();
-                if count != wanted {
-                    return Err(mlua::Error::runtime(format!(
-                        "the statement takes {wanted} parameter(s) but {count} were bound with bind_param()"
-                    )));
-                }
-                let mut texts: Vec<Option<mlua::String>> = Vec::with_capacity(count);
-                let mut kinds = Vec::with_capacity(count);
-                for index in 1..=count {
-                    let kind: i64 = types.raw_get(index)?;
-                    let value: Value = values.raw_get(index)?;
-                    kinds.push((kind, value.clone()));
-                    texts.push(match value {
-                        Value::String(text) => Some(text),
-                        _ => None,
-                    });
-                }
-                let mut borrowed = Vec::with_capacity(count);
-                for text in &texts {
-                    borrowed.push(text.as_ref().map(|t| t.as_bytes()));
-                }
-                let mut params = Vec::with_capacity(count);
-                for (index, (kind, value)) in kinds.iter().enumerate() {
-                    params.push(match (value, *kind) {
-                        (Value::Nil, _) => Param::Null,
-                        (Value::Integer(n), TYPE_BIGINT) => Param::Int(*n),
-                        (Value::Number(n), TYPE_BIGINT) => Param::Int(*n as i64),
-                        (Value::Integer(n), TYPE_DOUBLE) => Param::Double(*n as f64),
-                        (Value::Number(n), TYPE_DOUBLE) => Param::Double(*n),
-                        (Value::String(_), _) => {
-                            let bytes = borrowed[index].as_deref().unwrap_or_default();
-                            Param::Text(std::str::from_utf8(bytes).map_err(|_| {
-                                mlua::Error::runtime(
-                                    "a VARCHAR parameter holds bytes that are not UTF-8",
-                                )
-                            })?)
-                        }
-                        (Value::Integer(n), _) => Param::Int(*n),
-                        (Value::Number(n), _) => Param::Double(*n),
-                        (other, _) => {
-                            return Err(mlua::Error::runtime(format!(
-                                "parameter {} holds a {}, not a number or a string",
-                                index + 1,
-                                other.type_name()
-                            )))
-                        }
-                    });
-                }
-                let slot = this.slot;
-                let outcome = this.context.timed(slot, || statement.execute(params));
-                match outcome {
-                    Ok(executed) if executed.returned_rows => {
-                        let rs = lua.create_userdata(Rows {
-                            result: None,
-                            rows: executed.rows,
-                            fields: 0,
-                        })?;
-                        Ok(MultiValue::from_vec(vec![Value::UserData(rs)]))
-                    }
-                    Ok(_) => Ok(MultiValue::from_vec(vec![Value::Nil])),
-                    Err(err) => {
-                        let code = statement.error_number();
-                        failure(lua, &this.context, slot, &err, code)
-                    }
-                }
-            },
-        );
+        methods.add_method_mut("bind", |_, this, params: mlua::Variadic<mlua::Table>| {
+            this.params = params
+                .into_iter()
+                .map(|param| Ok((param.raw_get::<i64>("type")?, param)))
+                .collect::<mlua::Result<_>>()?;
+            Ok(())
+        });
+        methods.add_method_mut("execute", |lua, this, ()| this.execute(lua));
         methods.add_method_mut("close", |_, this, ()| {
             this.statement = None;
             Ok(())
@@ -523,6 +577,7 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
                     let conn: AnyUserData = lua.create_userdata(Conn {
                         context: Rc::clone(&ctx),
                         connection: Some(connection),
+                        rows: None,
                     })?;
                     Ok((Some(conn), None))
                 }

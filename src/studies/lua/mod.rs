@@ -176,6 +176,12 @@ pub fn declarations(settings: &Settings) -> anyhow::Result<Declared> {
     state.declared()
 }
 
+/// A state of `settings`' script with its options, connecting nowhere useful: for the
+/// report hooks.
+pub fn open_plain_state(settings: &Settings, declared: &Declared) -> anyhow::Result<State> {
+    State::open(settings, Some(declared), probe_context(settings)?, 0)
+}
+
 /// A context for a state that connects nowhere useful (reading declarations).
 fn probe_context(settings: &Settings) -> anyhow::Result<api::Context> {
     api::Context::new(

@@ -266,8 +266,7 @@ function connection_methods.prepare(self, query)
    if handle == nil then
       raise_sql_error(self, query, errno, state, message, ignorable, 3, "mysql_stmt_prepare()")
    end
-   return setmetatable({ handle = handle, connection = self, query = query, params = {} },
-                       statement_mt)
+   return setmetatable({ handle = handle, connection = self, query = query }, statement_mt)
 end
 
 function statement_methods.bind_create(self, btype, max_len)
@@ -294,21 +293,12 @@ function statement_methods.bind_param(self, ...)
    if count < 1 then
       return nil
    end
-   self.params = { ... }
+   self.handle:bind(...)
    return 0
 end
 
 function statement_methods.execute(self)
-   local params = self.params
-   local count = #params
-   local values = {}
-   local types = {}
-   for i = 1, count do
-      types[i] = params[i].type
-      values[i] = params[i].value
-   end
-   local rs, errno, state, message, ignorable =
-      self.handle:execute(count, types, values)
+   local rs, errno, state, message, ignorable = self.handle:execute()
    if errno ~= nil then
       raise_sql_error(self.connection, self.query, errno, state, message, ignorable, 3,
                       "mysql_stmt_execute()")

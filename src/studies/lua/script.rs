@@ -155,6 +155,8 @@ pub struct Declared {
     pub declares_options: bool,
     pub commands: BTreeMap<String, bool>,
     pub functions: Vec<String>,
+    /// The report hooks set in `sysbench.hooks` (report_intermediate, report_cumulative).
+    pub report_hooks: Vec<String>,
 }
 
 impl Declared {
@@ -520,6 +522,12 @@ impl State {
                     declared.commands.insert(name, parallel);
                 }
             }
+            let hooks: mlua::Table = sysbench.get("hooks")?;
+            for hook in ["report_intermediate", "report_cumulative"] {
+                if matches!(hooks.get::<Value>(hook)?, Value::Function(_)) {
+                    declared.report_hooks.push(hook.to_string());
+                }
+            }
             for name in [
                 "init",
                 "done",
@@ -538,6 +546,22 @@ impl State {
             Ok(declared)
         };
         read().map_err(|err| anyhow::anyhow!("reading the script's declarations: {err}"))
+    }
+
+    /// Calls `sysbench.hooks[hook]` with a table of `figures`, as sysbench calls its report
+    /// hooks with its statistics.
+    pub fn call_hook(&self, hook: &str, figures: &[(&str, f64)]) -> anyhow::Result<()> {
+        let run = || -> mlua::Result<()> {
+            let stat = self.lua.create_table()?;
+            for (name, value) in figures {
+                stat.set(*name, *value)?;
+            }
+            let sysbench: mlua::Table = self.lua.globals().get("sysbench")?;
+            let hooks: mlua::Table = sysbench.get("hooks")?;
+            let function: mlua::Function = hooks.get(hook)?;
+            function.call::<()>(stat)
+        };
+        run().map_err(|err| self.failed(&format!("sysbench.hooks.{hook}"), &err))
     }
 
     /// Runs a custom command's function (`sysbench.cmdline.commands[name][1]`).
