@@ -24,6 +24,13 @@ fn main() {
     build.compile("libmariadb_side");
     println!("cargo:rerun-if-changed=build/bind_layout.c");
     println!("cargo:rerun-if-changed=build/pvio_hook.c");
+
+    // Lua scripts call these through LuaJIT's ffi (`ffi.C.NAME`), which finds only the
+    // binary's exported symbols: sysbench's sb_counter_inc, and the prelude's fast calls
+    // (src/studies/lua/fast.rs).
+    for symbol in ["sb_counter_inc", "eb_lua_*"] {
+        println!("cargo:rustc-link-arg-bins=-Wl,--export-dynamic-symbol={symbol}");
+    }
 }
 
 /// Where libmariadb's headers are: as its pkg-config file says (Debian's libmariadb-dev

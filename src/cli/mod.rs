@@ -43,6 +43,15 @@ pub fn hide_dsn_password() {
             ("", None)
         };
         next_is_dsn = text == "--dsn" || text == "--to";
+        // `enginebench sysbench --mysql-password=…`: sysbench's own spelling.
+        if let Some(secret) = text
+            .strip_prefix("--mysql-password=")
+            .filter(|secret| !secret.is_empty())
+        {
+            cleaned.push("--mysql-password=".into());
+            password = Some(secret.to_string());
+            continue;
+        }
         match value.and_then(Dsn::split_password) {
             Some((without, secret)) => {
                 cleaned.push(format!("{prefix}{without}").into());

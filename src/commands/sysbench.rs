@@ -105,7 +105,11 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
     if let Some(value) = take("mysql_db") {
         global.mysql_db = value;
     }
-    let password = take("mysql_password");
+    // A password on the command line was moved out of the process title into the
+    // environment (`cli::hide_dsn_password`).
+    let password = take("mysql_password")
+        .filter(|password| !password.is_empty())
+        .or_else(|| std::env::var(crate::server::PASSWORD_ENV).ok());
     let warmup = match take("warmup_time") {
         Some(value) => Some(Duration::from_secs_f64(number("warmup_time", &value)?)),
         None => None,

@@ -214,7 +214,7 @@ impl Context {
         outcome
     }
 
-    fn rand_between(&self, generator: Option<usize>, a: u32, b: u32) -> u32 {
+    pub(super) fn rand_between(&self, generator: Option<usize>, a: u32, b: u32) -> u32 {
         let (low, high) = if b < a { (b, a) } else { (a, b) };
         let distribution = generator.map_or(&self.default_rand, |g| &self.generators[g]);
         distribution.sample(&mut self.rng.borrow_mut(), low, high)
@@ -244,89 +244,106 @@ fn error_parts(err: &mysql::Error, client_code: u32) -> (u32, String, String) {
     }
 }
 
-/// A connection a script opened (`drv:connect()`).
-struct Conn {
+/// A failed statement, as the prelude raises it: number, state, message, ignorable.
+#[derive(Debug, Clone)]
+pub(super) struct SqlFailure {
+    code: u32,
+    state: String,
+    message: String,
+    ignorable: bool,
+}
+
+impl SqlFailure {
+    /// `err` of a statement of `slot`; an ignorable one is kept as the event's restart cause.
+    fn of(context: &Context, slot: usize, err: &mysql::Error, client_code: u32) -> SqlFailure {
+        let (code, state, message) = error_parts(err, client_code);
+        let ignorable = context.ignore.ignores(code);
+        if ignorable {
+            *context.ignored.borrow_mut() = Some(QueryFailure {
+                kind_index: slot,
+                code: u16::try_from(code).ok(),
+                message: message.clone(),
+                class: ErrorClass::Survivable,
+            });
+        }
+        SqlFailure {
+            code,
+            state,
+            message,
+            ignorable,
+        }
+    }
+
+    /// nil, errno, state, message, ignorable: what the prelude's raise takes.
+    fn to_lua(&self, lua: &Lua) -> mlua::Result<MultiValue> {
+        Ok(MultiValue::from_vec(vec![
+            Value::Nil,
+            Value::Integer(i64::from(self.code)),
+            Value::String(lua.create_string(&self.state)?),
+            Value::String(lua.create_string(&self.message)?),
+            Value::Boolean(self.ignorable),
+        ]))
+    }
+}
+
+/// What the fast calls answer (`fast.rs`), and the prelude reads.
+pub(super) const ANSWER_NONE: i32 = 0;
+pub(super) const ANSWER_ROWS: i32 = 1;
+pub(super) const ANSWER_FAILED: i32 = -1;
+pub(super) const ANSWER_CLOSED: i32 = -2;
+
+/// A connection a script opened (`drv:connect()`). Boxed so that its address, which the
+/// prelude's ffi calls carry, stays put.
+pub(super) struct ConnCore {
     context: Rc<Context>,
     connection: Option<libmariadb::Connection>,
     /// The connection's one result set, handed out again by each query that has one (as
-    /// sysbench's connection has one `rs`): no allocation per statement.
-    rows: Option<AnyUserData>,
+    /// sysbench's connection has one `rs`).
+    rows: Rc<RefCell<RowsData>>,
+    last_failure: Option<SqlFailure>,
 }
 
-/// `slot` updated to hold `rows`, or made the first time.
-fn reuse_rows(lua: &Lua, slot: &mut Option<AnyUserData>, rows: Rows) -> mlua::Result<Value> {
-    if let Some(existing) = slot {
-        *existing.borrow_mut::<Rows>()? = rows;
-        return Ok(Value::UserData(existing.clone()));
-    }
-    let made = lua.create_userdata(rows)?;
-    *slot = Some(made.clone());
-    Ok(Value::UserData(made))
-}
+struct Conn(Box<ConnCore>);
 
-/// What a failed call hands the prelude: nil, errno, state, message, ignorable.
-fn failure(
-    lua: &Lua,
-    context: &Context,
-    slot: usize,
-    err: &mysql::Error,
-    client_code: u32,
-) -> mlua::Result<MultiValue> {
-    let (code, state, message) = error_parts(err, client_code);
-    let ignorable = context.ignore.ignores(code);
-    if ignorable {
-        *context.ignored.borrow_mut() = Some(QueryFailure {
-            kind_index: slot,
-            code: u16::try_from(code).ok(),
-            message: message.clone(),
-            class: ErrorClass::Survivable,
-        });
-    }
-    Ok(MultiValue::from_vec(vec![
-        Value::Nil,
-        Value::Integer(i64::from(code)),
-        Value::String(lua.create_string(&state)?),
-        Value::String(lua.create_string(&message)?),
-        Value::Boolean(ignorable),
-    ]))
-}
-
-impl Conn {
-    fn live(&self) -> mlua::Result<&libmariadb::Connection> {
-        self.connection
-            .as_ref()
-            .ok_or_else(|| mlua::Error::runtime("attempt to use an already closed connection"))
+impl ConnCore {
+    /// A text statement: ANSWER_ROWS (the result in `rows`), ANSWER_NONE, ANSWER_FAILED
+    /// (`last_failure` says why) or ANSWER_CLOSED.
+    pub(super) fn query(&mut self, sql: &str) -> i32 {
+        let Some(connection) = self.connection.as_ref() else {
+            return ANSWER_CLOSED;
+        };
+        let slot = self.context.slot_of(sql);
+        let outcome = self.context.timed(slot, || connection.query(sql));
+        if outcome.is_ok()
+            && !self.context.recorder.get().is_null()
+            && sql
+                .trim_start()
+                .get(..8)
+                .is_some_and(|verb| verb.eq_ignore_ascii_case("rollback"))
+            && connection.warning_count() > 0
+        {
+            self.context
+                .slots
+                .rollbacks_not_honoured
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        self.answer(slot, outcome)
     }
 
-    /// A text statement's answer for the prelude: a result set, nil, or a failure.
-    fn answer(
-        &mut self,
-        lua: &Lua,
-        slot: usize,
-        outcome: Result<Answer, mysql::Error>,
-    ) -> mlua::Result<MultiValue> {
+    fn answer(&mut self, slot: usize, outcome: Result<Answer, mysql::Error>) -> i32 {
         match outcome {
             Ok(Answer::Rows(result)) => {
-                let rows = result.rows();
-                let fields = result.fields();
-                let rs = reuse_rows(
-                    lua,
-                    &mut self.rows,
-                    Rows {
-                        result: Some(result),
-                        rows,
-                        fields,
-                    },
-                )?;
-                Ok(MultiValue::from_vec(vec![rs]))
+                let mut rows = self.rows.borrow_mut();
+                rows.rows = result.rows();
+                rows.fields = result.fields();
+                rows.result = Some(result);
+                ANSWER_ROWS
             }
-            Ok(Answer::Done { .. }) => Ok(MultiValue::from_vec(vec![Value::Nil])),
+            Ok(Answer::Done { .. }) => ANSWER_NONE,
             Err(err) => {
                 let client_code = self.connection.as_ref().map_or(0, |c| c.error_number());
-                let out = failure(lua, &self.context, slot, &err, client_code)?;
-                if self.context.ignore.ignores(client_code)
-                    && CONNECTION_LOST.contains(&client_code)
-                {
+                let failure = SqlFailure::of(&self.context, slot, &err, client_code);
+                if failure.ignorable && CONNECTION_LOST.contains(&client_code) {
                     // As sysbench: an ignorable lost connection is reconnected.
                     self.connection = None;
                     self.connection = libmariadb::Connection::connect(
@@ -337,73 +354,85 @@ impl Conn {
                     )
                     .ok();
                 }
-                Ok(out)
+                self.last_failure = Some(failure);
+                ANSWER_FAILED
             }
         }
+    }
+
+    fn live(&self) -> mlua::Result<&libmariadb::Connection> {
+        self.connection
+            .as_ref()
+            .ok_or_else(|| mlua::Error::runtime("attempt to use an already closed connection"))
+    }
+}
+
+/// The last failure of a connection or statement, for the prelude.
+fn last_failure(lua: &Lua, failure: &Option<SqlFailure>) -> mlua::Result<MultiValue> {
+    match failure {
+        Some(failure) => failure.to_lua(lua),
+        None => Err(mlua::Error::runtime(
+            "no failure to report (a bug in enginebench)",
+        )),
     }
 }
 
 impl UserData for Conn {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_method_mut("query", |lua, this, sql: mlua::String| {
-            let sql = sql.to_str()?;
-            let slot = this.context.slot_of(&sql);
-            let connection = this.live()?;
-            let outcome = this.context.timed(slot, || connection.query(&sql));
-            if outcome.is_ok()
-                && !this.context.recorder.get().is_null()
-                && sql
-                    .trim_start()
-                    .get(..8)
-                    .is_some_and(|verb| verb.eq_ignore_ascii_case("rollback"))
-                && connection.warning_count() > 0
-            {
-                this.context
-                    .slots
-                    .rollbacks_not_honoured
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            }
-            this.answer(lua, slot, outcome)
+        methods.add_method_mut("pointer", |_, this, ()| {
+            Ok(mlua::LightUserData(
+                (&mut *this.0 as *mut ConnCore).cast::<std::ffi::c_void>(),
+            ))
+        });
+        methods.add_method("rows", |lua, this, ()| {
+            lua.create_userdata(Rows(Rc::clone(&this.0.rows)))
+        });
+        methods.add_method("last_failure", |lua, this, ()| {
+            last_failure(lua, &this.0.last_failure)
         });
         methods.add_method("more_results", |_, this, ()| {
-            Ok(this.live()?.more_results())
+            Ok(this.0.live()?.more_results())
         });
-        methods.add_method_mut("next_result", |lua, this, ()| {
-            let outcome = this.live()?.next_result();
-            this.answer(lua, SLOTS - 1, outcome)
+        methods.add_method_mut("next_result", |_, this, ()| {
+            let outcome = this.0.live()?.next_result();
+            Ok(this.0.answer(SLOTS - 1, outcome))
         });
         methods.add_method("prepare", |lua, this, sql: mlua::String| {
+            let core = &this.0;
             let sql = sql.to_str()?.to_string();
-            let connection = this.live()?;
-            let slot = this.context.slot_of(&sql);
+            let connection = core.live()?;
+            let slot = core.context.slot_of(&sql);
             match connection.prepare(&sql) {
                 Ok(statement) => {
-                    let stmt = lua.create_userdata(Stmt {
-                        context: Rc::clone(&this.context),
+                    let stmt = lua.create_userdata(Stmt(Box::new(StmtCore {
+                        context: Rc::clone(&core.context),
                         statement: Some(statement),
                         slot,
                         params: Vec::new(),
-                        rows: None,
-                    })?;
+                        last_failure: None,
+                    })))?;
                     Ok(MultiValue::from_vec(vec![Value::UserData(stmt)]))
                 }
-                Err(err) => failure(lua, &this.context, slot, &err, connection.error_number()),
+                Err(err) => {
+                    SqlFailure::of(&core.context, slot, &err, connection.error_number()).to_lua(lua)
+                }
             }
         });
         methods.add_method_mut("disconnect", |_, this, ()| {
-            this.connection = None;
+            this.0.connection = None;
             Ok(())
         });
         methods.add_method_mut("reconnect", |_, this, ()| {
-            this.connection = None;
+            let core = &mut this.0;
+            core.connection = None;
             match libmariadb::Connection::connect(
-                &this
+                &core
                     .context
                     .spec
-                    .for_connection(this.context.connection_index),
+                    .for_connection(core.context.connection_index),
             ) {
                 Ok(connection) => {
-                    this.connection = Some(connection);
+                    core.connection = Some(connection);
                     Ok((true, None))
                 }
                 Err(err) => Ok((false, Some(crate::server::describe_mysql_error(&err)))),
@@ -412,26 +441,27 @@ impl UserData for Conn {
     }
 }
 
-/// A result set (`rs`): `nrows`, `nfields`, `fetch_row()`, `free()`.
-struct Rows {
-    /// None for a prepared statement's result, whose rows are counted but not kept.
+/// A connection's result set: `nrows`, `nfields`, `fetch_row()`, `free()`.
+#[derive(Default)]
+struct RowsData {
     result: Option<ResultSet>,
     rows: u64,
     fields: usize,
 }
 
+struct Rows(Rc<RefCell<RowsData>>);
+
 impl UserData for Rows {
     fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
-        fields.add_field_method_get("nrows", |_, this| Ok(this.rows));
-        fields.add_field_method_get("nfields", |_, this| Ok(this.fields as u64));
+        fields.add_field_method_get("nrows", |_, this| Ok(this.0.borrow().rows));
+        fields.add_field_method_get("nfields", |_, this| Ok(this.0.borrow().fields as u64));
     }
 
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_method_mut("fetch_row", |lua, this, ()| {
-            let Some(result) = this.result.as_mut() else {
-                return Err(mlua::Error::runtime(
-                    "fetch_row() on a prepared statement's result: enginebench counts its rows (rs.nrows) but does not keep them (sysbench 1.0 cannot fetch them either); use con:query() to read rows",
-                ));
+        methods.add_method("fetch_row", |lua, this, ()| {
+            let mut data = this.0.borrow_mut();
+            let Some(result) = data.result.as_mut() else {
+                return Ok(Value::Nil);
             };
             let row = lua.create_table_with_capacity(result.fields(), 0)?;
             let mut failed = None;
@@ -448,101 +478,107 @@ impl UserData for Rows {
             if let Some(err) = failed {
                 return Err(err);
             }
-            Ok(if fetched { Value::Table(row) } else { Value::Nil })
+            Ok(if fetched {
+                Value::Table(row)
+            } else {
+                Value::Nil
+            })
         });
-        methods.add_method_mut("free", |_, this, ()| {
-            this.result = None;
+        methods.add_method("free", |_, this, ()| {
+            this.0.borrow_mut().result = None;
             Ok(true)
         });
         methods.add_meta_method(mlua::MetaMethod::ToString, |_, _, ()| Ok("<sql_result>"));
     }
 }
 
-/// A prepared statement.
-struct Stmt {
-    context: Rc<Context>,
-    statement: Option<libmariadb::Statement>,
-    slot: usize,
-    /// The parameters bound (`bind_param`): each a prelude table whose `type` and `value`
-    /// are read at every execution, as sysbench reads its bound buffers.
-    params: Vec<(i64, mlua::Table)>,
-    /// The statement's one result, handed out again by each execution that reads rows.
-    rows: Option<AnyUserData>,
+/// A parameter's buffer, written by the prelude through ffi (`param:set`) and read at each
+/// execution, as sysbench's bound buffers are. Its layout is the prelude's `eb_param`.
+#[repr(C)]
+pub(super) struct EbParam {
+    pub int: i64,
+    pub double: f64,
+    pub text: *const u8,
+    pub len: usize,
+    /// sysbench's bind type: BIGINT (4), DOUBLE (6) or VARCHAR (12).
+    pub kind: i32,
+    pub is_null: i32,
 }
 
 /// sysbench's bind types the prelude passes (`sysbench.sql.type`).
-const TYPE_BIGINT: i64 = 4;
-const TYPE_DOUBLE: i64 = 6;
+const TYPE_BIGINT: i32 = 4;
+const TYPE_DOUBLE: i32 = 6;
 
-impl Stmt {
-    fn execute(&mut self, lua: &Lua) -> mlua::Result<MultiValue> {
+/// A prepared statement. Boxed so that its address, which the prelude's ffi calls carry,
+/// stays put.
+pub(super) struct StmtCore {
+    context: Rc<Context>,
+    statement: Option<libmariadb::Statement>,
+    slot: usize,
+    /// The parameters bound (`bind_param`): buffers the prelude keeps alive with the
+    /// statement.
+    pub(super) params: Vec<*const EbParam>,
+    last_failure: Option<SqlFailure>,
+}
+
+struct Stmt(Box<StmtCore>);
+
+impl StmtCore {
+    /// One execution: ANSWER_ROWS (`rows` set to the rows read), ANSWER_NONE,
+    /// ANSWER_FAILED (`last_failure` says why) or ANSWER_CLOSED.
+    pub(super) fn execute(&mut self, rows: &mut u64) -> i32 {
         let Some(statement) = self.statement.as_mut() else {
-            return Err(mlua::Error::runtime(
-                "execute() on a closed statement (stmt:close() was called)",
-            ));
+            return ANSWER_CLOSED;
         };
-        let count = self.params.len();
-        let wanted = statement.param_count();
-        if count != wanted {
-            return Err(mlua::Error::runtime(format!(
-                "the statement takes {wanted} parameter(s) but {count} were bound with bind_param()"
-            )));
-        }
-        let mut values: Vec<Value> = Vec::with_capacity(count);
-        for (_, param) in &self.params {
-            values.push(param.raw_get("value")?);
-        }
-        let mut texts: Vec<Option<mlua::BorrowedBytes>> = Vec::with_capacity(count);
-        for value in &values {
-            texts.push(match value {
-                Value::String(text) => Some(text.as_bytes()),
-                _ => None,
+        if self.params.len() != statement.param_count() {
+            let message = format!(
+                "the statement takes {} parameter(s) but {} were bound with bind_param()",
+                statement.param_count(),
+                self.params.len()
+            );
+            self.last_failure = Some(SqlFailure {
+                code: 2031,
+                state: "HY000".into(),
+                message,
+                ignorable: false,
             });
+            return ANSWER_FAILED;
         }
-        let mut params = Vec::with_capacity(count);
-        for (index, ((kind, _), value)) in self.params.iter().zip(&values).enumerate() {
-            params.push(match (value, *kind) {
-                (Value::Nil, _) => Param::Null,
-                (Value::Integer(n), TYPE_BIGINT) => Param::Int(*n),
-                (Value::Number(n), TYPE_BIGINT) => Param::Int(*n as i64),
-                (Value::Integer(n), TYPE_DOUBLE) => Param::Double(*n as f64),
-                (Value::Number(n), TYPE_DOUBLE) => Param::Double(*n),
-                (Value::String(_), _) => {
-                    let bytes: &[u8] = texts[index].as_deref().unwrap_or_default();
-                    Param::Text(std::str::from_utf8(bytes).map_err(|_| {
-                        mlua::Error::runtime("a VARCHAR parameter holds bytes that are not UTF-8")
-                    })?)
+        let params = self.params.iter().map(|&param| {
+            // SAFETY: the prelude keeps every bound buffer alive with the statement, and a
+            // text's bytes alive with its buffer; they are written only between executions.
+            let param = unsafe { &*param };
+            if param.is_null != 0 {
+                return Param::Null;
+            }
+            match param.kind {
+                TYPE_BIGINT => Param::Int(param.int),
+                TYPE_DOUBLE => Param::Double(param.double),
+                // Never set: sysbench's zeroed buffer, an empty string.
+                _ if param.text.is_null() => Param::Text(""),
+                _ => {
+                    // SAFETY: as above; `len` bytes from `text`.
+                    let bytes = unsafe { std::slice::from_raw_parts(param.text, param.len) };
+                    // libmariadb sends the bytes as they are: no need for them to be UTF-8.
+                    Param::Text(std::str::from_utf8(bytes).unwrap_or_else(|err| {
+                        // SAFETY: cut at the last whole character.
+                        unsafe { std::str::from_utf8_unchecked(&bytes[..err.valid_up_to()]) }
+                    }))
                 }
-                (Value::Integer(n), _) => Param::Int(*n),
-                (Value::Number(n), _) => Param::Double(*n),
-                (other, _) => {
-                    return Err(mlua::Error::runtime(format!(
-                        "parameter {} holds a {}, not a number or a string",
-                        index + 1,
-                        other.type_name()
-                    )))
-                }
-            });
-        }
+            }
+        });
         let slot = self.slot;
         let outcome = self.context.timed(slot, || statement.execute(params));
         match outcome {
             Ok(executed) if executed.returned_rows => {
-                let rs = reuse_rows(
-                    lua,
-                    &mut self.rows,
-                    Rows {
-                        result: None,
-                        rows: executed.rows,
-                        fields: 0,
-                    },
-                )?;
-                Ok(MultiValue::from_vec(vec![rs]))
+                *rows = executed.rows;
+                ANSWER_ROWS
             }
-            Ok(_) => Ok(MultiValue::from_vec(vec![Value::Nil])),
+            Ok(_) => ANSWER_NONE,
             Err(err) => {
                 let code = statement.error_number();
-                failure(lua, &self.context, slot, &err, code)
+                self.last_failure = Some(SqlFailure::of(&self.context, slot, &err, code));
+                ANSWER_FAILED
             }
         }
     }
@@ -550,16 +586,16 @@ impl Stmt {
 
 impl UserData for Stmt {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_method_mut("bind", |_, this, params: mlua::Variadic<mlua::Table>| {
-            this.params = params
-                .into_iter()
-                .map(|param| Ok((param.raw_get::<i64>("type")?, param)))
-                .collect::<mlua::Result<_>>()?;
-            Ok(())
+        methods.add_method_mut("pointer", |_, this, ()| {
+            Ok(mlua::LightUserData(
+                (&mut *this.0 as *mut StmtCore).cast::<std::ffi::c_void>(),
+            ))
         });
-        methods.add_method_mut("execute", |lua, this, ()| this.execute(lua));
+        methods.add_method("last_failure", |lua, this, ()| {
+            last_failure(lua, &this.0.last_failure)
+        });
         methods.add_method_mut("close", |_, this, ()| {
-            this.statement = None;
+            this.0.statement = None;
             Ok(())
         });
     }
@@ -574,11 +610,12 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
         lua.create_function(move |lua, ()| {
             match libmariadb::Connection::connect(&ctx.spec.for_connection(ctx.connection_index)) {
                 Ok(connection) => {
-                    let conn: AnyUserData = lua.create_userdata(Conn {
+                    let conn: AnyUserData = lua.create_userdata(Conn(Box::new(ConnCore {
                         context: Rc::clone(&ctx),
                         connection: Some(connection),
-                        rows: None,
-                    })?;
+                        rows: Default::default(),
+                        last_failure: None,
+                    })))?;
                     Ok((Some(conn), None))
                 }
                 Err(err) => Ok((None, Some(crate::server::describe_mysql_error(&err)))),
@@ -603,23 +640,6 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
             },
         )?,
     )?;
-    let generators = [
-        ("rand_default", None),
-        ("rand_uniform", Some(0)),
-        ("rand_gaussian", Some(1)),
-        ("rand_special", Some(2)),
-        ("rand_pareto", Some(3)),
-        ("rand_zipfian", Some(4)),
-    ];
-    for (name, generator) in generators {
-        let ctx = Rc::clone(&context);
-        native.set(
-            name,
-            lua.create_function(move |_, (a, b): (f64, f64)| {
-                Ok(ctx.rand_between(generator, a as u32, b as u32))
-            })?,
-        )?;
-    }
     let ctx = Rc::clone(&context);
     native.set(
         "rand_uniform_uint64",
@@ -676,6 +696,10 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
                 .collect();
             lua.create_string(bytes)
         })?,
+    )?;
+    native.set(
+        "context",
+        mlua::LightUserData(Rc::as_ptr(&context).cast_mut().cast::<std::ffi::c_void>()),
     )?;
     lua.globals().set("__enginebench", native)?;
     Ok(())

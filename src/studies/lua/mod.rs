@@ -9,6 +9,7 @@
 //! Owns: the kind's parameters, steps and cells. Must not know the runner's insides.
 
 pub mod api;
+mod fast;
 pub mod script;
 pub mod workload;
 

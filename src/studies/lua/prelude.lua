@@ -66,14 +66,37 @@ sysbench.cmdline.ARG_FILE = 7
 sysbench.cmdline.ARG_MAX = 8
 sysbench.opt = sysbench.opt or {}
 
+-- The per-statement calls, made through ffi as sysbench makes its own (src/studies/lua/fast.rs):
+-- a parameter's buffer, which param:set writes and each execution reads.
+ffi.cdef[[
+typedef struct {
+  int64_t i;
+  double d;
+  const char *s;
+  size_t len;
+  int32_t kind;
+  int32_t is_null;
+} eb_param;
+int eb_lua_execute(void *stmt, uint64_t *rows);
+void eb_lua_bind(void *stmt, int count, const void **params);
+int eb_lua_query(void *conn, const char *sql, size_t len);
+uint32_t eb_lua_rand(const void *context, int generator, uint32_t a, uint32_t b);
+]]
+local C = ffi.C
+local CONTEXT = ffi.cast("const void *", native.context)
+local eb_rand = C.eb_lua_rand
+
+-- The fast calls' answers (api.rs).
+local ANSWER_NONE, ANSWER_ROWS, ANSWER_CLOSED = 0, 1, -2
+
 -- sysbench.rand: the generators live in Rust (one per state, seeded per thread).
 sysbench.rand = {
-   default = native.rand_default,
-   uniform = native.rand_uniform,
-   gaussian = native.rand_gaussian,
-   special = native.rand_special,
-   pareto = native.rand_pareto,
-   zipfian = native.rand_zipfian,
+   default = function(a, b) return eb_rand(CONTEXT, -1, a, b) end,
+   uniform = function(a, b) return eb_rand(CONTEXT, 0, a, b) end,
+   gaussian = function(a, b) return eb_rand(CONTEXT, 1, a, b) end,
+   special = function(a, b) return eb_rand(CONTEXT, 2, a, b) end,
+   pareto = function(a, b) return eb_rand(CONTEXT, 3, a, b) end,
+   zipfian = function(a, b) return eb_rand(CONTEXT, 4, a, b) end,
    uniform_uint64 = native.rand_uniform_uint64,
    uniform_double = native.rand_uniform_double,
    unique = native.rand_unique,
@@ -120,6 +143,19 @@ local statement_mt = {
    __tostring = function() return "<sql_statement>" end,
 }
 local param_methods = {}
+-- A prepared statement's result: its rows counted (nrows), not kept.
+local prepared_result_methods = {
+   fetch_row = function()
+      error("fetch_row() on a prepared statement's result: enginebench counts its rows " ..
+            "(rs.nrows) but does not keep them (sysbench 1.0 cannot fetch them either); " ..
+            "use con:query() to read rows", 2)
+   end,
+   free = function() return true end,
+}
+local prepared_result_mt = {
+   __index = prepared_result_methods,
+   __tostring = function() return "<sql_result>" end,
+}
 local param_mt = {
    __index = param_methods,
    __tostring = function() return "<sql_param>" end,
@@ -141,7 +177,8 @@ function driver_methods.connect(self)
    if handle == nil then
       error("connection creation failed: " .. tostring(message), 2)
    end
-   return setmetatable({ handle = handle }, connection_mt)
+   return setmetatable({ handle = handle, ptr = ffi.cast("void *", handle:pointer()),
+                         rs = handle:rows() }, connection_mt)
 end
 
 -- An error the server sent for `query`: raised as sysbench raises it. Ignorable errors
@@ -172,15 +209,23 @@ local function raise_sql_error(self, query, errno, state, message, ignorable, le
          level)
 end
 
-function connection_methods.query(self, query)
-   local rs, errno, state, message, ignorable = self.handle:query(query)
-   if errno ~= nil then
-      raise_sql_error(self, query, errno, state, message, ignorable, 3, "mysql_drv_query()")
+-- A fast call's answer that is neither rows nor none: raised from the caller's caller.
+local function failed(con, handle, query, answer, call)
+   if answer == ANSWER_CLOSED then
+      error("attempt to use an already closed connection", 3)
    end
-   if rs == nil then
+   local _, errno, state, message, ignorable = handle:last_failure()
+   raise_sql_error(con, query, errno, state, message, ignorable, 4, call)
+end
+
+function connection_methods.query(self, query)
+   local answer = C.eb_lua_query(self.ptr, query, #query)
+   if answer == ANSWER_ROWS then
+      return self.rs
+   elseif answer == ANSWER_NONE then
       return NO_RESULT
    end
-   return rs
+   failed(self, self.handle, query, answer, "mysql_drv_query()")
 end
 
 function connection_methods.query_row(self, query)
@@ -197,14 +242,13 @@ function connection_methods.more_results(self)
 end
 
 function connection_methods.next_result(self)
-   local rs, errno, state, message, ignorable = self.handle:next_result()
-   if errno ~= nil then
-      raise_sql_error(self, nil, errno, state, message, ignorable, 3, "mysql_next_result()")
-   end
-   if rs == nil then
+   local answer = self.handle:next_result()
+   if answer == ANSWER_ROWS then
+      return self.rs
+   elseif answer == ANSWER_NONE then
       return NO_RESULT
    end
-   return rs
+   failed(self, self.handle, nil, answer, "mysql_next_result()")
 end
 
 function connection_methods.disconnect(self)
@@ -266,11 +310,15 @@ function connection_methods.prepare(self, query)
    if handle == nil then
       raise_sql_error(self, query, errno, state, message, ignorable, 3, "mysql_stmt_prepare()")
    end
-   return setmetatable({ handle = handle, connection = self, query = query }, statement_mt)
+   return setmetatable({ handle = handle, ptr = ffi.cast("void *", handle:pointer()),
+                         connection = self, query = query, params = {},
+                         rows = ffi.new("uint64_t[1]"),
+                         rs = setmetatable({ nrows = 0, nfields = 0 }, prepared_result_mt) },
+                       statement_mt)
 end
 
 function statement_methods.bind_create(self, btype, max_len)
-   local param = setmetatable({}, param_mt)
+   local param = setmetatable({ c = ffi.new("eb_param") }, param_mt)
    if btype == sql_type.TINYINT or btype == sql_type.SMALLINT or btype == sql_type.INT
       or btype == sql_type.BIGINT then
       param.type = sql_type.BIGINT
@@ -284,7 +332,7 @@ function statement_methods.bind_create(self, btype, max_len)
    else
       error("Unsupported argument type: " .. tostring(btype), 2)
    end
-   param.value = nil
+   param.c.kind = param.type
    return param
 end
 
@@ -293,20 +341,28 @@ function statement_methods.bind_param(self, ...)
    if count < 1 then
       return nil
    end
-   self.handle:bind(...)
+   -- The buffers stay alive with the statement, which reads them at each execution.
+   self.params = { ... }
+   local buffers = ffi.new("const void *[?]", count)
+   for i = 1, count do
+      buffers[i - 1] = self.params[i].c
+   end
+   C.eb_lua_bind(self.ptr, count, buffers)
    return 0
 end
 
 function statement_methods.execute(self)
-   local rs, errno, state, message, ignorable = self.handle:execute()
-   if errno ~= nil then
-      raise_sql_error(self.connection, self.query, errno, state, message, ignorable, 3,
-                      "mysql_stmt_execute()")
-   end
-   if rs == nil then
+   local answer = C.eb_lua_execute(self.ptr, self.rows)
+   if answer == ANSWER_ROWS then
+      local rs = self.rs
+      rs.nrows = tonumber(self.rows[0])
+      return rs
+   elseif answer == ANSWER_NONE then
       return NO_RESULT
+   elseif answer == ANSWER_CLOSED then
+      error("execute() on a closed statement (stmt:close() was called)", 2)
    end
-   return rs
+   failed(self.connection, self.handle, self.query, answer, "mysql_stmt_execute()")
 end
 
 function statement_methods.close(self)
@@ -315,26 +371,27 @@ function statement_methods.close(self)
 end
 
 function param_methods.set(self, value)
+   local c = self.c
    if value == nil then
-      self.value = nil
+      c.is_null = 1
       return
    end
+   c.is_null = 0
    local t = self.type
    if t == sql_type.BIGINT then
-      local number = tonumber(value)
-      if number == nil then
-         error("cannot convert '" .. tostring(value) .. "' to an integer", 2)
-      end
-      -- An int64 buffer keeps the whole part, as sysbench's does.
-      self.value = number >= 0 and math.floor(number) or math.ceil(number)
+      -- An int64 keeps the whole part, as sysbench's buffer does.
+      c.i = value
    elseif t == sql_type.DOUBLE then
-      self.value = tonumber(value)
+      c.d = value
    elseif t == sql_type.VARCHAR then
       value = tostring(value)
       if #value > self.max_len then
          value = value:sub(1, self.max_len)
       end
-      self.value = value
+      -- The buffer points into the string, kept alive here.
+      self.keep = value
+      c.s = value
+      c.len = #value
    else
       error("Unsupported argument type: " .. tostring(t), 2)
    end
@@ -344,11 +401,7 @@ function param_methods.set_rand_str(self, fmt)
    if self.type ~= sql_type.VARCHAR then
       error("Unsupported argument type: " .. tostring(self.type), 2)
    end
-   local value = sysbench.rand.string(fmt)
-   if #value > self.max_len then
-      value = value:sub(1, self.max_len)
-   end
-   self.value = value
+   self:set(sysbench.rand.string(fmt))
 end
 
 -- The event loop of one thread, as sysbench runs it: returns 0 after an event, 1 when an
