@@ -191,11 +191,21 @@ pub fn run(args: Vec<String>) -> anyhow::Result<Finished> {
                 other,
                 &spec,
                 globals.global.threads,
-                globals.global.rand_seed,
+                seed_of(globals.global.rand_seed),
             )?;
             Ok(Finished::Success)
         }
     }
+}
+
+/// sysbench's `--rand-seed`: 0 (its default) seeds from the clock.
+fn seed_of(rand_seed: u64) -> u64 {
+    if rand_seed != 0 {
+        return rand_seed;
+    }
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |elapsed| elapsed.as_nanos() as u64)
 }
 
 /// `run`: the cells on the named server, stored, and sysbench's report printed.
@@ -212,7 +222,7 @@ fn run_cells(
         .and_then(|name| name.parse::<Engine>().ok())
         .unwrap_or(Engine::InnoDb);
     let global = &globals.global;
-    let study = LuaParams::as_sysbench_runs(
+    let mut study = LuaParams::as_sysbench_runs(
         settings.clone(),
         declared.clone(),
         engine,
@@ -222,6 +232,7 @@ fn run_cells(
         (global.rate > 0.0).then_some(global.rate),
         globals.warmup,
     );
+    study.seed = seed_of(global.rand_seed);
     outln!("Running the test with following options:");
     outln!("Number of threads: {}", global.threads);
     if global.report_interval > 0.0 {

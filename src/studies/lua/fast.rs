@@ -12,7 +12,8 @@
 
 use std::ffi::{c_int, c_void};
 
-use super::api::{ConnCore, Context, EbParam, StmtCore};
+use super::api::Context;
+use super::connection::{ConnCore, EbParam, StmtCore};
 
 /// Executes a prepared statement; rows read go to `*rows`. See `StmtCore::execute`.
 ///

@@ -9,7 +9,9 @@
 //! Owns: the kind's parameters, steps and cells. Must not know the runner's insides.
 
 pub mod api;
+mod connection;
 mod fast;
+mod native;
 pub mod script;
 pub mod workload;
 
@@ -198,7 +200,7 @@ fn probe_context(settings: &Settings) -> anyhow::Result<api::Context> {
 
 /// Runs script command `command` (a custom one, or sysbench's prepare/cleanup/help
 /// functions) on `spec`: in `threads` states when the script marks it parallel, else in
-/// one. Returns what the script printed when `capture` is set.
+/// one. Returns the lines the script printed when they go to stderr (a study's).
 pub fn run_command(
     settings: &Settings,
     declared: &Declared,
@@ -206,7 +208,7 @@ pub fn run_command(
     spec: &ConnectionSpec,
     threads: u32,
     seed: u64,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Vec<String>> {
     let mut settings = settings.clone();
     settings.command = command.to_string();
     settings.global.threads = threads.max(1);
@@ -248,13 +250,14 @@ pub fn run_command(
         .map_err(anyhow::Error::msg)?;
         State::open(&settings, Some(declared), context, tid)
     };
-    let run_one = |tid: u32| -> anyhow::Result<()> {
+    let run_one = |tid: u32| -> anyhow::Result<Vec<String>> {
         let state = open(tid)?;
         if custom {
-            state.call_command(command)
+            state.call_command(command)?;
         } else {
-            state.call(command, ()).map(drop)
+            state.call(command, ())?;
         }
+        Ok(state.printed())
     };
     if states == 1 {
         return run_one(0);
@@ -264,15 +267,19 @@ pub fn run_command(
             .map(|tid| scope.spawn(move || run_one(tid)))
             .collect();
         let mut first_error = None;
+        let mut printed = Vec::new();
         for handle in handles {
             let outcome = handle
                 .join()
                 .unwrap_or_else(|_| Err(anyhow::anyhow!("a command thread panicked")));
-            if let Err(err) = outcome {
-                first_error.get_or_insert(err);
+            match outcome {
+                Ok(lines) => printed.extend(lines),
+                Err(err) => {
+                    first_error.get_or_insert(err);
+                }
             }
         }
-        first_error.map_or(Ok(()), Err)
+        first_error.map_or(Ok(printed), Err)
     })
 }
 
@@ -362,6 +369,10 @@ impl LuaParams {
             self.seed,
         );
         let error = outcome.as_ref().err().map(|err| format!("{err:#}"));
+        let printed = outcome
+            .as_ref()
+            .map(|lines| lines.join("; "))
+            .unwrap_or_default();
         if step == "check" {
             if let Some(error) = &error {
                 host.mark_not_comparable(engine, format!("--check {command} failed: {error}"));
@@ -376,7 +387,11 @@ impl LuaParams {
             name: step.into(),
             engine: Some(engine),
             profile: None,
-            detail: format!("{} {command}", self.script),
+            detail: if printed.is_empty() {
+                format!("{} {command}", self.script)
+            } else {
+                format!("{} {command}: {printed}", self.script)
+            },
             elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
             rows: None,
             error: error.clone(),

@@ -87,7 +87,7 @@ local CONTEXT = ffi.cast("const void *", native.context)
 local eb_rand = C.eb_lua_rand
 
 -- The fast calls' answers (api.rs).
-local ANSWER_NONE, ANSWER_ROWS, ANSWER_CLOSED = 0, 1, -2
+local ANSWER_NONE, ANSWER_ROWS, ANSWER_CLOSED, ANSWER_INTERRUPTED = 0, 1, -2, -3
 
 -- sysbench.rand: the generators live in Rust (one per state, seeded per thread).
 sysbench.rand = {
@@ -213,6 +213,8 @@ end
 local function failed(con, handle, query, answer, call)
    if answer == ANSWER_CLOSED then
       error("attempt to use an already closed connection", 3)
+   elseif answer == ANSWER_INTERRUPTED then
+      error("interrupted (Ctrl-C): the statement was not sent", 3)
    end
    local _, errno, state, message, ignorable = handle:last_failure()
    raise_sql_error(con, query, errno, state, message, ignorable, 4, call)
@@ -361,6 +363,8 @@ function statement_methods.execute(self)
       return NO_RESULT
    elseif answer == ANSWER_CLOSED then
       error("execute() on a closed statement (stmt:close() was called)", 2)
+   elseif answer == ANSWER_INTERRUPTED then
+      error("interrupted (Ctrl-C): the statement was not sent", 2)
    end
    failed(self.connection, self.handle, self.query, answer, "mysql_stmt_execute()")
 end
@@ -448,8 +452,28 @@ function sysbench.report_csv(stat)
                        stat.errors / seconds, stat.reconnects / seconds))
 end
 
+-- What enginebench does not provide says so by name, instead of "attempt to call a nil
+-- value".
+local function unsupported(what, instead)
+   return function()
+      error(what .. " is not supported by enginebench" .. (instead and ("; " .. instead) or ""), 2)
+   end
+end
+sysbench.histogram = setmetatable({}, {
+   __index = function(_, key)
+      return unsupported("sysbench.histogram." .. tostring(key))
+   end,
+})
+for _, name in ipairs({ "db_connect", "db_disconnect", "db_query", "db_bulk_insert_init",
+                        "db_bulk_insert_next", "db_bulk_insert_done", "db_prepare",
+                        "db_bind_param", "db_bind_result", "db_execute", "db_store_results",
+                        "db_free_results", "db_close" }) do
+   _G[name] = unsupported(name .. " (sysbench 0.5's API)",
+                          "use sysbench.sql.driver():connect() (sysbench 1.0's)")
+end
+
 -- sysbench 1.0's compatibility names for 0.5-era scripts (oltp_common.lua still uses
--- sb_rand). The 0.5 db_* API itself is not provided.
+-- sb_rand).
 thread_id = sysbench.tid
 test = sysbench.cmdline.script_path
 

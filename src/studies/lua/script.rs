@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use super::api::{self, Context, IgnoreErrors};
+use super::api::{Context, IgnoreErrors};
+use super::native;
 use crate::scenario::distributions::{RandSpec, RandType};
 
 const PRELUDE: &str = include_str!("prelude.lua");
@@ -404,7 +405,7 @@ impl State {
             let default: String = package.get("path")?;
             path.push_str(&default);
             package.set("path", path)?;
-            api::install(&lua, Rc::clone(&context))?;
+            native::install(&lua, Rc::clone(&context))?;
             let sysbench = lua.create_table()?;
             sysbench.set("tid", tid)?;
             let cmdline = lua.create_table()?;
@@ -416,10 +417,16 @@ impl State {
                 .set_name("=enginebench's sysbench API")
                 .exec()?;
             if settings.print_to_stderr {
+                // A study's stdout holds its report: the script's lines go to stderr, and
+                // are kept (`State::printed`) for the step that ran them.
                 lua.load(
-                    "print = function(...) local n = select('#', ...) local t = {...} \
+                    "__enginebench_printed = {} \
+                     print = function(...) local n = select('#', ...) local t = {...} \
                      for i = 1, n do t[i] = tostring(t[i]) end \
-                     io.stderr:write(table.concat(t, '\\t', 1, n), '\\n') end",
+                     local line = table.concat(t, '\\t', 1, n) \
+                     if #__enginebench_printed < 100 then \
+                       __enginebench_printed[#__enginebench_printed + 1] = line end \
+                     io.stderr:write(line, '\\n') end",
                 )
                 .set_name("=enginebench")
                 .exec()?;
@@ -451,6 +458,16 @@ impl State {
             .exec()
             .map_err(|err| anyhow::anyhow!("{}", lua_error_text(&err)))?;
         Ok(State { lua, context, tid })
+    }
+
+    /// The lines the script printed so far (its first 100), when they go to stderr.
+    pub fn printed(&self) -> Vec<String> {
+        self.lua
+            .globals()
+            .get::<Option<Vec<String>>>("__enginebench_printed")
+            .ok()
+            .flatten()
+            .unwrap_or_default()
     }
 
     /// Whether the script defines global function `name`.

@@ -103,6 +103,29 @@ impl Workload for LuaWorkload {
         Some(self.slots.names())
     }
 
+    fn statement_samples(
+        &self,
+        count: usize,
+    ) -> Vec<crate::measure::statement_probe::StatementSample> {
+        let names = self.slots.names();
+        let examples = self
+            .slots
+            .examples
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        examples
+            .iter()
+            .filter(|(slot, _)| !names[**slot].is_empty())
+            .map(
+                |(slot, (sql, params))| crate::measure::statement_probe::StatementSample {
+                    name: names[*slot].clone(),
+                    sql: sql.clone(),
+                    params: params.iter().take(count.max(1)).cloned().collect(),
+                },
+            )
+            .collect()
+    }
+
     fn mismatches(&self) -> Vec<(String, u64, String)> {
         let ignored = self
             .slots

@@ -1,0 +1,302 @@
+//! Prepared statements: parameters bound once into buffers of their own and executed with
+//! the binary protocol, results read and dropped without decoding a row, as sysbench's
+//! driver does. Must not know result sets' rows.
+
+use super::*;
+
+/// A statement parameter.
+#[derive(Debug, Clone, Copy)]
+pub enum Param<'a> {
+    Int(i64),
+    Text(&'a str),
+    /// A script's DOUBLE parameter.
+    Double(f64),
+    /// A script's parameter set to nil.
+    Null,
+}
+
+/// What a prepared statement's execution answered: rows read (a result set's length) or
+/// rows changed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Executed {
+    pub returned_rows: bool,
+    pub rows: u64,
+}
+
+impl Connection {
+    pub fn prepare(&self, sql: &str) -> Result<Statement, mysql::Error> {
+        // SAFETY: the statement handle belongs to this connection and is closed on drop.
+        unsafe {
+            let stmt = mysql_stmt_init(self.mysql);
+            if stmt.is_null() {
+                return Err(self.last_error());
+            }
+            // Built before preparing, so that a failed prepare still closes the handle.
+            let mut statement = Statement {
+                stmt,
+                mysql: self.mysql,
+                nonblocking: self.nonblocking,
+                binds: Vec::new(),
+                ints: Vec::new(),
+                texts: Vec::new(),
+                lengths: Vec::new(),
+                bound: false,
+            };
+            let (query, length) = (sql.as_ptr().cast(), sql.len() as c_ulong);
+            let failed = if self.nonblocking {
+                drive_for(
+                    self.mysql,
+                    0,
+                    |out| mysql_stmt_prepare_start(out, stmt, query, length),
+                    |out, ready| mysql_stmt_prepare_cont(out, stmt, ready),
+                )
+            } else {
+                mysql_stmt_prepare(stmt, query, length)
+            };
+            if failed != 0 {
+                return Err(statement.last_error());
+            }
+            let count = mysql_stmt_param_count(stmt) as usize;
+            statement.binds = (0..count).map(|_| std::mem::zeroed()).collect();
+            statement.ints = vec![0; count];
+            // sysbench's longest text parameter is pad (60 bytes) or c (120).
+            statement.texts = (0..count).map(|_| Vec::with_capacity(128)).collect();
+            statement.lengths = vec![0; count];
+            Ok(statement)
+        }
+    }
+}
+
+/// A prepared statement with its parameter buffers, reused by every execution.
+///
+/// The parameters are bound once, as sysbench binds them: each execution writes its values
+/// into the same buffers the binds point at. Binding again (`mysql_stmt_bind_param`) would
+/// make libmariadb send the parameter types with every execution and the server re-read
+/// them; that happens only when a parameter changes type or outgrows its text buffer.
+pub struct Statement {
+    stmt: *mut MysqlStmt,
+    /// Its connection, whose socket a non-blocking call waits on.
+    mysql: *mut Mysql,
+    nonblocking: bool,
+    binds: Vec<MysqlBind>,
+    /// One slot per parameter; `binds[i].buffer` points into `ints[i]` or `texts[i]`, so
+    /// neither vector may reallocate after `prepare` (only a text's own bytes may grow).
+    ints: Vec<i64>,
+    texts: Vec<Vec<u8>>,
+    lengths: Vec<c_ulong>,
+    bound: bool,
+}
+
+// SAFETY: as for `Connection`: one worker thread uses it at a time.
+unsafe impl Send for Statement {}
+
+impl Statement {
+    fn last_error(&self) -> mysql::Error {
+        // SAFETY: the handle is valid until drop.
+        unsafe {
+            error(
+                mysql_stmt_errno(self.stmt),
+                text_of(mysql_stmt_sqlstate(self.stmt)),
+                text_of(mysql_stmt_error(self.stmt)),
+            )
+        }
+    }
+
+    /// Writes `params` into the bound buffers, executes, and reads and discards any result.
+    pub fn execute_drop<'p>(
+        &mut self,
+        params: impl IntoIterator<Item = Param<'p>>,
+    ) -> Result<(), mysql::Error> {
+        self.execute(params).map(drop)
+    }
+
+    /// The last error's number on this statement.
+    pub fn error_number(&self) -> u32 {
+        // SAFETY: the handle is valid until drop.
+        unsafe { mysql_stmt_errno(self.stmt) }
+    }
+
+    /// How many parameters the statement takes.
+    pub fn param_count(&self) -> usize {
+        self.binds.len()
+    }
+
+    /// Writes `params` into the bound buffers and executes: the rows a result set held
+    /// (read and discarded) or the rows changed.
+    pub fn execute<'p>(
+        &mut self,
+        params: impl IntoIterator<Item = Param<'p>>,
+    ) -> Result<Executed, mysql::Error> {
+        let mut rebind = !self.bound;
+        let mut count = 0;
+        for (index, param) in params.into_iter().enumerate() {
+            count += 1;
+            let bind = &mut self.binds[index];
+            match param {
+                Param::Int(value) => {
+                    self.ints[index] = value;
+                    if bind.buffer_type != MYSQL_TYPE_LONGLONG {
+                        bind.buffer_type = MYSQL_TYPE_LONGLONG;
+                        bind.buffer = (&mut self.ints[index] as *mut i64).cast();
+                        bind.buffer_length = 8;
+                        bind.length = ptr::null_mut();
+                        rebind = true;
+                    }
+                }
+                Param::Double(value) => {
+                    // The same 8-byte slot holds a double's bits.
+                    self.ints[index] = value.to_bits() as i64;
+                    if bind.buffer_type != MYSQL_TYPE_DOUBLE {
+                        bind.buffer_type = MYSQL_TYPE_DOUBLE;
+                        bind.buffer = (&mut self.ints[index] as *mut i64).cast();
+                        bind.buffer_length = 8;
+                        bind.length = ptr::null_mut();
+                        rebind = true;
+                    }
+                }
+                Param::Null => {
+                    if bind.buffer_type != MYSQL_TYPE_NULL {
+                        bind.buffer_type = MYSQL_TYPE_NULL;
+                        bind.buffer = ptr::null_mut();
+                        bind.buffer_length = 0;
+                        bind.length = ptr::null_mut();
+                        rebind = true;
+                    }
+                }
+                Param::Text(text) => {
+                    let buffer = &mut self.texts[index];
+                    buffer.clear();
+                    buffer.extend_from_slice(text.as_bytes());
+                    self.lengths[index] = text.len() as c_ulong;
+                    if bind.buffer_type != MYSQL_TYPE_STRING
+                        || bind.buffer != buffer.as_mut_ptr().cast()
+                    {
+                        bind.buffer_type = MYSQL_TYPE_STRING;
+                        bind.buffer = buffer.as_mut_ptr().cast();
+                        // libmariadb sends `*length` bytes; the capacity is only a bound.
+                        bind.buffer_length = buffer.capacity() as c_ulong;
+                        bind.length = &mut self.lengths[index];
+                        rebind = true;
+                    }
+                }
+            }
+        }
+        assert_eq!(count, self.binds.len(), "parameter count");
+        // SAFETY: the binds point at this statement's own buffers, which live (and stay
+        // where they are) until it is dropped or bound again.
+        unsafe {
+            if rebind && !self.binds.is_empty() {
+                if mysql_stmt_bind_param(self.stmt, self.binds.as_mut_ptr()) != 0 {
+                    return Err(self.last_error());
+                }
+                self.bound = true;
+            }
+            if self.nonblocking {
+                return self.execute_nonblocking();
+            }
+            if mysql_stmt_execute(self.stmt) != 0 {
+                return Err(self.last_error());
+            }
+            if mysql_stmt_field_count(self.stmt) > 0 {
+                let stored = mysql_stmt_store_result(self.stmt);
+                let rows = mysql_stmt_num_rows(self.stmt);
+                mysql_stmt_free_result(self.stmt);
+                if stored != 0 {
+                    return Err(self.last_error());
+                }
+                return Ok(Executed {
+                    returned_rows: true,
+                    rows,
+                });
+            }
+            Ok(Executed {
+                returned_rows: false,
+                rows: mysql_stmt_affected_rows(self.stmt),
+            })
+        }
+    }
+
+    /// `execute`'s calls through the non-blocking API.
+    fn execute_nonblocking(&mut self) -> Result<Executed, mysql::Error> {
+        let (mysql, stmt) = (self.mysql, self.stmt);
+        // SAFETY: the statement and its connection are live and non-blocking; the outputs
+        // live across each call.
+        unsafe {
+            let failed: c_int = drive_for(
+                mysql,
+                0,
+                |out| mysql_stmt_execute_start(out, stmt),
+                |out, ready| mysql_stmt_execute_cont(out, stmt, ready),
+            );
+            if failed != 0 {
+                return Err(self.last_error());
+            }
+            if mysql_stmt_field_count(stmt) > 0 {
+                let stored: c_int = drive_for(
+                    mysql,
+                    0,
+                    |out| mysql_stmt_store_result_start(out, stmt),
+                    |out, ready| mysql_stmt_store_result_cont(out, stmt, ready),
+                );
+                let rows = mysql_stmt_num_rows(stmt);
+                let _freed: my_bool = drive_for(
+                    mysql,
+                    0,
+                    |out| mysql_stmt_free_result_start(out, stmt),
+                    |out, ready| mysql_stmt_free_result_cont(out, stmt, ready),
+                );
+                if stored != 0 {
+                    return Err(self.last_error());
+                }
+                return Ok(Executed {
+                    returned_rows: true,
+                    rows,
+                });
+            }
+            Ok(Executed {
+                returned_rows: false,
+                rows: mysql_stmt_affected_rows(stmt),
+            })
+        }
+    }
+}
+
+impl Drop for Statement {
+    fn drop(&mut self) {
+        // SAFETY: closing the statement we own, once, before its connection (workers drop
+        // statements first: see OltpWorker's field order).
+        unsafe { mysql_stmt_close(self.stmt) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    extern "C" {
+        fn eb_mysql_bind_size() -> usize;
+        fn eb_mysql_bind_offset(field: c_int) -> usize;
+    }
+
+    #[test]
+    fn the_bind_struct_matches_the_installed_header() {
+        use std::mem::offset_of;
+        // The probe's field numbers (build/bind_layout.c) with the offsets Rust laid out.
+        let fields = [
+            ("length", offset_of!(MysqlBind, length)),
+            ("is_null", offset_of!(MysqlBind, is_null)),
+            ("buffer", offset_of!(MysqlBind, buffer)),
+            ("buffer_length", offset_of!(MysqlBind, buffer_length)),
+            ("buffer_type", offset_of!(MysqlBind, buffer_type)),
+            ("is_unsigned", offset_of!(MysqlBind, is_unsigned)),
+            ("extension", offset_of!(MysqlBind, extension)),
+        ];
+        // SAFETY: the probe (build.rs) returns sizeof/offsetof from mariadb_stmt.h.
+        unsafe {
+            assert_eq!(std::mem::size_of::<MysqlBind>(), eb_mysql_bind_size());
+            for (number, (name, offset)) in fields.into_iter().enumerate() {
+                assert_eq!(offset, eb_mysql_bind_offset(number as c_int), "{name}");
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! The `__enginebench` table the prelude wraps (`prelude.lua`): connecting, random strings
+//! and numbers the ffi calls do not cover, fatal-error lines, and the state's context for
+//! the ffi calls (`fast.rs`); and sysbench's `sb_counter_inc`, which scripts declare.
+//!
+//! Owns: what the prelude may call natively. Must not know the runner or the reports.
+
+use mlua::{AnyUserData, Lua};
+use rand::Rng;
+use std::rc::Rc;
+
+use super::api::Context;
+use super::connection::Conn;
+use crate::driver::libmariadb;
+
+/// The `__enginebench` table the prelude takes its native calls from.
+pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
+    let native = lua.create_table()?;
+    let ctx = Rc::clone(&context);
+    native.set(
+        "connect",
+        lua.create_function(move |lua, ()| {
+            match libmariadb::Connection::connect(&ctx.spec.for_connection(ctx.connection_index)) {
+                Ok(connection) => {
+                    let conn: AnyUserData =
+                        lua.create_userdata(Conn::new(Rc::clone(&ctx), connection))?;
+                    Ok((Some(conn), None))
+                }
+                Err(err) => Ok((None, Some(crate::server::describe_mysql_error(&err)))),
+            }
+        })?,
+    )?;
+    native.set("count_ignored", lua.create_function(|_, ()| Ok(()))?)?;
+    let ctx = Rc::clone(&context);
+    native.set(
+        "fatal_sql_error",
+        lua.create_function(
+            move |_, (call, code, message, query): (String, i64, String, Option<String>)| {
+                let line = match query {
+                    Some(query) => {
+                        format!("{call} returned error {code} ({message}) for query '{query}'")
+                    }
+                    None => format!("{call} returned error {code} ({message})"),
+                };
+                let repeated = ctx.fatal.borrow().as_deref() == Some(line.as_str());
+                *ctx.fatal.borrow_mut() = Some(line.clone());
+                Ok((line, repeated))
+            },
+        )?,
+    )?;
+    let ctx = Rc::clone(&context);
+    native.set(
+        "rand_uniform_uint64",
+        lua.create_function(move |_, ()| Ok(ctx.rng.borrow_mut().gen::<u64>() as f64))?,
+    )?;
+    let ctx = Rc::clone(&context);
+    native.set(
+        "rand_uniform_double",
+        lua.create_function(move |_, ()| Ok(ctx.rng.borrow_mut().gen::<f64>()))?,
+    )?;
+    let ctx = Rc::clone(&context);
+    native.set(
+        "rand_unique",
+        lua.create_function(move |_, ()| {
+            let index = ctx.unique.get();
+            ctx.unique.set(index.wrapping_add(1));
+            Ok(unique_permutation(
+                (unique_permutation(index).wrapping_add(ctx.unique_offset)) ^ 0x5bf0_3635,
+            ))
+        })?,
+    )?;
+    let ctx = Rc::clone(&context);
+    native.set(
+        "rand_string",
+        lua.create_function(move |lua, template: mlua::String| {
+            let mut rng = ctx.rng.borrow_mut();
+            let bytes: Vec<u8> = template
+                .as_bytes()
+                .iter()
+                .map(|&byte| match byte {
+                    b'#' => rng.gen_range(b'0'..=b'9'),
+                    b'@' => rng.gen_range(b'a'..=b'z'),
+                    other => other,
+                })
+                .collect();
+            lua.create_string(bytes)
+        })?,
+    )?;
+    let ctx = Rc::clone(&context);
+    native.set(
+        "rand_varstring",
+        lua.create_function(move |lua, (min, max): (u32, u32)| {
+            let mut rng = ctx.rng.borrow_mut();
+            let length = rng.gen_range(min.min(max)..=max.max(min));
+            let bytes: Vec<u8> = (0..length)
+                .map(|_| {
+                    let pick = rng.gen_range(0..36u8);
+                    if pick < 10 {
+                        b'0' + pick
+                    } else {
+                        b'a' + pick - 10
+                    }
+                })
+                .collect();
+            lua.create_string(bytes)
+        })?,
+    )?;
+    native.set(
+        "context",
+        mlua::LightUserData(Rc::as_ptr(&context).cast_mut().cast::<std::ffi::c_void>()),
+    )?;
+    lua.globals().set("__enginebench", native)?;
+    Ok(())
+}
+
+/// sysbench's unique-number permutation (a quadratic residue mod the largest prime below
+/// 2^32), which gives each of 2^32 draws a distinct value.
+fn unique_permutation(x: u32) -> u32 {
+    const PRIME: u32 = 4_294_967_291;
+    if x >= PRIME {
+        return x;
+    }
+    let residue = ((u64::from(x) * u64::from(x)) % u64::from(PRIME)) as u32;
+    if x <= PRIME / 2 {
+        residue
+    } else {
+        PRIME - residue
+    }
+}
+
+/// sysbench's `sb_counter_inc(thread, type)`, for scripts that declare it through ffi
+/// (Percona's TPC-C counts its own errors with it). enginebench counts statements from
+/// the statements themselves, so the call is accepted and has no effect.
+#[no_mangle]
+pub extern "C" fn sb_counter_inc(_thread_id: std::ffi::c_int, _counter: std::ffi::c_int) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unique_numbers_do_not_repeat() {
+        let drawn: std::collections::HashSet<u32> = (0..100_000u32)
+            .map(|i| unique_permutation(unique_permutation(i).wrapping_add(7) ^ 0x5bf0_3635))
+            .collect();
+        assert_eq!(drawn.len(), 100_000);
+    }
+}
