@@ -295,12 +295,22 @@ fn transfer_study(tmp: &Path, name: &str, engines: &str, more: &[&str]) -> Value
         .arg("run")
         .arg(&script)
         .args(["--accounts=50", "--engines", engines, "--threads", "2"])
-        .args(["--events", "400", "--check", "check", "--no-db", "--json"])
+        .args([
+            "--events", "400", "--check", "check", "--no-db", "--format", "markdown",
+        ])
+        .arg("--json")
         .arg(&json)
         .args(more)
         .output()
         .unwrap();
     common::assert_success(&output);
+    // The report says what the script sent, statement by statement.
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("each statement the script sent")
+            && stdout.contains("| select balance from accounts where id = ? for update"),
+        "{stdout}"
+    );
     common::read_json(&json)
 }
 

@@ -12,6 +12,7 @@ pub mod api;
 mod connection;
 mod fast;
 mod native;
+mod report;
 pub mod script;
 pub mod workload;
 
@@ -27,7 +28,7 @@ use crate::engine::Engine;
 use crate::plan::{
     run_phase_cells, CellLength, CellLink, CellStep, Step, StepHost, Study, StudyKind,
 };
-use crate::report::text::{Layout, ANY_KIND};
+use crate::report::text::Layout;
 use crate::results::StepRecord;
 use crate::server::ConnectionSpec;
 use script::{Declared, Script, Settings, State};
@@ -54,7 +55,7 @@ impl Kind for LuaKind {
         )]
     }
     fn layout(&self) -> Layout {
-        ANY_KIND
+        report::layout()
     }
 }
 
