@@ -72,9 +72,9 @@ pub fn kind(chosen: Option<DriverKind>) -> DriverKind {
 
 /// Event loops for `workers` connections: one per connection while there are at most two
 /// connections per CPU this process may run on (its affinity, which `--client-cpus`
-/// narrows), else one per 16 connections, at most two per CPU (`ENGINEBENCH_EVENT_LOOPS`
-/// fixes the number, to measure the driver).
-pub fn loop_count(workers: usize) -> usize {
+/// narrows), else one per 16 connections (or the workload's `connections_per_loop`), at most
+/// two per CPU (`ENGINEBENCH_EVENT_LOOPS` fixes the number, to measure the driver).
+pub fn loop_count(workers: usize, connections_per_loop: Option<usize>) -> usize {
     // For measuring the driver itself: a fixed number of loops.
     if let Some(loops) = std::env::var("ENGINEBENCH_EVENT_LOOPS")
         .ok()
@@ -91,10 +91,14 @@ pub fn loop_count(workers: usize) -> usize {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         }
     };
-    loops_for(workers, cpus)
+    loops_for(
+        workers,
+        cpus,
+        connections_per_loop.unwrap_or(CONNECTIONS_PER_LOOP),
+    )
 }
 
-fn loops_for(workers: usize, cpus: usize) -> usize {
+fn loops_for(workers: usize, cpus: usize, connections_per_loop: usize) -> usize {
     // Measured with bench/oltp_vs_sysbench.sh (oltp_point_select on 2 CPUs, loop counts
     // alternated in the same rounds, socket and TCP):
     // - Up to two connections per CPU each get a loop of their own: one loop for 4
@@ -112,7 +116,7 @@ fn loops_for(workers: usize, cpus: usize) -> usize {
     if workers <= 2 * cpus {
         workers
     } else {
-        workers.div_ceil(CONNECTIONS_PER_LOOP).min(2 * cpus)
+        workers.div_ceil(connections_per_loop.max(1)).min(2 * cpus)
     }
 }
 
@@ -654,18 +658,21 @@ mod tests {
 
     #[test]
     fn a_few_connections_get_a_loop_each_and_many_share_one_per_16_up_to_two_per_cpu() {
-        assert_eq!(loops_for(1, 2), 1);
-        assert_eq!(loops_for(4, 2), 4);
-        assert_eq!(loops_for(5, 2), 1);
-        assert_eq!(loops_for(16, 2), 1);
-        assert_eq!(loops_for(17, 2), 2);
-        assert_eq!(loops_for(64, 2), 4);
-        assert_eq!(loops_for(10_000, 2), 4);
-        assert_eq!(loops_for(16, 8), 16);
-        assert_eq!(loops_for(17, 8), 2);
-        assert_eq!(loops_for(64, 8), 4);
-        assert_eq!(loops_for(10_000, 8), 16);
-        assert_eq!(loops_for(0, 0), 1);
+        assert_eq!(loops_for(1, 2, CONNECTIONS_PER_LOOP), 1);
+        assert_eq!(loops_for(4, 2, CONNECTIONS_PER_LOOP), 4);
+        assert_eq!(loops_for(5, 2, CONNECTIONS_PER_LOOP), 1);
+        assert_eq!(loops_for(16, 2, CONNECTIONS_PER_LOOP), 1);
+        assert_eq!(loops_for(17, 2, CONNECTIONS_PER_LOOP), 2);
+        assert_eq!(loops_for(64, 2, CONNECTIONS_PER_LOOP), 4);
+        assert_eq!(loops_for(10_000, 2, CONNECTIONS_PER_LOOP), 4);
+        assert_eq!(loops_for(16, 8, CONNECTIONS_PER_LOOP), 16);
+        assert_eq!(loops_for(17, 8, CONNECTIONS_PER_LOOP), 2);
+        assert_eq!(loops_for(64, 8, CONNECTIONS_PER_LOOP), 4);
+        assert_eq!(loops_for(10_000, 8, CONNECTIONS_PER_LOOP), 16);
+        assert_eq!(loops_for(0, 0, CONNECTIONS_PER_LOOP), 1);
+        // A workload that fills a loop sooner asks for fewer connections per loop.
+        assert_eq!(loops_for(16, 2, 8), 2);
+        assert_eq!(loops_for(64, 2, 8), 4);
     }
 
     #[test]

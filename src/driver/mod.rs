@@ -131,7 +131,7 @@ pub fn run_cell(
         events::kind(config.driver) == DriverKind::Events && !workload.blocking_client();
     let loops = if on_events {
         events::raise_open_files();
-        events::loop_count(threads)
+        events::loop_count(threads, workload.connections_per_loop())
     } else {
         threads
     };

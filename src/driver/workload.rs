@@ -37,6 +37,13 @@ pub trait Workload: Sync {
         None
     }
 
+    /// How many of its connections one event loop serves before another loop is added
+    /// (None: the driver's default, tuned on the built-in workloads). A workload that
+    /// spends more client time per statement (a script's) saturates a loop sooner.
+    fn connections_per_loop(&self) -> Option<usize> {
+        None
+    }
+
     /// Whether its workers block in a client that cannot suspend (the `mysql` crate's):
     /// such a workload runs one thread per connection whatever driver is chosen.
     fn blocking_client(&self) -> bool {
