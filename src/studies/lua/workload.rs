@@ -100,10 +100,11 @@ impl Workload for LuaWorkload {
     }
 
     fn connections_per_loop(&self) -> Option<usize> {
-        // Measured with bench/lua_vs_sysbench.sh (oltp_point_select.lua, 16 connections,
-        // 3 rounds): one loop for 16 gave 0.85x sysbench's QPS, two 1.05x, for the same
-        // client CPU per query: a script's events take about twice the built-in
-        // workloads' client time, so a loop fills at half the connections.
+        // Measured at 16 connections against sysbench (4 rounds of 4 s, medians): one loop
+        // gave 0.81x sysbench's QPS on oltp_point_select.lua and 0.97x on
+        // oltp_read_write.lua, two loops 0.92x and 1.03x, for 3-4% more client CPU per
+        // query. A script's events take more client time than the built-in workloads', so
+        // a loop fills at fewer connections.
         Some(8)
     }
 
