@@ -602,14 +602,19 @@ fn lua_quote(text: &str) -> String {
     format!("{text:?}")
 }
 
-/// A Lua error's message, its traceback on the lines after it.
+/// A Lua error's message as sysbench prints it ("file:line: message"), without the
+/// traceback mlua appends (its frames are the API's, not the script's).
 pub fn lua_error_text(err: &mlua::Error) -> String {
-    match err {
-        mlua::Error::CallbackError { cause, .. } => lua_error_text(cause),
+    let text = match err {
+        mlua::Error::CallbackError { cause, .. } => return lua_error_text(cause),
+        mlua::Error::WithContext { cause, .. } => return lua_error_text(cause),
         mlua::Error::RuntimeError(message) | mlua::Error::SyntaxError { message, .. } => {
             message.clone()
         }
-        mlua::Error::WithContext { cause, .. } => lua_error_text(cause),
         other => other.to_string(),
+    };
+    match text.split_once("\nstack traceback:") {
+        Some((message, _)) => message.to_string(),
+        None => text,
     }
 }
