@@ -251,6 +251,16 @@ fn the_api_tour_prints_what_sysbench_prints() {
         .partition(|line| line.starts_with("double-bind"));
     assert!(reference.len() > 20, "{reference:?}");
     assert_eq!(ours, reference);
+    // A script's help lists its options as sysbench lists them.
+    let help = |output: std::process::Output| script_lines(&common::succeeded(output));
+    assert_eq!(
+        help(enginebench_sysbench(
+            &tmp,
+            &[],
+            &["oltp_read_write", "help"]
+        )),
+        help(sysbench(&[], &["oltp_read_write", "help"]))
+    );
     // The one difference: sysbench sends 0 for a DOUBLE parameter (it writes the value
     // past its buffer); enginebench sends the value. 1.5 + 3.25 + 4.25 + 4.25 = 13.25.
     assert_eq!(ours_double, ["double-bind\t13.25"]);

@@ -363,15 +363,21 @@ impl Settings {
 
     /// The script's `help`, as sysbench prints its options.
     pub fn help(&self, declared: &Declared) -> String {
-        let mut out = format!("{} options:\n", self.script.name);
+        let mut out = format!("{} options:\n", self.script.name.trim_end_matches(".lua"));
         for (name, description, default) in &declared.options {
             let shown = default
                 .as_ref()
                 .map(|d| format!(" [{}]", d.shown()))
                 .unwrap_or_default();
-            let flag = format!("--{name}=N");
-            out.push_str(&format!("  {flag:<40}{description}{shown}\n"));
+            let flag = match default {
+                Some(OptionValue::Bool(_)) => format!("--{name}[=on|off]"),
+                Some(OptionValue::Number(_)) => format!("--{name}=N"),
+                Some(OptionValue::List(_)) => format!("--{name}=[LIST,...]"),
+                _ => format!("--{name}=STRING"),
+            };
+            out.push_str(&format!("  {flag:<29} {description}{shown}\n"));
         }
+        out.push('\n');
         out
     }
 }
