@@ -117,21 +117,42 @@ pub fn split_script_options(
         .unwrap_or_default();
     let mut kept = Vec::with_capacity(args.len());
     let mut options = Vec::new();
-    for (index, arg) in args.into_iter().enumerate() {
-        let text = arg.to_string_lossy().into_owned();
+    let texts: Vec<String> = args
+        .iter()
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    let mut index = 0;
+    while index < args.len() {
+        let text = &texts[index];
         let Some(flag) = text.strip_prefix("--").filter(|_| index >= 2) else {
-            kept.push(arg);
+            kept.push(args[index].clone());
+            index += 1;
             continue;
         };
         let (name, value) = match flag.split_once('=') {
-            Some((name, value)) => (name, value),
-            None => (flag, "on"),
+            Some((name, value)) => (name, Some(value.to_string())),
+            None => (flag, None),
         };
         if name.is_empty() || run_flags.iter().any(|known| known == name) || name == "help" {
-            kept.push(arg);
-        } else {
-            options.push((name.to_string(), value.to_string()));
+            kept.push(args[index].clone());
+            index += 1;
+            continue;
         }
+        // `--table-size 1000` as well as sysbench's `--table-size=1000`: the value is the
+        // next word unless that is a flag or the script; a bare `--flag` is "on".
+        let next_is_value = texts
+            .get(index + 1)
+            .is_some_and(|next| !next.starts_with('-') && !next.ends_with(".lua"));
+        let value = match value {
+            Some(value) => value,
+            None if next_is_value => {
+                index += 1;
+                texts[index].clone()
+            }
+            None => "on".to_string(),
+        };
+        options.push((name.to_string(), value));
+        index += 1;
     }
     (kept, options)
 }

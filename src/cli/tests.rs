@@ -43,3 +43,49 @@ fn lists_and_units_parse_into_typed_values() {
         vec![("key_buffer_size".into(), "64M".into())]
     );
 }
+
+#[test]
+fn a_lua_runs_script_options_are_taken_before_clap_reads_the_rest() {
+    let args = [
+        "enginebench",
+        "run",
+        "x.lua",
+        "--table-size",
+        "1000",
+        "--threads",
+        "2",
+        "--skip_trx",
+        "--tables=3",
+        "--engines",
+        "innodb",
+    ]
+    .map(std::ffi::OsString::from)
+    .to_vec();
+    let (kept, options) = super::split_script_options(args);
+    assert_eq!(
+        kept,
+        [
+            "enginebench",
+            "run",
+            "x.lua",
+            "--threads",
+            "2",
+            "--engines",
+            "innodb"
+        ]
+        .map(std::ffi::OsString::from)
+    );
+    assert_eq!(
+        options,
+        [("table-size", "1000"), ("skip_trx", "on"), ("tables", "3")]
+            .map(|(name, value)| (name.to_string(), value.to_string()))
+    );
+    // Other commands, and runs of other studies, are left as they are.
+    let other = ["enginebench", "run", "oltp_read_write", "--tables", "2"]
+        .map(std::ffi::OsString::from)
+        .to_vec();
+    assert_eq!(
+        super::split_script_options(other.clone()),
+        (other, Vec::new())
+    );
+}

@@ -100,7 +100,14 @@ impl OptionValue {
                 text.parse()
                     .ok()
                     .or_else(|| crate::units::parse_count(text).ok().map(|n| n as f64))
-                    .with_context(|| format!("--{name}={text}: a number"))?,
+                    .with_context(|| {
+                        if text == "on" {
+                            // `--table-size 1000`: sysbench's options take their value after `=`.
+                            format!("--{name} takes a number, written --{name}=N (with '=', as sysbench takes it)")
+                        } else {
+                            format!("--{name}={text}: a number")
+                        }
+                    })?,
             ),
             OptionValue::Text(_) => OptionValue::Text(text.to_string()),
             OptionValue::List(_) => OptionValue::List(
