@@ -56,6 +56,7 @@ fn allocations_and_statements(
         // One interval per run, whatever its length: intervals allocate by design.
         report_interval: Duration::from_secs(3600),
         print_intervals: false,
+        sysbench_intervals: false,
     };
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     let record = run_oltp(&params, target, &output)

@@ -348,6 +348,7 @@ fn the_event_driver_waits_for_each_answer_without_a_failed_read_first() {
         results: enginebench::results::ResultFile::None,
         report_interval: std::time::Duration::from_millis(200),
         print_intervals: false,
+        sysbench_intervals: false,
     };
     let mut params = common::oltp_params(OltpKind::ReadWrite, 300, 1);
     params.threads = vec![4];

@@ -637,6 +637,39 @@ fn report_hooks_print_what_sysbench_prints() {
     );
     // The hook replaced the usual report.
     assert!(!ours.contains("SQL statistics"), "{ours}");
+
+    // Without hooks, --report-interval prints sysbench's own lines as the run goes.
+    let plain = tmp.with_extension("plain.lua");
+    std::fs::write(
+        &plain,
+        "function thread_init() con = sysbench.sql.driver():connect() end\n\
+         function event() con:query('SELECT 1') end\n",
+    )
+    .unwrap();
+    let args = [
+        "--time=3",
+        "--report-interval=1",
+        plain.to_str().unwrap(),
+        "run",
+    ];
+    let reference = sysbench(&options, &args);
+    common::assert_success(&reference);
+    let ours = common::succeeded(enginebench_sysbench(&tmp, &options, &args));
+    let intervals = |stdout: &str| -> Vec<String> {
+        shapes(stdout)
+            .into_iter()
+            .filter(|line| line.starts_with("[ 9s ] thds: 9 tps"))
+            .collect()
+    };
+    let ours_lines = intervals(&ours);
+    assert!(ours_lines.len() >= 2, "{ours}");
+    assert!(
+        intervals(&String::from_utf8_lossy(&reference.stdout))
+            .iter()
+            .all(|line| line == &ours_lines[0]),
+        "{ours}"
+    );
+    assert!(ours.contains("SQL statistics"), "{ours}");
     drop(server);
     common::assert_nothing_left(&tmp);
 }

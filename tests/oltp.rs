@@ -21,6 +21,7 @@ fn quiet() -> RunOutput {
         results: ResultFile::None,
         report_interval: Duration::from_millis(200),
         print_intervals: false,
+        sysbench_intervals: false,
     }
 }
 

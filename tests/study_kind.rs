@@ -166,6 +166,7 @@ fn a_kind_defined_outside_the_crate_runs_through_plan_runner_record_and_reports(
         results: enginebench::results::ResultFile::None,
         report_interval: std::time::Duration::from_millis(200),
         print_intervals: false,
+        sysbench_intervals: false,
     };
     let plan = Plan::new(Arc::new(Tally {
         engines: vec![Engine::InnoDb, Engine::MyIsam],

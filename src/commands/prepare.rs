@@ -22,6 +22,7 @@ pub fn run(args: PrepareArgs) -> anyhow::Result<Finished> {
         store: None,
         report_interval: std::time::Duration::from_secs(1),
         print_intervals: false,
+        sysbench_intervals: false,
     };
     let plan = plan_prepare_sbtest(
         args.tables,

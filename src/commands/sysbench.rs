@@ -253,15 +253,19 @@ fn run_cells(
     };
     let store = std::env::var_os("ENGINEBENCH_DB").unwrap_or_else(|| "enginebench.db".into());
     let interval = Duration::from_secs_f64(global.report_interval.max(1.0));
-    let output = RunOutput::open(
-        None,
-        false,
-        std::path::Path::new(&store),
-        interval,
-        global.report_interval > 0.0,
-    )
-    .context("opening the result store (ENGINEBENCH_DB)")?;
+    let mut output = RunOutput::open(None, false, std::path::Path::new(&store), interval, false)
+        .context("opening the result store (ENGINEBENCH_DB)")?;
+    // sysbench's interval lines as the run goes, unless the script's own hook prints them
+    // (called once the run is over: `call_report_hooks`).
+    output.sysbench_intervals = global.report_interval > 0.0
+        && !declared
+            .report_hooks
+            .iter()
+            .any(|hook| hook == "report_intermediate");
     let outcome = runner::run(&plan, &server, &output);
+    if output.sysbench_intervals {
+        outln!();
+    }
     let record = match &outcome {
         Ok(record) => Some(record),
         Err((_, record)) => Some(record.as_ref()),

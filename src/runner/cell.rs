@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::bench::Bench;
 use super::cell_on_nodes::{NodesPlan, WatchingNodes};
-use super::progress::CellProgress;
+use super::progress::{CellProgress, IntervalLines};
 use super::rendezvous::Rendezvous;
 use crate::console::note;
 use crate::driver::{run_cell, CellConfig, CellMeasurement, CellOutcome, Workload};
@@ -43,7 +43,15 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
     let progress = CellProgress::start(
         plan.cell_label(cell),
         expected,
-        bench.output.print_intervals,
+        if bench.output.sysbench_intervals {
+            IntervalLines::Sysbench {
+                threads: config.threads,
+            }
+        } else if bench.output.print_intervals {
+            IntervalLines::Enginebench
+        } else {
+            IntervalLines::None
+        },
     );
     let server_pid = bench.target.server_pid();
     let kill = plan.study.phase_topology(cell.phase).kill_node;

@@ -30,6 +30,9 @@ pub struct RunOutput {
     pub report_interval: std::time::Duration,
     /// Print interval lines on a non-terminal stderr.
     pub print_intervals: bool,
+    /// Print each interval on stdout as sysbench's `--report-interval` lines
+    /// (`enginebench sysbench`), instead.
+    pub sysbench_intervals: bool,
 }
 
 impl RunOutput {
@@ -47,6 +50,7 @@ impl RunOutput {
             store: if no_db { None } else { Some(Store::open(db)?) },
             report_interval,
             print_intervals,
+            sysbench_intervals: false,
         })
     }
 

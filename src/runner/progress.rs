@@ -11,15 +11,27 @@ use crate::driver::Progress;
 pub struct CellProgress {
     bar: Option<ProgressBar>,
     label: String,
-    print_intervals: bool,
+    intervals: IntervalLines,
+}
+
+/// What is printed as each report interval closes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum IntervalLines {
+    None,
+    /// A line per interval on stderr, when stderr is not a terminal.
+    Enginebench,
+    /// sysbench's `--report-interval` line on stdout, whatever stderr is
+    /// (`enginebench sysbench`).
+    Sysbench {
+        threads: u32,
+    },
 }
 
 impl CellProgress {
-    /// `print_intervals`: print each interval as a line when stderr is not a terminal.
     pub fn start(
         label: String,
         events_expected: Option<u64>,
-        print_intervals: bool,
+        intervals: IntervalLines,
     ) -> CellProgress {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = ProgressBar::with_draw_target(
@@ -43,18 +55,23 @@ impl CellProgress {
         CellProgress {
             bar,
             label,
-            print_intervals,
+            intervals,
         }
     }
 
     pub fn update(&self, progress: &Progress) {
         let rate = progress.events_done as f64 / progress.elapsed.as_secs_f64().max(1e-9);
+        if let (IntervalLines::Sysbench { threads }, Some(interval)) =
+            (self.intervals, progress.interval)
+        {
+            outln!("{}", sysbench_line(interval, threads));
+        }
         match &self.bar {
             Some(bar) => {
                 bar.set_position(progress.events_done);
                 bar.set_message(format!("{rate:.0} events/s"));
             }
-            None if self.print_intervals => {
+            None if self.intervals == IntervalLines::Enginebench => {
                 if let Some(interval) = progress.interval {
                     let span = (interval.end_s - interval.start_s).max(1e-9);
                     let kinds: Vec<String> = interval
@@ -93,4 +110,33 @@ impl CellProgress {
             None => note(&line),
         }
     }
+}
+
+/// An interval as sysbench's `--report-interval` prints it; statements are read, write or
+/// other by their verb, latency is the events' 95th percentile.
+fn sysbench_line(interval: &crate::measure::IntervalMeasurement, threads: u32) -> String {
+    use crate::scenario::StatementClass;
+    let seconds = (interval.end_s - interval.start_s).max(1e-9);
+    let (mut reads, mut writes, mut other, mut errors) = (0u64, 0u64, 0u64, 0u64);
+    for (name, latency, failed) in &interval.kinds {
+        let executed = latency.count + failed;
+        match StatementClass::of_sql(name) {
+            StatementClass::Read => reads += executed,
+            StatementClass::Write => writes += executed,
+            _ => other += executed,
+        }
+        errors += failed;
+    }
+    let per_s = |n: u64| n as f64 / seconds;
+    format!(
+        "[ {:.0}s ] thds: {threads} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,95%): {:.2} err/s: {:.2} reconn/s: 0.00",
+        interval.end_s,
+        per_s(interval.events.count),
+        per_s(reads + writes + other),
+        per_s(reads),
+        per_s(writes),
+        per_s(other),
+        interval.events.p95_us as f64 / 1000.0,
+        per_s(errors),
+    )
 }
