@@ -40,17 +40,23 @@ impl Browser {
             .local_addr()
             .unwrap()
             .port();
+        let profile = std::env::temp_dir().join(format!(
+            "enginebench-test-{name}-{}.chromium",
+            std::process::id()
+        ));
+        // Chromium (started by chromedriver, with its environment) makes scratch
+        // directories (org.chromium.Chromium.scoped_dir.*) in TMPDIR and may not have
+        // removed them when the session ends: inside the profile, they go with it.
+        let scratch = profile.join("tmp");
+        std::fs::create_dir_all(&scratch).unwrap();
         let driver = Command::new(chromedriver)
+            .env("TMPDIR", &scratch)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
         let url = format!("http://127.0.0.1:{port}");
-        let profile = std::env::temp_dir().join(format!(
-            "enginebench-test-{name}-{}.chromium",
-            std::process::id()
-        ));
         let mut browser = Browser {
             driver,
             url,

@@ -181,7 +181,13 @@ fn render(html: &std::path::Path, tmp: &std::path::Path) -> std::path::PathBuf {
         .expect("chromium is not installed: run `make test` (scripts/setup --test installs it)");
     let screenshot = html.with_extension("png");
     let profile = tmp.with_extension("chromium");
+    // Chromium makes its own scratch directories (org.chromium.Chromium.scoped_dir.*) in
+    // TMPDIR and may not have removed them when it exits: inside the profile, they go
+    // with it.
+    let scratch = profile.join("tmp");
+    std::fs::create_dir_all(&scratch).unwrap();
     let status = Command::new(chromium)
+        .env("TMPDIR", &scratch)
         .args([
             "--headless",
             "--no-sandbox",
