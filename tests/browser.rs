@@ -23,6 +23,8 @@ struct Browser {
     url: String,
     session: String,
     profile: PathBuf,
+    /// Chromium's own TMPDIR.
+    scratch: PathBuf,
 }
 
 impl Browser {
@@ -46,8 +48,9 @@ impl Browser {
         ));
         // Chromium (started by chromedriver, with its environment) makes scratch
         // directories (org.chromium.Chromium.scoped_dir.*) in TMPDIR and may not have
-        // removed them when the session ends: inside the profile, they go with it.
-        let scratch = profile.join("tmp");
+        // removed them when the session ends: a TMPDIR of its own goes with the test. A
+        // short one: chromium puts a unix socket in it, whose path may not pass 107 bytes.
+        let scratch = PathBuf::from(format!("/tmp/ebcr.{}.{name}", std::process::id()));
         std::fs::create_dir_all(&scratch).unwrap();
         let driver = Command::new(chromedriver)
             .env("TMPDIR", &scratch)
@@ -62,6 +65,7 @@ impl Browser {
             url,
             session: String::new(),
             profile,
+            scratch,
         };
         let started = Instant::now();
         while ureq::get(&format!("{}/status", browser.url))
@@ -205,6 +209,7 @@ impl Drop for Browser {
         let _ = self.driver.kill();
         let _ = self.driver.wait();
         let _ = std::fs::remove_dir_all(&self.profile);
+        let _ = std::fs::remove_dir_all(&self.scratch);
     }
 }
 

@@ -182,9 +182,9 @@ fn render(html: &std::path::Path, tmp: &std::path::Path) -> std::path::PathBuf {
     let screenshot = html.with_extension("png");
     let profile = tmp.with_extension("chromium");
     // Chromium makes its own scratch directories (org.chromium.Chromium.scoped_dir.*) in
-    // TMPDIR and may not have removed them when it exits: inside the profile, they go
-    // with it.
-    let scratch = profile.join("tmp");
+    // TMPDIR and may not have removed them when it exits: a TMPDIR of its own goes with
+    // the test. A short one: chromium puts a unix socket in it (at most 107 bytes).
+    let scratch = std::path::PathBuf::from(format!("/tmp/ebcr.{}.shot", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
     let status = Command::new(chromium)
         .env("TMPDIR", &scratch)
@@ -206,6 +206,7 @@ fn render(html: &std::path::Path, tmp: &std::path::Path) -> std::path::PathBuf {
         .output()
         .unwrap();
     let _ = std::fs::remove_dir_all(&profile);
+    let _ = std::fs::remove_dir_all(&scratch);
     assert!(
         screenshot.exists(),
         "chromium wrote no screenshot: {}",
