@@ -71,7 +71,8 @@ impl Connection {
     /// A text-protocol statement, its result set stored in memory. Results a previous
     /// statement left unread (a procedure's) are read and dropped first, where libmariadb
     /// would refuse the statement as "out of sync".
-    pub fn query(&self, sql: &str) -> Result<Answer, mysql::Error> {
+    pub fn query(&self, sql: impl AsRef<[u8]>) -> Result<Answer, mysql::Error> {
+        let sql = sql.as_ref();
         while self.more_results() {
             self.next_result()?;
         }

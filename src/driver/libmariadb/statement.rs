@@ -9,6 +9,8 @@ use super::*;
 pub enum Param<'a> {
     Int(i64),
     Text(&'a str),
+    /// A script's VARCHAR parameter: its bytes as they are (a Lua string need not be UTF-8).
+    Bytes(&'a [u8]),
     /// A script's DOUBLE parameter.
     Double(f64),
     /// A script's parameter set to nil.
@@ -163,10 +165,15 @@ impl Statement {
                         rebind = true;
                     }
                 }
-                Param::Text(text) => {
+                Param::Text(_) | Param::Bytes(_) => {
+                    let text = match param {
+                        Param::Bytes(bytes) => bytes,
+                        Param::Text(text) => text.as_bytes(),
+                        _ => unreachable!(),
+                    };
                     let buffer = &mut self.texts[index];
                     buffer.clear();
-                    buffer.extend_from_slice(text.as_bytes());
+                    buffer.extend_from_slice(text);
                     self.lengths[index] = text.len() as c_ulong;
                     if bind.buffer_type != MYSQL_TYPE_STRING
                         || bind.buffer != buffer.as_mut_ptr().cast()

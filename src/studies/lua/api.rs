@@ -250,6 +250,13 @@ impl Context {
         outcome
     }
 
+    /// A new connection for this state (its place among the cell's connections routes it).
+    pub(super) fn connect(&self) -> Result<crate::driver::libmariadb::Connection, mysql::Error> {
+        crate::driver::libmariadb::Connection::connect(
+            &self.spec.for_connection(self.connection_index),
+        )
+    }
+
     /// Ctrl-C outside a cell (a command's statements: a cell's events stop between events,
     /// through the driver).
     pub(super) fn interrupted(&self) -> bool {

@@ -110,30 +110,31 @@ impl Conn {
 impl ConnCore {
     /// A text statement: ANSWER_ROWS (the result in `rows`), ANSWER_NONE, ANSWER_FAILED
     /// (`last_failure` says why) or ANSWER_CLOSED.
-    pub(super) fn query(&mut self, sql: &str) -> i32 {
+    /// `sql` goes to the server as the script's bytes; its digest (the slot) reads them as
+    /// text.
+    pub(super) fn query(&mut self, sql: &[u8]) -> i32 {
         let Some(connection) = self.connection.as_ref() else {
             return ANSWER_CLOSED;
         };
         if self.context.interrupted() {
             return ANSWER_INTERRUPTED;
         }
-        let slot = self.context.slot_of(sql);
+        let text = String::from_utf8_lossy(sql);
+        let slot = self.context.slot_of(&text);
         let outcome = self.context.timed(slot, || connection.query(sql));
         if outcome.is_ok() {
-            self.context.note_example(slot, sql, Vec::new);
-        }
-        if outcome.is_ok()
-            && !self.context.recorder.get().is_null()
-            && sql
+            self.context.note_example(slot, &text, Vec::new);
+            let rollback = text
                 .trim_start()
                 .get(..8)
-                .is_some_and(|verb| verb.eq_ignore_ascii_case("rollback"))
-            && connection.warning_count() > 0
-        {
-            self.context
-                .slots
-                .rollbacks_not_honoured
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                .is_some_and(|verb| verb.eq_ignore_ascii_case("rollback"));
+            if rollback && !self.context.recorder.get().is_null() && connection.warning_count() > 0
+            {
+                self.context
+                    .slots
+                    .rollbacks_not_honoured
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
         }
         self.answer(slot, outcome)
     }
@@ -154,13 +155,7 @@ impl ConnCore {
                 if failure.ignorable && CONNECTION_LOST.contains(&client_code) {
                     // As sysbench: an ignorable lost connection is reconnected.
                     self.connection = None;
-                    self.connection = libmariadb::Connection::connect(
-                        &self
-                            .context
-                            .spec
-                            .for_connection(self.context.connection_index),
-                    )
-                    .ok();
+                    self.connection = self.context.connect().ok();
                 }
                 self.last_failure = Some(failure);
                 ANSWER_FAILED
@@ -234,12 +229,7 @@ impl UserData for Conn {
         methods.add_method_mut("reconnect", |_, this, ()| {
             let core = &mut this.0;
             core.connection = None;
-            match libmariadb::Connection::connect(
-                &core
-                    .context
-                    .spec
-                    .for_connection(core.context.connection_index),
-            ) {
+            match core.context.connect() {
                 Ok(connection) => {
                     core.connection = Some(connection);
                     Ok((true, None))
@@ -314,6 +304,25 @@ pub(super) struct EbParam {
     pub is_null: i32,
 }
 
+impl EbParam {
+    /// The buffer's value as libmariadb sends it: a text as its bytes, whatever they are
+    /// (a Lua string need not be UTF-8).
+    fn param(&self) -> Param<'_> {
+        if self.is_null != 0 {
+            return Param::Null;
+        }
+        match self.kind {
+            TYPE_BIGINT => Param::Int(self.int),
+            TYPE_DOUBLE => Param::Double(self.double),
+            // Never set: sysbench's zeroed buffer, an empty string.
+            _ if self.text.is_null() => Param::Bytes(&[]),
+            // SAFETY: the prelude keeps the string `text` points into alive with the
+            // buffer (`param.keep`), and `len` is its length.
+            _ => Param::Bytes(unsafe { std::slice::from_raw_parts(self.text, self.len) }),
+        }
+    }
+}
+
 /// sysbench's bind types the prelude passes (`sysbench.sql.type`).
 const TYPE_BIGINT: i32 = 4;
 const TYPE_DOUBLE: i32 = 6;
@@ -357,29 +366,9 @@ impl StmtCore {
             });
             return ANSWER_FAILED;
         }
-        let params = self.params.iter().map(|&param| {
-            // SAFETY: the prelude keeps every bound buffer alive with the statement, and a
-            // text's bytes alive with its buffer; they are written only between executions.
-            let param = unsafe { &*param };
-            if param.is_null != 0 {
-                return Param::Null;
-            }
-            match param.kind {
-                TYPE_BIGINT => Param::Int(param.int),
-                TYPE_DOUBLE => Param::Double(param.double),
-                // Never set: sysbench's zeroed buffer, an empty string.
-                _ if param.text.is_null() => Param::Text(""),
-                _ => {
-                    // SAFETY: as above; `len` bytes from `text`.
-                    let bytes = unsafe { std::slice::from_raw_parts(param.text, param.len) };
-                    // libmariadb sends the bytes as they are: no need for them to be UTF-8.
-                    Param::Text(std::str::from_utf8(bytes).unwrap_or_else(|err| {
-                        // SAFETY: cut at the last whole character.
-                        unsafe { std::str::from_utf8_unchecked(&bytes[..err.valid_up_to()]) }
-                    }))
-                }
-            }
-        });
+        // SAFETY: the prelude keeps every bound buffer alive with the statement, and a
+        // text's bytes alive with its buffer; they are written only between executions.
+        let params = self.params.iter().map(|&param| unsafe { &*param }.param());
         let slot = self.slot;
         let outcome = self.context.timed(slot, || statement.execute(params));
         if outcome.is_ok() {
@@ -388,7 +377,13 @@ impl StmtCore {
                 bound
                     .iter()
                     // SAFETY: as above.
-                    .map(|&param| value_of(unsafe { &*param }))
+                    .map(|&param| match unsafe { &*param }.param() {
+                        Param::Int(n) => mysql::Value::Int(n),
+                        Param::Double(d) => mysql::Value::Double(d),
+                        Param::Bytes(bytes) => mysql::Value::Bytes(bytes.to_vec()),
+                        Param::Text(text) => mysql::Value::Bytes(text.as_bytes().to_vec()),
+                        Param::Null => mysql::Value::NULL,
+                    })
                     .collect()
             });
         }
@@ -404,22 +399,6 @@ impl StmtCore {
                 ANSWER_FAILED
             }
         }
-    }
-}
-
-/// A bound parameter's value, as the plans' probe sends it.
-fn value_of(param: &EbParam) -> mysql::Value {
-    if param.is_null != 0 {
-        return mysql::Value::NULL;
-    }
-    match param.kind {
-        TYPE_BIGINT => mysql::Value::Int(param.int),
-        TYPE_DOUBLE => mysql::Value::Double(param.double),
-        _ if param.text.is_null() => mysql::Value::Bytes(Vec::new()),
-        // SAFETY: `len` bytes from `text`, kept alive with the buffer.
-        _ => mysql::Value::Bytes(
-            unsafe { std::slice::from_raw_parts(param.text, param.len) }.to_vec(),
-        ),
     }
 }
 

@@ -54,11 +54,7 @@ pub unsafe extern "C" fn eb_lua_bind(
 #[no_mangle]
 pub unsafe extern "C" fn eb_lua_query(conn: *mut c_void, sql: *const u8, len: usize) -> c_int {
     let conn = unsafe { &mut *conn.cast::<ConnCore>() };
-    let bytes = unsafe { std::slice::from_raw_parts(sql, len) };
-    match std::str::from_utf8(bytes) {
-        Ok(sql) => conn.query(sql),
-        Err(_) => conn.query(&String::from_utf8_lossy(bytes)),
-    }
+    conn.query(unsafe { std::slice::from_raw_parts(sql, len) })
 }
 
 /// A number in [a, b] from `generator` (-1: `--rand-type`'s; 0-4: uniform, gaussian,

@@ -10,7 +10,6 @@ use std::rc::Rc;
 
 use super::api::Context;
 use super::connection::Conn;
-use crate::driver::libmariadb;
 
 /// The `__enginebench` table the prelude takes its native calls from.
 pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
@@ -18,15 +17,13 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
     let ctx = Rc::clone(&context);
     native.set(
         "connect",
-        lua.create_function(move |lua, ()| {
-            match libmariadb::Connection::connect(&ctx.spec.for_connection(ctx.connection_index)) {
-                Ok(connection) => {
-                    let conn: AnyUserData =
-                        lua.create_userdata(Conn::new(Rc::clone(&ctx), connection))?;
-                    Ok((Some(conn), None))
-                }
-                Err(err) => Ok((None, Some(crate::server::describe_mysql_error(&err)))),
+        lua.create_function(move |lua, ()| match ctx.connect() {
+            Ok(connection) => {
+                let conn: AnyUserData =
+                    lua.create_userdata(Conn::new(Rc::clone(&ctx), connection))?;
+                Ok((Some(conn), None))
             }
+            Err(err) => Ok((None, Some(crate::server::describe_mysql_error(&err)))),
         })?,
     )?;
     native.set("count_ignored", lua.create_function(|_, ()| Ok(()))?)?;
