@@ -203,7 +203,8 @@ fn report_prints_the_saved_tables_without_a_server() {
     let record = read_record(&file).unwrap();
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
-        tables(&record, TableStyle::Markdown)
+        enginebench::report::verdict::text(&View::of(&record), TableStyle::Markdown)
+            + &tables(&record, TableStyle::Markdown)
     );
 }
 
@@ -513,4 +514,32 @@ fn a_phase_shows_no_rows_at_thread_counts_it_never_ran_at() {
             "a row of dashes: {line}"
         );
     }
+}
+
+/// The verdict section every report opens with, from a real S0 run of 3 repeats at 1, 4
+/// and 16 threads: the leader per thread count with its interval and why, query kinds led
+/// otherwise; then the same run with one InnoDB repeat crashed (named, not ranked), and
+/// with one repeat only (too few to judge). Text and HTML are drawn from one model.
+#[test]
+fn verdict_section_text_and_html() {
+    use enginebench::report::section::to_html;
+    use enginebench::report::verdict;
+    let record = parse_record(&fixture("s0-verdict.json"), "s0-verdict.json").unwrap();
+    let view = View::of(&record);
+    let mut crashed = record.clone();
+    let cell = crashed
+        .cells
+        .iter_mut()
+        .find(|c| c.threads == 16 && c.engine == enginebench::engine::Engine::InnoDb)
+        .unwrap();
+    cell.outcome = enginebench::results::OutcomeRecord::Crashed;
+    let mut once = record.clone();
+    once.cells.retain(|c| c.repeat == 1);
+    insta::assert_snapshot!(format!(
+        "== text\n{}\n== html\n{}\n== one InnoDB repeat crashed at 16 threads\n{}\n== one repeat\n{}",
+        verdict::text(&view, TableStyle::Markdown),
+        to_html(&verdict::section(&view).unwrap()),
+        verdict::text(&View::of(&crashed), TableStyle::Markdown),
+        verdict::text(&View::of(&once), TableStyle::Markdown),
+    ));
 }

@@ -85,6 +85,11 @@ fn a_server_killed_mid_cell_is_recorded_as_crashed_and_the_study_goes_on() {
     );
     assert!(stdout.contains("crashed"), "{stdout}");
     assert!(stdout.contains("cell 0 (select+update MyISAM threads=2 repeat 1) crashed: the server died during the cell"), "{stdout}");
+    // The verdict names the crashed set-up and does not rank it.
+    assert!(
+        stdout.contains("- MyISAM in select+update at 2 threads: 1 of 1 repeats crashed (the server died during the cell)"),
+        "{stdout}"
+    );
     common::assert_nothing_left(&tmp);
     let _ = std::fs::remove_file(json);
 }

@@ -144,6 +144,11 @@ pub fn finish_run_printing(
             let _ = std::io::stdout().flush();
         }
     }
+    // The `--json` file ends with the verdicts beside the record, as `--format json` has.
+    if !record.cells.is_empty() || !record.loads.is_empty() || !record.sequences.is_empty() {
+        let text = crate::report::verdict::record_with_verdict(&record, &View::of(&record))?;
+        output.results.save_final_text(&text)?;
+    }
     if let Some(store) = &output.store {
         if let Some(id) = store.run_id() {
             note(&format!(

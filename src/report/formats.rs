@@ -78,7 +78,9 @@ impl Format for Text {
         } else {
             TableStyle::Markdown
         };
-        Ok(not_comparable_section(input.view) + &(input.layout.tables)(input.view, style))
+        Ok(super::verdict::text(input.view, style)
+            + &not_comparable_section(input.view)
+            + &(input.layout.tables)(input.view, style))
     }
 }
 
@@ -90,7 +92,8 @@ impl Format for Markdown {
         "the tables as Markdown, for pasting"
     }
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
-        Ok(not_comparable_section(input.view)
+        Ok(super::verdict::text(input.view, TableStyle::Markdown)
+            + &not_comparable_section(input.view)
             + &(input.layout.tables)(input.view, TableStyle::Markdown))
     }
 }
@@ -125,10 +128,10 @@ impl Format for Json {
         "json"
     }
     fn describe(&self) -> &'static str {
-        "the whole record"
+        "the whole record, with the verdicts beside it"
     }
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
-        Ok(serde_json::to_string_pretty(input.record)? + "\n")
+        super::verdict::record_with_verdict(input.record, input.view)
     }
 }
 

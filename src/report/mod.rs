@@ -1,6 +1,7 @@
 //! The report stage: everything people read, as functions of a [`crate::view::View`]:
 //! terminal and Markdown tables (`text`), sysbench's format (`sysbench`), CSV (`export`),
-//! the HTML page with charts (`html`) and `compare`.
+//! the HTML page with charts (`html`), the verdict every report opens with (`verdict`) and
+//! `compare`.
 //!
 //! Owns: wording, layout, number formats, charts. Must not compute a statistic, merge a
 //! histogram, group cells or re-read what a record is (its scenario text, its study's
@@ -13,3 +14,4 @@ pub mod html;
 pub mod section;
 pub mod sysbench;
 pub mod text;
+pub mod verdict;

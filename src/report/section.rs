@@ -97,6 +97,8 @@ pub fn to_html(section: &Section) -> String {
     let mut out = String::new();
     for block in &section.blocks {
         match block {
+            // A blank line is spacing in text only.
+            Block::Line(line) if line.trim().is_empty() => {}
             Block::Line(line) => {
                 let _ = write!(out, "<p>{}</p>", escape(line.trim_end()));
             }

@@ -42,6 +42,19 @@ impl ResultFile {
             .with_context(|| format!("cannot write results to {}", path.display()))
     }
 
+    /// Rewrites a results file with `text`, the record as JSON with what reports derive
+    /// from it beside (the verdicts), once the run is over; nothing for stdout or none.
+    pub fn save_final_text(&self, text: &str) -> anyhow::Result<()> {
+        let ResultFile::File(path) = self else {
+            return Ok(());
+        };
+        let partial = path.with_extension("json.partial");
+        fs::write(&partial, text)
+            .with_context(|| format!("cannot write results to {}", partial.display()))?;
+        fs::rename(&partial, path)
+            .with_context(|| format!("cannot write results to {}", path.display()))
+    }
+
     /// The final save; for stdout this is the only write.
     pub fn finish(&self, record: &RunRecord) -> anyhow::Result<()> {
         match self {

@@ -14,6 +14,7 @@ pub mod node_figures;
 mod plan_comparison;
 pub mod replay_digests;
 pub mod stats;
+pub mod verdict;
 
 use hdrhistogram::Histogram;
 

@@ -169,7 +169,16 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
         sequence_charts(view)
     );
     let not_comparable = crate::report::text::sections::not_comparable_section(view);
+    let verdict = crate::report::verdict::section(view);
     let mut sections = vec![Section {
+        id: "verdict",
+        title: "Verdict".into(),
+        html: verdict
+            .as_ref()
+            .map(crate::report::section::to_html)
+            .unwrap_or_default(),
+    }];
+    sections.push(Section {
         id: "not-comparable",
         title: "Not comparable".into(),
         html: if not_comparable.is_empty() {
@@ -177,7 +186,7 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
         } else {
             format!("<pre class=\"warning\">{}</pre>", escape(&not_comparable))
         },
-    }];
+    });
     sections.push(Section {
         id: "charts",
         title: "Charts".into(),

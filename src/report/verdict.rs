@@ -1,0 +1,148 @@
+//! The verdict section every report opens with (terminal, Markdown, HTML) and the
+//! `verdict` the JSON report carries beside the record: the view's [`Verdicts`] in one
+//! section model, drawn by each format.
+//!
+//! Owns: the section's layout. Must not rank, compute a ratio or word a verdict (the
+//! view's `verdict` module does).
+
+use super::section::{Block, Cell, Section, Table};
+use crate::console::TableStyle;
+use crate::view::verdict::{Standing, Verdicts};
+use crate::view::View;
+
+/// The verdict section of `view` (none for a run with nothing to rank and nothing named).
+pub fn section(view: &View) -> Option<Section> {
+    let verdicts = view.verdicts();
+    if verdicts.phases.is_empty() && verdicts.not_ranked.is_empty() {
+        return None;
+    }
+    Some(section_of(&verdicts))
+}
+
+/// The section for `verdicts` (fixtures draw it without a run).
+pub fn section_of(verdicts: &Verdicts) -> Section {
+    let mut blocks = vec![Block::Line(format!("{}\n", verdicts.answer))];
+    for phase in &verdicts.phases {
+        let rows = phase
+            .rows
+            .iter()
+            .map(|row| {
+                vec![
+                    Cell::text(if row.place().is_empty() {
+                        "all".to_string()
+                    } else {
+                        row.place()
+                    }),
+                    Cell::text(match row.standing() {
+                        Some(Standing::Leads) => row.leader.clone().unwrap_or_default(),
+                        _ => "-".into(),
+                    }),
+                    Cell::text(&row.text),
+                    Cell::text(row.why.join("; ")),
+                ]
+            })
+            .collect();
+        blocks.push(Block::Table {
+            caption: format!(
+                "{} — who leads on {} ({}), ratio of medians with its 95% interval",
+                phase.phase,
+                phase.metric,
+                if phase.higher_is_better {
+                    "higher is better"
+                } else {
+                    "lower is better"
+                }
+            ),
+            table: Table {
+                header: vec![
+                    "where".into(),
+                    "leader".into(),
+                    "verdict".into(),
+                    "why (counters that differ most)".into(),
+                ],
+                rows,
+            },
+        });
+        blocks.push(Block::Line(match &phase.crossover {
+            Some(crossover) => format!("Crossover: {crossover}.\n"),
+            None => String::new(),
+        }));
+        // Query kinds whose significant leader is not their phase's at that thread count.
+        let disagree: Vec<String> = phase
+            .query_kinds
+            .iter()
+            .filter(|kind| kind.standing() == Some(Standing::Leads))
+            .filter(|kind| {
+                phase
+                    .rows
+                    .iter()
+                    .find(|row| row.threads == kind.threads)
+                    .is_none_or(|row| {
+                        row.standing() != Some(Standing::Leads) || row.leader != kind.leader
+                    })
+            })
+            .map(|kind| format!("{}: {} (mean latency)", kind.place(), kind.text))
+            .collect();
+        if !disagree.is_empty() {
+            blocks.push(Block::List {
+                caption: format!("{}: query kinds led otherwise", phase.phase),
+                items: disagree,
+            });
+        }
+        if !phase.plans_differ.is_empty() {
+            blocks.push(Block::List {
+                caption: format!("{}: plans differ", phase.phase),
+                items: phase.plans_differ.clone(),
+            });
+        }
+    }
+    if !verdicts.not_ranked.is_empty() {
+        blocks.push(Block::List {
+            caption: "Not ranked (they cannot win)".into(),
+            items: verdicts
+                .not_ranked
+                .iter()
+                .map(|n| {
+                    format!(
+                        "{} in {}{}: {}",
+                        n.setup,
+                        n.phase,
+                        n.threads
+                            .map(|t| format!(" at {t} threads"))
+                            .unwrap_or_default(),
+                        n.why
+                    )
+                })
+                .collect(),
+        });
+    }
+    Section {
+        id: "verdict",
+        title: "Verdict".into(),
+        blocks,
+    }
+}
+
+/// The section as terminal or Markdown text, titled, or "" when there is none.
+pub fn text(view: &View, style: TableStyle) -> String {
+    match section(view) {
+        Some(section) => format!(
+            "Verdict\n{}",
+            super::section::to_text(&section.blocks, style)
+        ),
+        None => String::new(),
+    }
+}
+
+/// The record as JSON with the view's verdicts beside it under `verdict` (readers of the
+/// record ignore it; it is derived, never read back).
+pub fn record_with_verdict(
+    record: &crate::results::RunRecord,
+    view: &View,
+) -> anyhow::Result<String> {
+    let mut value = serde_json::to_value(record)?;
+    if let serde_json::Value::Object(map) = &mut value {
+        map.insert("verdict".into(), serde_json::to_value(view.verdicts())?);
+    }
+    Ok(serde_json::to_string_pretty(&value)? + "\n")
+}
