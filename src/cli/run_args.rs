@@ -87,6 +87,16 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "constant")]
     pub rate_arrivals: Arrivals,
 
+    /// Capacity under a latency goal, e.g. 'p99<5ms' or 'p99.9<20ms,failed<1%': each cell
+    /// becomes a search for the highest offered rate that meets it (open loop, latency from
+    /// each event's intended start), bisected until bracketed within --slo-precision
+    #[arg(long, value_parser = crate::measure::slo::Slo::parse, conflicts_with_all = ["rate", "agent"])]
+    pub slo: Option<crate::measure::slo::Slo>,
+
+    /// How close the capacity's bracket must come, e.g. 5% (with --slo) [default: 10%]
+    #[arg(long, value_parser = parse_share, requires = "slo")]
+    pub slo_precision: Option<f64>,
+
     /// How connections are driven: `events` (a few event-loop threads, one per client
     /// CPU, each driving many non-blocking connections) or `threads` (one OS thread per
     /// connection, as sysbench) [default: events]
@@ -383,6 +393,15 @@ impl LoadArgs {
 pub struct StartAt {
     pub time: std::time::SystemTime,
     pub text: String,
+}
+
+pub(crate) fn parse_share(text: &str) -> Result<f64, String> {
+    text.trim()
+        .strip_suffix('%')
+        .and_then(|p| p.trim().parse::<f64>().ok())
+        .filter(|p| *p > 0.0 && *p < 100.0)
+        .map(|p| p / 100.0)
+        .ok_or_else(|| format!("'{text}' is not a share: give a percentage, e.g. 5%"))
 }
 
 pub(crate) fn parse_agent(text: &str) -> Result<(u32, u32), String> {

@@ -10,6 +10,12 @@ use crate::studies::{plan_study, Choices};
 pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
     let mut plan = plan_study(&args.study, &choices(&args))?;
     plan.driver = args.driver;
+    plan.slo = args.slo.clone().map(|mut slo| {
+        if let Some(precision) = args.slo_precision {
+            slo.precision = precision;
+        }
+        slo
+    });
     for line in plan.study.plan_notes() {
         crate::console::note(&line);
     }

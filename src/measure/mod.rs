@@ -11,6 +11,7 @@ pub mod node_counters;
 mod observer;
 mod process;
 mod sampler;
+pub mod slo;
 pub mod statement_probe;
 mod status;
 

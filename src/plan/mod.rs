@@ -76,6 +76,9 @@ pub struct Plan {
     pub agent: Option<AgentShare>,
     /// `--driver`: how connections are driven (None: `ENGINEBENCH_DRIVER` or the default).
     pub driver: Option<crate::driver::DriverKind>,
+    /// `--slo`: each cell is a search for the highest rate that meets this goal, not one
+    /// measurement.
+    pub slo: Option<crate::measure::slo::Slo>,
 }
 
 impl Plan {
@@ -132,6 +135,7 @@ impl Plan {
             steps,
             agent: None,
             driver: None,
+            slo: None,
         }
     }
 

@@ -47,6 +47,7 @@ pub fn csv_summary(view: &View) -> anyhow::Result<String> {
                 GroupKind::Cell => "cell",
                 GroupKind::Load => "load",
                 GroupKind::Sequence => "sequence",
+                GroupKind::Capacity => "capacity",
             }
             .to_string(),
             group.phase.clone(),

@@ -79,6 +79,7 @@ impl Format for Text {
             TableStyle::Markdown
         };
         Ok(super::verdict::text(input.view, style)
+            + &super::capacity::text(input.view, style)
             + &not_comparable_section(input.view)
             + &(input.layout.tables)(input.view, style))
     }
@@ -93,6 +94,7 @@ impl Format for Markdown {
     }
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
         Ok(super::verdict::text(input.view, TableStyle::Markdown)
+            + &super::capacity::text(input.view, TableStyle::Markdown)
             + &not_comparable_section(input.view)
             + &(input.layout.tables)(input.view, TableStyle::Markdown))
     }

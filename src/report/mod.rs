@@ -7,6 +7,7 @@
 //! histogram, group cells or re-read what a record is (its scenario text, its study's
 //! name): the view has done all of that once, so reports cannot disagree.
 
+pub mod capacity;
 pub mod compare;
 pub mod export;
 pub mod formats;

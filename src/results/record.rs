@@ -94,6 +94,10 @@ pub struct RunRecord {
     /// agent's figures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<MergedRecord>,
+    /// `--slo`: each cell of a run phase was a capacity search for this latency goal, its
+    /// cells the search's probes (see [`ProbeRecord`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo: Option<crate::measure::slo::Slo>,
 }
 
 /// What a replayed capture held.
@@ -300,6 +304,7 @@ impl RunRecord {
             replay: None,
             not_comparable: Vec::new(),
             merged: None,
+            slo: None,
         }
     }
 
@@ -434,6 +439,24 @@ pub struct CellRecord {
     /// A node killed during the cell (`kill_node`), and how the cell came through it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<FaultRecord>,
+    /// `--slo`: the cell is one probe of a capacity search, the search of its phase,
+    /// set-up, threads and repeat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeRecord>,
+}
+
+/// One probe of a capacity search and what the goal made of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ProbeRecord {
+    /// 1 for the search's first probe.
+    pub step: u32,
+    /// The rate offered (open loop); none for the closed-loop probe that finds the
+    /// throughput the search starts below.
+    pub target_per_s: Option<f64>,
+    pub judgement: crate::measure::slo::Judgement,
+    /// On the search's last probe: why it stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_ended: Option<String>,
 }
 
 /// A node killed mid-cell: when, what the clients saw, and how long throughput took to
@@ -614,6 +637,7 @@ impl CellRecord {
             mismatches: Vec::new(),
             nodes: Vec::new(),
             fault: None,
+            probe: None,
             driver: (!measured.driver.is_empty()).then(|| measured.driver.to_string()),
         }
     }

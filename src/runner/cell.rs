@@ -18,6 +18,26 @@ use crate::results::{CellKey, CellRecord, EvidenceRecord, MismatchRecord, Outcom
 /// Measures one cell and records it; returns whether the server died during it (the
 /// runner then goes on on a fresh server).
 pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Result<bool> {
+    measure_as(plan, bench, cell, None)
+}
+
+/// One probe of a capacity search: the cell at an offered rate (or closed loop) for a
+/// set time, judged against the goal.
+pub struct Probe<'a> {
+    pub step: u32,
+    pub rate_per_s: Option<f64>,
+    pub duration: Duration,
+    pub slo: &'a crate::measure::slo::Slo,
+}
+
+/// [`measure`], or with `probe` one probe of a capacity search: the kind's workload at the
+/// probe's rate and length instead of its own, the record carrying the goal's judgement.
+pub fn measure_as(
+    plan: &Plan,
+    bench: &mut Bench,
+    cell: &CellStep,
+    probe: Option<&Probe>,
+) -> anyhow::Result<bool> {
     if let Some((_, why)) = bench.refused.iter().find(|(e, _)| *e == cell.engine) {
         let message = why.clone();
         failed_before_start(plan, bench, cell, message)?;
@@ -34,14 +54,32 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
         .seed()
         .wrapping_add(bench.record.cells.len() as u64)
         .wrapping_add(agent_offset);
-    let (workload, config) = workload(plan, bench, cell, seed, bench.output.report_interval)?;
+    let (workload, mut config) = workload(plan, bench, cell, seed, bench.output.report_interval)?;
+    let mut label = plan.cell_label(cell);
+    if let Some(probe) = probe {
+        config.rate = probe
+            .rate_per_s
+            .map(|events_per_s| crate::driver::RateSpec {
+                events_per_s,
+                arrivals: crate::scenario::Arrivals::Constant,
+            });
+        config.stop = crate::driver::StopCondition {
+            events_per_thread: None,
+            events_total: None,
+            duration: Some(probe.duration),
+        };
+        label = match probe.rate_per_s {
+            Some(rate) => format!("{label} probe {} at {rate:.0}/s", probe.step),
+            None => format!("{label} probe {} closed loop", probe.step),
+        };
+    }
     let key = cell_key(plan, bench, cell);
     let expected = match (config.stop.events_per_thread, config.stop.events_total) {
         (Some(each), _) => Some(each * u64::from(config.threads)),
         (None, total) => total,
     };
     let progress = CellProgress::start(
-        plan.cell_label(cell),
+        label.clone(),
         expected,
         if bench.output.sysbench_intervals {
             IntervalLines::Sysbench {
@@ -77,7 +115,7 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
             agents = AgentsStartTogether {
                 inner: &mut sampler,
                 rendezvous,
-                label: plan.cell_label(cell),
+                label: label.clone(),
                 started_late_ms: &mut started_late_ms,
             };
             &mut agents
@@ -153,6 +191,19 @@ pub fn measure(plan: &Plan, bench: &mut Bench, cell: &CellStep) -> anyhow::Resul
         record.error = Some(message.clone());
     }
     record.nodes = node_records;
+    if let Some(probe) = probe {
+        let fell_behind = measured.rate.is_some_and(|rate| rate.fell_behind);
+        record.probe = Some(crate::results::ProbeRecord {
+            step: probe.step,
+            target_per_s: probe.rate_per_s,
+            judgement: probe.slo.judge(
+                &measured.event_latency,
+                measured.failed_events,
+                fell_behind,
+            ),
+            search_ended: None,
+        });
+    }
     if let Some(fault) = &fault {
         note(&format!(
             "kill_node: {} killed at {:.1} s; {}; {} statements failed from then on",

@@ -2,10 +2,12 @@
 //! record current on disk — it exists before load starts and is saved after every step. The
 //! loop ([`run`] and `walk`) is the whole of it; what a step does lives beside it: server
 //! life in `bench`, tables and loads in `tables`, DDL, load and sequence phases in
-//! `phases`, measured cells in `cell`, a kind's own steps through [`StepHost`]. The runner
-//! must not know how reports look, nor tell study kinds apart (each kind says what differs).
+//! `phases`, measured cells in `cell` (with `--slo`, searches of probe cells in `capacity`),
+//! a kind's own steps through [`StepHost`]. The runner must not know how reports look, nor
+//! tell study kinds apart (each kind says what differs).
 
 mod bench;
+mod capacity;
 mod cell;
 mod cell_on_nodes;
 mod phases;
@@ -89,6 +91,7 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
     );
     record.statement_classes = plan.study.statement_classes();
     plan.study.add_to_record(&mut record);
+    record.slo = plan.slo.clone();
     record.environment = Some(EnvironmentRecord::probe(None));
     if let Err(err) = output.save(&record) {
         return Err((err, Box::new(record)));
@@ -175,7 +178,12 @@ impl walk::Workbench for Bench<'_> {
             Step::Sequence { phase, engine } => {
                 end.server_died = phases::sequence(plan, self, *phase, *engine)?
             }
-            Step::Cell(cell) => end.server_died = cell::measure(plan, self, cell)?,
+            Step::Cell(cell) => {
+                end.server_died = match &plan.slo {
+                    Some(slo) => capacity::search(plan, self, cell, slo)?,
+                    None => cell::measure(plan, self, cell)?,
+                }
+            }
             Step::Footprints => tables::footprints(plan, self)?,
             Step::Own { what, engine } => plan.study.run_own_step(*what, *engine, self)?,
         }

@@ -17,6 +17,9 @@ pub enum GroupKind {
     Cell,
     Load,
     Sequence,
+    /// `--slo`: a phase × set-up × threads' capacity searches, one value per repeat's
+    /// search (the highest rate that met the goal), its cells the probes.
+    Capacity,
 }
 
 /// What a group's cells paced, over its completed repeats (rate mode).
@@ -185,6 +188,9 @@ impl Group {
     }
 }
 
+/// What a capacity group's values are.
+pub const CAPACITY_METRIC: &str = "capacity events/s";
+
 pub(super) fn groups(record: &RunRecord, phases: &[Phase]) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
     let find = |out: &mut Vec<Group>, group: Group| -> usize {
@@ -206,18 +212,33 @@ pub(super) fn groups(record: &RunRecord, phases: &[Phase]) -> Vec<Group> {
         // A cell of a loop count per thread is figured by its wall time; a timed one, or
         // one of a total event count (`--events`), by its events per second.
         let timed = cell.duration_s.is_some() || cell.events_per_thread.is_none();
+        let probe = cell.probe.is_some();
         let mut group = Group::new(
-            GroupKind::Cell,
+            if probe {
+                GroupKind::Capacity
+            } else {
+                GroupKind::Cell
+            },
             cell.variant.clone(),
             Setup::of_cell(cell),
-            if timed { "events/s" } else { "wall ms" },
+            if probe {
+                CAPACITY_METRIC
+            } else if timed {
+                "events/s"
+            } else {
+                "wall ms"
+            },
         );
         group.threads = Some(cell.threads);
-        group.higher_is_better = timed;
+        group.higher_is_better = timed || probe;
         let index = find(&mut out, group);
         let group = &mut out[index];
         group.cells.push(position);
         group.outcomes.push(cell.outcome);
+        if probe {
+            // Its values are the searches' capacities, once all probes are in.
+            continue;
+        }
         if cell.outcome == OutcomeRecord::Completed {
             group.values.push(if timed {
                 cell.events_per_s
@@ -274,9 +295,14 @@ pub(super) fn groups(record: &RunRecord, phases: &[Phase]) -> Vec<Group> {
         }
     }
     for group in &mut out {
+        if group.kind == GroupKind::Capacity {
+            let searches = super::capacity::searches_of(record, &group.cells);
+            group.values = searches.iter().filter_map(|s| s.capacity_per_s).collect();
+            group.incomplete = searches.len() - group.values.len();
+        }
         group.summary = summarise(&group.values);
         match group.kind {
-            GroupKind::Cell => cell_figures(group, record),
+            GroupKind::Cell | GroupKind::Capacity => cell_figures(group, record),
             GroupKind::Sequence => sequence_figures(group, record, phases),
             GroupKind::Load => {}
         }

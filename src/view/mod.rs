@@ -9,6 +9,7 @@
 //! Must not know how a table, a chart or a page is drawn, nor any study by its name: what a
 //! record is comes from the record (`kind`, `statement_classes`, its phases).
 
+pub mod capacity;
 mod groups;
 pub mod node_figures;
 mod plan_comparison;
@@ -18,7 +19,7 @@ pub mod verdict;
 
 use hdrhistogram::Histogram;
 
-pub use groups::{Group, GroupKind, RateSummary, Timeline};
+pub use groups::{Group, GroupKind, RateSummary, Timeline, CAPACITY_METRIC};
 pub use plan_comparison::EvidenceRow;
 
 use crate::engine::Engine;
@@ -236,10 +237,14 @@ impl View {
         self.groups.iter().filter(move |g| g.kind == kind)
     }
 
-    /// The group of a phase's cells of one set-up at one thread count.
+    /// The group of a phase's cells of one set-up at one thread count; in an `--slo` run,
+    /// its capacity searches (figures: capacities; counters and latency: over the probes).
     pub fn cell_group(&self, phase: &str, setup: &Setup, threads: u32) -> Option<&Group> {
-        self.groups_of(GroupKind::Cell)
-            .find(|g| g.phase == phase && g.setup == *setup && g.threads == Some(threads))
+        let of = |kind| {
+            self.groups_of(kind)
+                .find(|g| g.phase == phase && g.setup == *setup && g.threads == Some(threads))
+        };
+        of(GroupKind::Cell).or_else(|| of(GroupKind::Capacity))
     }
 
     /// How many repeats a set-up's cells are over.

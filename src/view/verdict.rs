@@ -153,13 +153,17 @@ impl View {
         let mut phases = Vec::new();
         let mut not_ranked = Vec::new();
         for phase in &self.phases {
+            let label = phase.label().to_string();
+            let searched = self
+                .groups_of(GroupKind::Capacity)
+                .any(|g| g.phase == label);
             let kind = match phase.kind {
+                PhaseKind::Run if searched => GroupKind::Capacity,
                 PhaseKind::Run => GroupKind::Cell,
                 PhaseKind::Load => GroupKind::Load,
                 PhaseKind::Sequence => GroupKind::Sequence,
                 PhaseKind::Ddl => continue,
             };
-            let label = phase.label().to_string();
             let groups: Vec<&Group> = self.groups_of(kind).filter(|g| g.phase == label).collect();
             if groups.is_empty() || self.setups.len() < 2 {
                 continue;
@@ -191,7 +195,7 @@ impl View {
                 let mut row = RowVerdict {
                     threads,
                     method: method.clone(),
-                    why: if kind == GroupKind::Cell {
+                    why: if matches!(kind, GroupKind::Cell | GroupKind::Capacity) {
                         View::why_lines(&ranked)
                     } else {
                         Vec::new()
@@ -266,7 +270,22 @@ impl View {
         if let Some(why) = self.not_comparable(group) {
             return Some(format!("not comparable: {why}"));
         }
-        if group.kind == GroupKind::Cell {
+        if group.kind == GroupKind::Capacity && group.values.is_empty() {
+            let goal = self
+                .record
+                .slo
+                .as_ref()
+                .map_or("the goal", |slo| slo.text.as_str());
+            let lowest = super::capacity::searches_of(&self.record, &group.cells)
+                .iter()
+                .filter_map(|s| s.failed_at_per_s)
+                .reduce(f64::min);
+            return Some(match lowest {
+                Some(rate) => format!("never met {goal}, not even at {rate:.0}/s"),
+                None => format!("no search for {goal} finished"),
+            });
+        }
+        if matches!(group.kind, GroupKind::Cell | GroupKind::Capacity) {
             let (failed, executed) = group
                 .cells
                 .iter()
@@ -361,7 +380,15 @@ impl View {
                 self.repeats
             ));
         } else {
-            sentences.extend(phases.iter().map(phase_sentence));
+            for phase in phases {
+                let mut phase = phase.clone();
+                if let (true, Some(slo)) =
+                    (phase.metric == super::CAPACITY_METRIC, &self.record.slo)
+                {
+                    phase.phase = format!("{} (capacity under {})", phase.phase, slo.text);
+                }
+                sentences.push(phase_sentence(&phase));
+            }
         }
         let names = distinct(not_ranked.iter().map(|n| n.setup.clone()));
         if !names.is_empty() {

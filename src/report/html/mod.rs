@@ -162,7 +162,8 @@ fn evidence_tables(view: &View) -> String {
 
 fn sections(view: &View, layout: Layout) -> Vec<Section> {
     let charts = format!(
-        "{}{}{}{}",
+        "{}{}{}{}{}",
+        capacity_charts(view),
         load_charts(view),
         phase_pivot_charts(view),
         run_phase_charts(view),
@@ -178,6 +179,13 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
             .map(crate::report::section::to_html)
             .unwrap_or_default(),
     }];
+    if let Some(capacity) = crate::report::capacity::section(view) {
+        sections.push(Section {
+            id: capacity.id,
+            title: capacity.title.clone(),
+            html: crate::report::section::to_html(&capacity),
+        });
+    }
     sections.push(Section {
         id: "not-comparable",
         title: "Not comparable".into(),

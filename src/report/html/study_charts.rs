@@ -339,3 +339,76 @@ pub(super) fn sequence_charts(view: &View) -> String {
     }
     out
 }
+
+/// `--slo` runs: per phase and thread count, the goal's percentile of each probe against
+/// the rate it offered, a line per set-up (one small chart per profile), the goal drawn
+/// across; the capacity is where a set-up's line crosses it.
+pub(super) fn capacity_charts(view: &View) -> String {
+    let Some(slo) = &view.record.slo else {
+        return String::new();
+    };
+    let searches = view.searches();
+    let mut out = String::new();
+    let places = distinct(searches.iter().map(|s| (s.phase.clone(), s.threads)));
+    for (phase, threads) in places {
+        let here: Vec<_> = searches
+            .iter()
+            .filter(|s| s.phase == phase && s.threads == threads)
+            .collect();
+        let top = here
+            .iter()
+            .flat_map(|s| s.probes.iter().filter_map(|p| p.offered_per_s))
+            .fold(0.0, f64::max);
+        if top <= 0.0 {
+            continue;
+        }
+        let panels = multiples(&distinct(here.iter().map(|s| s.setup.clone())));
+        let goal_ms = slo.bound_us as f64 / 1000.0;
+        let goal_key = panels.legend.len();
+        let mut legend = panels.legend.clone();
+        legend.push(format!("goal: {} < {} ms", slo.percentile_name(), goal_ms));
+        let mut drawn = panels.panels(|setup| {
+            let mut points: Vec<Point> = here
+                .iter()
+                .filter(|s| s.setup == *setup)
+                .flat_map(|s| s.probes.iter())
+                .filter_map(|p| {
+                    Some((
+                        p.offered_per_s?,
+                        (p.percentile_us as f64 / 1000.0).max(0.001),
+                        None,
+                    ))
+                })
+                .collect();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            points
+        });
+        for panel in &mut drawn {
+            panel.series.push(Series {
+                key: goal_key,
+                points: vec![(0.0, goal_ms, None), (top * 1.05, goal_ms, None)],
+            });
+        }
+        let chart = Figure {
+            title: format!("{phase}: {} against offered rate, {threads} threads", slo.percentile_name()),
+            caption: format!(
+                "{phase} — {} of event latency (from the intended start) at each offered rate the capacity search probed, {threads} threads, every repeat's search; the goal is the flat line",
+                slo.percentile_name()
+            ),
+            axes: Axes::Lines {
+                x_title: "offered events per second",
+                x_labels: Vec::new(),
+                numeric_x: Some((0.0, top * 1.05)),
+                log_y: true,
+            },
+            y_title: format!("{} ms (log scale)", slo.percentile_name()),
+            x_tip: |s| format!("{s} events/s offered"),
+            y_unit: "ms".into(),
+            whisker: String::new(),
+            legend,
+            panels: drawn,
+        };
+        out.push_str(&figure_html(&chart));
+    }
+    out
+}
