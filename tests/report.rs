@@ -543,3 +543,42 @@ fn verdict_section_text_and_html() {
         verdict::text(&View::of(&once), TableStyle::Markdown),
     ));
 }
+
+/// An `--slo` run on two engines under two memory caps (a real run, 1 repeat): the capacity
+/// section with each search's bracket and probes, the frontier with the smallest cap that
+/// holds `--hold 30000/s`, and the HTML charts (frontier bars; latency against offered rate
+/// with the goal drawn, one small chart per cap).
+#[test]
+fn capacity_and_frontier_from_a_saved_slo_run() {
+    let record = parse_record(&fixture("slo-caps.json"), "slo-caps.json").unwrap();
+    let view = View::of(&record);
+    let frontiers = view.frontiers();
+    assert_eq!(frontiers.len(), 1);
+    let caps: Vec<&str> = frontiers[0].caps.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(caps, ["memory 300 MiB", "memory 1 GiB"], "smallest first");
+    for search in view.searches() {
+        let (met, missed) = (
+            search.capacity_per_s.unwrap(),
+            search.failed_at_per_s.unwrap(),
+        );
+        assert!(
+            missed > met && missed / met - 1.0 <= 0.2 + 1e-9,
+            "{search:?}"
+        );
+    }
+    let html = html_with_charts_summarised(&enginebench::report::html::page(
+        &view,
+        "slo-caps.json",
+        enginebench::studies::layout_of(&record.kind),
+    ));
+    let section = |id: &str| -> String {
+        let start = html.find(&format!("<section id=\"{id}\">")).unwrap();
+        let end = html[start..].find("</section>").unwrap() + start;
+        html[start..end].to_string()
+    };
+    insta::assert_snapshot!(format!(
+        "== text\n{}\n== html charts\n{}\n",
+        enginebench::report::capacity::text(&view, TableStyle::Markdown),
+        section("charts"),
+    ));
+}

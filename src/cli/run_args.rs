@@ -97,6 +97,11 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_share, requires = "slo")]
     pub slo_precision: Option<f64>,
 
+    /// With --slo and a list of caps (--memory-limit 256M,1G): the rate to hold, e.g.
+    /// 2000/s; the report names the smallest cap at which each set-up holds it
+    #[arg(long, value_name = "RATE", value_parser = parse_hold, requires = "slo")]
+    pub hold: Option<f64>,
+
     /// How connections are driven: `events` (a few event-loop threads, one per client
     /// CPU, each driving many non-blocking connections) or `threads` (one OS thread per
     /// connection, as sysbench) [default: events]
@@ -393,6 +398,12 @@ impl LoadArgs {
 pub struct StartAt {
     pub time: std::time::SystemTime,
     pub text: String,
+}
+
+pub(crate) fn parse_hold(text: &str) -> Result<f64, String> {
+    let number = text.trim().trim_end_matches("/s");
+    super::values::parse_rate(number)
+        .map_err(|_| format!("'{text}' is not a rate to hold: give events per second, e.g. 2000/s"))
 }
 
 pub(crate) fn parse_share(text: &str) -> Result<f64, String> {

@@ -48,13 +48,15 @@ pub struct ServerArgs {
     pub keep_datadir: bool,
 
     /// Cap the throwaway server's memory, page cache included (its own cgroup), e.g. 256M;
-    /// a profile's memory_limit wins
-    #[arg(long, value_name = "SIZE", value_parser = crate::server::caps::parse_memory_limit, conflicts_with = "dsn")]
-    pub memory_limit: Option<u64>,
+    /// a profile's memory_limit wins. Several (256M,512M,1G): `run` compares them, each a
+    /// profile of its own (with --slo, the capacity per cap)
+    #[arg(long, value_name = "SIZE[,SIZE…]", value_delimiter = ',', value_parser = crate::server::caps::parse_memory_limit, conflicts_with = "dsn")]
+    pub memory_limit: Vec<u64>,
 
-    /// Run the throwaway server on these CPUs only, e.g. 0 or 0-1 (a profile's server_cpus wins)
+    /// Run the throwaway server on these CPUs only, e.g. 0 or 0-1 (a profile's server_cpus
+    /// wins). Given more than once (--server-cpus 0 --server-cpus 0-1): `run` compares them
     #[arg(long, value_name = "CPUS", value_parser = CpuList::parse, conflicts_with = "dsn")]
-    pub server_cpus: Option<CpuList>,
+    pub server_cpus: Vec<CpuList>,
 
     /// Run enginebench's client threads on these CPUs only, e.g. 1 (a profile's client_cpus wins)
     #[arg(long, value_name = "CPUS", value_parser = CpuList::parse)]
@@ -97,6 +99,51 @@ impl ServerArgs {
             .unwrap_or_else(|| crate::server::DEFAULT_DATABASE.to_string()))
     }
 
+    /// The caps a list on the command line compares: every memory limit × every CPU set
+    /// given, when either is given more than once; none otherwise.
+    pub fn cap_variants(&self) -> Vec<crate::scenario::file::CapVariant> {
+        if self.memory_limit.len() < 2 && self.server_cpus.len() < 2 {
+            return Vec::new();
+        }
+        let memories: Vec<Option<u64>> = if self.memory_limit.is_empty() {
+            vec![None]
+        } else {
+            self.memory_limit.iter().copied().map(Some).collect()
+        };
+        let cpu_sets: Vec<Option<CpuList>> = if self.server_cpus.is_empty() {
+            vec![None]
+        } else {
+            self.server_cpus.iter().cloned().map(Some).collect()
+        };
+        memories
+            .iter()
+            .flat_map(|memory| {
+                cpu_sets.iter().map(move |cpus| {
+                    let caps = ResourceCaps {
+                        memory_limit_bytes: *memory,
+                        server_cpus: cpus.clone(),
+                        client_cpus: None,
+                    };
+                    crate::scenario::file::CapVariant {
+                        label: caps.describe(),
+                        base: None,
+                        caps,
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// Refuses a list of caps where one server is started (`server start`, `prepare`).
+    pub fn one_server_caps(&self, command: &str) -> Result<(), String> {
+        if self.memory_limit.len() > 1 || self.server_cpus.len() > 1 {
+            return Err(format!(
+                "{command} starts one server: give one --memory-limit and one --server-cpus (lists of caps are compared by `enginebench run`)"
+            ));
+        }
+        Ok(())
+    }
+
     pub fn server_options(&self) -> crate::server::ServerOptions {
         crate::server::ServerOptions {
             server_bin: self.server_bin.clone(),
@@ -104,9 +151,16 @@ impl ServerArgs {
             server_dir: self.server_dir.clone(),
             server_opts: self.server_opts.clone(),
             keep_datadir: self.keep_datadir,
+            // A list of caps is the plan's profiles, not one server's caps.
             caps: ResourceCaps {
-                memory_limit_bytes: self.memory_limit,
-                server_cpus: self.server_cpus.clone(),
+                memory_limit_bytes: match self.memory_limit[..] {
+                    [one] => Some(one),
+                    _ => None,
+                },
+                server_cpus: match &self.server_cpus[..] {
+                    [one] => Some(one.clone()),
+                    _ => None,
+                },
                 client_cpus: self.client_cpus.clone(),
             },
             topology: self.topology.unwrap_or_default(),

@@ -31,6 +31,9 @@ pub fn run(args: PrepareArgs) -> anyhow::Result<Finished> {
         args.seed,
         args.load.preparation_plan(),
     );
+    args.server
+        .one_server_caps("prepare")
+        .map_err(anyhow::Error::msg)?;
     let server = resolve_server(&args.server)?;
     check_caps(&plan, &server)?;
     let outcome = runner::run(&plan, &server, &output);

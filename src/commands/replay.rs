@@ -30,6 +30,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
     for line in plan.study.plan_notes() {
         crate::console::note(&line);
     }
+    args.server
+        .one_server_caps("replay")
+        .map_err(anyhow::Error::msg)?;
     let server = resolve_server(&args.server)?;
     check_caps(&plan, &server)?;
     if args.dry_run {

@@ -14,6 +14,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
         if let Some(precision) = args.slo_precision {
             slo.precision = precision;
         }
+        slo.hold_per_s = args.hold;
         slo
     });
     for line in plan.study.plan_notes() {
@@ -101,6 +102,7 @@ fn choices(args: &RunArgs) -> Choices {
         query_timeout: args.query_timeout,
         oltp: args.oltp.options(),
         servers: args.servers.clone(),
+        caps: args.server.cap_variants(),
         agent: args.agent_share(),
     }
 }

@@ -15,6 +15,8 @@ pub fn run(args: &ServerArgs) -> anyhow::Result<Finished> {
     if !args.dsn.is_empty() {
         bail!("`server start` starts a throwaway server; --dsn names one that already runs");
     }
+    args.one_server_caps("server start")
+        .map_err(anyhow::Error::msg)?;
     let database = args.database().map_err(anyhow::Error::msg)?;
     let mut server = ThrowawayServer::start(&args.server_options())?;
     let spec = server.connection_spec(None);

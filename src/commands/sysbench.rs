@@ -242,7 +242,7 @@ fn run_cells(
         );
     }
     outln!("\nThreads started!\n");
-    let plan = crate::plan::Plan::on_servers(std::sync::Arc::new(study), &[]);
+    let plan = crate::plan::Plan::on_servers(std::sync::Arc::new(study), &[], &[]);
     let server = ServerArgsResolved {
         dsn: Some(dsn),
         more_dsns: Vec::new(),

@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 /// Tail events a percentile needs beyond it before it is measured rather than guessed:
 /// p99 then needs 1,000 events, p99.9 10,000.
 pub const TAIL_EVENTS: f64 = 10.0;
+/// A probe lasts this long unless the study's cells are timed (its `--time`).
+pub const DEFAULT_PROBE: std::time::Duration = std::time::Duration::from_secs(5);
 /// The capacity's bracket is narrowed until its ends are within this share of each other,
 /// unless `--slo-precision` says otherwise.
 pub const DEFAULT_PRECISION: f64 = 0.10;
@@ -31,6 +33,9 @@ pub struct Slo {
     /// How close the bracket's ends must come: 0.1 stops when the lowest rate that failed
     /// is within 10% of the highest that met the goal.
     pub precision: f64,
+    /// `--hold`: the rate to find the smallest cap for, among a list of caps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold_per_s: Option<f64>,
 }
 
 /// What one probe measured against the goal.
@@ -102,6 +107,7 @@ impl Slo {
             bound_us,
             max_failed_share,
             precision: DEFAULT_PRECISION,
+            hold_per_s: None,
         })
     }
 

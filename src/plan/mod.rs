@@ -16,7 +16,7 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use crate::engine::Engine;
-use crate::scenario::file::Profile;
+use crate::scenario::file::{CapVariant, Profile};
 
 /// One thing the runner does, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +47,44 @@ pub enum Step {
     /// A step of the kind's own on one engine (`what` numbers its own steps), carried out
     /// by [`StudyKind::run_own_step`] (a replay loads its snapshot afresh).
     Own { what: usize, engine: Engine },
+}
+
+/// Each profile (or the one server) under each of `caps`, the cap winning over the
+/// profile's own.
+fn with_caps(profiles: Vec<Profile>, caps: &[CapVariant]) -> Vec<Profile> {
+    if caps.is_empty() {
+        return profiles;
+    }
+    if profiles.is_empty() {
+        return caps
+            .iter()
+            .map(|cap| Profile {
+                name: cap.label.clone(),
+                server_opts: Vec::new(),
+                tmpfs: false,
+                server_bin: None,
+                caps: cap.caps.clone(),
+                topology: None,
+                write_to: None,
+                read_from: None,
+                cap_of: Some(cap.clone()),
+            })
+            .collect();
+    }
+    profiles
+        .iter()
+        .flat_map(|profile| {
+            caps.iter().map(move |cap| Profile {
+                name: format!("{}, {}", profile.name, cap.label),
+                caps: profile.caps.overridden_by(&cap.caps),
+                cap_of: Some(CapVariant {
+                    base: Some(profile.name.clone()),
+                    ..cap.clone()
+                }),
+                ..profile.clone()
+            })
+        })
+        .collect()
 }
 
 /// One measured cell: a phase on one engine at one thread count, one repeat of it.
@@ -84,13 +122,15 @@ pub struct Plan {
 impl Plan {
     /// The steps of `study` on its own profiles.
     pub fn new(study: Study) -> Plan {
-        Plan::on_servers(study, &[])
+        Plan::on_servers(study, &[], &[])
     }
 
     /// The steps of `study`, per profile (each on a server of its own) the tables
     /// prepared, then each phase in order; numbered cells. With `servers` (server builds),
-    /// each of the study's profiles runs on each build, named after both.
-    pub fn on_servers(study: Study, servers: &[String]) -> Plan {
+    /// each of the study's profiles runs on each build, named after both. With `caps` (a
+    /// list of caps to compare), each of those profiles (or the one server) runs under
+    /// each cap in turn, named after both.
+    pub fn on_servers(study: Study, servers: &[String], caps: &[CapVariant]) -> Plan {
         let own = study.own_profiles();
         let profiles: Vec<Profile> = if servers.is_empty() {
             own
@@ -106,6 +146,7 @@ impl Plan {
                     topology: None,
                     write_to: None,
                     read_from: None,
+                    cap_of: None,
                 })
                 .collect()
         } else {
@@ -119,6 +160,7 @@ impl Plan {
                 })
                 .collect()
         };
+        let profiles = with_caps(profiles, caps);
         let mut steps = study::steps(&*study, profiles.len());
         let total = steps.iter().filter(|s| matches!(s, Step::Cell(_))).count();
         let mut number = 0;
@@ -218,6 +260,16 @@ impl Plan {
             let _ = writeln!(out, "{line}");
         }
         let cells = self.cells().count();
+        if let Some(slo) = &self.slo {
+            let _ = writeln!(
+                out,
+                "\n--slo {}: each cell above is a capacity search, not one measurement: a closed-loop probe, then open-loop probes (about 4 to 10) until the capacity is bracketed within {:.0}%, each as long as the cell's --time (else {}) or longer, to measure {} events",
+                slo.text,
+                slo.precision * 100.0,
+                humantime::format_duration(crate::measure::slo::DEFAULT_PROBE),
+                slo.events_needed()
+            );
+        }
         let _ = writeln!(
             out,
             "\n{cells} cells; timed cells take {}{}",

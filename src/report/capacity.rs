@@ -95,6 +95,43 @@ pub fn section(view: &View) -> Option<Section> {
         },
     });
     blocks.push(Block::Line(String::new()));
+    for frontier in view.frontiers() {
+        let mut header = vec!["set-up".to_string()];
+        header.extend(frontier.caps.iter().map(|cap| cap.label.clone()));
+        if let Some(hold) = frontier.hold_per_s {
+            header.push(format!("smallest cap holding {}/s", figure(hold)));
+        }
+        let rows = frontier
+            .rows
+            .iter()
+            .map(|row| {
+                let mut cells = vec![Cell::text(&row.setup)];
+                cells.extend(row.capacities.iter().map(|capacity| {
+                    Cell::figure(match capacity {
+                        Some((median, 1)) => format!("{}/s", figure(*median)),
+                        Some((median, n)) => format!("{}/s (median of {n})", figure(*median)),
+                        None => "never met".into(),
+                    })
+                }));
+                if frontier.hold_per_s.is_some() {
+                    cells.push(Cell::text(
+                        row.smallest_holding
+                            .clone()
+                            .unwrap_or_else(|| "none of these".into()),
+                    ));
+                }
+                cells
+            })
+            .collect();
+        blocks.push(Block::Table {
+            caption: format!(
+                "{} at {} threads: capacity under {} per cap, smallest first (the frontier)",
+                frontier.phase, frontier.threads, slo.text
+            ),
+            table: Table { header, rows },
+        });
+        blocks.push(Block::Line(String::new()));
+    }
     let probe_rows = searches
         .iter()
         .flat_map(|search| {

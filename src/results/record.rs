@@ -246,6 +246,25 @@ pub struct SequenceStepRecord {
 pub struct ProfileRecord {
     pub name: String,
     pub server: ServerRecord,
+    /// A profile from a list of caps the command line compared (`--memory-limit
+    /// 256M,1G`): which cap, on which of the study's profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cap: Option<CapVariantRecord>,
+}
+
+/// One cap of a compared list, as the frontier orders them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CapVariantRecord {
+    /// "memory 256 MiB", "server CPUs 0-1".
+    pub label: String,
+    /// The study's profile it caps; none for the run's one server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_limit_bytes: Option<u64>,
+    /// How many CPUs the server was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpus: Option<usize>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]

@@ -166,6 +166,15 @@ impl<'a> Bench<'a> {
         self.record.profiles.push(ProfileRecord {
             name: profile.name.clone(),
             server: server_record,
+            cap: profile
+                .cap_of
+                .as_ref()
+                .map(|cap| crate::results::CapVariantRecord {
+                    label: cap.label.clone(),
+                    base: cap.base.clone(),
+                    memory_limit_bytes: cap.caps.memory_limit_bytes,
+                    server_cpus: cap.caps.server_cpus.as_ref().map(|c| c.cpus().len()),
+                }),
         });
         self.save()
     }

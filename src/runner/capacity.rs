@@ -16,12 +16,10 @@ use std::time::Duration;
 use super::bench::Bench;
 use super::cell::{measure_as, Probe};
 use crate::console::note;
-use crate::measure::slo::Slo;
+use crate::measure::slo::{Slo, DEFAULT_PROBE};
 use crate::plan::{CellStep, Plan};
 use crate::results::OutcomeRecord;
 
-/// A probe lasts this long unless the study's cells are timed (its `--time`).
-const DEFAULT_PROBE: Duration = Duration::from_secs(5);
 /// A probe may be stretched to this many times its length to measure the percentile at
 /// a low rate; rates that would need longer are below the search's floor.
 const MAX_STRETCH: f64 = 10.0;

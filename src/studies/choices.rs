@@ -46,6 +46,8 @@ pub struct Choices {
     pub oltp: OltpOptions,
     /// `--servers`: server builds to run the whole study on, side by side.
     pub servers: Vec<String>,
+    /// A list of caps to compare (`--memory-limit 256M,1G`): each profile runs under each.
+    pub caps: Vec<crate::scenario::file::CapVariant>,
     /// `--agent K/N --start-at TIME`: this process's share of a run from several hosts.
     pub agent: Option<AgentShare>,
 }
@@ -78,6 +80,7 @@ impl Default for Choices {
             query_timeout: None,
             oltp: OltpOptions::default(),
             servers: Vec::new(),
+            caps: Vec::new(),
             agent: None,
         }
     }

@@ -79,7 +79,7 @@ pub fn plan_study(name: &str, choices: &Choices) -> anyhow::Result<Plan> {
                 known.join("; ")
             )
         })?;
-    let plan = Plan::on_servers(study, &choices.servers);
+    let plan = Plan::on_servers(study, &choices.servers, &choices.caps);
     match &choices.agent {
         Some(agent) => plan.for_agent(agent.clone()),
         None => Ok(plan),

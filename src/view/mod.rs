@@ -10,6 +10,7 @@
 //! record is comes from the record (`kind`, `statement_classes`, its phases).
 
 pub mod capacity;
+pub mod frontier;
 mod groups;
 pub mod node_figures;
 mod plan_comparison;

@@ -162,7 +162,8 @@ fn evidence_tables(view: &View) -> String {
 
 fn sections(view: &View, layout: Layout) -> Vec<Section> {
     let charts = format!(
-        "{}{}{}{}{}",
+        "{}{}{}{}{}{}",
+        frontier_charts(view),
         capacity_charts(view),
         load_charts(view),
         phase_pivot_charts(view),

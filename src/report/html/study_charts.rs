@@ -412,3 +412,49 @@ pub(super) fn capacity_charts(view: &View) -> String {
     }
     out
 }
+
+/// A list of caps compared under `--slo`: each set-up's capacity per cap, caps smallest
+/// first, as grouped bars (the frontier).
+pub(super) fn frontier_charts(view: &View) -> String {
+    let mut out = String::new();
+    for frontier in view.frontiers() {
+        let chart = Figure {
+            title: format!("{}: capacity per cap, {} threads", frontier.phase, frontier.threads),
+            caption: format!(
+                "{} — the highest offered rate that met {} under each cap, {} threads (median of the repeats' searches; higher is better)",
+                frontier.phase,
+                view.record.slo.as_ref().map_or("the goal", |slo| slo.text.as_str()),
+                frontier.threads
+            ),
+            axes: Axes::Bars {
+                categories: frontier.caps.iter().map(|cap| cap.label.clone()).collect(),
+            },
+            y_title: "capacity, events per second".into(),
+            x_tip: str::to_string,
+            y_unit: "events/s".into(),
+            whisker: String::new(),
+            legend: frontier.rows.iter().map(|row| row.setup.clone()).collect(),
+            panels: vec![Panel {
+                profile: None,
+                series: frontier
+                    .rows
+                    .iter()
+                    .enumerate()
+                    .map(|(key, row)| Series {
+                        key,
+                        points: row
+                            .capacities
+                            .iter()
+                            .enumerate()
+                            .filter_map(|(position, capacity)| {
+                                Some((position as f64, capacity.as_ref()?.0, None))
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+            }],
+        };
+        out.push_str(&figure_html(&chart));
+    }
+    out
+}

@@ -16,7 +16,9 @@ mod resolver;
 mod rows;
 
 pub use generators::Generator;
-pub use model::{placeholders, Event, KillNode, Phase, Profile, Scenario, Statement, Step, Table};
+pub use model::{
+    placeholders, CapVariant, Event, KillNode, Phase, Profile, Scenario, Statement, Step, Table,
+};
 pub use resolve::resolve;
 pub use rows::FileRows;
 

@@ -69,6 +69,19 @@ pub struct Profile {
     /// Where its phases' connections go, unless a phase says.
     pub write_to: Option<WriteTo>,
     pub read_from: Option<ReadFrom>,
+    /// A profile made from a list of caps on the command line (`--memory-limit 256M,1G`):
+    /// the caps it stands for, and the profile it caps (none: the run's one server).
+    pub cap_of: Option<CapVariant>,
+}
+
+/// One entry of a list of caps the command line compares (`--memory-limit 256M,1G`,
+/// `--server-cpus` given more than once).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapVariant {
+    /// "memory 256 MiB", "server CPUs 0-1".
+    pub label: String,
+    pub base: Option<String>,
+    pub caps: ResourceCaps,
 }
 
 /// A node killed with SIGKILL `at` into a cell's measured time (0-based node index; the

@@ -182,6 +182,7 @@ pub fn resolve(
             topology,
             write_to: resolver.parsed(&owner, &profile.write_to, WriteTo::parse)?,
             read_from: resolver.parsed(&owner, &profile.read_from, ReadFrom::parse)?,
+            cap_of: None,
         });
     }
     let mut tables = Vec::new();

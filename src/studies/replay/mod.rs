@@ -146,6 +146,7 @@ pub fn plan_replay(
             script: std::sync::Arc::new(script),
         }),
         servers,
+        &[],
     ))
 }
 
