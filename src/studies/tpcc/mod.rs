@@ -438,7 +438,8 @@ fn tpcc_section(view: &View) -> Section {
         .map(|name| count(name))
         .sum();
         let rollbacks = count("rollback");
-        let minutes = (cell.duration_s.unwrap_or(0.0) / 60.0).max(1e-9);
+        // The measured phase's wall time: a cell of an event count has no duration.
+        let minutes = (cell.wall_ms / 60_000.0).max(1e-9);
         let new_orders = count("no_commit") + rollbacks;
         let caveat = record.not_comparable.iter().find(|n| {
             n.engine == cell.engine && n.profile == cell.profile && n.after_cell == index
