@@ -313,6 +313,44 @@ fn a_captured_workload_replays_with_the_same_counts_on_every_engine() {
     assert_eq!(price_after, price_before, "shop was left alone");
     root.query_drop("DROP DATABASE shopcopy").unwrap();
 
+    // Capacity under a goal, replayed: as fast as it goes, then at offered rates (each
+    // connection its share, in its captured order), each probe a cell of the search.
+    let slo_json = tmp.with_extension("slo.json");
+    let output = common::enginebench(&tmp)
+        .arg("replay")
+        .arg(&file)
+        .args([
+            "--slo",
+            "p50<1s",
+            "--slo-precision",
+            "50%",
+            "--no-db",
+            "--json",
+        ])
+        .arg(&slo_json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("capacity search: "), "{stderr}");
+    let record = read_record(&slo_json).unwrap();
+    let probes: Vec<_> = record
+        .cells
+        .iter()
+        .filter_map(|c| c.probe.as_ref())
+        .collect();
+    assert!(
+        probes.len() >= 2,
+        "a closed-loop probe and open-loop ones: {probes:?}"
+    );
+    assert_eq!(probes[0].target_per_s, None);
+    assert!(
+        probes[1..].iter().all(|p| p.target_per_s.is_some()),
+        "{probes:?}"
+    );
+    assert!(probes.last().unwrap().search_ended.is_some(), "{probes:?}");
+    let _ = std::fs::remove_file(&slo_json);
+
     // The capture as a scenario file: it runs like any study, at a thread count of one's own.
     let output = common::enginebench(&tmp)
         .args(["capture", "summarize"])

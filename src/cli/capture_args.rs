@@ -84,6 +84,16 @@ pub struct ReplayArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
 
+    /// Capacity under a latency goal, e.g. 'p99<5ms': the replay runs as fast as it can,
+    /// then at offered rates (each connection its share, in its captured order) until the
+    /// highest rate that meets the goal is bracketed; --speed is then not used
+    #[arg(long, value_parser = crate::measure::slo::Slo::parse)]
+    pub slo: Option<crate::measure::slo::Slo>,
+
+    /// How close the capacity's bracket must come, e.g. 5% (with --slo) [default: 10%]
+    #[arg(long, value_parser = super::run_args::parse_share, requires = "slo")]
+    pub slo_precision: Option<f64>,
+
     /// Print the plan and exit without starting a server
     #[arg(long)]
     pub dry_run: bool,

@@ -8,7 +8,9 @@ use crate::runner::{self, RunOutput};
 use crate::studies::replay::plan_replay;
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
+    // A capacity search sets the pace itself, from as fast as it goes.
     let speed = match args.speed {
+        _ if args.slo.is_some() => None,
         Speed::Factor(factor) => Some(factor),
         Speed::Max => None,
     };
@@ -19,7 +21,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
         }
     }
     let database = args.server.database_named().map_err(anyhow::Error::msg)?;
-    let plan = plan_replay(
+    let mut plan = plan_replay(
         &args.capture,
         engines,
         &args.servers,
@@ -27,6 +29,12 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
         args.repeat,
         database,
     )?;
+    plan.slo = args.slo.clone().map(|mut slo| {
+        if let Some(precision) = args.slo_precision {
+            slo.precision = precision;
+        }
+        slo
+    });
     for line in plan.study.plan_notes() {
         crate::console::note(&line);
     }
