@@ -2,7 +2,9 @@
 //! met the goal and its lowest that did not bracket the capacity within the stated
 //! precision, every probe above the capacity missed and every one at or below it met; a
 //! goal no rate can meet ends the search at its lowest rate, saying so, and the set-up is
-//! named and not ranked.
+//! named and not ranked. The goals are chosen so that the outcome does not depend on how
+//! busy the machine is: a 50 ms p99 is met by a point select at a low rate on any machine,
+//! and a rate the set-up cannot serve falls behind and misses; no p50 is under 1 µs.
 
 mod common;
 
@@ -51,7 +53,7 @@ fn the_capacity_is_bracketed_within_the_precision() {
         ])
         .args([
             "--slo",
-            "p99<2ms",
+            "p99<50ms",
             "--slo-precision",
             "20%",
             "--no-db",
@@ -64,7 +66,7 @@ fn the_capacity_is_bracketed_within_the_precision() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let record = common::read_json(&json);
-    assert_eq!(record["slo"]["bound_us"], 2000);
+    assert_eq!(record["slo"]["bound_us"], 50_000);
     for engine in ["innodb", "myisam"] {
         let probes = probes(&record, engine);
         let met: Vec<f64> = probes.iter().filter(|p| p.1).map(|p| p.0).collect();
@@ -73,7 +75,7 @@ fn the_capacity_is_bracketed_within_the_precision() {
         let above = missed.iter().copied().fold(f64::NAN, f64::min);
         assert!(
             capacity.is_finite() && above.is_finite(),
-            "{engine}: the closed-loop rate offered open loop misses a 2 ms p99, and a rate below it meets it: {probes:?}\n{stderr}"
+            "{engine}: a low rate meets a 50 ms p99, and one the set-up cannot serve falls behind and misses: {probes:?}\n{stderr}"
         );
         assert!(
             missed.iter().all(|&r| r > capacity) && met.iter().all(|&r| r < above),
@@ -86,7 +88,7 @@ fn the_capacity_is_bracketed_within_the_precision() {
         assert!(stderr.contains("capacity search: bracketed: "), "{stderr}");
     }
     assert!(
-        stdout.contains("Capacity under p99<2ms (events/s)"),
+        stdout.contains("Capacity under p99<50ms (events/s)"),
         "{stdout}"
     );
     assert!(

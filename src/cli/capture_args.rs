@@ -23,6 +23,11 @@ pub struct CaptureArgs {
     #[arg(long, value_parser = Dsn::parse, value_name = "URL")]
     pub to: Option<Dsn>,
 
+    /// For a --to without a password: read it from this option file's [client] group
+    /// instead of ~/.my.cnf, as MySQL's clients do (then MYSQL_PWD)
+    #[arg(long, value_name = "FILE")]
+    pub defaults_file: Option<PathBuf>,
+
     /// The database the snapshot holds (and replay loads) [default: the URL's]
     #[arg(long)]
     pub database: Option<String>,

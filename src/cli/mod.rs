@@ -23,11 +23,14 @@ pub use values::*;
 /// title carries it for a few milliseconds at most. Call first thing in `main`.
 pub fn hide_dsn_password() {
     use std::os::unix::process::CommandExt;
-    if std::env::var_os(crate::server::PASSWORD_ENV).is_some() {
+    // Set in the re-executed process: its title is already clean.
+    const MOVED: &str = "ENGINEBENCH_PASSWORDS_MOVED";
+    if std::env::var_os(MOVED).is_some() {
         return;
     }
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let mut password = None;
+    // (variable, password) for each password moved out.
+    let mut moved: Vec<(String, String)> = Vec::new();
     let mut cleaned = Vec::with_capacity(args.len());
     let mut next_is_dsn = false;
     for arg in &args {
@@ -49,24 +52,33 @@ pub fn hide_dsn_password() {
             .filter(|secret| !secret.is_empty())
         {
             cleaned.push("--mysql-password=".into());
-            password = Some(secret.to_string());
+            moved.push((crate::server::PASSWORD_ENV.to_string(), secret.to_string()));
             continue;
         }
+        // Each DSN's password to a variable of its own, named in its place in the URL:
+        // several `--dsn` each keep theirs.
         match value.and_then(Dsn::split_password) {
             Some((without, secret)) => {
-                cleaned.push(format!("{prefix}{without}").into());
-                password = Some(secret);
+                let (variable, placeholder) = crate::server::moved_password(moved.len() + 1);
+                let (scheme, rest) = without.split_once("://").unwrap_or(("mysql", &without));
+                let (user, address) = rest.rsplit_once('@').unwrap_or((rest, ""));
+                cleaned.push(format!("{prefix}{scheme}://{user}:{placeholder}@{address}").into());
+                moved.push((variable, secret));
             }
             None => cleaned.push(arg.clone()),
         }
     }
-    let (Some(password), Ok(exe)) = (password, std::env::current_exe()) else {
+    let Ok(exe) = std::env::current_exe() else {
         return;
     };
+    if moved.is_empty() {
+        return;
+    }
     let err = std::process::Command::new(exe)
         .arg0(&cleaned[0])
         .args(&cleaned[1..])
-        .env(crate::server::PASSWORD_ENV, password)
+        .envs(moved)
+        .env(MOVED, "1")
         .exec();
     // exec only returns on failure: go on as we are, with the password still in the title.
     crate::console::note(&format!(

@@ -15,6 +15,11 @@ pub struct ServerArgs {
     #[arg(long, value_parser = Dsn::parse, value_name = "URL")]
     pub dsn: Vec<Dsn>,
 
+    /// For a --dsn without a password: read it from this option file's [client] group
+    /// instead of ~/.my.cnf, as MySQL's clients do (then MYSQL_PWD)
+    #[arg(long, value_name = "FILE")]
+    pub defaults_file: Option<std::path::PathBuf>,
+
     /// The database enginebench works in (created if missing; default enginebench, or the
     /// one a --dsn names in its path)
     #[arg(long)]
@@ -144,6 +149,25 @@ impl ServerArgs {
         Ok(())
     }
 
+    /// The servers `--dsn` names, or `ENGINEBENCH_DSN` when it names none; each without a
+    /// password of its own given the one MySQL's clients would find (the option file,
+    /// then `MYSQL_PWD`).
+    pub fn dsns(&self) -> Result<Vec<Dsn>, String> {
+        let mut dsns = self.dsn.clone();
+        if dsns.is_empty() {
+            if let Some(text) = std::env::var(crate::server::DSN_ENV)
+                .ok()
+                .filter(|text| !text.trim().is_empty())
+            {
+                dsns.push(
+                    Dsn::parse(text.trim())
+                        .map_err(|err| format!("{}: {err}", crate::server::DSN_ENV))?,
+                );
+            }
+        }
+        with_client_passwords(dsns, self.defaults_file.as_deref())
+    }
+
     pub fn server_options(&self) -> crate::server::ServerOptions {
         crate::server::ServerOptions {
             server_bin: self.server_bin.clone(),
@@ -167,4 +191,20 @@ impl ServerArgs {
             sst_joiner: false,
         }
     }
+}
+
+/// `dsns`, those without a password given the one MySQL's clients would find; the option
+/// file is read only when one needs it.
+pub fn with_client_passwords(
+    dsns: Vec<Dsn>,
+    defaults_file: Option<&std::path::Path>,
+) -> Result<Vec<Dsn>, String> {
+    if dsns.iter().all(|dsn| dsn.password.is_some()) {
+        return Ok(dsns);
+    }
+    let options = crate::server::ClientOptions::load(defaults_file)?;
+    Ok(dsns
+        .into_iter()
+        .map(|dsn| dsn.with_client_options(&options))
+        .collect())
 }

@@ -39,7 +39,13 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
             return Ok(Finished::Success);
         }
     }
-    let Some(dsn) = args.to.clone() else {
+    let to = match args.to.clone() {
+        Some(dsn) => crate::cli::with_client_passwords(vec![dsn], args.defaults_file.as_deref())
+            .map_err(anyhow::Error::msg)?
+            .pop(),
+        None => None,
+    };
+    let Some(dsn) = to else {
         bail!("--to mysql://USER@HOST:PORT names the server to capture (the proxy relays to it and takes the snapshot from it; --from-log table reads its mysql.general_log)");
     };
     let database = args.database.clone().or_else(|| dsn.database.clone());

@@ -206,9 +206,10 @@ pub fn check_caps(
 pub fn resolve_server(
     args: &crate::cli::ServerArgs,
 ) -> anyhow::Result<crate::server::ServerArgsResolved> {
+    let dsns = args.dsns().map_err(anyhow::Error::msg)?;
     Ok(crate::server::ServerArgsResolved {
-        dsn: args.dsn.first().cloned(),
-        more_dsns: args.dsn.iter().skip(1).cloned().collect(),
+        dsn: dsns.first().cloned(),
+        more_dsns: dsns.iter().skip(1).cloned().collect(),
         routing: crate::server::Routing {
             write_to: args.write_to.unwrap_or_default(),
             read_from: args.read_from.unwrap_or_default(),

@@ -3,8 +3,20 @@
 
 use std::fmt;
 
-/// Where a `--dsn` password travels instead of the process title.
+/// Where `enginebench sysbench --mysql-password` travels instead of the process title; each
+/// `--dsn`'s own goes to this name with `_1`, `_2` … after it, and the URL left in the
+/// title names that variable in place of the password ([`moved_password`]).
 pub const PASSWORD_ENV: &str = "ENGINEBENCH_DSN_PASSWORD";
+/// The default `--dsn` when the command line gives none.
+pub const DSN_ENV: &str = "ENGINEBENCH_DSN";
+
+/// The environment variable the `number`th DSN's password moved to, and the text that
+/// stands for it in the URL: `$ENGINEBENCH_DSN_PASSWORD_2`.
+pub fn moved_password(number: usize) -> (String, String) {
+    let name = format!("{PASSWORD_ENV}_{number}");
+    let placeholder = format!("${name}");
+    (name, placeholder)
+}
 
 #[derive(Clone, PartialEq, Eq)]
 pub struct Dsn {
@@ -32,6 +44,16 @@ impl Dsn {
             .rsplit_once('@')
             .ok_or_else(|| format!("the DSN names no user: {usage}"))?;
         let (user, password) = match credentials.split_once(':') {
+            // A password moved out of the command line (see `cli::hide_dsn_password`).
+            Some((user, moved)) if moved.starts_with(&format!("${PASSWORD_ENV}_")) => {
+                let password = std::env::var(&moved[1..]).map_err(|_| {
+                    format!(
+                        "the DSN's password was moved to {} and is not there: give it again in the URL",
+                        &moved[1..]
+                    )
+                })?;
+                (user, Some(password))
+            }
             Some((user, password)) => (user, Some(percent_decode(password))),
             None => (credentials, None),
         };
@@ -68,8 +90,7 @@ impl Dsn {
         }
         Ok(Dsn {
             user: percent_decode(user),
-            // A password moved out of the command line (see `cli::hide_dsn_password`).
-            password: password.or_else(|| std::env::var(PASSWORD_ENV).ok()),
+            password,
             host: host
                 .trim_start_matches('[')
                 .trim_end_matches(']')
@@ -90,6 +111,15 @@ impl Dsn {
             format!("{scheme}://{user}@{address}"),
             percent_decode(password),
         ))
+    }
+
+    /// The DSN with the password MySQL's clients would find when it names none (the
+    /// option file, then `MYSQL_PWD`).
+    pub fn with_client_options(mut self, options: &super::option_files::ClientOptions) -> Dsn {
+        if self.password.is_none() {
+            self.password = options.password();
+        }
+        self
     }
 
     /// The DSN as it may be shown anywhere: the password replaced by `***`.

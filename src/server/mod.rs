@@ -6,12 +6,14 @@
 pub mod builds;
 pub mod caps;
 mod dsn;
+pub mod option_files;
 mod registry;
 mod shape;
 mod throwaway;
 pub mod topology;
 
-pub use dsn::{Dsn, PASSWORD_ENV};
+pub use dsn::{moved_password, Dsn, DSN_ENV, PASSWORD_ENV};
+pub use option_files::ClientOptions;
 pub use registry::emergency_teardown;
 pub use shape::{NodeRole, ReadFrom, Routing, Topology, WriteTo};
 pub use throwaway::{ServerOptions, ThrowawayServer};
