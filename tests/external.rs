@@ -91,7 +91,11 @@ fn the_password_appears_nowhere_and_only_our_tables_come_and_go() {
         !title.contains(PASSWORD),
         "password in the process title: {title}"
     );
-    assert!(title.contains("--dsn mysql://bench@127.0.0.1:"), "{title}");
+    // The URL names the variable its password moved to.
+    assert!(
+        title.contains("--dsn mysql://bench:$ENGINEBENCH_DSN_PASSWORD_1@127.0.0.1:"),
+        "{title}"
+    );
     let (status, stdout, stderr) = run.finish();
     assert!(status.success(), "{stderr}");
     let results = std::fs::read_to_string(&json).unwrap();
