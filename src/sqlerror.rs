@@ -12,6 +12,8 @@ pub const ER_LOCK_DEADLOCK: u16 = 1213;
 pub const ER_LOCK_WAIT_TIMEOUT: u16 = 1205;
 /// ER_STATEMENT_TIMEOUT: max_statement_time (set by --query-timeout) elapsed.
 pub const ER_STATEMENT_TIMEOUT: u16 = 1969;
+/// ER_QUERY_TIMEOUT: MySQL's max_execution_time (set by --query-timeout) elapsed.
+pub const ER_QUERY_TIMEOUT: u16 = 3024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -51,7 +53,7 @@ pub fn hint_for_code(code: u16) -> Option<&'static str> {
         1178 => "the engine does not support an option of this table: check the table definition against the engine's limits",
         1286 => "unknown storage engine: the server lacks it (see SHOW ENGINES); load its plugin with --server-opt plugin_load_add=...",
         1040 => "the server allows fewer connections than --threads: an external server needs max_connections above the largest --threads (plus a few for enginebench's probes), back_log as large for them to connect at once, and open_files_limit (and the service's LimitNOFILE) above both",
-        ER_STATEMENT_TIMEOUT => "a statement ran longer than --query-timeout: raise it, or find what blocks it",
+        ER_STATEMENT_TIMEOUT | ER_QUERY_TIMEOUT => "a statement ran longer than --query-timeout: raise it, or find what blocks it",
         _ => return None,
     })
 }
@@ -61,7 +63,7 @@ pub fn classify(kind_index: usize, err: &mysql::Error) -> QueryFailure {
         mysql::Error::MySqlError(server_error) => QueryFailure {
             kind_index,
             code: Some(server_error.code),
-            message: if server_error.code == ER_STATEMENT_TIMEOUT {
+            message: if matches!(server_error.code, ER_STATEMENT_TIMEOUT | ER_QUERY_TIMEOUT) {
                 format!("a query ran longer than --query-timeout and the server aborted it ({server_error}); raise --query-timeout or find what blocks it")
             } else {
                 server_error.to_string()

@@ -110,6 +110,9 @@ fn three_builds_each_start_from_their_own_tree() {
             "1s",
             "--table-size",
             "1000",
+            // MySQL has no max_statement_time: the timeout must be set its own way.
+            "--query-timeout",
+            "5s",
             "--no-db",
             "--json",
         ])
@@ -117,6 +120,13 @@ fn three_builds_each_start_from_their_own_tree() {
         .output()
         .unwrap();
     common::assert_success(&output);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "--query-timeout on MySQL: its max_execution_time bounds read-only SELECTs only"
+        ),
+        "{stderr}"
+    );
     let record = common::read_json(&json);
     assert_eq!(record["server"]["version"], mysql.as_str());
     assert_eq!(record["server"]["flavour"], "mysql");

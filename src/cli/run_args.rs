@@ -170,7 +170,9 @@ pub struct RunArgs {
     pub seed: u64,
 
     /// Abort any measured query that runs longer than this (e.g. 10s); the cell then
-    /// fails with a clear error and the server stays usable
+    /// fails with a clear error and the server stays usable. MariaDB bounds every
+    /// statement (max_statement_time); MySQL only read-only SELECTs (max_execution_time),
+    /// its other statements only by the client's read timeout, 5 s later
     #[arg(long, value_parser = parse_duration)]
     pub query_timeout: Option<Duration>,
 

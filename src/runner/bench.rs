@@ -36,6 +36,8 @@ pub struct Bench<'a> {
     /// steps are skipped and their cells recorded as not offered.
     pub not_offered: Vec<Engine>,
     pub server_version: String,
+    /// "mariadb" or "mysql": what the current server says it is.
+    pub server_flavour: String,
     /// `--agent K/N`: where this agent meets the others on the server.
     pub rendezvous: Option<Rendezvous>,
     /// Engines whose cells fail before they start, with the reason a kind's own step
@@ -116,6 +118,11 @@ impl<'a> Bench<'a> {
                 .server
                 .as_ref()
                 .map(|s| format!("{} {}", s.flavour, s.version))
+                .unwrap_or_default(),
+            server_flavour: record
+                .server
+                .as_ref()
+                .map(|s| s.flavour.clone())
                 .unwrap_or_default(),
             record,
             output,
@@ -256,6 +263,7 @@ impl<'a> Bench<'a> {
         }
         self.not_offered = missing;
         self.server_version = format!("{} {}", server_record.flavour, server_record.version);
+        self.server_flavour = server_record.flavour.clone();
         self.probe = self.target.spec(&self.workspace.database).connect()?;
         self.workspace.forget();
         Ok(server_record)

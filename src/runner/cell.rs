@@ -447,7 +447,18 @@ fn workload(
         plan.study.phase_writes(cell.phase),
     );
     let spec = match plan.study.query_timeout() {
-        Some(timeout) => spec.with_query_timeout(timeout),
+        Some(timeout) => {
+            if bench.server_flavour == "mysql" {
+                static SAID: std::sync::Once = std::sync::Once::new();
+                SAID.call_once(|| {
+                    note(&format!(
+                        "--query-timeout on MySQL: its max_execution_time bounds read-only SELECTs only; other statements are bounded by the client's read timeout ({} s), which ends the cell",
+                        (timeout + Duration::from_secs(5)).as_secs_f64()
+                    ))
+                });
+            }
+            spec.with_query_timeout_on(timeout, &bench.server_flavour)
+        }
         None => spec,
     };
     plan.study.cell(

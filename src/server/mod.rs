@@ -178,19 +178,34 @@ impl ConnectionSpec {
     /// (MariaDB's max_statement_time, error 1969), leaving the server usable; a client read
     /// timeout a little longer catches a server that stops answering altogether.
     pub fn with_query_timeout(&self, timeout: Duration) -> Self {
+        self.with_query_timeout_on(timeout, "mariadb")
+    }
+
+    /// [`Self::with_query_timeout`] on a server of `flavour`: MySQL has no
+    /// max_statement_time; its max_execution_time (in ms, error 3024) bounds read-only
+    /// SELECTs only, so there the read timeout is all that bounds other statements.
+    pub fn with_query_timeout_on(&self, timeout: Duration, flavour: &str) -> Self {
+        let init = if flavour == "mysql" {
+            format!(
+                "SET SESSION max_execution_time = {}",
+                timeout.as_millis().max(1)
+            )
+        } else {
+            format!(
+                "SET SESSION max_statement_time = {:.3}",
+                timeout.as_secs_f64()
+            )
+        };
         ConnectionSpec {
             opts: OptsBuilder::from_opts(self.opts.clone())
-                .init(vec![format!(
-                    "SET SESSION max_statement_time = {:.3}",
-                    timeout.as_secs_f64()
-                )])
+                .init(vec![init])
                 .read_timeout(Some(timeout + Duration::from_secs(5)))
                 .into(),
             label: self.label.clone(),
             spread: self
                 .spread
                 .iter()
-                .map(|s| s.with_query_timeout(timeout))
+                .map(|s| s.with_query_timeout_on(timeout, flavour))
                 .collect(),
         }
     }
