@@ -28,6 +28,11 @@ pub struct ExportArgs {
     /// The latency percentile the sysbench format reports
     #[arg(long, default_value_t = 95.0, value_parser = parse_percentile)]
     pub percentile: f64,
+    /// Write each cell's HdrHistogram interval log (every report interval's histograms,
+    /// one tag per query kind and one for whole events) into DIR, a `.hlog` file per
+    /// cell, for HdrHistogram's own tools (HistogramLogProcessor, HistogramLogAnalyzer)
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["format", "json", "csv", "markdown", "output"])]
+    pub hlog: Option<PathBuf>,
     #[command(flatten)]
     pub store: StoreArgs,
 }

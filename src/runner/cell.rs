@@ -468,7 +468,9 @@ fn workload(
             database,
             seed,
             report_interval,
-            interval_log: plan.agent.is_some(),
+            // Every cell keeps its interval log: `export --hlog` writes it for
+            // HdrHistogram's own tools, and agents' parts merge by it.
+            interval_log: true,
             driver: plan.driver,
         },
     )
