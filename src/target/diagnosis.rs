@@ -32,10 +32,18 @@ pub fn failure_context(target: &mut dyn Target, disk_before: Option<&FilesystemS
         }
     }
     if !target.is_alive() {
-        context.push_str(&format!(
-            "; the server died, its error log ends with:\n{}",
-            target.error_log_tail(20).unwrap_or_default()
-        ));
+        // The kernel's reason (the OOM killer under a memory cap) says more than the log,
+        // which a killed server never got to write.
+        let kernel = target
+            .death_cause()
+            .map(|why| format!(" ({why})"))
+            .unwrap_or_default();
+        let log = target.error_log_tail(20).unwrap_or_default();
+        context.push_str(&if log.trim().is_empty() {
+            format!("; the server died{kernel} without a word in its error log")
+        } else {
+            format!("; the server died{kernel}, its error log ends with:\n{log}")
+        });
     }
     context
 }
