@@ -31,12 +31,7 @@ pub fn section(view: &View) -> Option<Section> {
     ))];
     let mut rows = Vec::new();
     for group in view.groups_of(GroupKind::Capacity) {
-        let mine: Vec<_> = searches
-            .iter()
-            .filter(|s| {
-                s.phase == group.phase && s.setup == group.setup && Some(s.threads) == group.threads
-            })
-            .collect();
+        let mine: Vec<_> = view.searches_of(group).collect();
         let (capacity, spread) = match &group.summary {
             Some(summary) => (
                 format!("{}/s", figure(summary.median)),

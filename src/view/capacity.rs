@@ -5,7 +5,7 @@
 //! Owns: what a search's capacity and bracket are. Must not choose rates (the runner's
 //! search did) nor judge a probe again (the record holds the goal's judgement).
 
-use super::{distinct, Setup, View};
+use super::{distinct, Group, Setup, View};
 use crate::results::{CellRecord, OutcomeRecord, RunRecord};
 
 /// One probe as reports show it.
@@ -54,13 +54,9 @@ pub struct Search {
     pub ended: Option<String>,
 }
 
-/// The searches among `cells` (indices into the record), in run order.
-pub fn searches_of(record: &RunRecord, cells: &[usize]) -> Vec<Search> {
-    let probes: Vec<&CellRecord> = cells
-        .iter()
-        .map(|&i| &record.cells[i])
-        .filter(|c| c.probe.is_some())
-        .collect();
+/// Every capacity search of the record, in run order (the view keeps them).
+pub(super) fn searches(record: &RunRecord) -> Vec<Search> {
+    let probes: Vec<&CellRecord> = record.cells.iter().filter(|c| c.probe.is_some()).collect();
     let keys = distinct(
         probes
             .iter()
@@ -140,11 +136,25 @@ fn search(phase: String, setup: Setup, threads: u32, repeat: u32, cells: &[&Cell
     }
 }
 
+/// The searches of a capacity group: its phase, set-up and thread count, every repeat.
+pub(super) fn of_group<'a>(
+    searches: &'a [Search],
+    group: &'a Group,
+) -> impl Iterator<Item = &'a Search> {
+    searches.iter().filter(|s| {
+        s.phase == group.phase && s.setup == group.setup && Some(s.threads) == group.threads
+    })
+}
+
 impl View {
     /// Every capacity search of the run, in run order.
-    pub fn searches(&self) -> Vec<Search> {
-        let all: Vec<usize> = (0..self.record.cells.len()).collect();
-        searches_of(&self.record, &all)
+    pub fn searches(&self) -> &[Search] {
+        &self.searches
+    }
+
+    /// The searches of a capacity group, every repeat's.
+    pub fn searches_of<'a>(&'a self, group: &'a Group) -> impl Iterator<Item = &'a Search> {
+        of_group(&self.searches, group)
     }
 }
 

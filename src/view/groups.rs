@@ -191,7 +191,11 @@ impl Group {
 /// What a capacity group's values are.
 pub const CAPACITY_METRIC: &str = "capacity events/s";
 
-pub(super) fn groups(record: &RunRecord, phases: &[Phase]) -> Vec<Group> {
+pub(super) fn groups(
+    record: &RunRecord,
+    phases: &[Phase],
+    searches: &[super::capacity::Search],
+) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
     let find = |out: &mut Vec<Group>, group: Group| -> usize {
         match out.iter().position(|g| {
@@ -296,9 +300,14 @@ pub(super) fn groups(record: &RunRecord, phases: &[Phase]) -> Vec<Group> {
     }
     for group in &mut out {
         if group.kind == GroupKind::Capacity {
-            let searches = super::capacity::searches_of(record, &group.cells);
-            group.values = searches.iter().filter_map(|s| s.capacity_per_s).collect();
-            group.incomplete = searches.len() - group.values.len();
+            let (values, incomplete) = {
+                let mine: Vec<_> = super::capacity::of_group(searches, group).collect();
+                let values: Vec<f64> = mine.iter().filter_map(|s| s.capacity_per_s).collect();
+                let incomplete = mine.len() - values.len();
+                (values, incomplete)
+            };
+            group.values = values;
+            group.incomplete = incomplete;
         }
         group.summary = summarise(&group.values);
         match group.kind {

@@ -205,6 +205,8 @@ pub struct View {
     pub cells: Vec<CellFigures>,
     /// How many repeats the cells are over.
     pub repeats: usize,
+    /// `--slo` runs: each capacity search, read from its probe cells once.
+    searches: Vec<capacity::Search>,
 }
 
 impl View {
@@ -218,7 +220,8 @@ impl View {
             .collect();
         let setups = distinct(record.cells.iter().map(Setup::of_cell));
         let phases = phases(&record);
-        let groups = groups::groups(&record, &phases);
+        let searches = capacity::searches(&record);
+        let groups = groups::groups(&record, &phases, &searches);
         let repeats = count_repeats(record.cells.iter().map(|c| c.repeat));
         View {
             record,
@@ -227,6 +230,7 @@ impl View {
             groups,
             cells,
             repeats,
+            searches,
         }
     }
 

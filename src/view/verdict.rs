@@ -276,8 +276,8 @@ impl View {
                 .slo
                 .as_ref()
                 .map_or("the goal", |slo| slo.text.as_str());
-            let lowest = super::capacity::searches_of(&self.record, &group.cells)
-                .iter()
+            let lowest = self
+                .searches_of(group)
                 .filter_map(|s| s.failed_at_per_s)
                 .reduce(f64::min);
             return Some(match lowest {
@@ -286,14 +286,14 @@ impl View {
             });
         }
         if matches!(group.kind, GroupKind::Cell | GroupKind::Capacity) {
-            let (failed, executed) = group
-                .cells
-                .iter()
-                .flat_map(|&i| &self.record.cells[i].queries)
+            let cells = || group.cells.iter().map(|&i| &self.record.cells[i]);
+            // Statements executed as every figure counts them, and those that failed.
+            let executed: u64 = cells().map(|c| super::statements(&self.record, c)).sum();
+            let failed: u64 = cells()
+                .flat_map(|c| &c.queries)
                 .filter(|q| !super::is_transaction(&self.record, &q.name))
-                .fold((0u64, 0u64), |(f, e), q| {
-                    (f + q.failed, e + q.count + q.failed)
-                });
+                .map(|q| q.failed)
+                .sum();
             if executed > 0 && failed as f64 / executed as f64 > MAX_FAILED_STATEMENT_SHARE {
                 return Some(format!(
                     "{:.1}% of its statements failed (more than {:.0}%)",
