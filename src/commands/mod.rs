@@ -126,12 +126,17 @@ pub fn finish_run_printing(
     let json_on_stdout = output.results.is_stdout();
     let style = table_style(json_on_stdout);
     let printed = !record.cells.is_empty() || !record.loads.is_empty() || !record.steps.is_empty();
-    if let Some(format) = format.filter(|_| printed) {
-        let view = View::of(&record);
+    let format = format.filter(|_| printed);
+    // The `--json` file ends with the verdicts beside the record, as `--format json` has.
+    let verdict_in_file = output.results.is_file()
+        && (!record.cells.is_empty() || !record.loads.is_empty() || !record.sequences.is_empty());
+    // One view for the tables and the file's verdicts.
+    let view = (format.is_some() || verdict_in_file).then(|| View::of(&record));
+    if let (Some(format), Some(view)) = (format, &view) {
         let input = crate::report::formats::ReportInput {
             layout: crate::studies::layout_of(&record.kind),
             record: &record,
-            view: &view,
+            view,
             label: "this run",
             percentile,
             terminal: style == crate::console::TableStyle::Terminal,
@@ -144,9 +149,8 @@ pub fn finish_run_printing(
             let _ = std::io::stdout().flush();
         }
     }
-    // The `--json` file ends with the verdicts beside the record, as `--format json` has.
-    if !record.cells.is_empty() || !record.loads.is_empty() || !record.sequences.is_empty() {
-        let text = crate::report::verdict::record_with_verdict(&record, &View::of(&record))?;
+    if let (true, Some(view)) = (verdict_in_file, &view) {
+        let text = crate::report::verdict::record_with_verdict(&record, view)?;
         output.results.save_final_text(&text)?;
     }
     if let Some(store) = &output.store {

@@ -29,21 +29,23 @@ impl ResultFile {
         matches!(self, ResultFile::Stdout)
     }
 
-    /// Saves the record as it stands now (no-op for stdout until `finish`).
-    pub fn save(&self, record: &RunRecord) -> anyhow::Result<()> {
-        let ResultFile::File(path) = self else {
-            return Ok(());
-        };
-        let partial = path.with_extension("json.partial");
-        let text = serde_json::to_string_pretty(record).context("serialising the results")?;
-        fs::write(&partial, text + "\n")
-            .with_context(|| format!("cannot write results to {}", partial.display()))?;
-        fs::rename(&partial, path)
-            .with_context(|| format!("cannot write results to {}", path.display()))
+    /// Whether the record goes to a file (rewritten as the run goes).
+    pub fn is_file(&self) -> bool {
+        matches!(self, ResultFile::File(_))
     }
 
-    /// Rewrites a results file with `text`, the record as JSON with what reports derive
-    /// from it beside (the verdicts), once the run is over; nothing for stdout or none.
+    /// Saves the record as it stands now (no-op for stdout until `finish`).
+    pub fn save(&self, record: &RunRecord) -> anyhow::Result<()> {
+        if !self.is_file() {
+            return Ok(());
+        }
+        let text = serde_json::to_string_pretty(record).context("serialising the results")?;
+        self.save_final_text(&(text + "\n"))
+    }
+
+    /// Rewrites a results file with `text` atomically (write, then rename): the record as
+    /// JSON, or once the run is over the record with what reports derive from it beside
+    /// (the verdicts); nothing for stdout or none.
     pub fn save_final_text(&self, text: &str) -> anyhow::Result<()> {
         let ResultFile::File(path) = self else {
             return Ok(());
