@@ -57,12 +57,10 @@ pub fn hide_dsn_password() {
         }
         // Each DSN's password to a variable of its own, named in its place in the URL:
         // several `--dsn` each keep theirs.
-        match value.and_then(Dsn::split_password) {
-            Some((without, secret)) => {
-                let (variable, placeholder) = crate::server::moved_password(moved.len() + 1);
-                let (scheme, rest) = without.split_once("://").unwrap_or(("mysql", &without));
-                let (user, address) = rest.rsplit_once('@').unwrap_or((rest, ""));
-                cleaned.push(format!("{prefix}{scheme}://{user}:{placeholder}@{address}").into());
+        let (variable, placeholder) = crate::server::moved_password(moved.len() + 1);
+        match value.and_then(|value| Dsn::split_password(value, &placeholder)) {
+            Some((moved_out, secret)) => {
+                cleaned.push(format!("{prefix}{moved_out}").into());
                 moved.push((variable, secret));
             }
             None => cleaned.push(arg.clone()),

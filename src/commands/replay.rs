@@ -29,12 +29,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
         args.repeat,
         database,
     )?;
-    plan.slo = args.slo.clone().map(|mut slo| {
-        if let Some(precision) = args.slo_precision {
-            slo.precision = precision;
-        }
-        slo
-    });
+    plan.slo = args
+        .slo
+        .clone()
+        .map(|slo| slo.with_choices(args.slo_precision, None));
     for line in plan.study.plan_notes() {
         crate::console::note(&line);
     }

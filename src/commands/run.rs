@@ -10,13 +10,10 @@ use crate::studies::{plan_study, Choices};
 pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
     let mut plan = plan_study(&args.study, &choices(&args))?;
     plan.driver = args.driver;
-    plan.slo = args.slo.clone().map(|mut slo| {
-        if let Some(precision) = args.slo_precision {
-            slo.precision = precision;
-        }
-        slo.hold_per_s = args.hold;
-        slo
-    });
+    plan.slo = args
+        .slo
+        .clone()
+        .map(|slo| slo.with_choices(args.slo_precision, args.hold));
     for line in plan.study.plan_notes() {
         crate::console::note(&line);
     }

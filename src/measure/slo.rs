@@ -111,6 +111,15 @@ impl Slo {
         })
     }
 
+    /// The goal with the command line's `--slo-precision` (when given) and `--hold`.
+    pub fn with_choices(mut self, precision: Option<f64>, hold_per_s: Option<f64>) -> Slo {
+        if let Some(precision) = precision {
+            self.precision = precision;
+        }
+        self.hold_per_s = hold_per_s;
+        self
+    }
+
     /// Events a probe must measure for the goal's percentile to rest on at least
     /// [`TAIL_EVENTS`] events beyond it.
     pub fn events_needed(&self) -> u64 {

@@ -101,14 +101,14 @@ impl Dsn {
         })
     }
 
-    /// `text` without its password, and the password, when it has one; None for anything
-    /// that is not a DSN with a password.
-    pub fn split_password(text: &str) -> Option<(String, String)> {
+    /// `text` with `stand_in` where its password was, and the password, when it has one;
+    /// None for anything that is not a DSN with a password.
+    pub fn split_password(text: &str, stand_in: &str) -> Option<(String, String)> {
         let (scheme, rest) = text.split_once("://")?;
         let (credentials, address) = rest.rsplit_once('@')?;
         let (user, password) = credentials.split_once(':')?;
         Some((
-            format!("{scheme}://{user}@{address}"),
+            format!("{scheme}://{user}:{stand_in}@{address}"),
             percent_decode(password),
         ))
     }
@@ -175,10 +175,10 @@ mod tests {
         assert_eq!(dsn.redacted(), "mysql://bench:***@127.0.0.1:3307");
         assert!(!format!("{dsn:?}").contains("cret"));
         assert_eq!(
-            Dsn::split_password("mysql://bench:p@ss@db:3307"),
-            Some(("mysql://bench@db:3307".to_string(), "p@ss".to_string()))
+            Dsn::split_password("mysql://bench:p@ss@db:3307", "$V_1"),
+            Some(("mysql://bench:$V_1@db:3307".to_string(), "p@ss".to_string()))
         );
-        assert_eq!(Dsn::split_password("mysql://bench@db"), None);
+        assert_eq!(Dsn::split_password("mysql://bench@db", "$V_1"), None);
     }
 
     #[test]
