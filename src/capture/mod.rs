@@ -9,6 +9,7 @@ pub mod format;
 pub mod general_log;
 pub mod protocol;
 pub mod proxy;
+pub mod proxy_tls;
 pub mod script;
 pub mod secrets;
 pub mod snapshot;

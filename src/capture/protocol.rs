@@ -83,7 +83,8 @@ pub struct PreparedInfo {
 /// Why the proxy cannot follow a connection.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Unsupported {
-    Tls,
+    /// A plain client, where the proxy must speak TLS to the server.
+    PlainToTlsServer,
     Compression,
 }
 
@@ -91,7 +92,7 @@ impl Unsupported {
     /// An ERR packet (sequence `sequence`) telling the client why, and what to do.
     pub fn error_packet(&self, sequence: u8) -> Vec<u8> {
         let message = match self {
-            Unsupported::Tls => "enginebench capture records plain connections only: connect without TLS (mariadb --ssl=0, mysql --ssl-mode=DISABLED, or your driver's sslmode=disable) through the capture proxy",
+            Unsupported::PlainToTlsServer => "the server behind enginebench capture takes TLS connections only (--to ssl-mode): connect to the proxy with TLS too (mysql --ssl-mode=REQUIRED, mariadb --ssl, or your driver's sslmode=require)",
             Unsupported::Compression => "enginebench capture cannot read compressed connections: connect without compression through the capture proxy",
         };
         let mut payload = vec![0xFF];
@@ -146,17 +147,24 @@ pub fn client_caches_metadata(response: &[u8]) -> bool {
         .contains(MariadbCapabilities::MARIADB_CLIENT_CACHE_METADATA)
 }
 
-/// The client's answer to the greeting: refused (TLS, compression), or its capabilities
-/// and the database it names.
-pub fn client_handshake(response: &[u8]) -> Result<(CapabilityFlags, Option<String>), Unsupported> {
+fn client_capabilities(response: &[u8]) -> CapabilityFlags {
     let raw = response
         .get(..4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .unwrap_or(0);
-    let capabilities = CapabilityFlags::from_bits_truncate(raw);
-    if capabilities.contains(CapabilityFlags::CLIENT_SSL) {
-        return Err(Unsupported::Tls);
-    }
+    CapabilityFlags::from_bits_truncate(raw)
+}
+
+/// Whether the client's first packet asks for TLS (the SSLRequest: the login's first 32
+/// bytes alone, CLIENT_SSL set); the login itself follows over TLS.
+pub fn is_tls_request(first: &[u8]) -> bool {
+    first.len() == 32 && client_capabilities(first).contains(CapabilityFlags::CLIENT_SSL)
+}
+
+/// The client's answer to the greeting (over TLS when it asked for it): refused
+/// (compression), or its capabilities and the database it names.
+pub fn client_handshake(response: &[u8]) -> Result<(CapabilityFlags, Option<String>), Unsupported> {
+    let capabilities = client_capabilities(response);
     if capabilities.contains(CapabilityFlags::CLIENT_COMPRESS) {
         return Err(Unsupported::Compression);
     }
@@ -658,15 +666,23 @@ mod tests {
     }
 
     #[test]
-    fn tls_and_compression_are_refused_with_a_message() {
+    fn a_tls_request_is_told_from_a_login_and_compression_is_refused() {
         let ssl = (CapabilityFlags::CLIENT_SSL | CapabilityFlags::CLIENT_PROTOCOL_41).bits();
-        let mut response = ssl.to_le_bytes().to_vec();
-        response.extend_from_slice(&[0; 28]);
-        assert_eq!(client_handshake(&response), Err(Unsupported::Tls));
-        let packet = Unsupported::Tls.error_packet(2);
+        let mut request = ssl.to_le_bytes().to_vec();
+        request.extend_from_slice(&[0; 28]);
+        assert!(is_tls_request(&request));
+        let mut login = request.clone();
+        login.extend_from_slice(b"root\0");
+        assert!(!is_tls_request(&login));
+        let compress =
+            (CapabilityFlags::CLIENT_COMPRESS | CapabilityFlags::CLIENT_PROTOCOL_41).bits();
+        let mut compressed = compress.to_le_bytes().to_vec();
+        compressed.extend_from_slice(&[0; 28]);
+        assert_eq!(client_handshake(&compressed), Err(Unsupported::Compression));
+        let packet = Unsupported::PlainToTlsServer.error_packet(2);
         assert_eq!(packet[3], 2);
         assert_eq!(packet[4], 0xFF);
-        assert!(String::from_utf8_lossy(&packet).contains("without TLS"));
+        assert!(String::from_utf8_lossy(&packet).contains("connect to the proxy with TLS"));
     }
 
     #[test]

@@ -8,6 +8,11 @@
 //! which are read first (the client's next command depends on them). Ctrl-C stops
 //! accepting, closes the connections and the file properly. It must not know how a capture
 //! is replayed.
+//!
+//! TLS: the greeting and the client's first packet are relayed before the two threads
+//! start; when that packet asks for TLS, the proxy ends the client's TLS with its own
+//! certificate and starts its own to the server (`proxy_tls`), and the conversation is read
+//! in clear between the two as on a plain connection.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
@@ -22,6 +27,7 @@ use mysql_common::constants::CapabilityFlags;
 
 use super::format::{Command, CommandKind, End, Line, Response};
 use super::protocol::{self, ClientCommand, Framer, PreparedInfo, ResponseReader};
+use super::proxy_tls::{ProxyTls, Wire};
 use super::CaptureWriter;
 use crate::interrupt;
 
@@ -52,6 +58,7 @@ impl Clock {
 pub fn serve(
     listener: TcpListener,
     upstream: String,
+    tls: Arc<ProxyTls>,
     writer: CaptureWriter,
     on_connection: &dyn Fn(u64, &str),
 ) -> anyhow::Result<ProxySummary> {
@@ -91,9 +98,10 @@ pub fn serve(
                 let handles = [client.try_clone(), server.try_clone()];
                 let lines = lines.clone();
                 let connection = connections;
+                let tls = tls.clone();
                 let session = std::thread::Builder::new()
                     .name(format!("capture-{connection}"))
-                    .spawn(move || relay(connection, client, server, clock, lines))
+                    .spawn(move || relay(connection, client, server, &tls, clock, lines))
                     .context("cannot start a relay thread")?;
                 sessions.push((session, handles.into_iter().flatten().collect()));
             }
@@ -209,8 +217,15 @@ struct Pending {
     reader: ResponseReader,
 }
 
-fn relay(connection: u64, client: TcpStream, server: TcpStream, clock: Clock, lines: Sender<Line>) {
-    let session = Arc::new(Mutex::new(Session {
+fn relay(
+    connection: u64,
+    client: TcpStream,
+    server: TcpStream,
+    tls: &ProxyTls,
+    clock: Clock,
+    lines: Sender<Line>,
+) {
+    let mut session = Session {
         phase: Phase::Greeting,
         server_capabilities: None,
         client_capabilities: None,
@@ -219,40 +234,103 @@ fn relay(connection: u64, client: TcpStream, server: TcpStream, clock: Clock, li
         database: None,
         pending: VecDeque::new(),
         prepared: HashMap::new(),
-    }));
-    let (Ok(client_reader), Ok(server_writer), Ok(server_reader), Ok(client_writer)) = (
-        client.try_clone(),
-        server.try_clone(),
-        server.try_clone(),
-        client.try_clone(),
-    ) else {
-        return;
     };
+    let (client, server, first_bytes) = match open(&client, &server, tls, &mut session) {
+        Ok(opened) => opened,
+        Err(err) => {
+            if err.kind() != std::io::ErrorKind::UnexpectedEof {
+                crate::console::note(&format!("connection {connection}: {err}"));
+            }
+            let _ = client.shutdown(Shutdown::Both);
+            let _ = server.shutdown(Shutdown::Both);
+            return;
+        }
+    };
+    let session = Arc::new(Mutex::new(session));
     let upward = {
         let session = session.clone();
         let lines = lines.clone();
+        let (client, server) = (client.clone(), server.clone());
         std::thread::spawn(move || {
             client_to_server(
                 connection,
-                client_reader,
-                server_writer,
+                &client,
+                &server,
+                first_bytes,
                 &session,
                 clock,
                 &lines,
             )
         })
     };
-    server_to_client(
-        connection,
-        server_reader,
-        client_writer,
-        &session,
-        clock,
-        &lines,
-    );
+    server_to_client(connection, &server, &client, &session, clock, &lines);
     let _ = upward.join();
-    let _ = client.shutdown(Shutdown::Both);
-    let _ = server.shutdown(Shutdown::Both);
+    client.shutdown(Shutdown::Both);
+    server.shutdown(Shutdown::Both);
+}
+
+/// The start of a connection, before its two threads: the server's greeting relayed, and
+/// the client's first packet read. A request for TLS is relayed and TLS started on both
+/// sides; any other packet (the login) is returned, to be read and relayed as usual.
+fn open(
+    client: &TcpStream,
+    server: &TcpStream,
+    tls: &ProxyTls,
+    session: &mut Session,
+) -> std::io::Result<(Wire, Wire, Vec<u8>)> {
+    let greeting = read_packet(server)?;
+    if let Some(capabilities) = protocol::server_capabilities(&greeting[4..]) {
+        session.server_capabilities = Some(capabilities);
+        session.server_caches_metadata = protocol::server_caches_metadata(&greeting[4..]);
+    }
+    (&*client).write_all(&greeting)?;
+    let mut first = read_packet(client)?;
+    let length =
+        4 + (usize::from(first[0]) | usize::from(first[1]) << 8 | usize::from(first[2]) << 16);
+    let (client, server) = (client.try_clone()?, server.try_clone()?);
+    if protocol::is_tls_request(&first[4..length]) {
+        (&server).write_all(&first[..length])?;
+        let server = Wire::connect(server, tls).map_err(|err| {
+            std::io::Error::other(format!(
+                "TLS to the server failed: {err} (check --to's ssl-mode and ssl-ca)"
+            ))
+        })?;
+        let client = Wire::accept(client, &first[length..], tls.accept.clone()).map_err(|err| {
+            std::io::Error::other(format!("a client's TLS handshake failed: {err}"))
+        })?;
+        return Ok((client, server, Vec::new()));
+    }
+    if tls.upstream_required {
+        let refusal =
+            protocol::Unsupported::PlainToTlsServer.error_packet(first[3].wrapping_add(1));
+        (&client).write_all(&refusal)?;
+        return Err(std::io::Error::other(
+            "a plain client was refused: --to asks for TLS to the server, so clients must connect to the proxy with TLS",
+        ));
+    }
+    first.shrink_to_fit();
+    Ok((Wire::plain(client), Wire::plain(server), first))
+}
+
+/// Reads from `socket` until it holds one whole packet (header and payload); what came
+/// after it stays in the buffer returned.
+fn read_packet(socket: &TcpStream) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(512);
+    let mut chunk = [0u8; 4096];
+    loop {
+        if bytes.len() >= 4 {
+            let length =
+                usize::from(bytes[0]) | usize::from(bytes[1]) << 8 | usize::from(bytes[2]) << 16;
+            if bytes.len() >= 4 + length {
+                return Ok(bytes);
+            }
+        }
+        let read = (&*socket).read(&mut chunk)?;
+        if read == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        bytes.extend_from_slice(&chunk[..read]);
+    }
 }
 
 fn emit(
@@ -278,19 +356,27 @@ fn emit(
 
 fn client_to_server(
     connection: u64,
-    mut client: TcpStream,
-    mut server: TcpStream,
+    client: &Wire,
+    server: &Wire,
+    first_bytes: Vec<u8>,
     session: &Mutex<Session>,
     clock: Clock,
     lines: &Sender<Line>,
 ) {
     let mut framer = Framer::default();
-    let mut buffer = vec![0u8; 64 * 1024];
+    let mut buffer = vec![0u8; (64 * 1024).max(first_bytes.len())];
     let mut quit_sent = false;
+    let mut first_bytes = Some(first_bytes).filter(|bytes| !bytes.is_empty());
     loop {
-        let read = match client.read(&mut buffer) {
-            Ok(0) | Err(_) => break,
-            Ok(read) => read,
+        let read = match first_bytes.take() {
+            Some(bytes) => {
+                buffer[..bytes.len()].copy_from_slice(&bytes);
+                bytes.len()
+            }
+            None => match client.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(read) => read,
+            },
         };
         let now_us = clock.now_us();
         // The command is read (and waits for its answer) before it is forwarded: were it
@@ -373,13 +459,13 @@ fn client_to_server(
         );
     }
     drop(state);
-    let _ = server.shutdown(Shutdown::Write);
+    server.shutdown(Shutdown::Write);
 }
 
 fn server_to_client(
     connection: u64,
-    mut server: TcpStream,
-    mut client: TcpStream,
+    server: &Wire,
+    client: &Wire,
     session: &Mutex<Session>,
     clock: Clock,
     lines: &Sender<Line>,
@@ -413,12 +499,8 @@ fn server_to_client(
         let mut guard = session.lock().unwrap_or_else(|p| p.into_inner());
         let state = &mut *guard;
         framer.packets(|_, payload| match state.phase {
-            Phase::Greeting => {
-                if let Some(capabilities) = protocol::server_capabilities(payload) {
-                    state.server_capabilities = Some(capabilities);
-                    state.server_caches_metadata = protocol::server_caches_metadata(payload);
-                }
-            }
+            // The greeting was read by `open`; nothing more comes before the login.
+            Phase::Greeting => {}
             Phase::Authentication => match payload.first() {
                 Some(0x00) => {
                     state.phase = Phase::Commands;
@@ -472,7 +554,7 @@ fn server_to_client(
             break;
         }
     }
-    let _ = client.shutdown(Shutdown::Write);
+    client.shutdown(Shutdown::Write);
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::engine::Engine;
 
-use super::server_args::ServerArgs;
+use super::server_args::{ServerArgs, TlsArgs};
 use super::values::*;
 use crate::server::Dsn;
 
@@ -19,9 +19,22 @@ pub struct CaptureArgs {
     pub listen: String,
 
     /// The server the proxy relays to (and takes the snapshot from):
-    /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE]
+    /// mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE][?ssl-mode=…]. A client that connects
+    /// with TLS is relayed with TLS to it
     #[arg(long, value_parser = Dsn::parse, value_name = "URL")]
     pub to: Option<Dsn>,
+
+    #[command(flatten)]
+    pub tls: TlsArgs,
+
+    /// The certificate (PEM) the proxy shows TLS clients [default: one made for the
+    /// capture, its CA written beside the capture file]
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The key (PEM) of --tls-cert
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 
     /// For a --to without a password: read it from this option file's [client] group
     /// instead of ~/.my.cnf, as MySQL's clients do (then MYSQL_PWD)

@@ -20,6 +20,9 @@ pub struct ServerArgs {
     #[arg(long, value_name = "FILE")]
     pub defaults_file: Option<std::path::PathBuf>,
 
+    #[command(flatten)]
+    pub tls: TlsArgs,
+
     /// The database enginebench works in (created if missing; default enginebench, or the
     /// one a --dsn names in its path)
     #[arg(long)]
@@ -165,7 +168,8 @@ impl ServerArgs {
                 );
             }
         }
-        with_client_passwords(dsns, self.defaults_file.as_deref())
+        let dsns = with_client_passwords(dsns, self.defaults_file.as_deref())?;
+        self.tls.apply(dsns)
     }
 
     pub fn server_options(&self) -> crate::server::ServerOptions {
@@ -190,6 +194,53 @@ impl ServerArgs {
             topology: self.topology.unwrap_or_default(),
             sst_joiner: false,
         }
+    }
+}
+
+/// TLS to the servers a URL names (`--dsn`, `capture --to`), as MySQL's clients take it; a
+/// URL's own `?ssl-mode=…` options win over these.
+#[derive(Debug, Args, Clone, Default)]
+pub struct TlsArgs {
+    /// TLS to the --dsn server: DISABLED (the default: TLS costs CPU, so it is used only
+    /// when asked), PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY; the URL's own
+    /// ?ssl-mode= wins
+    #[arg(long, value_parser = crate::server::SslMode::parse, value_name = "MODE")]
+    pub ssl_mode: Option<crate::server::SslMode>,
+
+    /// The CA (PEM) the server's certificate must be signed by; alone, it means
+    /// --ssl-mode VERIFY_CA
+    #[arg(long, value_name = "FILE")]
+    pub ssl_ca: Option<PathBuf>,
+
+    /// A client certificate (PEM) to show the server, with --ssl-key
+    #[arg(long, value_name = "FILE", requires = "ssl_key")]
+    pub ssl_cert: Option<PathBuf>,
+
+    /// The client certificate's key (PEM)
+    #[arg(long, value_name = "FILE", requires = "ssl_cert")]
+    pub ssl_key: Option<PathBuf>,
+}
+
+impl TlsArgs {
+    /// `dsns`, each without TLS options of its own given these, all checked.
+    pub fn apply(&self, dsns: Vec<Dsn>) -> Result<Vec<Dsn>, String> {
+        let flags = crate::server::TlsOptions {
+            mode: self.ssl_mode,
+            ca: self.ssl_ca.clone(),
+            cert: self.ssl_cert.clone(),
+            key: self.ssl_key.clone(),
+        };
+        dsns.into_iter()
+            .map(|mut dsn| {
+                if !dsn.tls.is_given() {
+                    dsn.tls = flags.clone();
+                }
+                dsn.tls
+                    .check()
+                    .map_err(|err| format!("{}: {err}", dsn.redacted()))?;
+                Ok(dsn)
+            })
+            .collect()
     }
 }
 

@@ -7,7 +7,7 @@ use anyhow::{bail, Context};
 
 use super::Finished;
 use crate::capture::format::Header;
-use crate::capture::{proxy, CaptureWriter};
+use crate::capture::{proxy, proxy_tls, CaptureWriter};
 use crate::cli::{CaptureAction, CaptureArgs};
 use crate::console::note;
 use crate::server::ConnectionSpec;
@@ -41,6 +41,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
     }
     let to = match args.to.clone() {
         Some(dsn) => crate::cli::with_client_passwords(vec![dsn], args.defaults_file.as_deref())
+            .and_then(|dsns| args.tls.apply(dsns))
             .map_err(anyhow::Error::msg)?
             .pop(),
         None => None,
@@ -99,12 +100,14 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
         (_, true) => {}
     }
     drop(conn);
+    let (tls, certificate) = proxy_tls(&args, &dsn, &listening, &out)?;
     note(&format!(
-        "capturing into {}: point your application at {} instead of {upstream} (plain connections, no TLS); Ctrl-C ends the capture",
+        "capturing into {}: point your application at {} instead of {upstream} (plain or TLS; {}); Ctrl-C ends the capture",
         out.display(),
-        listening
+        listening,
+        certificate.description
     ));
-    let summary = proxy::serve(listener, upstream, writer, &|number, address| {
+    let summary = proxy::serve(listener, upstream, tls, writer, &|number, address| {
         note(&format!("connection {number} from {address}"));
     })?;
     let seconds = summary.elapsed.as_secs_f64().max(1e-9);
@@ -118,6 +121,38 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
     ));
     note_masked(summary.secrets_masked);
     Ok(Finished::Success)
+}
+
+/// The proxy's TLS: `--tls-cert`/`--tls-key`, or a certificate made for the names clients
+/// may use (the listening address, localhost), its CA written as `<capture>.ca.pem`; to
+/// the server, as `--to` says.
+fn proxy_tls(
+    args: &CaptureArgs,
+    to: &crate::server::Dsn,
+    listening: &str,
+    out: &std::path::Path,
+) -> anyhow::Result<(
+    std::sync::Arc<proxy_tls::ProxyTls>,
+    proxy_tls::ProxyCertificate,
+)> {
+    let mut names = vec!["localhost".to_string(), "127.0.0.1".to_string()];
+    if let Some((host, _)) = listening.rsplit_once(':') {
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if !names.iter().any(|name| name == host) && host != "0.0.0.0" && host != "::" {
+            names.push(host.to_string());
+        }
+    }
+    let given = args.tls_cert.as_deref().zip(args.tls_key.as_deref());
+    let mut ca_out = out.as_os_str().to_owned();
+    ca_out.push(".ca.pem");
+    let (tls, certificate) = proxy_tls::ProxyTls::new(
+        given,
+        names,
+        std::path::Path::new(&ca_out),
+        &to.tls,
+        &to.host,
+    )?;
+    Ok((std::sync::Arc::new(tls), certificate))
 }
 
 /// `--from-log`: the general log's table on the --to server, or a general log file.

@@ -55,6 +55,7 @@ struct Globals {
     password: Option<String>,
     port: u16,
     db_driver: String,
+    tls: crate::server::TlsOptions,
 }
 
 fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Globals> {
@@ -114,6 +115,22 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
         Some(value) => Some(Duration::from_secs_f64(number("warmup_time", &value)?)),
         None => None,
     };
+    // sysbench 1.0's --mysql-ssl=on, or 1.1's modes and its --mysql-ssl-ca/-cert/-key
+    // (1.0 read cacert.pem, client-cert.pem and client-key.pem from the working directory).
+    let mut tls = crate::server::TlsOptions::default();
+    for (option, name) in [
+        ("mysql_ssl", "ssl-mode"),
+        ("mysql_ssl_ca", "ssl-ca"),
+        ("mysql_ssl_cert", "ssl-cert"),
+        ("mysql_ssl_key", "ssl-key"),
+    ] {
+        if let Some(value) = take(option) {
+            tls.set(name, &value)
+                .map_err(|err| anyhow::anyhow!("--{}: {err}", option.replace('_', "-")))?;
+        }
+    }
+    tls.check()
+        .map_err(|err| anyhow::anyhow!("--mysql-ssl: {err}"))?;
     let db_driver = take("db_driver").unwrap_or_else(|| "mysql".into());
     // Accepted as sysbench accepts them; enginebench's own behaviour covers them.
     for ignored in [
@@ -132,6 +149,7 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
         password,
         port,
         db_driver,
+        tls,
     })
 }
 
@@ -175,6 +193,7 @@ pub fn run(args: Vec<String>) -> anyhow::Result<Finished> {
         socket: (!globals.global.mysql_socket.is_empty())
             .then(|| globals.global.mysql_socket.clone()),
         database: Some(globals.global.mysql_db.clone()),
+        tls: globals.tls.clone(),
     };
     match command.as_str() {
         "help" => {

@@ -1,7 +1,10 @@
-//! `--dsn mysql://user:pass@host:port` for an external server. The password is kept out of
-//! every message, record and report: only [`Dsn::redacted`] is ever shown.
+//! `--dsn mysql://user:pass@host:port[/db][?socket=…&ssl-mode=…]` for an external server.
+//! The password is kept out of every message, record and report: only [`Dsn::redacted`]
+//! is ever shown.
 
 use std::fmt;
+
+use super::tls::TlsOptions;
 
 /// Where `enginebench sysbench --mysql-password` travels instead of the process title; each
 /// `--dsn`'s own goes to this name with `_1`, `_2` … after it, and the URL left in the
@@ -29,13 +32,15 @@ pub struct Dsn {
     /// `/shop` after the address: the database to work in, as every MySQL URL names it
     /// (the same as `--database shop`).
     pub database: Option<String>,
+    /// `?ssl-mode=…&ssl-ca=…&ssl-cert=…&ssl-key=…`: TLS, as MySQL's clients spell it.
+    pub tls: TlsOptions,
 }
 
 impl Dsn {
-    /// Parses `mysql://user[:password]@host[:port][/database][?socket=/path]`.
+    /// Parses `mysql://user[:password]@host[:port][/database][?option=value&…]`, the
+    /// options being `socket`, `ssl-mode`, `ssl-ca`, `ssl-cert` and `ssl-key`.
     pub fn parse(text: &str) -> Result<Dsn, String> {
-        let usage =
-            "use --dsn mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE][?socket=/path/to/socket]";
+        let usage = "use --dsn mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE][?socket=/path/to/socket][&ssl-mode=VERIFY_CA&ssl-ca=/path/to/ca.pem]";
         let rest = text
             .strip_prefix("mysql://")
             .or_else(|| text.strip_prefix("mariadb://"))
@@ -60,10 +65,20 @@ impl Dsn {
         if user.is_empty() {
             return Err(format!("the DSN names no user: {usage}"));
         }
-        let (address, socket) = match address.split_once("?socket=") {
-            Some((address, socket)) if !socket.is_empty() => (address, Some(socket.to_string())),
-            _ => (address, None),
-        };
+        let (address, query) = address.split_once('?').unwrap_or((address, ""));
+        let mut socket = None;
+        let mut tls = TlsOptions::default();
+        for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = percent_decode(value);
+            if name == "socket" {
+                socket = Some(value).filter(|path| !path.is_empty());
+            } else if !tls.set(name, &value)? {
+                return Err(format!(
+                    "the DSN's option '{name}' is not one enginebench takes (socket, ssl-mode, ssl-ca, ssl-cert, ssl-key): {usage}"
+                ));
+            }
+        }
         let (address, database) = match address.split_once('/') {
             Some((address, database)) if !database.is_empty() => {
                 (address, Some(percent_decode(database)))
@@ -71,9 +86,11 @@ impl Dsn {
             Some((address, _)) => (address, None),
             None => (address, None),
         };
-        if address.contains('?') || database.as_deref().is_some_and(|d| d.contains(['/', '?'])) {
+        tls.check()?;
+        if database.as_deref().is_some_and(|d| d.contains('/')) {
             return Err(format!(
-                "the DSN may name a database and ?socket=, no other options: {usage}"
+                "'{}' is not a database name: {usage}",
+                database.unwrap_or_default()
             ));
         }
         let (host, port) = match address.rsplit_once(':') {
@@ -98,6 +115,7 @@ impl Dsn {
             port,
             socket,
             database,
+            tls,
         })
     }
 
@@ -125,12 +143,24 @@ impl Dsn {
     /// The DSN as it may be shown anywhere: the password replaced by `***`.
     pub fn redacted(&self) -> String {
         let password = if self.password.is_some() { ":***" } else { "" };
-        let socket = self
+        let mut options: Vec<String> = self
             .socket
-            .as_ref()
-            .map_or(String::new(), |path| format!("?socket={path}"));
+            .iter()
+            .map(|path| format!("socket={path}"))
+            .collect();
+        options.extend(
+            self.tls
+                .query_pairs()
+                .into_iter()
+                .map(|(name, value)| format!("{name}={value}")),
+        );
+        let query = if options.is_empty() {
+            String::new()
+        } else {
+            format!("?{}", options.join("&"))
+        };
         format!(
-            "mysql://{}{}@{}:{}{socket}",
+            "mysql://{}{}@{}:{}{query}",
             self.user, password, self.host, self.port
         )
     }
@@ -199,8 +229,37 @@ mod tests {
         assert_eq!(both.socket.as_deref(), Some("/run/m.sock"));
         assert!(Dsn::parse("mysql://root@db:3306/shop?ssl=1")
             .unwrap_err()
-            .contains("no other options"));
+            .contains("'ssl' is not one enginebench takes"));
         assert!(Dsn::parse("postgres://root@db").is_err());
         assert!(Dsn::parse("mysql://db:3306").is_err());
+    }
+
+    #[test]
+    fn takes_tls_options_from_the_query_and_shows_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let ca = dir.path().join("ca certs.pem");
+        std::fs::write(&ca, "").unwrap();
+        let dsn = Dsn::parse(&format!(
+            "mysql://u:p@db:3306/shop?ssl-mode=VERIFY_CA&ssl-ca={}&socket=/run/m.sock",
+            ca.display().to_string().replace(' ', "%20")
+        ))
+        .unwrap();
+        assert_eq!(dsn.database.as_deref(), Some("shop"));
+        assert_eq!(dsn.socket.as_deref(), Some("/run/m.sock"));
+        assert_eq!(dsn.tls.mode(), super::super::tls::SslMode::VerifyCa);
+        assert_eq!(dsn.tls.ca.as_deref(), Some(ca.as_path()));
+        assert_eq!(
+            dsn.redacted(),
+            format!(
+                "mysql://u:***@db:3306?socket=/run/m.sock&ssl-mode=VERIFY_CA&ssl-ca={}",
+                ca.display()
+            )
+        );
+        assert!(Dsn::parse("mysql://u@db?ssl-ca=/no/such/ca.pem")
+            .unwrap_err()
+            .contains("no such file"));
+        assert!(Dsn::parse("mysql://u@db?ssl-mode=SOMETIMES")
+            .unwrap_err()
+            .contains("not an ssl-mode"));
     }
 }

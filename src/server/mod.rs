@@ -10,6 +10,7 @@ pub mod option_files;
 mod registry;
 mod shape;
 mod throwaway;
+pub mod tls;
 pub mod topology;
 
 pub use dsn::{moved_password, Dsn, DSN_ENV, PASSWORD_ENV};
@@ -17,6 +18,7 @@ pub use option_files::ClientOptions;
 pub use registry::emergency_teardown;
 pub use shape::{NodeRole, ReadFrom, Routing, Topology, WriteTo};
 pub use throwaway::{ServerOptions, ThrowawayServer};
+pub use tls::{SslMode, TlsOptions, TlsRecord};
 pub use topology::Node;
 
 pub use crate::sqlerror::{describe_mysql_error, describe_with_hint, DescribeMysqlError};
@@ -25,6 +27,7 @@ use mysql::{Conn, Opts, OptsBuilder};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use thiserror::Error;
 
@@ -72,7 +75,12 @@ pub enum ServerError {
 /// external one. Cloned into each worker thread, which opens its own connection.
 #[derive(Clone)]
 pub struct ConnectionSpec {
+    /// Everything but TLS, which [`Self::opts`] adds as `tls` and the server settle it.
     opts: Opts,
+    tls: TlsOptions,
+    /// PREFERRED: whether the server took TLS, known after the first connection (shared by
+    /// every clone, so all of a run's connections do as the first did).
+    preferred_settled: Arc<OnceLock<bool>>,
     /// What to call this server in messages: never contains the password.
     label: String,
     /// Several nodes, connection i going to node i mod n (a topology's writers or readers,
@@ -90,13 +98,16 @@ impl ConnectionSpec {
             .tcp_connect_timeout(Some(Duration::from_secs(5)));
         ConnectionSpec {
             opts: builder.into(),
+            tls: TlsOptions::default(),
+            preferred_settled: Arc::default(),
             label: format!("unix socket {}", path.display()),
             spread: Vec::new(),
         }
     }
 
-    /// A TCP connection, or the DSN's `?socket=`. Otherwise `prefer_socket` is switched off: the mysql crate otherwise moves a
-    /// 127.0.0.1 connection to the unix socket silently (FACTS.md), and TCP is what was asked.
+    /// A TCP connection, or the DSN's `?socket=`, with the DSN's TLS. Otherwise
+    /// `prefer_socket` is switched off: the mysql crate otherwise moves a 127.0.0.1
+    /// connection to the unix socket silently (FACTS.md), and TCP is what was asked.
     pub fn tcp(dsn: &Dsn, database: Option<&str>) -> Self {
         let builder = OptsBuilder::new()
             .ip_or_hostname(Some(dsn.host.clone()))
@@ -109,6 +120,8 @@ impl ConnectionSpec {
             .tcp_connect_timeout(Some(Duration::from_secs(5)));
         ConnectionSpec {
             opts: builder.into(),
+            tls: dsn.tls.clone(),
+            preferred_settled: Arc::default(),
             label: dsn.redacted(),
             spread: Vec::new(),
         }
@@ -119,6 +132,8 @@ impl ConnectionSpec {
             opts: OptsBuilder::from_opts(self.opts.clone())
                 .db_name(Some(database))
                 .into(),
+            tls: self.tls.clone(),
+            preferred_settled: self.preferred_settled.clone(),
             label: self.label.clone(),
             spread: self
                 .spread
@@ -147,6 +162,8 @@ impl ConnectionSpec {
         let first = nodes[0].clone();
         ConnectionSpec {
             opts: first.opts,
+            tls: first.tls,
+            preferred_settled: first.preferred_settled,
             label: format!(
                 "{} nodes ({})",
                 nodes.len(),
@@ -201,6 +218,8 @@ impl ConnectionSpec {
                 .init(vec![init])
                 .read_timeout(Some(timeout + Duration::from_secs(5)))
                 .into(),
+            tls: self.tls.clone(),
+            preferred_settled: self.preferred_settled.clone(),
             label: self.label.clone(),
             spread: self
                 .spread
@@ -216,6 +235,8 @@ impl ConnectionSpec {
         init.push(sql.to_string());
         ConnectionSpec {
             opts: OptsBuilder::from_opts(self.opts.clone()).init(init).into(),
+            tls: self.tls.clone(),
+            preferred_settled: self.preferred_settled.clone(),
             label: self.label.clone(),
             spread: self.spread.iter().map(|s| s.with_init_sql(sql)).collect(),
         }
@@ -225,16 +246,62 @@ impl ConnectionSpec {
         &self.label
     }
 
-    /// The connection options, for a client other than the mysql crate (libmariadb).
-    pub fn opts(&self) -> &Opts {
-        &self.opts
+    /// The connection options, TLS included when it is in force.
+    pub fn opts(&self) -> Opts {
+        let ssl = if self.tls_in_force() {
+            self.tls.ssl_opts()
+        } else {
+            None
+        };
+        OptsBuilder::from_opts(self.opts.clone())
+            .ssl_opts(ssl)
+            .into()
+    }
+
+    /// The TLS asked for, for a client other than the mysql crate (libmariadb).
+    pub fn tls(&self) -> &TlsOptions {
+        &self.tls
+    }
+
+    /// Whether connections use TLS: as the mode says, PREFERRED as the first connection
+    /// found (settled by connecting, if none has yet). Over a unix socket, never: the
+    /// socket is already private, and neither client encrypts it.
+    pub fn tls_in_force(&self) -> bool {
+        if self.opts.get_socket().is_some() && self.opts.get_prefer_socket() {
+            return false;
+        }
+        match self.tls.mode() {
+            SslMode::Disabled => false,
+            SslMode::Preferred => {
+                if self.preferred_settled.get().is_none() {
+                    let _ = self.connect();
+                }
+                self.preferred_settled.get().copied().unwrap_or(false)
+            }
+            _ => true,
+        }
     }
 
     pub fn connect(&self) -> Result<Conn, ServerError> {
-        Conn::new(self.opts.clone()).map_err(|err| ServerError::Unreachable {
+        let unreachable = |err: mysql::Error| ServerError::Unreachable {
             target: self.label.clone(),
-            cause: describe_mysql_error(&err),
-        })
+            cause: tls::describe_connect_error(&err, &self.tls),
+        };
+        if self.tls.mode() == SslMode::Preferred && self.preferred_settled.get().is_none() {
+            let with_tls = OptsBuilder::from_opts(self.opts.clone()).ssl_opts(self.tls.ssl_opts());
+            return match Conn::new(with_tls) {
+                Ok(conn) => {
+                    let _ = self.preferred_settled.set(true);
+                    Ok(conn)
+                }
+                Err(mysql::Error::DriverError(mysql::DriverError::TlsNotSupported)) => {
+                    let _ = self.preferred_settled.set(false);
+                    Conn::new(self.opts.clone()).map_err(unreachable)
+                }
+                Err(err) => Err(unreachable(err)),
+            };
+        }
+        Conn::new(self.opts()).map_err(unreachable)
     }
 }
 
@@ -264,6 +331,24 @@ pub struct ServerRecord {
     /// A topology's nodes, the first being the one described above.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeRecord>,
+    /// The TLS connections used (absent: plain connections).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<TlsRecord>,
+}
+
+impl ServerRecord {
+    /// The server as reports name it: its version, then how it was reached
+    /// ("10.11.19-MariaDB (external, TLSv1.3 TLS_AES_256_GCM_SHA384, VERIFY_CA)").
+    pub fn describe(&self) -> String {
+        let mut how = vec![self.kind.clone()];
+        if self.datadir_on_tmpfs {
+            how.push("datadir on tmpfs".into());
+        }
+        if let Some(tls) = &self.tls {
+            how.push(format!("{} {}, {}", tls.version, tls.cipher, tls.mode));
+        }
+        format!("{} ({})", self.version, how.join(", "))
+    }
 }
 
 /// One node of a topology, for the record.

@@ -193,6 +193,7 @@ pub trait Target {
             caps: facts.caps,
             topology: (!self.topology().is_single()).then(|| self.topology().to_string()),
             nodes,
+            tls: tls_record(&self.admin_spec())?,
         })
     }
 
@@ -339,6 +340,29 @@ fn version_and_variables(
         .into_iter()
         .collect();
     Ok((version, variables))
+}
+
+/// The TLS the target's connections use, as the server reports it for one: None when
+/// they are plain.
+fn tls_record(spec: &ConnectionSpec) -> Result<Option<crate::server::TlsRecord>, ServerError> {
+    if !spec.tls_in_force() {
+        return Ok(None);
+    }
+    let mut conn = spec.connect()?;
+    let status: BTreeMap<String, String> = conn
+        .query_map(
+            "SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')",
+            |(name, value): (String, Option<String>)| (name, value.unwrap_or_default()),
+        )
+        .map_err(|err| query_error(spec, &err))?
+        .into_iter()
+        .collect();
+    let field = |name: &str| status.get(name).cloned().unwrap_or_default();
+    Ok(Some(crate::server::TlsRecord {
+        mode: spec.tls().mode().name().to_string(),
+        version: field("Ssl_version"),
+        cipher: field("Ssl_cipher"),
+    }))
 }
 
 /// A query on the target failed.

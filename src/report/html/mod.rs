@@ -262,19 +262,7 @@ pub fn page(view: &View, label: &str, layout: Layout) -> String {
         record.finished_at.clone().unwrap_or_else(|| "-".into()),
     );
     if let Some(server) = &record.server {
-        fact(
-            "server",
-            format!(
-                "{} ({}{})",
-                server.version,
-                server.kind,
-                if server.datadir_on_tmpfs {
-                    ", datadir on tmpfs"
-                } else {
-                    ""
-                }
-            ),
-        );
+        fact("server", server.describe());
     }
     if let Some(environment) = &record.environment {
         fact(

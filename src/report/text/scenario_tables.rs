@@ -21,15 +21,9 @@ pub fn scenario_tables(view: &View, style: TableStyle) -> String {
     if let Some(server) = &record.server {
         let _ = writeln!(
             out,
-            "{} on {} ({}{}), study started {}\n",
+            "{} on {}, study started {}\n",
             record.study,
-            server.version,
-            server.kind,
-            if server.datadir_on_tmpfs {
-                ", datadir on tmpfs"
-            } else {
-                ""
-            },
+            server.describe(),
             record.started_at
         );
     }
