@@ -476,3 +476,58 @@ fn the_event_driver_falls_back_to_epoll_wait_and_completes_the_same_work() {
     std::fs::remove_file(&json).unwrap();
     common::assert_nothing_left(&tmpdir);
 }
+
+/// A prepared statement's rows through libmariadb, as TPC-C reads them: every column as the
+/// server prints it, NULL told from empty, a value longer than its buffer read whole (the
+/// buffer grows and is bound again), several rows, and the binds reused by later executions.
+#[test]
+fn prepared_rows_come_back_whole_as_text() {
+    use enginebench::driver::libmariadb::{Connection, Param};
+    common::require_mariadb();
+    let server = enginebench::server::ThrowawayServer::start(&Default::default()).unwrap();
+    let conn = Connection::connect(&server.connection_spec(Some("mysql"))).unwrap();
+    let mut statement = conn
+        .prepare(
+            "SELECT ?, NULL, '', REPEAT('x', ?), 1.50, CAST('2026-11-24 10:00:00' AS DATETIME)",
+        )
+        .unwrap();
+    for length in [10, 300, 5000, 20] {
+        let mut seen = Vec::new();
+        let rows = statement
+            .execute_rows([Param::Int(42), Param::Int(length)], |row| {
+                seen.push((
+                    row.int(0),
+                    row.get(1).is_none(),
+                    row.get(2).map(<[u8]>::to_vec),
+                    row.text(3),
+                    row.float(4),
+                    row.text(5),
+                ));
+            })
+            .unwrap();
+        assert_eq!(rows, 1);
+        let (int, null, empty, long, float, date) = &seen[0];
+        assert_eq!(*int, 42);
+        assert!(*null);
+        assert_eq!(empty.as_deref(), Some(&b""[..]));
+        assert_eq!(long.len(), length as usize, "REPEAT('x', {length})");
+        assert!(long.bytes().all(|b| b == b'x'));
+        assert_eq!(*float, 1.5);
+        assert_eq!(date, "2026-11-24 10:00:00");
+    }
+    let mut numbers = conn
+        .prepare("SELECT seq FROM seq_1_to_100 WHERE seq <= ?")
+        .unwrap();
+    let mut sum = 0;
+    let rows = numbers
+        .execute_rows([Param::Int(64)], |row| sum += row.int(0))
+        .unwrap();
+    assert_eq!((rows, sum), (64, 64 * 65 / 2));
+    // A statement without a result has no rows.
+    let mut set = conn.prepare("SET @eb_unused = ?").unwrap();
+    assert_eq!(
+        set.execute_rows([Param::Int(1)], |_| panic!("a row"))
+            .unwrap(),
+        0
+    );
+}

@@ -65,7 +65,7 @@ mod results;
 mod statement;
 
 pub use results::{Answer, ResultSet};
-pub use statement::{Executed, Param, Statement};
+pub use statement::{Executed, Param, Row, Statement};
 
 const MYSQL_TYPE_LONGLONG: c_int = 8;
 const MYSQL_TYPE_DOUBLE: c_int = 5;
@@ -131,6 +131,14 @@ extern "C" {
     fn mysql_stmt_error(stmt: *mut MysqlStmt) -> *const c_char;
     fn mysql_stmt_sqlstate(stmt: *mut MysqlStmt) -> *const c_char;
     fn mysql_stmt_close(stmt: *mut MysqlStmt) -> my_bool;
+    fn mysql_stmt_bind_result(stmt: *mut MysqlStmt, bind: *mut MysqlBind) -> my_bool;
+    fn mysql_stmt_fetch(stmt: *mut MysqlStmt) -> c_int;
+    fn mysql_stmt_fetch_column(
+        stmt: *mut MysqlStmt,
+        bind: *mut MysqlBind,
+        column: c_uint,
+        offset: c_ulong,
+    ) -> c_int;
 
     // The non-blocking API: each `_start` returns 0 when done, else what it waits for
     // (MYSQL_WAIT_*); `_cont` is called with what became ready until it returns 0.

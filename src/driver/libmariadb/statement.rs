@@ -1,6 +1,7 @@
 //! Prepared statements: parameters bound once into buffers of their own and executed with
 //! the binary protocol, results read and dropped without decoding a row, as sysbench's
-//! driver does. Must not know result sets' rows.
+//! driver does; or, for a workload that uses what it reads (TPC-C), each row handed over
+//! as text in buffers bound once. Must not know what the rows mean.
 
 use super::*;
 
@@ -43,6 +44,7 @@ impl Connection {
                 texts: Vec::new(),
                 lengths: Vec::new(),
                 bound: false,
+                columns: ResultBuffers::default(),
             };
             let (query, length) = (sql.as_ptr().cast(), sql.len() as c_ulong);
             let failed = if self.nonblocking {
@@ -87,6 +89,62 @@ pub struct Statement {
     texts: Vec<Vec<u8>>,
     lengths: Vec<c_ulong>,
     bound: bool,
+    /// Where `execute_rows` has libmariadb write each row's columns.
+    columns: ResultBuffers,
+}
+
+/// The result binds of `execute_rows`: every column as text, into a buffer of its own
+/// (grown when a value is longer), with its length and NULL flag. The binds point into
+/// these vectors, which never reallocate once bound (a grown buffer is bound again).
+#[derive(Default)]
+struct ResultBuffers {
+    binds: Vec<MysqlBind>,
+    buffers: Vec<Vec<u8>>,
+    lengths: Vec<c_ulong>,
+    nulls: Vec<my_bool>,
+    bound: bool,
+}
+
+/// One row of `execute_rows`, its columns as the server's text for them (numbers and dates
+/// as they print), valid until the next row.
+pub struct Row<'a> {
+    columns: &'a ResultBuffers,
+}
+
+impl Row<'_> {
+    /// Column `index`'s bytes; None for NULL (or no such column).
+    pub fn get(&self, index: usize) -> Option<&[u8]> {
+        let columns = self.columns;
+        if index >= columns.buffers.len() || columns.nulls[index] != 0 {
+            return None;
+        }
+        let length = (columns.lengths[index] as usize).min(columns.buffers[index].len());
+        Some(&columns.buffers[index][..length])
+    }
+
+    /// Column `index` as an integer (0 when NULL or not a number).
+    pub fn int(&self, index: usize) -> i64 {
+        self.number(index).unwrap_or(0)
+    }
+
+    /// Column `index` as a number (0.0 when NULL or not a number).
+    pub fn float(&self, index: usize) -> f64 {
+        self.get(index)
+            .and_then(|bytes| std::str::from_utf8(bytes).ok())
+            .and_then(|text| text.parse().ok())
+            .unwrap_or(0.0)
+    }
+
+    /// Column `index` as text (empty when NULL).
+    pub fn text(&self, index: usize) -> String {
+        self.get(index)
+            .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+            .unwrap_or_default()
+    }
+
+    fn number<T: std::str::FromStr>(&self, index: usize) -> Option<T> {
+        std::str::from_utf8(self.get(index)?).ok()?.parse().ok()
+    }
 }
 
 // SAFETY: as for `Connection`: one worker thread uses it at a time.
@@ -129,6 +187,173 @@ impl Statement {
         &mut self,
         params: impl IntoIterator<Item = Param<'p>>,
     ) -> Result<Executed, mysql::Error> {
+        self.bind_params(params)?;
+        // SAFETY: the parameters are bound to this statement's own buffers; a result is
+        // stored before it is counted and freed.
+        unsafe {
+            self.send()?;
+            if mysql_stmt_field_count(self.stmt) > 0 {
+                let stored = self.store();
+                let rows = mysql_stmt_num_rows(self.stmt);
+                self.free();
+                stored?;
+                return Ok(Executed {
+                    returned_rows: true,
+                    rows,
+                });
+            }
+            Ok(Executed {
+                returned_rows: false,
+                rows: mysql_stmt_affected_rows(self.stmt),
+            })
+        }
+    }
+
+    /// Writes `params` into the bound buffers, executes, and hands each row of the result
+    /// to `each`; returns the row count (0 for a statement without a result). The rows are
+    /// read into memory first, so fetching them waits for nothing.
+    pub fn execute_rows<'p>(
+        &mut self,
+        params: impl IntoIterator<Item = Param<'p>>,
+        mut each: impl FnMut(&Row),
+    ) -> Result<u64, mysql::Error> {
+        self.bind_params(params)?;
+        // SAFETY: as in `execute`; the rows are fetched from the stored result.
+        unsafe {
+            self.send()?;
+            let columns = mysql_stmt_field_count(self.stmt) as usize;
+            if columns == 0 {
+                return Ok(0);
+            }
+            let result = self
+                .store()
+                .and_then(|()| self.fetch_rows(columns, &mut each));
+            self.free();
+            result
+        }
+    }
+
+    // The three calls of an execution, through the non-blocking API inside an event
+    // loop's coroutine (suspending while libmariadb waits), else blocking. Safety: the
+    // statement and its connection are live; each call's output lives in `drive_for`'s
+    // frame across its suspensions.
+
+    unsafe fn send(&self) -> Result<(), mysql::Error> {
+        let stmt = self.stmt;
+        let failed: c_int = if self.nonblocking {
+            drive_for(
+                self.mysql,
+                0,
+                |out| mysql_stmt_execute_start(out, stmt),
+                |out, ready| mysql_stmt_execute_cont(out, stmt, ready),
+            )
+        } else {
+            mysql_stmt_execute(stmt)
+        };
+        if failed != 0 {
+            return Err(self.last_error());
+        }
+        Ok(())
+    }
+
+    unsafe fn store(&self) -> Result<(), mysql::Error> {
+        let stmt = self.stmt;
+        let failed: c_int = if self.nonblocking {
+            drive_for(
+                self.mysql,
+                0,
+                |out| mysql_stmt_store_result_start(out, stmt),
+                |out, ready| mysql_stmt_store_result_cont(out, stmt, ready),
+            )
+        } else {
+            mysql_stmt_store_result(stmt)
+        };
+        if failed != 0 {
+            return Err(self.last_error());
+        }
+        Ok(())
+    }
+
+    unsafe fn free(&self) {
+        let stmt = self.stmt;
+        if self.nonblocking {
+            let _freed: my_bool = drive_for(
+                self.mysql,
+                0,
+                |out| mysql_stmt_free_result_start(out, stmt),
+                |out, ready| mysql_stmt_free_result_cont(out, stmt, ready),
+            );
+        } else {
+            mysql_stmt_free_result(stmt);
+        }
+    }
+
+    /// Fetches every stored row into the result buffers (binding them the first time, and
+    /// again when a longer value grew one) and hands it to `each`.
+    ///
+    /// # Safety
+    /// The statement's result must be stored (`mysql_stmt_store_result`).
+    unsafe fn fetch_rows(
+        &mut self,
+        columns: usize,
+        each: &mut impl FnMut(&Row),
+    ) -> Result<u64, mysql::Error> {
+        const MYSQL_NO_DATA: c_int = 100;
+        const MYSQL_DATA_TRUNCATED: c_int = 101;
+        let buffers = &mut self.columns;
+        if buffers.binds.len() != columns {
+            buffers.binds = (0..columns).map(|_| std::mem::zeroed()).collect();
+            buffers.buffers = vec![vec![0u8; 64]; columns];
+            buffers.lengths = vec![0; columns];
+            buffers.nulls = vec![0; columns];
+            buffers.bound = false;
+        }
+        let mut rows = 0;
+        loop {
+            if !buffers.bound {
+                for (index, bind) in buffers.binds.iter_mut().enumerate() {
+                    bind.buffer_type = MYSQL_TYPE_STRING;
+                    bind.buffer = buffers.buffers[index].as_mut_ptr().cast();
+                    bind.buffer_length = buffers.buffers[index].len() as c_ulong;
+                    bind.length = &mut buffers.lengths[index];
+                    bind.is_null = &mut buffers.nulls[index];
+                }
+                if mysql_stmt_bind_result(self.stmt, buffers.binds.as_mut_ptr()) != 0 {
+                    return Err(self.last_error());
+                }
+                buffers.bound = true;
+            }
+            match mysql_stmt_fetch(self.stmt) {
+                MYSQL_NO_DATA => return Ok(rows),
+                0 | MYSQL_DATA_TRUNCATED => {}
+                _ => return Err(self.last_error()),
+            }
+            // A value longer than its buffer: the buffer grows, the column is fetched
+            // again into it, and the binds are renewed for the next row.
+            for index in 0..columns {
+                let length = buffers.lengths[index] as usize;
+                if buffers.nulls[index] == 0 && length > buffers.buffers[index].len() {
+                    buffers.buffers[index].resize(length.next_power_of_two(), 0);
+                    let bind = &mut buffers.binds[index];
+                    bind.buffer = buffers.buffers[index].as_mut_ptr().cast();
+                    bind.buffer_length = buffers.buffers[index].len() as c_ulong;
+                    if mysql_stmt_fetch_column(self.stmt, bind, index as c_uint, 0) != 0 {
+                        return Err(self.last_error());
+                    }
+                    buffers.bound = false;
+                }
+            }
+            rows += 1;
+            each(&Row { columns: buffers });
+        }
+    }
+
+    /// Writes `params` into the bound buffers, binding them again only when a parameter
+    /// changed type or outgrew its buffer.
+    fn bind_params<'p>(
+        &mut self,
+        params: impl IntoIterator<Item = Param<'p>>,
+    ) -> Result<(), mysql::Error> {
         let mut rebind = !self.bound;
         let mut count = 0;
         for (index, param) in params.into_iter().enumerate() {
@@ -198,73 +423,8 @@ impl Statement {
                 }
                 self.bound = true;
             }
-            if self.nonblocking {
-                return self.execute_nonblocking();
-            }
-            if mysql_stmt_execute(self.stmt) != 0 {
-                return Err(self.last_error());
-            }
-            if mysql_stmt_field_count(self.stmt) > 0 {
-                let stored = mysql_stmt_store_result(self.stmt);
-                let rows = mysql_stmt_num_rows(self.stmt);
-                mysql_stmt_free_result(self.stmt);
-                if stored != 0 {
-                    return Err(self.last_error());
-                }
-                return Ok(Executed {
-                    returned_rows: true,
-                    rows,
-                });
-            }
-            Ok(Executed {
-                returned_rows: false,
-                rows: mysql_stmt_affected_rows(self.stmt),
-            })
         }
-    }
-
-    /// `execute`'s calls through the non-blocking API.
-    fn execute_nonblocking(&mut self) -> Result<Executed, mysql::Error> {
-        let (mysql, stmt) = (self.mysql, self.stmt);
-        // SAFETY: the statement and its connection are live and non-blocking; the outputs
-        // live across each call.
-        unsafe {
-            let failed: c_int = drive_for(
-                mysql,
-                0,
-                |out| mysql_stmt_execute_start(out, stmt),
-                |out, ready| mysql_stmt_execute_cont(out, stmt, ready),
-            );
-            if failed != 0 {
-                return Err(self.last_error());
-            }
-            if mysql_stmt_field_count(stmt) > 0 {
-                let stored: c_int = drive_for(
-                    mysql,
-                    0,
-                    |out| mysql_stmt_store_result_start(out, stmt),
-                    |out, ready| mysql_stmt_store_result_cont(out, stmt, ready),
-                );
-                let rows = mysql_stmt_num_rows(stmt);
-                let _freed: my_bool = drive_for(
-                    mysql,
-                    0,
-                    |out| mysql_stmt_free_result_start(out, stmt),
-                    |out, ready| mysql_stmt_free_result_cont(out, stmt, ready),
-                );
-                if stored != 0 {
-                    return Err(self.last_error());
-                }
-                return Ok(Executed {
-                    returned_rows: true,
-                    rows,
-                });
-            }
-            Ok(Executed {
-                returned_rows: false,
-                rows: mysql_stmt_affected_rows(stmt),
-            })
-        }
+        Ok(())
     }
 }
 

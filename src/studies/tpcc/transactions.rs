@@ -5,19 +5,23 @@
 //! (1%) rolls back as the specification's user abort, which counts as a completed
 //! transaction. A ROLLBACK the server could not honour (warning 1196: non-transactional
 //! tables) is counted and reported as a mismatch, so the run can be marked not comparable.
+//!
+//! Statements go through libmariadb, prepared once per worker, each row read as text into
+//! buffers bound once, so the event driver runs TPC-C's workers as coroutines like any
+//! workload's.
 
+use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mysql::prelude::Queryable;
-use mysql::{Conn, Statement};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::random::{alnum, nurand, run_last_name, RUN};
 use super::schema::{CUSTOMERS, DISTRICTS, ITEMS};
 use super::{Mix, Transaction};
+use crate::driver::libmariadb::{self, Param, Row, Statement};
 use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
 use crate::measure::statement_probe::StatementSample;
 use crate::measure::QueryRecorder;
@@ -219,17 +223,19 @@ impl Workload for TpccWorkload {
     }
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
-        // Room for every statement this worker holds prepared: the mysql crate closes
-        // statements its cache evicts, which would leave a held one dangling.
-        let opts = mysql::OptsBuilder::from_opts(self.spec.opts().clone())
-            .stmt_cache_size(STATEMENTS.len() + DISTRICTS as usize + 8);
-        let mut conn = Conn::new(opts)?;
+        let conn = libmariadb::Connection::connect(&self.spec.for_connection(worker_index))
+            .map_err(|err| anyhow::anyhow!(crate::server::describe_mysql_error(&err)))?;
+        // Transaction control goes as text; every other statement is prepared.
         let mut statements = Vec::with_capacity(STATEMENTS.len());
-        for index in 0..STATEMENTS.len() {
-            statements.push(conn.prep(sql_for(index, 1))?);
+        for (index, (_, sql)) in STATEMENTS.iter().enumerate() {
+            statements.push(if sql.contains('?') {
+                Some(conn.prepare(&sql_for(index, 1))?)
+            } else {
+                None
+            });
         }
         let stock = (1..=DISTRICTS)
-            .map(|d| conn.prep(sql_for(at("no_get_stock"), d)))
+            .map(|d| conn.prepare(&sql_for(at("no_get_stock"), d)))
             .collect::<Result<Vec<_>, _>>()?;
         let index = worker_index as u32;
         // With think times the specification's terminals: ten per warehouse, each with a
@@ -246,9 +252,9 @@ impl Workload for TpccWorkload {
             SmallRng::seed_from_u64(self.seed ^ u64::from(index).wrapping_mul(0x9e37_79b9));
         let next = self.mix.draw(&mut rng);
         Ok(Box::new(TpccWorker {
-            conn,
             statements,
             stock,
+            conn,
             terminal: Terminal {
                 home,
                 district,
@@ -294,17 +300,15 @@ impl Workload for TpccWorkload {
             .unwrap_or_default();
         vec![("rollback".into(), count, example)]
     }
-
-    fn blocking_client(&self) -> bool {
-        true
-    }
 }
 
 struct TpccWorker {
-    conn: Conn,
-    statements: Vec<Statement>,
+    /// statements[kind], None for transaction control (sent as text). Statements are
+    /// declared before their connection: they close first.
+    statements: Vec<Option<Statement>>,
     /// no_get_stock for each district's s_dist column.
     stock: Vec<Statement>,
+    conn: libmariadb::Connection,
     terminal: Terminal,
 }
 
@@ -326,58 +330,68 @@ struct Terminal {
 
 /// A transaction's statements, run through the recorder.
 struct Tx<'a> {
-    conn: &'a mut Conn,
-    statements: &'a [Statement],
-    stock: &'a [Statement],
+    conn: &'a libmariadb::Connection,
+    statements: &'a mut [Option<Statement>],
+    stock: &'a mut [Statement],
     recorder: &'a mut QueryRecorder,
 }
 
+/// A whole-number parameter.
+fn n(value: impl Into<i64>) -> Param<'static> {
+    Param::Int(value.into())
+}
+
 impl Tx<'_> {
-    fn drop(&mut self, kind: usize, params: impl Into<mysql::Params>) -> Result<(), QueryFailure> {
-        let (conn, statement) = (&mut *self.conn, &self.statements[kind]);
-        let params = params.into();
+    fn drop(&mut self, kind: usize, params: &[Param]) -> Result<(), QueryFailure> {
+        let statement = prepared(self.statements, kind);
         self.recorder
-            .measure(kind, || conn.exec_drop(statement, params))
+            .measure(kind, || statement.execute_drop(params.iter().copied()))
     }
 
-    fn rows(
+    /// The first row's `read`, if the statement returned a row.
+    fn first<T>(
         &mut self,
         kind: usize,
-        params: impl Into<mysql::Params>,
-    ) -> Result<Vec<mysql::Row>, QueryFailure> {
-        let (conn, statement) = (&mut *self.conn, &self.statements[kind]);
-        let params = params.into();
-        self.recorder
-            .measure(kind, || conn.exec::<mysql::Row, _, _>(statement, params))
-    }
-
-    fn first(
-        &mut self,
-        kind: usize,
-        params: impl Into<mysql::Params>,
-    ) -> Result<Option<mysql::Row>, QueryFailure> {
-        Ok(self.rows(kind, params)?.into_iter().next())
+        params: &[Param],
+        read: impl FnOnce(&Row) -> T,
+    ) -> Result<Option<T>, QueryFailure> {
+        let statement = prepared(self.statements, kind);
+        first_row(self.recorder, kind, statement, params, read)
     }
 
     fn text(&mut self, kind: usize) -> Result<(), QueryFailure> {
-        let conn = &mut *self.conn;
+        let conn = self.conn;
         let sql = STATEMENTS[kind].1;
         self.recorder.measure(kind, || conn.query_drop(sql))
     }
 }
 
-fn int(row: &mysql::Row, column: usize) -> i64 {
-    row.get::<Option<i64>, _>(column).flatten().unwrap_or(0)
+/// Statement `kind` of a worker's, which has parameters (transaction control has none and
+/// goes as text).
+fn prepared(statements: &mut [Option<Statement>], kind: usize) -> &mut Statement {
+    statements[kind]
+        .as_mut()
+        .expect("a statement with parameters is prepared")
 }
 
-fn float(row: &mysql::Row, column: usize) -> f64 {
-    row.get::<Option<f64>, _>(column).flatten().unwrap_or(0.0)
-}
-
-fn text(row: &mysql::Row, column: usize) -> String {
-    row.get::<Option<String>, _>(column)
-        .flatten()
-        .unwrap_or_default()
+/// `statement`'s first row through `read`, measured as query kind `kind`.
+fn first_row<T>(
+    recorder: &mut QueryRecorder,
+    kind: usize,
+    statement: &mut Statement,
+    params: &[Param],
+    read: impl FnOnce(&Row) -> T,
+) -> Result<Option<T>, QueryFailure> {
+    let mut read = Some(read);
+    let mut first = None;
+    recorder.measure(kind, || {
+        statement.execute_rows(params.iter().copied(), |row| {
+            if let Some(read) = read.take() {
+                first = Some(read(row));
+            }
+        })
+    })?;
+    Ok(first)
 }
 
 impl Terminal {
@@ -386,9 +400,15 @@ impl Terminal {
     fn pick_customer(&mut self, tx: &mut Tx, w: u32, d: u32) -> Result<u32, QueryFailure> {
         if self.rng.gen_range(1..=100) <= 60 {
             let last = run_last_name(&mut self.rng);
-            let ids = tx.rows(at("customers_by_name"), (w, d, last))?;
+            let kind = at("customers_by_name");
+            let mut ids = Vec::new();
+            let statement = prepared(tx.statements, kind);
+            let params = [n(w), n(d), Param::Text(&last)];
+            tx.recorder.measure(kind, || {
+                statement.execute_rows(params.iter().copied(), |row| ids.push(row.int(0)))
+            })?;
             if !ids.is_empty() {
-                return Ok(int(&ids[ids.len().div_ceil(2) - 1], 0) as u32);
+                return Ok(ids[ids.len().div_ceil(2) - 1] as u32);
             }
         }
         Ok(nurand(&mut self.rng, 1023, RUN.c_id, 1, CUSTOMERS))
@@ -432,28 +452,35 @@ impl Terminal {
             items.push((item, supply, self.rng.gen_range(1..=10u32)));
         }
         tx.text(at("begin"))?;
-        tx.drop(at("no_get_customer_warehouse"), (w, d, c))?;
-        let district = tx.first(at("no_get_district"), (w, d))?;
-        let order = district.as_ref().map_or(0, |row| int(row, 0));
-        tx.drop(at("no_update_district"), (w, d))?;
-        tx.drop(at("no_insert_order"), (order, d, w, c, lines, all_local))?;
-        tx.drop(at("no_insert_new_order"), (order, d, w))?;
+        tx.drop(at("no_get_customer_warehouse"), &[n(w), n(d), n(c)])?;
+        let order = tx
+            .first(at("no_get_district"), &[n(w), n(d)], |row| row.int(0))?
+            .unwrap_or(0);
+        tx.drop(at("no_update_district"), &[n(w), n(d)])?;
+        tx.drop(
+            at("no_insert_order"),
+            &[n(order), n(d), n(w), n(c), n(lines), n(all_local)],
+        )?;
+        tx.drop(at("no_insert_new_order"), &[n(order), n(d), n(w)])?;
+        let mut amount = String::new();
+        let mut dist_info = String::new();
         for (number, &(item, supply, quantity)) in items.iter().enumerate() {
-            let Some(found) = tx.first(at("no_get_item"), (item,))? else {
+            let Some(price) = tx.first(at("no_get_item"), &[n(item)], |row| row.float(0))? else {
                 // The specification's user abort: the unused item rolls the order back.
                 return self.roll_back(tx);
             };
-            let price = float(&found, 0);
-            let stock_kind = at("no_get_stock");
-            let stock = {
-                let (conn, statement) = (&mut *tx.conn, &tx.stock[d as usize - 1]);
-                tx.recorder.measure(stock_kind, || {
-                    conn.exec_first::<mysql::Row, _, _>(statement, (item, supply))
-                })?
-            };
-            let (quantity_left, dist_info) = stock
-                .as_ref()
-                .map_or((0, String::new()), |row| (int(row, 0), text(row, 2)));
+            let quantity_left = first_row(
+                tx.recorder,
+                at("no_get_stock"),
+                &mut tx.stock[d as usize - 1],
+                &[n(item), n(supply)],
+                |row| {
+                    dist_info.clear();
+                    dist_info.push_str(&String::from_utf8_lossy(row.get(2).unwrap_or_default()));
+                    row.int(0)
+                },
+            )?
+            .unwrap_or(0);
             let new_quantity = if quantity_left >= i64::from(quantity) + 10 {
                 quantity_left - i64::from(quantity)
             } else {
@@ -461,22 +488,29 @@ impl Terminal {
             };
             tx.drop(
                 at("no_update_stock"),
-                (new_quantity, quantity, u32::from(supply != w), item, supply),
+                &[
+                    n(new_quantity),
+                    n(quantity),
+                    n(u32::from(supply != w)),
+                    n(item),
+                    n(supply),
+                ],
             )?;
-            let amount = format!("{:.2}", f64::from(quantity) * price);
+            amount.clear();
+            let _ = write!(amount, "{:.2}", f64::from(quantity) * price);
             tx.drop(
                 at("no_insert_order_line"),
-                (
-                    order,
-                    d,
-                    w,
-                    number as u32 + 1,
-                    item,
-                    supply,
-                    quantity,
-                    amount,
-                    dist_info,
-                ),
+                &[
+                    n(order),
+                    n(d),
+                    n(w),
+                    n(number as u32 + 1),
+                    n(item),
+                    n(supply),
+                    n(quantity),
+                    Param::Text(&amount),
+                    Param::Text(&dist_info),
+                ],
             )?;
         }
         tx.text(at("no_commit"))
@@ -490,36 +524,52 @@ impl Terminal {
         } else {
             (self.other_warehouse(w), self.rng.gen_range(1..=DISTRICTS))
         };
-        let amount = format!(
+        let paid = format!(
             "{:.2}",
             f64::from(self.rng.gen_range(100..=500_000u32)) / 100.0
         );
+        let amount = Param::Text(&paid);
         tx.text(at("begin"))?;
-        tx.drop(at("p_update_warehouse"), (&amount, w))?;
-        tx.drop(at("p_get_warehouse"), (w,))?;
-        tx.drop(at("p_update_district"), (&amount, w, d))?;
-        tx.drop(at("p_get_district"), (w, d))?;
+        tx.drop(at("p_update_warehouse"), &[amount, n(w)])?;
+        tx.drop(at("p_get_warehouse"), &[n(w)])?;
+        tx.drop(at("p_update_district"), &[amount, n(w), n(d)])?;
+        tx.drop(at("p_get_district"), &[n(w), n(d)])?;
         let c = self.pick_customer(tx, c_w, c_d)?;
-        let customer = tx.first(at("p_get_customer"), (c_w, c_d, c))?;
-        let bad_credit = customer.as_ref().is_some_and(|row| text(row, 9) == "BC");
+        let bad_credit = tx
+            .first(at("p_get_customer"), &[n(c_w), n(c_d), n(c)], |row| {
+                row.get(9) == Some(b"BC")
+            })?
+            .unwrap_or(false);
         if bad_credit {
             let old = tx
-                .first(at("p_get_customer_data"), (c_w, c_d, c))?
-                .map(|row| text(&row, 0))
+                .first(at("p_get_customer_data"), &[n(c_w), n(c_d), n(c)], |row| {
+                    row.text(0)
+                })?
                 .unwrap_or_default();
-            let mut data = format!("{c} {c_d} {c_w} {d} {w} {amount} | {old}");
+            let mut data = format!("{c} {c_d} {c_w} {d} {w} {paid} | {old}");
             data.truncate(500);
             tx.drop(
                 at("p_update_customer_bad_credit"),
-                (&amount, &amount, data, c_w, c_d, c),
+                &[amount, amount, Param::Text(&data), n(c_w), n(c_d), n(c)],
             )?;
         } else {
-            tx.drop(at("p_update_customer"), (&amount, &amount, c_w, c_d, c))?;
+            tx.drop(
+                at("p_update_customer"),
+                &[amount, amount, n(c_w), n(c_d), n(c)],
+            )?;
         }
         let history = alnum(&mut self.rng, 12, 24);
         tx.drop(
             at("p_insert_history"),
-            (c_d, c_w, c, d, w, &amount, history),
+            &[
+                n(c_d),
+                n(c_w),
+                n(c),
+                n(d),
+                n(w),
+                amount,
+                Param::Text(&history),
+            ],
         )?;
         tx.text(at("p_commit"))
     }
@@ -529,9 +579,11 @@ impl Terminal {
         let d = self.rng.gen_range(1..=DISTRICTS);
         tx.text(at("begin"))?;
         let c = self.pick_customer(tx, w, d)?;
-        tx.drop(at("os_get_customer"), (w, d, c))?;
-        if let Some(order) = tx.first(at("os_get_last_order"), (w, d, c))? {
-            tx.drop(at("os_get_order_lines"), (w, d, int(&order, 0)))?;
+        tx.drop(at("os_get_customer"), &[n(w), n(d), n(c)])?;
+        if let Some(order) = tx.first(at("os_get_last_order"), &[n(w), n(d), n(c)], |row| {
+            row.int(0)
+        })? {
+            tx.drop(at("os_get_order_lines"), &[n(w), n(d), n(order)])?;
         }
         tx.text(at("os_commit"))
     }
@@ -541,22 +593,24 @@ impl Terminal {
         let carrier = self.rng.gen_range(1..=10u32);
         tx.text(at("begin"))?;
         for d in 1..=DISTRICTS {
-            let Some(new_order) = tx.first(at("d_get_new_order"), (w, d))? else {
+            let Some(o) = tx.first(at("d_get_new_order"), &[n(w), n(d)], |row| row.int(0))? else {
                 continue;
             };
-            let o = int(&new_order, 0);
-            tx.drop(at("d_delete_new_order"), (w, d, o))?;
+            tx.drop(at("d_delete_new_order"), &[n(w), n(d), n(o)])?;
             let customer = tx
-                .first(at("d_get_order_customer"), (w, d, o))?
-                .map_or(0, |row| int(&row, 0));
-            tx.drop(at("d_update_order"), (carrier, w, d, o))?;
-            tx.drop(at("d_update_order_lines"), (w, d, o))?;
+                .first(at("d_get_order_customer"), &[n(w), n(d), n(o)], |row| {
+                    row.int(0)
+                })?
+                .unwrap_or(0);
+            tx.drop(at("d_update_order"), &[n(carrier), n(w), n(d), n(o)])?;
+            tx.drop(at("d_update_order_lines"), &[n(w), n(d), n(o)])?;
             let total = tx
-                .first(at("d_sum_amount"), (w, d, o))?
-                .map_or(0.0, |row| float(&row, 0));
+                .first(at("d_sum_amount"), &[n(w), n(d), n(o)], |row| row.float(0))?
+                .unwrap_or(0.0);
+            let total = format!("{total:.2}");
             tx.drop(
                 at("d_update_customer"),
-                (format!("{total:.2}"), w, d, customer),
+                &[Param::Text(&total), n(w), n(d), n(customer)],
             )?;
         }
         tx.text(at("d_commit"))
@@ -571,11 +625,11 @@ impl Terminal {
         let threshold = self.rng.gen_range(10..=20u32);
         tx.text(at("begin"))?;
         let next = tx
-            .first(at("sl_get_district"), (w, d))?
-            .map_or(0, |row| int(&row, 0));
+            .first(at("sl_get_district"), &[n(w), n(d)], |row| row.int(0))?
+            .unwrap_or(0);
         tx.drop(
             at("sl_count_low_stock"),
-            (w, d, next, next - 20, w, threshold),
+            &[n(w), n(d), n(next), n(next - 20), n(w), n(threshold)],
         )?;
         tx.text(at("sl_commit"))
     }
@@ -583,19 +637,14 @@ impl Terminal {
     /// The user abort's ROLLBACK; a warning means non-transactional changes stayed.
     fn roll_back(&mut self, tx: &mut Tx) -> Result<(), QueryFailure> {
         tx.text(at("rollback"))?;
-        if tx.conn.warnings() > 0 {
+        if tx.conn.warning_count() > 0 {
             self.shared
                 .rollbacks_not_honoured
                 .fetch_add(1, Ordering::Relaxed);
             if let Ok(mut first) = self.shared.first_warning.lock() {
                 if first.is_none() {
-                    let warnings: Vec<(String, u32, String)> =
-                        tx.conn.query("SHOW WARNINGS").unwrap_or_default();
                     *first = Some(
-                        warnings
-                            .into_iter()
-                            .map(|(_, code, message)| format!("{code}: {message}"))
-                            .next()
+                        first_warning(tx.conn)
                             .unwrap_or_else(|| "the ROLLBACK left a warning".into()),
                     );
                 }
@@ -603,6 +652,20 @@ impl Terminal {
         }
         Ok(())
     }
+}
+
+/// The last statement's first warning, "code: message".
+fn first_warning(conn: &libmariadb::Connection) -> Option<String> {
+    let libmariadb::Answer::Rows(mut warnings) = conn.query("SHOW WARNINGS").ok()? else {
+        return None;
+    };
+    let mut fields = vec![String::new(); warnings.fields()];
+    if !warnings.fetch_row(|index, value| {
+        fields[index] = String::from_utf8_lossy(value.unwrap_or_default()).into_owned();
+    }) {
+        return None;
+    }
+    Some(format!("{}: {}", fields.get(1)?, fields.get(2)?))
 }
 
 impl Terminal {
@@ -638,9 +701,9 @@ impl Worker for TpccWorker {
     fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
         let terminal = &mut self.terminal;
         let mut tx = Tx {
-            conn: &mut self.conn,
-            statements: &self.statements,
-            stock: &self.stock,
+            conn: &self.conn,
+            statements: &mut self.statements,
+            stock: &mut self.stock,
             recorder,
         };
         let transaction = terminal.next;
