@@ -176,6 +176,20 @@ fn every_byte_through_the_proxy_arrives_unchanged_both_ways() {
         "{}",
         capture.commands.len()
     );
+    // What the proxy cost, at exit and in the file: every command counted, its CPU per
+    // command and its forwarding time.
+    let end = capture.end.as_ref().expect("an end line");
+    assert_eq!(end.commands, capture.commands.len() as u64);
+    let cost = end.proxy_cost.as_ref().expect("the proxy's cost");
+    assert!(cost.cpu_us_per_command > 0.0, "{cost:?}");
+    assert!(
+        cost.forwarding_p50_us > 0.0 && cost.forwarding_p99_us >= cost.forwarding_p50_us,
+        "{cost:?}"
+    );
+    assert!(
+        stderr.contains("µs (p99) from reading bytes to having forwarded them"),
+        "{stderr}"
+    );
 
     drop(server);
     let _ = std::fs::remove_file(&file);

@@ -209,6 +209,19 @@ pub struct End {
     /// Statements whose credential was masked (`secrets`).
     #[serde(default)]
     pub secrets_masked: u64,
+    /// What the capture proxy cost (absent for a general log's import).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy_cost: Option<ProxyCost>,
+}
+
+/// What the capture proxy cost the captured application, so the file says what was paid.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProxyCost {
+    /// The proxy's CPU time (all its threads) per command relayed, µs.
+    pub cpu_us_per_command: f64,
+    /// From reading bytes to having forwarded them, median and 99th percentile, µs.
+    pub forwarding_p50_us: f64,
+    pub forwarding_p99_us: f64,
 }
 
 /// `command` with its credential masked (in its text, or its parameters for a prepared
@@ -563,6 +576,7 @@ mod tests {
                 connections: 1,
                 duration_us: 30,
                 secrets_masked: 0,
+                proxy_cost: None,
             }),
         ];
         let capture = parse(written(&lines).as_bytes(), "x").unwrap();

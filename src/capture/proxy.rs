@@ -17,7 +17,6 @@
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -41,6 +40,50 @@ pub struct ProxySummary {
     pub cpu_us: u64,
     /// Statements stored with their credential masked.
     pub secrets_masked: u64,
+    /// What the relay added to each hop: from a read's return to the end of the write that
+    /// forwarded its bytes (the following of the protocol included where it comes first),
+    /// median and 99th percentile, µs.
+    pub forwarding_p50_us: f64,
+    pub forwarding_p99_us: f64,
+}
+
+/// The relay's forwarding times over every connection, ns: each direction's thread keeps
+/// its own and adds it here when it ends.
+type Forwarding = Arc<Mutex<hdrhistogram::Histogram<u64>>>;
+
+/// What a direction's thread records with: the capture's clock, the writer's channel, and
+/// its forwarding times.
+struct Recording {
+    clock: Clock,
+    lines: Sender<Line>,
+    hops: Hops,
+}
+
+/// A direction's forwarding times, added to the capture's when it ends.
+struct Hops {
+    mine: hdrhistogram::Histogram<u64>,
+    all: Forwarding,
+}
+
+impl Hops {
+    fn new(all: &Forwarding) -> Hops {
+        Hops {
+            mine: hdrhistogram::Histogram::new(3).expect("a histogram"),
+            all: all.clone(),
+        }
+    }
+
+    /// A hop that began when its read returned at `read_at`, forwarded now.
+    fn forwarded(&mut self, read_at: Instant) {
+        let _ = self.mine.record(read_at.elapsed().as_nanos().max(1) as u64);
+    }
+}
+
+impl Drop for Hops {
+    fn drop(&mut self) {
+        let mut all = self.all.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = all.add(&self.mine);
+    }
 }
 
 /// The clock every command is timed on: µs since the capture's header.
@@ -65,17 +108,16 @@ pub fn serve(
     let clock = Clock(Instant::now());
     let cpu_at_start = crate::measure::own_cpu_us();
     let (lines, received) = channel::<Line>();
-    let commands = Arc::new(AtomicU64::new(0));
-    let writer_thread = {
-        let commands = commands.clone();
-        std::thread::Builder::new()
-            .name("capture-writer".into())
-            .spawn(move || write_lines(writer, received, commands))
-            .context("cannot start the capture's writer thread")?
-    };
+    let writer_thread = std::thread::Builder::new()
+        .name("capture-writer".into())
+        .spawn(move || write_lines(writer, received))
+        .context("cannot start the capture's writer thread")?;
     listener
         .set_nonblocking(true)
         .context("cannot poll the listening socket")?;
+    let forwarding: Forwarding = Arc::new(Mutex::new(
+        hdrhistogram::Histogram::new(3).expect("a histogram"),
+    ));
     let mut sessions: Vec<(std::thread::JoinHandle<()>, Vec<TcpStream>)> = Vec::new();
     let mut connections = 0u64;
     while !interrupt::requested() {
@@ -98,10 +140,12 @@ pub fn serve(
                 let handles = [client.try_clone(), server.try_clone()];
                 let lines = lines.clone();
                 let connection = connections;
-                let tls = tls.clone();
+                let (tls, forwarding) = (tls.clone(), forwarding.clone());
                 let session = std::thread::Builder::new()
                     .name(format!("capture-{connection}"))
-                    .spawn(move || relay(connection, client, server, &tls, clock, lines))
+                    .spawn(move || {
+                        relay(connection, client, server, &tls, clock, lines, &forwarding)
+                    })
                     .context("cannot start a relay thread")?;
                 sessions.push((session, handles.into_iter().flatten().collect()));
             }
@@ -122,55 +166,65 @@ pub fn serve(
         let _ = session.join();
     }
     let elapsed = clock.0.elapsed();
-    let total = commands.load(Ordering::Relaxed);
-    let _ = lines.send(Line::End(End {
-        commands: total,
+    // Every relay has ended: their commands are all sent to the writer, their hops counted.
+    drop(lines);
+    let (mut writer, commands) = writer_thread
+        .join()
+        .map_err(|_| anyhow::anyhow!("the capture's writer thread panicked"))??;
+    let cpu_us = crate::measure::own_cpu_us().saturating_sub(cpu_at_start);
+    let (forwarding_p50_us, forwarding_p99_us) = {
+        let forwarding = forwarding.lock().unwrap_or_else(|p| p.into_inner());
+        let percentile_us = |q: f64| forwarding.value_at_quantile(q) as f64 / 1000.0;
+        (percentile_us(0.5), percentile_us(0.99))
+    };
+    writer.write(&Line::End(End {
+        commands,
         connections,
         duration_us: elapsed.as_micros() as i64,
         // Counted by the writer, which masks them.
         secrets_masked: 0,
-    }));
-    drop(lines);
-    let written = writer_thread
-        .join()
-        .map_err(|_| anyhow::anyhow!("the capture's writer thread panicked"))?;
-    let secrets_masked = written?;
+        proxy_cost: Some(super::format::ProxyCost {
+            cpu_us_per_command: cpu_us as f64 / commands.max(1) as f64,
+            forwarding_p50_us,
+            forwarding_p99_us,
+        }),
+    }))?;
+    writer.flush()?;
+    let secrets_masked = writer.secrets_masked();
     Ok(ProxySummary {
-        commands: commands.load(Ordering::Relaxed),
+        commands,
         connections,
         elapsed,
-        cpu_us: crate::measure::own_cpu_us().saturating_sub(cpu_at_start),
+        cpu_us,
         secrets_masked,
+        forwarding_p50_us,
+        forwarding_p99_us,
     })
 }
 
 /// Writes lines in batches: it wakes every few milliseconds and writes whatever came (one
 /// wake-up per batch, not per command, so the relays' threads keep the CPU), flushing after
-/// each batch (so a crash loses at most the last few milliseconds).
+/// each batch (so a crash loses at most the last few milliseconds). Once every relay has
+/// ended, it hands the writer back with the count of commands written, for the end line.
 fn write_lines(
     mut writer: CaptureWriter,
     received: Receiver<Line>,
-    commands: Arc<AtomicU64>,
-) -> anyhow::Result<u64> {
+) -> anyhow::Result<(CaptureWriter, u64)> {
+    let mut commands = 0u64;
     loop {
         std::thread::sleep(Duration::from_millis(20));
         loop {
             match received.try_recv() {
                 Ok(line) => {
                     if matches!(line, Line::Command(_)) {
-                        commands.fetch_add(1, Ordering::Relaxed);
+                        commands += 1;
                     }
-                    let end = matches!(line, Line::End(_));
                     writer.write(&line)?;
-                    if end {
-                        writer.flush()?;
-                        return Ok(writer.secrets_masked());
-                    }
                 }
                 Err(std::sync::mpsc::TryRecvError::Empty) => break,
                 Err(std::sync::mpsc::TryRecvError::Disconnected) => {
                     writer.flush()?;
-                    return Ok(writer.secrets_masked());
+                    return Ok((writer, commands));
                 }
             }
         }
@@ -224,6 +278,7 @@ fn relay(
     tls: &ProxyTls,
     clock: Clock,
     lines: Sender<Line>,
+    forwarding: &Forwarding,
 ) {
     let mut session = Session {
         phase: Phase::Greeting,
@@ -251,6 +306,7 @@ fn relay(
         let session = session.clone();
         let lines = lines.clone();
         let (client, server) = (client.clone(), server.clone());
+        let forwarding = forwarding.clone();
         std::thread::spawn(move || {
             client_to_server(
                 connection,
@@ -258,12 +314,25 @@ fn relay(
                 &server,
                 first_bytes,
                 &session,
-                clock,
-                &lines,
+                Recording {
+                    clock,
+                    lines,
+                    hops: Hops::new(&forwarding),
+                },
             )
         })
     };
-    server_to_client(connection, &server, &client, &session, clock, &lines);
+    server_to_client(
+        connection,
+        &server,
+        &client,
+        &session,
+        Recording {
+            clock,
+            lines,
+            hops: Hops::new(forwarding),
+        },
+    );
     let _ = upward.join();
     client.shutdown(Shutdown::Both);
     server.shutdown(Shutdown::Both);
@@ -360,9 +429,14 @@ fn client_to_server(
     server: &Wire,
     first_bytes: Vec<u8>,
     session: &Mutex<Session>,
-    clock: Clock,
-    lines: &Sender<Line>,
+    recording: Recording,
 ) {
+    let Recording {
+        clock,
+        lines,
+        mut hops,
+    } = recording;
+    let lines = &lines;
     let mut framer = Framer::default();
     let mut buffer = vec![0u8; (64 * 1024).max(first_bytes.len())];
     let mut quit_sent = false;
@@ -378,6 +452,7 @@ fn client_to_server(
                 Ok(read) => read,
             },
         };
+        let read_at = Instant::now();
         let now_us = clock.now_us();
         // The command is read (and waits for its answer) before it is forwarded: were it
         // forwarded first, the answer could come back before the command is known.
@@ -431,6 +506,7 @@ fn client_to_server(
         if server.write_all(&buffer[..read]).is_err() {
             break;
         }
+        hops.forwarded(read_at);
     }
     // The client went away without COM_QUIT: recorded as a quit all the same.
     let state = session.lock().unwrap_or_else(|p| p.into_inner());
@@ -467,9 +543,14 @@ fn server_to_client(
     server: &Wire,
     client: &Wire,
     session: &Mutex<Session>,
-    clock: Clock,
-    lines: &Sender<Line>,
+    recording: Recording,
 ) {
+    let Recording {
+        clock,
+        lines,
+        mut hops,
+    } = recording;
+    let lines = &lines;
     let mut framer = Framer::default();
     let mut buffer = vec![0u8; 64 * 1024];
     // Whether the connection is past authentication.
@@ -479,6 +560,7 @@ fn server_to_client(
             Ok(0) | Err(_) => break,
             Ok(read) => read,
         };
+        let read_at = Instant::now();
         // Answers to commands are forwarded first: the client must not wait for the
         // recording. The greeting, authentication and a prepare's answer are read first: a
         // client told it is logged in (or given its statement id) sends its next command at
@@ -490,8 +572,11 @@ fn server_to_client(
                 .pending
                 .iter()
                 .any(|p| p.command.kind == CommandKind::Prepare);
-        if !read_first && client.write_all(&buffer[..read]).is_err() {
-            break;
+        if !read_first {
+            if client.write_all(&buffer[..read]).is_err() {
+                break;
+            }
+            hops.forwarded(read_at);
         }
         let forwarded = !read_first;
         let now_us = clock.now_us();
@@ -550,8 +635,11 @@ fn server_to_client(
         });
         in_commands = state.phase == Phase::Commands;
         drop(guard);
-        if !forwarded && client.write_all(&buffer[..read]).is_err() {
-            break;
+        if !forwarded {
+            if client.write_all(&buffer[..read]).is_err() {
+                break;
+            }
+            hops.forwarded(read_at);
         }
     }
     client.shutdown(Shutdown::Write);

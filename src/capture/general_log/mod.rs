@@ -338,6 +338,7 @@ impl Importer {
             duration_us: self.last_us,
             // Counted by the writer, which masks them.
             secrets_masked: 0,
+            proxy_cost: None,
         }))?;
         self.writer.flush()?;
         Ok(ImportSummary {

@@ -74,6 +74,13 @@ pub fn scenario_text(capture: &Capture, name: &str) -> anyhow::Result<String> {
             .map(|v| format!(", from {v}"))
             .unwrap_or_default()
     );
+    if let Some(cost) = capture.end.as_ref().and_then(|end| end.proxy_cost.as_ref()) {
+        let _ = writeln!(
+            text,
+            "# The capture proxy used {:.1} µs of CPU per command and took {:.1} µs (p50) / {:.1} µs (p99) to forward what it read.",
+            cost.cpu_us_per_command, cost.forwarding_p50_us, cost.forwarding_p99_us
+        );
+    }
     text.push_str(
         "# One event per statement digest, weighted by how often it ran (a prepared statement's\n\
          # executions count for its digest); literals became ? parameters, fitted to the values\n\
