@@ -477,6 +477,14 @@ impl Connection {
         }
     }
 
+    /// [`Self::connect`] for a worker: a failure described for the user, with the TLS fix
+    /// when TLS is what failed (a server that takes TLS only, a certificate refused).
+    pub fn connect_worker(spec: &ConnectionSpec) -> anyhow::Result<Connection> {
+        Connection::connect(spec).map_err(|err| {
+            anyhow::anyhow!(crate::server::tls::describe_connect_error(&err, spec.tls()))
+        })
+    }
+
     fn connect_once(spec: &ConnectionSpec) -> Result<Connection, mysql::Error> {
         Connection::open(spec).and_then(|connection| {
             for statement in spec.opts().get_init() {

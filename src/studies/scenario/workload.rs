@@ -114,8 +114,7 @@ impl Workload for FileWorkload {
     }
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
-        let conn = libmariadb::Connection::connect(&self.spec.for_connection(worker_index))
-            .map_err(|err| anyhow::anyhow!(crate::server::describe_mysql_error(&err)))?;
+        let conn = libmariadb::Connection::connect_worker(&self.spec.for_connection(worker_index))?;
         let kinds = self.kind_names();
         let index_of = |event: &Event, name: &str| {
             kinds

@@ -140,8 +140,7 @@ impl Workload for OltpWorkload {
     }
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
-        let conn = libmariadb::Connection::connect(&self.spec.for_connection(worker_index))
-            .map_err(|err| anyhow::anyhow!(crate::server::describe_mysql_error(&err)))?;
+        let conn = libmariadb::Connection::connect_worker(&self.spec.for_connection(worker_index))?;
         let classes = classes(self.kind, &self.options);
         let mut statements = Vec::new();
         for table in 1..=self.options.tables {

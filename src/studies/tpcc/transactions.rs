@@ -223,8 +223,7 @@ impl Workload for TpccWorkload {
     }
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
-        let conn = libmariadb::Connection::connect(&self.spec.for_connection(worker_index))
-            .map_err(|err| anyhow::anyhow!(crate::server::describe_mysql_error(&err)))?;
+        let conn = libmariadb::Connection::connect_worker(&self.spec.for_connection(worker_index))?;
         // Transaction control goes as text; every other statement is prepared.
         let mut statements = Vec::with_capacity(STATEMENTS.len());
         for (index, (_, sql)) in STATEMENTS.iter().enumerate() {
