@@ -326,7 +326,7 @@ impl Wire {
 
 impl TlsWire {
     fn read(&self, buffer: &mut [u8]) -> io::Result<usize> {
-        let mut raw = vec![0u8; 16 * 1024];
+        let mut raw = [0u8; 16 * 1024];
         loop {
             {
                 let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());

@@ -127,20 +127,24 @@ impl ConnectionSpec {
         }
     }
 
-    pub fn with_database(&self, database: &str) -> Self {
+    /// These connections with `change` made to their options, on every node they spread
+    /// over; where they go, their TLS and their label stay.
+    fn changed(&self, change: &dyn Fn(OptsBuilder) -> OptsBuilder) -> Self {
         ConnectionSpec {
-            opts: OptsBuilder::from_opts(self.opts.clone())
-                .db_name(Some(database))
-                .into(),
+            opts: change(OptsBuilder::from_opts(self.opts.clone())).into(),
             tls: self.tls.clone(),
             preferred_settled: self.preferred_settled.clone(),
             label: self.label.clone(),
             spread: self
                 .spread
                 .iter()
-                .map(|s| s.with_database(database))
+                .map(|node| node.changed(change))
                 .collect(),
         }
+    }
+
+    pub fn with_database(&self, database: &str) -> Self {
+        self.changed(&|opts| opts.db_name(Some(database)))
     }
 
     /// Connections spread round-robin over `nodes` (at least one): connection i goes to
@@ -213,33 +217,19 @@ impl ConnectionSpec {
                 timeout.as_secs_f64()
             )
         };
-        ConnectionSpec {
-            opts: OptsBuilder::from_opts(self.opts.clone())
-                .init(vec![init])
+        self.changed(&|opts| {
+            opts.init(vec![init.clone()])
                 .read_timeout(Some(timeout + Duration::from_secs(5)))
-                .into(),
-            tls: self.tls.clone(),
-            preferred_settled: self.preferred_settled.clone(),
-            label: self.label.clone(),
-            spread: self
-                .spread
-                .iter()
-                .map(|s| s.with_query_timeout_on(timeout, flavour))
-                .collect(),
-        }
+        })
     }
 
     /// These connections with `sql` run first on each (after what they already run).
     pub fn with_init_sql(&self, sql: &str) -> Self {
-        let mut init = self.opts.get_init();
-        init.push(sql.to_string());
-        ConnectionSpec {
-            opts: OptsBuilder::from_opts(self.opts.clone()).init(init).into(),
-            tls: self.tls.clone(),
-            preferred_settled: self.preferred_settled.clone(),
-            label: self.label.clone(),
-            spread: self.spread.iter().map(|s| s.with_init_sql(sql)).collect(),
-        }
+        self.changed(&|opts| {
+            let mut init = Opts::from(opts.clone()).get_init();
+            init.push(sql.to_string());
+            opts.init(init)
+        })
     }
 
     pub fn label(&self) -> &str {
