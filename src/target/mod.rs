@@ -174,7 +174,10 @@ pub trait Target {
 
     /// Version and variables, for the results record.
     fn record(&self) -> Result<ServerRecord, ServerError> {
-        let (version, variables) = version_and_variables(&self.admin_spec())?;
+        // One connection reads the version, the variables and the TLS it got.
+        let admin = self.admin_spec();
+        let mut conn = admin.connect()?;
+        let (version, variables) = version_and_variables(&admin, &mut conn)?;
         let facts = self.facts(&variables);
         let says_mariadb = version.contains("MariaDB")
             || variables
@@ -193,7 +196,7 @@ pub trait Target {
             caps: facts.caps,
             topology: (!self.topology().is_single()).then(|| self.topology().to_string()),
             nodes,
-            tls: tls_record(&self.admin_spec())?,
+            tls: tls_record(&admin, &mut conn)?,
         })
     }
 
@@ -215,7 +218,7 @@ pub trait Target {
                 let (version, variables) = if index == 0 {
                     (first_version.to_string(), first_variables.clone())
                 } else {
-                    version_and_variables(&node.spec)?
+                    version_and_variables(&node.spec, &mut node.spec.connect()?)?
                 };
                 Ok(crate::server::NodeRecord {
                     name: node.name,
@@ -321,48 +324,55 @@ pub fn ensure_database(target: &dyn Target, database: &str) -> Result<(), Server
         .map_err(|err| query_error(&spec, &err))
 }
 
-/// A server's `VERSION()` and `SHOW GLOBAL VARIABLES`.
+/// A server's `VERSION()` and `SHOW GLOBAL VARIABLES`, read on `conn` (a connection of
+/// `spec`'s).
 fn version_and_variables(
     spec: &ConnectionSpec,
+    conn: &mut mysql::Conn,
 ) -> Result<(String, BTreeMap<String, String>), ServerError> {
-    let mut conn = spec.connect()?;
-    let query_error = |err: mysql::Error| query_error(spec, &err);
     let version: String = conn
         .query_first("SELECT VERSION()")
-        .map_err(query_error)?
+        .map_err(|err| query_error(spec, &err))?
         .unwrap_or_default();
-    let variables: BTreeMap<String, String> = conn
-        .query_map(
-            "SHOW GLOBAL VARIABLES",
-            |(name, value): (String, Option<String>)| (name, value.unwrap_or_default()),
-        )
-        .map_err(query_error)?
-        .into_iter()
-        .collect();
+    let variables = names_and_values(spec, conn, "SHOW GLOBAL VARIABLES")?;
     Ok((version, variables))
 }
 
-/// The TLS the target's connections use, as the server reports it for one: None when
-/// they are plain.
-fn tls_record(spec: &ConnectionSpec) -> Result<Option<crate::server::TlsRecord>, ServerError> {
+/// The TLS the target's connections use, as the server reports it for `conn` (one of
+/// `spec`'s, so a PREFERRED mode is settled): None when they are plain.
+fn tls_record(
+    spec: &ConnectionSpec,
+    conn: &mut mysql::Conn,
+) -> Result<Option<crate::server::TlsRecord>, ServerError> {
     if !spec.tls_in_force() {
         return Ok(None);
     }
-    let mut conn = spec.connect()?;
-    let status: BTreeMap<String, String> = conn
-        .query_map(
-            "SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')",
-            |(name, value): (String, Option<String>)| (name, value.unwrap_or_default()),
-        )
-        .map_err(|err| query_error(spec, &err))?
-        .into_iter()
-        .collect();
+    let status = names_and_values(
+        spec,
+        conn,
+        "SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')",
+    )?;
     let field = |name: &str| status.get(name).cloned().unwrap_or_default();
     Ok(Some(crate::server::TlsRecord {
         mode: spec.tls().mode().name().to_string(),
         version: field("Ssl_version"),
         cipher: field("Ssl_cipher"),
     }))
+}
+
+/// A `SHOW … VARIABLES`/`STATUS` statement's rows, a NULL value read as empty.
+fn names_and_values(
+    spec: &ConnectionSpec,
+    conn: &mut mysql::Conn,
+    sql: &str,
+) -> Result<BTreeMap<String, String>, ServerError> {
+    Ok(conn
+        .query_map(sql, |(name, value): (String, Option<String>)| {
+            (name, value.unwrap_or_default())
+        })
+        .map_err(|err| query_error(spec, &err))?
+        .into_iter()
+        .collect())
 }
 
 /// A query on the target failed.
