@@ -7,11 +7,14 @@
 pub mod digest;
 pub mod format;
 pub mod general_log;
+pub mod import;
+pub mod performance_schema;
 pub mod protocol;
 pub mod proxy;
 pub mod proxy_tls;
 pub mod script;
 pub mod secrets;
+pub mod server_audit;
 pub mod snapshot;
 pub mod summarize;
 

@@ -51,8 +51,19 @@ pub struct CaptureArgs {
 
     /// Import MariaDB's general log instead of proxying: `table` (mysql.general_log on the
     /// --to server) or the path of a general log file
-    #[arg(long, value_name = "table|FILE")]
+    #[arg(long, value_name = "table|FILE", conflicts_with_all = ["from_performance_schema", "from_audit"])]
     pub from_log: Option<String>,
+
+    /// Capture from the --to server's performance_schema statement history instead of
+    /// proxying, until Ctrl-C: durations, rows and errors, but no server-side prepared
+    /// statements (needs performance_schema=ON at the server's start)
+    #[arg(long, requires = "to", conflicts_with = "from_audit")]
+    pub from_performance_schema: bool,
+
+    /// Import the server_audit plugin's log file instead of proxying: text statements and
+    /// errors, times to the second, no prepared statements' values
+    #[arg(long, value_name = "FILE")]
+    pub from_audit: Option<PathBuf>,
 
     /// The capture file to write
     #[arg(long, value_name = "FILE")]

@@ -19,6 +19,22 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
     let Some(out) = args.out.clone() else {
         bail!("--out FILE: where the capture goes (e.g. --out shop.ebcap)");
     };
+    if let Some(file) = &args.from_audit {
+        let summary =
+            crate::capture::server_audit::import_file(file, args.database.as_deref(), &out)?;
+        for warning in &summary.warnings {
+            note(&format!("warning: {warning}"));
+        }
+        note(&format!(
+            "imported {} command(s) of {} connection(s) from {} into {}",
+            summary.commands,
+            summary.connections,
+            file.display(),
+            out.display()
+        ));
+        note_masked(summary.secrets_masked);
+        return Ok(Finished::Success);
+    }
     if let (Some(source), None) = (&args.from_log, &args.to) {
         if source != "table" {
             let summary = crate::capture::general_log::import_file(
@@ -52,6 +68,10 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
     let database = args.database.clone().or_else(|| dsn.database.clone());
     if let Some(source) = &args.from_log {
         return import_log(source, &dsn, database.as_deref(), &out);
+    }
+    if args.from_performance_schema {
+        let database = database.filter(|_| !args.no_snapshot);
+        return from_performance_schema(&dsn, database.as_deref(), &out);
     }
     if dsn.socket.is_some() {
         bail!(
@@ -180,6 +200,51 @@ fn import_log(
         "imported {} command(s) of {} connection(s) from the general log into {}",
         summary.commands,
         summary.connections,
+        out.display()
+    ));
+    note_masked(summary.secrets_masked);
+    Ok(Finished::Success)
+}
+
+/// `--from-performance-schema`: the --to server's statement history, read until Ctrl-C.
+fn from_performance_schema(
+    dsn: &crate::server::Dsn,
+    database: Option<&str>,
+    out: &std::path::Path,
+) -> anyhow::Result<Finished> {
+    let mut conn = ConnectionSpec::tcp(dsn, None).connect().with_context(|| {
+        format!(
+            "cannot reach {} to read its performance_schema",
+            dsn.redacted()
+        )
+    })?;
+    let started = std::time::Instant::now();
+    let captured = crate::capture::performance_schema::capture(
+        &mut conn,
+        database,
+        out,
+        &crate::interrupt::requested,
+        &|how| {
+            note(&format!(
+                "capturing every connection's statements of {} into {} ({how}); Ctrl-C ends the capture",
+                dsn.redacted(),
+                out.display()
+            ))
+        },
+    )?;
+    if let Some((tables, rows)) = captured.snapshot {
+        note(&format!("snapshot: {tables} table(s), {rows} row(s)"));
+    }
+    let summary = captured.summary;
+    for warning in &summary.warnings {
+        note(&format!("warning: {warning}"));
+    }
+    let seconds = started.elapsed().as_secs_f64().max(1e-9);
+    note(&format!(
+        "captured {} command(s) from {} connection(s) in {seconds:.1} s ({:.0} commands/s) from performance_schema; closed {}",
+        summary.commands,
+        summary.connections,
+        summary.commands as f64 / seconds,
         out.display()
     ));
     note_masked(summary.secrets_masked);

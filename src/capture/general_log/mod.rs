@@ -3,32 +3,25 @@
 //! database read on the same connection), or from the log file. The log records what each
 //! connection sent and when, but no answers and no durations, and the file form only to the
 //! second; what it lacks the capture says it lacks (no responses, ends equal to starts, the
-//! resolution in the header's source). This owns reading the log's two forms and mapping its
-//! command names; it must not know how a capture is summarised or replayed.
+//! resolution in the header's source). This owns reading the log's two forms (`import` numbers
+//! connections and maps the command names); it must not know how a capture is summarised or
+//! replayed.
 
-use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::Path;
 
 use anyhow::Context;
 use mysql::prelude::Queryable;
 
-use super::format::{CaptureWriter, Command, CommandKind, End, Header, Line};
+use super::format::{CaptureWriter, Header};
+#[cfg(test)]
+use super::import::connect_database;
+pub use super::import::ImportSummary;
+use super::import::{local_unix_seconds, Importer, Spacer, Timed};
 use super::snapshot::write_snapshot;
 
 /// The header source of a capture imported from the table.
 pub const TABLE_SOURCE: &str = "general log (mysql.general_log)";
-
-/// What an import wrote.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ImportSummary {
-    pub commands: u64,
-    pub connections: u64,
-    /// What the capture lacks or guessed, for the user to read.
-    pub warnings: Vec<String>,
-    /// Statements stored with their credential masked.
-    pub secrets_masked: u64,
-}
 
 /// The fix for an empty or missing log, in every error that needs it.
 const TURN_ON: &str = "SET GLOBAL general_log = ON, log_output = 'TABLE'";
@@ -146,11 +139,11 @@ pub fn import_file(
         format!("cannot read the general log {name}: check the path (SELECT @@general_log_file names the server's) and that this user may read it")
     })?;
     let mut reader = LogReader::new(std::io::BufReader::new(opened), name.clone());
-    let mut spacer = Spacer::default();
+    let mut spacer: Spacer<Entry> = Spacer::default();
     let mut importer: Option<Importer> = None;
     let mut warnings = Vec::new();
     while let Some(entry) = reader.next_entry()? {
-        if let Some(group) = spacer.add(entry) {
+        if let Some(group) = spacer.add(entry.stamp, entry) {
             emit(group, &mut importer, &reader, database, out)?;
         }
     }
@@ -194,7 +187,7 @@ pub fn import_file(
 /// Writes a group of commands, creating the capture at the first (its header starts at
 /// the first command's time).
 fn emit(
-    group: Vec<Timed>,
+    group: Vec<Timed<Entry>>,
     importer: &mut Option<Importer>,
     reader: &LogReader<impl BufRead>,
     database: Option<&str>,
@@ -222,141 +215,6 @@ fn emit(
         importer.push(timed.time_us, entry.thread, &entry.command, entry.argument)?;
     }
     Ok(())
-}
-
-/// Numbers connections, gives prepares their ids, maps command names, and writes.
-struct Importer {
-    writer: CaptureWriter,
-    first_us: i64,
-    last_us: i64,
-    /// The log's thread id → the capture's connection number (the latest, for a thread id
-    /// used again), and how many were numbered.
-    connections: HashMap<u64, u64>,
-    numbered: u64,
-    /// The last statement id given per connection.
-    statements: HashMap<u64, u32>,
-    commands: u64,
-}
-
-impl Importer {
-    fn new(writer: CaptureWriter, first_us: i64) -> Importer {
-        Importer {
-            writer,
-            first_us,
-            last_us: 0,
-            connections: HashMap::new(),
-            numbered: 0,
-            statements: HashMap::new(),
-            commands: 0,
-        }
-    }
-
-    fn push(
-        &mut self,
-        time_us: i64,
-        thread: u64,
-        command_type: &str,
-        argument: String,
-    ) -> anyhow::Result<()> {
-        // Thread ids start again after a server restart: a Connect of a thread already seen
-        // is a new connection.
-        let connection = match self.connections.get(&thread) {
-            Some(&number) if command_type != "Connect" => number,
-            _ => {
-                self.numbered += 1;
-                self.connections.insert(thread, self.numbered);
-                self.numbered
-            }
-        };
-        let start_us = (time_us - self.first_us).max(self.last_us);
-        self.last_us = start_us;
-        let mut command = Command {
-            connection,
-            start_us,
-            // The log has no durations.
-            end_us: start_us,
-            kind: CommandKind::Other,
-            sql: None,
-            statement: None,
-            params: Vec::new(),
-            database: None,
-            // The log records no answers.
-            response: None,
-        };
-        match command_type {
-            "Connect" if argument.starts_with("Access denied") => {
-                command.sql = Some(argument);
-            }
-            "Connect" => {
-                command.kind = CommandKind::Connect;
-                command.database = connect_database(&argument);
-            }
-            "Query" => {
-                command.kind = CommandKind::Query;
-                command.sql = Some(argument);
-            }
-            "Prepare" => {
-                // The log has no statement ids: each prepare gets the next of its connection.
-                let id = self.statements.entry(connection).or_insert(0);
-                *id += 1;
-                command.kind = CommandKind::Prepare;
-                command.statement = Some(*id);
-                command.sql = Some(argument);
-            }
-            "Execute" => {
-                // The log writes the executed statement with its values substituted, not
-                // which statement ran with which parameters: it is kept as a text query, so
-                // a replay runs it as text (its digest is its prepare's).
-                command.kind = CommandKind::Query;
-                command.sql = Some(argument);
-            }
-            "Close stmt" => command.kind = CommandKind::CloseStatement,
-            "Reset stmt" => command.kind = CommandKind::ResetStatement,
-            "Init DB" => {
-                command.kind = CommandKind::InitDb;
-                command.database = Some(argument.trim().to_string()).filter(|d| !d.is_empty());
-            }
-            "Quit" => command.kind = CommandKind::Quit,
-            "Ping" => command.kind = CommandKind::Ping,
-            _ => {
-                command.sql = Some(argument).filter(|a| !a.is_empty());
-            }
-        }
-        self.writer.write(&Line::Command(command))?;
-        self.commands += 1;
-        if self.commands.is_multiple_of(1000) {
-            self.writer.flush()?;
-        }
-        Ok(())
-    }
-
-    fn finish(mut self, warnings: Vec<String>) -> anyhow::Result<ImportSummary> {
-        let connections = self.numbered;
-        self.writer.write(&Line::End(End {
-            commands: self.commands,
-            connections,
-            duration_us: self.last_us,
-            // Counted by the writer, which masks them.
-            secrets_masked: 0,
-            proxy_cost: None,
-        }))?;
-        self.writer.flush()?;
-        Ok(ImportSummary {
-            commands: self.commands,
-            connections,
-            warnings,
-            secrets_masked: self.writer.secrets_masked(),
-        })
-    }
-}
-
-/// The database of a Connect's argument, `user@host on DB using Socket` (`on  using` when
-/// the client chose none).
-fn connect_database(argument: &str) -> Option<String> {
-    let after_user = argument.find('@').map_or(argument, |at| &argument[at..]);
-    let (_, rest) = after_user.split_once(" on ")?;
-    let database = rest.split(" using ").next().unwrap_or(rest).trim();
-    (!database.is_empty()).then(|| database.to_string())
 }
 
 /// A command of the file.
@@ -587,112 +445,6 @@ fn iso_stamp(line: &str) -> Option<((i64, bool), &str)> {
     let time = humantime::parse_rfc3339(stamp).ok()?;
     let micros = time.duration_since(std::time::UNIX_EPOCH).ok()?.as_micros();
     Some(((i64::try_from(micros).ok()?, true), rest))
-}
-
-/// Seconds since the epoch of a local time, as the server wrote it (its time zone is taken
-/// to be this machine's).
-fn local_unix_seconds(year: i32, month: i32, day: i32, hour: i32, minute: i32, second: i32) -> i64 {
-    // SAFETY: mktime reads a tm we own, initialised field by field; zeroed is a valid tm.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    tm.tm_year = year - 1900;
-    tm.tm_mon = month - 1;
-    tm.tm_mday = day;
-    tm.tm_hour = hour;
-    tm.tm_min = minute;
-    tm.tm_sec = second;
-    tm.tm_isdst = -1;
-    // SAFETY: as above; mktime only normalises the tm and returns the time.
-    let local = unsafe { libc::mktime(&mut tm) };
-    if local != -1 {
-        return local as i64;
-    }
-    // No usable time zone: count the time as UTC (days from the civil date, H. Hinnant).
-    let (y, m) = if month <= 2 {
-        (i64::from(year) - 1, i64::from(month) + 9)
-    } else {
-        (i64::from(year), i64::from(month) - 3)
-    };
-    let era = y.div_euclid(400);
-    let year_of_era = y - era * 400;
-    let day_of_year = (153 * m + 2) / 5 + i64::from(day) - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    let days = era * 146_097 + day_of_era - 719_468;
-    days * 86_400 + i64::from(hour) * 3600 + i64::from(minute) * 60 + i64::from(second)
-}
-
-/// A command with its time in µs since the epoch.
-struct Timed {
-    time_us: i64,
-    entry: Entry,
-}
-
-/// Gives each command a time: the commands of one second of the file (a time is written
-/// only when it changes) spread evenly over it, in order; times never go backwards.
-#[derive(Default)]
-struct Spacer {
-    /// The current group's start (µs) and whether its time is exact; none before the first
-    /// time of the file.
-    group_start: Option<(i64, bool)>,
-    group: Vec<Entry>,
-    last_us: Option<i64>,
-    backwards: u64,
-    before_first_time: u64,
-}
-
-impl Spacer {
-    /// Adds a command; returns the group it closed, timed.
-    fn add(&mut self, entry: Entry) -> Option<Vec<Timed>> {
-        let closed = match entry.stamp {
-            Some(stamp) if !self.group.is_empty() => {
-                let start = self.group_start.unwrap_or_else(|| {
-                    self.before_first_time = self.group.len() as u64;
-                    (stamp.0 - 1_000_000, false)
-                });
-                Some(self.time(start))
-            }
-            _ => None,
-        };
-        if let Some(stamp) = entry.stamp {
-            self.group_start = Some(stamp);
-        }
-        self.group.push(entry);
-        closed
-    }
-
-    fn finish(&mut self) -> Vec<Timed> {
-        if self.group.is_empty() {
-            return Vec::new();
-        }
-        let start = self.group_start.unwrap_or_else(|| {
-            self.before_first_time = self.group.len() as u64;
-            (0, false)
-        });
-        self.time(start)
-    }
-
-    fn time(&mut self, (start, exact): (i64, bool)) -> Vec<Timed> {
-        let group = std::mem::take(&mut self.group);
-        let step = if exact {
-            0
-        } else {
-            1_000_000 / group.len() as i64
-        };
-        if self.last_us.is_some_and(|last| start < last) {
-            self.backwards += 1;
-        }
-        group
-            .into_iter()
-            .enumerate()
-            .map(|(index, entry)| {
-                let time = (start + index as i64 * step).max(self.last_us.unwrap_or(i64::MIN));
-                self.last_us = Some(time);
-                Timed {
-                    time_us: time,
-                    entry,
-                }
-            })
-            .collect()
-    }
 }
 
 #[cfg(test)]

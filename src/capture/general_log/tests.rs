@@ -1,7 +1,7 @@
 //! Unit tests of the general log import: lines, their commands and connections.
 
 use super::*;
-use crate::capture::format::read;
+use crate::capture::format::{read, CommandKind};
 
 const SAMPLE: &str =
     "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1-log (Debian 12). started with:\n\
