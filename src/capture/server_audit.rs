@@ -9,7 +9,7 @@
 //! not know how a capture is summarised or replayed.
 
 use std::io::BufRead;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
@@ -42,53 +42,57 @@ struct Tally {
     skipped_operations: std::collections::BTreeMap<String, u64>,
 }
 
-/// Imports a server_audit log file into a capture at `out`. The file has times to the
-/// second: the commands logged in one second keep their order and are spread evenly over
-/// it. It has no snapshot: `database` only names the clients' database in the header.
-pub fn import_file(
-    path: &Path,
+/// Imports server_audit log files (rotated ones first, oldest first) into a capture at
+/// `out`, as one log. The files have times to the second: the commands logged in one
+/// second keep their order and are spread evenly over it. There is no snapshot: `database`
+/// only names the clients' database in the header.
+pub fn import_files(
+    paths: &[PathBuf],
     database: Option<&str>,
     out: &Path,
 ) -> anyhow::Result<ImportSummary> {
-    let name = path.display().to_string();
-    let opened = std::fs::File::open(path).with_context(|| {
-        format!("cannot read the audit log {name}: check the path (SELECT @@server_audit_file_path names the server's, relative to its datadir) and that this user may read it")
-    })?;
     let mut spacer: Spacer<AuditLine> = Spacer::default();
     let mut importer: Option<Importer> = None;
     let mut tally = Tally::default();
     let mut first_non_utf8 = None;
-    for (index, bytes) in std::io::BufReader::new(opened).split(b'\n').enumerate() {
-        let number = index + 1;
-        let bytes =
-            bytes.with_context(|| format!("cannot read the audit log {name}, line {number}"))?;
-        let line = match String::from_utf8(bytes) {
-            Ok(line) => line,
-            Err(err) => {
-                first_non_utf8.get_or_insert(number);
-                String::from_utf8_lossy(err.as_bytes()).into_owned()
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let all_names = names.join(", ");
+    for (path, name) in paths.iter().zip(&names) {
+        let opened = std::fs::File::open(path).with_context(|| {
+        format!("cannot read the audit log {name}: check the path (SELECT @@server_audit_file_path names the server's, relative to its datadir) and that this user may read it")
+    })?;
+        for (index, bytes) in std::io::BufReader::new(opened).split(b'\n').enumerate() {
+            let number = index + 1;
+            let bytes = bytes
+                .with_context(|| format!("cannot read the audit log {name}, line {number}"))?;
+            let line = match String::from_utf8(bytes) {
+                Ok(line) => line,
+                Err(err) => {
+                    first_non_utf8.get_or_insert((name.clone(), number));
+                    String::from_utf8_lossy(err.as_bytes()).into_owned()
+                }
+            };
+            if line.trim().is_empty() {
+                continue;
             }
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let parsed = parse_line(&line).map_err(|why| {
+            let parsed = parse_line(&line).map_err(|why| {
             let shown: String = line.chars().take(80).collect();
             anyhow::anyhow!(
                 "{name}, line {number}: not a server_audit line ({why}): {shown:?} (a line is `YYYYMMDD HH:MM:SS,host,user,host,connection,query,OPERATION,database,'object',retcode`): is this the file server_audit_file_path names, with server_audit_output_type = 'file'?"
             )
         })?;
-        let stamp = Some((parsed.time_us, false));
-        if let Some(group) = spacer.add(stamp, parsed) {
-            emit(group, &mut importer, &mut tally, &name, database, out)?;
+            let stamp = Some((parsed.time_us, false));
+            if let Some(group) = spacer.add(stamp, parsed) {
+                emit(group, &mut importer, &mut tally, &all_names, database, out)?;
+            }
         }
     }
     let last = spacer.finish();
     if !last.is_empty() {
-        emit(last, &mut importer, &mut tally, &name, database, out)?;
+        emit(last, &mut importer, &mut tally, &all_names, database, out)?;
     }
     let Some(importer) = importer else {
-        anyhow::bail!("{name} holds no connects or statements: {TURN_ON}, run the workload, then import again");
+        anyhow::bail!("{all_names} holds no connects or statements: {TURN_ON}, run the workload, then import again");
     };
     let mut warnings = vec![
         "the audit log has times to the second only: the commands of one second keep their order, spread evenly over it; it records no durations and no answers but errors".to_string(),
@@ -116,9 +120,25 @@ pub fn import_file(
             "{count} {operation} line(s) are not client commands: skipped"
         ));
     }
-    if let Some(line) = first_non_utf8 {
+    if let Some((name, line)) = first_non_utf8 {
         warnings.push(format!(
-            "line {line} (and maybe others) is not UTF-8: its bytes were replaced by U+FFFD"
+            "{name}, line {line} (and maybe others) is not UTF-8: its bytes were replaced by U+FFFD"
+        ));
+    }
+    if spacer.backwards > 0 {
+        warnings.push(format!(
+            "{} time(s) went backwards: are the files in order, oldest first (server_audit.log.2 server_audit.log.1 server_audit.log)?",
+            spacer.backwards
+        ));
+    }
+    let last = paths.last().expect("clap asks for one file at least");
+    let mut rotated = last.as_os_str().to_owned();
+    rotated.push(".1");
+    let rotated = PathBuf::from(rotated);
+    if Path::new(&rotated).exists() && !paths.contains(&rotated) {
+        warnings.push(format!(
+            "{} is there too: the plugin rotated its log, and the older statements are in the rotated files; give them first, oldest first, to import them",
+            rotated.display()
         ));
     }
     if database.is_some() {

@@ -60,10 +60,12 @@ pub struct CaptureArgs {
     #[arg(long, requires = "to", conflicts_with = "from_audit")]
     pub from_performance_schema: bool,
 
-    /// Import the server_audit plugin's log file instead of proxying: text statements and
-    /// errors, times to the second, no prepared statements' values
-    #[arg(long, value_name = "FILE")]
-    pub from_audit: Option<PathBuf>,
+    /// Import the server_audit plugin's log files instead of proxying: text statements and
+    /// errors, times to the second, no prepared statements' values. The plugin rotates its
+    /// file (at 1 MB by default): give the rotated ones too, oldest first
+    /// (server_audit.log.2 server_audit.log.1 server_audit.log)
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub from_audit: Vec<PathBuf>,
 
     /// The capture file to write
     #[arg(long, value_name = "FILE")]

@@ -19,17 +19,19 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
     let Some(out) = args.out.clone() else {
         bail!("--out FILE: where the capture goes (e.g. --out shop.ebcap)");
     };
-    if let Some(file) = &args.from_audit {
+    if !args.from_audit.is_empty() {
+        let files = &args.from_audit;
         let summary =
-            crate::capture::server_audit::import_file(file, args.database.as_deref(), &out)?;
+            crate::capture::server_audit::import_files(files, args.database.as_deref(), &out)?;
         for warning in &summary.warnings {
             note(&format!("warning: {warning}"));
         }
+        let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
         note(&format!(
             "imported {} command(s) of {} connection(s) from {} into {}",
             summary.commands,
             summary.connections,
-            file.display(),
+            names.join(", "),
             out.display()
         ));
         note_masked(summary.secrets_masked);
