@@ -38,12 +38,19 @@ const SECOND: [(&str, u64, u64, Option<u16>); 2] = [
     ("SELECT name FROM items WHERE id > 8", 1, 0, None),
 ];
 const PREPARED_EXECUTIONS: usize = 3;
+const RING_ROWS: usize = 200;
+const BURST: usize = 1000;
 
 fn audited_server(dir: &Path) -> ThrowawayServer {
     common::require_mariadb();
     let options = ServerOptions {
         server_opts: vec![
             ("performance_schema".into(), "ON".into()),
+            // Holds the mix many times over, and a burst of BURST does not fit.
+            (
+                "performance_schema_events_statements_history_long_size".into(),
+                RING_ROWS.to_string(),
+            ),
             ("plugin_load_add".into(), "server_audit".into()),
             ("server_audit_events".into(), "CONNECT,QUERY".into()),
             (
@@ -232,6 +239,55 @@ fn the_statement_history_and_the_audit_log_capture_the_text_statements_with_what
         let wanted: Vec<Option<u16>> = expected.iter().map(|e| e.3).collect();
         assert_eq!(errors, wanted, "the audit log's retcodes");
     }
+
+    // A capture that cannot read while the ring turns over says statements were lost: it
+    // is stopped (SIGSTOP) while a burst five times the ring runs, then let go.
+    let lossy_file = tmp.with_extension("lossy.ebcap");
+    let mut command = common::enginebench(&tmp);
+    command
+        .args([
+            "capture",
+            "--from-performance-schema",
+            "--no-snapshot",
+            "--to",
+        ])
+        .arg(format!("mysql://root@127.0.0.1:{}/shop", server.port()))
+        .arg("--out")
+        .arg(&lossy_file);
+    let mut capturing = common::Running::spawn(command);
+    capturing.wait_for_line(|line| line.contains("Ctrl-C ends the capture"));
+    let pid = capturing.child.id() as libc::pid_t;
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let mut burst = server.connection_spec(Some("shop")).connect().unwrap();
+    for n in 0..BURST {
+        burst.query_drop(format!("SELECT {n}")).unwrap();
+    }
+    // SAFETY: as above.
+    unsafe {
+        libc::kill(pid, libc::SIGCONT);
+        libc::kill(pid, libc::SIGINT);
+    }
+    let (status, _, stderr) = capturing.finish();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the history ({RING_ROWS} rows) filled up between two reads"
+        )),
+        "{stderr}"
+    );
+    let lossy = capture::read(&lossy_file).unwrap();
+    let kept = lossy
+        .commands
+        .iter()
+        .filter(|c| {
+            c.sql
+                .as_deref()
+                .is_some_and(|sql| sql.starts_with("SELECT "))
+        })
+        .count();
+    assert!(kept <= RING_ROWS, "{kept} of the burst kept");
+    drop(burst);
     drop(root);
     drop(server);
 

@@ -38,6 +38,7 @@ const READ_EVERY: Duration = Duration::from_millis(100);
 
 /// Rows ending this close before the newest end seen are read again (and recognised by
 /// their ids): a thread may add its row to the ring just after a later-ending one was read.
+/// The newest row seen is among them, which tells whether the ring dropped it.
 const LOOK_BACK_PS: u64 = 50_000_000_000;
 
 /// What a capture from the history wrote, and how it went.
@@ -223,6 +224,7 @@ fn read_history(
     // Rows read lately (thread, event id) → their end, to skip when read again.
     let mut seen: HashMap<(u64, u64), u64> = HashMap::new();
     let mut newest_end_ps = now_ps;
+    let mut newest_key: Option<(u64, u64)> = None;
     loop {
         let last_read = stop();
         let since_ps = newest_end_ps.saturating_sub(LOOK_BACK_PS);
@@ -241,23 +243,22 @@ fn read_history(
             .context("reading performance_schema.events_statements_history_long")?;
         tally.reads += 1;
         let read = rows.len() as u64;
-        // The ring overwrote rows not yet read when its oldest row ended after the newest
-        // this capture had seen (and it is full).
-        let oldest: Option<(Option<u64>, u64)> = conn
-            .query_first("SELECT MIN(TIMER_END), COUNT(*) FROM performance_schema.events_statements_history_long")
-            .context("reading performance_schema.events_statements_history_long")?;
-        if let Some((Some(oldest_end_ps), count)) = oldest {
-            if count >= limits.ring_rows && oldest_end_ps > newest_end_ps {
-                tally.wrapped_reads += 1;
-            }
+        // Every query of the ring scans all of it (it has no index), so loss is found in
+        // this read: the ring drops its oldest rows first, and the newest row seen last
+        // time ended within the look-back; if it is gone, rows after it may be gone too.
+        // A read whose new rows fill the whole ring may have missed some just as well.
+        let dropped_newest =
+            newest_key.is_some_and(|key| !rows.iter().any(|row| (row.thread, row.event) == key));
+        rows.retain(|row| !seen.contains_key(&(row.thread, row.event)) && row.end_ps > now_ps);
+        if dropped_newest || rows.len() as u64 >= limits.ring_rows {
+            tally.wrapped_reads += 1;
         }
-        rows.retain(|row| !seen.contains_key(&(row.thread, row.event)));
         rows.sort_by_key(|row| (row.start_ps, row.thread, row.event));
         for row in rows {
             seen.insert((row.thread, row.event), row.end_ps);
-            newest_end_ps = newest_end_ps.max(row.end_ps);
-            if row.end_ps <= now_ps {
-                continue;
+            if row.end_ps > newest_end_ps {
+                newest_end_ps = row.end_ps;
+                newest_key = Some((row.thread, row.event));
             }
             write_row(&mut importer, &mut tally, &limits, epoch_of_zero_us, row)?;
         }
@@ -356,7 +357,7 @@ fn warnings(tally: &Tally, limits: &HistoryLimits) -> Vec<String> {
     }
     if tally.wrapped_reads > 0 {
         warnings.push(format!(
-            "the history ({} rows) was overwritten before it was read {} time(s): statements were lost; raise performance_schema_events_statements_history_long_size at the server's start",
+            "the history ({} rows) filled up between two reads {} time(s): statements may have been lost; raise performance_schema_events_statements_history_long_size at the server's start",
             limits.ring_rows, tally.wrapped_reads
         ));
     }
