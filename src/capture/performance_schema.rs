@@ -32,9 +32,17 @@ const CONSUMERS: [&str; 2] = [
     "events_statements_history_long",
 ];
 
-/// How long a read waits when the last one found little; when it found a quarter of the
-/// ring or more, the next read starts at once.
-const READ_EVERY: Duration = Duration::from_millis(100);
+/// Reads come when the ring should hold this share of new rows, at the rate the last read
+/// found. Each read scans the whole ring (it has no index: about 0.8 µs of server CPU a row
+/// on a 2-CPU machine), so reading a ring of 100,000 rows every 100 ms cost a server of
+/// 45,000 statements/s most of a CPU; paced by the fill it costs about two row scans per
+/// statement, whatever the ring's size. The rest of the ring is the margin for a read
+/// delayed by a busy server.
+const READ_AT_FILL: f64 = 0.4;
+
+/// The longest wait between reads (also the first one's), and the shortest.
+const LONGEST_WAIT: Duration = Duration::from_secs(1);
+const SHORTEST_WAIT: Duration = Duration::from_millis(5);
 
 /// Rows ending this close before the newest end seen are read again (and recognised by
 /// their ids): a thread may add its row to the ring just after a later-ending one was read.
@@ -46,6 +54,10 @@ pub struct PsCapture {
     pub summary: ImportSummary,
     /// Snapshot tables and rows, when one was taken.
     pub snapshot: Option<(u64, u64)>,
+    /// Reads of the history, and the time they took together (the server scanning the
+    /// ring and sending the new rows).
+    pub reads: u64,
+    pub reading: Duration,
 }
 
 /// Counts of what the history held that a capture cannot replay.
@@ -56,6 +68,7 @@ struct Tally {
     wrapped_reads: u64,
     other: BTreeMap<String, u64>,
     reads: u64,
+    reading: Duration,
 }
 
 /// Captures the statements of every other connection of the server behind `conn` into
@@ -215,9 +228,8 @@ fn read_history(
     let mut importer = Importer::new(writer, started_us);
     importer.flush()?;
     started(&format!(
-        "reading the statement history of {} row(s) every {} ms",
+        "reading the statement history of {} row(s) as it fills",
         limits.ring_rows,
-        READ_EVERY.as_millis()
     ));
 
     let mut tally = Tally::default();
@@ -225,7 +237,14 @@ fn read_history(
     let mut seen: HashMap<(u64, u64), u64> = HashMap::new();
     let mut newest_end_ps = now_ps;
     let mut newest_key: Option<(u64, u64)> = None;
+    let mut previous_read = std::time::Instant::now();
+    let mut wait = SHORTEST_WAIT;
     loop {
+        let until = previous_read + wait;
+        while std::time::Instant::now() < until && !stop() {
+            std::thread::sleep(SHORTEST_WAIT.min(until - std::time::Instant::now()));
+        }
+        let this_read = std::time::Instant::now();
         let last_read = stop();
         let since_ps = newest_end_ps.saturating_sub(LOOK_BACK_PS);
         let mut rows: Vec<Row> = conn
@@ -242,7 +261,7 @@ fn read_history(
             )
             .context("reading performance_schema.events_statements_history_long")?;
         tally.reads += 1;
-        let read = rows.len() as u64;
+        tally.reading += this_read.elapsed();
         // Every query of the ring scans all of it (it has no index), so loss is found in
         // this read: the ring drops its oldest rows first, and the newest row seen last
         // time ended within the look-back; if it is gone, rows after it may be gone too.
@@ -253,6 +272,12 @@ fn read_history(
         if dropped_newest || rows.len() as u64 >= limits.ring_rows {
             tally.wrapped_reads += 1;
         }
+        // The next read when the ring is READ_AT_FILL full again, at this read's rate.
+        let per_second = rows.len() as f64 / (this_read - previous_read).as_secs_f64().max(1e-3);
+        wait =
+            Duration::from_secs_f64(limits.ring_rows as f64 * READ_AT_FILL / per_second.max(1.0))
+                .clamp(SHORTEST_WAIT, LONGEST_WAIT);
+        previous_read = this_read;
         rows.sort_by_key(|row| (row.start_ps, row.thread, row.event));
         for row in rows {
             seen.insert((row.thread, row.event), row.end_ps);
@@ -267,15 +292,14 @@ fn read_history(
         if last_read {
             break;
         }
-        if read < limits.ring_rows / 4 {
-            let until = std::time::Instant::now() + READ_EVERY;
-            while std::time::Instant::now() < until && !stop() {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        }
     }
     let summary = importer.finish(warnings(&tally, &limits))?;
-    Ok(PsCapture { summary, snapshot })
+    Ok(PsCapture {
+        summary,
+        snapshot,
+        reads: tally.reads,
+        reading: tally.reading,
+    })
 }
 
 /// Writes one row as a command (opening its connection first when its thread is new).
@@ -339,10 +363,9 @@ fn write_row(
 }
 
 fn warnings(tally: &Tally, limits: &HistoryLimits) -> Vec<String> {
-    let mut warnings = vec![format!(
-        "performance_schema records each statement's duration, rows and error, not the bytes of its answer; the capture was read from the history {} time(s)",
-        tally.reads
-    )];
+    let mut warnings = vec![
+        "performance_schema records each statement's duration, rows and error, not the bytes of its answer".to_string(),
+    ];
     if tally.prepared > 0 {
         warnings.push(format!(
             "{} command(s) of server-side prepared statements (prepare, execute, close) were left out: MariaDB's performance_schema records them with no statement text and no values (capture through the proxy for those clients)",

@@ -221,6 +221,7 @@ fn from_performance_schema(
         )
     })?;
     let started = std::time::Instant::now();
+    let cpu_at_start = crate::measure::own_cpu_us();
     let captured = crate::capture::performance_schema::capture(
         &mut conn,
         database,
@@ -242,11 +243,15 @@ fn from_performance_schema(
         note(&format!("warning: {warning}"));
     }
     let seconds = started.elapsed().as_secs_f64().max(1e-9);
+    let cpu_us = crate::measure::own_cpu_us().saturating_sub(cpu_at_start);
     note(&format!(
-        "captured {} command(s) from {} connection(s) in {seconds:.1} s ({:.0} commands/s) from performance_schema; closed {}",
+        "captured {} command(s) from {} connection(s) in {seconds:.1} s ({:.0} commands/s) from performance_schema, in {} read(s) of {:.1} ms each on average; this process used {:.1} µs of CPU per command; closed {}",
         summary.commands,
         summary.connections,
         summary.commands as f64 / seconds,
+        captured.reads,
+        captured.reading.as_secs_f64() * 1e3 / captured.reads.max(1) as f64,
+        cpu_us as f64 / summary.commands.max(1) as f64,
         out.display()
     ));
     note_masked(summary.secrets_masked);
