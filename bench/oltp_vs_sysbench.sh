@@ -7,7 +7,7 @@
 # whether the server counted the same Com_* per transaction;
 # one row per enginebench driver (DRIVERS, each round runs sysbench and every driver; a driver
 # written events:N runs the event driver with N loops, ENGINEBENCH_EVENT_LOOPS, to compare loop
-# counts in one run; events+batch runs its threads under SCHED_BATCH, ENGINEBENCH_LOOP_POLICY).
+# counts in one run).
 # Then client memory per connection (max RSS at 1,000 and 10,000 connections vs 1).
 # A benchmark, not a test: figures depend on the machine; compare ratios within one run.
 set -euo pipefail
@@ -55,11 +55,10 @@ run_sysbench() { # workload transport threads -> "qps cpu_s queries transactions
 run_enginebench() { # workload transport threads driver[:loops]
   local dsn="mysql://root@127.0.0.1:$port"
   [ "$2" = socket ] && dsn="mysql://root@localhost?socket=$socket"
-  local settings=(ENGINEBENCH_LOOP_POLICY=normal) driver=$4
-  [[ "$4" == *+batch* ]] && settings=(ENGINEBENCH_LOOP_POLICY=batch) driver=${4/+batch/}
-  [[ "$driver" == *:* ]] && settings+=("ENGINEBENCH_EVENT_LOOPS=${driver#*:}")
-  env "${settings[@]}" /usr/bin/time -o "$work/time" -f "%U %S %c %w" "$eb" run "$1" --dsn "$dsn" --tables=1 --table-size="$ROWS" \
-    --threads="$3" --time="$SECONDS_PER_RUN" --driver "${driver%%:*}" --json "$work/eb.json" >/dev/null 2>"$work/eb.err" || { cat "$work/eb.err"; exit 1; }
+  local loops=()
+  [[ "$4" == *:* ]] && loops=("ENGINEBENCH_EVENT_LOOPS=${4#*:}")
+  env "${loops[@]}" /usr/bin/time -o "$work/time" -f "%U %S %c %w" "$eb" run "$1" --dsn "$dsn" --tables=1 --table-size="$ROWS" \
+    --threads="$3" --time="$SECONDS_PER_RUN" --driver "${4%%:*}" --json "$work/eb.json" >/dev/null 2>"$work/eb.err" || { cat "$work/eb.err"; exit 1; }
   python3 - "$work/eb.json" "$(awk '{print $1 + $2}' "$work/time")" "$(awk '{print $3 + $4}' "$work/time")" <<'PY'
 import json, sys
 cell = json.load(open(sys.argv[1]))["cells"][0]

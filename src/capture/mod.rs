@@ -1,6 +1,7 @@
 //! Your own workload: capture files (`.ebcap`) — what clients sent a live server and what it
-//! answered, with a snapshot of the data — made by a MySQL-protocol proxy or imported from a
-//! general log, summarised into a scenario file, and read back for replay. Statements are
+//! answered, with a snapshot of the data — made by a MySQL-protocol proxy, read from
+//! performance_schema's statement history, or imported from the general log or the
+//! server_audit log, summarised into a scenario file, and read back for replay. Statements are
 //! grouped by digest. This stage sits beside `scenario` (both say what to run); it must not
 //! know plans, drivers or records of runs.
 

@@ -1,5 +1,6 @@
 //! `enginebench capture`: the proxy that records your application's commands (with a
-//! snapshot of its database first), the general-log import, and `capture summarize`.
+//! snapshot of its database first), the sources with no proxy (the statement history, the
+//! general log, the audit log), and `capture summarize`.
 
 use std::net::TcpListener;
 

@@ -120,16 +120,6 @@ fn loops_for(workers: usize, cpus: usize, connections_per_loop: usize) -> usize 
     }
 }
 
-/// Experiment: ENGINEBENCH_LOOP_POLICY=batch runs this thread under SCHED_BATCH (its
-/// wake-ups do not preempt the server threads it shares the CPUs with).
-pub fn apply_loop_policy() {
-    if std::env::var("ENGINEBENCH_LOOP_POLICY").as_deref() == Ok("batch") {
-        let param = libc::sched_param { sched_priority: 0 };
-        // SAFETY: sets the calling thread's policy from a parameter we own.
-        unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) };
-    }
-}
-
 /// How many connections one event loop serves before another loop (CPUs permitting) is added.
 const CONNECTIONS_PER_LOOP: usize = 16;
 

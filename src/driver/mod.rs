@@ -154,7 +154,6 @@ pub fn run_cell(
                 let shared = &shared;
                 let indices: Vec<usize> = group.iter().map(|(index, _)| *index).collect();
                 let run = move || {
-                    events::apply_loop_policy();
                     let tasks: Vec<Box<dyn FnOnce() -> Result<WorkerReport, String> + '_>> = group
                         .into_iter()
                         .map(|(worker_index, recorder)| {
