@@ -133,13 +133,7 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
         .map_err(|err| anyhow::anyhow!("--mysql-ssl: {err}"))?;
     let db_driver = take("db_driver").unwrap_or_else(|| "mysql".into());
     // Accepted as sysbench accepts them; enginebench's own behaviour covers them.
-    for ignored in [
-        "histogram",
-        "db_ps_mode",
-        "verbosity",
-        "forced_shutdown",
-        "luajit_cmd",
-    ] {
+    for ignored in ["histogram", "verbosity", "forced_shutdown", "luajit_cmd"] {
         take(ignored);
     }
     Ok(Globals {

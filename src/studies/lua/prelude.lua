@@ -307,7 +307,89 @@ function connection_methods.bulk_insert_done(self)
    return true
 end
 
+-- --db-ps-mode=disable: sysbench then emulates prepared statements in the client, each
+-- execution a text query with the bound values written in where the `?` were (its
+-- db_print_value: integers %d, doubles %f, strings quoted, NULL). sysbench quotes a string
+-- without escaping it, so a value with a quote breaks the statement; here quotes and
+-- backslashes are escaped and the value arrives as bound.
+local emulated_methods = {}
+local emulated_mt = {
+   __index = emulated_methods,
+   __tostring = function() return "<sql_statement>" end,
+}
+
+-- The text around each `?` outside quotes.
+local function around_placeholders(query)
+   local parts, start, quote, i, n = {}, 1, nil, 1, #query
+   while i <= n do
+      local c = query:sub(i, i)
+      if quote ~= nil then
+         if c == "\\" and quote ~= "`" then
+            i = i + 1
+         elseif c == quote then
+            quote = nil
+         end
+      elseif c == "'" or c == '"' or c == "`" then
+         quote = c
+      elseif c == "?" then
+         parts[#parts + 1] = query:sub(start, i - 1)
+         start = i + 1
+      end
+      i = i + 1
+   end
+   parts[#parts + 1] = query:sub(start)
+   return parts
+end
+
+local function written_value(param)
+   local c = param.c
+   if c.is_null ~= 0 then
+      return "NULL"
+   elseif param.type == sql_type.BIGINT then
+      return string.format("%d", c.i)
+   elseif param.type == sql_type.DOUBLE then
+      return string.format("%f", c.d)
+   end
+   local text = ffi.string(c.s, c.len):gsub("[\\']", "\\%0")
+   return "'" .. text .. "'"
+end
+
+emulated_methods.bind_create = function(self, btype, max_len)
+   return statement_methods.bind_create(self, btype, max_len)
+end
+
+function emulated_methods.bind_param(self, ...)
+   if select("#", ...) < 1 then
+      return nil
+   end
+   self.params = { ... }
+   return 0
+end
+
+function emulated_methods.execute(self)
+   local parts, params = self.parts, self.params
+   if #params ~= #parts - 1 then
+      error(string.format("execute(): the statement has %d placeholder(s) but %d parameter(s) " ..
+                          "are bound (--db-ps-mode=disable writes them into the text)",
+                          #parts - 1, #params), 2)
+   end
+   local pieces = { parts[1] }
+   for i = 1, #params do
+      pieces[#pieces + 1] = written_value(params[i])
+      pieces[#pieces + 1] = parts[i + 1]
+   end
+   return self.connection:query(table.concat(pieces))
+end
+
+function emulated_methods.close(self)
+   return 0
+end
+
 function connection_methods.prepare(self, query)
+   if sysbench.opt.db_ps_mode == "disable" then
+      return setmetatable({ connection = self, query = query, params = {},
+                            parts = around_placeholders(query) }, emulated_mt)
+   end
    local handle, errno, state, message, ignorable = self.handle:prepare(query)
    if handle == nil then
       raise_sql_error(self, query, errno, state, message, ignorable, 3, "mysql_stmt_prepare()")

@@ -365,6 +365,14 @@ impl Settings {
                 values.push((name.clone(), OptionValue::Text(self.given[name].clone())));
             }
         }
+        // Client-side emulation of prepared statements (the prelude's), or the server's.
+        if let Some((_, OptionValue::Text(mode))) =
+            values.iter().find(|(name, _)| name == "db_ps_mode")
+        {
+            if mode != "auto" && mode != "disable" {
+                bail!("Invalid value for db-ps-mode: {mode} (auto: prepared statements on the server; disable: each execution sent as a text query)");
+            }
+        }
         Ok(values)
     }
 
