@@ -522,7 +522,7 @@ fn script_errors_name_the_script_and_keep_what_was_measured() {
     let lacking = tmp.with_extension("lacking.lua");
     std::fs::write(
         &lacking,
-        "function event()\n  local h = sysbench.histogram.new(10, 1, 100)\nend\n",
+        "function event()\n  db_query(\"SELECT 1\")\nend\n",
     )
     .unwrap();
     let json = tmp.with_extension("lacking.json");
@@ -539,7 +539,9 @@ fn script_errors_name_the_script_and_keep_what_was_measured() {
         .unwrap()
         .to_string();
     assert!(
-        error.contains("lacking.lua:2: sysbench.histogram.new is not supported by enginebench"),
+        error.contains(
+            "lacking.lua:2: db_query (sysbench 0.5's API) is not supported by enginebench"
+        ),
         "{error}"
     );
 

@@ -15,7 +15,7 @@ use super::Finished;
 use crate::engine::Engine;
 use crate::runner::{self, RunOutput};
 use crate::server::{ConnectionSpec, Dsn, ServerArgsResolved};
-use crate::studies::lua::script::{GlobalOptions, Script, Settings};
+use crate::studies::lua::script::{GlobalOptions, OptionValue, Script, Settings};
 use crate::studies::lua::{self, LuaParams};
 
 /// sysbench's command line, read.
@@ -52,6 +52,8 @@ struct Globals {
     global: GlobalOptions,
     warmup: Option<Duration>,
     percentile: f64,
+    /// `--histogram`: sysbench's latency histogram before the report.
+    histogram: bool,
     password: Option<String>,
     port: u16,
     db_driver: String,
@@ -86,6 +88,16 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
         None => 95.0,
     };
     global.percentile = percentile;
+    let histogram = match take("histogram") {
+        Some(value) => matches!(
+            OptionValue::parse_like(&OptionValue::Bool(false), "histogram", &value)?,
+            OptionValue::Bool(true)
+        ),
+        None => false,
+    };
+    if histogram && percentile == 0.0 {
+        bail!("--histogram cannot be used with --percentile=0");
+    }
     if let Some(value) = take("rand_seed") {
         global.rand_seed = number("rand_seed", &value)?;
     }
@@ -133,13 +145,14 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
         .map_err(|err| anyhow::anyhow!("--mysql-ssl: {err}"))?;
     let db_driver = take("db_driver").unwrap_or_else(|| "mysql".into());
     // Accepted as sysbench accepts them; enginebench's own behaviour covers them.
-    for ignored in ["histogram", "verbosity", "forced_shutdown", "luajit_cmd"] {
+    for ignored in ["verbosity", "forced_shutdown", "luajit_cmd"] {
         take(ignored);
     }
     Ok(Globals {
         global,
         warmup,
         percentile,
+        histogram,
         password,
         port,
         db_driver,
@@ -290,6 +303,14 @@ fn run_cells(
     if let Some(cell) = record.and_then(|record| record.cells.first()) {
         if !declared.report_hooks.is_empty() {
             call_report_hooks(&settings, &declared, cell, global, globals.percentile)?;
+        }
+    }
+    if globals.histogram {
+        let events = record
+            .and_then(|record| record.cells.first())
+            .and_then(|cell| crate::measure::decode_histogram(&cell.event_histogram_v2).ok());
+        if let Some(events) = events {
+            outln!("{}", crate::report::sysbench::latency_histogram(&events));
         }
     }
     // A cumulative hook replaces sysbench's report, as in sysbench.

@@ -11,6 +11,43 @@ use std::fmt::Write;
 use crate::results::{CellRecord, OutcomeRecord};
 use crate::view::{CellFigures, View};
 
+/// sysbench's `--histogram`: the events' latencies counted in its 1,024 buckets spaced
+/// logarithmically from 0.001 ms to 100 s (each value in the nearest), the buckets that
+/// hold any printed as sb_histogram_print prints them. `events_us` is the cell's event
+/// histogram, in µs.
+pub fn latency_histogram(events_us: &hdrhistogram::Histogram<u64>) -> String {
+    const BUCKETS: usize = 1024;
+    let deduct = 0.001f64.ln();
+    let mult = (BUCKETS - 1) as f64 / (100_000f64.ln() - deduct);
+    let mut counts = vec![0u64; BUCKETS];
+    for recorded in events_us.iter_recorded() {
+        let ms = events_us.median_equivalent(recorded.value_iterated_to()) as f64 / 1000.0;
+        let index = ((ms.ln() - deduct) * mult + 0.5).floor();
+        let index = if index.is_nan() || index < 0.0 {
+            0
+        } else {
+            (index as usize).min(BUCKETS - 1)
+        };
+        counts[index] += recorded.count_at_value();
+    }
+    let most = counts.iter().copied().max().unwrap_or(0);
+    let mut out = String::from("Latency histogram (values are in milliseconds)\n");
+    if most == 0 {
+        return out;
+    }
+    out.push_str("       value  ------------- distribution ------------- count\n");
+    for (index, &count) in counts.iter().enumerate().filter(|(_, &count)| count > 0) {
+        let width = (count as f64 * 40.0 / most as f64 + 0.5).floor() as usize;
+        let _ = writeln!(
+            out,
+            "{:12.3} |{:<40} {count}",
+            (index as f64 / mult + deduct).exp(),
+            "*".repeat(width)
+        );
+    }
+    out
+}
+
 /// Every measured cell in sysbench's words; `percentile` is sysbench's `--percentile`.
 pub fn format(view: &View, percentile: f64) -> String {
     let mut out = String::new();

@@ -541,11 +541,50 @@ local function unsupported(what, instead)
       error(what .. " is not supported by enginebench" .. (instead and ("; " .. instead) or ""), 2)
    end
 end
-sysbench.histogram = setmetatable({}, {
-   __index = function(_, key)
-      return unsupported("sysbench.histogram." .. tostring(key))
-   end,
-})
+-- sysbench's bounded histograms (sysbench.histogram.new(size, min, max), h:update(value),
+-- h:print()): `size` buckets spaced logarithmically from `min` to `max`, a value counted in
+-- the nearest, printed as sb_histogram_print prints them. One per Lua state, as sysbench's
+-- are per thread.
+local histogram_methods = {}
+local histogram_mt = {
+   __index = histogram_methods,
+   __tostring = function() return "<sb_histogram>" end,
+}
+sysbench.histogram = {}
+function sysbench.histogram.new(size, range_min, range_max)
+   local deduct = math.log(range_min)
+   return setmetatable({ size = size, deduct = deduct, counts = {},
+                         mult = (size - 1) / (math.log(range_max) - deduct) }, histogram_mt)
+end
+
+function histogram_methods.update(self, value)
+   local i = math.floor((math.log(value) - self.deduct) * self.mult + 0.5)
+   if i < 0 then
+      i = 0
+   elseif i >= self.size then
+      i = self.size - 1
+   end
+   self.counts[i] = (self.counts[i] or 0) + 1
+end
+
+function histogram_methods.print(self)
+   local most = 0
+   for _, count in pairs(self.counts) do
+      most = math.max(most, count)
+   end
+   if most == 0 then
+      return
+   end
+   print("       value  ------------- distribution ------------- count")
+   for i = 0, self.size - 1 do
+      local count = self.counts[i]
+      if count ~= nil then
+         local width = math.floor(count * 40 / most + 0.5)
+         print(string.format("%12.3f |%-40s %d", math.exp(i / self.mult + self.deduct),
+                             string.rep("*", width), count))
+      end
+   end
+end
 for _, name in ipairs({ "db_connect", "db_disconnect", "db_query", "db_bulk_insert_init",
                         "db_bulk_insert_next", "db_bulk_insert_done", "db_prepare",
                         "db_bind_param", "db_bind_result", "db_execute", "db_store_results",

@@ -89,7 +89,7 @@ pub enum OptionValue {
 
 impl OptionValue {
     /// `text` read as the type of `like` (sysbench's types follow the default's).
-    fn parse_like(like: &OptionValue, name: &str, text: &str) -> anyhow::Result<OptionValue> {
+    pub fn parse_like(like: &OptionValue, name: &str, text: &str) -> anyhow::Result<OptionValue> {
         Ok(match like {
             OptionValue::Bool(_) => OptionValue::Bool(match text {
                 "on" | "true" | "yes" | "1" | "" => true,
