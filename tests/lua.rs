@@ -577,40 +577,51 @@ fn script_errors_name_the_script_and_keep_what_was_measured() {
 }
 
 #[test]
-fn on_the_event_driver_a_scripts_statement_yields_to_the_loop() {
+fn on_the_event_driver_a_scripts_statement_and_its_usleep_yield_to_the_loop() {
     let tmp = common::private_tmpdir("lua-events");
-    let script = tmp.with_extension("sleepy.lua");
-    std::fs::write(
-        &script,
-        "function thread_init() con = sysbench.sql.driver():connect() end\n\
-         function event() con:query('SELECT SLEEP(0.2)') end\n",
-    )
-    .unwrap();
-    let json = tmp.with_extension("sleepy.json");
-    // 40 connections on one loop thread for 2 s: if a statement blocked the loop, the
-    // connections would take turns (at most 10 events in all); yielding, they overlap.
-    let output = common::enginebench(&tmp)
-        .env("ENGINEBENCH_EVENT_LOOPS", "1")
-        .arg("run")
-        .arg(&script)
-        .args(["--driver", "events", "--threads", "40", "--time", "2s"])
-        .args(["--no-db", "--json"])
-        .arg(&json)
-        .output()
+    // A statement that takes 0.2 s, and think time of 0.2 s through ffi as sysbench
+    // scripts write it.
+    for (name, event) in [
+        ("sleepy", "con:query('SELECT SLEEP(0.2)')"),
+        ("thinking", "con:query('SELECT 1') ffi.C.usleep(200000)"),
+    ] {
+        let script = tmp.with_extension(format!("{name}.lua"));
+        std::fs::write(
+            &script,
+            format!(
+                "local ffi = require('ffi')\nffi.cdef[[int usleep(unsigned int);]]\n\
+             function thread_init() con = sysbench.sql.driver():connect() end\n\
+             function event() {event} end\n"
+            ),
+        )
         .unwrap();
-    common::assert_success(&output);
-    let record = common::read_json(&json);
-    let cell = &record["cells"][0];
-    assert_eq!(cell["driver"], "events");
-    let per_worker = cell["per_worker_events"].as_array().unwrap();
-    assert_eq!(per_worker.len(), 40);
-    assert!(
-        per_worker
-            .iter()
-            .all(|events| events.as_u64().unwrap() >= 1),
-        "every connection ran: {per_worker:?}"
-    );
-    assert!(cell["events"].as_u64().unwrap() >= 80, "{cell}");
+        let json = tmp.with_extension(format!("{name}.json"));
+        // 40 connections on one loop thread for 2 s: if a statement or a sleep blocked the
+        // loop, the connections would take turns (at most 10 events in all); yielding, they
+        // overlap.
+        let output = common::enginebench(&tmp)
+            .env("ENGINEBENCH_EVENT_LOOPS", "1")
+            .arg("run")
+            .arg(&script)
+            .args(["--driver", "events", "--threads", "40", "--time", "2s"])
+            .args(["--no-db", "--json"])
+            .arg(&json)
+            .output()
+            .unwrap();
+        common::assert_success(&output);
+        let record = common::read_json(&json);
+        let cell = &record["cells"][0];
+        assert_eq!(cell["driver"], "events");
+        let per_worker = cell["per_worker_events"].as_array().unwrap();
+        assert_eq!(per_worker.len(), 40);
+        assert!(
+            per_worker
+                .iter()
+                .all(|events| events.as_u64().unwrap() >= 1),
+            "every connection ran: {per_worker:?}"
+        );
+        assert!(cell["events"].as_u64().unwrap() >= 80, "{name}: {cell}");
+    }
     common::assert_nothing_left(&tmp);
 }
 

@@ -15,6 +15,15 @@ use std::ffi::{c_int, c_void};
 use super::api::Context;
 use super::connection::{ConnCore, EbParam, StmtCore};
 
+/// A script's `ffi.C.usleep(us)` (the prelude routes it here): sleeps this connection
+/// only, suspending its coroutine on the event driver instead of blocking the loop and
+/// every connection on it; on a thread of its own, it sleeps the thread, as libc's does.
+#[no_mangle]
+pub extern "C" fn eb_lua_usleep(micros: std::ffi::c_uint) -> c_int {
+    crate::driver::events::sleep(std::time::Duration::from_micros(u64::from(micros)));
+    0
+}
+
 /// Executes a prepared statement; rows read go to `*rows`. See `StmtCore::execute`.
 ///
 /// # Safety

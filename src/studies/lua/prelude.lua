@@ -81,8 +81,23 @@ int eb_lua_execute(void *stmt, uint64_t *rows);
 void eb_lua_bind(void *stmt, int count, const void **params);
 int eb_lua_query(void *conn, const char *sql, size_t len);
 uint32_t eb_lua_rand(const void *context, int generator, uint32_t a, uint32_t b);
+int eb_lua_usleep(unsigned int micros);
 ]]
 local C = ffi.C
+
+-- A script's ffi.C.usleep(us) (think time, as sysbench scripts write it) sleeps its own
+-- connection: on the event driver libc's would block the loop with every connection on it.
+-- Every other name is looked up in the process as before (once, then kept here).
+do
+   local process = ffi.C
+   ffi.C = setmetatable({ usleep = C.eb_lua_usleep }, {
+      __index = function(symbols, name)
+         local found = process[name]
+         rawset(symbols, name, found)
+         return found
+      end,
+   })
+end
 local CONTEXT = ffi.cast("const void *", native.context)
 local eb_rand = C.eb_lua_rand
 
