@@ -82,6 +82,12 @@ fn an_unreachable_dsn_names_the_cause_and_never_the_password() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(!everything.contains("hunter2"));
+    // Nothing was measured: the store lists no empty run for it.
+    assert!(!everything.contains("stored as run"), "{everything}");
+    let runs = enginebench(&tmp).arg("runs").output().unwrap();
+    let runs =
+        String::from_utf8_lossy(&runs.stdout).into_owned() + &String::from_utf8_lossy(&runs.stderr);
+    assert!(runs.contains("holds no runs yet"), "{runs}");
     common::assert_nothing_left(&tmp);
 }
 

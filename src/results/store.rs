@@ -171,6 +171,25 @@ impl Store {
         }
     }
 
+    /// Takes this process's run out of the store again (a run that failed before it
+    /// measured anything: its row would only list an empty run among the others).
+    pub fn discard(&self) -> Result<(), StoreError> {
+        let Some(id) = self.run_id.take() else {
+            return Ok(());
+        };
+        let transaction = self
+            .conn
+            .unchecked_transaction()
+            .map_err(|e| self.query_error(e))?;
+        for table in ["cells", "loads", "sequences", "runs"] {
+            let column = if table == "runs" { "id" } else { "run_id" };
+            transaction
+                .execute(&format!("DELETE FROM {table} WHERE {column} = ?1"), [id])
+                .map_err(|e| self.query_error(e))?;
+        }
+        transaction.commit().map_err(|e| self.query_error(e))
+    }
+
     /// Saves the record as it stands: the run row replaced, cells, loads and sequences not
     /// yet stored appended. One transaction, so a reader never sees half a save.
     pub fn save(&self, record: &RunRecord) -> Result<i64, StoreError> {

@@ -65,11 +65,21 @@ impl RunOutput {
         Ok(())
     }
 
-    /// The last save; `--json -` writes only now.
+    /// The last save; `--json -` writes only now. A run that failed before it measured
+    /// or did anything (no server reached, say) leaves the store as it was; its `--json`
+    /// file keeps the error.
     pub fn finish(&self, record: &RunRecord) -> anyhow::Result<()> {
         self.results.finish(record)?;
         if let Some(store) = &self.store {
-            store.save(record)?;
+            let nothing_done = record.cells.is_empty()
+                && record.loads.is_empty()
+                && record.steps.is_empty()
+                && record.sequences.is_empty();
+            if nothing_done && record.status == RunStatus::Failed {
+                store.discard()?;
+            } else {
+                store.save(record)?;
+            }
         }
         Ok(())
     }
