@@ -182,6 +182,38 @@ struct Row {
     message: Option<String>,
 }
 
+impl Row {
+    /// A row of the query in `read_history`, its columns in that order.
+    fn from_history(mut row: mysql::Row) -> anyhow::Result<Row> {
+        fn take<T: mysql::prelude::FromValue>(
+            row: &mut mysql::Row,
+            index: usize,
+        ) -> anyhow::Result<T> {
+            row.take_opt(index)
+                .with_context(|| format!("events_statements_history_long: column {} is missing", index + 1))?
+                .map_err(|err| {
+                    anyhow::anyhow!(
+                        "events_statements_history_long: column {} is not what MariaDB writes there ({err})",
+                        index + 1
+                    )
+                })
+        }
+        Ok(Row {
+            thread: take(&mut row, 0)?,
+            event: take(&mut row, 1)?,
+            name: take(&mut row, 2)?,
+            text: take(&mut row, 3)?,
+            start_ps: take(&mut row, 4)?,
+            end_ps: take(&mut row, 5)?,
+            schema: take(&mut row, 6)?,
+            rows_sent: take(&mut row, 7)?,
+            rows_affected: take(&mut row, 8)?,
+            errno: take(&mut row, 9)?,
+            message: take(&mut row, 10)?,
+        })
+    }
+}
+
 fn read_history(
     conn: &mut mysql::Conn,
     database: Option<&str>,
@@ -247,19 +279,18 @@ fn read_history(
         let this_read = std::time::Instant::now();
         let last_read = stop();
         let since_ps = newest_end_ps.saturating_sub(LOOK_BACK_PS);
-        let mut rows: Vec<Row> = conn
-            .query_map(
-                format!(
-                    "SELECT THREAD_ID, EVENT_ID, EVENT_NAME, SQL_TEXT, TIMER_START, TIMER_END, CURRENT_SCHEMA, \
-                     ROWS_SENT, ROWS_AFFECTED, MYSQL_ERRNO, MESSAGE_TEXT \
-                     FROM performance_schema.events_statements_history_long \
-                     WHERE TIMER_END > {since_ps} AND THREAD_ID <> {own_thread} AND NESTING_EVENT_ID IS NULL"
-                ),
-                |(thread, event, name, text, start_ps, end_ps, schema, rows_sent, rows_affected, errno, message): (
-                    u64, u64, String, Option<String>, u64, u64, Option<String>, u64, u64, u16, Option<String>,
-                )| Row { thread, event, name, text, start_ps, end_ps, schema, rows_sent, rows_affected, errno, message },
-            )
+        let read: Vec<mysql::Row> = conn
+            .query(format!(
+                "SELECT THREAD_ID, EVENT_ID, EVENT_NAME, SQL_TEXT, TIMER_START, TIMER_END, CURRENT_SCHEMA, \
+                 ROWS_SENT, ROWS_AFFECTED, MYSQL_ERRNO, MESSAGE_TEXT \
+                 FROM performance_schema.events_statements_history_long \
+                 WHERE TIMER_END > {since_ps} AND THREAD_ID <> {own_thread} AND NESTING_EVENT_ID IS NULL"
+            ))
             .context("reading performance_schema.events_statements_history_long")?;
+        let mut rows = read
+            .into_iter()
+            .map(Row::from_history)
+            .collect::<anyhow::Result<Vec<Row>>>()?;
         tally.reads += 1;
         tally.reading += this_read.elapsed();
         // Every query of the ring scans all of it (it has no index), so loss is found in
