@@ -2,8 +2,9 @@
 //! connections, giving prepares statement ids, mapping the general log's command names
 //! (which the other sources are translated into) to capture commands, keeping each
 //! connection's commands in order, and timing the commands of a log that only writes whole
-//! seconds. The sources (`general_log`, `server_audit`, `performance_schema`) own reading
-//! their log; this must not know any of their formats.
+//! seconds, and reading a column of the server's own tables. The sources (`general_log`,
+//! `server_audit`, `performance_schema`) own reading their log; this must not know any of
+//! their formats.
 
 use std::collections::HashMap;
 
@@ -243,6 +244,23 @@ impl Importer {
             secrets_masked: self.writer.secrets_masked(),
         })
     }
+}
+
+/// Column `index` of a row the server's own table gave (`table` names it in errors).
+pub(crate) fn take_column<T: mysql::prelude::FromValue>(
+    row: &mut mysql::Row,
+    index: usize,
+    table: &str,
+) -> anyhow::Result<T> {
+    use anyhow::Context;
+    row.take_opt(index)
+        .with_context(|| format!("{table}: column {} is missing", index + 1))?
+        .map_err(|err| {
+            anyhow::anyhow!(
+                "{table}: column {} is not what MariaDB writes there ({err})",
+                index + 1
+            )
+        })
 }
 
 /// The database of a Connect's argument, `user@host on DB using Socket` (`on  using` when

@@ -20,7 +20,7 @@ use anyhow::Context;
 use mysql::prelude::Queryable;
 
 use super::format::{unix_now_us, CaptureWriter, Header, Response};
-use super::import::{ImportSummary, Importer, Logged};
+use super::import::{take_column, ImportSummary, Importer, Logged};
 use super::snapshot::write_snapshot;
 
 /// The header's source.
@@ -189,14 +189,7 @@ impl Row {
             row: &mut mysql::Row,
             index: usize,
         ) -> anyhow::Result<T> {
-            row.take_opt(index)
-                .with_context(|| format!("events_statements_history_long: column {} is missing", index + 1))?
-                .map_err(|err| {
-                    anyhow::anyhow!(
-                        "events_statements_history_long: column {} is not what MariaDB writes there ({err})",
-                        index + 1
-                    )
-                })
+            take_column(row, index, "events_statements_history_long")
         }
         Ok(Row {
             thread: take(&mut row, 0)?,

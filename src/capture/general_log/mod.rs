@@ -17,7 +17,7 @@ use super::format::{CaptureWriter, Header};
 #[cfg(test)]
 use super::import::connect_database;
 pub use super::import::ImportSummary;
-use super::import::{local_unix_seconds, Importer, Spacer, Timed};
+use super::import::{local_unix_seconds, take_column, Importer, Spacer, Timed};
 use super::snapshot::write_snapshot;
 
 /// The header source of a capture imported from the table.
@@ -107,14 +107,7 @@ pub fn import_table(
 }
 
 fn take<T: mysql::prelude::FromValue>(row: &mut mysql::Row, index: usize) -> anyhow::Result<T> {
-    row.take_opt(index)
-        .with_context(|| format!("mysql.general_log: column {} is missing", index + 1))?
-        .map_err(|err| {
-            anyhow::anyhow!(
-                "mysql.general_log: column {} is not what MariaDB writes there ({err})",
-                index + 1
-            )
-        })
+    take_column(row, index, "mysql.general_log")
 }
 
 /// One command as the log has it, before connections are numbered.
