@@ -28,7 +28,6 @@ use super::format::{Command, CommandKind, End, Line, Response};
 use super::protocol::{self, ClientCommand, Framer, PreparedInfo, ResponseReader};
 use super::proxy_tls::{ProxyTls, Wire};
 use super::CaptureWriter;
-use crate::interrupt;
 
 /// What a capture ended with.
 #[derive(Debug, Clone, Default)]
@@ -96,14 +95,16 @@ impl Clock {
     }
 }
 
-/// Relays connections accepted on `listener` to `upstream` until Ctrl-C, recording into
-/// `writer` (which already holds the header and snapshot).
+/// Relays connections accepted on `listener` to `upstream` until `stop()` says so (Ctrl-C,
+/// or the capture's time is up), recording into `writer` (which already holds the header
+/// and snapshot).
 pub fn serve(
     listener: TcpListener,
     upstream: String,
     tls: Arc<ProxyTls>,
     writer: CaptureWriter,
     on_connection: &dyn Fn(u64, &str),
+    stop: &dyn Fn() -> bool,
 ) -> anyhow::Result<ProxySummary> {
     let clock = Clock(Instant::now());
     let cpu_at_start = crate::measure::own_cpu_us();
@@ -120,7 +121,7 @@ pub fn serve(
     ));
     let mut sessions: Vec<(std::thread::JoinHandle<()>, Vec<TcpStream>)> = Vec::new();
     let mut connections = 0u64;
-    while !interrupt::requested() {
+    while !stop() {
         match listener.accept() {
             Ok((client, address)) => {
                 connections += 1;

@@ -70,6 +70,11 @@ pub struct CaptureArgs {
     /// The capture file to write
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+
+    /// Stop capturing after this long (e.g. 10m), as Ctrl-C would: for a capture left to
+    /// run on its own (the proxy and --from-performance-schema)
+    #[arg(long, value_parser = crate::units::parse_duration, value_name = "DURATION")]
+    pub duration: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Subcommand)]

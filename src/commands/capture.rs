@@ -74,7 +74,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
     }
     if args.from_performance_schema {
         let database = database.filter(|_| !args.no_snapshot);
-        return from_performance_schema(&dsn, database.as_deref(), &out);
+        return from_performance_schema(&dsn, database.as_deref(), &out, args.duration);
     }
     if dsn.socket.is_some() {
         bail!(
@@ -125,14 +125,23 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
     drop(conn);
     let (tls, certificate) = proxy_tls(&args, &dsn, &listening, &out)?;
     note(&format!(
-        "capturing into {}: point your application at {} instead of {upstream} (plain or TLS; {}); Ctrl-C ends the capture",
+        "capturing into {}: point your application at {} instead of {upstream} (plain or TLS; {}); Ctrl-C ends the capture{}",
         out.display(),
         listening,
-        certificate.description
+        certificate.description,
+        ends_by(args.duration)
     ));
-    let summary = proxy::serve(listener, upstream, tls, writer, &|number, address| {
-        note(&format!("connection {number} from {address}"));
-    })?;
+    let stop = stop_condition(args.duration);
+    let summary = proxy::serve(
+        listener,
+        upstream,
+        tls,
+        writer,
+        &|number, address| {
+            note(&format!("connection {number} from {address}"));
+        },
+        &stop,
+    )?;
     let seconds = summary.elapsed.as_secs_f64().max(1e-9);
     note(&format!(
         "captured {} command(s) from {} connection(s) in {seconds:.1} s ({:.0} commands/s); the proxy used {:.1} µs of CPU per command, and took {:.1} µs (p50) / {:.1} µs (p99) from reading bytes to having forwarded them; closed {}",
@@ -214,6 +223,7 @@ fn from_performance_schema(
     dsn: &crate::server::Dsn,
     database: Option<&str>,
     out: &std::path::Path,
+    duration: Option<std::time::Duration>,
 ) -> anyhow::Result<Finished> {
     let mut conn = ConnectionSpec::tcp(dsn, None).connect().with_context(|| {
         format!(
@@ -227,12 +237,13 @@ fn from_performance_schema(
         &mut conn,
         database,
         out,
-        &crate::interrupt::requested,
+        &stop_condition(duration),
         &|how| {
             note(&format!(
-                "capturing every connection's statements of {} into {} ({how}); Ctrl-C ends the capture",
+                "capturing every connection's statements of {} into {} ({how}); Ctrl-C ends the capture{}",
                 dsn.redacted(),
-                out.display()
+                out.display(),
+                ends_by(duration)
             ))
         },
     )?;
@@ -257,6 +268,25 @@ fn from_performance_schema(
     ));
     note_masked(summary.secrets_masked);
     Ok(Finished::Success)
+}
+
+/// The start-up message's end: when the capture stops by itself.
+fn ends_by(duration: Option<std::time::Duration>) -> String {
+    duration.map_or_else(String::new, |duration| {
+        format!(
+            ", or it ends by itself in {}",
+            humantime::format_duration(duration)
+        )
+    })
+}
+
+/// When a live capture ends: at Ctrl-C, or once `--duration` has passed.
+fn stop_condition(duration: Option<std::time::Duration>) -> impl Fn() -> bool {
+    let deadline = duration.map(|duration| std::time::Instant::now() + duration);
+    move || {
+        crate::interrupt::requested()
+            || deadline.is_some_and(|deadline| std::time::Instant::now() >= deadline)
+    }
 }
 
 /// `capture summarize FILE`: the scenario file, on stdout.
