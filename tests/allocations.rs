@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use common::run_oltp;
-use enginebench::results::{OutcomeRecord, ResultFile};
+use enginebench::results::OutcomeRecord;
 use enginebench::runner::RunOutput;
 use enginebench::scenario::oltp::OltpKind;
 use enginebench::server::{ServerArgsResolved, ServerOptions, ThrowawayServer};
@@ -50,14 +50,8 @@ fn allocations_and_statements(
     target: &ServerArgsResolved,
 ) -> (u64, u64) {
     let params = common::oltp_params(workload, events, 1);
-    let output = RunOutput {
-        store: None,
-        results: ResultFile::None,
-        // One interval per run, whatever its length: intervals allocate by design.
-        report_interval: Duration::from_secs(3600),
-        print_intervals: false,
-        sysbench_intervals: false,
-    };
+    // One interval per run, whatever its length: intervals allocate by design.
+    let output = RunOutput::quiet(Duration::from_secs(3600));
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     let record = run_oltp(&params, target, &output)
         .map_err(|(err, _)| err)

@@ -4,7 +4,7 @@
 mod common;
 
 use common::run_oltp;
-use enginebench::results::{OutcomeRecord, ResultFile, RunStatus};
+use enginebench::results::{OutcomeRecord, RunStatus};
 use enginebench::runner::RunOutput;
 use enginebench::scenario::oltp::OltpKind;
 use enginebench::server::{ServerArgsResolved, ServerOptions, ThrowawayServer};
@@ -16,13 +16,7 @@ fn params(workload: OltpKind, events: u64) -> OltpParams {
 }
 
 fn quiet() -> RunOutput {
-    RunOutput {
-        store: None,
-        results: ResultFile::None,
-        report_interval: Duration::from_millis(200),
-        print_intervals: false,
-        sysbench_intervals: false,
-    }
+    RunOutput::quiet(Duration::from_millis(200))
 }
 
 #[test]

@@ -161,13 +161,7 @@ fn a_kind_defined_outside_the_crate_runs_through_plan_runner_record_and_reports(
     common::require_mariadb();
     let server = enginebench::server::ThrowawayServer::start(&Default::default()).unwrap();
     let target = common::as_external(&server);
-    let output = enginebench::runner::RunOutput {
-        store: None,
-        results: enginebench::results::ResultFile::None,
-        report_interval: std::time::Duration::from_millis(200),
-        print_intervals: false,
-        sysbench_intervals: false,
-    };
+    let output = enginebench::runner::RunOutput::quiet(std::time::Duration::from_millis(200));
     let plan = Plan::new(Arc::new(Tally {
         engines: vec![Engine::InnoDb, Engine::MyIsam],
         loops: 25,

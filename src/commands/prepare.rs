@@ -16,13 +16,10 @@ pub fn run(args: PrepareArgs) -> anyhow::Result<Finished> {
             args.what
         );
     }
+    // Preparing tables is not a study: nothing to store.
     let output = RunOutput {
         results: ResultFile::from_arg(args.json.as_deref()),
-        // Preparing tables is not a study: nothing to store.
-        store: None,
-        report_interval: std::time::Duration::from_secs(1),
-        print_intervals: false,
-        sysbench_intervals: false,
+        ..RunOutput::quiet(std::time::Duration::from_secs(1))
     };
     let plan = plan_prepare_sbtest(
         args.tables,

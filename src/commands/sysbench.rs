@@ -288,9 +288,61 @@ fn run_cells(
             .report_hooks
             .iter()
             .any(|hook| hook == "report_intermediate");
+    // A script's own report_intermediate, called as each interval closes, as sysbench
+    // calls it (only with --report-interval); its first error stops the calls and fails
+    // the command once the run is saved.
+    let hook_error: std::rc::Rc<std::cell::RefCell<Option<anyhow::Error>>> = Default::default();
+    if global.report_interval > 0.0
+        && declared
+            .report_hooks
+            .iter()
+            .any(|hook| hook == "report_intermediate")
+    {
+        let state = lua::open_plain_state(&settings, &declared)?;
+        let (threads, report_interval, percentile) =
+            (global.threads, global.report_interval, globals.percentile);
+        let failed = std::rc::Rc::clone(&hook_error);
+        output.interval_hook = Some(std::rc::Rc::new(
+            move |interval: &crate::measure::IntervalMeasurement| {
+                // As sysbench: whole intervals only, not the run's closing part of one.
+                let span = interval.end_s - interval.start_s;
+                if failed.borrow().is_some() || span < 0.5 * report_interval {
+                    return;
+                }
+                let [reads, writes, other] = class_counts(
+                    &mut interval
+                        .kinds
+                        .iter()
+                        .map(|(name, latency, _)| (name.as_str(), latency.count)),
+                );
+                let errors: u64 = interval.kinds.iter().map(|(_, _, failed)| failed).sum();
+                let called = state.call_hook(
+                    "report_intermediate",
+                    &[
+                        ("time_interval", span),
+                        ("time_total", interval.end_s),
+                        ("threads_running", f64::from(threads)),
+                        ("events", interval.events.count as f64),
+                        ("reads", reads as f64),
+                        ("writes", writes as f64),
+                        ("other", other as f64),
+                        ("errors", errors as f64),
+                        ("reconnects", 0.0),
+                        ("latency_pct", nearest(&interval.events, percentile)),
+                    ],
+                );
+                if let Err(err) = called {
+                    *failed.borrow_mut() = Some(err);
+                }
+            },
+        ));
+    }
     let outcome = runner::run(&plan, &server, &output);
     if output.sysbench_intervals {
         outln!();
+    }
+    if let Some(err) = hook_error.borrow_mut().take() {
+        return Err(err);
     }
     let record = match &outcome {
         Ok(record) => Some(record),
@@ -301,8 +353,8 @@ fn run_cells(
         .iter()
         .any(|hook| hook == "report_cumulative");
     if let Some(cell) = record.and_then(|record| record.cells.first()) {
-        if !declared.report_hooks.is_empty() {
-            call_report_hooks(&settings, &declared, cell, global, globals.percentile)?;
+        if cumulative_hook {
+            call_cumulative_hook(&settings, &declared, cell, globals.percentile)?;
         }
     }
     if globals.histogram {
@@ -318,103 +370,69 @@ fn run_cells(
     super::finish_run_printing(outcome, &output, format, globals.percentile)
 }
 
-/// The script's report hooks called with sysbench's statistics: `report_intermediate` for
-/// each interval, `report_cumulative` for the whole run. They are called once the run is
-/// over (the same lines sysbench prints as it goes, printed at the end).
-fn call_report_hooks(
+/// The script's `report_cumulative` hook, called with sysbench's statistics of the whole
+/// run once it is over (`report_intermediate` is called as the run goes).
+fn call_cumulative_hook(
     settings: &Settings,
     declared: &lua::script::Declared,
     cell: &crate::results::CellRecord,
-    global: &GlobalOptions,
     percentile: f64,
 ) -> anyhow::Result<()> {
     let state = lua::open_plain_state(settings, declared)?;
-    let class_counts = |queries: &mut dyn Iterator<Item = (&str, u64)>| {
-        let mut counts = [0u64; 3];
-        for (name, count) in queries {
-            let index = match crate::scenario::StatementClass::of_sql(name) {
-                crate::scenario::StatementClass::Read => 0,
-                crate::scenario::StatementClass::Write => 1,
-                _ => 2,
-            };
-            counts[index] += count;
-        }
-        counts
-    };
-    // The interval records' latency summary keeps p50, p95 and p99: the nearest to --percentile.
-    let nearest = |latency: &crate::measure::LatencySummary| {
-        let us = if percentile >= 99.0 {
-            latency.p99_us
-        } else if percentile >= 95.0 {
-            latency.p95_us
-        } else {
-            latency.p50_us
+    let [reads, writes, other] = class_counts(
+        &mut cell
+            .queries
+            .iter()
+            .map(|q| (q.name.as_str(), q.count + q.failed)),
+    );
+    let seconds = cell.wall_ms / 1000.0;
+    let latency = &cell.event_latency_us;
+    let latency_pct = crate::measure::decode_histogram(&cell.event_histogram_v2)
+        .map(|h| h.value_at_quantile(percentile / 100.0) as f64 / 1e6)
+        .unwrap_or_else(|_| nearest(latency, percentile));
+    state.call_hook(
+        "report_cumulative",
+        &[
+            ("time_interval", seconds),
+            ("time_total", seconds),
+            ("threads_running", 0.0),
+            ("events", cell.events as f64),
+            ("reads", reads as f64),
+            ("writes", writes as f64),
+            ("other", other as f64),
+            ("errors", cell.failed_events as f64),
+            ("reconnects", 0.0),
+            ("latency_pct", latency_pct),
+            ("latency_min", latency.min_us as f64 / 1e6),
+            ("latency_max", latency.max_us as f64 / 1e6),
+            ("latency_avg", latency.avg_us / 1e6),
+            ("latency_sum", latency.avg_us * latency.count as f64 / 1e6),
+        ],
+    )
+}
+
+/// Statements counted as sysbench's read, write and other, by their verb.
+fn class_counts(queries: &mut dyn Iterator<Item = (&str, u64)>) -> [u64; 3] {
+    let mut counts = [0u64; 3];
+    for (name, count) in queries {
+        let index = match crate::scenario::StatementClass::of_sql(name) {
+            crate::scenario::StatementClass::Read => 0,
+            crate::scenario::StatementClass::Write => 1,
+            _ => 2,
         };
-        us as f64 / 1e6
+        counts[index] += count;
+    }
+    counts
+}
+
+/// The interval's latency (s) nearest `percentile`: the summaries keep p50, p95 and p99.
+fn nearest(latency: &crate::measure::LatencySummary, percentile: f64) -> f64 {
+    let us = if percentile >= 99.0 {
+        latency.p99_us
+    } else if percentile >= 95.0 {
+        latency.p95_us
+    } else {
+        latency.p50_us
     };
-    if declared
-        .report_hooks
-        .iter()
-        .any(|h| h == "report_intermediate")
-    {
-        // As sysbench: whole intervals that ended before the run did (not the closing one).
-        let end_s = cell.wall_ms / 1000.0 - 0.5 * global.report_interval.max(1.0);
-        for interval in cell.intervals.iter().filter(|i| i.end_s <= end_s) {
-            let [reads, writes, other] =
-                class_counts(&mut interval.queries.iter().map(|q| (q.name.as_str(), q.count)));
-            let errors: u64 = interval.queries.iter().map(|q| q.failed).sum();
-            state.call_hook(
-                "report_intermediate",
-                &[
-                    ("time_interval", interval.end_s - interval.start_s),
-                    ("time_total", interval.end_s),
-                    ("threads_running", f64::from(global.threads)),
-                    ("events", interval.events as f64),
-                    ("reads", reads as f64),
-                    ("writes", writes as f64),
-                    ("other", other as f64),
-                    ("errors", errors as f64),
-                    ("reconnects", 0.0),
-                    ("latency_pct", nearest(&interval.event_latency_us)),
-                ],
-            )?;
-        }
-    }
-    if declared
-        .report_hooks
-        .iter()
-        .any(|h| h == "report_cumulative")
-    {
-        let [reads, writes, other] = class_counts(
-            &mut cell
-                .queries
-                .iter()
-                .map(|q| (q.name.as_str(), q.count + q.failed)),
-        );
-        let seconds = cell.wall_ms / 1000.0;
-        let latency = &cell.event_latency_us;
-        let latency_pct = crate::measure::decode_histogram(&cell.event_histogram_v2)
-            .map(|h| h.value_at_quantile(percentile / 100.0) as f64 / 1e6)
-            .unwrap_or_else(|_| nearest(latency));
-        state.call_hook(
-            "report_cumulative",
-            &[
-                ("time_interval", seconds),
-                ("time_total", seconds),
-                ("threads_running", 0.0),
-                ("events", cell.events as f64),
-                ("reads", reads as f64),
-                ("writes", writes as f64),
-                ("other", other as f64),
-                ("errors", cell.failed_events as f64),
-                ("reconnects", 0.0),
-                ("latency_pct", latency_pct),
-                ("latency_min", latency.min_us as f64 / 1e6),
-                ("latency_max", latency.max_us as f64 / 1e6),
-                ("latency_avg", latency.avg_us / 1e6),
-                ("latency_sum", latency.avg_us * latency.count as f64 / 1e6),
-            ],
-        )?;
-    }
-    Ok(())
+    us as f64 / 1e6
 }

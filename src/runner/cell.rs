@@ -81,7 +81,9 @@ pub fn measure_as(
     let progress = CellProgress::start(
         label.clone(),
         expected,
-        if bench.output.sysbench_intervals {
+        if let Some(hook) = &bench.output.interval_hook {
+            IntervalLines::Hook(hook.clone())
+        } else if bench.output.sysbench_intervals {
             IntervalLines::Sysbench {
                 threads: config.threads,
             }

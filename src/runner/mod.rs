@@ -12,6 +12,7 @@ mod cell;
 mod cell_on_nodes;
 mod phases;
 mod progress;
+pub use progress::IntervalHook;
 mod rendezvous;
 mod tables;
 mod walk;
@@ -35,6 +36,9 @@ pub struct RunOutput {
     /// Print each interval on stdout as sysbench's `--report-interval` lines
     /// (`enginebench sysbench`), instead.
     pub sysbench_intervals: bool,
+    /// Called with each interval as it closes (a script's `report_intermediate` hook),
+    /// instead of printing it.
+    pub interval_hook: Option<IntervalHook>,
 }
 
 impl RunOutput {
@@ -50,10 +54,22 @@ impl RunOutput {
         Ok(RunOutput {
             results: ResultFile::from_arg(json),
             store: if no_db { None } else { Some(Store::open(db)?) },
-            report_interval,
             print_intervals,
-            sysbench_intervals: false,
+            ..RunOutput::quiet(report_interval)
         })
+    }
+
+    /// No results file, no store, nothing printed as intervals close: for runs whose
+    /// record the caller keeps (tests, `prepare`).
+    pub fn quiet(report_interval: std::time::Duration) -> RunOutput {
+        RunOutput {
+            results: ResultFile::None,
+            store: None,
+            report_interval,
+            print_intervals: false,
+            sysbench_intervals: false,
+            interval_hook: None,
+        }
     }
 
     /// Saves the record as it stands to the results file and the store.

@@ -14,8 +14,11 @@ pub struct CellProgress {
     intervals: IntervalLines,
 }
 
-/// What is printed as each report interval closes.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Called with each interval as it closes, on the thread that runs the cell.
+pub type IntervalHook = std::rc::Rc<dyn Fn(&crate::measure::IntervalMeasurement)>;
+
+/// What is printed (or called) as each report interval closes.
+#[derive(Clone)]
 pub enum IntervalLines {
     None,
     /// A line per interval on stderr, when stderr is not a terminal.
@@ -25,6 +28,8 @@ pub enum IntervalLines {
     Sysbench {
         threads: u32,
     },
+    /// The caller's hook instead of a line (a script's own `report_intermediate`).
+    Hook(IntervalHook),
 }
 
 impl CellProgress {
@@ -61,17 +66,19 @@ impl CellProgress {
 
     pub fn update(&self, progress: &Progress) {
         let rate = progress.events_done as f64 / progress.elapsed.as_secs_f64().max(1e-9);
-        if let (IntervalLines::Sysbench { threads }, Some(interval)) =
-            (self.intervals, progress.interval)
-        {
-            outln!("{}", sysbench_line(interval, threads));
+        match (&self.intervals, progress.interval) {
+            (IntervalLines::Sysbench { threads }, Some(interval)) => {
+                outln!("{}", sysbench_line(interval, *threads));
+            }
+            (IntervalLines::Hook(hook), Some(interval)) => hook(interval),
+            _ => {}
         }
         match &self.bar {
             Some(bar) => {
                 bar.set_position(progress.events_done);
                 bar.set_message(format!("{rate:.0} events/s"));
             }
-            None if self.intervals == IntervalLines::Enginebench => {
+            None if matches!(self.intervals, IntervalLines::Enginebench) => {
                 if let Some(interval) = progress.interval {
                     let span = (interval.end_s - interval.start_s).max(1e-9);
                     let kinds: Vec<String> = interval

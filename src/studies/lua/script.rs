@@ -599,7 +599,12 @@ impl State {
             let function: mlua::Function = hooks.get(hook)?;
             function.call::<()>(stat)
         };
-        run().map_err(|err| self.failed(&format!("sysbench.hooks.{hook}"), &err))
+        let called = run().map_err(|err| self.failed(&format!("sysbench.hooks.{hook}"), &err));
+        // The hook prints through C's stdio, which holds a pipe's output until it fills:
+        // what it printed goes out now, as the interval it reports closes.
+        // SAFETY: fflush(NULL) flushes every C output stream; no stream is borrowed here.
+        unsafe { libc::fflush(std::ptr::null_mut()) };
+        called
     }
 
     /// Runs a custom command's function (`sysbench.cmdline.commands[name][1]`).
