@@ -36,7 +36,8 @@ pub(crate) struct AuditLine {
 struct Tally {
     prepared_executions: u64,
     table_events: u64,
-    /// Lines whose statement may have been cut at server_audit_query_log_limit.
+    /// Statements of the longest length seen: cut at server_audit_query_log_limit, if
+    /// that length is the limit (1024 bytes by default).
     at_limit: u64,
     longest_statement: usize,
     skipped_operations: std::collections::BTreeMap<String, u64>,
@@ -103,7 +104,7 @@ pub fn import_files(
             tally.prepared_executions
         ));
     }
-    if tally.at_limit > 0 {
+    if tally.longest_statement >= 1024 {
         warnings.push(format!(
             "{} statement(s) are {} bytes long, maybe cut at server_audit_query_log_limit: raise it (SET GLOBAL server_audit_query_log_limit = …) if they fail on replay",
             tally.at_limit, tally.longest_statement
@@ -212,8 +213,13 @@ fn translate(line: &AuditLine, tally: &mut Tally) -> Option<(&'static str, Strin
         "CONNECT" | "FAILED_CONNECT" => Some(("Connect", String::new())),
         "DISCONNECT" => Some(("Quit", String::new())),
         operation if operation.starts_with("QUERY") => {
-            tally.longest_statement = tally.longest_statement.max(line.object.len());
-            if line.object.len() >= 1024 && line.object.len() == tally.longest_statement {
+            // Statements cut at the plugin's limit all have the longest length seen.
+            let length = line.object.len();
+            if length > tally.longest_statement {
+                tally.longest_statement = length;
+                tally.at_limit = 0;
+            }
+            if length == tally.longest_statement {
                 tally.at_limit += 1;
             }
             if has_placeholder(&line.object) {
@@ -411,6 +417,57 @@ mod tests {
         ] {
             assert!(parse_line(broken).is_err(), "{broken:?} parsed");
         }
+    }
+
+    #[test]
+    fn statements_of_the_plugins_default_limit_are_said_to_be_maybe_cut() {
+        let dir = std::env::temp_dir().join(format!("eb-audit-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("server_audit.log");
+        let cut = format!("SELECT '{}", "x".repeat(1024 - 8));
+        assert_eq!(cut.len(), 1024);
+        let lines = [
+            "20261124 20:10:47,vm,root,localhost,9,0,CONNECT,shop,,0".to_string(),
+            format!(
+                "20261124 20:10:47,vm,root,localhost,9,1,QUERY,shop,'{}',1064",
+                cut.replace('\'', "\\'")
+            ),
+            "20261124 20:10:47,vm,root,localhost,9,2,QUERY,shop,'SELECT 1',0".to_string(),
+            format!(
+                "20261124 20:10:48,vm,root,localhost,9,3,QUERY,shop,'{}',1064",
+                cut.replace('\'', "\\'")
+            ),
+            "20261124 20:10:48,vm,root,localhost,9,0,DISCONNECT,shop,,0".to_string(),
+        ];
+        std::fs::write(&log, lines.join("\n")).unwrap();
+        let out = dir.join("out.ebcap");
+        let summary = import_files(&[log], None, &out).unwrap();
+        let capture = super::super::format::read(&out).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(summary.commands, 5);
+        assert!(
+            summary
+                .warnings
+                .iter()
+                .any(|w| w.starts_with("2 statement(s) are 1024 bytes long")),
+            "{:?}",
+            summary.warnings
+        );
+        let kinds: Vec<_> = capture.commands.iter().map(|c| c.kind).collect();
+        use super::super::format::CommandKind::*;
+        assert_eq!(kinds, [Connect, Query, Query, Query, Quit]);
+        assert_eq!(capture.commands[1].sql.as_deref(), Some(cut.as_str()));
+        assert_eq!(
+            capture.commands[1].response.as_ref().and_then(|r| r.error),
+            Some(1064)
+        );
+        assert!(
+            capture.commands[2].response.is_none(),
+            "a success's answer is unknown"
+        );
+        // Three commands in one second are spread over it; the next second starts anew.
+        assert!(capture.commands[1].start_us < capture.commands[2].start_us);
+        assert_eq!(capture.commands[3].start_us, 1_000_000);
     }
 
     #[test]
