@@ -24,19 +24,8 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
         let files = &args.from_audit;
         let summary =
             crate::capture::server_audit::import_files(files, args.database.as_deref(), &out)?;
-        for warning in &summary.warnings {
-            note(&format!("warning: {warning}"));
-        }
         let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-        note(&format!(
-            "imported {} command(s) of {} connection(s) from {} into {}",
-            summary.commands,
-            summary.connections,
-            names.join(", "),
-            out.display()
-        ));
-        note_masked(summary.secrets_masked);
-        return Ok(Finished::Success);
+        return Ok(imported(&summary, &names.join(", "), &out, ""));
     }
     if let (Some(source), None) = (&args.from_log, &args.to) {
         if source != "table" {
@@ -45,17 +34,12 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
                 args.database.as_deref(),
                 &out,
             )?;
-            for warning in &summary.warnings {
-                note(&format!("warning: {warning}"));
-            }
-            note(&format!(
-                "imported {} command(s) of {} connection(s) from {source} into {} (no snapshot: give --to and --database for one)",
-                summary.commands,
-                summary.connections,
-                out.display()
+            return Ok(imported(
+                &summary,
+                source,
+                &out,
+                " (no snapshot: give --to and --database for one)",
             ));
-            note_masked(summary.secrets_masked);
-            return Ok(Finished::Success);
         }
     }
     let to = match args.to.clone() {
@@ -205,17 +189,28 @@ fn import_log(
     } else {
         general_log::import_file(std::path::Path::new(source), database, out)?
     };
+    Ok(imported(&summary, "the general log", out, ""))
+}
+
+/// What an import from a log wrote, said: its warnings, its counts (from `source`, then
+/// `more`), what was masked.
+fn imported(
+    summary: &crate::capture::import::ImportSummary,
+    source: &str,
+    out: &std::path::Path,
+    more: &str,
+) -> Finished {
     for warning in &summary.warnings {
         note(&format!("warning: {warning}"));
     }
     note(&format!(
-        "imported {} command(s) of {} connection(s) from the general log into {}",
+        "imported {} command(s) of {} connection(s) from {source} into {}{more}",
         summary.commands,
         summary.connections,
         out.display()
     ));
     note_masked(summary.secrets_masked);
-    Ok(Finished::Success)
+    Finished::Success
 }
 
 /// `--from-performance-schema`: the --to server's statement history, read until Ctrl-C.

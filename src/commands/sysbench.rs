@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::Finished;
 use crate::engine::Engine;
 use crate::runner::{self, RunOutput};
+use crate::scenario::StatementClass;
 use crate::server::{ConnectionSpec, Dsn, ServerArgsResolved};
 use crate::studies::lua::script::{GlobalOptions, OptionValue, Script, Settings};
 use crate::studies::lua::{self, LuaParams};
@@ -309,8 +310,8 @@ fn run_cells(
                 if failed.borrow().is_some() || span < 0.5 * report_interval {
                     return;
                 }
-                let [reads, writes, other] = class_counts(
-                    &mut interval
+                let [reads, writes, other] = StatementClass::tally(
+                    interval
                         .kinds
                         .iter()
                         .map(|(name, latency, _)| (name.as_str(), latency.count)),
@@ -379,9 +380,8 @@ fn call_cumulative_hook(
     percentile: f64,
 ) -> anyhow::Result<()> {
     let state = lua::open_plain_state(settings, declared)?;
-    let [reads, writes, other] = class_counts(
-        &mut cell
-            .queries
+    let [reads, writes, other] = StatementClass::tally(
+        cell.queries
             .iter()
             .map(|q| (q.name.as_str(), q.count + q.failed)),
     );
@@ -409,20 +409,6 @@ fn call_cumulative_hook(
             ("latency_sum", latency.avg_us * latency.count as f64 / 1e6),
         ],
     )
-}
-
-/// Statements counted as sysbench's read, write and other, by their verb.
-fn class_counts(queries: &mut dyn Iterator<Item = (&str, u64)>) -> [u64; 3] {
-    let mut counts = [0u64; 3];
-    for (name, count) in queries {
-        let index = match crate::scenario::StatementClass::of_sql(name) {
-            crate::scenario::StatementClass::Read => 0,
-            crate::scenario::StatementClass::Write => 1,
-            _ => 2,
-        };
-        counts[index] += count;
-    }
-    counts
 }
 
 /// The interval's latency (s) nearest `percentile`: the summaries keep p50, p95 and p99.

@@ -122,18 +122,14 @@ impl CellProgress {
 /// An interval as sysbench's `--report-interval` prints it; statements are read, write or
 /// other by their verb, latency is the events' 95th percentile.
 fn sysbench_line(interval: &crate::measure::IntervalMeasurement, threads: u32) -> String {
-    use crate::scenario::StatementClass;
     let seconds = (interval.end_s - interval.start_s).max(1e-9);
-    let (mut reads, mut writes, mut other, mut errors) = (0u64, 0u64, 0u64, 0u64);
-    for (name, latency, failed) in &interval.kinds {
-        let executed = latency.count + failed;
-        match StatementClass::of_sql(name) {
-            StatementClass::Read => reads += executed,
-            StatementClass::Write => writes += executed,
-            _ => other += executed,
-        }
-        errors += failed;
-    }
+    let [reads, writes, other] = crate::scenario::StatementClass::tally(
+        interval
+            .kinds
+            .iter()
+            .map(|(name, latency, failed)| (name.as_str(), latency.count + failed)),
+    );
+    let errors: u64 = interval.kinds.iter().map(|(_, _, failed)| failed).sum();
     let per_s = |n: u64| n as f64 / seconds;
     format!(
         "[ {:.0}s ] thds: {threads} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,95%): {:.2} err/s: {:.2} reconn/s: 0.00",
