@@ -184,8 +184,9 @@ pub fn serve(
         duration_us: elapsed.as_micros() as i64,
         // Counted by the writer, which masks them.
         secrets_masked: 0,
-        proxy_cost: Some(super::format::ProxyCost {
-            cpu_us_per_command: cpu_us as f64 / commands.max(1) as f64,
+        // With no command relayed there is no cost per command to state.
+        proxy_cost: (commands > 0).then(|| super::format::ProxyCost {
+            cpu_us_per_command: cpu_us as f64 / commands as f64,
             forwarding_p50_us,
             forwarding_p99_us,
         }),

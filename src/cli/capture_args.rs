@@ -73,7 +73,12 @@ pub struct CaptureArgs {
 
     /// Stop capturing after this long (e.g. 10m), as Ctrl-C would: for a capture left to
     /// run on its own (the proxy and --from-performance-schema)
-    #[arg(long, value_parser = crate::units::parse_duration, value_name = "DURATION")]
+    #[arg(
+        long,
+        value_parser = crate::units::parse_duration,
+        value_name = "DURATION",
+        conflicts_with_all = ["from_log", "from_audit"]
+    )]
     pub duration: Option<std::time::Duration>,
 }
 

@@ -127,16 +127,24 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
         &stop,
     )?;
     let seconds = summary.elapsed.as_secs_f64().max(1e-9);
-    note(&format!(
-        "captured {} command(s) from {} connection(s) in {seconds:.1} s ({:.0} commands/s); the proxy used {:.1} µs of CPU per command, and took {:.1} µs (p50) / {:.1} µs (p99) from reading bytes to having forwarded them; closed {}",
-        summary.commands,
-        summary.connections,
-        summary.commands as f64 / seconds,
-        summary.cpu_us as f64 / summary.commands.max(1) as f64,
-        summary.forwarding_p50_us,
-        summary.forwarding_p99_us,
-        out.display()
-    ));
+    if summary.commands == 0 {
+        note(&format!(
+            "captured no command in {seconds:.1} s from {} connection(s): nothing was sent through {listening} (is the application pointed at it?); closed {}",
+            summary.connections,
+            out.display()
+        ));
+    } else {
+        note(&format!(
+            "captured {} command(s) from {} connection(s) in {seconds:.1} s ({:.0} commands/s); the proxy used {:.1} µs of CPU per command, and took {:.1} µs (p50) / {:.1} µs (p99) from reading bytes to having forwarded them; closed {}",
+            summary.commands,
+            summary.connections,
+            summary.commands as f64 / seconds,
+            summary.cpu_us as f64 / summary.commands as f64,
+            summary.forwarding_p50_us,
+            summary.forwarding_p99_us,
+            out.display()
+        ));
+    }
     note_masked(summary.secrets_masked);
     Ok(Finished::Success)
 }
@@ -251,6 +259,15 @@ fn from_performance_schema(
     }
     let seconds = started.elapsed().as_secs_f64().max(1e-9);
     let cpu_us = crate::measure::own_cpu_us().saturating_sub(cpu_at_start);
+    if summary.commands == 0 {
+        note(&format!(
+            "captured no command in {seconds:.1} s ({} read(s) of the history): no other connection ran a statement; closed {}",
+            captured.reads,
+            out.display()
+        ));
+        note_masked(summary.secrets_masked);
+        return Ok(Finished::Success);
+    }
     note(&format!(
         "captured {} command(s) from {} connection(s) in {seconds:.1} s ({:.0} commands/s) from performance_schema, in {} read(s) of {:.1} ms each on average; this process used {:.1} µs of CPU per command; closed {}",
         summary.commands,
@@ -258,7 +275,7 @@ fn from_performance_schema(
         summary.commands as f64 / seconds,
         captured.reads,
         captured.reading.as_secs_f64() * 1e3 / captured.reads.max(1) as f64,
-        cpu_us as f64 / summary.commands.max(1) as f64,
+        cpu_us as f64 / summary.commands as f64,
         out.display()
     ));
     note_masked(summary.secrets_masked);
