@@ -126,6 +126,9 @@ pub fn describe_mysql_error(err: &mysql::Error) -> String {
             "connection timed out".to_string()
         }
         mysql::Error::MySqlError(server) => server.to_string(),
+        // The crate's own Display wraps these as `DriverError { … }` / `CodecError { … }`.
+        mysql::Error::DriverError(driver) => driver.to_string(),
+        mysql::Error::CodecError(codec) => codec.to_string(),
         other => other.to_string(),
     }
 }

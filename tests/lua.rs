@@ -576,6 +576,38 @@ fn script_errors_name_the_script_and_keep_what_was_measured() {
     common::assert_nothing_left(&tmp);
 }
 
+/// A refused login under `enginebench sysbench`: said before "Threads started!", as
+/// sysbench says it, and the fix in sysbench's option names; a script's own connection
+/// (`prepare`) says the same.
+#[test]
+fn a_refused_connection_is_said_in_sysbenchs_words() {
+    let tmp = common::private_tmpdir("lua-refused");
+    let (_server, mut options) = server();
+    for option in options.iter_mut() {
+        if option == "--mysql-user=root" {
+            *option = "--mysql-user=nobody".into();
+        }
+    }
+    let run = enginebench_sysbench(&tmp, &options, &["oltp_point_select", "--time=1", "run"]);
+    assert!(!run.status.success());
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!stdout.contains("Threads started!"), "{stdout}");
+    assert!(
+        stderr.contains("Access denied") && stderr.contains("--mysql-user are right"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--mysql-ssl=REQUIRED"), "{stderr}");
+    let prepare = enginebench_sysbench(&tmp, &options, &["oltp_point_select", "prepare"]);
+    assert!(!prepare.status.success());
+    let stderr = String::from_utf8_lossy(&prepare.stderr);
+    assert!(
+        stderr.contains("connection creation failed") && stderr.contains("--mysql-ssl=REQUIRED"),
+        "{stderr}"
+    );
+    common::assert_nothing_left(&tmp);
+}
+
 #[test]
 fn on_the_event_driver_a_scripts_statement_and_its_usleep_yield_to_the_loop() {
     let tmp = common::private_tmpdir("lua-events");

@@ -298,3 +298,30 @@ fn a_study_a_capture_and_a_replay_run_over_verified_tls_and_plaintext_is_refused
     }
     common::assert_nothing_left(&tmp);
 }
+
+/// A server that offers no TLS: asked for TLS, both clients refuse to go on in plain text
+/// (libmariadb 3.3 alone would, unless the host name is checked), and say how to fix it.
+#[test]
+fn a_server_without_tls_is_refused_when_tls_is_required() {
+    let tmp = common::private_tmpdir("no-tls");
+    let (certs, _) = make_certificates(&tmp.with_extension("certs"));
+    let server = tls_server(Vec::new());
+    let port = server.port();
+    let verify_ca = format!("?ssl-mode=VERIFY_CA&ssl-ca={}", certs.ca.display());
+    for query in ["?ssl-mode=REQUIRED", verify_ca.as_str()] {
+        let spec = ConnectionSpec::tcp(
+            &Dsn::parse(&url(port, "shop", query)).unwrap(),
+            Some("shop"),
+        );
+        let refused = enginebench::driver::libmariadb::Connection::connect_worker(&spec)
+            .err()
+            .unwrap_or_else(|| panic!("libmariadb connected in plain text with {query}"))
+            .to_string();
+        assert!(refused.contains("the server offers no TLS"), "{refused}");
+        let refused = spec.connect().unwrap_err().to_string();
+        assert!(refused.contains("the server offers no TLS"), "{refused}");
+    }
+    // Plain text, as asked, still connects.
+    let plain = ConnectionSpec::tcp(&Dsn::parse(&url(port, "shop", "")).unwrap(), Some("shop"));
+    enginebench::driver::libmariadb::Connection::connect_worker(&plain).unwrap();
+}

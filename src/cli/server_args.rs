@@ -229,6 +229,7 @@ impl TlsArgs {
             ca: self.ssl_ca.clone(),
             cert: self.ssl_cert.clone(),
             key: self.ssl_key.clone(),
+            words: Default::default(),
         };
         dsns.into_iter()
             .map(|mut dsn| {

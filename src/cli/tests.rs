@@ -94,9 +94,16 @@ fn a_lua_runs_script_options_are_taken_before_clap_reads_the_rest() {
 fn duration_is_refused_for_imports_that_read_a_finished_log() {
     for source in [["--from-log", "general.log"], ["--from-audit", "audit.log"]] {
         let parsed = Cli::try_parse_from(
-            ["enginebench", "capture", "--out", "c.ebcap", "--duration", "5s"]
-                .into_iter()
-                .chain(source),
+            [
+                "enginebench",
+                "capture",
+                "--out",
+                "c.ebcap",
+                "--duration",
+                "5s",
+            ]
+            .into_iter()
+            .chain(source),
         );
         let error = parsed.expect_err("--duration with a log import must be refused");
         assert_eq!(error.kind(), clap::error::ErrorKind::ArgumentConflict);

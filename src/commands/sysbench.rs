@@ -130,7 +130,10 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
     };
     // sysbench 1.0's --mysql-ssl=on, or 1.1's modes and its --mysql-ssl-ca/-cert/-key
     // (1.0 read cacert.pem, client-cert.pem and client-key.pem from the working directory).
-    let mut tls = crate::server::TlsOptions::default();
+    let mut tls = crate::server::TlsOptions {
+        words: crate::server::tls::OptionWords::Sysbench,
+        ..Default::default()
+    };
     for (option, name) in [
         ("mysql_ssl", "ssl-mode"),
         ("mysql_ssl_ca", "ssl-ca"),
@@ -142,8 +145,7 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
                 .map_err(|err| anyhow::anyhow!("--{}: {err}", option.replace('_', "-")))?;
         }
     }
-    tls.check()
-        .map_err(|err| anyhow::anyhow!("--mysql-ssl: {err}"))?;
+    tls.check().map_err(|err| anyhow::anyhow!(err))?;
     let db_driver = take("db_driver").unwrap_or_else(|| "mysql".into());
     // Accepted as sysbench accepts them; enginebench's own behaviour covers them.
     for ignored in ["verbosity", "forced_shutdown", "luajit_cmd"] {
@@ -268,6 +270,9 @@ fn run_cells(
             global.report_interval
         );
     }
+    // sysbench connects its workers before it says "Threads started!": a server that
+    // cannot be reached is named before that line, as there.
+    ConnectionSpec::tcp(&dsn, Some(&global.mysql_db)).connect()?;
     outln!("\nThreads started!\n");
     let plan = crate::plan::Plan::on_servers(std::sync::Arc::new(study), &[], &[]);
     let server = ServerArgsResolved {

@@ -55,8 +55,14 @@ pub enum ServerError {
     StartFailed { status: String, log_tail: String },
     #[error("the throwaway server did not answer within {seconds} s; its error log ends with:\n{log_tail}")]
     StartTimeout { seconds: u64, log_tail: String },
-    #[error("cannot connect to {target}: {cause}; check that the server is running and that --dsn is right")]
-    Unreachable { target: String, cause: String },
+    #[error(
+        "cannot connect to {target}: {cause}; check that the server is running and {address_check}"
+    )]
+    Unreachable {
+        target: String,
+        cause: String,
+        address_check: &'static str,
+    },
     #[error("{0}")]
     Io(String),
     #[error(transparent)]
@@ -276,6 +282,7 @@ impl ConnectionSpec {
         let unreachable = |err: mysql::Error| ServerError::Unreachable {
             target: self.label.clone(),
             cause: tls::describe_connect_error(&err, &self.tls),
+            address_check: self.tls.words.address_check(),
         };
         if self.tls.mode() == SslMode::Preferred && self.preferred_settled.get().is_none() {
             let with_tls = OptsBuilder::from_opts(self.opts.clone()).ssl_opts(self.tls.ssl_opts());

@@ -69,6 +69,49 @@ pub struct TlsOptions {
     pub ca: Option<PathBuf>,
     pub cert: Option<PathBuf>,
     pub key: Option<PathBuf>,
+    /// How the user gave the connection's options, so that a fix is said in their words.
+    pub words: OptionWords,
+}
+
+/// The words a user gave a connection in: a `--dsn` URL (and enginebench's flags), or
+/// sysbench's `--mysql-*` options (`enginebench sysbench`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OptionWords {
+    #[default]
+    Url,
+    Sysbench,
+}
+
+impl OptionWords {
+    /// What to check when a connection fails: the options that name the server and the
+    /// account.
+    pub fn address_check(self) -> &'static str {
+        match self {
+            OptionWords::Url => "that --dsn is right",
+            OptionWords::Sysbench => {
+                "that --mysql-host/--mysql-port (or --mysql-socket) and --mysql-user are right"
+            }
+        }
+    }
+
+    /// How TLS is asked for, in these words.
+    fn tls_fix(self) -> &'static str {
+        match self {
+            OptionWords::Url => "add ssl-mode=REQUIRED (or ssl-mode=VERIFY_CA&ssl-ca=/path/to/ca.pem) to the URL, or give --ssl-mode",
+            OptionWords::Sysbench => "give --mysql-ssl=REQUIRED (or --mysql-ssl=VERIFY_CA --mysql-ssl-ca=/path/to/ca.pem)",
+        }
+    }
+
+    /// `name=value` of a TLS option, in these words (`name` as a URL spells it).
+    fn option(self, name: &str, value: &str) -> String {
+        match self {
+            OptionWords::Url => format!("{name}={value}"),
+            OptionWords::Sysbench => match name {
+                "ssl-mode" => format!("--mysql-ssl={value}"),
+                other => format!("--mysql-{other}={value}"),
+            },
+        }
+    }
 }
 
 impl TlsOptions {
@@ -103,19 +146,29 @@ impl TlsOptions {
     /// certificate without its key, a file that is not there.
     pub fn check(&self) -> Result<(), String> {
         let mode = self.mode();
+        let words = self.words;
+        let named = |name: &str| words.option(name, "…");
         if mode.verifies() && self.ca.is_none() {
             return Err(format!(
-                "ssl-mode={} checks the server's certificate against a CA: give ssl-ca=/path/to/ca.pem",
-                mode.name()
+                "{} checks the server's certificate against a CA: give {}",
+                words.option("ssl-mode", mode.name()),
+                words.option("ssl-ca", "/path/to/ca.pem")
             ));
         }
         if self.cert.is_some() != self.key.is_some() {
-            return Err(
-                "a client certificate needs its key: give ssl-cert and ssl-key together".into(),
-            );
+            return Err(format!(
+                "a client certificate needs its key: give {} and {} together",
+                named("ssl-cert"),
+                named("ssl-key")
+            ));
         }
         if mode == SslMode::Disabled && (self.cert.is_some() || self.ca.is_some()) {
-            return Err("ssl-mode=DISABLED with ssl-ca or ssl-cert: drop one or the other".into());
+            return Err(format!(
+                "{} with {} or {}: drop one or the other",
+                words.option("ssl-mode", "DISABLED"),
+                named("ssl-ca"),
+                named("ssl-cert")
+            ));
         }
         for (name, path) in [
             ("ssl-ca", &self.ca),
@@ -125,8 +178,8 @@ impl TlsOptions {
             if let Some(path) = path {
                 if !path.is_file() {
                     return Err(format!(
-                        "{name}={}: no such file (give the PEM file's path as this host sees it)",
-                        path.display()
+                        "{}: no such file (give the PEM file's path as this host sees it)",
+                        words.option(name, &path.display().to_string())
                     ));
                 }
             }
@@ -173,38 +226,44 @@ impl TlsOptions {
     }
 }
 
-const TLS_FIX: &str = "add ssl-mode=REQUIRED (or ssl-mode=VERIFY_CA&ssl-ca=/path/to/ca.pem) to the URL, or give --ssl-mode";
-
 /// A failed connection's cause, with the TLS fix when TLS is what failed: the server
 /// refusing plain connections, offering no TLS, or a certificate that does not check out.
 pub fn describe_connect_error(err: &mysql::Error, tls: &TlsOptions) -> String {
     let cause = crate::sqlerror::describe_mysql_error(err);
     let text = cause.to_ascii_lowercase();
     let plain = tls.mode() == SslMode::Disabled;
+    let words = tls.words;
+    let tls_fix = words.tls_fix();
+    let mode = words.option("ssl-mode", tls.mode().name());
     let hint = if text.contains("secure transport") {
-        Some(format!("the server takes TLS connections only: {TLS_FIX}"))
+        Some(format!("the server takes TLS connections only: {tls_fix}"))
     } else if plain && matches!(err, mysql::Error::MySqlError(e) if e.code == 1045) {
         // MariaDB answers a plain login under require_secure_transport (or to an account
         // that REQUIREs SSL) with this same "access denied".
         Some(format!(
-            "if the password is right, the server may take TLS connections only (require_secure_transport, or an account that REQUIREs SSL): {TLS_FIX}"
+            "if the password is right, the server may take TLS connections only (require_secure_transport, or an account that REQUIREs SSL): {tls_fix}"
         ))
     } else if matches!(
         err,
         mysql::Error::DriverError(mysql::DriverError::TlsNotSupported)
     ) {
         Some(format!(
-            "ssl-mode={} but the server offers no TLS: configure ssl_cert and ssl_key on the server, or connect with ssl-mode=PREFERRED or DISABLED",
-            tls.mode().name()
+            "{mode} but the server offers no TLS: configure ssl_cert and ssl_key on the server, or connect with {} or {}",
+            words.option("ssl-mode", "PREFERRED"),
+            words.option("ssl-mode", "DISABLED")
         ))
     } else if matches!(err, mysql::Error::TlsError(_)) || text.contains("certificate") {
         Some(match &tls.ca {
             Some(ca) => format!(
-                "the server's certificate does not check out against ssl-ca={} (ssl-mode={}): give the CA that signed it, or ssl-mode=REQUIRED to encrypt without checking",
-                ca.display(),
-                tls.mode().name()
+                "the server's certificate does not check out against {} ({mode}): give the CA that signed it, or {} to encrypt without checking",
+                words.option("ssl-ca", &ca.display().to_string()),
+                words.option("ssl-mode", "REQUIRED")
             ),
-            None => "the TLS handshake failed: check ssl-cert and ssl-key, or the server's TLS settings".to_string(),
+            None => format!(
+                "the TLS handshake failed: check {} and {}, or the server's TLS settings",
+                words.option("ssl-cert", "…"),
+                words.option("ssl-key", "…")
+            ),
         })
     } else {
         None
@@ -303,5 +362,37 @@ mod tests {
         missing.set("ssl-ca", "/no/such/ca.pem").unwrap();
         assert!(missing.check().unwrap_err().contains("no such file"));
         assert!(SslMode::parse("VERIFY").unwrap_err().contains("VERIFY_CA"));
+    }
+
+    #[test]
+    fn fixes_are_said_in_the_words_the_options_were_given_in() {
+        let no_tls = mysql::Error::DriverError(mysql::DriverError::TlsNotSupported);
+        let mut url = TlsOptions::default();
+        url.set("ssl-mode", "REQUIRED").unwrap();
+        let said = describe_connect_error(&no_tls, &url);
+        assert!(
+            said.contains("ssl-mode=REQUIRED but the server offers no TLS"),
+            "{said}"
+        );
+        assert!(!said.contains("DriverError"), "{said}");
+        let sysbench = TlsOptions {
+            words: OptionWords::Sysbench,
+            ..url
+        };
+        let said = describe_connect_error(&no_tls, &sysbench);
+        assert!(
+            said.contains("--mysql-ssl=REQUIRED but the server offers no TLS"),
+            "{said}"
+        );
+        assert!(said.contains("--mysql-ssl=DISABLED"), "{said}");
+        let mut verify = TlsOptions {
+            words: OptionWords::Sysbench,
+            ..Default::default()
+        };
+        verify.set("ssl-mode", "VERIFY_CA").unwrap();
+        assert!(verify.check().unwrap_err().contains("give --mysql-ssl-ca="));
+        assert!(OptionWords::Sysbench
+            .address_check()
+            .contains("--mysql-user"));
     }
 }

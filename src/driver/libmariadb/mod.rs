@@ -87,6 +87,7 @@ const CR_MIN_ERROR: c_uint = 2000;
 
 #[link(name = "mariadb")]
 extern "C" {
+    fn mysql_get_ssl_cipher(mysql: *mut Mysql) -> *const c_char;
     fn mysql_server_init(argc: c_int, argv: *mut *mut c_char, groups: *mut *mut c_char) -> c_int;
     fn mysql_init(mysql: *mut Mysql) -> *mut Mysql;
     fn mysql_real_connect(
@@ -408,6 +409,14 @@ impl Connection {
         };
         if connected.is_null() {
             return Err(connection.last_error());
+        }
+        // libmariadb 3.3 goes on in plain text when the server offers no TLS, unless the
+        // host name is checked: REQUIRED and VERIFY_CA would run unencrypted, unsaid.
+        // SAFETY: a connected handle; the cipher's name is only tested for null.
+        if spec.tls_in_force() && unsafe { mysql_get_ssl_cipher(mysql) }.is_null() {
+            return Err(mysql::Error::DriverError(
+                mysql::DriverError::TlsNotSupported,
+            ));
         }
         if nonblocking && spec.tls_in_force() {
             // libmariadb's TLS handshake leaves the socket blocking (found: every TLS

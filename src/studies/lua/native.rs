@@ -23,7 +23,14 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
                     lua.create_userdata(Conn::new(Rc::clone(&ctx), connection))?;
                 Ok((Some(conn), None))
             }
-            Err(err) => Ok((None, Some(crate::server::describe_mysql_error(&err)))),
+            // With the TLS fix when TLS is what failed, as a run's own connections say it.
+            Err(err) => Ok((
+                None,
+                Some(crate::server::tls::describe_connect_error(
+                    &err,
+                    ctx.spec.tls(),
+                )),
+            )),
         })?,
     )?;
     native.set("count_ignored", lua.create_function(|_, ()| Ok(()))?)?;
