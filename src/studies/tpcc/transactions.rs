@@ -10,7 +10,6 @@
 //! buffers bound once, so the event driver runs TPC-C's workers as coroutines like any
 //! workload's.
 
-use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -47,10 +46,15 @@ pub const STATEMENTS: &[(&str, &str)] = &[
     ("no_update_district", "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ? AND d_id = ?"),
     ("no_insert_order", "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (?, ?, ?, ?, NOW(), ?, ?)"),
     ("no_insert_new_order", "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)"),
-    ("no_get_item", "SELECT i_price, i_name, i_data FROM item WHERE i_id = ?"),
-    ("no_get_stock", "SELECT s_quantity, s_data, s_dist_{D} FROM stock WHERE s_i_id = ? AND s_w_id = ? FOR UPDATE"),
+    // An order's items and their stock rows are read in one statement each, as go-tpc
+    // reads them: the lists are padded to 15 (the most lines an order has) by repeating
+    // the first, so one prepared statement serves every order.
+    ("no_get_items", "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN ({ITEMS})"),
+    ("no_get_stocks", "SELECT s_w_id, s_i_id, s_quantity, s_data, s_dist_{D} FROM stock WHERE (s_w_id, s_i_id) IN ({STOCKS}) FOR UPDATE"),
     ("no_update_stock", "UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + ? WHERE s_i_id = ? AND s_w_id = ?"),
-    ("no_insert_order_line", "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+    // All of an order's lines in one INSERT: a statement per line count, prepared when
+    // first needed ({LINES} rows).
+    ("no_insert_order_lines", "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES {LINES}"),
     // Payment
     ("p_update_warehouse", "UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?"),
     ("p_get_warehouse", "SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse WHERE w_id = ?"),
@@ -116,20 +120,28 @@ fn sample_params(name: &str, rng: &mut SmallRng, warehouses: u32) -> Vec<mysql::
             1.into(),
         ],
         "no_insert_new_order" => vec![(CUSTOMERS + 1).into(), d.into(), w.into()],
-        "no_get_item" => vec![item.into()],
-        "no_get_stock" => vec![item.into(), w.into()],
+        "no_get_items" => (0..MAX_LINES)
+            .map(|_| nurand(rng, 8191, RUN.ol_i_id, 1, ITEMS).into())
+            .collect(),
+        "no_get_stocks" => (0..MAX_LINES)
+            .flat_map(|_| [w.into(), nurand(rng, 8191, RUN.ol_i_id, 1, ITEMS).into()])
+            .collect(),
         "no_update_stock" => vec![50.into(), 5.into(), 0.into(), item.into(), w.into()],
-        "no_insert_order_line" => vec![
-            (CUSTOMERS + 1).into(),
-            d.into(),
-            w.into(),
-            1.into(),
-            item.into(),
-            w.into(),
-            5.into(),
-            amount.into(),
-            "x".into(),
-        ],
+        "no_insert_order_lines" => (1..=SAMPLE_LINES)
+            .flat_map(|line| -> [mysql::Value; 9] {
+                [
+                    (CUSTOMERS + 1).into(),
+                    d.into(),
+                    w.into(),
+                    line.into(),
+                    item.into(),
+                    w.into(),
+                    5.into(),
+                    amount.into(),
+                    "x".into(),
+                ]
+            })
+            .collect(),
         "p_update_warehouse" => vec![amount.into(), w.into()],
         "p_get_warehouse" => vec![w.into()],
         "p_update_district" => vec![amount.into(), w.into(), d.into()],
@@ -181,11 +193,26 @@ fn at(name: &str) -> usize {
         .unwrap_or_else(|| panic!("no statement {name}"))
 }
 
-/// The statement's SQL, `{D}` filled in for district `d`.
-fn sql_for(index: usize, district: u32) -> String {
+/// The most lines an order has (clause 2.4.1.3): the item and stock lists' length.
+const MAX_LINES: u32 = 15;
+
+/// The order lines of the INSERT whose plan is sampled.
+const SAMPLE_LINES: u32 = 10;
+
+/// The statement's SQL, `{D}` filled in for district `d` and `{LINES}` with `lines` rows.
+fn sql_with(index: usize, district: u32, lines: u32) -> String {
+    let list = |item: &str, count: u32| vec![item; count as usize].join(", ");
     STATEMENTS[index]
         .1
         .replace("{D}", &format!("{district:02}"))
+        .replace("{ITEMS}", &list("?", MAX_LINES))
+        .replace("{STOCKS}", &list("(?, ?)", MAX_LINES))
+        .replace("{LINES}", &list("(?, ?, ?, ?, ?, ?, ?, ?, ?)", lines))
+}
+
+/// The statement's SQL as its plan is sampled: district `d`, an order of ten lines.
+fn sql_for(index: usize, district: u32) -> String {
+    sql_with(index, district, SAMPLE_LINES)
 }
 
 /// What every worker of a cell shares: the counts that make a result not comparable.
@@ -224,17 +251,19 @@ impl Workload for TpccWorkload {
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
         let conn = libmariadb::Connection::connect_worker(&self.spec.for_connection(worker_index))?;
-        // Transaction control goes as text; every other statement is prepared.
+        // Transaction control goes as text; every other statement is prepared (the order
+        // lines' INSERT for each line count as orders need it).
         let mut statements = Vec::with_capacity(STATEMENTS.len());
-        for (index, (_, sql)) in STATEMENTS.iter().enumerate() {
-            statements.push(if sql.contains('?') {
-                Some(conn.prepare(&sql_for(index, 1))?)
+        for (index, (name, _)) in STATEMENTS.iter().enumerate() {
+            let sql = sql_for(index, 1);
+            statements.push(if sql.contains('?') && *name != "no_insert_order_lines" {
+                Some(conn.prepare(&sql)?)
             } else {
                 None
             });
         }
         let stock = (1..=DISTRICTS)
-            .map(|d| conn.prepare(&sql_for(at("no_get_stock"), d)))
+            .map(|d| conn.prepare(&sql_for(at("no_get_stocks"), d)))
             .collect::<Result<Vec<_>, _>>()?;
         let index = worker_index as u32;
         // With think times the specification's terminals: ten per warehouse, each with a
@@ -253,6 +282,7 @@ impl Workload for TpccWorkload {
         Ok(Box::new(TpccWorker {
             statements,
             stock,
+            order_lines: (0..=MAX_LINES).map(|_| None).collect(),
             conn,
             terminal: Terminal {
                 home,
@@ -275,7 +305,7 @@ impl Workload for TpccWorkload {
         STATEMENTS
             .iter()
             // Transaction control has no plan.
-            .filter(|(_, sql)| sql.contains('?'))
+            .filter(|(name, _)| sql_for(at(name), 1).contains('?'))
             .map(|(name, _)| StatementSample {
                 name: name.to_string(),
                 sql: sql_for(at(name), 1),
@@ -305,8 +335,10 @@ struct TpccWorker {
     /// statements[kind], None for transaction control (sent as text). Statements are
     /// declared before their connection: they close first.
     statements: Vec<Option<Statement>>,
-    /// no_get_stock for each district's s_dist column.
+    /// no_get_stocks for each district's s_dist column.
     stock: Vec<Statement>,
+    /// no_insert_order_lines for each line count, once an order of that many lines came.
+    order_lines: Vec<Option<Statement>>,
     conn: libmariadb::Connection,
     terminal: Terminal,
 }
@@ -332,6 +364,7 @@ struct Tx<'a> {
     conn: &'a libmariadb::Connection,
     statements: &'a mut [Option<Statement>],
     stock: &'a mut [Statement],
+    order_lines: &'a mut [Option<Statement>],
     recorder: &'a mut QueryRecorder,
 }
 
@@ -461,57 +494,109 @@ impl Terminal {
             &[n(order), n(d), n(w), n(c), n(lines), n(all_local)],
         )?;
         tx.drop(at("no_insert_new_order"), &[n(order), n(d), n(w)])?;
-        let mut amount = String::new();
-        let mut dist_info = String::new();
-        for (number, &(item, supply, quantity)) in items.iter().enumerate() {
-            let Some(price) = tx.first(at("no_get_item"), &[n(item)], |row| row.float(0))? else {
-                // The specification's user abort: the unused item rolls the order back.
-                return self.roll_back(tx);
-            };
-            let quantity_left = first_row(
-                tx.recorder,
-                at("no_get_stock"),
-                &mut tx.stock[d as usize - 1],
-                &[n(item), n(supply)],
-                |row| {
-                    dist_info.clear();
-                    dist_info.push_str(&String::from_utf8_lossy(row.get(2).unwrap_or_default()));
-                    row.int(0)
-                },
-            )?
-            .unwrap_or(0);
-            let new_quantity = if quantity_left >= i64::from(quantity) + 10 {
-                quantity_left - i64::from(quantity)
-            } else {
-                quantity_left - i64::from(quantity) + 91
+        // The items, in one statement (the list padded with the first item).
+        let item_ids: Vec<Param> = (0..MAX_LINES as usize)
+            .map(|line| n(items.get(line).unwrap_or(&items[0]).0))
+            .collect();
+        let mut prices: Vec<(i64, f64)> = Vec::with_capacity(items.len());
+        let kind = at("no_get_items");
+        let statement = prepared(tx.statements, kind);
+        tx.recorder.measure(kind, || {
+            statement.execute_rows(item_ids.iter().copied(), |row| {
+                prices.push((row.int(0), row.float(1)))
+            })
+        })?;
+        let price_of = |item: u32| {
+            prices
+                .iter()
+                .find(|(id, _)| *id == i64::from(item))
+                .map(|(_, price)| *price)
+        };
+        if items.iter().any(|&(item, _, _)| price_of(item).is_none()) {
+            // The specification's user abort: the unused item rolls the order back.
+            return self.roll_back(tx);
+        }
+        // Their stock rows, locked in one statement.
+        let stock_keys: Vec<Param> = (0..MAX_LINES as usize)
+            .flat_map(|line| {
+                let &(item, supply, _) = items.get(line).unwrap_or(&items[0]);
+                [n(supply), n(item)]
+            })
+            .collect();
+        // (warehouse, item, quantity, s_dist of the district)
+        let mut stock: Vec<(i64, i64, i64, String)> = Vec::with_capacity(items.len());
+        let kind = at("no_get_stocks");
+        let statement = &mut tx.stock[d as usize - 1];
+        tx.recorder.measure(kind, || {
+            statement.execute_rows(stock_keys.iter().copied(), |row| {
+                stock.push((
+                    row.int(0),
+                    row.int(1),
+                    row.int(2),
+                    String::from_utf8_lossy(row.get(4).unwrap_or_default()).into_owned(),
+                ))
+            })
+        })?;
+        // Each line takes its quantity from its stock row, in line order (an item ordered
+        // twice takes from what the first line left), and updates the row.
+        let mut amounts = Vec::with_capacity(items.len());
+        let mut dist_infos = Vec::with_capacity(items.len());
+        for &(item, supply, quantity) in &items {
+            let row = stock
+                .iter_mut()
+                .find(|(w, i, _, _)| *w == i64::from(supply) && *i == i64::from(item));
+            let (quantity_left, dist_info) = match row {
+                Some((_, _, left, dist)) => {
+                    let new_quantity = if *left >= i64::from(quantity) + 10 {
+                        *left - i64::from(quantity)
+                    } else {
+                        *left - i64::from(quantity) + 91
+                    };
+                    *left = new_quantity;
+                    (new_quantity, dist.clone())
+                }
+                None => (0, String::new()),
             };
             tx.drop(
                 at("no_update_stock"),
                 &[
-                    n(new_quantity),
+                    n(quantity_left),
                     n(quantity),
                     n(u32::from(supply != w)),
                     n(item),
                     n(supply),
                 ],
             )?;
-            amount.clear();
-            let _ = write!(amount, "{:.2}", f64::from(quantity) * price);
-            tx.drop(
-                at("no_insert_order_line"),
-                &[
-                    n(order),
-                    n(d),
-                    n(w),
-                    n(number as u32 + 1),
-                    n(item),
-                    n(supply),
-                    n(quantity),
-                    Param::Text(&amount),
-                    Param::Text(&dist_info),
-                ],
-            )?;
+            let price = price_of(item).unwrap_or_default();
+            amounts.push(format!("{:.2}", f64::from(quantity) * price));
+            dist_infos.push(dist_info);
         }
+        // The lines, in one INSERT.
+        let mut line_values = Vec::with_capacity(items.len() * 9);
+        for (number, &(item, supply, quantity)) in items.iter().enumerate() {
+            line_values.extend([
+                n(order),
+                n(d),
+                n(w),
+                n(number as u32 + 1),
+                n(item),
+                n(supply),
+                n(quantity),
+                Param::Text(&amounts[number]),
+                Param::Text(&dist_infos[number]),
+            ]);
+        }
+        let kind = at("no_insert_order_lines");
+        let statement = match &mut tx.order_lines[items.len()] {
+            Some(statement) => statement,
+            empty => empty.insert(
+                tx.conn
+                    .prepare(&sql_with(kind, 1, lines))
+                    .map_err(|err| crate::sqlerror::classify(kind, &err))?,
+            ),
+        };
+        tx.recorder
+            .measure(kind, || statement.execute_drop(line_values.iter().copied()))?;
         tx.text(at("no_commit"))
     }
 
@@ -703,6 +788,7 @@ impl Worker for TpccWorker {
             conn: &self.conn,
             statements: &mut self.statements,
             stock: &mut self.stock,
+            order_lines: &mut self.order_lines,
             recorder,
         };
         let transaction = terminal.next;
@@ -763,8 +849,12 @@ mod tests {
             assert_eq!(params.len(), placeholders, "{name}: {sql}");
         }
         assert_eq!(
-            sql_for(at("no_get_stock"), 4).matches("s_dist_04").count(),
+            sql_for(at("no_get_stocks"), 4).matches("s_dist_04").count(),
             1
+        );
+        assert_eq!(
+            sql_with(at("no_insert_order_lines"), 1, 7).matches('?').count(),
+            7 * 9
         );
     }
 }
