@@ -525,3 +525,38 @@ fn prepared_rows_come_back_whole_as_text() {
         0
     );
 }
+
+/// A statement whose rows stop with an error part-way (a lock conflict met on the third
+/// row locked, here a subquery that fails on the third row) runs again afterwards:
+/// libmariadb 3.3 alone waited for ever on its next execution for the rows that never came.
+#[test]
+fn a_statement_whose_rows_stop_with_an_error_runs_again() {
+    use enginebench::driver::libmariadb::{Connection, Param};
+    common::require_mariadb();
+    let server = enginebench::server::ThrowawayServer::start(&Default::default()).unwrap();
+    let spec = server.connection_spec(Some("mysql"));
+    let (done, outcome) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let conn = Connection::connect(&spec).unwrap();
+        let mut statement = conn
+            .prepare("SELECT IF(seq = ?, (SELECT 1 UNION SELECT 2), seq) FROM seq_1_to_5")
+            .unwrap();
+        let mut seen = 0;
+        let failed = statement.execute_rows([Param::Int(3)], |_| seen += 1);
+        let code = match failed {
+            Err(mysql::Error::MySqlError(error)) => error.code,
+            other => panic!("expected error 1242, got {other:?}"),
+        };
+        let again = statement.execute_rows([Param::Int(99)], |_| ()).unwrap();
+        let counted = statement.execute([Param::Int(3)]).is_err();
+        let after = statement.execute([Param::Int(99)]).unwrap().rows;
+        done.send((code, again, counted, after)).unwrap();
+    });
+    let (code, again, counted, after) = outcome
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the statement's next execution hung");
+    assert_eq!(code, 1242);
+    assert_eq!(again, 5);
+    assert!(counted);
+    assert_eq!(after, 5);
+}

@@ -116,7 +116,11 @@ fn tpcc_keeps_its_books_on_transactional_engines_and_myisam_is_marked_not_compar
             "{engine}"
         );
         for batched in ["no_get_stocks", "no_insert_order_lines"] {
-            assert_eq!(count(cell, batched), count(cell, "no_commit"), "{engine}: {batched}");
+            assert_eq!(
+                count(cell, batched),
+                count(cell, "no_commit"),
+                "{engine}: {batched}"
+            );
         }
         let stock_updates = count(cell, "no_update_stock");
         assert!(

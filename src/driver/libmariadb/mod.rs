@@ -127,6 +127,7 @@ extern "C" {
     fn mysql_stmt_execute(stmt: *mut MysqlStmt) -> c_int;
     fn mysql_stmt_store_result(stmt: *mut MysqlStmt) -> c_int;
     fn mysql_stmt_free_result(stmt: *mut MysqlStmt) -> my_bool;
+    fn mysql_stmt_reset(stmt: *mut MysqlStmt) -> my_bool;
     fn mysql_stmt_field_count(stmt: *mut MysqlStmt) -> c_uint;
     fn mysql_stmt_errno(stmt: *mut MysqlStmt) -> c_uint;
     fn mysql_stmt_error(stmt: *mut MysqlStmt) -> *const c_char;
@@ -177,6 +178,8 @@ extern "C" {
     fn mysql_stmt_execute_cont(ret: *mut c_int, stmt: *mut MysqlStmt, status: c_int) -> c_int;
     fn mysql_stmt_store_result_start(ret: *mut c_int, stmt: *mut MysqlStmt) -> c_int;
     fn mysql_stmt_store_result_cont(ret: *mut c_int, stmt: *mut MysqlStmt, status: c_int) -> c_int;
+    fn mysql_stmt_reset_start(ret: *mut my_bool, stmt: *mut MysqlStmt) -> c_int;
+    fn mysql_stmt_reset_cont(ret: *mut my_bool, stmt: *mut MysqlStmt, status: c_int) -> c_int;
     fn mysql_stmt_free_result_start(ret: *mut my_bool, stmt: *mut MysqlStmt) -> c_int;
     fn mysql_stmt_free_result_cont(ret: *mut my_bool, stmt: *mut MysqlStmt, status: c_int)
         -> c_int;

@@ -195,7 +195,7 @@ impl Statement {
             if mysql_stmt_field_count(self.stmt) > 0 {
                 let stored = self.store();
                 let rows = mysql_stmt_num_rows(self.stmt);
-                self.free();
+                self.release(stored.is_ok());
                 stored?;
                 return Ok(Executed {
                     returned_rows: true,
@@ -228,7 +228,7 @@ impl Statement {
             let result = self
                 .store()
                 .and_then(|()| self.fetch_rows(columns, &mut each));
-            self.free();
+            self.release(result.is_ok());
             result
         }
     }
@@ -272,6 +272,28 @@ impl Statement {
             return Err(self.last_error());
         }
         Ok(())
+    }
+
+    /// Lets go of the result: freed, or after an error in the middle of its rows (a
+    /// deadlock met on the third row locked) the statement reset. libmariadb 3.3 leaves a
+    /// statement whose rows failed to arrive looking as if rows were still unread, and its
+    /// next execution waits for them for ever; a reset (COM_STMT_RESET) sets it straight.
+    unsafe fn release(&self, read_whole: bool) {
+        if read_whole {
+            self.free();
+            return;
+        }
+        let stmt = self.stmt;
+        if self.nonblocking {
+            let _reset: my_bool = drive_for(
+                self.mysql,
+                0,
+                |out| mysql_stmt_reset_start(out, stmt),
+                |out, ready| mysql_stmt_reset_cont(out, stmt, ready),
+            );
+        } else {
+            mysql_stmt_reset(stmt);
+        }
     }
 
     unsafe fn free(&self) {

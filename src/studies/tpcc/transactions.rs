@@ -853,7 +853,9 @@ mod tests {
             1
         );
         assert_eq!(
-            sql_with(at("no_insert_order_lines"), 1, 7).matches('?').count(),
+            sql_with(at("no_insert_order_lines"), 1, 7)
+                .matches('?')
+                .count(),
             7 * 9
         );
     }
