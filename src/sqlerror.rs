@@ -52,6 +52,7 @@ pub fn hint_for_code(code: u16) -> Option<&'static str> {
         1464 => "this engine has no SPATIAL indexes: use InnoDB, MyISAM or Aria",
         1178 => "the engine does not support an option of this table: check the table definition against the engine's limits",
         1286 => "unknown storage engine: the server lacks it (see SHOW ENGINES); load its plugin with --server-opt plugin_load_add=...",
+        1461 => "the server allows fewer prepared statements than the connections prepare (each prepares its workload's statements: TPC-C's about fifty): raise max_prepared_stmt_count on the server (SET GLOBAL max_prepared_stmt_count = 1048576) or use fewer --threads",
         1040 => "the server allows fewer connections than --threads: an external server needs max_connections above the largest --threads (plus a few for enginebench's probes), back_log as large for them to connect at once, and open_files_limit (and the service's LimitNOFILE) above both",
         ER_STATEMENT_TIMEOUT | ER_QUERY_TIMEOUT => "a statement ran longer than --query-timeout: raise it, or find what blocks it",
         _ => return None,
@@ -96,6 +97,30 @@ impl<T> DescribeMysqlError<T> for Result<T, mysql::Error> {
     }
 }
 
+/// An error and its causes on one line, as `{:#}` prints them, a server error worded as the
+/// server words it (not the crate's `MySqlError { … }`) and followed by what to change when
+/// its number has a known fix (too few connections or prepared statements allowed …).
+pub fn describe_chain(err: &anyhow::Error) -> String {
+    let mut hint = None;
+    let causes: Vec<String> = err
+        .chain()
+        .map(|cause| match cause.downcast_ref::<mysql::Error>() {
+            Some(mysql_error) => {
+                if let mysql::Error::MySqlError(server) = mysql_error {
+                    hint = hint.or(hint_for_code(server.code));
+                }
+                describe_mysql_error(mysql_error)
+            }
+            None => cause.to_string(),
+        })
+        .collect();
+    let line = causes.join(": ");
+    match hint {
+        Some(hint) => format!("{line}; {hint}"),
+        None => line,
+    }
+}
+
 /// One line for a mysql crate error, with what to change when the error number has a known
 /// fix (engine limits, server settings).
 pub fn describe_with_hint(err: &mysql::Error) -> String {
@@ -136,6 +161,18 @@ pub fn describe_mysql_error(err: &mysql::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_chain_reads_as_the_server_words_it_with_the_fix() {
+        let err = anyhow::Error::new(server_error(1461)).context("worker 3");
+        let line = describe_chain(&err);
+        assert!(
+            line.starts_with("worker 3: ERROR 1461 (40001): test; "),
+            "{line}"
+        );
+        assert!(line.contains("max_prepared_stmt_count"), "{line}");
+        assert_eq!(describe_chain(&anyhow::anyhow!("plain")), "plain");
+    }
 
     fn server_error(code: u16) -> mysql::Error {
         mysql::Error::MySqlError(mysql::MySqlError {

@@ -20,6 +20,15 @@ fn a_dropped_server_leaves_no_process_and_no_directory() {
     let mut conn = server.connection_spec(None).connect().unwrap();
     let version: String = conn.query_first("SELECT VERSION()").unwrap().unwrap();
     assert!(version.contains("MariaDB"), "{version}");
+    // Sized for its 1,200 connections, each preparing a workload's statements.
+    let (connections, statements): (u64, u64) = conn
+        .query_first("SELECT @@max_connections, @@max_prepared_stmt_count")
+        .unwrap()
+        .unwrap();
+    assert!(
+        statements >= connections * 50,
+        "{statements} prepared statements allowed"
+    );
     drop(conn);
     drop(server);
     assert!(!common::pid_alive(pid), "mariadbd {pid} still running");

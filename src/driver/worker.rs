@@ -16,7 +16,7 @@ use super::workload::{RateSpec, StopCondition, Workload};
 use crate::interrupt;
 use crate::measure::QueryRecorder;
 use crate::scenario::Arrivals;
-use crate::sqlerror::ErrorClass;
+use crate::sqlerror::{describe_chain, ErrorClass};
 
 pub(super) const PHASE_SETUP: u8 = 0;
 
@@ -160,7 +160,7 @@ pub(super) fn run_worker(
         let mut worker = match workload.open_worker(worker_index) {
             Ok(worker) => Some(worker),
             Err(err) => {
-                report.failure = Some(format!("{err:#}"));
+                report.failure = Some(describe_chain(&err));
                 shared.abort.store(true, Ordering::Release);
                 None
             }

@@ -215,6 +215,9 @@ impl ThrowawayServer {
             // listen backlog must hold them, or a unix-socket connect fails with EAGAIN).
             "--max-connections=1200".into(),
             "--back-log=1200".into(),
+            // Each of those connections prepares its workload's statements (TPC-C's about
+            // fifty): the default 16,382 statements would refuse a few hundred of them.
+            "--max-prepared-stmt-count=1048576".into(),
         ];
         // Each build uses its own tree: share/ (errmsg, charsets) and plugins.
         if let Some(basedir) = &tree.basedir {
