@@ -324,4 +324,7 @@ fn a_server_without_tls_is_refused_when_tls_is_required() {
     // Plain text, as asked, still connects.
     let plain = ConnectionSpec::tcp(&Dsn::parse(&url(port, "shop", "")).unwrap(), Some("shop"));
     enginebench::driver::libmariadb::Connection::connect_worker(&plain).unwrap();
+    drop(server);
+    let _ = std::fs::remove_dir_all(tmp.with_extension("certs"));
+    common::assert_nothing_left(&tmp);
 }

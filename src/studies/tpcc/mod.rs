@@ -8,6 +8,7 @@
 mod check;
 mod random;
 mod schema;
+mod statements;
 mod transactions;
 
 use anyhow::{bail, Context};
@@ -245,7 +246,7 @@ impl StudyKind for TpccParams {
     }
 
     fn statement_classes(&self) -> BTreeMap<String, StatementClass> {
-        transactions::STATEMENTS
+        statements::STATEMENTS
             .iter()
             .map(|(name, sql)| (name.to_string(), StatementClass::of_sql(sql)))
             .chain(
