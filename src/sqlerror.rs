@@ -101,24 +101,14 @@ impl<T> DescribeMysqlError<T> for Result<T, mysql::Error> {
 /// server words it (not the crate's `MySqlError { … }`) and followed by what to change when
 /// its number has a known fix (too few connections or prepared statements allowed …).
 pub fn describe_chain(err: &anyhow::Error) -> String {
-    let mut hint = None;
-    let causes: Vec<String> = err
-        .chain()
+    // The server's error is the root cause, so its fix ends the line.
+    err.chain()
         .map(|cause| match cause.downcast_ref::<mysql::Error>() {
-            Some(mysql_error) => {
-                if let mysql::Error::MySqlError(server) = mysql_error {
-                    hint = hint.or(hint_for_code(server.code));
-                }
-                describe_mysql_error(mysql_error)
-            }
+            Some(mysql_error) => describe_with_hint(mysql_error),
             None => cause.to_string(),
         })
-        .collect();
-    let line = causes.join(": ");
-    match hint {
-        Some(hint) => format!("{line}; {hint}"),
-        None => line,
-    }
+        .collect::<Vec<_>>()
+        .join(": ")
 }
 
 /// One line for a mysql crate error, with what to change when the error number has a known

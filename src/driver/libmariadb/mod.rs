@@ -364,7 +364,8 @@ impl Connection {
                 unsafe { mysql_options(mysql, option, (&value as *const c_uint).cast()) };
             }
         }
-        if spec.tls_in_force() {
+        let tls = spec.tls_in_force();
+        if tls {
             connection.ask_for_tls(spec.tls())?;
         }
         let as_ptr = |s: &Option<CString>| s.as_ref().map_or(ptr::null(), |s| s.as_ptr());
@@ -416,12 +417,12 @@ impl Connection {
         // libmariadb 3.3 goes on in plain text when the server offers no TLS, unless the
         // host name is checked: REQUIRED and VERIFY_CA would run unencrypted, unsaid.
         // SAFETY: a connected handle; the cipher's name is only tested for null.
-        if spec.tls_in_force() && unsafe { mysql_get_ssl_cipher(mysql) }.is_null() {
+        if tls && unsafe { mysql_get_ssl_cipher(mysql) }.is_null() {
             return Err(mysql::Error::DriverError(
                 mysql::DriverError::TlsNotSupported,
             ));
         }
-        if nonblocking && spec.tls_in_force() {
+        if nonblocking && tls {
             // libmariadb's TLS handshake leaves the socket blocking (found: every TLS
             // connection of 8 on two loops ran its whole cell in turn, 8× the --time):
             // OpenSSL's reads would then block the loop instead of asking to wait.
