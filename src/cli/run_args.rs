@@ -176,6 +176,12 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_duration)]
     pub query_timeout: Option<Duration>,
 
+    /// End a cell as "the server stopped answering" when no statement completes on any
+    /// connection for this long (e.g. 30s) [default: 5 s more than the slowest statement
+    /// seen so far, at least 10 s]
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub stall_timeout: Option<Duration>,
+
     /// How often interval records are taken, and printed when stderr is not a terminal
     /// [default: 1s, not printed]
     #[arg(long, value_parser = parse_duration)]

@@ -10,6 +10,7 @@ use crate::studies::{plan_study, Choices};
 pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
     let mut plan = plan_study(&args.study, &choices(&args))?;
     plan.driver = args.driver;
+    plan.stall_timeout = args.stall_timeout;
     plan.slo = args
         .slo
         .clone()

@@ -2,10 +2,12 @@
 //! statements, running a workload's events in a closed loop until a stop condition, while
 //! the coordinating thread collects interval histograms and reports progress.
 
+pub mod abandon;
 pub mod events;
 pub mod libmariadb;
 #[cfg(test)]
 mod tests;
+mod watchdog;
 mod worker;
 mod workload;
 
@@ -28,6 +30,7 @@ pub use crate::measure::{CellObserver, IntervalMeasurement, Progress, ProgressOn
 use crate::measure::{IntervalHistograms, LatencySummary, QueryHistograms, QueryRecorder};
 pub use crate::scenario::Arrivals;
 pub use events::DriverKind;
+pub use watchdog::{StallBound, StallReport, INTERRUPT_GRACE, STALL_FLOOR};
 pub use worker::WorkerFigures;
 use worker::*;
 pub use workload::{CellConfig, RateSpec, StopCondition, Worker, Workload};
@@ -44,6 +47,9 @@ pub enum CellOutcome {
     Completed,
     /// Ctrl-C or SIGTERM: the cell stopped early; what it measured is kept.
     Interrupted,
+    /// No statement completed for longer than the stall bound: the server stopped
+    /// answering. What was measured before is kept; the statements in flight were cut off.
+    Stalled(StallReport),
     /// A worker's setup or a query failed fatally; the message names it.
     Failed(String),
 }
@@ -119,6 +125,8 @@ pub fn run_cell(
         events: (0..threads).map(|_| PaddedCounter::default()).collect(),
     };
     let panic_on_purpose = fault_worker_panic();
+    let sockets = std::sync::Arc::new(abandon::CellSockets::default());
+    let mut guard = watchdog::Guard::new(&shared, &sockets, config.stall, threads);
     let stop = config.stop;
     let pacing = Pacing {
         threads: config.threads,
@@ -153,7 +161,10 @@ pub fn run_cell(
             .map(|(group_index, group)| {
                 let shared = &shared;
                 let indices: Vec<usize> = group.iter().map(|(index, _)| *index).collect();
+                let sockets = std::sync::Arc::clone(&sockets);
                 let run = move || {
+                    // Every connection this thread opens is the cell's to shut.
+                    let _entered = abandon::enter(sockets);
                     let tasks: Vec<Box<dyn FnOnce() -> Result<WorkerReport, String> + '_>> = group
                         .into_iter()
                         .map(|(worker_index, recorder)| {
@@ -190,8 +201,13 @@ pub fn run_cell(
             })
             .collect();
         // Setup: wait until every worker has connected and prepared (or failed to).
+        let mut next_look = Instant::now();
         while shared.ready.load(Ordering::Acquire) < threads {
             std::thread::sleep(Duration::from_millis(1));
+            if Instant::now() >= next_look {
+                next_look += Duration::from_millis(100);
+                guard.tick(&histograms, "connecting");
+            }
         }
         if !shared.abort.load(Ordering::Acquire) {
             if let Err(message) = observer.workers_ready() {
@@ -207,9 +223,12 @@ pub fn run_cell(
                 && !interrupt::requested()
             {
                 std::thread::sleep(Duration::from_millis(10));
+                guard.tick(&histograms, "warm-up");
             }
         }
-        observer.measuring_started();
+        if !guard.abandoned {
+            observer.measuring_started();
+        }
         let measure_started = Instant::now();
         let clock = MeasureClock {
             started: measure_started,
@@ -218,8 +237,22 @@ pub fn run_cell(
         };
         shared.set_phase(PHASE_MEASURE);
 
-        let intervals = coordinate(&shared, &mut histograms, workload, config, clock, observer);
-        observer.measuring_finished();
+        let intervals = coordinate(
+            &shared,
+            &mut histograms,
+            &mut guard,
+            workload,
+            config,
+            clock,
+            observer,
+        );
+        if !guard.abandoned {
+            observer.measuring_finished();
+        } else {
+            // The workers' sockets are shut: they end at once. Not asking the observer for
+            // its closing sample: the server that did not answer them will not answer it.
+            await_workers(&shared, threads);
+        }
 
         let mut reports: Vec<(usize, Result<WorkerReport, String>)> = Vec::with_capacity(threads);
         for (indices, handle) in handles {
@@ -288,10 +321,16 @@ pub fn run_cell(
         .map(|c| c.0.load(Ordering::Relaxed))
         .sum();
     let wall = last_finish.duration_since(measure_started);
-    let outcome = match failure.or(held_back) {
-        Some(message) => CellOutcome::Failed(message),
-        None if interrupt::requested() => CellOutcome::Interrupted,
-        None => CellOutcome::Completed,
+    // A cell that gave up on its statements ends as why it did: the workers' errors are
+    // then only the sockets it shut.
+    let outcome = match (guard.stalled.take(), guard.abandoned) {
+        (Some(stall), _) => CellOutcome::Stalled(stall),
+        (None, true) => CellOutcome::Interrupted,
+        (None, false) => match failure.or(held_back) {
+            Some(message) => CellOutcome::Failed(message),
+            None if interrupt::requested() => CellOutcome::Interrupted,
+            None => CellOutcome::Completed,
+        },
     };
     let rate = config.rate.map(|rate| {
         let achieved_per_s = events as f64 / wall.as_secs_f64().max(1e-9);
@@ -415,10 +454,29 @@ impl MeasureClock {
     }
 }
 
-/// The coordinator's loop while workers measure: progress ticks and interval records.
+/// After the cell gave up on its workers: waits for them to return, saying so if any is
+/// slow to (a socket the cell could not shut).
+fn await_workers(shared: &Shared, threads: usize) {
+    let started = Instant::now();
+    let mut said = false;
+    while shared.finished.load(Ordering::Acquire) < threads {
+        std::thread::sleep(Duration::from_millis(5));
+        if !said && started.elapsed() > Duration::from_secs(10) {
+            said = true;
+            crate::console::note(&format!(
+                "{} of {threads} workers have not returned 10 s after their connections were shut; still waiting (Ctrl-C again quits at once)",
+                threads - shared.finished.load(Ordering::Acquire).min(threads)
+            ));
+        }
+    }
+}
+
+/// The coordinator's loop while workers measure: progress ticks and interval records,
+/// until every worker has returned or the guard gives up on them.
 fn coordinate(
     shared: &Shared,
     histograms: &mut QueryHistograms,
+    guard: &mut watchdog::Guard,
     workload: &dyn Workload,
     config: &CellConfig,
     mut clock: MeasureClock,
@@ -436,6 +494,9 @@ fn coordinate(
     let mut next_interval = config.report_interval;
     while shared.finished.load(Ordering::Acquire) < threads {
         std::thread::sleep(tick);
+        if guard.tick(histograms, "measurement") {
+            break;
+        }
         let elapsed = measure_started.elapsed();
         let events_done = shared
             .events

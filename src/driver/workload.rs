@@ -107,4 +107,7 @@ pub struct CellConfig {
     pub interval_log: bool,
     /// The driver (`--driver`); None: `ENGINEBENCH_DRIVER` or the default.
     pub driver: Option<super::DriverKind>,
+    /// How long the cell may go without any statement completing before it ends as
+    /// "the server stopped answering" (`--stall-timeout`).
+    pub stall: super::StallBound,
 }

@@ -21,6 +21,7 @@ use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::activity::{CellActivity, WorkerActivity};
 use crate::sqlerror::{classify, QueryFailure};
 
 /// A fresh latency histogram in microseconds: 3 significant digits, auto-resizing.
@@ -93,6 +94,8 @@ pub struct QueryHistograms {
     /// in rate mode, where latency runs from the event's intended start.
     pub total_event: Histogram<u64>,
     pub total_event_service: Histogram<u64>,
+    /// What each worker is doing now (for the stall watchdog).
+    pub activity: CellActivity,
 }
 
 /// What one report interval recorded.
@@ -117,6 +120,7 @@ impl QueryHistograms {
             total_err: kinds.iter().map(|_| new_histogram()).collect(),
             total_event: new_histogram(),
             total_event_service: new_histogram(),
+            activity: CellActivity::default(),
         }
     }
 
@@ -150,6 +154,8 @@ impl QueryHistograms {
             errors_by_code: BTreeMap::new(),
             discard: false,
             overflows: 0,
+            activity: self.activity.slot(),
+            abandoned: self.activity.abandoned_flag(),
         }
     }
 
@@ -242,6 +248,11 @@ pub struct QueryRecorder {
     /// Latencies the histogram could not hold (only if it cannot grow any further):
     /// counted, never clamped into the top bucket.
     pub overflows: u64,
+    /// This worker's statement in flight and completions, for the stall watchdog.
+    activity: Arc<WorkerActivity>,
+    /// Set when the cell gave up on its statements in flight: their ends (cut off by the
+    /// cell, not answered by the server) are not recorded.
+    abandoned: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl QueryRecorder {
@@ -303,19 +314,19 @@ impl QueryRecorder {
         kind_index: usize,
         statement: impl FnOnce() -> Result<T, mysql::Error>,
     ) -> Result<T, QueryFailure> {
+        self.activity.started(kind_index);
         let started = Instant::now();
         let outcome = statement();
         let elapsed_us = started.elapsed().as_micros() as u64;
         match outcome {
             Ok(value) => {
-                if !self.discard {
-                    self.record_ok(kind_index, elapsed_us);
-                }
+                self.record_ok(kind_index, elapsed_us);
                 Ok(value)
             }
             Err(err) => {
+                self.activity.finished(elapsed_us);
                 let failure = classify(kind_index, &err);
-                if !self.discard {
+                if !self.discard && !self.cut_off() {
                     if made(&mut self.histos().err[kind_index])
                         .record(elapsed_us)
                         .is_err()
@@ -333,10 +344,25 @@ impl QueryRecorder {
 }
 
 impl QueryRecorder {
+    /// Says a statement of `kind_index` is about to be sent (for workloads that time
+    /// statements themselves and record them with `record_ok`/`record_err`), so that the
+    /// watchdog knows what is in flight if the server stops answering.
+    #[inline]
+    pub fn statement_started(&self, kind_index: usize) {
+        self.activity.started(kind_index);
+    }
+
+    /// Whether the cell has given up on its statements in flight (they are not measured).
+    #[inline]
+    fn cut_off(&self) -> bool {
+        self.abandoned.load(Ordering::Relaxed)
+    }
+
     /// Records one failed statement's latency and error number (for workloads that time
     /// statements themselves, as a replay does from the intended start).
     pub fn record_err(&mut self, kind_index: usize, latency_us: u64, code: Option<u16>) {
-        if self.discard {
+        self.activity.finished(latency_us);
+        if self.discard || self.cut_off() {
             return;
         }
         if made(&mut self.histos().err[kind_index])
@@ -380,7 +406,8 @@ impl QueryRecorder {
     /// clamps to the current top instead of growing) keeps every latency exact.
     #[inline]
     pub fn record_ok(&mut self, kind_index: usize, latency_us: u64) {
-        if self.discard {
+        self.activity.finished(latency_us);
+        if self.discard || self.cut_off() {
             return;
         }
         if made(&mut self.histos().ok[kind_index])

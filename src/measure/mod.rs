@@ -1,6 +1,7 @@
 //! The measurement stage: latency histograms per query kind, merged per interval and per
 //! cell, and probes of the server's own counters, process and disk footprint.
 
+mod activity;
 mod counters;
 mod disk;
 mod environment;
@@ -15,6 +16,7 @@ pub mod slo;
 pub mod statement_probe;
 mod status;
 
+pub use activity::ActivityNow;
 pub use counters::{engine_counters, per_statement, why_lines, EngineCounters, PerStatement};
 pub use disk::{filesystem_of, FilesystemState};
 pub use environment::EnvironmentRecord;

@@ -15,6 +15,10 @@ use super::{
 };
 use crate::sqlerror::DescribeMysqlError;
 
+/// How long one sample may wait for the server: the coordinator takes it between ticks,
+/// so a server that stops answering must not hold the cell's watchdog up for long.
+const PROBE_LIMIT: std::time::Duration = crate::server::read_limit::PROBE_LIMIT;
+
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProbeCost {
     pub samples: u32,
@@ -77,7 +81,13 @@ impl<'a> CounterSampler<'a> {
     }
 
     fn sample(&mut self) -> Option<CounterSample> {
+        if self.error.is_some() {
+            // A probe that failed (a server that stopped answering leaves it timed out)
+            // is not asked again: each try would wait its whole limit.
+            return None;
+        }
         let started = Instant::now();
+        let _limit = crate::server::read_limit::limit_reads(&*self.probe, PROBE_LIMIT);
         let status = match StatusSnapshot::take(self.probe)
             .described()
             .context("reading SHOW GLOBAL STATUS")

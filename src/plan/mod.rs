@@ -117,6 +117,9 @@ pub struct Plan {
     /// `--slo`: each cell is a search for the highest rate that meets this goal, not one
     /// measurement.
     pub slo: Option<crate::measure::slo::Slo>,
+    /// `--stall-timeout`: how long a cell may go without any statement completing before
+    /// it ends as "the server stopped answering" (None: the default bound).
+    pub stall_timeout: Option<std::time::Duration>,
 }
 
 impl Plan {
@@ -178,6 +181,7 @@ impl Plan {
             agent: None,
             driver: None,
             slo: None,
+            stall_timeout: None,
         }
     }
 

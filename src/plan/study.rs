@@ -42,6 +42,8 @@ pub struct CellLink {
     pub interval_log: bool,
     /// The driver the command line chose, if it chose one.
     pub driver: Option<crate::driver::DriverKind>,
+    /// How long a cell may go without any statement completing.
+    pub stall: crate::driver::StallBound,
 }
 
 impl CellLink {
@@ -61,6 +63,7 @@ impl CellLink {
             rate: None,
             interval_log: self.interval_log,
             driver: self.driver,
+            stall: self.stall,
         }
     }
 }

@@ -297,7 +297,8 @@ fn outcome_rank(outcome: OutcomeRecord) -> u8 {
         OutcomeRecord::NotOffered => 1,
         OutcomeRecord::Interrupted => 2,
         OutcomeRecord::Failed => 3,
-        OutcomeRecord::Crashed => 4,
+        OutcomeRecord::Stalled => 4,
+        OutcomeRecord::Crashed => 5,
     }
 }
 

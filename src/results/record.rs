@@ -370,6 +370,10 @@ pub enum OutcomeRecord {
     Failed,
     /// The server died during the cell; `error` holds the end of its error log.
     Crashed,
+    /// The server stopped answering: no statement completed for longer than the stall
+    /// bound. What was measured before is kept; `stall` says what was in flight and what
+    /// the server showed.
+    Stalled,
     /// The profile's server build does not offer the engine (Aria or RocksDB on MySQL);
     /// `error` names the build. The rest of the study runs.
     NotOffered,
@@ -462,6 +466,35 @@ pub struct CellRecord {
     /// set-up, threads and repeat.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<ProbeRecord>,
+    /// The server stopped answering during the cell: for how long, what was in flight,
+    /// and what the server showed a new connection then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall: Option<StallRecord>,
+}
+
+/// A cell whose server stopped answering.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StallRecord {
+    /// How long no statement had completed when the cell gave up.
+    pub silent_s: f64,
+    /// The bound that silence exceeded (`--stall-timeout`, or the default).
+    pub bound_s: f64,
+    /// "connecting", "warm-up" or "measurement".
+    pub during: String,
+    /// The slowest statement completed before the silence.
+    pub slowest_ms: f64,
+    /// Statements in flight then, per query kind.
+    pub in_flight: BTreeMap<String, u64>,
+    /// Whether a new connection still got an answer (with the lists below) or not.
+    pub server_answered: bool,
+    /// SHOW FULL PROCESSLIST then, busy sessions only: "id user command time state info".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processlist: Vec<String>,
+    /// The engine's status lines that tell a lock, a checkpoint or a full disk.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engine_status: Vec<String>,
+    /// What became of the server: a throwaway one stopped (and how), an external one left.
+    pub server_then: String,
 }
 
 /// One probe of a capacity search and what the goal made of it.
@@ -579,6 +612,7 @@ impl CellRecord {
             CellOutcome::Completed => (OutcomeRecord::Completed, None),
             CellOutcome::Interrupted => (OutcomeRecord::Interrupted, None),
             CellOutcome::Failed(message) => (OutcomeRecord::Failed, Some(message.clone())),
+            CellOutcome::Stalled(stall) => (OutcomeRecord::Stalled, Some(stall.describe())),
         };
         CellRecord {
             index,
@@ -657,6 +691,7 @@ impl CellRecord {
             nodes: Vec::new(),
             fault: None,
             probe: None,
+            stall: None,
             driver: (!measured.driver.is_empty()).then(|| measured.driver.to_string()),
         }
     }

@@ -23,6 +23,11 @@ pub struct Bench<'a> {
     pub workspace: Workspace,
     /// The runner's own connection (no default database): setup, probes, counters.
     pub probe: mysql::Conn,
+    /// The probe failed (a read timed out, its server stopped): the next cell opens another.
+    pub probe_broken: bool,
+    /// The (external) server stopped answering: nothing more is asked of it, not even to
+    /// drop what the run made there.
+    pub unanswering: bool,
     /// How servers are opened: the command line's choices, plus the current profile's.
     server: ServerArgsResolved,
     /// The command line's server options, which each profile's extend.
@@ -110,6 +115,8 @@ impl<'a> Bench<'a> {
             target,
             workspace,
             probe,
+            probe_broken: false,
+            unanswering: false,
             base_options: server.options.clone(),
             server: server.clone(),
             engines,
@@ -265,6 +272,7 @@ impl<'a> Bench<'a> {
         self.server_version = format!("{} {}", server_record.flavour, server_record.version);
         self.server_flavour = server_record.flavour.clone();
         self.probe = self.target.spec(&self.workspace.database).connect()?;
+        self.probe_broken = false;
         self.workspace.forget();
         Ok(server_record)
     }
@@ -281,7 +289,39 @@ impl<'a> Bench<'a> {
 
     /// On a shared server, the tables and databases the run made are dropped.
     pub fn clean_up(&mut self) {
+        if self.unanswering {
+            let left = self.workspace.made_here();
+            if !left.is_empty() {
+                note(&format!(
+                    "left {} on the server, which stopped answering: drop them once it answers again",
+                    left.join(", ")
+                ));
+            }
+            return;
+        }
+        if self.target.is_private() {
+            // Everything on a throwaway server goes with it.
+            return;
+        }
+        if self.probe_broken {
+            match self.target.spec(&self.workspace.database).connect() {
+                Ok(probe) => self.probe = probe,
+                Err(err) => {
+                    note(&format!("could not clean up on the server: {err}"));
+                    return;
+                }
+            }
+        }
         self.workspace.clean_up(&mut self.probe);
+    }
+
+    /// A working probe for the next cell: another connection if the last one failed.
+    pub fn mend_probe(&mut self) -> anyhow::Result<()> {
+        if self.probe_broken {
+            self.probe = self.target.spec(&self.workspace.database).connect()?;
+            self.probe_broken = false;
+        }
+        Ok(())
     }
 }
 

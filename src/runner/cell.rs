@@ -38,6 +38,7 @@ pub fn measure_as(
     cell: &CellStep,
     probe: Option<&Probe>,
 ) -> anyhow::Result<bool> {
+    bench.mend_probe()?;
     if let Some((_, why)) = bench.refused.iter().find(|(e, _)| *e == cell.engine) {
         let message = why.clone();
         failed_before_start(plan, bench, cell, message)?;
@@ -159,8 +160,15 @@ pub fn measure_as(
             ));
         }
     }
-    // A failed cell or a lost probe may mean the server died.
-    let crash = if measured.outcome != CellOutcome::Completed || counters.is_err() {
+    // A failed cell or a lost probe may mean the server died. A stalled cell's server did
+    // not die (it stopped answering), and an interrupted cell ended because we asked.
+    let stalled = match &measured.outcome {
+        CellOutcome::Stalled(stall) => Some(stall.clone()),
+        _ => None,
+    };
+    let looks_dead = matches!(measured.outcome, CellOutcome::Failed(_))
+        || (counters.is_err() && stalled.is_none() && !crate::interrupt::requested());
+    let crash = if looks_dead {
         (!bench.target.is_alive()).then(|| {
             let cause = match (&measured.outcome, &counters) {
                 (CellOutcome::Failed(message), _) => message.clone(),
@@ -182,15 +190,27 @@ pub fn measure_as(
     } else {
         None
     };
-    let counters = match (&crash, counters) {
-        (Some(_), counters) => counters.unwrap_or_default(),
-        (None, counters) => counters?,
+    let counters = match counters {
+        Ok(counters) => counters,
+        Err(err) => {
+            if crash.is_none() && stalled.is_none() && !crate::interrupt::requested() {
+                note(&format!(
+                    "{label}: the server's counters could not be read ({err:#}); the cell is kept without them"
+                ));
+            }
+            // The probe timed out or lost its server: the next cell needs another.
+            bench.probe_broken = true;
+            Default::default()
+        }
     };
     let mut record =
         CellRecord::from_measurement(bench.record.cells.len(), &key, &config, &measured, counters);
     if let Some(message) = &crash {
         record.outcome = OutcomeRecord::Crashed;
         record.error = Some(message.clone());
+    }
+    if let Some(stall) = &stalled {
+        record.stall = Some(stall_record(bench, cell, stall));
     }
     record.nodes = node_records;
     if let Some(probe) = probe {
@@ -221,6 +241,7 @@ pub fn measure_as(
     record.fault = fault;
     progress.finish(&match &measured.outcome {
         _ if crash.is_some() => "the server died".to_string(),
+        CellOutcome::Stalled(_) => "the server stopped answering".to_string(),
         CellOutcome::Completed => format!(
             "{:.0} ms wall, {:.0} events/s{}",
             record.wall_ms,
@@ -245,6 +266,10 @@ pub fn measure_as(
             example,
         })
         .collect();
+    let stall_message = record
+        .stall
+        .as_ref()
+        .map(|stall| describe_stall(record.error.as_deref().unwrap_or_default(), stall));
     let completed = record.outcome == OutcomeRecord::Completed;
     // Statements the study could not class before they ran (a script's, learned as it
     // ran, named by their SQL) are classed by their verb.
@@ -259,14 +284,87 @@ pub fn measure_as(
     if let Some(message) = &crash {
         note(message);
     }
+    if let Some(message) = &stall_message {
+        note(message);
+    }
+    let external_stalled = stalled.is_some() && !bench.target.is_private();
     // Agent 1 gathers the evidence (once is enough, and the others are not to be slowed).
     let gathers = plan.agent.as_ref().is_none_or(|agent| agent.prepares());
     if completed && gathers {
         gather_evidence(plan, bench, cell, &key, workload.as_ref());
     }
     bench.save()?;
-    // A killed node leaves the topology short: the next cells get a fresh one.
-    Ok(crash.is_some() || kills_a_node)
+    if external_stalled {
+        // Not ours to restart: the run ends here, with what it measured stored.
+        bench.unanswering = true;
+        anyhow::bail!(
+            "{} stopped answering during {label}; the run stops here (what was measured is kept). Find out why (the lines above), then run again",
+            bench.target.admin_spec().label()
+        );
+    }
+    // A killed node leaves the topology short, and a server that stopped answering was
+    // stopped: the next cells get a fresh one.
+    Ok(crash.is_some() || kills_a_node || stalled.is_some())
+}
+
+/// The record of a stall: what was in flight, what the server showed a new connection,
+/// and what became of it (a throwaway server is stopped now, so the next cells run on a
+/// fresh one; an external one is left alone).
+fn stall_record(
+    bench: &mut Bench,
+    cell: &CellStep,
+    stall: &crate::driver::StallReport,
+) -> crate::results::StallRecord {
+    let shows = crate::target::ask_unanswering(bench.target.as_ref(), cell.engine);
+    let server_then = bench
+        .target
+        .stop_unanswering()
+        .unwrap_or_else(|| "left running: it is not enginebench's to stop".into());
+    bench.probe_broken = true;
+    crate::results::StallRecord {
+        silent_s: stall.silent.as_secs_f64(),
+        bound_s: stall.bound.as_secs_f64(),
+        during: stall.during.to_string(),
+        slowest_ms: stall.slowest.as_secs_f64() * 1000.0,
+        in_flight: stall.in_flight.iter().cloned().collect(),
+        server_answered: shows.answered,
+        processlist: shows.processlist,
+        engine_status: shows
+            .disk
+            .into_iter()
+            .chain(shows.engine_status)
+            .collect(),
+        server_then,
+    }
+}
+
+/// The stall as the user reads it: what happened, what the server showed, what was done,
+/// and what to do.
+fn describe_stall(headline: &str, stall: &crate::results::StallRecord) -> String {
+    let mut lines = vec![headline.to_string()];
+    if stall.server_answered {
+        lines.push(if stall.processlist.is_empty() {
+            "a new connection was answered; no session was busy".to_string()
+        } else {
+            "a new connection was answered; busy sessions (SHOW PROCESSLIST):".to_string()
+        });
+        lines.extend(stall.processlist.iter().map(|line| format!("  {line}")));
+    } else {
+        lines.push(
+            "a new connection got no answer either (within 3 s): the whole server is stuck (paused, swapping, or blocked on its disk)"
+                .into(),
+        );
+    }
+    if !stall.engine_status.is_empty() {
+        lines.push("the server's state:".into());
+        lines.extend(stall.engine_status.iter().map(|line| format!("  {line}")));
+    }
+    lines.push(format!("the server: {}", stall.server_then));
+    lines.push(format!(
+        "the intervals measured before are kept; if this study's statements can take longer than {:.0} s, give a larger --stall-timeout",
+        stall.bound_s
+    ));
+    lines.join("\n")
 }
 
 /// An agent's cell: once its workers are connected, it meets the other agents and all
@@ -474,6 +572,15 @@ fn workload(
             // HdrHistogram's own tools, and agents' parts merge by it.
             interval_log: true,
             driver: plan.driver,
+            stall: crate::driver::StallBound {
+                fixed: plan.stall_timeout,
+                // The server ends statements at --query-timeout; its client read timeout
+                // 5 s later: that is the bound to wait for first.
+                at_least: plan
+                    .study
+                    .query_timeout()
+                    .map(|timeout| timeout + Duration::from_secs(6)),
+            },
         },
     )
 }

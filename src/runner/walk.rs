@@ -76,6 +76,15 @@ pub fn walk(plan: &Plan, bench: &mut dyn Workbench) -> anyhow::Result<()> {
         load_failures += usize::from(end.load_failed);
         remember_setup(&mut setup, step);
         if end.server_died {
+            // Nothing left to run but footprints: they would measure a fresh server's
+            // tables, not what the run left; no new server for them.
+            let more_work = plan.steps[position + 1..]
+                .iter()
+                .any(|step| !matches!(step, Step::Footprints));
+            if !more_work {
+                bench.save()?;
+                break;
+            }
             bench.replace_after_crash()?;
             for step in &setup {
                 bench.run_step(plan, step)?;

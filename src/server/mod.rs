@@ -7,6 +7,7 @@ pub mod builds;
 pub mod caps;
 mod dsn;
 pub mod option_files;
+pub mod read_limit;
 mod registry;
 mod shape;
 mod throwaway;
@@ -229,6 +230,12 @@ impl ConnectionSpec {
         })
     }
 
+    /// These connections with every read bounded by `limit` (the login included): for
+    /// questions to a server that may have stopped answering.
+    pub fn with_read_limit(&self, limit: Duration) -> Self {
+        self.changed(&|opts| opts.read_timeout(Some(limit)).write_timeout(Some(limit)))
+    }
+
     /// These connections with `sql` run first on each (after what they already run).
     pub fn with_init_sql(&self, sql: &str) -> Self {
         self.changed(&|opts| {
@@ -281,25 +288,53 @@ impl ConnectionSpec {
     pub fn connect(&self) -> Result<Conn, ServerError> {
         let unreachable = |err: mysql::Error| ServerError::Unreachable {
             target: self.label.clone(),
-            cause: tls::describe_connect_error(&err, &self.tls),
+            cause: if read_limit::timed_out(&err) {
+                format!(
+                    "it accepted the connection but did not finish the login within {} s (a server that is stopped or overloaded, or something that is not a MySQL server)",
+                    read_limit::HANDSHAKE_LIMIT.as_secs()
+                )
+            } else {
+                tls::describe_connect_error(&err, &self.tls)
+            },
             address_check: self.tls.words.address_check(),
         };
         if self.tls.mode() == SslMode::Preferred && self.preferred_settled.get().is_none() {
             let with_tls = OptsBuilder::from_opts(self.opts.clone()).ssl_opts(self.tls.ssl_opts());
-            return match Conn::new(with_tls) {
+            return match bounded_login(with_tls.into()) {
                 Ok(conn) => {
                     let _ = self.preferred_settled.set(true);
                     Ok(conn)
                 }
                 Err(mysql::Error::DriverError(mysql::DriverError::TlsNotSupported)) => {
                     let _ = self.preferred_settled.set(false);
-                    Conn::new(self.opts.clone()).map_err(unreachable)
+                    bounded_login(self.opts.clone()).map_err(unreachable)
                 }
                 Err(err) => Err(unreachable(err)),
             };
         }
-        Conn::new(self.opts()).map_err(unreachable)
+        bounded_login(self.opts()).map_err(unreachable)
     }
+}
+
+/// A connection whose login waits at most [`read_limit::HANDSHAKE_LIMIT`] for the server
+/// (the crate's connect timeout covers only the TCP connect); after it, reads wait as the
+/// options say (for ever, unless a read timeout is set).
+fn bounded_login(opts: Opts) -> Result<Conn, mysql::Error> {
+    let own_limit = opts.get_read_timeout().is_none();
+    let opts: Opts = if own_limit {
+        OptsBuilder::from_opts(opts)
+            .read_timeout(Some(read_limit::HANDSHAKE_LIMIT))
+            .write_timeout(Some(read_limit::HANDSHAKE_LIMIT))
+            .into()
+    } else {
+        opts
+    };
+    let conn = Conn::new(opts)?;
+    if own_limit {
+        use std::os::fd::AsRawFd;
+        read_limit::set_socket_timeouts(conn.as_raw_fd(), None);
+    }
+    Ok(conn)
 }
 
 /// What the results record about the server a run used.

@@ -64,6 +64,11 @@ pub(super) fn set_pid(root_dir: &Path, pid: u32) -> Result<(), Closed> {
     Ok(())
 }
 
+/// Whether the emergency teardown has begun (a server that ends now was killed by us).
+pub(super) fn closed() -> bool {
+    lock().closed
+}
+
 pub(super) fn deregister(root_dir: &Path) {
     lock().servers.retain(|server| server.root_dir != root_dir);
 }

@@ -55,9 +55,33 @@ pub struct ThrowawayServer {
     /// What the process does before exec to join its caps; kept for restarts.
     child_caps: ChildCaps,
     caps: ResourceCaps,
+    /// Why enginebench stopped it, when it did (its end is then not a death).
+    stopped_by_us: Option<String>,
+    /// Where its logs stood when it last started: messages quote this start only.
+    log_start: LogStart,
     /// Declared last: removed after the server has stopped (fields drop after `drop`).
     cgroup: Option<ServerCgroup>,
 }
+
+/// The length of each log file when the server last started.
+#[derive(Debug, Clone, Copy, Default)]
+struct LogStart {
+    error_log: u64,
+    console: u64,
+}
+
+impl LogStart {
+    fn now(root_dir: &Path) -> LogStart {
+        let length = |name: &str| fs::metadata(root_dir.join(name)).map_or(0, |m| m.len());
+        LogStart {
+            error_log: length(ERROR_LOG),
+            console: length(CONSOLE_LOG),
+        }
+    }
+}
+
+const ERROR_LOG: &str = "error.log";
+const CONSOLE_LOG: &str = "console.log";
 
 /// A server's directory made and its datadir initialised, not started yet: the part of a
 /// start that may run on any thread (a topology prepares its nodes in parallel). Dropped
@@ -98,6 +122,7 @@ impl PreparedServer {
     /// outlives the server: PR_SET_PDEATHSIG ends the server with the thread that spawned
     /// it (not with the process).
     pub fn spawn(mut self) -> Result<ThrowawayServer, ServerError> {
+        let log_start = LogStart::now(&self.root_dir);
         let child = spawn_server(&self.binary, &self.args, &self.root_dir, &self.child_caps)?;
         if registry::set_pid(&self.root_dir, child.id()).is_err() {
             // The emergency teardown began while we spawned: stop what we started.
@@ -119,6 +144,8 @@ impl PreparedServer {
             command_line,
             child_caps: self.child_caps.clone(),
             caps: self.caps.clone(),
+            stopped_by_us: None,
+            log_start,
             cgroup: self.cgroup.take(),
         })
     }
@@ -271,6 +298,8 @@ impl ThrowawayServer {
         let dropped = drop_page_cache && drop_kernel_page_cache();
         let binary = PathBuf::from(&self.command_line[0]);
         let args = self.command_line[1..].to_vec();
+        self.log_start = LogStart::now(&self.root_dir);
+        self.stopped_by_us = None;
         self.child = spawn_server(&binary, &args, &self.root_dir, &self.child_caps)?;
         if registry::set_pid(&self.root_dir, self.child.id()).is_err() {
             self.stop(Duration::from_secs(5));
@@ -333,6 +362,7 @@ impl ThrowawayServer {
         self.port = port;
         let binary = PathBuf::from(&self.command_line[0]);
         let args = self.command_line[1..].to_vec();
+        self.log_start = LogStart::now(&self.root_dir);
         self.child = spawn_server(&binary, &args, &self.root_dir, &self.child_caps)?;
         if registry::set_pid(&self.root_dir, self.child.id()).is_err() {
             self.stop(Duration::from_secs(5));
@@ -382,7 +412,13 @@ impl ThrowawayServer {
     /// killer when its memory cap was what ended it.
     pub fn death_cause(&mut self) -> Option<String> {
         let status = self.child.try_wait().ok().flatten()?;
-        let mut cause = format!("it exited with {status}");
+        if let Some(why) = &self.stopped_by_us {
+            return Some(format!("enginebench stopped it ({why})"));
+        }
+        if registry::closed() {
+            return Some("enginebench killed it, exiting on a second Ctrl-C".into());
+        }
+        let mut cause = format!("it exited by itself with {status}");
         if let Some(oom) = self.cgroup.as_ref().and_then(ServerCgroup::death_cause) {
             cause = format!("{cause}: {oom}");
         }
@@ -394,9 +430,31 @@ impl ThrowawayServer {
         self.cgroup.as_ref().and_then(ServerCgroup::peak_bytes)
     }
 
+    /// Stops the server because `why` (SIGTERM, then SIGKILL if it has not ended after
+    /// `grace`); says how it ended, for the user. Its directory goes when this drops.
+    pub fn stop_because(&mut self, why: &str, grace: Duration) -> String {
+        if matches!(self.child.try_wait(), Ok(Some(_))) {
+            return "it had already exited".into();
+        }
+        self.stopped_by_us = Some(why.to_string());
+        let started = Instant::now();
+        if self.stop(grace) {
+            format!(
+                "stopped by enginebench ({why}): it ended on SIGTERM in {:.1} s",
+                started.elapsed().as_secs_f64()
+            )
+        } else {
+            format!(
+                "stopped by enginebench ({why}): killed with SIGKILL, as SIGTERM had not ended it within {} s",
+                grace.as_secs()
+            )
+        }
+    }
+
     /// Kills the server at once (SIGKILL), as a crashed node would end: a topology's
     /// fault injection. Its directory goes when this drops.
     pub fn kill(&mut self) {
+        self.stopped_by_us = Some("killed with SIGKILL, as the study's kill_node asks".into());
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -406,43 +464,61 @@ impl ThrowawayServer {
         matches!(self.child.try_wait(), Ok(None))
     }
 
-    /// The last `lines` lines of the server's error log (and console output), for messages.
+    /// What the server's error log (and console output) says of its last start, for
+    /// messages: its errors and warnings, and the last `lines` lines it wrote after it
+    /// was ready (or, if it never was, before it stopped) — never the start-up notes.
     pub fn error_log_tail(&self, lines: usize) -> String {
         let mut text = String::new();
-        for name in ["error.log", "console.log"] {
-            text.push_str(&tail_of_file(&self.root_dir.join(name), lines));
+        for (name, from) in [
+            (ERROR_LOG, self.log_start.error_log),
+            (CONSOLE_LOG, self.log_start.console),
+        ] {
+            text.push_str(&log_excerpt(
+                &text_since(&self.root_dir.join(name), from),
+                lines,
+            ));
         }
         if text.trim().is_empty() {
-            "(the error log is empty)".into()
+            "(the error log says nothing since the server started)".into()
         } else {
             text.trim_end().to_string()
         }
     }
 
-    /// Stops the server (SIGTERM, then SIGKILL after `grace`) and reaps it.
-    fn stop(&mut self, grace: Duration) {
+    /// Stops the server (SIGTERM, then SIGKILL after `grace`) and reaps it; true if
+    /// SIGTERM ended it. A stopped process (SIGSTOP, a paused machine) is continued, so
+    /// it can act on SIGTERM.
+    fn stop(&mut self, grace: Duration) -> bool {
         if matches!(self.child.try_wait(), Ok(Some(_))) {
-            return;
+            return true;
         }
         // SAFETY: signalling our own child.
         unsafe {
             libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGCONT);
         }
         let deadline = Instant::now() + grace;
         while Instant::now() < deadline {
             if matches!(self.child.try_wait(), Ok(Some(_))) {
-                return;
+                return true;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+        false
     }
 }
 
 impl Drop for ThrowawayServer {
     fn drop(&mut self) {
-        self.stop(Duration::from_secs(30));
+        // After Ctrl-C the user waits: a server gets a few seconds to shut down cleanly.
+        let grace = if crate::interrupt::requested() {
+            Duration::from_secs(5)
+        } else {
+            Duration::from_secs(30)
+        };
+        self.stop(grace);
         registry::deregister(&self.root_dir);
         if self.keep_datadir {
             crate::console::note(&format!(
@@ -687,6 +763,59 @@ fn error_lines_or_tail(path: &Path) -> String {
     }
 }
 
+/// A log's text from byte `from` on (at most its last 256 KiB).
+fn text_since(path: &Path, from: u64) -> String {
+    let Ok(mut file) = fs::File::open(path) else {
+        return String::new();
+    };
+    let length = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let from = from.min(length).max(length.saturating_sub(256 * 1024));
+    let _ = file.seek(SeekFrom::Start(from));
+    let mut bytes = Vec::new();
+    let _ = file.read_to_end(&mut bytes);
+    // The cut may land inside a UTF-8 sequence; lossy decoding keeps the rest readable.
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The lines of one start's log that explain how it ended: every `[ERROR]` and
+/// `[Warning]` line, and the last `lines` lines after "ready for connections" (a crash's
+/// stack trace, a shutdown); a start that never got ready keeps its last `lines` lines.
+/// The start-up notes before "ready" are left out: they explain nothing.
+fn log_excerpt(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    let ready = all
+        .iter()
+        .rposition(|line| line.contains("ready for connections"));
+    let tail_from = match ready {
+        Some(ready) => (ready + 1).max(all.len().saturating_sub(lines)),
+        None => all.len().saturating_sub(lines),
+    };
+    let telling = |line: &str| line.contains("[ERROR]") || line.contains("[Warning]");
+    // Warnings can repeat by the thousand (an aborted connection each): the first ones
+    // and the count say enough.
+    let mut kept: Vec<String> = Vec::new();
+    let mut left_out = 0usize;
+    for (index, line) in all.iter().enumerate() {
+        if index >= tail_from {
+            kept.push(line.to_string());
+        } else if telling(line) {
+            if kept.len() < 2 * lines.max(10) {
+                kept.push(line.to_string());
+            } else {
+                left_out += 1;
+            }
+        }
+    }
+    if left_out > 0 {
+        kept.push(format!("… and {left_out} more errors and warnings"));
+    }
+    let mut excerpt = kept.join("\n");
+    if !excerpt.is_empty() {
+        excerpt.push('\n');
+    }
+    excerpt
+}
+
 fn tail_of_file(path: &Path, lines: usize) -> String {
     let Ok(mut file) = fs::File::open(path) else {
         return String::new();
@@ -703,4 +832,38 @@ fn tail_of_file(path: &Path, lines: usize) -> String {
         tail.push('\n');
     }
     tail
+}
+
+#[cfg(test)]
+mod log_tests {
+    use super::log_excerpt;
+
+    const LOG: &str = "\
+2026-11-25 10:00:00 0 [Note] Starting MariaDB 10.11.19 as process 1
+2026-11-25 10:00:00 0 [Note] InnoDB: Compressed tables use zlib
+2026-11-25 10:00:00 0 [Warning] You need to use --log-bin to make --binlog-format work.
+2026-11-25 10:00:00 0 [Note] InnoDB: Buffer pool(s) load completed
+2026-11-25 10:00:01 0 [Note] /usr/sbin/mariadbd: ready for connections.
+2026-11-25 10:00:05 3 [Warning] Aborted connection 3 to db: 'x' user: 'root'
+2026-11-25 10:00:09 0 [Note] /usr/sbin/mariadbd (initiated by: unknown): Normal shutdown
+2026-11-25 10:00:09 0 [Note] InnoDB: Shutdown completed
+";
+
+    #[test]
+    fn quotes_errors_warnings_and_what_came_after_ready_never_the_start_up_notes() {
+        let excerpt = log_excerpt(LOG, 2);
+        assert!(!excerpt.contains("Compressed tables"), "{excerpt}");
+        assert!(!excerpt.contains("Starting MariaDB"), "{excerpt}");
+        assert!(excerpt.contains("--log-bin"), "{excerpt}");
+        assert!(excerpt.contains("Aborted connection"), "{excerpt}");
+        assert!(excerpt.contains("Shutdown completed"), "{excerpt}");
+        assert!(excerpt.contains("Normal shutdown"), "{excerpt}");
+    }
+
+    #[test]
+    fn a_start_that_never_got_ready_keeps_its_last_lines() {
+        let failed = "a [Note] one\nb [Note] two\nc [ERROR] Can't open\nd [Note] Aborting\n";
+        let excerpt = log_excerpt(failed, 2);
+        assert_eq!(excerpt, "c [ERROR] Can't open\nd [Note] Aborting\n");
+    }
 }

@@ -12,7 +12,7 @@ mod external;
 mod throwaway;
 mod workspace;
 
-pub use diagnosis::{disk_state, failure_context};
+pub use diagnosis::{ask_unanswering, disk_state, failure_context, UnansweringServer};
 pub use external::External;
 pub use throwaway::Throwaway;
 pub use workspace::Workspace;
@@ -131,6 +131,13 @@ pub trait Target {
             "kill_node: node {} cannot be killed: only a throwaway topology's nodes can",
             index + 1
         )))
+    }
+
+    /// Stops a server of ours that stopped answering (SIGTERM, then SIGKILL if that does
+    /// not end it), so the next cells run on a fresh one; says how it ended. None: not
+    /// ours to stop (an external server is left alone).
+    fn stop_unanswering(&mut self) -> Option<String> {
+        None
     }
 
     /// Whether node `index` still runs (when ours to watch).

@@ -13,6 +13,9 @@ use crate::server::{
     ConnectionSpec, Node, NodeRole, ServerError, ServerOptions, ThrowawayServer, Topology,
 };
 
+/// How long a server that stopped answering gets to end on SIGTERM before SIGKILL.
+const UNANSWERING_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 pub struct Throwaway {
     /// The first node is where admin connections and the runner's probe go.
     nodes: Vec<Node>,
@@ -123,6 +126,24 @@ impl Target for Throwaway {
         let node = &mut self.nodes[index];
         node.server.kill();
         Ok(node.name.clone())
+    }
+
+    fn stop_unanswering(&mut self) -> Option<String> {
+        let ended: Vec<String> = self
+            .nodes
+            .iter_mut()
+            .map(|node| {
+                let how = node
+                    .server
+                    .stop_because("it had stopped answering", UNANSWERING_GRACE);
+                if self.topology.is_single() {
+                    how
+                } else {
+                    format!("{}: {how}", node.name)
+                }
+            })
+            .collect();
+        Some(ended.join("; "))
     }
 
     fn node_alive(&mut self, index: usize) -> bool {

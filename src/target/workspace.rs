@@ -193,6 +193,23 @@ impl Workspace {
 
     /// On an external server, leaves nothing of the run's behind but its database itself.
     /// Best effort: the run's result is already decided.
+    /// What the run made on a shared server ("`db`.`table`", "database `db`"), for a
+    /// message when it cannot be cleaned up.
+    pub fn made_here(&self) -> Vec<String> {
+        if self.private {
+            return Vec::new();
+        }
+        self.created_tables
+            .iter()
+            .map(|(database, table)| format!("table `{database}`.`{table}`"))
+            .chain(
+                self.created_databases
+                    .iter()
+                    .map(|database| format!("database `{database}`")),
+            )
+            .collect()
+    }
+
     pub fn clean_up(&self, conn: &mut mysql::Conn) {
         if self.private {
             return;

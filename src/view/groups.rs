@@ -404,6 +404,13 @@ fn cell_figures(group: &mut Group, record: &RunRecord) {
             let cell = &record.cells[i];
             cell.outcome == OutcomeRecord::Completed && cell.intervals.len() >= 2
         })
+        // A cell whose server stopped answering still shows how it got there.
+        .or_else(|| {
+            group.cells.iter().copied().find(|&i| {
+                let cell = &record.cells[i];
+                cell.outcome == OutcomeRecord::Stalled && cell.intervals.len() >= 2
+            })
+        })
         .map(|i| {
             let cell = &record.cells[i];
             let longest = cell

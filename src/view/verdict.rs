@@ -259,6 +259,14 @@ impl View {
                 group.outcomes.len()
             ));
         }
+        if count(OutcomeRecord::Stalled) > 0 {
+            return Some(format!(
+                "{} of {} repeats ended when the server stopped answering: {}",
+                count(OutcomeRecord::Stalled),
+                group.outcomes.len(),
+                error(OutcomeRecord::Stalled)
+            ));
+        }
         if count(OutcomeRecord::Failed) > 0 {
             return Some(format!(
                 "{} of {} repeats failed: {}",

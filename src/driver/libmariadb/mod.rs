@@ -306,6 +306,9 @@ pub struct Connection {
     mysql: *mut Mysql,
     /// Opened inside an event loop's coroutine: every call suspends instead of blocking.
     nonblocking: bool,
+    /// Its socket, known to its cell so that the cell can stop waiting for a server that
+    /// no longer answers (`driver::abandon`); None outside a cell.
+    registered: Option<crate::driver::abandon::Registered>,
 }
 
 // SAFETY: a connection is used by one thread at a time (the worker that owns it); libmariadb
@@ -338,7 +341,11 @@ impl Connection {
         }
         let nonblocking = events::in_coroutine();
         let _turn = events::ConnectTurn::take();
-        let connection = Connection { mysql, nonblocking };
+        let mut connection = Connection {
+            mysql,
+            nonblocking,
+            registered: None,
+        };
         if nonblocking {
             // libmariadb's default context stack (60 KB reserved, touched as deep as used).
             // SAFETY: a null argument selects the default stack size.
@@ -435,6 +442,8 @@ impl Connection {
                 }
             }
         }
+        // SAFETY: a connected handle's socket.
+        connection.registered = crate::driver::abandon::register(unsafe { mysql_get_socket(mysql) });
         if nonblocking && skip_read_after_write() {
             // SAFETY: a connected handle this coroutine owns; the hook changes only which
             // socket functions its later calls go through.
@@ -521,6 +530,8 @@ impl Connection {
 
 impl Drop for Connection {
     fn drop(&mut self) {
+        // Out of its cell's list before the socket closes (its number may then be reused).
+        self.registered = None;
         // SAFETY: closing the handle we own, once. Its socket leaves the event loop's epoll
         // first, so a later connection given the same number is registered afresh. The
         // close itself only writes COM_QUIT, which never waits.

@@ -236,12 +236,14 @@ impl Context {
         if recorder.is_null() {
             return statement();
         }
+        // SAFETY: the worker sets the pointer to its own recorder for the length of one
+        // event call and clears it after; statements run only inside that call, on the
+        // worker's thread. Each borrow ends before the statement or the next one.
+        unsafe { &*recorder }.statement_started(slot);
         let started = Instant::now();
         let outcome = statement();
         let elapsed_us = started.elapsed().as_micros() as u64;
-        // SAFETY: the worker sets the pointer to its own recorder for the length of one
-        // event call and clears it after; statements run only inside that call, on the
-        // worker's thread.
+        // SAFETY: as above.
         let recorder = unsafe { &mut *recorder };
         match &outcome {
             Ok(_) => recorder.record_ok(slot, elapsed_us),

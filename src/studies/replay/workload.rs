@@ -104,8 +104,11 @@ impl Workload for ReplayWorkload {
         // A database the snapshot does not hold is the replayed statements' problem, as
         // it would have been the application's.
         let _ = conn.select_db(&database);
+        let registered =
+            crate::driver::abandon::register(std::os::fd::AsRawFd::as_raw_fd(&conn));
         Ok(Box::new(ReplayWorker {
             shared: self.shared.clone(),
+            registered,
             conn,
             commands: script.commands.clone(),
             position: 0,
@@ -135,6 +138,10 @@ impl Workload for ReplayWorkload {
 
 struct ReplayWorker {
     shared: Arc<Shared>,
+    /// Its socket in the cell's list (so a cell can stop waiting for a silent server);
+    /// declared before `conn` so that it leaves the list before the socket closes.
+    #[allow(dead_code)]
+    registered: Option<crate::driver::abandon::Registered>,
     conn: mysql::Conn,
     commands: Vec<usize>,
     position: usize,
@@ -328,6 +335,7 @@ impl Worker for ReplayWorker {
             entry.0 += 1;
             return Ok(());
         }
+        recorder.statement_started(kind);
         let started = Instant::now();
         let outcome = self.run(command);
         let from = self.intended.take().unwrap_or(started).min(started);

@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use crate::console::new_table;
 use crate::console::TableStyle;
+use crate::results::OutcomeRecord;
 use crate::report::text::sections::*;
 use crate::view::stats::Summary;
 use crate::view::{Group, GroupKind, View};
@@ -44,7 +45,14 @@ pub fn sysbench_tables(view: &View, style: TableStyle) -> String {
         for group in &groups {
             let threads = group.threads.unwrap_or_default().to_string();
             if group.summary.is_none() {
-                table.add_row(vec![right(threads), Cell::new("failed or interrupted")]);
+                let why = if group.outcomes.contains(&OutcomeRecord::Stalled) {
+                    "the server stopped answering"
+                } else if group.outcomes.contains(&OutcomeRecord::Crashed) {
+                    "the server died"
+                } else {
+                    "failed or interrupted"
+                };
+                table.add_row(vec![right(threads), Cell::new(why)]);
                 continue;
             }
             let median = |summary: &Option<Summary>| summary.as_ref().map_or(0.0, |s| s.median);
