@@ -158,8 +158,7 @@ impl<'a> Guard<'a> {
         } else {
             activity.in_flight_total()
         };
-        if activity.completed != self.last_completed || ready != self.last_ready || waiting == 0
-        {
+        if activity.completed != self.last_completed || ready != self.last_ready || waiting == 0 {
             // Something answered, or nothing is asked (a paced worker between events).
             self.last_completed = activity.completed;
             self.last_ready = ready;

@@ -329,11 +329,7 @@ fn stall_record(
         in_flight: stall.in_flight.iter().cloned().collect(),
         server_answered: shows.answered,
         processlist: shows.processlist,
-        engine_status: shows
-            .disk
-            .into_iter()
-            .chain(shows.engine_status)
-            .collect(),
+        engine_status: shows.disk.into_iter().chain(shows.engine_status).collect(),
         server_then,
     }
 }

@@ -74,10 +74,7 @@ const LINES_KEPT: usize = 20;
 /// Asks a server whose connections stopped getting answers, on a new connection bounded
 /// by [`ASK_LIMIT`], what it is doing: its busy sessions and, for `engine`, the status
 /// lines that name a lock, a checkpoint or pending I/O; and looks at the datadir's disk.
-pub fn ask_unanswering(
-    target: &dyn Target,
-    engine: crate::engine::Engine,
-) -> UnansweringServer {
+pub fn ask_unanswering(target: &dyn Target, engine: crate::engine::Engine) -> UnansweringServer {
     use mysql::prelude::Queryable;
     let mut shows = UnansweringServer {
         disk: disk_state(target)
@@ -121,7 +118,9 @@ pub fn ask_unanswering(
                 user.unwrap_or_default(),
                 command.unwrap_or_default(),
                 time.unwrap_or(0),
-                state.filter(|s| !s.is_empty()).unwrap_or_else(|| "-".into()),
+                state
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| "-".into()),
                 info.unwrap_or_default().replace('\n', " ")
             )
         })

@@ -443,7 +443,8 @@ impl Connection {
             }
         }
         // SAFETY: a connected handle's socket.
-        connection.registered = crate::driver::abandon::register(unsafe { mysql_get_socket(mysql) });
+        connection.registered =
+            crate::driver::abandon::register(unsafe { mysql_get_socket(mysql) });
         if nonblocking && skip_read_after_write() {
             // SAFETY: a connected handle this coroutine owns; the hook changes only which
             // socket functions its later calls go through.

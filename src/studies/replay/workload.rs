@@ -104,8 +104,7 @@ impl Workload for ReplayWorkload {
         // A database the snapshot does not hold is the replayed statements' problem, as
         // it would have been the application's.
         let _ = conn.select_db(&database);
-        let registered =
-            crate::driver::abandon::register(std::os::fd::AsRawFd::as_raw_fd(&conn));
+        let registered = crate::driver::abandon::register(std::os::fd::AsRawFd::as_raw_fd(&conn));
         Ok(Box::new(ReplayWorker {
             shared: self.shared.clone(),
             registered,

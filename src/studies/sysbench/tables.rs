@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use crate::console::new_table;
 use crate::console::TableStyle;
-use crate::results::OutcomeRecord;
 use crate::report::text::sections::*;
+use crate::results::OutcomeRecord;
 use crate::view::stats::Summary;
 use crate::view::{Group, GroupKind, View};
 
