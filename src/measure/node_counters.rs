@@ -219,7 +219,9 @@ fn watch(specs: &[ConnectionSpec], heartbeat: bool, galera: bool, stop: &AtomicB
     let mut sizes = Vec::new();
     let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); specs.len()];
     let started = Instant::now();
-    let mut writer = specs[0].connect().ok();
+    // Bounded reads: a node that stops answering must not hold the cell's end up.
+    let limit = crate::server::read_limit::PROBE_LIMIT;
+    let mut writer = specs[0].with_read_limit(limit).connect().ok();
     if heartbeat {
         if let Some(conn) = writer.as_mut() {
             let made = conn.query_drop(format!(
@@ -240,7 +242,7 @@ fn watch(specs: &[ConnectionSpec], heartbeat: bool, galera: bool, stop: &AtomicB
         .enumerate()
         .map(|(index, spec)| {
             (index > 0 && heartbeat)
-                .then(|| spec.connect().ok())
+                .then(|| spec.with_read_limit(limit).connect().ok())
                 .flatten()
         })
         .collect();
@@ -303,7 +305,10 @@ fn watch(specs: &[ConnectionSpec], heartbeat: bool, galera: bool, stop: &AtomicB
 
 /// The counters of [`NODE_COUNTERS`] a node has (lower-case names).
 fn read_status(spec: &ConnectionSpec) -> Result<BTreeMap<String, f64>, String> {
-    let mut conn = spec.connect().map_err(|err| err.to_string())?;
+    let mut conn = spec
+        .with_read_limit(crate::server::read_limit::PROBE_LIMIT)
+        .connect()
+        .map_err(|err| err.to_string())?;
     let rows: Vec<(String, String)> = conn
         .query("SHOW GLOBAL STATUS")
         .map_err(|err| crate::server::describe_mysql_error(&err))?;

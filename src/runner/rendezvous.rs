@@ -27,6 +27,8 @@ const LEFT: i64 = -1;
 /// How long an agent waits for the others at one point before giving up: long enough for
 /// agent 1 to load big tables.
 const WAIT_LIMIT: Duration = Duration::from_secs(30 * 60);
+/// How long one question on the meeting server may wait for its answer.
+const MEETING_READ_LIMIT: Duration = Duration::from_secs(10);
 
 pub struct Rendezvous {
     conn: mysql::Conn,
@@ -43,7 +45,9 @@ impl Rendezvous {
     /// joined it already (two processes given the same `--agent`, or a `--start-at` an
     /// earlier run used).
     pub fn join(spec: &ConnectionSpec, agent: &AgentShare, study: &str) -> anyhow::Result<Self> {
-        let mut conn = spec.connect()?;
+        // Every question to the server the agents meet on is short: a server that stops
+        // answering ends the wait with an error instead of holding every agent.
+        let mut conn = spec.with_read_limit(MEETING_READ_LIMIT).connect()?;
         conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS {DATABASE}"))?;
         conn.query_drop(format!(
             "CREATE TABLE IF NOT EXISTS {DATABASE}.rendezvous (

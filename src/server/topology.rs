@@ -176,7 +176,10 @@ pub struct ReplicaState {
 }
 
 pub fn replica_state(spec: &ConnectionSpec) -> Result<ReplicaState, ServerError> {
-    let mut conn = spec.connect()?;
+    // A node that stops answering must not hold up the wait for it, nor a cell's watch.
+    let mut conn = spec
+        .with_read_limit(super::read_limit::PROBE_LIMIT)
+        .connect()?;
     let row: Option<mysql::Row> = conn
         .query_first("SHOW SLAVE STATUS")
         .map_err(|err| query_error(spec, &err))?;
@@ -290,7 +293,9 @@ pub struct GaleraStatus {
 }
 
 pub fn galera_status(spec: &ConnectionSpec) -> Result<GaleraStatus, ServerError> {
-    let mut conn = spec.connect()?;
+    let mut conn = spec
+        .with_read_limit(super::read_limit::PROBE_LIMIT)
+        .connect()?;
     let rows: Vec<(String, String)> = conn
         .query(
             "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('WSREP_CLUSTER_SIZE', 'WSREP_LOCAL_STATE_COMMENT')",
