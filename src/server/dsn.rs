@@ -1,6 +1,9 @@
 //! `--dsn mysql://user:pass@host:port[/db][?socket=…&ssl-mode=…]` for an external server.
 //! The password is kept out of every message, record and report: only [`Dsn::redacted`]
 //! is ever shown.
+//!
+//! Owns: the URL's spelling (read by the `url` crate, escapes decoded by `percent-encoding`)
+//! and where a moved password is found. Must not know how a connection is made.
 
 use std::fmt;
 
