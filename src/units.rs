@@ -9,12 +9,17 @@ use std::time::Duration;
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let trimmed = text.trim();
     if let Ok(seconds) = trimmed.parse::<f64>() {
-        if seconds.is_finite() && seconds >= 0.0 {
-            return Ok(Duration::from_secs_f64(seconds));
-        }
-        return Err(format!(
-            "'{text}' is not a duration: use e.g. 10s, 500ms, 2m"
-        ));
+        // try_from: `1e20` seconds (beyond Duration's 584 billion years) panicked in
+        // from_secs_f64.
+        return match Duration::try_from_secs_f64(seconds) {
+            Ok(duration) => Ok(duration),
+            Err(_) if seconds.is_finite() && seconds > 0.0 => Err(format!(
+                "'{text}' seconds is longer than any run can last: use e.g. 10s, 500ms, 2m"
+            )),
+            Err(_) => Err(format!(
+                "'{text}' is not a duration: use e.g. 10s, 500ms, 2m"
+            )),
+        };
     }
     humantime::parse_duration(trimmed)
         .map_err(|_| format!("'{text}' is not a duration: use e.g. 10s, 500ms, 2m"))
@@ -38,7 +43,8 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
     if digits.contains('.') {
         let value: f64 = digits.parse().map_err(|_| bad())?;
         let scaled = value * multiplier as f64;
-        if !(scaled.is_finite() && scaled >= 0.0 && scaled.fract() == 0.0) {
+        // `as u64` would make 1e30 into u64::MAX without a word: 2^64 and beyond are refused.
+        if !(scaled >= 0.0 && scaled < u64::MAX as f64 && scaled.fract() == 0.0) {
             return Err(bad());
         }
         return Ok(scaled as u64);
@@ -84,6 +90,11 @@ mod tests {
         assert_eq!(parse_duration("1m30s").unwrap(), Duration::from_secs(90));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("-3").is_err());
+        assert!(parse_duration("NaN").is_err() && parse_duration("inf").is_err());
+        // It panicked: beyond what a Duration holds.
+        assert!(parse_duration("1E20")
+            .unwrap_err()
+            .contains("longer than any run can last"));
     }
 
     #[test]
@@ -96,6 +107,7 @@ mod tests {
         assert!(parse_count("1.2345k").is_err());
         assert!(parse_count("lots").is_err());
         assert!(parse_count("99999999999999999999").is_err());
+        assert!(parse_count("99999999999999999999.0").is_err());
     }
 
     #[test]

@@ -208,6 +208,46 @@ fn report_prints_the_saved_tables_without_a_server() {
     );
 }
 
+/// `report FILE -o NAME` writes the format NAME's extension says, and refuses a --format
+/// the extension contradicts (it wrote text tables into report.html without a word).
+#[test]
+fn report_writes_the_format_its_output_files_extension_names() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/s0-small.json");
+    let tmp = common::private_tmpdir("report-output");
+    let report = |args: &[&str]| {
+        assert_cmd::Command::cargo_bin("enginebench")
+            .unwrap()
+            .arg("report")
+            .arg(&fixture)
+            .args(args)
+            .current_dir(&tmp)
+            .env("PATH", "/nonexistent") // no mariadbd reachable: nothing may be started
+            .output()
+            .unwrap()
+    };
+    common::assert_success(&report(&["-o", "x.html"]));
+    let html = std::fs::read_to_string(tmp.join("x.html")).unwrap();
+    assert!(
+        html.starts_with("<!DOCTYPE html>"),
+        "{}",
+        &html[..80.min(html.len())]
+    );
+    assert!(html.contains("<svg"));
+    common::assert_success(&report(&["-o", "x.csv"]));
+    let csv = std::fs::read_to_string(tmp.join("x.csv")).unwrap();
+    let mut rows = csv::Reader::from_reader(csv.as_bytes());
+    assert!(rows.headers().unwrap().len() > 3, "{csv}");
+    assert!(rows.records().count() > 0, "{csv}");
+    let refused = report(&["--format", "csv", "-o", "y.html"]);
+    assert!(!refused.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        "Error: the output file y.html says HTML but --format says csv: name the file y.csv, or leave out --format to write html\n"
+    );
+    assert!(!tmp.join("y.html").exists());
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
 #[test]
 fn newer_corrupted_and_foreign_files_get_clear_errors() {
     let newer =

@@ -9,7 +9,8 @@ use super::values::*;
 pub struct ExportArgs {
     /// A stored run: its id, `latest`, or -N for the N-th latest (see `enginebench runs`)
     pub run: String,
-    /// The format written [default: json]
+    /// The format written [default: the one -o FILE's extension names (.csv, .md, .html,
+    /// .txt), else json]
     #[arg(long, value_parser = format_names(), conflicts_with_all = ["json", "csv", "markdown"])]
     pub format: Option<String>,
     /// The whole record as JSON (the default): --format json
@@ -38,14 +39,17 @@ pub struct ExportArgs {
 }
 
 impl ExportArgs {
-    /// The format asked for: `--format`, or the shorthand flags, or JSON.
-    pub fn format(&self) -> &'static str {
-        match (&self.format, self.csv, self.markdown) {
-            (Some(name), _, _) => format_named(name).name(),
-            (None, true, _) => "csv",
-            (None, false, true) => "markdown",
-            (None, false, false) => "json",
-        }
+    /// The format asked for: `--format`, or the shorthand flags, or what `-o FILE`'s
+    /// extension says, or JSON; an error when a flag contradicts the extension.
+    pub fn format(&self) -> Result<&'static str, String> {
+        let asked = match (&self.format, self.json, self.csv, self.markdown) {
+            (Some(name), ..) => Some((name.as_str(), "--format")),
+            (None, true, ..) => Some(("json", "--json")),
+            (None, false, true, _) => Some(("csv", "--csv")),
+            (None, false, false, true) => Some(("markdown", "--markdown")),
+            (None, false, false, false) => None,
+        };
+        output_format(asked, self.output.as_deref(), "json")
     }
 }
 
@@ -79,11 +83,13 @@ pub struct ReportArgs {
     #[arg(long, conflicts_with = "format")]
     pub markdown: bool,
 
-    /// The format written
-    #[arg(long, default_value = "text", value_parser = format_names())]
-    pub format: String,
+    /// The format written [default: the one -o FILE's extension names (.html, .md, .csv,
+    /// .json, .txt), else text]
+    #[arg(long, value_parser = format_names())]
+    pub format: Option<String>,
 
-    /// Write to FILE instead of stdout
+    /// Write to FILE instead of stdout, in the format its extension names unless --format
+    /// says which
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -93,12 +99,18 @@ pub struct ReportArgs {
 }
 
 impl ReportArgs {
-    /// The format asked for, and the file it goes to (None: stdout).
-    pub fn format(&self) -> (&'static str, Option<&std::path::Path>) {
-        match (&self.html, self.markdown) {
-            (Some(path), _) => ("html", Some(path.as_path())),
-            (None, true) => ("markdown", self.output.as_deref()),
-            (None, false) => (format_named(&self.format).name(), self.output.as_deref()),
-        }
+    /// The format asked for (a flag, else what the output file's extension says, else
+    /// text), and the file it goes to (None: stdout); an error when a flag contradicts the
+    /// file's extension.
+    pub fn format(&self) -> Result<(&'static str, Option<&std::path::Path>), String> {
+        let (asked, output) = match (&self.html, self.markdown, &self.format) {
+            (Some(path), ..) => (Some(("html", "--html")), Some(path.as_path())),
+            (None, true, _) => (Some(("markdown", "--markdown")), self.output.as_deref()),
+            (None, false, Some(name)) => {
+                (Some((name.as_str(), "--format")), self.output.as_deref())
+            }
+            (None, false, None) => (None, self.output.as_deref()),
+        };
+        Ok((output_format(asked, output, "text")?, output))
     }
 }

@@ -122,3 +122,79 @@ fn duration_is_refused_for_imports_that_read_a_finished_log() {
     ]);
     assert!(live.is_ok(), "{:?}", live.err());
 }
+
+/// `report`'s format and file for a command line after `enginebench report`.
+fn report_format(args: &[&str]) -> Result<(String, Option<String>), String> {
+    let cli = Cli::try_parse_from(["enginebench", "report", "latest"].iter().chain(args))
+        .map_err(|err| err.to_string())?;
+    let Command::Report(report) = cli.command else {
+        panic!("not report")
+    };
+    report
+        .format()
+        .map(|(format, path)| (format.to_string(), path.map(|p| p.display().to_string())))
+}
+
+#[test]
+fn report_takes_its_format_from_the_output_files_extension() {
+    let said = |args: &[&str]| report_format(args).unwrap().0;
+    assert_eq!(said(&[]), "text");
+    assert_eq!(said(&["-o", "report.html"]), "html");
+    assert_eq!(said(&["-o", "report.HTM"]), "html");
+    assert_eq!(said(&["-o", "report.md"]), "markdown");
+    assert_eq!(said(&["-o", "cells.csv"]), "csv");
+    assert_eq!(said(&["-o", "run.json"]), "json");
+    assert_eq!(said(&["-o", "tables.txt"]), "text");
+    // A name no format claims: the default, the name being the user's to choose.
+    assert_eq!(said(&["-o", "report.out"]), "text");
+    assert_eq!(said(&["-o", "report"]), "text");
+    // A flag the file agrees with, or that names a format of plain text for .txt.
+    assert_eq!(said(&["--format", "csv", "-o", "x.csv"]), "csv");
+    assert_eq!(said(&["--format", "sysbench", "-o", "x.txt"]), "sysbench");
+    assert_eq!(said(&["--format", "json", "-o", "x.out"]), "json");
+    assert_eq!(said(&["--markdown", "-o", "x.md"]), "markdown");
+    assert_eq!(
+        report_format(&["--html", "page.html"]).unwrap(),
+        ("html".to_string(), Some("page.html".to_string()))
+    );
+}
+
+#[test]
+fn report_refuses_a_format_its_output_file_contradicts() {
+    assert_eq!(
+        report_format(&["--format", "csv", "-o", "x.html"]).unwrap_err(),
+        "the output file x.html says HTML but --format says csv: name the file x.csv, or leave out --format to write html"
+    );
+    assert_eq!(
+        report_format(&["--markdown", "-o", "out/x.json"]).unwrap_err(),
+        "the output file out/x.json says JSON but --markdown says markdown: name the file out/x.md, or leave out --markdown to write json"
+    );
+    assert!(report_format(&["--html", "page.csv"])
+        .unwrap_err()
+        .starts_with(
+            "the output file page.csv says CSV but --html says html: name the file page.html"
+        ));
+    assert!(report_format(&["--format", "text", "-o", "x.md"]).is_err());
+}
+
+#[test]
+fn export_takes_its_format_from_the_output_files_extension_too() {
+    let export = |args: &[&str]| {
+        let cli =
+            Cli::try_parse_from(["enginebench", "export", "latest"].iter().chain(args)).unwrap();
+        let Command::Export(export) = cli.command else {
+            panic!("not export")
+        };
+        export.format()
+    };
+    assert_eq!(export(&[]), Ok("json"));
+    assert_eq!(export(&["-o", "cells.csv"]), Ok("csv"));
+    assert_eq!(export(&["-o", "tables.md"]), Ok("markdown"));
+    assert_eq!(export(&["-o", "run.data"]), Ok("json"));
+    assert_eq!(export(&["--csv", "-o", "x.csv"]), Ok("csv"));
+    assert_eq!(
+        export(&["--csv", "-o", "x.json"]).unwrap_err(),
+        "the output file x.json says JSON but --csv says csv: name the file x.csv, or leave out --csv to write json"
+    );
+    assert!(export(&["--json", "-o", "x.html"]).is_err());
+}

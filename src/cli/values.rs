@@ -2,7 +2,7 @@
 //! value parsers (on/off, rates, percentiles). Must not know a command.
 
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `--format`'s values: the report formats' names, each with what it writes.
 pub(crate) fn format_names() -> clap::builder::PossibleValuesParser {
@@ -16,6 +16,48 @@ pub(crate) fn format_names() -> clap::builder::PossibleValuesParser {
 /// The format a validated `--format` value names.
 pub fn format_named(name: &str) -> &'static dyn crate::report::formats::Format {
     crate::report::formats::named(name).unwrap_or(crate::report::formats::ALL[0])
+}
+
+/// The format a report is written in: the one a flag asked for (`asked`: its name and the
+/// flag that named it, `--format` or a shorthand such as `--html`), else the one `output`'s
+/// extension names (`-o report.html` writes HTML), else `default` (a name no format claims,
+/// such as `report.out`, stays the command's default: the file's name is the user's to
+/// choose). A flag that contradicts the extension is refused, because the file would hold
+/// something other than its name says, without a word.
+pub fn output_format(
+    asked: Option<(&str, &str)>,
+    output: Option<&Path>,
+    default: &str,
+) -> Result<&'static str, String> {
+    use crate::report::formats;
+    let by_file = output.and_then(formats::for_file);
+    let Some((name, flag)) = asked else {
+        return Ok(by_file.unwrap_or(format_named(default)).name());
+    };
+    let format = format_named(name);
+    match (output, by_file) {
+        (Some(path), Some(said)) if !formats::fits_file(format, path) => {
+            let extension = path
+                .extension()
+                .map(|e| e.to_string_lossy().to_ascii_uppercase())
+                .unwrap_or_default();
+            let fitting = format
+                .extensions()
+                .first()
+                .map(|usual| path.with_extension(usual).display().to_string());
+            let rename = match fitting {
+                Some(fitting) => format!("name the file {fitting}, or "),
+                None => String::new(),
+            };
+            Err(format!(
+                "the output file {} says {extension} but {flag} says {}: {rename}leave out {flag} to write {}",
+                path.display(),
+                format.name(),
+                said.name()
+            ))
+        }
+        _ => Ok(format.name()),
+    }
 }
 
 pub(crate) fn parse_switch(text: &str) -> Result<bool, String> {

@@ -8,6 +8,8 @@ use crate::report::formats::ReportInput;
 use crate::view::View;
 
 pub fn run(args: ExportArgs) -> anyhow::Result<Finished> {
+    // Before the store is opened: a contradicted --format is the user's to fix first.
+    let format = args.format().map_err(anyhow::Error::msg)?;
     let store = open_existing_store(&args.store.db)?;
     let id = store.resolve(&args.run)?;
     let record = store.record(id)?;
@@ -25,7 +27,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Finished> {
         // An export is for another program: Markdown tables, never terminal drawing.
         terminal: false,
     };
-    write_report(args.format(), &input, args.output.as_deref())?;
+    write_report(format, &input, args.output.as_deref())?;
     Ok(Finished::Success)
 }
 

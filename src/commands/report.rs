@@ -7,9 +7,10 @@ use crate::report::formats::ReportInput;
 use crate::view::View;
 
 pub fn run(args: ReportArgs) -> anyhow::Result<Finished> {
+    // Before the run is read: a contradicted --format is the user's to fix first.
+    let (format, path) = args.format().map_err(anyhow::Error::msg)?;
     let (record, label) = load_run(&args.run, &args.store.db)?;
     let view = View::of(&record);
-    let (format, path) = args.format();
     let input = ReportInput {
         layout: crate::studies::layout_of(&record.kind),
         record: &record,

@@ -69,23 +69,58 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
             .parse()
             .map_err(|_| anyhow::anyhow!("--{}={value}: a number", name.replace('_', "-")))
     }
+    /// A number that must lie in `range` (f64 reads NaN, inf and 1e300 too, which made
+    /// Durations panic and counts saturate), `what` saying what it may be.
+    fn within(
+        name: &str,
+        value: &str,
+        range: std::ops::RangeInclusive<f64>,
+        what: &str,
+    ) -> anyhow::Result<f64> {
+        let number: f64 = number(name, value)?;
+        if !range.contains(&number) {
+            bail!("--{}={value}: {what}", name.replace('_', "-"));
+        }
+        Ok(number)
+    }
+    /// Seconds a Duration can hold (up to about 584 billion years).
+    const SECONDS: std::ops::RangeInclusive<f64> = 0.0..=1.8e19;
+    let seconds = "seconds, 0 or more (e.g. 60)";
     if let Some(value) = take("threads") {
         global.threads = number("threads", &value)?;
+        if global.threads == 0 {
+            bail!("--threads=0: at least 1 thread");
+        }
     }
     if let Some(value) = take("time") {
-        global.time = number("time", &value)?;
+        global.time = within("time", &value, SECONDS, seconds)?;
     }
     if let Some(value) = take("events") {
-        global.events = number("events", &value)?;
+        global.events = within(
+            "events",
+            &value,
+            0.0..=1.8e19,
+            "a count of events, 0 or more",
+        )?;
     }
     if let Some(value) = take("rate") {
-        global.rate = number("rate", &value)?;
+        global.rate = within(
+            "rate",
+            &value,
+            0.0..=f64::MAX,
+            "events per second, 0 or more (0: as fast as it goes)",
+        )?;
     }
     if let Some(value) = take("report_interval") {
-        global.report_interval = number("report_interval", &value)?;
+        global.report_interval = within("report_interval", &value, SECONDS, seconds)?;
     }
     let percentile = match take("percentile") {
-        Some(value) => number("percentile", &value)?,
+        Some(value) => within(
+            "percentile",
+            &value,
+            0.0..=100.0,
+            "a percentile, 1 to 100 (0: none)",
+        )?,
         None => 95.0,
     };
     global.percentile = percentile;
@@ -125,7 +160,12 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
         .filter(|password| !password.is_empty())
         .or_else(|| std::env::var(crate::server::PASSWORD_ENV).ok());
     let warmup = match take("warmup_time") {
-        Some(value) => Some(Duration::from_secs_f64(number("warmup_time", &value)?)),
+        Some(value) => Some(Duration::from_secs_f64(within(
+            "warmup_time",
+            &value,
+            SECONDS,
+            seconds,
+        )?)),
         None => None,
     };
     // sysbench 1.0's --mysql-ssl=on, or 1.1's modes and its --mysql-ssl-ca/-cert/-key
@@ -161,6 +201,18 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
         db_driver,
         tls,
     })
+}
+
+impl Globals {
+    /// `--time`: how long the run lasts (0: no limit, as sysbench takes it).
+    fn time_limit(&self) -> Option<Duration> {
+        (self.global.time > 0.0).then(|| Duration::from_secs_f64(self.global.time))
+    }
+
+    /// How often the run's progress is stored: `--report-interval`, at least a second.
+    fn store_interval(&self) -> Duration {
+        Duration::from_secs_f64(self.global.report_interval.max(1.0))
+    }
 }
 
 pub fn run(args: Vec<String>) -> anyhow::Result<Finished> {
@@ -256,7 +308,7 @@ fn run_cells(
         declared.clone(),
         engine,
         global.threads,
-        (global.time > 0.0).then(|| Duration::from_secs_f64(global.time)),
+        globals.time_limit(),
         (global.events > 0.0).then_some(global.events as u64),
         (global.rate > 0.0).then_some(global.rate),
         globals.warmup,
@@ -284,7 +336,7 @@ fn run_cells(
         options: Default::default(),
     };
     let store = std::env::var_os("ENGINEBENCH_DB").unwrap_or_else(|| "enginebench.db".into());
-    let interval = Duration::from_secs_f64(global.report_interval.max(1.0));
+    let interval = globals.store_interval();
     let mut output = RunOutput::open(None, false, std::path::Path::new(&store), interval, false)
         .context("opening the result store (ENGINEBENCH_DB)")?;
     // sysbench's interval lines as the run goes, unless the script's own hook prints them
@@ -426,4 +478,63 @@ fn nearest(latency: &crate::measure::LatencySummary, percentile: f64) -> f64 {
         latency.p50_us
     };
     us as f64 / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn globals_of(args: &[&str]) -> anyhow::Result<Globals> {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        take_globals(&mut read_line(&args)?.options)
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_refused_naming_the_option() {
+        // Each panicked (a Duration from NaN, inf or 1e30 seconds) or hung on no threads.
+        for (arg, says) in [
+            ("--time=1e30", "--time=1e30: seconds, 0 or more"),
+            ("--time=inf", "--time=inf: seconds"),
+            ("--report-interval=NaN", "--report-interval=NaN: seconds"),
+            ("--warmup-time=-1", "--warmup-time=-1: seconds"),
+            (
+                "--percentile=101",
+                "--percentile=101: a percentile, 1 to 100",
+            ),
+            ("--events=-5", "--events=-5: a count of events"),
+            ("--rate=inf", "--rate=inf: events per second"),
+            ("--threads=0", "--threads=0: at least 1 thread"),
+            ("--threads=many", "--threads=many: a number"),
+        ] {
+            let err = globals_of(&[arg, "oltp_read_write", "run"]).err().unwrap();
+            assert!(err.to_string().starts_with(says), "{arg}: {err}");
+        }
+        let globals = globals_of(&["--time=0", "--report-interval=0.5", "x", "run"]).unwrap();
+        assert_eq!(globals.time_limit(), None);
+        assert_eq!(globals.store_interval(), Duration::from_secs(1));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+        /// Any command line: refused or read, and what is read makes its Durations.
+        #[test]
+        fn any_sysbench_line_is_read_or_refused(
+            args in prop::collection::vec(
+                prop_oneof![
+                    any::<String>(),
+                    "--(threads|time|events|rate|report-interval|percentile|warmup-time|histogram|rand-seed|mysql-port|mysql-ssl|db-driver)=[-+0-9.eEinfaNx]{0,8}",
+                    "[a-z_]{1,12}",
+                ],
+                0..6,
+            )
+        ) {
+            if let Ok(globals) = read_line(&args).and_then(|mut line| take_globals(&mut line.options)) {
+                let _ = globals.time_limit();
+                let _ = globals.store_interval();
+                prop_assert!(globals.global.threads > 0);
+            }
+        }
+    }
 }

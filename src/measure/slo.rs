@@ -80,7 +80,11 @@ impl Slo {
                     ));
                 }
                 percentile = Some(p);
-                bound_us = Some(bound.as_micros().max(1) as u64);
+                // Checked: `as u64` wrapped p99<1e15 (seconds) to a bound nobody wrote.
+                let micros = u64::try_from(bound.as_micros()).map_err(|_| {
+                    format!("the latency bound in --slo '{text}' is longer than any run can last: {usage}")
+                })?;
+                bound_us = Some(micros.max(1));
             } else if name == "failed" || name == "errors" {
                 let share = bound
                     .strip_suffix('%')
@@ -191,6 +195,8 @@ mod tests {
             ("p99<fast", "not a duration"),
             ("failed<1%", "names no latency percentile"),
             ("p99<5ms,failed<x", "is not a share"),
+            // It wrapped to a bound nobody wrote.
+            ("p99<1e15", "longer than any run can last"),
         ] {
             let err = Slo::parse(bad).unwrap_err();
             assert!(err.contains(says), "{bad}: {err}");

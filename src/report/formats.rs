@@ -6,6 +6,8 @@
 //! Owns: format names and which renderer each one is. Must not compute a statistic or
 //! know a study kind: the renderers and the view do that.
 
+use std::path::Path;
+
 use super::text::sections::not_comparable_section;
 use crate::console::TableStyle;
 use crate::results::RunRecord;
@@ -33,6 +35,10 @@ pub trait Format: Sync {
     /// What it writes, for `--help` and error messages.
     fn describe(&self) -> &'static str;
     fn render(&self, input: &ReportInput) -> anyhow::Result<String>;
+    /// The file name extensions (lower case, no dot) a file in this format may carry, the
+    /// usual one first: `-o report.html` chooses HTML, and `--format csv -o report.html`
+    /// is refused (see [`for_file`]).
+    fn extensions(&self) -> &'static [&'static str];
     /// What to tell the reader once it is written to a file, after its name.
     fn written_hint(&self) -> &'static str {
         ""
@@ -65,12 +71,42 @@ pub fn named(name: &str) -> Result<&'static dyn Format, String> {
         })
 }
 
+/// The lower-case extension of `path`'s name, if it has one.
+fn extension_of(path: &Path) -> Option<String> {
+    path.extension()
+        .map(|extension| extension.to_string_lossy().to_ascii_lowercase())
+}
+
+/// The format a file's name says it holds: the first in [`ALL`] that claims its extension
+/// (`.txt` is text's, though Markdown and sysbench's format may go there too); None for a
+/// name no format claims.
+pub fn for_file(path: &Path) -> Option<&'static dyn Format> {
+    let extension = extension_of(path)?;
+    ALL.iter()
+        .copied()
+        .find(|format| format.extensions().contains(&extension.as_str()))
+}
+
+/// Whether `format` may be written to `path`: the file's extension is one of the format's,
+/// or one no format claims.
+pub fn fits_file(format: &dyn Format, path: &Path) -> bool {
+    match extension_of(path) {
+        Some(extension) => {
+            for_file(path).is_none() || format.extensions().contains(&extension.as_str())
+        }
+        None => true,
+    }
+}
+
 impl Format for Text {
     fn name(&self) -> &'static str {
         "text"
     }
     fn describe(&self) -> &'static str {
         "tables: drawn on a terminal, Markdown when piped"
+    }
+    fn extensions(&self) -> &'static [&'static str] {
+        &["txt"]
     }
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
         let style = if input.terminal {
@@ -92,6 +128,9 @@ impl Format for Markdown {
     fn describe(&self) -> &'static str {
         "the tables as Markdown, for pasting"
     }
+    fn extensions(&self) -> &'static [&'static str] {
+        &["md", "markdown", "txt"]
+    }
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
         Ok(super::verdict::text(input.view, TableStyle::Markdown)
             + &super::capacity::text(input.view, TableStyle::Markdown)
@@ -107,6 +146,9 @@ impl Format for Sysbench {
     fn describe(&self) -> &'static str {
         "sysbench's own report, per cell"
     }
+    fn extensions(&self) -> &'static [&'static str] {
+        &["txt"]
+    }
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
         Ok(not_comparable_section(input.view)
             + &super::sysbench::format(input.view, input.percentile))
@@ -120,6 +162,9 @@ impl Format for Csv {
     fn describe(&self) -> &'static str {
         "one line per cell, load and sequence with its statistics"
     }
+    fn extensions(&self) -> &'static [&'static str] {
+        &["csv"]
+    }
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
         super::export::csv_summary(input.view)
     }
@@ -132,6 +177,9 @@ impl Format for Json {
     fn describe(&self) -> &'static str {
         "the whole record, with the verdicts beside it"
     }
+    fn extensions(&self) -> &'static [&'static str] {
+        &["json"]
+    }
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
         super::verdict::record_with_verdict(input.record, input.view)
     }
@@ -143,6 +191,9 @@ impl Format for Html {
     }
     fn describe(&self) -> &'static str {
         "one self-contained page with the tables and charts"
+    }
+    fn extensions(&self) -> &'static [&'static str] {
+        &["html", "htm"]
     }
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
         Ok(super::html::page(input.view, input.label, input.layout))
@@ -166,5 +217,22 @@ mod tests {
         assert_eq!(names.len(), ALL.len());
         let err = named("pdf").err().unwrap();
         assert!(err.starts_with("unknown format 'pdf': text ("), "{err}");
+    }
+
+    #[test]
+    fn a_file_name_says_its_format_by_its_extension() {
+        let said = |name: &str| for_file(Path::new(name)).map(|format| format.name());
+        assert_eq!(said("out/report.html"), Some("html"));
+        assert_eq!(said("REPORT.HTM"), Some("html"));
+        assert_eq!(said("report.md"), Some("markdown"));
+        assert_eq!(said("cells.csv"), Some("csv"));
+        assert_eq!(said("run.json"), Some("json"));
+        assert_eq!(said("tables.txt"), Some("text"));
+        assert_eq!(said("report.pdf"), None);
+        assert_eq!(said("report"), None);
+        let fits = |format: &str, name: &str| fits_file(named(format).unwrap(), Path::new(name));
+        assert!(fits("sysbench", "run.txt") && fits("markdown", "run.txt"));
+        assert!(fits("csv", "cells.data") && fits("json", "run"));
+        assert!(!fits("csv", "x.html") && !fits("text", "x.json") && !fits("html", "x.md"));
     }
 }

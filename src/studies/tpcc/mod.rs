@@ -104,8 +104,12 @@ impl Mix {
         let Ok(weights) = <[u32; 5]>::try_from(weights) else {
             bail!("mix '{text}': five weights (New-Order, Payment, Order-Status, Delivery, Stock-Level), e.g. 45,43,4,4,4");
         };
-        if weights.iter().sum::<u32>() == 0 {
-            bail!("mix '{text}': at least one weight must be above 0");
+        // Checked: 4294967295,1,0,0,0 overflowed the sum (a panic in a debug build, a mix
+        // of nothing in a release one).
+        match weights.iter().try_fold(0u32, |sum, weight| sum.checked_add(*weight)) {
+            Some(0) => bail!("mix '{text}': at least one weight must be above 0"),
+            None => bail!("mix '{text}': the weights add up to more than {}: give smaller ones, e.g. 45,43,4,4,4", u32::MAX),
+            Some(_) => {}
         }
         Ok(Mix(weights))
     }
@@ -551,6 +555,11 @@ mod tests {
         assert_eq!(counts, [45, 43, 4, 4, 4]);
         assert!(Mix::parse("1,2,3").is_err());
         assert!(Mix::parse("0,0,0,0,0").is_err());
+        // It panicked: the weights' sum overflowed.
+        assert!(Mix::parse("4294967295,1,0,0,0")
+            .unwrap_err()
+            .to_string()
+            .contains("add up to more than 4294967295"));
     }
 
     #[test]
