@@ -1,5 +1,6 @@
-//! Ctrl-C and SIGTERM. The first stops issuing load: workers finish their in-flight
-//! statement, the partial cell and everything before it are saved, servers are torn down.
+//! Ctrl-C and SIGTERM. The first stops issuing load: workers get a short grace to finish
+//! their in-flight statement (then the cell stops waiting for them), the partial cell and
+//! everything before it are saved, servers are torn down with a short grace.
 //! The second exits at once, killing our servers first so none outlives us.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,6 +22,7 @@ pub fn install_handler() {
             crate::server::emergency_teardown();
             std::process::exit(INTERRUPTED_EXIT_CODE as i32);
         }
+        crate::server::hurry_teardown();
         crate::console::note(
             "\ninterrupted: finishing in-flight queries and saving results (Ctrl-C again to quit at once)",
         );

@@ -138,6 +138,7 @@ fn a_query_that_hangs_ends_the_cell_with_a_clear_error_and_the_server_stays_usab
         rate: None,
         interval_log: false,
         driver: None,
+        stall: Default::default(),
     };
     let started = Instant::now();
     let cell = run_cell(

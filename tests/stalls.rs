@@ -113,7 +113,8 @@ fn a_stopped_throwaway_server_ends_its_cell_and_the_next_runs_on_a_fresh_one() {
         signal(server, libc::SIGSTOP);
         let (status, _, stderr) = finish_within(running, Duration::from_secs(120));
 
-        assert!(status.success(), "{driver}: {stderr}");
+        // The study goes on, and its exit says a cell did not complete.
+        assert_eq!(status.code(), Some(1), "{driver}: {stderr}");
         assert!(
             stderr.contains("the server stopped answering: nothing completed for"),
             "{driver}: {stderr}"

@@ -58,6 +58,7 @@ fn config(threads: u32, stop: StopCondition) -> CellConfig {
         rate: None,
         interval_log: true,
         driver: None,
+        stall: StallBound::default(),
     }
 }
 
@@ -423,4 +424,99 @@ fn a_worker_that_cannot_open_fails_the_cell_without_hanging() {
             );
         });
     }
+}
+
+/// Answers its first events, then waits on a peer that never writes: a server that stopped
+/// answering, without a server.
+struct SilentPeer {
+    address: std::net::SocketAddr,
+    answered_events: u64,
+}
+struct SilentPeerWorker {
+    stream: std::net::TcpStream,
+    _registered: Option<abandon::Registered>,
+    answered_events: u64,
+    events: u64,
+}
+impl Workload for SilentPeer {
+    fn query_kinds(&self) -> Vec<String> {
+        vec!["quick".into(), "never answered".into()]
+    }
+    fn open_worker(&self, _: usize) -> anyhow::Result<Box<dyn Worker>> {
+        use std::os::fd::AsRawFd;
+        let stream = std::net::TcpStream::connect(self.address)?;
+        let registered = abandon::register(stream.as_raw_fd());
+        Ok(Box::new(SilentPeerWorker {
+            stream,
+            _registered: registered,
+            answered_events: self.answered_events,
+            events: 0,
+        }))
+    }
+}
+impl Worker for SilentPeerWorker {
+    fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
+        use std::io::Read;
+        self.events += 1;
+        if self.events <= self.answered_events {
+            return recorder.measure(0, || {
+                std::thread::sleep(Duration::from_millis(1));
+                Ok::<_, mysql::Error>(())
+            });
+        }
+        let stream = &mut self.stream;
+        recorder.measure(1, || {
+            let read = stream.read(&mut [0u8; 8])?;
+            Err(mysql::Error::IoError(std::io::Error::new(
+                std::io::ErrorKind::ConnectionAborted,
+                format!("the peer closed after {read} bytes"),
+            )))
+        })
+    }
+}
+
+#[test]
+fn a_cell_whose_statements_get_no_answer_ends_as_stalled_with_what_it_measured() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    let held = std::thread::spawn(move || {
+        // Accepts the workers' connections and never writes on them.
+        (0..3)
+            .map(|_| listener.accept().unwrap().0)
+            .collect::<Vec<_>>()
+    });
+    let workload = SilentPeer {
+        address,
+        answered_events: 20,
+    };
+    let mut config = config(
+        3,
+        StopCondition {
+            duration: Some(Duration::from_secs(600)),
+            ..StopCondition::default()
+        },
+    );
+    config.driver = Some(DriverKind::Threads);
+    config.stall = StallBound {
+        fixed: Some(Duration::from_millis(300)),
+        at_least: None,
+    };
+    let cell = run_cell(&workload, &config, &mut ProgressOnly(|_: &Progress| {})).unwrap();
+    let _peers = held.join().unwrap();
+    let CellOutcome::Stalled(stall) = &cell.outcome else {
+        panic!("expected a stall, got {:?}", cell.outcome);
+    };
+    assert_eq!(stall.during, "measurement");
+    assert_eq!(stall.bound, Duration::from_millis(300));
+    assert!(stall.silent >= stall.bound);
+    assert_eq!(stall.in_flight, vec![("never answered".to_string(), 3)]);
+    assert!(stall
+        .describe()
+        .contains("3 statements in flight (never answered: 3)"));
+    // What was answered is kept; the cut-off statements are not errors of the server's.
+    assert_eq!(cell.events, 60);
+    let kind = |name: &str| cell.kinds.iter().find(|k| k.name == name).unwrap();
+    assert_eq!(kind("quick").ok.len(), 60);
+    assert_eq!(kind("never answered").failed.len(), 0);
+    assert_eq!(cell.failed_events, 0);
 }

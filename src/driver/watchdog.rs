@@ -151,21 +151,21 @@ impl<'a> Guard<'a> {
             return self.abandoned;
         }
         let setup = during == "connecting";
-        let activity = histograms.activity.now();
+        let (completed, in_flight, slowest_us) = histograms.activity.totals();
         let ready = self.shared.ready.load(Ordering::Acquire);
         let waiting = if setup {
             (self.threads - ready.min(self.threads)) as u64
         } else {
-            activity.in_flight_total()
+            in_flight
         };
-        if activity.completed != self.last_completed || ready != self.last_ready || waiting == 0 {
+        if completed != self.last_completed || ready != self.last_ready || waiting == 0 {
             // Something answered, or nothing is asked (a paced worker between events).
-            self.last_completed = activity.completed;
+            self.last_completed = completed;
             self.last_ready = ready;
             self.last_progress = now;
             return false;
         }
-        let slowest = Duration::from_micros(activity.slowest_us);
+        let slowest = Duration::from_micros(slowest_us);
         let bound = self.bound.now(slowest, setup);
         let silent = now.duration_since(self.last_progress);
         if silent < bound {
@@ -174,7 +174,9 @@ impl<'a> Guard<'a> {
         let in_flight = if setup {
             vec![("connections opening".to_string(), waiting)]
         } else {
-            activity
+            histograms
+                .activity
+                .now()
                 .in_flight
                 .iter()
                 .map(|(kind, count)| {

@@ -73,6 +73,22 @@ impl CellActivity {
         slot
     }
 
+    /// Statements completed, statements in flight, and the slowest completed (µs), without
+    /// allocating: the coordinator looks ten times a second, and a measured cell must not
+    /// allocate per statement or per look.
+    pub fn totals(&self) -> (u64, u64, u64) {
+        let workers = self.workers.lock().unwrap_or_else(|p| p.into_inner());
+        let (mut completed, mut in_flight, mut slowest_us) = (0, 0, 0);
+        for worker in workers.iter() {
+            completed += worker.completed.load(Ordering::Relaxed);
+            slowest_us = slowest_us.max(worker.slowest_us.load(Ordering::Relaxed));
+            if worker.in_flight_kind.load(Ordering::Relaxed) > 0 {
+                in_flight += 1;
+            }
+        }
+        (completed, in_flight, slowest_us)
+    }
+
     pub fn now(&self) -> ActivityNow {
         let workers = self.workers.lock().unwrap_or_else(|p| p.into_inner());
         let mut now = ActivityNow::default();
@@ -120,5 +136,6 @@ mod tests {
         assert_eq!(now.in_flight, vec![(2, 2)]);
         assert_eq!(now.in_flight_total(), 2);
         assert_eq!(now.slowest_us, 900);
+        assert_eq!(cell.totals(), (2, 2, 900));
     }
 }

@@ -210,6 +210,9 @@ struct Watched {
     sizes: Vec<(f64, u64)>,
 }
 
+/// How long a question to a node may wait for its answer.
+const NODE_READ_LIMIT: Duration = Duration::from_secs(60);
+
 /// The heartbeat and cluster-size loop.
 fn watch(specs: &[ConnectionSpec], heartbeat: bool, galera: bool, stop: &AtomicBool) -> Watched {
     let mut lags: Vec<Histogram<u64>> = specs
@@ -219,8 +222,10 @@ fn watch(specs: &[ConnectionSpec], heartbeat: bool, galera: bool, stop: &AtomicB
     let mut sizes = Vec::new();
     let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); specs.len()];
     let started = Instant::now();
-    // Bounded reads: a node that stops answering must not hold the cell's end up.
-    let limit = crate::server::read_limit::PROBE_LIMIT;
+    // Bounded reads: a node that stops answering must not hold the cell's end up. Long
+    // enough for a Galera cluster to reconfigure after losing a node (its writes wait for
+    // that, up to evs.inactive_timeout's 15 s).
+    let limit = NODE_READ_LIMIT;
     let mut writer = specs[0].with_read_limit(limit).connect().ok();
     if heartbeat {
         if let Some(conn) = writer.as_mut() {
@@ -306,7 +311,7 @@ fn watch(specs: &[ConnectionSpec], heartbeat: bool, galera: bool, stop: &AtomicB
 /// The counters of [`NODE_COUNTERS`] a node has (lower-case names).
 fn read_status(spec: &ConnectionSpec) -> Result<BTreeMap<String, f64>, String> {
     let mut conn = spec
-        .with_read_limit(crate::server::read_limit::PROBE_LIMIT)
+        .with_read_limit(NODE_READ_LIMIT)
         .connect()
         .map_err(|err| err.to_string())?;
     let rows: Vec<(String, String)> = conn

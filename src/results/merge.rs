@@ -623,7 +623,12 @@ fn part_summary(part: &Part, first: &Part) -> MergedPart {
             .record
             .cells
             .iter()
-            .filter(|c| matches!(c.outcome, OutcomeRecord::Failed | OutcomeRecord::Crashed))
+            .filter(|c| {
+                matches!(
+                    c.outcome,
+                    OutcomeRecord::Failed | OutcomeRecord::Crashed | OutcomeRecord::Stalled
+                )
+            })
             .map(|c| c.index)
             .collect(),
     }

@@ -337,7 +337,12 @@ impl RunRecord {
     pub fn failures(&self) -> usize {
         self.cells
             .iter()
-            .filter(|c| matches!(c.outcome, OutcomeRecord::Failed | OutcomeRecord::Crashed))
+            .filter(|c| {
+                matches!(
+                    c.outcome,
+                    OutcomeRecord::Failed | OutcomeRecord::Crashed | OutcomeRecord::Stalled
+                )
+            })
             .count()
             + self.loads.iter().filter(|l| l.error.is_some()).count()
             + self.sequences.iter().filter(|s| s.error.is_some()).count()

@@ -28,6 +28,9 @@ pub struct Bench<'a> {
     /// The (external) server stopped answering: nothing more is asked of it, not even to
     /// drop what the run made there.
     pub unanswering: bool,
+    /// The (throwaway) server was stopped because it stopped answering: its replacement
+    /// is not "after a crash".
+    pub stopped_unanswering: bool,
     /// How servers are opened: the command line's choices, plus the current profile's.
     server: ServerArgsResolved,
     /// The command line's server options, which each profile's extend.
@@ -117,6 +120,7 @@ impl<'a> Bench<'a> {
             probe,
             probe_broken: false,
             unanswering: false,
+            stopped_unanswering: false,
             base_options: server.options.clone(),
             server: server.clone(),
             engines,
@@ -232,7 +236,15 @@ impl<'a> Bench<'a> {
             name: "server_restart".into(),
             engine: None,
             profile: self.profile.clone(),
-            detail: format!("fresh {} after a crash", server_record.version),
+            detail: format!(
+                "fresh {} after {}",
+                server_record.version,
+                if std::mem::take(&mut self.stopped_unanswering) {
+                    "the last one stopped answering"
+                } else {
+                    "a crash"
+                }
+            ),
             elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
             rows: None,
             error: None,

@@ -321,6 +321,7 @@ fn stall_record(
         .stop_unanswering()
         .unwrap_or_else(|| "left running: it is not enginebench's to stop".into());
     bench.probe_broken = true;
+    bench.stopped_unanswering = bench.target.is_private();
     crate::results::StallRecord {
         silent_s: stall.silent.as_secs_f64(),
         bound_s: stall.bound.as_secs_f64(),

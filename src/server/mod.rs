@@ -6,6 +6,7 @@
 pub mod builds;
 pub mod caps;
 mod dsn;
+mod error_log;
 pub mod option_files;
 pub mod read_limit;
 mod registry;
@@ -16,7 +17,7 @@ pub mod topology;
 
 pub use dsn::{moved_password, Dsn, DSN_ENV, PASSWORD_ENV};
 pub use option_files::ClientOptions;
-pub use registry::emergency_teardown;
+pub use registry::{emergency_teardown, hurry_teardown};
 pub use shape::{NodeRole, ReadFrom, Routing, Topology, WriteTo};
 pub use throwaway::{ServerOptions, ThrowawayServer};
 pub use tls::{SslMode, TlsOptions, TlsRecord};

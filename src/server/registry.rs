@@ -64,6 +64,19 @@ pub(super) fn set_pid(root_dir: &Path, pid: u32) -> Result<(), Closed> {
     Ok(())
 }
 
+/// Set on the first Ctrl-C: servers stopped from then on get a short grace.
+static HURRIED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The user is waiting (a first Ctrl-C): servers stopped from now on get a few seconds to
+/// shut down cleanly, not the usual half minute.
+pub fn hurry_teardown() {
+    HURRIED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+pub(super) fn hurried() -> bool {
+    HURRIED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Whether the emergency teardown has begun (a server that ends now was killed by us).
 pub(super) fn closed() -> bool {
     lock().closed

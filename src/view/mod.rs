@@ -422,12 +422,14 @@ impl View {
         self.record.steps.iter().filter(|s| s.name == DDL_STEP)
     }
 
-    /// Cells that failed or crashed.
+    /// Cells that failed, crashed or stalled.
     pub fn failed_cells(&self) -> impl Iterator<Item = &CellRecord> {
-        self.record
-            .cells
-            .iter()
-            .filter(|c| matches!(c.outcome, OutcomeRecord::Failed | OutcomeRecord::Crashed))
+        self.record.cells.iter().filter(|c| {
+            matches!(
+                c.outcome,
+                OutcomeRecord::Failed | OutcomeRecord::Crashed | OutcomeRecord::Stalled
+            )
+        })
     }
 }
 
