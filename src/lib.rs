@@ -2,7 +2,7 @@
 //! servers, with numbers people can trust.
 //!
 //! The pipeline, one module per stage, data flowing one way:
-//! `scenario` (and `capture`, a recorded workload) → `plan` → `target` (on `server`) → `driver` → `measure` → `results` →
+//! `scenario` (and `capture`, a recorded workload) → `plan` → `targets` (on `server`) → `driver` → `measure` → `results` →
 //! `view` → `report`, with `runner` walking a plan's steps and `commands` wiring the stages
 //! for the command line. Leaves every stage may use: `console`, `sqlerror`, `engine`,
 //! `units`, `fan_out`, `interrupt`. [`run`] dispatches a parsed command line; tests drive the stages
@@ -27,7 +27,7 @@ pub mod scenario;
 pub mod server;
 pub mod sqlerror;
 pub mod studies;
-pub mod target;
+pub mod targets;
 pub mod units;
 pub mod view;
 

@@ -81,6 +81,8 @@ fn update_histogram(record: &RunRecord, cell: usize) -> hdrhistogram::Histogram<
 }
 
 #[test]
+// Long by design: one scenario, step by step: its assertions read in the order things happen.
+#[allow(clippy::too_many_lines)]
 fn two_agents_load_one_server_and_merge_exactly() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("agents");

@@ -28,6 +28,8 @@ fn probes(record: &Value, engine: &str) -> Vec<(f64, bool)> {
 }
 
 #[test]
+// Long by design: one scenario, step by step: its assertions read in the order things happen.
+#[allow(clippy::too_many_lines)]
 fn the_capacity_is_bracketed_within_the_precision() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("slo");

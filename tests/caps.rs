@@ -55,6 +55,8 @@ fn two_cpus() -> bool {
 }
 
 #[test]
+// Long by design: one scenario, step by step: its assertions read in the order things happen.
+#[allow(clippy::too_many_lines)]
 fn s2_scarce_memory_profile_reads_from_storage_inside_its_cgroup() {
     common::require_mariadb();
     assert!(

@@ -75,6 +75,8 @@ fn replay(tmp: &Path, file: &Path, json: &Path) -> std::process::Output {
 }
 
 #[test]
+// Long by design: one scenario, step by step: its assertions read in the order things happen.
+#[allow(clippy::too_many_lines)]
 fn a_captured_workload_replays_with_the_same_counts_on_every_engine() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("capture");

@@ -101,6 +101,8 @@ fn assert_private_and_clean(path: &Path) {
 }
 
 #[test]
+// Long by design: one scenario, step by step: its assertions read in the order things happen.
+#[allow(clippy::too_many_lines)]
 fn no_credential_reaches_a_capture_its_summary_or_a_report() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("secrets");

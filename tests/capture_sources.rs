@@ -126,6 +126,8 @@ fn find<'a>(
 }
 
 #[test]
+// Long by design: one scenario, step by step: its assertions read in the order things happen.
+#[allow(clippy::too_many_lines)]
 fn the_statement_history_and_the_audit_log_capture_the_text_statements_with_what_they_know() {
     let tmp = common::private_tmpdir("capture_sources");
     let server = audited_server(&tmp);

@@ -8,6 +8,8 @@ use enginebench::report::text::TableStyle;
 use enginebench::results::{RunRecord, RunStatus};
 
 #[test]
+// Long by design: one scenario, step by step: its assertions read in the order things happen.
+#[allow(clippy::too_many_lines)]
 fn counters_footprints_and_the_why_line_of_a_real_run() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("counters");

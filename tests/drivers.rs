@@ -102,6 +102,8 @@ fn accounting(record: &Value, what: &str) -> Accounting {
 }
 
 #[test]
+// Long by design: one scenario, step by step: its assertions read in the order things happen.
+#[allow(clippy::too_many_lines)]
 fn both_drivers_account_for_the_same_work_on_every_study() {
     common::require_mariadb();
     let tmpdir = common::private_tmpdir("drivers");

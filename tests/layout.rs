@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["measure"],
     &["load"],
     &["scenario", "capture"],
-    &["target"],
+    &["targets"],
     &["driver"],
     &["results"],
     &["plan"],

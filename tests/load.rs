@@ -8,7 +8,7 @@ use enginebench::load::{
     load_table, IndexTiming, LoadMethod, LoadPlan, RowGenerator, TableSpec, Value,
 };
 use enginebench::server::ServerOptions;
-use enginebench::target;
+use enginebench::targets;
 use mysql::prelude::Queryable;
 use rand::rngs::SmallRng;
 use rand::Rng;
@@ -74,7 +74,7 @@ fn plan(method: LoadMethod, parallel: u32, index_timing: IndexTiming) -> LoadPla
 #[test]
 fn every_method_and_parallelism_loads_the_same_table() {
     common::require_mariadb();
-    let target = target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let target = targets::open(None, &ServerOptions::default(), "enginebench").unwrap();
     let spec_conn = target.spec("enginebench");
     let mut conn = spec_conn.connect().unwrap();
     let rows = 2345; // not a multiple of any chunk, statement or commit size
@@ -149,7 +149,7 @@ impl RowGenerator for Ascii {
 #[test]
 fn ascii_rows_load_unconverted_into_any_charset_in_statements_spanning_blocks() {
     common::require_mariadb();
-    let target = target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let target = targets::open(None, &ServerOptions::default(), "enginebench").unwrap();
     let spec_conn = target.spec("enginebench");
     let mut conn = spec_conn.connect().unwrap();
     // Statements of 30,000 rows: each spans several of the generator's blocks.
@@ -194,7 +194,7 @@ fn ascii_rows_load_unconverted_into_any_charset_in_statements_spanning_blocks() 
 #[test]
 fn an_interrupted_load_says_so_and_counts_only_the_rows_and_bytes_committed() {
     common::require_mariadb();
-    let target = target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let target = targets::open(None, &ServerOptions::default(), "enginebench").unwrap();
     let spec_conn = target.spec("enginebench");
     let mut conn = spec_conn.connect().unwrap();
     let rows = 20_000;
@@ -261,7 +261,7 @@ fn an_interrupted_load_says_so_and_counts_only_the_rows_and_bytes_committed() {
 #[test]
 fn a_failing_load_names_the_chunk_the_rows_in_the_table_and_the_fix() {
     common::require_mariadb();
-    let target = target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let target = targets::open(None, &ServerOptions::default(), "enginebench").unwrap();
     let spec_conn = target.spec("enginebench");
     let err = load_table(
         &spec_conn,
@@ -290,7 +290,7 @@ fn a_server_refusing_local_infile_says_which_variable_to_set() {
         server_opts: vec![("local_infile".into(), "0".into())],
         ..ServerOptions::default()
     };
-    let target = target::open(None, &options, "enginebench").unwrap();
+    let target = targets::open(None, &options, "enginebench").unwrap();
     let err = load_table(
         &target.spec("enginebench"),
         &spec(Engine::MyIsam, 100, None),
@@ -312,7 +312,7 @@ fn a_server_refusing_local_infile_says_which_variable_to_set() {
 #[test]
 fn engine_limits_are_named_with_the_setting_or_change_that_fixes_them() {
     common::require_mariadb();
-    let target = target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let target = targets::open(None, &ServerOptions::default(), "enginebench").unwrap();
     let spec_conn = target.spec("enginebench");
     let table = |create_sql: &str, before_create: Vec<String>, rows| TableSpec {
         name: "limits".into(),

@@ -368,6 +368,8 @@ fn not_comparable(record: &Value) -> Vec<(String, String)> {
 }
 
 #[test]
+// Long by design: one scenario, step by step: its assertions read in the order things happen.
+#[allow(clippy::too_many_lines)]
 fn a_transaction_script_runs_as_a_study_on_engines_builds_and_a_topology() {
     let tmp = common::private_tmpdir("lua-transfer");
     let record = transfer_study(&tmp, "engines", "innodb,rocksdb,myisam", &[]);

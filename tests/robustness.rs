@@ -101,12 +101,12 @@ fn a_query_that_hangs_ends_the_cell_with_a_clear_error_and_the_server_stays_usab
     use enginebench::load::{load_table, LoadPlan};
 
     use enginebench::server::ServerOptions;
-    use enginebench::target;
+    use enginebench::targets;
     use mysql::prelude::Queryable;
     use std::time::{Duration, Instant};
 
     common::require_mariadb();
-    let target = target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let target = targets::open(None, &ServerOptions::default(), "enginebench").unwrap();
     let spec = target.spec("enginebench");
     let scenario = common::s0_scenario(1000);
     load_table(

@@ -8,13 +8,15 @@ use enginebench::engine::Engine;
 use enginebench::load::{load_table, LoadPlan};
 use enginebench::measure::StatusSnapshot;
 use enginebench::server::ServerOptions;
-use enginebench::target;
+use enginebench::targets;
 use std::time::Duration;
 
 #[test]
+// Long by design: one scenario, step by step: its assertions read in the order things happen.
+#[allow(clippy::too_many_lines)]
 fn reported_counts_equal_the_servers_com_counters() {
     common::require_mariadb();
-    let target = target::open(None, &ServerOptions::default(), "enginebench").unwrap();
+    let target = targets::open(None, &ServerOptions::default(), "enginebench").unwrap();
     let spec = target.spec("enginebench");
     let mut probe = spec.connect().unwrap();
     let scenario = common::s0_scenario(3000);

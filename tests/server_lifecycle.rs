@@ -5,7 +5,7 @@ mod common;
 
 use enginebench::engine::Engine;
 use enginebench::server::{ConnectionSpec, Dsn, ServerError, ServerOptions, ThrowawayServer};
-use enginebench::target::Target;
+use enginebench::targets::Target;
 use mysql::prelude::Queryable;
 
 #[test]
@@ -44,8 +44,8 @@ fn server_options_tmpfs_and_tcp_work_and_the_record_keeps_the_variables() {
         server_opts: vec![("innodb_buffer_pool_size".into(), "64M".into())],
         ..ServerOptions::default()
     };
-    let target = enginebench::target::Throwaway::start(&options).unwrap();
-    enginebench::target::ensure_database(&target, "enginebench").unwrap();
+    let target = enginebench::targets::Throwaway::start(&options).unwrap();
+    enginebench::targets::ensure_database(&target, "enginebench").unwrap();
     let server = target.server();
     assert!(
         server.datadir().starts_with("/dev/shm"),

@@ -10,6 +10,8 @@ use common::succeeded;
 use std::process::Command;
 
 #[test]
+// Long by design: one scenario, step by step: its assertions read in the order things happen.
+#[allow(clippy::too_many_lines)]
 fn a_run_is_stored_and_listed_exported_and_drawn_without_running_again() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("store");

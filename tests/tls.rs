@@ -108,6 +108,8 @@ fn s0_over(tmp: &Path, dsn: &str, json: &Path) -> std::process::Output {
 }
 
 #[test]
+// Long by design: one scenario, step by step: its assertions read in the order things happen.
+#[allow(clippy::too_many_lines)]
 fn a_study_a_capture_and_a_replay_run_over_verified_tls_and_plaintext_is_refused() {
     let tmp = common::private_tmpdir("tls");
     let (certs, server_opts) = make_certificates(&tmp.with_extension("certs"));

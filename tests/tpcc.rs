@@ -19,6 +19,8 @@ fn count(cell: &Value, kind: &str) -> u64 {
 }
 
 #[test]
+// Long by design: one scenario, step by step: its assertions read in the order things happen.
+#[allow(clippy::too_many_lines)]
 fn tpcc_keeps_its_books_on_transactional_engines_and_myisam_is_marked_not_comparable() {
     common::require_mariadb();
     let tmpdir = common::private_tmpdir("tpcc");

@@ -319,6 +319,8 @@ pub fn read(path: &Path) -> Result<Capture, CaptureError> {
 }
 
 /// Reads capture lines from `input` (`file` names it in errors).
+// Long by design: one pass over a capture file's lines, each kind of line a short arm.
+#[allow(clippy::too_many_lines)]
 pub fn parse(input: impl BufRead, file: &str) -> Result<Capture, CaptureError> {
     let mut capture = Capture::default();
     let mut lines = input.split(b'\n').enumerate().peekable();

@@ -288,6 +288,8 @@ struct Slot<R> {
 /// order. `released` is polled (every few ms) while a task is parked.
 ///
 /// Panics propagate as from a function call (the tasks catch their own).
+// Long by design: the event loop: resuming, waiting and waking stay in one loop so the hot path has no calls between them.
+#[allow(clippy::too_many_lines)]
 pub(crate) fn run_loop<'a, R>(
     tasks: Vec<Box<dyn FnOnce() -> R + 'a>>,
     released: &dyn Fn() -> bool,

@@ -102,6 +102,8 @@ pub struct CellMeasurement {
 }
 
 /// Runs one cell: `config.threads` workers of `workload`, closed loop.
+// Long by design: a cell's life in order (set-up, warm-up, measurement, collection) inside one thread scope that borrows its workers.
+#[allow(clippy::too_many_lines)]
 pub fn run_cell(
     workload: &dyn Workload,
     config: &CellConfig,

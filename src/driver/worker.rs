@@ -136,6 +136,8 @@ impl Schedule {
     }
 }
 
+// Long by design: the worker's loop: every stop condition is checked in it, between events, on the hot path.
+#[allow(clippy::too_many_lines)]
 pub(super) fn run_worker(
     workload: &dyn Workload,
     worker_index: usize,

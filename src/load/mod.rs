@@ -426,6 +426,8 @@ impl<'a> RowStream<'a> {
     }
 }
 
+// Long by design: one range of rows loaded by one method, its chunks, retries and progress together.
+#[allow(clippy::too_many_lines)]
 fn load_range(
     spec: &ConnectionSpec,
     table: &TableSpec,

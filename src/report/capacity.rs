@@ -13,6 +13,8 @@ use crate::view::stats::figure;
 use crate::view::{GroupKind, View};
 
 /// The section, or none for a run without `--slo`.
+// Long by design: the capacity section's tables, written in the order they read.
+#[allow(clippy::too_many_lines)]
 pub fn section(view: &View) -> Option<Section> {
     let slo = view.record.slo.as_ref()?;
     let searches = view.searches();

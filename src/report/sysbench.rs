@@ -74,6 +74,8 @@ pub fn format(view: &View, percentile: f64) -> String {
     out
 }
 
+// Long by design: sysbench's per-cell report, line for line as sysbench prints it.
+#[allow(clippy::too_many_lines)]
 fn cell_report(cell: &CellRecord, figures: &CellFigures, percentile: f64) -> String {
     let statements = figures.statements;
     let total = statements.total();

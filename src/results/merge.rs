@@ -69,6 +69,8 @@ pub enum MergeError {
 /// Adds the parts into one run. Refused: a file that is no agent's part, parts of
 /// different runs, an agent twice, missing agents (unless `allow_missing`), plans that
 /// differ, histograms that do not decode.
+// Long by design: merges the agents' parts step by step, each check with its message.
+#[allow(clippy::too_many_lines)]
 pub fn merge(mut parts: Vec<Part>, allow_missing: bool) -> Result<RunRecord, MergeError> {
     for part in &parts {
         if part.record.agent.is_none() {
@@ -368,6 +370,8 @@ fn summary(histogram: &Histogram<u64>) -> LatencySummary {
 }
 
 /// One cell across the agents that ran it.
+// Long by design: adds one cell's shares field by field, exactly.
+#[allow(clippy::too_many_lines)]
 fn merge_cell(shares: &[(&Part, &CellRecord)]) -> Result<CellRecord, MergeError> {
     let (_, base) = shares[0];
     let mut cell = base.clone();

@@ -192,6 +192,8 @@ impl Store {
 
     /// Saves the record as it stands: the run row replaced, cells, loads and sequences not
     /// yet stored appended. One transaction, so a reader never sees half a save.
+    // Long by design: one transaction writing every table of a run.
+    #[allow(clippy::too_many_lines)]
     pub fn save(&self, record: &RunRecord) -> Result<i64, StoreError> {
         let record_json = serde_json::to_string(record).map_err(|e| self.query_error(e))?;
         let parameters =

@@ -16,7 +16,7 @@ use crate::plan::Plan;
 use crate::results::{AgentRecord, ProfileRecord, RunRecord, StepRecord};
 use crate::server::caps::ResourceCaps;
 use crate::server::{ConnectionSpec, ServerArgsResolved, ServerError, ServerRecord};
-use crate::target::{self, Replacement, Target, Workspace};
+use crate::targets::{self, Replacement, Target, Workspace};
 
 pub struct Bench<'a> {
     pub target: Box<dyn Target>,
@@ -259,14 +259,14 @@ impl<'a> Bench<'a> {
             note(&starting_note(&self.server.options));
         }
         self.target.replace(&self.server.options, why)?;
-        target::ensure_database(self.target.as_ref(), &self.workspace.database)?;
+        targets::ensure_database(self.target.as_ref(), &self.workspace.database)?;
         // A profile's build may lack some of the study's engines (Aria or RocksDB on MySQL):
         // their cells are recorded as not offered and the rest runs. Lacking them all is an
         // error, as on a single server.
         let (missing, available) = self.target.engines_missing(&self.engines)?;
         if missing.len() == self.engines.len() {
             if let Some(&engine) = missing.first() {
-                return Err(target::engine_missing(engine, &available).into());
+                return Err(targets::engine_missing(engine, &available).into());
             }
         }
         let mut server_record = announce(self.target.as_ref())?;
@@ -354,7 +354,7 @@ fn open_target(
         .chain(&server.more_dsns)
         .cloned()
         .collect();
-    let target = target::open_nodes(dsns, &server.options, &server.database)?;
+    let target = targets::open_nodes(dsns, &server.options, &server.database)?;
     let mut server_record = ready(target.as_ref(), engines).map_err(|err| {
         // An engine the server lacks, named by a scenario file: the error points at it.
         let position = match &err {

@@ -14,7 +14,7 @@ use crate::measure::{CellObserver, Progress};
 use crate::results::FaultRecord;
 use crate::scenario::file::KillNode;
 use crate::server::{NodeRole, Topology};
-use crate::target::NodeInfo;
+use crate::targets::NodeInfo;
 
 /// What watches a cell's nodes: set up before the cell, started and stopped by the
 /// driver's measuring hooks.

@@ -15,7 +15,7 @@ use crate::measure::measure_footprint;
 use crate::plan::Plan;
 use crate::results::LoadRecord;
 use crate::sqlerror::DescribeMysqlError;
-use crate::target::{disk_state, failure_context};
+use crate::targets::{disk_state, failure_context};
 
 /// The tables the phases need on `engine`, or on each of the study's engines.
 pub fn prepare(plan: &Plan, bench: &mut Bench, engine: Option<Engine>) -> anyhow::Result<()> {

@@ -147,6 +147,8 @@ impl ThrowawayServer {
     }
 
     /// Makes the server's directory and datadir and its command line; nothing runs yet.
+    // Long by design: a server's command line, option by option, as mariadbd and mysqld need them.
+    #[allow(clippy::too_many_lines)]
     pub fn prepare(options: &ServerOptions) -> Result<PreparedServer, ServerError> {
         let tree = builds::resolve(options.server_bin.as_deref())?;
         let binary = tree.binary.clone();

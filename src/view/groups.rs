@@ -191,6 +191,8 @@ impl Group {
 /// What a capacity group's values are.
 pub const CAPACITY_METRIC: &str = "capacity events/s";
 
+// Long by design: one pass over the record's cells and loads into groups.
+#[allow(clippy::too_many_lines)]
 pub(super) fn groups(
     record: &RunRecord,
     phases: &[Phase],

@@ -40,6 +40,8 @@ pub struct ReplayView<'a> {
 
 impl View {
     /// The replay's figures per digest, if the record is a replay.
+    // Long by design: one pass over a replay's cells, digest by digest.
+    #[allow(clippy::too_many_lines)]
     pub fn replay(&self) -> Option<ReplayView<'_>> {
         let replay = self.record.replay.as_ref()?;
         let setups = distinct(self.record.cells.iter().map(Setup::of_cell));

@@ -41,6 +41,8 @@ const REPLAYED: &[&str] = &[
 
 /// The scenario file (TOML) made from `capture`, named `name`. Errors when nothing in the
 /// capture can be replayed as a scenario statement.
+// Long by design: writes one scenario file top to bottom, section by section.
+#[allow(clippy::too_many_lines)]
 pub fn scenario_text(capture: &Capture, name: &str) -> anyhow::Result<String> {
     let header = capture.header.as_ref();
     let database = header.and_then(|h| h.database.clone());
@@ -188,6 +190,8 @@ struct Mix {
 }
 
 impl Mix {
+    // Long by design: one pass over the commands, tallying each into the mix.
+    #[allow(clippy::too_many_lines)]
     fn of(capture: &Capture, database: Option<&str>) -> Mix {
         let mut groups: Vec<Group> = Vec::new();
         let mut by_digest: HashMap<String, usize> = HashMap::new();

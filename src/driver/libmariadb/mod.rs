@@ -317,6 +317,8 @@ unsafe impl Send for Connection {}
 
 impl Connection {
     /// One attempt: a handle connected to the server, without the session's init SQL.
+    // Long by design: one connection's set-up, in the order libmariadb needs its options.
+    #[allow(clippy::too_many_lines)]
     fn open(spec: &ConnectionSpec) -> Result<Connection, mysql::Error> {
         static INIT: Once = Once::new();
         // SAFETY: the library initialisation must run once before any thread uses it.

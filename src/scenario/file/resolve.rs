@@ -12,6 +12,8 @@ use crate::engine::Engine;
 use crate::server::caps::{parse_memory_limit, CpuList, ResourceCaps};
 use crate::server::{ReadFrom, Topology, WriteTo};
 
+// Long by design: resolves a scenario file section by section; to split by section (issue 43).
+#[allow(clippy::too_many_lines)]
 pub fn resolve(
     raw: RawScenario,
     text: &str,

@@ -95,6 +95,8 @@ impl Resolver<'_> {
 
     /// A generator spec: "now", or a table with one of sequence, int, string, pick,
     /// value, ref.
+    // Long by design: one arm per generator of the scenario format.
+    #[allow(clippy::too_many_lines)]
     pub(super) fn generator(
         &self,
         spec: &Spanned<toml::Value>,

@@ -8,6 +8,8 @@ use crate::report::text::sections::shorten;
 use crate::view::View;
 
 /// The replay's section; None for a record without a replay.
+// Long by design: the replay section's tables, written in the order they read.
+#[allow(clippy::too_many_lines)]
 pub fn replay_section(view: &View) -> Option<Section> {
     let (Some(replay), Some(digests)) = (&view.record.replay, view.replay()) else {
         return None;
