@@ -5,6 +5,9 @@
 //!
 //! One test in this binary on purpose: the allocator counts every thread of the process.
 
+// The shared helpers of the main test binary (tests/it): this file is a binary of its own,
+// because its global allocator counts every allocation of the process.
+#[path = "it/common/mod.rs"]
 mod common;
 
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -1,0 +1,45 @@
+//! The integration tests, one binary: each module is one area (a study, a command, a
+//! promise), run against real throwaway servers where it needs one. One binary links the
+//! crate once (39 did, one after another) and lets tests of different areas run side by
+//! side. `tests/allocations.rs` stays a binary of its own: its global allocator counts
+//! every allocation of the process, which other tests running beside it would add to.
+
+mod common;
+
+mod agents;
+mod browser;
+mod capacity;
+mod caps;
+mod capture_bytes;
+mod capture_import;
+mod capture_replay;
+mod capture_secrets;
+mod capture_sources;
+mod cleanup;
+mod cli;
+mod counters;
+mod credentials;
+mod drivers;
+mod evidence;
+mod external;
+mod hlog;
+mod layout;
+mod load;
+mod lua;
+mod oltp;
+mod parsers_never_panic;
+mod plans;
+mod report;
+mod robustness;
+mod s0_counts;
+mod scenario_files;
+mod schema;
+mod server_lifecycle;
+mod stalls;
+mod store;
+mod study_kind;
+mod tls;
+mod topology;
+mod tpcc;
+mod verdict;
+mod versions;
