@@ -9,6 +9,7 @@ pub mod docs;
 pub mod export;
 pub mod list;
 pub mod merge;
+pub mod pipeline;
 pub mod prepare;
 pub mod replay;
 pub mod report;

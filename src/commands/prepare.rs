@@ -3,10 +3,10 @@
 
 use anyhow::bail;
 
-use super::{check_caps, finish_run, resolve_server, Finished};
+use super::{finish_run, pipeline, resolve_server, Finished};
 use crate::cli::PrepareArgs;
 use crate::results::ResultFile;
-use crate::runner::{self, RunOutput};
+use crate::runner::RunOutput;
 use crate::studies::prepare::plan_prepare_sbtest;
 
 pub fn run(args: PrepareArgs) -> anyhow::Result<Finished> {
@@ -16,11 +16,6 @@ pub fn run(args: PrepareArgs) -> anyhow::Result<Finished> {
             args.what
         );
     }
-    // Preparing tables is not a study: nothing to store.
-    let output = RunOutput {
-        results: ResultFile::from_arg(args.json.as_deref()),
-        ..RunOutput::quiet(std::time::Duration::from_secs(1))
-    };
     let plan = plan_prepare_sbtest(
         args.tables,
         args.table_size,
@@ -32,7 +27,17 @@ pub fn run(args: PrepareArgs) -> anyhow::Result<Finished> {
         .one_server_caps("prepare")
         .map_err(anyhow::Error::msg)?;
     let server = resolve_server(&args.server)?;
-    check_caps(&plan, &server)?;
-    let outcome = runner::run(&plan, &server, &output);
-    finish_run(outcome, &output, "text", 95.0)
+    pipeline::measure(
+        &plan,
+        server,
+        false,
+        // Preparing tables is not a study: nothing to store.
+        || {
+            Ok(RunOutput {
+                results: ResultFile::from_arg(args.json.as_deref()),
+                ..RunOutput::quiet(std::time::Duration::from_secs(1))
+            })
+        },
+        |outcome, output| finish_run(outcome, output, "text", 95.0),
+    )
 }

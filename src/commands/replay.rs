@@ -2,9 +2,9 @@
 //! runner carries it out on each engine (and build), storing the record, and the tables are
 //! printed.
 
-use super::{check_caps, finish_run, resolve_server, Finished};
+use super::{finish_run, pipeline, resolve_server, Finished};
 use crate::cli::{ReplayArgs, Speed};
-use crate::runner::{self, RunOutput};
+use crate::runner::RunOutput;
 use crate::studies::replay::plan_replay;
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
@@ -33,25 +33,23 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
         .slo
         .clone()
         .map(|slo| slo.with_choices(args.slo_precision, None));
-    for line in plan.study.plan_notes() {
-        crate::console::note(&line);
-    }
     args.server
         .one_server_caps("replay")
         .map_err(anyhow::Error::msg)?;
     let server = resolve_server(&args.server)?;
-    check_caps(&plan, &server)?;
-    if args.dry_run {
-        out!("{}", plan.describe());
-        return Ok(Finished::Success);
-    }
-    let output = RunOutput::open(
-        args.json.as_deref(),
-        args.no_db,
-        &args.store.db,
-        std::time::Duration::from_secs(1),
-        false,
-    )?;
-    let outcome = runner::run(&plan, &server, &output);
-    finish_run(outcome, &output, "text", 95.0)
+    pipeline::measure(
+        &plan,
+        server,
+        args.dry_run,
+        || {
+            RunOutput::open(
+                args.json.as_deref(),
+                args.no_db,
+                &args.store.db,
+                std::time::Duration::from_secs(1),
+                false,
+            )
+        },
+        |outcome, output| finish_run(outcome, output, "text", 95.0),
+    )
 }

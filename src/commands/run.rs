@@ -1,10 +1,10 @@
 //! `enginebench run STUDY`: the command line's choices → a plan → `--dry-run` prints it, or
 //! the runner carries it out, storing the record as it goes, and the tables are printed.
 
-use super::{check_caps, finish_run, resolve_server, Finished};
+use super::{finish_run, pipeline, resolve_server, Finished};
 use crate::cli::RunArgs;
 use crate::load::{LoadMethod, LoadPlan};
-use crate::runner::{self, RunOutput};
+use crate::runner::RunOutput;
 use crate::studies::{plan_study, Choices};
 
 pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
@@ -15,12 +15,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
         .slo
         .clone()
         .map(|slo| slo.with_choices(args.slo_precision, args.hold));
-    for line in plan.study.plan_notes() {
-        crate::console::note(&line);
-    }
-    let mut server = resolve_server(&args.server)?;
-    fit_server_to_connections(&plan, &mut server)?;
-    check_caps(&plan, &server)?;
+    let server = resolve_server(&args.server)?;
     if let Some(agent) = &plan.agent {
         if server.dsn.is_none() {
             anyhow::bail!(
@@ -30,21 +25,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
             );
         }
     }
-    if args.dry_run {
-        out!("{}", plan.describe());
-        return Ok(Finished::Success);
-    }
-    // The store is opened once the study is known to be valid: a mistyped command leaves
-    // no empty database behind.
-    let output = RunOutput::open(
-        args.json.as_deref(),
-        args.no_db,
-        &args.store.db,
-        args.report_interval(),
-        args.report_interval_given(),
-    )?;
-    let outcome = runner::run(&plan, &server, &output);
-    finish_run(outcome, &output, &args.format, args.percentile)
+    pipeline::measure(
+        &plan,
+        server,
+        args.dry_run,
+        // The store is opened once the study is known to be valid: a mistyped command
+        // leaves no empty database behind.
+        || {
+            RunOutput::open(
+                args.json.as_deref(),
+                args.no_db,
+                &args.store.db,
+                args.report_interval(),
+                args.report_interval_given(),
+            )
+        },
+        |outcome, output| finish_run(outcome, output, &args.format, args.percentile),
+    )
 }
 
 /// What the command line chose, for the plan stage.
@@ -103,51 +100,4 @@ fn choices(args: &RunArgs) -> Choices {
         caps: args.server.cap_variants(),
         agent: args.agent_share(),
     }
-}
-
-/// Server connections the throwaway server accepts unless more are needed (its config).
-const THROWAWAY_MAX_CONNECTIONS: u32 = 1200;
-
-/// Makes room for the plan's largest cell: this process's open-file limit raised (one
-/// socket per connection), and on a throwaway server `max_connections` and `back_log`
-/// raised past the default 1,200 when a cell needs more (unless `--server-opt` set them).
-/// An external server's limits are its own: the error a refused connection gets names them.
-fn fit_server_to_connections(
-    plan: &crate::plan::Plan,
-    server: &mut crate::server::ServerArgsResolved,
-) -> anyhow::Result<()> {
-    let most = plan
-        .steps
-        .iter()
-        .filter_map(|step| match step {
-            crate::plan::Step::Cell(cell) => Some(cell.threads),
-            _ => None,
-        })
-        .max()
-        .unwrap_or(0);
-    // Connections plus the probes' and the prepare's, and the files a process keeps open.
-    let files_needed = u64::from(most) + 200;
-    let files = crate::driver::events::raise_open_files();
-    if files < files_needed {
-        anyhow::bail!(
-            "{most} connections need about {files_needed} open files, but this process may open only {files}: raise the limit (`ulimit -n {files_needed}`; the hard limit in /etc/security/limits.conf, or LimitNOFILE= for a service) or use fewer --threads"
-        );
-    }
-    let wanted = most + 200;
-    if server.dsn.is_none() && wanted > THROWAWAY_MAX_CONNECTIONS {
-        let opts = &mut server.options.server_opts;
-        for name in ["max_connections", "back_log"] {
-            if !opts.iter().any(|(key, _)| key == name) {
-                // back_log holds the connections that arrive at once; the server caps it
-                // at 65,535.
-                let value = if name == "back_log" {
-                    wanted.min(65_535)
-                } else {
-                    wanted
-                };
-                opts.push((name.to_string(), value.to_string()));
-            }
-        }
-    }
-    Ok(())
 }

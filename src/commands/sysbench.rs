@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use super::Finished;
 use crate::engine::Engine;
-use crate::runner::{self, RunOutput};
+use crate::runner::RunOutput;
 use crate::scenario::StatementClass;
 use crate::server::{ConnectionSpec, Dsn, ServerArgsResolved};
 use crate::studies::lua::script::{GlobalOptions, OptionValue, Script, Settings};
@@ -339,97 +339,111 @@ fn run_cells(
         database: global.mysql_db.clone(),
         options: Default::default(),
     };
-    let store = std::env::var_os("ENGINEBENCH_DB").unwrap_or_else(|| "enginebench.db".into());
-    let interval = globals.store_interval();
-    let mut output = RunOutput::open(None, false, std::path::Path::new(&store), interval, false)
-        .context("opening the result store (ENGINEBENCH_DB)")?;
-    // sysbench's interval lines as the run goes, unless the script's own hook prints them
-    // (called once the run is over: `call_report_hooks`).
-    output.sysbench_intervals = global.report_interval > 0.0
-        && !declared
-            .report_hooks
-            .iter()
-            .any(|hook| hook == "report_intermediate");
-    // A script's own report_intermediate, called as each interval closes, as sysbench
-    // calls it (only with --report-interval); its first error stops the calls and fails
-    // the command once the run is saved.
     let hook_error: std::rc::Rc<std::cell::RefCell<Option<anyhow::Error>>> = Default::default();
-    if global.report_interval > 0.0
-        && declared
-            .report_hooks
-            .iter()
-            .any(|hook| hook == "report_intermediate")
-    {
-        let state = lua::open_plain_state(&settings, &declared)?;
-        let (threads, report_interval, percentile) =
-            (global.threads, global.report_interval, globals.percentile);
-        let failed = std::rc::Rc::clone(&hook_error);
-        output.interval_hook = Some(std::rc::Rc::new(
-            move |interval: &crate::measure::IntervalMeasurement| {
-                // As sysbench: whole intervals only, not the run's closing part of one.
-                let span = interval.end_s - interval.start_s;
-                if failed.borrow().is_some() || span < 0.5 * report_interval {
-                    return;
+    let hook_failed = std::rc::Rc::clone(&hook_error);
+    super::pipeline::measure(
+        &plan,
+        server,
+        false,
+        || {
+            let store =
+                std::env::var_os("ENGINEBENCH_DB").unwrap_or_else(|| "enginebench.db".into());
+            let interval = globals.store_interval();
+            let mut output =
+                RunOutput::open(None, false, std::path::Path::new(&store), interval, false)
+                    .context("opening the result store (ENGINEBENCH_DB)")?;
+            // sysbench's interval lines as the run goes, unless the script's own hook prints them
+            // (called once the run is over: `call_report_hooks`).
+            output.sysbench_intervals = global.report_interval > 0.0
+                && !declared
+                    .report_hooks
+                    .iter()
+                    .any(|hook| hook == "report_intermediate");
+            // A script's own report_intermediate, called as each interval closes, as sysbench
+            // calls it (only with --report-interval); its first error stops the calls and fails
+            // the command once the run is saved.
+            if global.report_interval > 0.0
+                && declared
+                    .report_hooks
+                    .iter()
+                    .any(|hook| hook == "report_intermediate")
+            {
+                let state = lua::open_plain_state(&settings, &declared)?;
+                let (threads, report_interval, percentile) =
+                    (global.threads, global.report_interval, globals.percentile);
+                let failed = std::rc::Rc::clone(&hook_failed);
+                output.interval_hook = Some(std::rc::Rc::new(
+                    move |interval: &crate::measure::IntervalMeasurement| {
+                        // As sysbench: whole intervals only, not the run's closing part of one.
+                        let span = interval.end_s - interval.start_s;
+                        if failed.borrow().is_some() || span < 0.5 * report_interval {
+                            return;
+                        }
+                        let [reads, writes, other] = StatementClass::tally(
+                            interval
+                                .kinds
+                                .iter()
+                                .map(|(name, latency, _)| (name.as_str(), latency.count)),
+                        );
+                        let errors: u64 = interval.kinds.iter().map(|(_, _, failed)| failed).sum();
+                        let called = state.call_hook(
+                            "report_intermediate",
+                            &[
+                                ("time_interval", span),
+                                ("time_total", interval.end_s),
+                                ("threads_running", f64::from(threads)),
+                                ("events", interval.events.count as f64),
+                                ("reads", reads as f64),
+                                ("writes", writes as f64),
+                                ("other", other as f64),
+                                ("errors", errors as f64),
+                                ("reconnects", 0.0),
+                                ("latency_pct", nearest(&interval.events, percentile)),
+                            ],
+                        );
+                        if let Err(err) = called {
+                            *failed.borrow_mut() = Some(err);
+                        }
+                    },
+                ));
+            }
+            Ok(output)
+        },
+        |outcome, output| {
+            if output.sysbench_intervals {
+                outln!();
+            }
+            if let Some(err) = hook_error.borrow_mut().take() {
+                return Err(err);
+            }
+            let record = match &outcome {
+                Ok(record) => Some(record),
+                Err((_, record)) => Some(record.as_ref()),
+            };
+            let cumulative_hook = declared
+                .report_hooks
+                .iter()
+                .any(|hook| hook == "report_cumulative");
+            if let Some(cell) = record.and_then(|record| record.cells.first()) {
+                if cumulative_hook {
+                    call_cumulative_hook(&settings, &declared, cell, globals.percentile)?;
                 }
-                let [reads, writes, other] = StatementClass::tally(
-                    interval
-                        .kinds
-                        .iter()
-                        .map(|(name, latency, _)| (name.as_str(), latency.count)),
-                );
-                let errors: u64 = interval.kinds.iter().map(|(_, _, failed)| failed).sum();
-                let called = state.call_hook(
-                    "report_intermediate",
-                    &[
-                        ("time_interval", span),
-                        ("time_total", interval.end_s),
-                        ("threads_running", f64::from(threads)),
-                        ("events", interval.events.count as f64),
-                        ("reads", reads as f64),
-                        ("writes", writes as f64),
-                        ("other", other as f64),
-                        ("errors", errors as f64),
-                        ("reconnects", 0.0),
-                        ("latency_pct", nearest(&interval.events, percentile)),
-                    ],
-                );
-                if let Err(err) = called {
-                    *failed.borrow_mut() = Some(err);
+            }
+            if globals.histogram {
+                let events = record
+                    .and_then(|record| record.cells.first())
+                    .and_then(|cell| {
+                        crate::measure::decode_histogram(&cell.event_histogram_v2).ok()
+                    });
+                if let Some(events) = events {
+                    outln!("{}", crate::report::sysbench::latency_histogram(&events));
                 }
-            },
-        ));
-    }
-    let outcome = runner::run(&plan, &server, &output);
-    if output.sysbench_intervals {
-        outln!();
-    }
-    if let Some(err) = hook_error.borrow_mut().take() {
-        return Err(err);
-    }
-    let record = match &outcome {
-        Ok(record) => Some(record),
-        Err((_, record)) => Some(record.as_ref()),
-    };
-    let cumulative_hook = declared
-        .report_hooks
-        .iter()
-        .any(|hook| hook == "report_cumulative");
-    if let Some(cell) = record.and_then(|record| record.cells.first()) {
-        if cumulative_hook {
-            call_cumulative_hook(&settings, &declared, cell, globals.percentile)?;
-        }
-    }
-    if globals.histogram {
-        let events = record
-            .and_then(|record| record.cells.first())
-            .and_then(|cell| crate::measure::decode_histogram(&cell.event_histogram_v2).ok());
-        if let Some(events) = events {
-            outln!("{}", crate::report::sysbench::latency_histogram(&events));
-        }
-    }
-    // A cumulative hook replaces sysbench's report, as in sysbench.
-    let format = (!cumulative_hook).then_some("sysbench");
-    super::finish_run_printing(outcome, &output, format, globals.percentile)
+            }
+            // A cumulative hook replaces sysbench's report, as in sysbench.
+            let format = (!cumulative_hook).then_some("sysbench");
+            super::finish_run_printing(outcome, output, format, globals.percentile)
+        },
+    )
 }
 
 /// The script's `report_cumulative` hook, called with sysbench's statistics of the whole
