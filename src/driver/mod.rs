@@ -30,7 +30,7 @@ pub use crate::measure::{CellObserver, IntervalMeasurement, Progress, ProgressOn
 use crate::measure::{IntervalHistograms, LatencySummary, QueryHistograms, QueryRecorder};
 pub use crate::scenario::Arrivals;
 pub use events::DriverKind;
-pub use watchdog::{StallBound, StallReport, INTERRUPT_GRACE, STALL_FLOOR};
+pub use watchdog::{StallBound, StallReport};
 pub use worker::WorkerFigures;
 use worker::*;
 pub use workload::{CellConfig, RateSpec, StopCondition, Worker, Workload};

@@ -16,14 +16,14 @@ use std::sync::atomic::Ordering;
 
 /// The least time without any answer before a cell is said to have stalled, whatever the
 /// statements seen so far took.
-pub const STALL_FLOOR: Duration = Duration::from_secs(10);
+const STALL_FLOOR: Duration = Duration::from_secs(10);
 /// How much longer than the slowest statement seen the default bound waits.
 const STALL_MARGIN: Duration = Duration::from_secs(5);
 /// Connecting and preparing: libmariadb's connect timeout is 5 s a try, and a full listen
 /// queue is retried for 10 s, so setup waits longer before it calls the server silent.
 const SETUP_FLOOR: Duration = Duration::from_secs(30);
 /// After Ctrl-C: how long workers may take to finish the statement they are in.
-pub const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
+const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
 
 /// How long a cell may go without any statement completing.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -140,7 +140,7 @@ impl<'a> Guard<'a> {
         if interrupt::requested() {
             let since = *self.interrupted_at.get_or_insert(now);
             if now.duration_since(since) >= INTERRUPT_GRACE && !self.all_finished() {
-                let in_flight = histograms.activity.now().in_flight_total();
+                let (_, in_flight, _) = histograms.activity.totals();
                 crate::console::note(&format!(
                     "interrupted: stopped waiting for {} after {} s (the server has not answered them); saving what was measured",
                     plural(in_flight, "statement in flight", "statements in flight"),

@@ -56,12 +56,6 @@ pub struct ActivityNow {
     pub slowest_us: u64,
 }
 
-impl ActivityNow {
-    pub fn in_flight_total(&self) -> u64 {
-        self.in_flight.iter().map(|(_, count)| count).sum()
-    }
-}
-
 impl CellActivity {
     /// A slot for one more worker.
     pub fn slot(&self) -> Arc<WorkerActivity> {
@@ -134,7 +128,6 @@ mod tests {
         let now = cell.now();
         assert_eq!(now.completed, 2);
         assert_eq!(now.in_flight, vec![(2, 2)]);
-        assert_eq!(now.in_flight_total(), 2);
         assert_eq!(now.slowest_us, 900);
         assert_eq!(cell.totals(), (2, 2, 900));
     }

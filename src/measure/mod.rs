@@ -16,7 +16,6 @@ pub mod slo;
 pub mod statement_probe;
 mod status;
 
-pub use activity::ActivityNow;
 pub use counters::{engine_counters, per_statement, why_lines, EngineCounters, PerStatement};
 pub use disk::{filesystem_of, FilesystemState};
 pub use environment::EnvironmentRecord;

@@ -15,10 +15,6 @@ use super::{
 };
 use crate::sqlerror::DescribeMysqlError;
 
-/// How long one sample may wait for the server: the coordinator takes it between ticks,
-/// so a server that stops answering must not hold the cell's watchdog up for long.
-const PROBE_LIMIT: std::time::Duration = crate::server::read_limit::PROBE_LIMIT;
-
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProbeCost {
     pub samples: u32,
@@ -87,7 +83,12 @@ impl<'a> CounterSampler<'a> {
             return None;
         }
         let started = Instant::now();
-        let _limit = crate::server::read_limit::limit_reads(&*self.probe, PROBE_LIMIT);
+        // The coordinator samples between its ticks: a server that stops answering must
+        // not hold the cell's watchdog up for long.
+        let _limit = crate::server::read_limit::limit_reads(
+            &*self.probe,
+            crate::server::read_limit::PROBE_LIMIT,
+        );
         let status = match StatusSnapshot::take(self.probe)
             .described()
             .context("reading SHOW GLOBAL STATUS")

@@ -315,14 +315,9 @@ impl<'a> Bench<'a> {
             // Everything on a throwaway server goes with it.
             return;
         }
-        if self.probe_broken {
-            match self.target.spec(&self.workspace.database).connect() {
-                Ok(probe) => self.probe = probe,
-                Err(err) => {
-                    note(&format!("could not clean up on the server: {err}"));
-                    return;
-                }
-            }
+        if let Err(err) = self.mend_probe() {
+            note(&format!("could not clean up on the server: {err:#}"));
+            return;
         }
         self.workspace.clean_up(&mut self.probe);
     }
