@@ -78,6 +78,25 @@ pub fn parse_key_value(text: &str) -> Result<(String, String), String> {
     }
 }
 
+/// `on`/`off` (sysbench's spelling), `true`/`false`, `yes`/`no`, `1`/`0`.
+pub fn parse_switch(text: &str) -> Result<bool, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(format!("'{text}' is not on or off")),
+    }
+}
+
+/// Events per second, above 0.
+pub fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(rate) if rate.is_finite() && rate > 0.0 => Ok(rate),
+        _ => Err(format!(
+            "'{text}' is not a rate: give events per second, e.g. 5000"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -89,13 +89,25 @@ pub fn hide_dsn_password() {
 /// goes to the script (sysbench's workload flags such as `--tables` too, since the script
 /// declares its own), before clap reads the rest.
 pub fn parse() -> Cli {
+    use clap::FromArgMatches;
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let (args, script_options) = split_script_options(args);
-    let mut cli = Cli::parse_from(args);
+    let matches = command().get_matches_from(args);
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit());
     if let Command::Run(run) = &mut cli.command {
-        run.script_options = script_options;
+        run.study_args.script_options = script_options;
+        if let Some(("run", run_matches)) = matches.subcommand() {
+            run.study_args.flags = run_matches.clone();
+        }
     }
     cli
+}
+
+/// The whole command line as clap knows it: the derived commands, with each kind of
+/// study's own flags added to `run` (declared in the kind's folder).
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command().mut_subcommand("run", crate::studies::declare_flags)
 }
 
 /// `args` without a Lua script's options, and those options (name, value; a bare
@@ -103,7 +115,7 @@ pub fn parse() -> Cli {
 pub fn split_script_options(
     args: Vec<std::ffi::OsString>,
 ) -> (Vec<std::ffi::OsString>, Vec<(String, String)>) {
-    use clap::{Args, CommandFactory};
+    use clap::CommandFactory;
     let is_lua_run = args.get(1).is_some_and(|a| a == "run")
         && args.iter().skip(2).any(|a| {
             a.to_string_lossy().ends_with(".lua") && !a.to_string_lossy().starts_with('-')
@@ -111,17 +123,14 @@ pub fn split_script_options(
     if !is_lua_run {
         return (args, Vec::new());
     }
-    let workload_flags: Vec<String> = OltpArgs::augment_args(clap::Command::new("workload"))
-        .get_arguments()
-        .filter_map(|arg| arg.get_long().map(String::from))
-        .collect();
+    // `run`'s own flags stay; the kinds' own (sysbench's workload options such as
+    // `--tables`) go to the script, which declares its own.
     let command = Cli::command();
     let run_flags: Vec<String> = command
         .find_subcommand("run")
         .map(|run| {
             run.get_arguments()
                 .filter_map(|arg| arg.get_long().map(String::from))
-                .filter(|long| !workload_flags.contains(long))
                 .collect()
         })
         .unwrap_or_default();

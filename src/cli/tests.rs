@@ -8,6 +8,7 @@ use std::time::Duration;
 #[test]
 fn the_cli_definition_is_consistent() {
     Cli::command().debug_assert();
+    command().debug_assert();
 }
 
 #[test]
@@ -33,11 +34,11 @@ fn lists_and_units_parse_into_typed_values() {
     let Command::Run(args) = cli.command else {
         panic!("not run")
     };
-    assert_eq!(args.rows, Some(10_000));
-    assert_eq!(args.threads, vec![1, 4]);
-    assert_eq!(args.engines, vec![Engine::Aria, Engine::Memory]);
-    assert_eq!(args.time, Some(Duration::from_secs(2)));
-    assert_eq!(args.phases, vec!["select", "update"]);
+    assert_eq!(args.study_args.rows, Some(10_000));
+    assert_eq!(args.matrix.threads, vec![1, 4]);
+    assert_eq!(args.matrix.engines, vec![Engine::Aria, Engine::Memory]);
+    assert_eq!(args.matrix.time, Some(Duration::from_secs(2)));
+    assert_eq!(args.matrix.phases, vec!["select", "update"]);
     assert_eq!(
         args.server.server_opts,
         vec![("key_buffer_size".into(), "64M".into())]
@@ -197,4 +198,28 @@ fn export_takes_its_format_from_the_output_files_extension_too() {
         "the output file x.json says JSON but --csv says csv: name the file x.csv, or leave out --csv to write json"
     );
     assert!(export(&["--json", "-o", "x.html"]).is_err());
+}
+
+#[test]
+fn a_kinds_own_flags_reach_run_and_its_study() {
+    use clap::FromArgMatches;
+    // `--warehouses` and `--think` are declared in src/studies/tpcc, not here.
+    let matches = command()
+        .try_get_matches_from(["enginebench", "run", "tpcc", "--warehouses", "3", "--think"])
+        .unwrap();
+    let Some(("run", run_matches)) = matches.subcommand() else {
+        panic!("not run")
+    };
+    let Command::Run(mut args) = Cli::from_arg_matches(&matches).unwrap().command else {
+        panic!("not run")
+    };
+    args.study_args.flags = run_matches.clone();
+    let plan =
+        crate::studies::plan_study(&args.study, &args.matrix, &args.study_args, &[], None).unwrap();
+    assert_eq!(
+        plan.study.describe().title,
+        "TPC-C, 3 warehouse(s), mix 45/43/4/4/4, keying and think times"
+    );
+    // A kind's flag is refused where the derived command alone is parsed.
+    assert!(Cli::try_parse_from(["enginebench", "run", "tpcc", "--warehouses", "3"]).is_err());
 }

@@ -2,6 +2,8 @@
 //! value parsers (on/off, rates, percentiles). Must not know a command.
 
 use clap::Args;
+
+pub(crate) use crate::units::parse_rate;
 use std::path::{Path, PathBuf};
 
 /// `--format`'s values: the report formats' names, each with what it writes.
@@ -57,23 +59,6 @@ pub fn output_format(
             ))
         }
         _ => Ok(format.name()),
-    }
-}
-
-pub(crate) fn parse_switch(text: &str) -> Result<bool, String> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "on" | "true" | "yes" | "1" => Ok(true),
-        "off" | "false" | "no" | "0" => Ok(false),
-        _ => Err(format!("'{text}' is not on or off")),
-    }
-}
-
-pub(crate) fn parse_rate(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(rate) if rate.is_finite() && rate > 0.0 => Ok(rate),
-        _ => Err(format!(
-            "'{text}' is not a rate: give events per second, e.g. 5000"
-        )),
     }
 }
 

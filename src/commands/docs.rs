@@ -2,14 +2,12 @@
 //! the man page, generated from the command line's own definitions (clap_complete,
 //! clap_mangen), so they cannot drift from the flags. Must not know what a command does.
 
-use clap::CommandFactory;
 use std::io::Write;
 
 use super::Finished;
-use crate::cli::Cli;
 
 pub fn completions(shell: clap_complete::Shell) -> anyhow::Result<Finished> {
-    let mut command = Cli::command();
+    let mut command = crate::cli::command();
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command, "enginebench", &mut script);
     std::io::stdout().write_all(&script)?;
@@ -22,7 +20,7 @@ pub fn man(dir: Option<&std::path::Path>) -> anyhow::Result<Finished> {
         Some(dir) => {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
-            clap_mangen::generate_to(Cli::command(), dir)
+            clap_mangen::generate_to(crate::cli::command(), dir)
                 .with_context(|| format!("cannot write the man pages into {}", dir.display()))?;
             crate::console::note(&format!(
                 "wrote enginebench.1 and a page per subcommand into {}",
@@ -31,7 +29,7 @@ pub fn man(dir: Option<&std::path::Path>) -> anyhow::Result<Finished> {
         }
         None => {
             let mut page = Vec::new();
-            clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+            clap_mangen::Man::new(crate::cli::command()).render(&mut page)?;
             std::io::stdout().write_all(&page)?;
         }
     }

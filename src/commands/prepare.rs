@@ -21,7 +21,7 @@ pub fn run(args: PrepareArgs) -> anyhow::Result<Finished> {
         args.table_size,
         args.engine,
         args.seed,
-        args.load.preparation_plan(),
+        args.load.clone(),
     );
     args.server
         .one_server_caps("prepare")

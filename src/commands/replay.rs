@@ -4,6 +4,7 @@
 
 use super::{finish_run, pipeline, resolve_server, Finished};
 use crate::cli::{ReplayArgs, Speed};
+use crate::plan::Matrix;
 use crate::runner::RunOutput;
 use crate::studies::replay::plan_replay;
 
@@ -14,21 +15,16 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
         Speed::Factor(factor) => Some(factor),
         Speed::Max => None,
     };
-    let mut engines = Vec::new();
-    for engine in &args.engines {
-        if !engines.contains(engine) {
-            engines.push(*engine);
-        }
-    }
     let database = args.server.database_named().map_err(anyhow::Error::msg)?;
-    let mut plan = plan_replay(
-        &args.capture,
-        engines,
-        &args.servers,
-        speed,
-        args.repeat,
-        database,
-    )?;
+    let matrix = Matrix {
+        engines: args.engines.clone(),
+        servers: args.servers.clone(),
+        repeat: Some(args.repeat),
+        // A replay issues what was captured: nothing is drawn at random.
+        seed: 0,
+        ..Matrix::default()
+    };
+    let mut plan = plan_replay(&args.capture, &matrix, speed, database)?;
     plan.slo = args
         .slo
         .clone()

@@ -307,17 +307,19 @@ fn run_cells(
         .and_then(|name| name.parse::<Engine>().ok())
         .unwrap_or(Engine::InnoDb);
     let global = &globals.global;
-    let mut study = LuaParams::as_sysbench_runs(
-        settings.clone(),
-        declared.clone(),
-        engine,
-        global.threads,
-        globals.time_limit(),
-        (global.events > 0.0).then_some(global.events as u64),
-        (global.rate > 0.0).then_some(global.rate),
-        globals.warmup,
-    );
-    study.seed = seed_of(global.rand_seed);
+    let study = LuaParams::as_sysbench_runs(settings.clone(), declared.clone());
+    // sysbench's run: one cell of its threads on the tables as they are, `engine` only
+    // labelling it.
+    let matrix = crate::plan::Matrix {
+        engines: vec![engine],
+        threads: vec![global.threads],
+        time: globals.time_limit(),
+        events: (global.events > 0.0).then_some(global.events as u64),
+        rate: (global.rate > 0.0).then_some(global.rate),
+        warmup: globals.warmup,
+        seed: seed_of(global.rand_seed),
+        ..crate::plan::Matrix::default()
+    };
     outln!("Running the test with following options:");
     outln!("Number of threads: {}", global.threads);
     if global.report_interval > 0.0 {
@@ -330,7 +332,7 @@ fn run_cells(
     // cannot be reached is named before that line, as there.
     ConnectionSpec::tcp(&dsn, Some(&global.mysql_db)).connect()?;
     outln!("\nThreads started!\n");
-    let plan = crate::plan::Plan::on_servers(std::sync::Arc::new(study), &[], &[]);
+    let plan = crate::plan::Plan::new(std::sync::Arc::new(study), &matrix);
     let server = ServerArgsResolved {
         dsn: Some(dsn),
         more_dsns: Vec::new(),

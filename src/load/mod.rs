@@ -4,10 +4,12 @@
 //! Rows are generated per chunk from an RNG seeded by the chunk's first id, so the same
 //! table is loaded whatever the method or the number of parallel connections.
 
+mod args;
 mod error;
 mod random_text;
 mod sql_text;
 
+pub use args::LoadArgs;
 pub use error::LoadError;
 pub use random_text::{push_alphanumeric, push_digits};
 

@@ -73,10 +73,10 @@ pub fn preparing_only(step: &Step) -> bool {
 }
 
 impl Plan {
-    /// The plan for agent `agent`: each cell at its share of the threads (and of what the
-    /// study's kind shares, such as a total rate or event count). Refused when a cell has fewer threads than there are agents,
-    /// or when the study compares server profiles (agents share one server, named by
-    /// `--dsn`).
+    /// The plan for agent `agent`: each cell at its share of the threads, of the total
+    /// rate and of the event count. Refused when a cell has fewer threads than there are
+    /// agents, or when the study compares server profiles (agents share one server, named
+    /// by `--dsn`).
     pub fn for_agent(mut self, agent: AgentShare) -> anyhow::Result<Plan> {
         if !self.profiles.is_empty() {
             bail!(
@@ -88,7 +88,7 @@ impl Plan {
                 "--agent {}/{}: {} has {} thread(s), which {} agents cannot share; give thread counts of at least {} (each agent runs its share)",
                 agent.index,
                 agent.count,
-                self.study.phase_name(cell.phase),
+                self.phase(cell.phase).name,
                 cell.threads,
                 agent.count,
                 agent.count
@@ -99,8 +99,17 @@ impl Plan {
                 cell.threads = agent.share(u64::from(cell.threads)) as u32;
             }
         }
-        if let Some(shared) = self.study.shared_among_agents(&agent)? {
-            self.study = shared;
+        // Each agent paces its share of the total rate and completes its share of the
+        // events.
+        self.matrix.rate = self.matrix.rate.map(|rate| rate / f64::from(agent.count));
+        if let Some(events) = self.matrix.events {
+            if events < u64::from(agent.count) {
+                bail!(
+                    "--agent: --events {events} cannot be shared among {} agents",
+                    agent.count
+                );
+            }
+            self.matrix.events = Some(agent.share(events));
         }
         self.agent = Some(agent);
         Ok(self)

@@ -7,10 +7,15 @@
 //! start servers, nor name a kind of study.
 
 mod agents;
+mod matrix;
 mod study;
 
 pub use agents::{preparing_only, AgentShare};
-pub use study::{CellLink, PhaseTopology, StepHost, Study, StudyKind};
+pub use matrix::{Defaults, Matrix, Pacing};
+pub use study::{
+    engine_position, own_profiles, CellLink, Description, PhaseTopology, RunPhase, StepHost, Study,
+    StudyKind,
+};
 
 use std::fmt::Write;
 use std::time::Duration;
@@ -112,29 +117,31 @@ pub struct Plan {
     pub steps: Vec<Step>,
     /// `--agent K/N`: this process runs its share of every cell beside other agents.
     pub agent: Option<AgentShare>,
-    /// `--driver`: how connections are driven (None: `ENGINEBENCH_DRIVER` or the default).
-    pub driver: Option<crate::driver::DriverKind>,
+    /// The matrix, completed with the study's defaults: engines, threads, repeats, each
+    /// cell's pacing, the seed and the bounds.
+    pub matrix: Matrix,
     /// `--slo`: each cell is a search for the highest rate that meets this goal, not one
     /// measurement.
     pub slo: Option<crate::measure::slo::Slo>,
-    /// `--stall-timeout`: how long a cell may go without any statement completing before
-    /// it ends as "the server stopped answering" (None: the default bound).
-    pub stall_timeout: Option<std::time::Duration>,
 }
 
 impl Plan {
-    /// The steps of `study` on its own profiles.
-    pub fn new(study: Study) -> Plan {
-        Plan::on_servers(study, &[], &[])
+    /// The steps of `study` over `matrix` (completed with the study's defaults), on the
+    /// study's own profiles.
+    pub fn new(study: Study, matrix: &Matrix) -> Plan {
+        Plan::with_caps(study, matrix, &[])
     }
 
-    /// The steps of `study`, per profile (each on a server of its own) the tables
-    /// prepared, then each phase in order; numbered cells. With `servers` (server builds),
-    /// each of the study's profiles runs on each build, named after both. With `caps` (a
-    /// list of caps to compare), each of those profiles (or the one server) runs under
-    /// each cap in turn, named after both.
-    pub fn on_servers(study: Study, servers: &[String], caps: &[CapVariant]) -> Plan {
-        let own = study.own_profiles();
+    /// The steps of `study` over `matrix` (completed with the study's defaults), per
+    /// profile (each on a server of its own) the tables prepared, then each phase in order;
+    /// numbered cells. With the matrix's `servers` (server builds), each of the study's
+    /// profiles runs on each build, named after both. With `caps` (a list of caps to
+    /// compare), each of those profiles (or the one server) runs under each cap in turn,
+    /// named after both.
+    pub fn with_caps(study: Study, matrix: &Matrix, caps: &[CapVariant]) -> Plan {
+        let matrix = matrix.completed(&study.defaults());
+        let servers = &matrix.servers;
+        let own = own_profiles(&*study);
         let profiles: Vec<Profile> = if servers.is_empty() {
             own
         } else if own.is_empty() {
@@ -164,7 +171,7 @@ impl Plan {
                 .collect()
         };
         let profiles = with_caps(profiles, caps);
-        let mut steps = study::steps(&*study, profiles.len());
+        let mut steps = study::steps(&*study, profiles.len(), &matrix);
         let total = steps.iter().filter(|s| matches!(s, Step::Cell(_))).count();
         let mut number = 0;
         for step in &mut steps {
@@ -178,10 +185,9 @@ impl Plan {
             study,
             profiles,
             steps,
+            matrix,
             agent: None,
-            driver: None,
             slo: None,
-            stall_timeout: None,
         }
     }
 
@@ -200,24 +206,43 @@ impl Plan {
             "[{}/{}] {} {} threads={} repeat {}",
             cell.number,
             cell.total,
-            self.study.phase_name(cell.phase),
+            self.phase(cell.phase).name,
             cell.engine,
             cell.threads,
             cell.repeat
         )
     }
 
+    /// A run phase as the study paces it over the plan's matrix.
+    pub fn phase(&self, phase: usize) -> RunPhase {
+        self.study.phase(phase, &self.matrix)
+    }
+
+    /// The database `engine`'s tables live in, given the run's `--database`.
+    pub fn database_for(&self, engine: Engine, database: &str) -> String {
+        self.study.database_for(engine, database, &self.matrix)
+    }
+
+    /// The tables the study prepares on `engine`.
+    pub fn tables(&self, engine: Engine) -> crate::scenario::TableSet {
+        self.study.tables(engine, &self.matrix)
+    }
+
+    /// A step other than a cell or a profile's server, in words.
+    pub fn describe_step(&self, step: &Step) -> String {
+        self.study.describe_step(step, &self.matrix)
+    }
+
     /// The time the timed cells will take at least (warm-up plus measured time); cells that
     /// run a count of loops or events, loads and sequences last as long as the server needs.
     pub fn timed_duration(&self) -> Duration {
         self.cells()
-            .map(|cell| match self.study.cell_length(cell.phase) {
-                CellLength {
-                    time: Some(time),
-                    warmup,
-                    ..
-                } => time + warmup.unwrap_or_default(),
-                _ => Duration::ZERO,
+            .map(|cell| {
+                let pacing = self.phase(cell.phase).pacing;
+                match pacing.stop.duration {
+                    Some(time) => time + pacing.warmup.unwrap_or_default(),
+                    None => Duration::ZERO,
+                }
             })
             .sum()
     }
@@ -226,21 +251,23 @@ impl Plan {
     /// the timed cells take.
     pub fn describe(&self) -> String {
         let mut out = String::new();
-        if let Some(heading) = self.study.heading() {
+        if let Some(heading) = self.study.describe().heading {
             let _ = writeln!(out, "{heading}\n");
         }
         let mut untimed = false;
         for step in &self.steps {
             let line = match step {
                 Step::Cell(cell) => {
-                    let length = self.study.cell_length(cell.phase);
-                    untimed |= length.time.is_none();
-                    let amount = match (length.time, &length.count) {
+                    let phase = self.phase(cell.phase);
+                    let time = phase.pacing.stop.duration;
+                    untimed |= time.is_none();
+                    let amount = match (time, &phase.count) {
                         (Some(time), _) => humantime::format_duration(time).to_string(),
                         (None, Some(count)) => count.clone(),
                         (None, None) => "?".into(),
                     };
-                    let warmup = length
+                    let warmup = phase
+                        .pacing
                         .warmup
                         .map(|w| format!(" after {} warm-up", humantime::format_duration(w)))
                         .unwrap_or_default();
@@ -256,10 +283,10 @@ impl Plan {
                 }
                 Step::Load { .. } | Step::Sequence { .. } => {
                     untimed = true;
-                    self.study.describe_step(step)
+                    self.describe_step(step)
                 }
                 Step::StartProfile { profile } => describe_profile(&self.profiles[*profile]),
-                other => self.study.describe_step(other),
+                other => self.describe_step(other),
             };
             let _ = writeln!(out, "{line}");
         }
@@ -352,23 +379,15 @@ fn describe_profile(profile: &Profile) -> String {
     )
 }
 
-/// How long one cell of a phase lasts: a time (after a warm-up), or a count in words
-/// ("200 loops per thread", "1000 events").
-#[derive(Debug, Clone, PartialEq)]
-pub struct CellLength {
-    pub time: Option<Duration>,
-    pub warmup: Option<Duration>,
-    pub count: Option<String>,
-}
-
-/// The cells of a run phase, threads × repeats × engines, engines innermost.
+/// The cells of a run phase over the matrix's threads, repeats and `engines`: threads ×
+/// repeats × engines, engines innermost.
 pub fn run_phase_cells(
     phase: usize,
     threads: &[u32],
     engines: &[Engine],
-    repeat: u32,
-    warmup_repeats: u32,
+    matrix: &Matrix,
 ) -> Vec<Step> {
+    let (repeat, warmup_repeats) = (matrix.repeats(), matrix.warmup_repeats);
     let mut steps = Vec::new();
     for &thread_count in threads {
         for repeat in 1..=warmup_repeats + repeat {

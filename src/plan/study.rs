@@ -4,17 +4,15 @@
 //! runner, the results, the view and the reports hold a study as `Arc<dyn StudyKind>` and
 //! never tell kinds apart. This module must not name any kind.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
 
-use super::{AgentShare, CellLength, CellStep, Step};
-use crate::driver::{CellConfig, StopCondition, Workload};
+use super::matrix::{Defaults, Matrix, Pacing};
+use super::{AgentShare, CellStep, Step};
+use crate::driver::Workload;
 use crate::engine::Engine;
-use crate::load::LoadPlan;
 use crate::results::{CellRecord, RunRecord, StepRecord};
 use crate::scenario::file::{KillNode, Profile, Scenario};
-use crate::scenario::{StatementClass, TableSet};
+use crate::scenario::TableSet;
 use crate::server::{ConnectionSpec, ReadFrom, WriteTo};
 
 /// What runs: one kind of study with its choices made.
@@ -30,42 +28,14 @@ pub struct PhaseTopology {
 }
 
 /// What the runner hands a kind to build one cell's workload: where its connections go,
-/// and the cell's seed and reporting.
+/// the cell's seed, and how the runner paces it (for a workload that tells its script).
 pub struct CellLink {
     /// The connection every worker opens (routed, with the query timeout set).
     pub spec: ConnectionSpec,
     /// The database the cell's tables live in.
     pub database: String,
     pub seed: u64,
-    pub report_interval: Duration,
-    /// Whether the driver keeps every interval's histogram (agents merge them later).
-    pub interval_log: bool,
-    /// The driver the command line chose, if it chose one.
-    pub driver: Option<crate::driver::DriverKind>,
-    /// How long a cell may go without any statement completing.
-    pub stall: crate::driver::StallBound,
-}
-
-impl CellLink {
-    /// A cell's driver configuration: its threads, when it stops and its warm-up, with the
-    /// run's reporting and driver; a closed loop (a kind in rate mode sets `rate` after).
-    pub fn config(
-        &self,
-        threads: u32,
-        stop: StopCondition,
-        warmup: Option<Duration>,
-    ) -> CellConfig {
-        CellConfig {
-            threads,
-            stop,
-            warmup,
-            report_interval: self.report_interval,
-            rate: None,
-            interval_log: self.interval_log,
-            driver: self.driver,
-            stall: self.stall,
-        }
-    }
+    pub pacing: Pacing,
 }
 
 /// What a kind's own step ([`Step::Own`]) may do on the bench: make and reach a database,
@@ -91,7 +61,53 @@ pub trait StepHost {
     fn mark_not_comparable(&mut self, engine: Engine, why: String);
 }
 
-/// A kind of study, its choices made: everything the plan and the runner need to know of
+/// What `--dry-run` and the record say of a study: its title, a heading above the steps,
+/// and notes once the plan is made (how names were mapped, what runs as written).
+#[derive(Debug, Clone, Default)]
+pub struct Description {
+    pub title: String,
+    pub heading: Option<String>,
+    pub notes: Vec<String>,
+}
+
+/// One run phase as the runner and `--dry-run` see it.
+#[derive(Debug, Clone)]
+pub struct RunPhase {
+    /// The phase's name (a study of one phase: the study's).
+    pub name: String,
+    /// Whether it changes data: its connections then go where `write_to` says, otherwise
+    /// where `read_from` says (on a topology).
+    pub writes: bool,
+    /// Its own routing and fault, over the profile's and the command line's.
+    pub topology: PhaseTopology,
+    /// How each of its cells is paced and stopped.
+    pub pacing: Pacing,
+    /// How long a cell lasts when no time bounds it, in words ("200 loops per thread").
+    pub count: Option<String>,
+}
+
+impl RunPhase {
+    /// A phase named `name` paced as the matrix says, its events called `events` in
+    /// `--dry-run` ("1000 transactions").
+    pub fn of_matrix(name: &str, matrix: &Matrix, events: &str) -> RunPhase {
+        let pacing = matrix.pacing();
+        RunPhase {
+            name: name.to_string(),
+            writes: true,
+            topology: PhaseTopology::default(),
+            count: match (pacing.stop.events_total, pacing.stop.events_per_thread) {
+                (Some(total), _) => Some(format!("{total} {events}")),
+                (None, Some(each)) => Some(format!("{each} loops per thread")),
+                (None, None) => None,
+            },
+            pacing,
+        }
+    }
+}
+
+/// A kind of study, its choices made: what only the kind can know — its parameters, its
+/// steps, its workload, its checks and its part of the record. The matrix (engines,
+/// threads, lengths, pacing, seed, bounds) is the plan's; methods that need it are given
 /// it. Defaults suit a kind that prepares no tables and has one phase.
 pub trait StudyKind: Send + Sync + std::fmt::Debug {
     /// The record's `kind`: which entry of the studies' registry lays its report out.
@@ -100,75 +116,27 @@ pub trait StudyKind: Send + Sync + std::fmt::Debug {
     /// The study's name, as the record and the tables call it.
     fn name(&self) -> &str;
 
-    /// What the study is about, in a line.
-    fn title(&self) -> String;
+    /// Its title, `--dry-run`'s heading and the plan's notes.
+    fn describe(&self) -> Description;
 
-    /// The heading `--dry-run` prints above the steps.
-    fn heading(&self) -> Option<String> {
-        None
-    }
-
-    /// Notes for the user once the plan is made (how names were mapped, what runs as
-    /// written).
-    fn plan_notes(&self) -> Vec<String> {
-        Vec::new()
-    }
-
-    /// The engines the study compares, in the order their cells alternate.
-    fn engines(&self) -> Vec<Engine>;
-
-    fn seed(&self) -> u64 {
-        0
-    }
-
-    /// How tables are filled when they are prepared for the phases.
-    fn load_plan(&self) -> LoadPlan {
-        LoadPlan::fastest()
-    }
-
-    fn query_timeout(&self) -> Option<Duration> {
-        None
+    /// What the study runs where the command line leaves the matrix open.
+    fn defaults(&self) -> Defaults {
+        Defaults::default()
     }
 
     /// The scenario file behind the study, for the runner's file-defined steps (DDL,
-    /// loads, sequences, footprints); None for kinds that plan none.
+    /// loads, sequences, footprints) and its profiles; None for kinds that plan none.
     fn scenario(&self) -> Option<&Scenario> {
         None
     }
 
-    /// The study's parameters for the record, after defaults and command-line overrides.
-    fn parameters(&self) -> BTreeMap<String, serde_json::Value>;
+    /// The kind's part of the record, before the run starts: its parameters (with the
+    /// matrix's values it keeps), its statements' classes, anything of its own.
+    fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix);
 
-    /// Every query kind the study's cells record, with what its statement does.
-    fn statement_classes(&self) -> BTreeMap<String, StatementClass> {
-        BTreeMap::new()
-    }
-
-    /// A phase's name (a study of one phase: its own name).
-    fn phase_name(&self, _phase: usize) -> &str {
-        self.name()
-    }
-
-    /// Whether a run phase changes data: its connections then go where `write_to` says,
-    /// otherwise where `read_from` says (on a topology).
-    fn phase_writes(&self, _phase: usize) -> bool {
-        true
-    }
-
-    /// A run phase's own routing and fault, over the profile's and the command line's.
-    fn phase_topology(&self, _phase: usize) -> PhaseTopology {
-        PhaseTopology::default()
-    }
-
-    /// Where an engine is named in the study's file ("file:line:column"), for an engine
-    /// the server turns out to lack.
-    fn engine_position(&self, engine_display_name: &str) -> Option<&str> {
-        let scenario = self.scenario()?;
-        scenario
-            .engine_positions
-            .iter()
-            .find(|(engine, _)| engine.display_name() == engine_display_name)
-            .map(|(_, position)| position.as_str())
+    /// A run phase: its name, whether it writes, its routing and its pacing.
+    fn phase(&self, _phase: usize, matrix: &Matrix) -> RunPhase {
+        RunPhase::of_matrix(self.name(), matrix, "events")
     }
 
     /// Tables on an external server the study may use though the run did not create them.
@@ -176,17 +144,14 @@ pub trait StudyKind: Send + Sync + std::fmt::Debug {
         false
     }
 
-    /// How long one cell of `phase` lasts.
-    fn cell_length(&self, phase: usize) -> CellLength;
-
     /// The tables to prepare on `engine`.
-    fn tables(&self, _engine: Engine) -> TableSet {
+    fn tables(&self, _engine: Engine, _matrix: &Matrix) -> TableSet {
         TableSet::default()
     }
 
     /// The database `engine`'s tables live in, given the run's `--database`.
-    fn database_for(&self, engine: Engine, database: &str) -> String {
-        if self.tables(engine).per_engine_database {
+    fn database_for(&self, engine: Engine, database: &str, matrix: &Matrix) -> String {
+        if self.tables(engine, matrix).per_engine_database {
             // Each engine's tables live in a database of their own, so the study's SQL
             // names tables plainly.
             format!("{database}_{}", engine.key())
@@ -195,31 +160,21 @@ pub trait StudyKind: Send + Sync + std::fmt::Debug {
         }
     }
 
-    /// The server profiles the study itself compares (a scenario file's).
-    fn own_profiles(&self) -> Vec<Profile> {
-        self.scenario()
-            .map(|scenario| scenario.profiles.clone())
-            .unwrap_or_default()
-    }
-
     /// The study's steps on one server, cells not yet numbered.
-    fn steps_on_one_server(&self) -> Vec<Step>;
+    fn steps_on_one_server(&self, matrix: &Matrix) -> Vec<Step>;
 
     /// A step other than a cell or a profile's server as `--dry-run` prints it.
-    fn describe_step(&self, step: &Step) -> String;
+    fn describe_step(&self, step: &Step, matrix: &Matrix) -> String;
 
-    /// One cell's workload and how the driver runs it.
-    fn cell(
-        &self,
-        cell: &CellStep,
-        link: CellLink,
-    ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)>;
+    /// One cell's workload (the runner configures the driver from the phase's pacing).
+    fn workload(&self, cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>>;
 
     /// Carries out one of the kind's own steps ([`Step::Own`]).
     fn run_own_step(
         &self,
         what: usize,
         _engine: Engine,
+        _matrix: &Matrix,
         _host: &mut dyn StepHost,
     ) -> anyhow::Result<()> {
         anyhow::bail!(
@@ -228,19 +183,35 @@ pub trait StudyKind: Send + Sync + std::fmt::Debug {
         )
     }
 
-    /// The kind's own part of the record, added before the run starts.
-    fn add_to_record(&self, _record: &mut RunRecord) {}
-
     /// The study as agent `agent` runs it, when the kind shares more than threads among
-    /// agents (a total rate, an event budget); None: the study as it is.
+    /// agents; None: the study as it is.
     fn shared_among_agents(&self, _agent: &AgentShare) -> anyhow::Result<Option<Study>> {
         Ok(None)
     }
 }
 
+/// The server profiles the study itself compares (a scenario file's).
+pub fn own_profiles(study: &dyn StudyKind) -> Vec<Profile> {
+    study
+        .scenario()
+        .map(|scenario| scenario.profiles.clone())
+        .unwrap_or_default()
+}
+
+/// Where an engine is named in the study's file ("file:line:column"), for an engine the
+/// server turns out to lack.
+pub fn engine_position<'a>(study: &'a dyn StudyKind, engine_display_name: &str) -> Option<&'a str> {
+    study
+        .scenario()?
+        .engine_positions
+        .iter()
+        .find(|(engine, _)| engine.display_name() == engine_display_name)
+        .map(|(_, position)| position.as_str())
+}
+
 /// The study's steps on `profiles` servers (none: the one server the run starts with),
 /// cells not yet numbered.
-pub(super) fn steps(study: &dyn StudyKind, profiles: usize) -> Vec<Step> {
+pub(super) fn steps(study: &dyn StudyKind, profiles: usize, matrix: &Matrix) -> Vec<Step> {
     let servers: Vec<Option<usize>> = if profiles == 0 {
         vec![None]
     } else {
@@ -251,7 +222,7 @@ pub(super) fn steps(study: &dyn StudyKind, profiles: usize) -> Vec<Step> {
         if let Some(profile) = profile {
             steps.push(Step::StartProfile { profile });
         }
-        steps.extend(study.steps_on_one_server());
+        steps.extend(study.steps_on_one_server(matrix));
     }
     steps
 }

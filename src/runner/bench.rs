@@ -65,7 +65,7 @@ impl<'a> Bench<'a> {
         output: &'a RunOutput,
         record: &'a mut RunRecord,
     ) -> anyhow::Result<Bench<'a>> {
-        let engines = plan.study.engines();
+        let engines = plan.matrix.engines.clone();
         let (target, server_record, probe) = open_target(plan, server, &engines)?;
         let workspace = Workspace::new(&server.database, target.is_private(), server.force);
         let mut probe = probe;
@@ -353,7 +353,9 @@ fn open_target(
     let mut server_record = ready(target.as_ref(), engines).map_err(|err| {
         // An engine the server lacks, named by a scenario file: the error points at it.
         let position = match &err {
-            ServerError::EngineMissing { engine, .. } => plan.study.engine_position(engine),
+            ServerError::EngineMissing { engine, .. } => {
+                crate::plan::engine_position(&*plan.study, engine)
+            }
             _ => None,
         };
         match position {

@@ -85,9 +85,10 @@ impl Bracket {
 /// replaces it and the search is over).
 pub fn search(plan: &Plan, bench: &mut Bench, cell: &CellStep, slo: &Slo) -> anyhow::Result<bool> {
     let base = plan
-        .study
-        .cell_length(cell.phase)
-        .time
+        .phase(cell.phase)
+        .pacing
+        .stop
+        .duration
         .unwrap_or(DEFAULT_PROBE);
     let mut step = 1;
     // The closed-loop probe: how much the set-up serves at all.

@@ -53,8 +53,8 @@ pub fn measure_as(
         .as_ref()
         .map_or(0, |agent| u64::from(agent.index - 1) << 32);
     let seed = plan
-        .study
-        .seed()
+        .matrix
+        .seed
         .wrapping_add(bench.record.cells.len() as u64)
         .wrapping_add(agent_offset);
     let (workload, mut config) = workload(plan, bench, cell, seed, bench.output.report_interval)?;
@@ -97,10 +97,10 @@ pub fn measure_as(
         },
     );
     let server_pid = bench.target.server_pid();
-    let kill = plan.study.phase_topology(cell.phase).kill_node;
+    let kill = plan.phase(cell.phase).topology.kill_node;
     let routed = bench.target.routed_nodes(
         routing(plan, bench, cell.phase),
-        plan.study.phase_writes(cell.phase),
+        plan.phase(cell.phase).writes,
     );
     let nodes_plan = NodesPlan::new(
         bench.target.topology(),
@@ -432,9 +432,7 @@ fn gather_evidence(
     if samples.is_empty() {
         return;
     }
-    let database = plan
-        .study
-        .database_for(cell.engine, &bench.workspace.database);
+    let database = plan.database_for(cell.engine, &bench.workspace.database);
     let statements = match bench.spec(&database).connect() {
         Ok(mut conn) => statement_probe::gather(&mut conn, &samples),
         Err(err) => {
@@ -509,7 +507,7 @@ fn unrun(
 /// Where a phase's connections go: its own write_to/read_from, else the profile's or the
 /// command line's.
 fn routing(plan: &Plan, bench: &Bench, phase: usize) -> crate::server::Routing {
-    let own = plan.study.phase_topology(phase);
+    let own = plan.phase(phase).topology;
     crate::server::Routing {
         write_to: own.write_to.unwrap_or(bench.routing.write_to),
         read_from: own.read_from.unwrap_or(bench.routing.read_from),
@@ -519,7 +517,7 @@ fn routing(plan: &Plan, bench: &Bench, phase: usize) -> crate::server::Routing {
 /// Which cell the record files a measurement under.
 fn cell_key(plan: &Plan, bench: &Bench, cell: &CellStep) -> CellKey {
     CellKey {
-        variant: plan.study.phase_name(cell.phase).to_string(),
+        variant: plan.phase(cell.phase).name,
         engine: cell.engine,
         profile: bench.profile.clone(),
         threads: cell.threads,
@@ -528,8 +526,9 @@ fn cell_key(plan: &Plan, bench: &Bench, cell: &CellStep) -> CellKey {
     }
 }
 
-/// The workload a cell runs and how the driver runs it, from the study's kind, with its
-/// connections routed on the target.
+/// The workload a cell runs, from the study's kind, with its connections routed on the
+/// target, and how the driver runs it: the phase's pacing with the run's reporting, driver
+/// and stall bound. Only here is a cell's driver configuration made.
 fn workload(
     plan: &Plan,
     bench: &Bench,
@@ -537,15 +536,13 @@ fn workload(
     seed: u64,
     report_interval: Duration,
 ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
-    let database = plan
-        .study
-        .database_for(cell.engine, &bench.workspace.database);
-    let spec = bench.target.route(
-        &database,
-        routing(plan, bench, cell.phase),
-        plan.study.phase_writes(cell.phase),
-    );
-    let spec = match plan.study.query_timeout() {
+    let phase = plan.phase(cell.phase);
+    let database = plan.database_for(cell.engine, &bench.workspace.database);
+    let spec = bench
+        .target
+        .route(&database, routing(plan, bench, cell.phase), phase.writes);
+    let query_timeout = plan.matrix.query_timeout;
+    let spec = match query_timeout {
         Some(timeout) => {
             if bench.server_flavour == "mysql" {
                 static SAID: std::sync::Once = std::sync::Once::new();
@@ -560,26 +557,31 @@ fn workload(
         }
         None => spec,
     };
-    plan.study.cell(
+    let workload = plan.study.workload(
         cell,
         CellLink {
             spec,
             database,
             seed,
-            report_interval,
-            // Every cell keeps its interval log: `export --hlog` writes it for
-            // HdrHistogram's own tools, and agents' parts merge by it.
-            interval_log: true,
-            driver: plan.driver,
-            stall: crate::driver::StallBound {
-                fixed: plan.stall_timeout,
-                // The server ends statements at --query-timeout; its client read timeout
-                // 5 s later: that is the bound to wait for first.
-                at_least: plan
-                    .study
-                    .query_timeout()
-                    .map(|timeout| timeout + Duration::from_secs(6)),
-            },
+            pacing: phase.pacing,
         },
-    )
+    )?;
+    let config = CellConfig {
+        threads: cell.threads,
+        stop: phase.pacing.stop,
+        warmup: phase.pacing.warmup,
+        rate: phase.pacing.rate,
+        report_interval,
+        // Every cell keeps its interval log: `export --hlog` writes it for HdrHistogram's
+        // own tools, and agents' parts merge by it.
+        interval_log: true,
+        driver: plan.matrix.driver,
+        stall: crate::driver::StallBound {
+            fixed: plan.matrix.stall_timeout,
+            // The server ends statements at --query-timeout; its client read timeout 5 s
+            // later: that is the bound to wait for first.
+            at_least: query_timeout.map(|timeout| timeout + Duration::from_secs(6)),
+        },
+    };
+    Ok((workload, config))
 }

@@ -112,11 +112,10 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
     let mut record = RunRecord::new(
         plan.study.kind(),
         plan.study.name(),
-        &plan.study.title(),
-        plan.study.parameters(),
+        &plan.study.describe().title,
+        Default::default(),
     );
-    record.statement_classes = plan.study.statement_classes();
-    plan.study.add_to_record(&mut record);
+    plan.study.add_to_record(&mut record, &plan.matrix);
     record.slo = plan.slo.clone();
     record.environment = Some(EnvironmentRecord::probe(None));
     if let Err(err) = output.save(&record) {
@@ -211,7 +210,10 @@ impl walk::Workbench for Bench<'_> {
                 }
             }
             Step::Footprints => tables::footprints(plan, self)?,
-            Step::Own { what, engine } => plan.study.run_own_step(*what, *engine, self)?,
+            Step::Own { what, engine } => {
+                plan.study
+                    .run_own_step(*what, *engine, &plan.matrix, self)?
+            }
         }
         Ok(end)
     }

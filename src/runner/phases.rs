@@ -24,7 +24,7 @@ pub fn ddl(plan: &Plan, bench: &mut Bench, phase: usize, engine: Engine) -> anyh
     let Some(Phase::Ddl { name, sql }) = plan.study.scenario().map(|s| &s.phases[phase]) else {
         unreachable!("planned from a ddl phase")
     };
-    let database = plan.study.database_for(engine, &bench.workspace.database);
+    let database = plan.database_for(engine, &bench.workspace.database);
     let mut conn = bench.spec(&database).connect()?;
     note(&format!("{name} on {engine}: {sql}"));
     let started = Instant::now();
@@ -68,8 +68,8 @@ pub fn load(
         unreachable!("planned from a load phase")
     };
     let load_plan = &methods[method];
-    let database = plan.study.database_for(engine, &bench.workspace.database);
-    let mut spec = scenario.tables[*table].load_spec(engine, plan.study.seed());
+    let database = plan.database_for(engine, &bench.workspace.database);
+    let mut spec = scenario.tables[*table].load_spec(engine, plan.matrix.seed);
     match super::tables::load(
         bench,
         &database,
@@ -111,7 +111,7 @@ pub fn sequence(
     else {
         unreachable!("planned from a sequence phase")
     };
-    let database = plan.study.database_for(engine, &bench.workspace.database);
+    let database = plan.database_for(engine, &bench.workspace.database);
     let spec = bench.spec(&database);
     let mut conn = spec.connect()?;
     // ALTER and CREATE INDEX rebuild a MEMORY table under this session's cap.
@@ -134,11 +134,11 @@ pub fn sequence(
                         .map_err(|err| anyhow!(describe_with_hint(&err))),
                 ),
                 SequenceStep::Load { name, table } => {
-                    let table_spec = scenario.tables[*table].load_spec(engine, plan.study.seed());
+                    let table_spec = scenario.tables[*table].load_spec(engine, plan.matrix.seed);
                     let loaded = load_table(
                         &spec,
                         &table_spec,
-                        &plan.study.load_plan(),
+                        &plan.matrix.load_plan(),
                         bench.target.server_pid(),
                         &|| !interrupt::requested(),
                     );

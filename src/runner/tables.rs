@@ -19,10 +19,11 @@ use crate::targets::{disk_state, failure_context};
 
 /// The tables the phases need on `engine`, or on each of the study's engines.
 pub fn prepare(plan: &Plan, bench: &mut Bench, engine: Option<Engine>) -> anyhow::Result<()> {
-    let engines = bench.offered(engine.map_or_else(|| plan.study.engines(), |engine| vec![engine]));
+    let engines =
+        bench.offered(engine.map_or_else(|| plan.matrix.engines.clone(), |engine| vec![engine]));
     for engine in engines {
-        let set = plan.study.tables(engine);
-        let database = plan.study.database_for(engine, &bench.workspace.database);
+        let set = plan.tables(engine);
+        let database = plan.database_for(engine, &bench.workspace.database);
         if set.per_engine_database {
             let owned: Vec<&str> = set.owned.iter().map(String::as_str).collect();
             bench
@@ -57,7 +58,7 @@ pub fn prepare(plan: &Plan, bench: &mut Bench, engine: Option<Engine>) -> anyhow
             &database,
             engine,
             &mut set.filled,
-            &plan.study.load_plan(),
+            &plan.matrix.load_plan(),
             set.keep,
         )?;
     }
@@ -66,8 +67,8 @@ pub fn prepare(plan: &Plan, bench: &mut Bench, engine: Option<Engine>) -> anyhow
 
 /// The tables a cell fills, emptied (the empty tables the plan prepared).
 pub fn empty(plan: &Plan, bench: &mut Bench, engine: Engine) -> anyhow::Result<()> {
-    let database = plan.study.database_for(engine, &bench.workspace.database);
-    for (name, _) in plan.study.tables(engine).empty {
+    let database = plan.database_for(engine, &bench.workspace.database);
+    for (name, _) in plan.tables(engine).empty {
         bench
             .probe
             .query_drop(format!("TRUNCATE TABLE `{database}`.`{name}`"))
@@ -78,9 +79,9 @@ pub fn empty(plan: &Plan, bench: &mut Bench, engine: Engine) -> anyhow::Result<(
 
 /// Each engine's prepared tables' disk footprint once the phases are done.
 pub fn footprints(plan: &Plan, bench: &mut Bench) -> anyhow::Result<()> {
-    for engine in bench.offered(plan.study.engines()) {
-        let database = plan.study.database_for(engine, &bench.workspace.database);
-        for table in plan.study.tables(engine).filled {
+    for engine in bench.offered(plan.matrix.engines.clone()) {
+        let database = plan.database_for(engine, &bench.workspace.database);
+        for table in plan.tables(engine).filled {
             let mut footprint = measure_footprint(
                 &mut bench.probe,
                 &database,

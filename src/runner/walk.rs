@@ -54,7 +54,7 @@ pub fn walk(plan: &Plan, bench: &mut dyn Workbench) -> anyhow::Result<()> {
         if let Some(prepares) = bench.agent_prepares() {
             let what = match step {
                 Step::Cell(cell) => plan.cell_label(cell),
-                other => plan.study.describe_step(other),
+                other => plan.describe_step(other),
             };
             if let Err(err) = bench.meet(2 * position as i64, &what) {
                 if bench.interrupted() {
@@ -142,9 +142,9 @@ fn step_engine(step: &Step) -> Option<Engine> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::driver::{CellConfig, Workload};
-    use crate::plan::{run_phase_cells, CellLength, CellLink, StudyKind};
-    use std::collections::BTreeMap;
+    use crate::driver::Workload;
+    use crate::plan::{run_phase_cells, CellLink, Defaults, Description, Matrix, StudyKind};
+    use crate::results::RunRecord;
     use std::sync::Arc;
 
     /// A kind of study made for these tests, defined here and nowhere else: the shape of a
@@ -162,31 +162,30 @@ mod tests {
         fn name(&self) -> &str {
             "example"
         }
-        fn title(&self) -> String {
-            "an example kind of study".into()
-        }
-        fn engines(&self) -> Vec<Engine> {
-            self.engines.clone()
-        }
-        fn parameters(&self) -> BTreeMap<String, serde_json::Value> {
-            BTreeMap::new()
-        }
-        fn cell_length(&self, _phase: usize) -> CellLength {
-            CellLength {
-                time: None,
-                warmup: None,
-                count: Some("10 loops per thread".into()),
+        fn describe(&self) -> Description {
+            Description {
+                title: "an example kind of study".into(),
+                ..Description::default()
             }
         }
-        fn steps_on_one_server(&self) -> Vec<Step> {
+        fn defaults(&self) -> Defaults {
+            Defaults {
+                engines: self.engines.clone(),
+                threads: vec![1, 2],
+                repeat: 1,
+                time: None,
+            }
+        }
+        fn add_to_record(&self, _record: &mut RunRecord, _matrix: &Matrix) {}
+        fn steps_on_one_server(&self, matrix: &Matrix) -> Vec<Step> {
             let mut steps = vec![Step::PrepareTables { engine: None }];
-            steps.extend(run_phase_cells(0, &[1, 2], &self.engines, 1, 0));
+            steps.extend(run_phase_cells(0, &[1, 2], &self.engines, matrix));
             steps.extend(
                 self.engines
                     .iter()
                     .map(|&engine| Step::Ddl { phase: 1, engine }),
             );
-            steps.extend(run_phase_cells(2, &[1, 2], &self.engines, 1, 0));
+            steps.extend(run_phase_cells(2, &[1, 2], &self.engines, matrix));
             steps.extend(self.engines.iter().map(|&engine| Step::Load {
                 phase: 3,
                 method: 0,
@@ -196,7 +195,7 @@ mod tests {
             steps.push(Step::Footprints);
             steps
         }
-        fn describe_step(&self, step: &Step) -> String {
+        fn describe_step(&self, step: &Step, _matrix: &Matrix) -> String {
             match step {
                 Step::PrepareTables { .. } => "prepare the tables".into(),
                 Step::Ddl { phase, engine } => format!("ddl {phase} on {engine}"),
@@ -205,11 +204,7 @@ mod tests {
                 other => format!("{other:?}"),
             }
         }
-        fn cell(
-            &self,
-            _cell: &CellStep,
-            _link: CellLink,
-        ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
+        fn workload(&self, _cell: &CellStep, _link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
             anyhow::bail!("the fake bench builds no workload")
         }
     }
@@ -235,7 +230,7 @@ mod tests {
     fn label(plan: &Plan, step: &Step) -> String {
         match step {
             Step::Cell(cell) => plan.cell_label(cell),
-            other => plan.study.describe_step(other),
+            other => plan.describe_step(other),
         }
     }
 
@@ -286,9 +281,15 @@ mod tests {
     /// The example kind on two engines: prepare, 8 cells, two DDL steps, two loads,
     /// footprints.
     fn example_plan() -> Plan {
-        Plan::new(Arc::new(ExampleKind {
-            engines: vec![Engine::MyIsam, Engine::InnoDb],
-        }))
+        Plan::new(
+            Arc::new(ExampleKind {
+                engines: vec![Engine::MyIsam, Engine::InnoDb],
+            }),
+            &Matrix {
+                loops: Some(10),
+                ..Matrix::default()
+            },
+        )
     }
 
     fn labels(plan: &Plan) -> Vec<String> {

@@ -1,109 +1,71 @@
-//! What `enginebench run`'s command line chose for a study, before a kind applies it:
-//! engines, threads, lengths and repeats, which phases and profiles, load flags, servers
-//! and agents. Each kind takes what concerns it; nothing here starts a server.
+//! What `enginebench run` gives a study besides the matrix: its parameters (`--set`,
+//! `--rows`, `--scale`), a Lua script's own options, and the kinds' own flags (each kind
+//! declares its own in its folder; [`declare_flags`] adds them all to `run`). Each kind
+//! takes what concerns it; nothing here starts a server nor knows a kind.
 
 use anyhow::bail;
-use std::time::Duration;
+use clap::Args;
 
-use crate::engine::Engine;
-use crate::load::LoadPlan;
-use crate::plan::AgentShare;
-use crate::scenario::oltp::OltpOptions;
-use crate::scenario::Arrivals;
+use crate::units::{parse_count, parse_key_value};
 
-/// What the command line chose for a study; `None` and empty lists leave the study's own.
-#[derive(Debug, Clone)]
-pub struct Choices {
-    pub engines: Vec<Engine>,
-    pub threads: Vec<u32>,
-    pub time: Option<Duration>,
-    pub loops: Option<u64>,
-    pub events: Option<u64>,
-    pub warmup: Option<Duration>,
-    pub repeat: Option<u32>,
-    pub warmup_repeats: u32,
-    pub phases: Vec<String>,
-    /// `--profile` (repeated): the scenario's profiles to keep, by name.
-    pub profiles: Vec<String>,
-    pub rows: Option<u64>,
-    /// `--set NAME=VALUE`.
+/// A study's parameters as the command line gave them.
+#[derive(Debug, Clone, Args)]
+pub struct StudyArgs {
+    /// Set a scenario parameter, e.g. --set rows=100000 (repeatable); TPC-C takes
+    /// --set mix=45,43,4,4,4
+    #[arg(long = "set", value_parser = parse_key_value, value_name = "NAME=VALUE")]
     pub set: Vec<(String, String)>,
-    /// A Lua script's own options (`--name=value`, as sysbench spells them).
-    pub script_options: Vec<(String, String)>,
-    /// `--check COMMAND`: a script command run after each cell.
-    pub check: Option<String>,
+
+    /// Multiply a scenario's table sizes (they are written at full scale)
+    #[arg(long)]
     pub scale: Option<f64>,
-    /// A load phase's methods replaced by these (the load flags), when given.
-    pub load_methods: Option<Vec<LoadPlan>>,
-    /// How tables prepared for the phases are filled.
-    pub load_plan: LoadPlan,
-    pub rate_per_s: Option<f64>,
-    pub arrivals: Option<Arrivals>,
-    pub seed: u64,
-    pub cold: bool,
-    pub query_timeout: Option<Duration>,
-    /// sysbench's options, for sysbench workloads.
-    pub oltp: OltpOptions,
-    /// `--servers`: server builds to run the whole study on, side by side.
-    pub servers: Vec<String>,
-    /// A list of caps to compare (`--memory-limit 256M,1G`): each profile runs under each.
-    pub caps: Vec<crate::scenario::file::CapVariant>,
-    /// `--agent K/N --start-at TIME`: this process's share of a run from several hosts.
-    pub agent: Option<AgentShare>,
+
+    /// Rows in each engine's table (the scenario's `rows` parameter) [default: the study's]
+    #[arg(long, value_parser = parse_count)]
+    pub rows: Option<u64>,
+
+    /// A Lua script: run this script command after each cell (e.g. TPC-C's check); its
+    /// failure marks the set-up not comparable
+    #[arg(long, value_name = "COMMAND")]
+    pub check: Option<String>,
+
+    /// A Lua script's own options, `--name=value` as sysbench spells them: taken from the
+    /// command line before it is parsed (see `cli::parse`).
+    #[arg(skip)]
+    pub script_options: Vec<(String, String)>,
+
+    /// The kinds' own flags, parsed (every kind's, whichever the study is).
+    #[arg(skip = no_flags())]
+    pub flags: clap::ArgMatches,
 }
 
-impl Default for Choices {
-    /// The study's own choices throughout (what a command line that changes nothing gives).
-    fn default() -> Choices {
-        Choices {
-            engines: Vec::new(),
-            threads: Vec::new(),
-            time: None,
-            loops: None,
-            events: None,
-            warmup: None,
-            repeat: None,
-            warmup_repeats: 0,
-            phases: Vec::new(),
-            profiles: Vec::new(),
-            rows: None,
+impl Default for StudyArgs {
+    /// No parameter given, every kind's flags at their defaults.
+    fn default() -> StudyArgs {
+        StudyArgs {
             set: Vec::new(),
-            script_options: Vec::new(),
-            check: None,
             scale: None,
-            load_methods: None,
-            load_plan: LoadPlan::fastest(),
-            rate_per_s: None,
-            arrivals: None,
-            seed: 1,
-            cold: false,
-            query_timeout: None,
-            oltp: OltpOptions::default(),
-            servers: Vec::new(),
-            caps: Vec::new(),
-            agent: None,
+            rows: None,
+            check: None,
+            script_options: Vec::new(),
+            flags: no_flags(),
         }
     }
 }
 
-impl Choices {
-    /// `--engines`, or `default` when none were given.
-    pub fn engines_or(&self, default: &[Engine]) -> Vec<Engine> {
-        if self.engines.is_empty() {
-            default.to_vec()
-        } else {
-            self.engines.clone()
-        }
-    }
+/// `command` with every kind's own flags (TPC-C's `--warehouses`, sysbench's workload
+/// options, …).
+pub fn declare_flags(command: clap::Command) -> clap::Command {
+    super::KINDS
+        .iter()
+        .fold(command, |command, kind| kind.declare_flags(command))
+}
 
-    /// `--threads`, or `default` when none were given.
-    pub fn threads_or(&self, default: &[u32]) -> Vec<u32> {
-        if self.threads.is_empty() {
-            default.to_vec()
-        } else {
-            self.threads.clone()
-        }
-    }
+/// Every kind's own flags at their defaults, as a command line that gives none parses.
+pub fn no_flags() -> clap::ArgMatches {
+    declare_flags(clap::Command::new("flags").no_binary_name(true))
+        .try_get_matches_from(Vec::<String>::new())
+        .unwrap_or_default()
 }
 
 /// Refuses a `--servers` name that cannot be a server build, before anything starts.

@@ -17,9 +17,9 @@ pub mod sysbench;
 mod tests;
 pub mod tpcc;
 
-pub use choices::Choices;
+pub use choices::{declare_flags, no_flags, StudyArgs};
 
-use crate::plan::{Plan, Study};
+use crate::plan::{Matrix, Plan, Study};
 use crate::report::text::{Layout, ANY_KIND};
 
 /// One kind of study, as the commands and the reports find it.
@@ -28,8 +28,20 @@ pub trait Kind: Sync {
     fn name(&self) -> &'static str;
 
     /// The study `enginebench run NAME` means, when NAME is this kind's; None otherwise.
-    fn study_named(&self, _name: &str, _choices: &Choices) -> Option<anyhow::Result<Study>> {
+    /// `matrix` is as the command line gave it (the plan completes it with the study's
+    /// defaults).
+    fn study_named(
+        &self,
+        _name: &str,
+        _matrix: &Matrix,
+        _args: &StudyArgs,
+    ) -> Option<anyhow::Result<Study>> {
         None
+    }
+
+    /// `command` (`run`'s) with this kind's own flags.
+    fn declare_flags(&self, command: clap::Command) -> clap::Command {
+        command
     }
 
     /// What `run` accepts of this kind, in words, for the message about an unknown name.
@@ -66,12 +78,19 @@ pub fn layout_of(kind: &str) -> Layout {
 }
 
 /// The plan for the study named on the command line (a built-in study, a scenario file, a
-/// sysbench workload: whichever kind knows the name), with the command line's choices.
-pub fn plan_study(name: &str, choices: &Choices) -> anyhow::Result<Plan> {
-    choices::check_servers(&choices.servers)?;
+/// sysbench workload: whichever kind knows the name) over `matrix`, with `args`, each
+/// profile under each of `caps`, as `agent`'s share when given.
+pub fn plan_study(
+    name: &str,
+    matrix: &Matrix,
+    args: &StudyArgs,
+    caps: &[crate::scenario::file::CapVariant],
+    agent: Option<crate::plan::AgentShare>,
+) -> anyhow::Result<Plan> {
+    choices::check_servers(&matrix.servers)?;
     let study = KINDS
         .iter()
-        .find_map(|kind| kind.study_named(name, choices))
+        .find_map(|kind| kind.study_named(name, matrix, args))
         .unwrap_or_else(|| {
             let known: Vec<String> = KINDS.iter().filter_map(|kind| kind.run_names()).collect();
             anyhow::bail!(
@@ -79,9 +98,9 @@ pub fn plan_study(name: &str, choices: &Choices) -> anyhow::Result<Plan> {
                 known.join("; ")
             )
         })?;
-    let plan = Plan::on_servers(study, &choices.servers, &choices.caps);
-    match &choices.agent {
-        Some(agent) => plan.for_agent(agent.clone()),
+    let plan = Plan::with_caps(study, matrix, caps);
+    match agent {
+        Some(agent) => plan.for_agent(agent),
         None => Ok(plan),
     }
 }
@@ -94,6 +113,19 @@ fn parameters_of(
         Ok(serde_json::Value::Object(map)) => map.into_iter().collect(),
         _ => Default::default(),
     }
+}
+
+/// A kind's part of the record: `params`' fields and the matrix's values named in
+/// `recorded`, under the names records have always used.
+fn record_parameters(
+    record: &mut crate::results::RunRecord,
+    params: &impl serde::Serialize,
+    matrix: &Matrix,
+    recorded: &[&str],
+) {
+    let mut parameters = parameters_of(params);
+    parameters.extend(matrix.recorded(recorded));
+    record.parameters = parameters;
 }
 
 /// A run's tables as its kind lays them out.

@@ -8,11 +8,17 @@ use crate::engine::Engine;
 use crate::plan::{AgentShare, CellStep, Step};
 use crate::scenario::file::Phase;
 
-fn choices() -> Choices {
-    Choices {
+/// The plan of study `name` over `matrix`, its tables at 100 rows.
+fn plan_of(name: &str, matrix: Matrix) -> anyhow::Result<Plan> {
+    plan_of_agent(name, matrix, None)
+}
+
+fn plan_of_agent(name: &str, matrix: Matrix, agent: Option<AgentShare>) -> anyhow::Result<Plan> {
+    let args = StudyArgs {
         rows: Some(100),
-        ..Choices::default()
-    }
+        ..StudyArgs::default()
+    };
+    plan_study(name, &matrix, &args, &[], agent)
 }
 
 #[test]
@@ -23,30 +29,30 @@ fn an_agent_runs_its_share_of_every_cell_and_refuses_cells_it_cannot_share() {
         start_at: std::time::SystemTime::UNIX_EPOCH,
         start_at_text: "2026-11-23T10:00:00Z".into(),
     };
-    let whole = plan_study(
+    let whole = plan_of(
         "s0",
-        &Choices {
+        Matrix {
             threads: vec![2, 5],
-            ..choices()
+            ..Matrix::default()
         },
     )
     .unwrap();
-    let first = plan_study(
+    let first = plan_of_agent(
         "s0",
-        &Choices {
+        Matrix {
             threads: vec![2, 5],
-            agent: Some(agent(1)),
-            ..choices()
+            ..Matrix::default()
         },
+        Some(agent(1)),
     )
     .unwrap();
-    let second = plan_study(
+    let second = plan_of_agent(
         "s0",
-        &Choices {
+        Matrix {
             threads: vec![2, 5],
-            agent: Some(agent(2)),
-            ..choices()
+            ..Matrix::default()
         },
+        Some(agent(2)),
     )
     .unwrap();
     assert_eq!(first.steps.len(), whole.steps.len());
@@ -54,13 +60,13 @@ fn an_agent_runs_its_share_of_every_cell_and_refuses_cells_it_cannot_share() {
         assert_eq!(a.threads + b.threads, w.threads);
         assert_eq!((a.phase, a.engine, a.repeat), (w.phase, w.engine, w.repeat));
     }
-    let err = plan_study(
+    let err = plan_of_agent(
         "s0",
-        &Choices {
+        Matrix {
             threads: vec![1, 5],
-            agent: Some(agent(1)),
-            ..choices()
+            ..Matrix::default()
         },
+        Some(agent(1)),
     )
     .unwrap_err();
     assert!(
@@ -95,13 +101,13 @@ fn shape(plan: &Plan) -> Vec<Step> {
 #[test]
 fn repeats_alternate_between_engines_and_the_index_comes_before_indexed_cells() {
     use Engine::{InnoDb, MyIsam};
-    let plan = plan_study(
+    let plan = plan_of(
         "s0",
-        &Choices {
+        Matrix {
             phases: vec!["select".into(), "select+update/indexed".into()],
             threads: vec![1, 5],
             repeat: Some(2),
-            ..choices()
+            ..Matrix::default()
         },
     )
     .unwrap();
@@ -143,7 +149,7 @@ fn repeats_alternate_between_engines_and_the_index_comes_before_indexed_cells() 
 
 #[test]
 fn the_s0_plan_has_the_studys_shape() {
-    let plan = plan_study("s0", &choices()).unwrap();
+    let plan = plan_of("s0", Matrix::default()).unwrap();
     // 4 run phases × 4 thread counts × 3 repeats × 2 engines
     assert_eq!(plan.cells().count(), 96);
     let text = plan.describe();
@@ -158,7 +164,7 @@ fn the_s0_plan_has_the_studys_shape() {
 
 #[test]
 fn profiles_each_get_a_server_and_timed_cells_add_up() {
-    let plan = plan_study("s2", &choices()).unwrap();
+    let plan = plan_of("s2", Matrix::default()).unwrap();
     let scenario = plan.study.scenario().unwrap();
     let starts = plan
         .steps
@@ -177,13 +183,13 @@ fn profiles_each_get_a_server_and_timed_cells_add_up() {
 #[test]
 fn a_sysbench_workload_is_the_same_steps_as_a_scenario() {
     use Engine::{InnoDb, MyIsam};
-    let plan = plan_study(
+    let plan = plan_of(
         "oltp_read_write",
-        &Choices {
+        Matrix {
             engines: vec![InnoDb, MyIsam],
             threads: vec![1, 4],
             time: Some(Duration::from_secs(2)),
-            ..choices()
+            ..Matrix::default()
         },
     )
     .unwrap();
@@ -209,11 +215,11 @@ fn a_sysbench_workload_is_the_same_steps_as_a_scenario() {
     );
     assert_eq!(plan.timed_duration(), Duration::from_secs(8));
     // bulk_insert starts every cell from empty tables, one per thread.
-    let bulk = plan_study(
+    let bulk = plan_of(
         "bulk_insert",
-        &Choices {
+        Matrix {
             threads: vec![3],
-            ..choices()
+            ..Matrix::default()
         },
     )
     .unwrap();
@@ -227,17 +233,17 @@ fn a_sysbench_workload_is_the_same_steps_as_a_scenario() {
             cell(0, InnoDb, 3, 1),
         ]
     );
-    assert_eq!(bulk.study.tables(InnoDb).empty.len(), 3);
+    assert_eq!(bulk.tables(InnoDb).empty.len(), 3);
 }
 
 #[test]
 fn servers_are_one_more_axis_of_every_study() {
     let servers = vec!["system".to_string(), "mysql".to_string()];
-    let sysbench = plan_study(
+    let sysbench = plan_of(
         "oltp_point_select",
-        &Choices {
+        Matrix {
             servers: servers.clone(),
-            ..choices()
+            ..Matrix::default()
         },
     )
     .unwrap();
@@ -268,21 +274,21 @@ fn servers_are_one_more_axis_of_every_study() {
         .describe()
         .contains("start a server (mysql) for profile 'mysql'"));
     // A study with profiles of its own runs each on each build.
-    let s2 = plan_study(
+    let s2 = plan_of(
         "s2",
-        &Choices {
+        Matrix {
             servers,
-            ..choices()
+            ..Matrix::default()
         },
     )
     .unwrap();
     assert_eq!(s2.profiles.len(), 6);
     assert_eq!(s2.profiles[1].name, "ample memory on mysql");
-    let unknown = plan_study(
+    let unknown = plan_of(
         "s0",
-        &Choices {
+        Matrix {
             servers: vec!["mariadb-99".into()],
-            ..choices()
+            ..Matrix::default()
         },
     )
     .unwrap_err();
@@ -293,22 +299,22 @@ fn servers_are_one_more_axis_of_every_study() {
 
 #[test]
 fn profiles_choose_which_of_a_studys_set_ups_run() {
-    let plan = plan_study(
+    let plan = plan_of(
         "cluster",
-        &Choices {
+        Matrix {
             profiles: vec!["Spider over 2".into(), "one server".into()],
-            ..choices()
+            ..Matrix::default()
         },
     )
     .unwrap();
     let names: Vec<&str> = plan.profiles.iter().map(|p| p.name.as_str()).collect();
     // The file's order, whatever the command line's.
     assert_eq!(names, vec!["one server", "Spider over 2"]);
-    let err = plan_study(
+    let err = plan_of(
         "cluster",
-        &Choices {
+        Matrix {
             profiles: vec!["galera".into()],
-            ..choices()
+            ..Matrix::default()
         },
     )
     .unwrap_err()
@@ -317,11 +323,11 @@ fn profiles_choose_which_of_a_studys_set_ups_run() {
         err.starts_with("--profile 'galera': cluster has no such profile (its profiles: 'one server', 'primary + 2 replicas', 'Galera 3, one writer',"),
         "{err}"
     );
-    let err = plan_study(
+    let err = plan_of(
         "s0",
-        &Choices {
+        Matrix {
             profiles: vec!["x".into()],
-            ..choices()
+            ..Matrix::default()
         },
     )
     .unwrap_err()
@@ -331,14 +337,14 @@ fn profiles_choose_which_of_a_studys_set_ups_run() {
 
 #[test]
 fn cold_runs_restart_before_every_cell() {
-    let plan = plan_study(
+    let plan = plan_of(
         "s0",
-        &Choices {
+        Matrix {
             phases: vec!["select".into()],
             threads: vec![1],
             repeat: Some(1),
             cold: true,
-            ..choices()
+            ..Matrix::default()
         },
     )
     .unwrap();

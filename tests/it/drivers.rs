@@ -347,7 +347,7 @@ fn the_event_driver_waits_for_each_answer_without_a_failed_read_first() {
     let target = common::as_external(&server);
     let output = enginebench::runner::RunOutput::quiet(std::time::Duration::from_millis(200));
     let mut params = common::oltp_params(OltpKind::ReadWrite, 300, 1);
-    params.threads = vec![4];
+    params.matrix.threads = vec![4];
     // Prepared once on threads, so that only the measured statements run on the event loop.
     with_kind(DriverKind::Threads, || {
         common::run_oltp(&params, &target, &output)

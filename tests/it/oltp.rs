@@ -8,10 +8,9 @@ use enginebench::results::{OutcomeRecord, RunStatus};
 use enginebench::runner::RunOutput;
 use enginebench::scenario::oltp::OltpKind;
 use enginebench::server::{ServerArgsResolved, ServerOptions, ThrowawayServer};
-use enginebench::studies::sysbench::OltpParams;
 use std::time::Duration;
 
-fn params(workload: OltpKind, events: u64) -> OltpParams {
+fn params(workload: OltpKind, events: u64) -> common::OltpRun {
     common::oltp_params(workload, events, 2)
 }
 
@@ -93,7 +92,7 @@ fn each_workload_sends_sysbenchs_statements_per_event() {
 fn bulk_insert_loads_one_row_per_event_into_each_threads_table() {
     common::require_mariadb();
     let mut p = params(OltpKind::BulkInsert, 30_000);
-    p.threads = vec![3];
+    p.matrix.threads = vec![3];
     let record = run_oltp(
         &p,
         &ServerArgsResolved {

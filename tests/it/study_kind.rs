@@ -6,14 +6,13 @@
 
 use crate::common;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use enginebench::driver::{CellConfig, QueryFailure, StopCondition, Worker, Workload};
+use enginebench::driver::{QueryFailure, Worker, Workload};
 use enginebench::engine::Engine;
 use enginebench::measure::QueryRecorder;
 use enginebench::plan::{
-    run_phase_cells, CellLength, CellLink, CellStep, Plan, Step, StepHost, StudyKind,
+    run_phase_cells, CellLink, CellStep, Description, Matrix, Plan, Step, StepHost, StudyKind,
 };
 use enginebench::report::section::{Block, Section};
 use enginebench::report::text::{Layout, TableStyle};
@@ -22,11 +21,9 @@ use enginebench::server::ConnectionSpec;
 use mysql::prelude::Queryable;
 
 /// "Tally": each event inserts one row; the kind's own step makes the table on each engine.
+/// The matrix (engines, threads, loops) is the plan's.
 #[derive(Debug)]
-struct Tally {
-    engines: Vec<Engine>,
-    loops: u64,
-}
+struct Tally;
 
 const MAKE_TABLE: usize = 0;
 
@@ -37,59 +34,42 @@ impl StudyKind for Tally {
     fn name(&self) -> &str {
         "tally"
     }
-    fn title(&self) -> String {
-        "one row inserted per event".into()
-    }
-    fn engines(&self) -> Vec<Engine> {
-        self.engines.clone()
-    }
-    fn parameters(&self) -> BTreeMap<String, serde_json::Value> {
-        BTreeMap::from([("loops".to_string(), self.loops.into())])
-    }
-    fn cell_length(&self, _phase: usize) -> CellLength {
-        CellLength {
-            time: None,
-            warmup: None,
-            count: Some(format!("{} loops per thread", self.loops)),
+    fn describe(&self) -> Description {
+        Description {
+            title: "one row inserted per event".into(),
+            ..Description::default()
         }
     }
-    fn steps_on_one_server(&self) -> Vec<Step> {
+    fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix) {
+        record.parameters = matrix.recorded(&["loops", "engines"]);
+        record.title.push_str(" (an example kind)");
+    }
+    fn steps_on_one_server(&self, matrix: &Matrix) -> Vec<Step> {
         let mut steps = Vec::new();
-        for &engine in &self.engines {
+        for &engine in &matrix.engines {
             steps.push(Step::Own {
                 what: MAKE_TABLE,
                 engine,
             });
-            steps.extend(run_phase_cells(0, &[2], &[engine], 1, 0));
+            steps.extend(run_phase_cells(0, &matrix.threads, &[engine], matrix));
         }
         steps
     }
-    fn describe_step(&self, step: &Step) -> String {
+    fn describe_step(&self, step: &Step, _matrix: &Matrix) -> String {
         format!("make the tally table: {step:?}")
     }
-    fn cell(
-        &self,
-        cell: &CellStep,
-        link: CellLink,
-    ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
-        let config = link.config(
-            cell.threads,
-            StopCondition {
-                events_per_thread: Some(self.loops),
-                ..StopCondition::default()
-            },
-            None,
-        );
-        Ok((Box::new(TallyWorkload { spec: link.spec }), config))
+    fn workload(&self, _cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
+        Ok(Box::new(TallyWorkload { spec: link.spec }))
     }
     fn run_own_step(
         &self,
         what: usize,
         engine: Engine,
+        matrix: &Matrix,
         host: &mut dyn StepHost,
     ) -> anyhow::Result<()> {
         assert_eq!(what, MAKE_TABLE);
-        let database = self.database_for(engine, host.run_database());
+        let database = self.database_for(engine, host.run_database(), matrix);
         host.fresh_database(&database, &["tally"])?;
         host.connect(&database)?.query_drop(format!(
             "CREATE TABLE tally (id INT AUTO_INCREMENT PRIMARY KEY) ENGINE={}",
@@ -104,9 +84,6 @@ impl StudyKind for Tally {
             rows: None,
             error: None,
         })
-    }
-    fn add_to_record(&self, record: &mut RunRecord) {
-        record.title.push_str(" (an example kind)");
     }
 }
 
@@ -162,10 +139,16 @@ fn a_kind_defined_outside_the_crate_runs_through_plan_runner_record_and_reports(
     let server = enginebench::server::ThrowawayServer::start(&Default::default()).unwrap();
     let target = common::as_external(&server);
     let output = enginebench::runner::RunOutput::quiet(std::time::Duration::from_millis(200));
-    let plan = Plan::new(Arc::new(Tally {
-        engines: vec![Engine::InnoDb, Engine::MyIsam],
-        loops: 25,
-    }));
+    // The runner paces each cell from the matrix: 2 threads × 25 loops.
+    let plan = Plan::new(
+        Arc::new(Tally),
+        &Matrix {
+            engines: vec![Engine::InnoDb, Engine::MyIsam],
+            threads: vec![2],
+            loops: Some(25),
+            ..Matrix::default()
+        },
+    );
     assert!(
         plan.describe().contains("make the tally table"),
         "{}",

@@ -20,16 +20,16 @@ use anyhow::{bail, Context as _};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
 
-use super::{Choices, Kind};
-use crate::driver::{CellConfig, RateSpec, StopCondition, Workload};
+use super::{Kind, StudyArgs};
+use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
-    run_phase_cells, CellLength, CellLink, CellStep, Step, StepHost, Study, StudyKind,
+    run_phase_cells, CellLink, CellStep, Defaults, Description, Matrix, RunPhase, Step, StepHost,
+    Study, StudyKind,
 };
 use crate::report::text::Layout;
-use crate::results::StepRecord;
+use crate::results::{RunRecord, StepRecord};
 use crate::server::ConnectionSpec;
 use script::{Declared, Script, Settings, State};
 
@@ -40,9 +40,14 @@ impl Kind for LuaKind {
     fn name(&self) -> &'static str {
         "lua"
     }
-    fn study_named(&self, name: &str, choices: &Choices) -> Option<anyhow::Result<Study>> {
+    fn study_named(
+        &self,
+        name: &str,
+        _matrix: &Matrix,
+        args: &StudyArgs,
+    ) -> Option<anyhow::Result<Study>> {
         name.ends_with(".lua")
-            .then(|| lua_study(name, choices).map(|study| Arc::new(study) as Study))
+            .then(|| lua_study(name, args).map(|study| Arc::new(study) as Study))
     }
     fn run_names(&self) -> Option<String> {
         Some("a sysbench Lua script is path/to/script.lua".into())
@@ -67,23 +72,12 @@ pub struct LuaParams {
     pub options: BTreeMap<String, String>,
     /// A script command run after each cell (`--check`).
     pub check: Option<String>,
-    pub engines: Vec<Engine>,
-    pub threads: Vec<u32>,
-    pub time: Option<Duration>,
-    pub events: Option<u64>,
-    pub rate_per_s: Option<f64>,
-    pub warmup: Option<Duration>,
-    pub repeat: u32,
-    pub seed: u64,
-    pub query_timeout: Option<Duration>,
     /// The script as it ran, so the record says what was measured.
     pub source: String,
     #[serde(skip)]
     settings: Arc<Settings>,
     #[serde(skip)]
     declared: Arc<Declared>,
-    #[serde(skip)]
-    arrivals: crate::scenario::Arrivals,
     /// `enginebench sysbench … run`: only the cells, in the database named, on the
     /// tables the user prepared (nothing made, nothing dropped, no engine chosen).
     pub cells_only: bool,
@@ -95,15 +89,29 @@ const PREPARE: usize = 0;
 const AFTER_CELL: usize = 1;
 const CLEANUP: usize = 2;
 
+/// The matrix's values a script's record keeps.
+const RECORDED: &[&str] = &[
+    "engines",
+    "threads",
+    "time",
+    "events",
+    "loops",
+    "rate_per_s",
+    "warmup",
+    "repeat",
+    "seed",
+    "query_timeout",
+];
+
 /// `run SCRIPT.lua` with the command line's choices.
-pub fn lua_study(name: &str, choices: &Choices) -> anyhow::Result<LuaParams> {
+pub fn lua_study(name: &str, args: &StudyArgs) -> anyhow::Result<LuaParams> {
     let script = Script::find(name)?;
     let mut given = BTreeMap::new();
-    for (option, value) in &choices.script_options {
+    for (option, value) in &args.script_options {
         given.insert(Settings::option_name(option), value.clone());
     }
     let mut check = None;
-    for (name, value) in &choices.set {
+    for (name, value) in &args.set {
         match name.as_str() {
             "check" => check = Some(value.clone()),
             other => bail!(
@@ -111,8 +119,8 @@ pub fn lua_study(name: &str, choices: &Choices) -> anyhow::Result<LuaParams> {
             ),
         }
     }
-    if choices.check.is_some() {
-        check = choices.check.clone();
+    if args.check.is_some() {
+        check = args.check.clone();
     }
     let settings = Settings {
         script: script.clone(),
@@ -151,23 +159,9 @@ pub fn lua_study(name: &str, choices: &Choices) -> anyhow::Result<LuaParams> {
         script: name.to_string(),
         options: settings.given.clone(),
         check,
-        engines: choices.engines_or(&[Engine::InnoDb]),
-        threads: choices.threads_or(&[1]),
-        time: choices
-            .time
-            .or((choices.events.is_none()).then_some(Duration::from_secs(10))),
-        events: choices.events,
-        rate_per_s: choices.rate_per_s,
-        warmup: choices.warmup,
-        repeat: choices.repeat.unwrap_or(1),
-        seed: choices.seed,
-        query_timeout: choices.query_timeout,
         source: script.source.clone(),
         settings: Arc::new(settings),
         declared: Arc::new(declared),
-        arrivals: choices
-            .arrivals
-            .unwrap_or(crate::scenario::Arrivals::Constant),
         cells_only: false,
     })
 }
@@ -285,36 +279,16 @@ pub fn run_command(
 }
 
 impl LuaParams {
-    /// sysbench's `run`: one cell of `threads` on the tables as they are, `engine` only
-    /// labelling it.
-    #[allow(clippy::too_many_arguments)]
-    pub fn as_sysbench_runs(
-        settings: Settings,
-        declared: Declared,
-        engine: Engine,
-        threads: u32,
-        time: Option<Duration>,
-        events: Option<u64>,
-        rate_per_s: Option<f64>,
-        warmup: Option<Duration>,
-    ) -> LuaParams {
+    /// sysbench's `run`: the cells on the tables as they are (the matrix's one engine
+    /// only labelling them).
+    pub fn as_sysbench_runs(settings: Settings, declared: Declared) -> LuaParams {
         LuaParams {
             script: settings.script.name.clone(),
             options: settings.given.clone(),
             check: None,
-            engines: vec![engine],
-            threads: vec![threads],
-            time: time.or(events.is_none().then_some(Duration::from_secs(10))),
-            events,
-            rate_per_s,
-            warmup,
-            repeat: 1,
-            seed: settings.global.rand_seed,
-            query_timeout: None,
             source: settings.script.source.clone(),
             settings: Arc::new(settings),
             declared: Arc::new(declared),
-            arrivals: crate::scenario::Arrivals::Constant,
             cells_only: true,
         }
     }
@@ -352,22 +326,23 @@ impl LuaParams {
         step: &str,
         command: &str,
         engine: Engine,
+        matrix: &Matrix,
         host: &mut dyn StepHost,
     ) -> anyhow::Result<()> {
-        let database = self.database_for(engine, host.run_database());
+        let database = self.database_for(engine, host.run_database(), matrix);
         if step == "prepare" {
             host.fresh_database(&database, &[])?;
         }
         let spec = self.engine_spec(&host.spec(&database), engine);
         let started = std::time::Instant::now();
-        let threads = self.threads.iter().copied().max().unwrap_or(1).min(8);
+        let threads = matrix.max_threads().min(8);
         let outcome = run_command(
             &self.settings_for(engine),
             &self.declared,
             command,
             &spec,
             threads,
-            self.seed,
+            matrix.seed,
         );
         let error = outcome.as_ref().err().map(|err| format!("{err:#}"));
         let printed = outcome
@@ -413,48 +388,35 @@ impl StudyKind for LuaParams {
         &self.script
     }
 
-    fn title(&self) -> String {
+    fn describe(&self) -> Description {
         let options: Vec<String> = self
             .options
             .iter()
             .map(|(name, value)| format!("--{}={value}", name.replace('_', "-")))
             .collect();
-        if options.is_empty() {
-            format!("sysbench script {}", self.script)
-        } else {
-            format!("sysbench script {} {}", self.script, options.join(" "))
+        Description {
+            title: if options.is_empty() {
+                format!("sysbench script {}", self.script)
+            } else {
+                format!("sysbench script {} {}", self.script, options.join(" "))
+            },
+            ..Description::default()
         }
     }
 
-    fn phase_name(&self, _phase: usize) -> &str {
-        "run"
+    fn defaults(&self) -> Defaults {
+        Defaults::default()
     }
 
-    fn engines(&self) -> Vec<Engine> {
-        self.engines.clone()
+    fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix) {
+        super::record_parameters(record, self, matrix, RECORDED);
     }
 
-    fn seed(&self) -> u64 {
-        self.seed
+    fn phase(&self, _phase: usize, matrix: &Matrix) -> RunPhase {
+        RunPhase::of_matrix("run", matrix, "events")
     }
 
-    fn query_timeout(&self) -> Option<Duration> {
-        self.query_timeout
-    }
-
-    fn parameters(&self) -> BTreeMap<String, serde_json::Value> {
-        super::parameters_of(self)
-    }
-
-    fn cell_length(&self, _phase: usize) -> CellLength {
-        CellLength {
-            time: self.time,
-            warmup: self.warmup,
-            count: self.events.map(|events| format!("{events} events")),
-        }
-    }
-
-    fn database_for(&self, engine: Engine, database: &str) -> String {
+    fn database_for(&self, engine: Engine, database: &str, _matrix: &Matrix) -> String {
         if self.cells_only {
             return database.to_string();
         }
@@ -462,17 +424,17 @@ impl StudyKind for LuaParams {
         format!("{database}_{}", engine.key())
     }
 
-    fn steps_on_one_server(&self) -> Vec<Step> {
+    fn steps_on_one_server(&self, matrix: &Matrix) -> Vec<Step> {
         if self.cells_only {
-            return run_phase_cells(0, &self.threads, &self.engines, self.repeat, 0);
+            return run_phase_cells(0, &matrix.threads, &matrix.engines, matrix);
         }
         let mut steps = Vec::new();
-        for &engine in &self.engines {
+        for &engine in &matrix.engines {
             steps.push(Step::Own {
                 what: PREPARE,
                 engine,
             });
-            for cell in run_phase_cells(0, &self.threads, &[engine], self.repeat, 0) {
+            for cell in run_phase_cells(0, &matrix.threads, &[engine], matrix) {
                 steps.push(cell);
                 steps.push(Step::Own {
                     what: AFTER_CELL,
@@ -487,7 +449,7 @@ impl StudyKind for LuaParams {
         steps
     }
 
-    fn describe_step(&self, step: &Step) -> String {
+    fn describe_step(&self, step: &Step, _matrix: &Matrix) -> String {
         match step {
             Step::Own { what, engine } => match *what {
                 PREPARE => format!("{} prepare on {engine}", self.script),
@@ -506,41 +468,25 @@ impl StudyKind for LuaParams {
         }
     }
 
-    fn cell(
-        &self,
-        cell: &CellStep,
-        link: CellLink,
-    ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
-        let mut config = link.config(
-            cell.threads,
-            StopCondition {
-                events_per_thread: None,
-                events_total: self.events,
-                duration: self.time,
-            },
-            self.warmup,
-        );
-        config.rate = self.rate_per_s.map(|events_per_s| RateSpec {
-            events_per_s,
-            arrivals: self.arrivals,
-        });
+    fn workload(&self, cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
+        // The script reads sysbench's globals: its threads, time and events.
         let mut settings = self.settings_for(cell.engine);
         settings.global.threads = cell.threads;
-        settings.global.time = self.time.map_or(0.0, |t| t.as_secs_f64());
-        settings.global.events = self.events.unwrap_or(0) as f64;
-        let workload = workload::LuaWorkload::new(
+        settings.global.time = link.pacing.stop.duration.map_or(0.0, |t| t.as_secs_f64());
+        settings.global.events = link.pacing.stop.events_total.unwrap_or(0) as f64;
+        Ok(Box::new(workload::LuaWorkload::new(
             Arc::new(settings),
             Arc::clone(&self.declared),
             self.engine_spec(&link.spec, cell.engine),
             link.seed,
-        )?;
-        Ok((Box::new(workload), config))
+        )?))
     }
 
     fn run_own_step(
         &self,
         what: usize,
         engine: Engine,
+        matrix: &Matrix,
         host: &mut dyn StepHost,
     ) -> anyhow::Result<()> {
         match what {
@@ -551,10 +497,10 @@ impl StudyKind for LuaParams {
                     "prepare"
                 } else {
                     // Nothing to prepare: the database alone.
-                    let database = self.database_for(engine, host.run_database());
+                    let database = self.database_for(engine, host.run_database(), matrix);
                     return host.fresh_database(&database, &[]);
                 };
-                self.command_step("prepare", command, engine, host)
+                self.command_step("prepare", command, engine, matrix, host)
             }
             AFTER_CELL => {
                 let not_honoured: Vec<String> = host
@@ -568,7 +514,7 @@ impl StudyKind for LuaParams {
                     host.mark_not_comparable(engine, not_honoured.join("; "));
                 }
                 match self.check.clone() {
-                    Some(command) => self.command_step("check", &command, engine, host),
+                    Some(command) => self.command_step("check", &command, engine, matrix, host),
                     None => Ok(()),
                 }
             }
@@ -576,7 +522,7 @@ impl StudyKind for LuaParams {
                 if self.declared.commands.contains_key("cleanup")
                     || self.declared.has_function("cleanup")
                 {
-                    self.command_step("cleanup", "cleanup", engine, host)
+                    self.command_step("cleanup", "cleanup", engine, matrix, host)
                 } else {
                     Ok(())
                 }

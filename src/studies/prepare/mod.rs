@@ -3,16 +3,16 @@
 //! its one step and its report (the load and the tables' footprint).
 
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::Kind;
 use crate::console::TableStyle;
-use crate::driver::{CellConfig, Workload};
+use crate::driver::Workload;
 use crate::engine::Engine;
-use crate::load::LoadPlan;
-use crate::plan::{CellLength, CellLink, CellStep, Plan, Step, StudyKind};
+use crate::load::LoadArgs;
+use crate::plan::{CellLink, CellStep, Description, Matrix, Plan, Step, StudyKind};
 use crate::report::text::Layout;
+use crate::results::RunRecord;
 use crate::scenario::{sbtest, TableSet};
 use crate::view::View;
 
@@ -38,32 +38,37 @@ fn report_tables(view: &View, style: TableStyle) -> String {
     out
 }
 
-/// `prepare sbtest`'s choices; kept in the record.
+/// `prepare sbtest`'s choices; kept in the record with how the tables were loaded.
 #[derive(Debug, Clone, Serialize)]
 pub struct PrepareParams {
     pub tables: u32,
     pub table_size: u64,
     pub engine: Engine,
-    pub load_plan: LoadPlan,
-    #[serde(skip)]
-    pub seed: u64,
 }
 
-/// `enginebench prepare sbtest`'s plan.
+/// `enginebench prepare sbtest`'s plan: the tables on `engine`, filled as `load` says, rows
+/// drawn from `seed`.
 pub fn plan_prepare_sbtest(
     tables: u32,
     table_size: u64,
     engine: Engine,
     seed: u64,
-    load_plan: LoadPlan,
+    load: LoadArgs,
 ) -> Plan {
-    Plan::new(Arc::new(PrepareParams {
-        tables,
-        table_size,
-        engine,
-        load_plan,
+    let matrix = Matrix {
+        engines: vec![engine],
         seed,
-    }))
+        load,
+        ..Matrix::default()
+    };
+    Plan::new(
+        Arc::new(PrepareParams {
+            tables,
+            table_size,
+            engine,
+        }),
+        &matrix,
+    )
 }
 
 impl StudyKind for PrepareParams {
@@ -75,24 +80,15 @@ impl StudyKind for PrepareParams {
         sbtest::PREPARE_STUDY
     }
 
-    fn title(&self) -> String {
-        sbtest::PREPARE_TITLE.into()
+    fn describe(&self) -> Description {
+        Description {
+            title: sbtest::PREPARE_TITLE.into(),
+            ..Description::default()
+        }
     }
 
-    fn engines(&self) -> Vec<Engine> {
-        vec![self.engine]
-    }
-
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    fn load_plan(&self) -> LoadPlan {
-        self.load_plan
-    }
-
-    fn parameters(&self) -> BTreeMap<String, serde_json::Value> {
-        super::parameters_of(self)
+    fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix) {
+        super::record_parameters(record, self, matrix, &["load_plan"]);
     }
 
     /// Tables prepared earlier are replaced, not refused.
@@ -100,26 +96,18 @@ impl StudyKind for PrepareParams {
         sbtest::is_table(name)
     }
 
-    fn cell_length(&self, _phase: usize) -> CellLength {
-        CellLength {
-            time: None,
-            warmup: None,
-            count: None,
-        }
-    }
-
     /// Prepared tables are the point of this command: keep them.
-    fn tables(&self, engine: Engine) -> TableSet {
-        sbtest::table_set(self.tables, self.table_size, engine, self.seed, false)
+    fn tables(&self, engine: Engine, matrix: &Matrix) -> TableSet {
+        sbtest::table_set(self.tables, self.table_size, engine, matrix.seed, false)
     }
 
-    fn steps_on_one_server(&self) -> Vec<Step> {
+    fn steps_on_one_server(&self, _matrix: &Matrix) -> Vec<Step> {
         vec![Step::PrepareTables {
             engine: Some(self.engine),
         }]
     }
 
-    fn describe_step(&self, step: &Step) -> String {
+    fn describe_step(&self, step: &Step, _matrix: &Matrix) -> String {
         match step {
             Step::PrepareTables { .. } => format!(
                 "prepare {} table(s) of {} rows on {} (left in place)",
@@ -129,11 +117,7 @@ impl StudyKind for PrepareParams {
         }
     }
 
-    fn cell(
-        &self,
-        _cell: &CellStep,
-        _link: CellLink,
-    ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
+    fn workload(&self, _cell: &CellStep, _link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
         anyhow::bail!("prepare plans no cells (a bug in enginebench)")
     }
 }

@@ -13,15 +13,15 @@ pub use workload::ReplayWorkload;
 
 use anyhow::bail;
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::Kind;
 use crate::console::TableStyle;
-use crate::driver::{CellConfig, StopCondition, Workload};
+use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
-    run_phase_cells, CellLength, CellLink, CellStep, Plan, Step, StepHost, StudyKind,
+    run_phase_cells, CellLink, CellStep, Defaults, Description, Matrix, Pacing, PhaseTopology,
+    Plan, RunPhase, Step, StepHost, StudyKind,
 };
 use crate::report::text::Layout;
 use crate::results::RunRecord;
@@ -68,10 +68,8 @@ fn report_tables(view: &View, style: TableStyle) -> String {
 pub struct ReplayParams {
     /// The capture file, as named on the command line.
     pub file: String,
-    pub engines: Vec<Engine>,
     /// A factor on the captured pace; None: as fast as each connection can go.
     pub speed: Option<f64>,
-    pub repeat: u32,
     /// The database the snapshot is loaded into: `--database`, or the captured one.
     pub database: Option<String>,
     /// The captured database, when `--database` maps it to another: connections that chose
@@ -89,14 +87,12 @@ pub struct ReplayParams {
 }
 
 /// `enginebench replay`'s plan: the capture read (refused when it holds nothing to
-/// replay), its snapshot loaded and replayed on each engine (and build), every repeat from
-/// the snapshot again.
+/// replay), its snapshot loaded and replayed on each of the matrix's engines (and builds),
+/// every repeat from the snapshot again.
 pub fn plan_replay(
     file: &std::path::Path,
-    engines: Vec<Engine>,
-    servers: &[String],
+    matrix: &Matrix,
     speed: Option<f64>,
-    repeat: u32,
     database: Option<String>,
 ) -> anyhow::Result<Plan> {
     let capture = crate::capture::read(file)?;
@@ -108,7 +104,7 @@ pub fn plan_replay(
             capture.commands.len()
         );
     }
-    super::choices::check_servers(servers)?;
+    super::choices::check_servers(&matrix.servers)?;
     let captured = capture.header().database.clone();
     // `--database` maps the captured default database to the one given (a staging copy
     // of production usually still holds the original).
@@ -128,25 +124,17 @@ pub fn plan_replay(
         })
         .unwrap_or_default();
     let database = database.or(captured);
-    let engines = if engines.is_empty() {
-        vec![Engine::InnoDb]
-    } else {
-        engines
-    };
-    Ok(Plan::on_servers(
+    Ok(Plan::new(
         Arc::new(ReplayParams {
             file: file.display().to_string(),
-            engines,
             speed,
-            repeat,
             database,
             renamed_from,
             naming_captured,
             capture: std::sync::Arc::new(capture),
             script: std::sync::Arc::new(script),
         }),
-        servers,
-        &[],
+        matrix,
     ))
 }
 
@@ -176,20 +164,7 @@ impl StudyKind for ReplayParams {
         REPLAY_STUDY
     }
 
-    fn title(&self) -> String {
-        format!(
-            "{} replayed: {} connection(s), {} command(s), {}",
-            self.file,
-            self.script.connections.len(),
-            self.script.commands(),
-            self.speed
-                .map_or("as fast as possible".to_string(), |s| format!(
-                    "at {s}× the captured pace"
-                ))
-        )
-    }
-
-    fn plan_notes(&self) -> Vec<String> {
+    fn describe(&self) -> Description {
         let mut notes = Vec::new();
         if let (Some(database), Some(captured)) = (&self.database, &self.renamed_from) {
             notes.push(format!(
@@ -203,32 +178,52 @@ impl StudyKind for ReplayParams {
                 ));
             }
         }
-        notes
+        Description {
+            title: format!(
+                "{} replayed: {} connection(s), {} command(s), {}",
+                self.file,
+                self.script.connections.len(),
+                self.script.commands(),
+                self.speed
+                    .map_or("as fast as possible".to_string(), |s| format!(
+                        "at {s}× the captured pace"
+                    ))
+            ),
+            heading: None,
+            notes,
+        }
     }
 
-    fn engines(&self) -> Vec<Engine> {
-        self.engines.clone()
+    /// One worker per captured connection, each ending with its script.
+    fn defaults(&self) -> Defaults {
+        Defaults {
+            threads: vec![self.script.connections.len().max(1) as u32],
+            time: None,
+            ..Defaults::default()
+        }
     }
 
-    fn parameters(&self) -> BTreeMap<String, serde_json::Value> {
-        super::parameters_of(self)
-    }
-
-    fn statement_classes(&self) -> BTreeMap<String, StatementClass> {
-        self.script
+    fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix) {
+        super::record_parameters(record, self, matrix, &["engines", "repeat"]);
+        record.statement_classes = self
+            .script
             .kinds
             .iter()
             .map(|kind| {
                 let sql = kind.strip_prefix("prepare: ").unwrap_or(kind);
                 (kind.clone(), StatementClass::of_sql(sql))
             })
-            .collect()
+            .collect();
+        record.replay = Some(snapshot::replay_record(self));
     }
 
-    fn cell_length(&self, _phase: usize) -> CellLength {
-        CellLength {
-            time: None,
-            warmup: None,
+    /// Each connection ends with its script, at the captured pace (or `speed` times it).
+    fn phase(&self, _phase: usize, _matrix: &Matrix) -> RunPhase {
+        RunPhase {
+            name: REPLAY_STUDY.to_string(),
+            writes: true,
+            topology: PhaseTopology::default(),
+            pacing: Pacing::default(),
             count: Some(format!(
                 "{} captured command(s) over {} connection(s)",
                 self.script.commands(),
@@ -238,17 +233,17 @@ impl StudyKind for ReplayParams {
     }
 
     /// The captured statements name the captured database (or the one it maps to).
-    fn database_for(&self, _engine: Engine, database: &str) -> String {
+    fn database_for(&self, _engine: Engine, database: &str, _matrix: &Matrix) -> String {
         self.database
             .clone()
             .unwrap_or_else(|| database.to_string())
     }
 
-    fn steps_on_one_server(&self) -> Vec<Step> {
+    fn steps_on_one_server(&self, matrix: &Matrix) -> Vec<Step> {
         // Every repeat starts from the snapshot: the replay's writes change it.
         let threads = [self.script.connections.len().max(1) as u32];
         let mut steps = Vec::new();
-        for cell in run_phase_cells(0, &threads, &self.engines, self.repeat, 0) {
+        for cell in run_phase_cells(0, &threads, &matrix.engines, matrix) {
             if let Step::Cell(cell_step) = &cell {
                 steps.push(Step::Own {
                     what: LOAD_SNAPSHOT,
@@ -260,7 +255,7 @@ impl StudyKind for ReplayParams {
         steps
     }
 
-    fn describe_step(&self, step: &Step) -> String {
+    fn describe_step(&self, step: &Step, _matrix: &Matrix) -> String {
         let Step::Own { engine, .. } = step else {
             return format!("{step:?}");
         };
@@ -291,38 +286,28 @@ impl StudyKind for ReplayParams {
         )
     }
 
-    fn cell(
-        &self,
-        cell: &CellStep,
-        link: CellLink,
-    ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
-        // Each connection ends with its script.
-        let config = link.config(cell.threads, StopCondition::default(), None);
-        let workload = ReplayWorkload::new(
+    fn workload(&self, _cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
+        Ok(Box::new(ReplayWorkload::new(
             self.capture.clone(),
             self.script.clone(),
             link.spec,
             link.database,
             self.renamed_from.clone(),
             self.speed,
-        );
-        Ok((Box::new(workload), config))
+        )))
     }
 
     fn run_own_step(
         &self,
         what: usize,
         engine: Engine,
+        matrix: &Matrix,
         host: &mut dyn StepHost,
     ) -> anyhow::Result<()> {
         match what {
-            LOAD_SNAPSHOT => snapshot::load_snapshot(self, host, engine),
+            LOAD_SNAPSHOT => snapshot::load_snapshot(self, host, engine, matrix),
             other => bail!("a replay has no step numbered {other} (a bug in enginebench)"),
         }
-    }
-
-    fn add_to_record(&self, record: &mut RunRecord) {
-        record.replay = Some(snapshot::replay_record(self));
     }
 }
 

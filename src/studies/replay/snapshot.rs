@@ -80,8 +80,9 @@ pub fn load_snapshot(
     params: &ReplayParams,
     host: &mut dyn StepHost,
     engine: Engine,
+    matrix: &crate::plan::Matrix,
 ) -> anyhow::Result<()> {
-    let database = params.database_for(engine, host.run_database());
+    let database = params.database_for(engine, host.run_database(), matrix);
     let started = Instant::now();
     let outcome = load(params, host, &database, engine);
     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;

@@ -5,26 +5,31 @@
 use anyhow::bail;
 
 use super::{ScenarioParams, ScenarioStudy};
-use crate::engine::Engine;
-use crate::plan::Study;
+use crate::plan::{Matrix, Study};
 use crate::scenario::file::{load_scenario, Phase, Scenario};
-use crate::studies::Choices;
+use crate::studies::StudyArgs;
 
 /// The study a scenario file's text makes with the command line's choices; `origin` names
-/// the file in headings and messages.
-pub fn scenario_study(text: &str, origin: &str, choices: &Choices) -> anyhow::Result<Study> {
-    let mut overrides = choices.set.clone();
-    if let Some(rows) = choices.rows {
+/// the file in headings and messages. The matrix's threads and lengths are written into
+/// the file's run phases, which each say their own.
+pub fn scenario_study(
+    text: &str,
+    origin: &str,
+    choices: &Matrix,
+    args: &StudyArgs,
+) -> anyhow::Result<Study> {
+    let mut overrides = args.set.clone();
+    if let Some(rows) = args.rows {
         overrides.push(("rows".into(), rows.to_string()));
     }
-    let mut scenario = load_scenario(text, origin, &overrides, choices.scale)?;
+    let mut scenario = load_scenario(text, origin, &overrides, args.scale)?;
     if !choices.phases.is_empty() {
         select_phases(&mut scenario, &choices.phases)?;
     }
     if !choices.profiles.is_empty() {
         select_profiles(&mut scenario, &choices.profiles)?;
     }
-    if let Some(methods) = &choices.load_methods {
+    if let Some(methods) = &choices.load.methods_compared() {
         for phase in &mut scenario.phases {
             if let Phase::Load { methods: plans, .. } = phase {
                 *plans = methods.clone();
@@ -56,20 +61,8 @@ pub fn scenario_study(text: &str, origin: &str, choices: &Choices) -> anyhow::Re
             }
         }
     }
-    let engines = choices.engines_or(if scenario.engines.is_empty() {
-        &[Engine::MyIsam, Engine::InnoDb]
-    } else {
-        &scenario.engines
-    });
     let params = ScenarioParams {
         scenario_text: text.to_string(),
-        engines,
-        repeat: choices.repeat.unwrap_or(scenario.repeat),
-        warmup_repeats: choices.warmup_repeats,
-        cold: choices.cold,
-        seed: choices.seed,
-        load_plan: choices.load_plan,
-        query_timeout: choices.query_timeout,
         parameters: scenario.parameters.clone(),
         scale: scenario.scale,
     };

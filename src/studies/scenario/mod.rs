@@ -13,15 +13,17 @@ pub use workload::FileWorkload;
 
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::time::Duration;
 
-use super::Kind;
+use super::{Kind, StudyArgs};
 use crate::console::TableStyle;
-use crate::driver::{CellConfig, StopCondition, Workload};
+use crate::driver::{StopCondition, Workload};
 use crate::engine::Engine;
-use crate::load::LoadPlan;
-use crate::plan::{CellLength, CellLink, CellStep, PhaseTopology, Step, Study, StudyKind};
+use crate::plan::{
+    CellLink, CellStep, Defaults, Description, Matrix, Pacing, PhaseTopology, RunPhase, Step,
+    Study, StudyKind,
+};
 use crate::report::text::Layout;
+use crate::results::RunRecord;
 use crate::scenario::file::{Phase, Scenario};
 use crate::scenario::{StatementClass, TableSet, BUILTIN_FILES};
 use crate::view::View;
@@ -34,12 +36,18 @@ impl Kind for ScenarioKind {
     fn name(&self) -> &'static str {
         "scenario"
     }
-    fn study_named(&self, name: &str, choices: &super::Choices) -> Option<anyhow::Result<Study>> {
+    fn study_named(
+        &self,
+        name: &str,
+        matrix: &Matrix,
+        args: &StudyArgs,
+    ) -> Option<anyhow::Result<Study>> {
         if let Some((builtin, text)) = BUILTIN_FILES.iter().find(|(b, _)| *b == name) {
             return Some(scenario_study(
                 text,
                 &format!("{builtin} (built in)"),
-                choices,
+                matrix,
+                args,
             ));
         }
         if name.ends_with(".toml") || std::path::Path::new(name).is_file() {
@@ -49,7 +57,7 @@ impl Kind for ScenarioKind {
                         anyhow::Error::new(err)
                             .context(format!("cannot read the scenario file {name}"))
                     })
-                    .and_then(|text| scenario_study(&text, name, choices)),
+                    .and_then(|text| scenario_study(&text, name, matrix, args)),
             );
         }
         None
@@ -104,19 +112,22 @@ pub struct ScenarioStudy {
 pub struct ScenarioParams {
     /// The scenario file's text, kept in the record so a run can be understood later.
     pub scenario_text: String,
-    pub engines: Vec<Engine>,
-    pub repeat: u32,
-    /// Repeats run first and left out of the reports.
-    pub warmup_repeats: u32,
-    /// Restart the server (and drop the page cache) before every cell.
-    pub cold: bool,
-    pub seed: u64,
-    pub load_plan: LoadPlan,
-    pub query_timeout: Option<Duration>,
     /// Parameters after --set, and the scale.
     pub parameters: BTreeMap<String, String>,
     pub scale: f64,
 }
+
+/// The matrix's values a scenario's record keeps (its lengths and threads are the file's,
+/// in its text).
+const RECORDED: &[&str] = &[
+    "engines",
+    "repeat",
+    "warmup_repeats",
+    "cold",
+    "seed",
+    "load_plan",
+    "query_timeout",
+];
 
 impl StudyKind for ScenarioStudy {
     fn kind(&self) -> &'static str {
@@ -127,135 +138,111 @@ impl StudyKind for ScenarioStudy {
         &self.scenario.name
     }
 
-    fn title(&self) -> String {
-        self.scenario.title.clone()
+    fn describe(&self) -> Description {
+        Description {
+            title: self.scenario.title.clone(),
+            heading: Some(format!("{}: {}", self.origin, self.scenario.title)),
+            notes: Vec::new(),
+        }
     }
 
-    fn heading(&self) -> Option<String> {
-        Some(format!("{}: {}", self.origin, self.scenario.title))
-    }
-
-    fn engines(&self) -> Vec<Engine> {
-        self.params.engines.clone()
-    }
-
-    fn seed(&self) -> u64 {
-        self.params.seed
-    }
-
-    fn load_plan(&self) -> LoadPlan {
-        self.params.load_plan
-    }
-
-    fn query_timeout(&self) -> Option<Duration> {
-        self.params.query_timeout
+    /// The file's engines (MyISAM and InnoDB when it names none) and repeats; each run
+    /// phase says its own threads and length.
+    fn defaults(&self) -> Defaults {
+        Defaults {
+            engines: if self.scenario.engines.is_empty() {
+                vec![Engine::MyIsam, Engine::InnoDb]
+            } else {
+                self.scenario.engines.clone()
+            },
+            threads: Vec::new(),
+            repeat: self.scenario.repeat,
+            time: None,
+        }
     }
 
     fn scenario(&self) -> Option<&Scenario> {
         Some(&self.scenario)
     }
 
-    fn parameters(&self) -> BTreeMap<String, serde_json::Value> {
-        super::parameters_of(&self.params)
+    fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix) {
+        super::record_parameters(record, &self.params, matrix, RECORDED);
+        record.statement_classes = crate::scenario::file::statement_groups(&self.scenario);
     }
 
-    fn statement_classes(&self) -> BTreeMap<String, StatementClass> {
-        crate::scenario::file::statement_groups(&self.scenario)
-    }
-
-    fn phase_name(&self, phase: usize) -> &str {
-        self.scenario.phases[phase].name()
-    }
-
-    fn phase_writes(&self, phase: usize) -> bool {
-        match &self.scenario.phases[phase] {
-            Phase::Run { events, .. } => events
+    /// A run phase's threads and length are the file's (the command line's choices were
+    /// written into it); its rate is the matrix's.
+    fn phase(&self, phase: usize, matrix: &Matrix) -> RunPhase {
+        let definition = &self.scenario.phases[phase];
+        let Phase::Run {
+            events,
+            time,
+            loops,
+            warmup,
+            write_to,
+            read_from,
+            kill_node,
+            ..
+        } = definition
+        else {
+            return RunPhase {
+                name: definition.name().to_string(),
+                writes: true,
+                topology: PhaseTopology::default(),
+                pacing: Pacing::default(),
+                count: None,
+            };
+        };
+        RunPhase {
+            name: definition.name().to_string(),
+            writes: events
                 .iter()
                 .flat_map(|event| &event.statements)
                 .any(|statement| StatementClass::of_sql(&statement.sql) == StatementClass::Write),
-            _ => true,
-        }
-    }
-
-    fn phase_topology(&self, phase: usize) -> PhaseTopology {
-        match &self.scenario.phases[phase] {
-            Phase::Run {
-                write_to,
-                read_from,
-                kill_node,
-                ..
-            } => PhaseTopology {
+            topology: PhaseTopology {
                 write_to: *write_to,
                 read_from: *read_from,
                 kill_node: *kill_node,
             },
-            _ => PhaseTopology::default(),
-        }
-    }
-
-    fn cell_length(&self, phase: usize) -> CellLength {
-        match &self.scenario.phases[phase] {
-            Phase::Run {
-                time,
-                loops,
-                warmup,
-                ..
-            } => CellLength {
-                time: *time,
+            pacing: Pacing {
+                stop: StopCondition {
+                    events_per_thread: if time.is_some() { None } else { *loops },
+                    events_total: None,
+                    duration: *time,
+                },
                 warmup: *warmup,
-                count: loops.map(|loops| format!("{loops} loops per thread")),
+                rate: matrix.pacing().rate,
             },
-            _ => CellLength {
-                time: None,
-                warmup: None,
-                count: None,
-            },
+            count: loops.map(|loops| format!("{loops} loops per thread")),
         }
     }
 
-    fn tables(&self, engine: Engine) -> TableSet {
-        self.scenario.table_set(engine, self.params.seed)
+    fn tables(&self, engine: Engine, matrix: &Matrix) -> TableSet {
+        self.scenario.table_set(engine, matrix.seed)
     }
 
-    fn steps_on_one_server(&self) -> Vec<Step> {
-        steps::scenario_steps(&self.scenario, &self.params)
+    fn steps_on_one_server(&self, matrix: &Matrix) -> Vec<Step> {
+        steps::scenario_steps(&self.scenario, matrix)
     }
 
-    fn describe_step(&self, step: &Step) -> String {
+    fn describe_step(&self, step: &Step, _matrix: &Matrix) -> String {
         steps::describe_scenario_step(&self.scenario, step)
     }
 
-    fn cell(
-        &self,
-        cell: &CellStep,
-        link: CellLink,
-    ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
+    fn workload(&self, cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
         let Phase::Run {
             ignore_errors,
-            time,
-            loops,
-            warmup,
             events,
             ..
         } = &self.scenario.phases[cell.phase]
         else {
             anyhow::bail!("cells are planned from run phases (a bug in enginebench)")
         };
-        let config = link.config(
-            cell.threads,
-            StopCondition {
-                events_per_thread: if time.is_some() { None } else { *loops },
-                events_total: None,
-                duration: *time,
-            },
-            *warmup,
-        );
-        let workload = FileWorkload {
+        Ok(Box::new(FileWorkload {
             spec: link.spec,
             events: events.clone(),
             ignore_errors: ignore_errors.clone(),
             seed: link.seed,
-        };
-        Ok((Box::new(workload), config))
+        }))
     }
 }

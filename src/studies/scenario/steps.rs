@@ -2,14 +2,13 @@
 //! prepared, then each phase in the file's order (DDL, loads per method and repeat,
 //! sequences, run phases' cells), then the footprints.
 
-use super::ScenarioParams;
-use crate::plan::{run_phase_cells, Step};
+use crate::plan::{run_phase_cells, Matrix, Step};
 use crate::scenario::file::{Phase, Scenario};
 
 /// A scenario's steps on one server: the tables prepared, then each phase in the file's
 /// order, then the footprints.
-pub(super) fn scenario_steps(scenario: &Scenario, params: &ScenarioParams) -> Vec<Step> {
-    let engines = &params.engines;
+pub(super) fn scenario_steps(scenario: &Scenario, matrix: &Matrix) -> Vec<Step> {
+    let engines = &matrix.engines;
     let mut steps = Vec::new();
     {
         steps.push(Step::PrepareTables { engine: None });
@@ -24,7 +23,7 @@ pub(super) fn scenario_steps(scenario: &Scenario, params: &ScenarioParams) -> Ve
                         .map(|&engine| Step::Sequence { phase, engine }),
                 ),
                 Phase::Load { methods, .. } => {
-                    for repeat in 1..=params.repeat {
+                    for repeat in 1..=matrix.repeats() {
                         for method in 0..methods.len() {
                             for &engine in engines {
                                 steps.push(Step::Load {
@@ -38,14 +37,8 @@ pub(super) fn scenario_steps(scenario: &Scenario, params: &ScenarioParams) -> Ve
                     }
                 }
                 Phase::Run { threads, .. } => {
-                    for cell in run_phase_cells(
-                        phase,
-                        threads,
-                        engines,
-                        params.repeat,
-                        params.warmup_repeats,
-                    ) {
-                        if params.cold {
+                    for cell in run_phase_cells(phase, threads, engines, matrix) {
+                        if matrix.cold {
                             steps.push(Step::ColdRestart);
                         }
                         steps.push(cell);

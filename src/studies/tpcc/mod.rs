@@ -12,21 +12,21 @@ mod statements;
 mod transactions;
 
 use anyhow::{bail, Context};
+use clap::{Args, FromArgMatches};
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
 
-use super::{Choices, Kind};
+use super::{Kind, StudyArgs};
 use crate::console::TableStyle;
-use crate::driver::{CellConfig, StopCondition, Workload};
+use crate::driver::Workload;
 use crate::engine::Engine;
-use crate::load::LoadPlan;
 use crate::plan::{
-    run_phase_cells, CellLength, CellLink, CellStep, Step, StepHost, Study, StudyKind,
+    run_phase_cells, CellLink, CellStep, Description, Matrix, RunPhase, Step, StepHost, Study,
+    StudyKind,
 };
 use crate::report::section::{Block, Cell, Section, Table};
 use crate::report::text::Layout;
+use crate::results::RunRecord;
 use crate::results::StepRecord;
 use crate::scenario::{StatementClass, TableSet};
 use crate::view::{Setup, View};
@@ -42,8 +42,16 @@ impl Kind for TpccKind {
     fn name(&self) -> &'static str {
         "tpcc"
     }
-    fn study_named(&self, name: &str, choices: &Choices) -> Option<anyhow::Result<Study>> {
-        (name == STUDY).then(|| tpcc_study(choices).map(|study| Arc::new(study) as Study))
+    fn study_named(
+        &self,
+        name: &str,
+        _matrix: &Matrix,
+        args: &StudyArgs,
+    ) -> Option<anyhow::Result<Study>> {
+        (name == STUDY).then(|| tpcc_study(args).map(|study| Arc::new(study) as Study))
+    }
+    fn declare_flags(&self, command: clap::Command) -> clap::Command {
+        TpccFlags::augment_args(command)
     }
     fn run_names(&self) -> Option<String> {
         Some(format!("TPC-C is {STUDY}"))
@@ -142,33 +150,59 @@ impl Mix {
     }
 }
 
-/// A TPC-C run's choices; kept in the record.
+/// TPC-C's own flags on `run`.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "TPC-C (run tpcc)")]
+struct TpccFlags {
+    /// TPC-C: the number of warehouses (the data's scale; --set warehouses=N says the same)
+    #[arg(long, value_name = "N")]
+    warehouses: Option<u32>,
+
+    /// TPC-C: the specification's keying and think times, each thread a terminal (ten per
+    /// warehouse); without it, transactions follow each other at once (--set think=1)
+    #[arg(long)]
+    think: bool,
+}
+
+/// A TPC-C run's choices; kept in the record with the matrix's values it reads.
 #[derive(Debug, Clone, Serialize)]
 pub struct TpccParams {
     pub warehouses: u32,
     pub mix: Mix,
     /// `--think`: the specification's keying and think times, ten terminals per warehouse.
     pub think: bool,
-    pub engines: Vec<Engine>,
-    pub threads: Vec<u32>,
-    pub time: Option<Duration>,
-    pub events: Option<u64>,
-    pub warmup: Option<Duration>,
-    pub repeat: u32,
-    pub seed: u64,
-    pub load_plan: LoadPlan,
-    pub query_timeout: Option<Duration>,
     /// When the rows were made ("now" in their dates).
     pub loaded_at: String,
 }
 
+/// The matrix's values a TPC-C record keeps.
+const RECORDED: &[&str] = &[
+    "engines",
+    "threads",
+    "time",
+    "events",
+    "loops",
+    "warmup",
+    "repeat",
+    "rate_per_s",
+    "seed",
+    "load_plan",
+    "query_timeout",
+];
+
 /// `run tpcc` with the command line's choices: `--warehouses N` (or `--set warehouses=N`),
-/// `--set mix=45,43,4,4,4`, engines, threads, time or events, repeats.
-pub fn tpcc_study(choices: &Choices) -> anyhow::Result<TpccParams> {
+/// `--think`, `--set mix=45,43,4,4,4`.
+pub fn tpcc_study(args: &StudyArgs) -> anyhow::Result<TpccParams> {
+    let flags = TpccFlags::from_arg_matches(&args.flags)?;
     let mut warehouses = 1;
     let mut mix = Mix::STANDARD;
     let mut think = false;
-    for (name, value) in &choices.set {
+    let set = flags
+        .warehouses
+        .map(|n| ("warehouses".to_string(), n.to_string()))
+        .into_iter()
+        .chain(flags.think.then(|| ("think".to_string(), "1".to_string())));
+    for (name, value) in args.set.iter().cloned().chain(set) {
         match name.as_str() {
             "warehouses" => {
                 warehouses = value
@@ -177,7 +211,7 @@ pub fn tpcc_study(choices: &Choices) -> anyhow::Result<TpccParams> {
                     .filter(|&w: &u32| w >= 1)
                     .with_context(|| format!("--warehouses {value}: a whole number from 1"))?
             }
-            "mix" => mix = Mix::parse(value)?,
+            "mix" => mix = Mix::parse(&value)?,
             "think" => think = matches!(value.as_str(), "1" | "true" | "yes"),
             other => bail!(
                 "--set {other}: TPC-C takes --set warehouses=N, --set mix=NO,P,OS,D,SL and --set think=1"
@@ -189,17 +223,6 @@ pub fn tpcc_study(choices: &Choices) -> anyhow::Result<TpccParams> {
         warehouses,
         mix,
         think,
-        engines: choices.engines_or(&[Engine::InnoDb]),
-        threads: choices.threads_or(&[1]),
-        time: choices
-            .time
-            .or((choices.events.is_none()).then_some(Duration::from_secs(10))),
-        events: choices.events,
-        warmup: choices.warmup,
-        repeat: choices.repeat.unwrap_or(1),
-        seed: choices.seed,
-        load_plan: choices.load_plan,
-        query_timeout: choices.query_timeout,
         loaded_at: now.trim_end_matches('Z').replace('T', " "),
     })
 }
@@ -216,41 +239,29 @@ impl StudyKind for TpccParams {
         STUDY
     }
 
-    fn title(&self) -> String {
-        format!(
-            "TPC-C, {} warehouse(s), mix {}{}",
-            self.warehouses,
-            self.mix.0.map(|w| w.to_string()).join("/"),
-            if self.think {
-                ", keying and think times"
-            } else {
-                ", no wait"
-            }
-        )
+    fn describe(&self) -> Description {
+        Description {
+            title: format!(
+                "TPC-C, {} warehouse(s), mix {}{}",
+                self.warehouses,
+                self.mix.0.map(|w| w.to_string()).join("/"),
+                if self.think {
+                    ", keying and think times"
+                } else {
+                    ", no wait"
+                }
+            ),
+            ..Description::default()
+        }
     }
 
-    fn engines(&self) -> Vec<Engine> {
-        self.engines.clone()
-    }
-
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    fn load_plan(&self) -> LoadPlan {
-        self.load_plan
-    }
-
-    fn query_timeout(&self) -> Option<Duration> {
-        self.query_timeout
-    }
-
-    fn parameters(&self) -> BTreeMap<String, serde_json::Value> {
-        super::parameters_of(self)
-    }
-
-    fn statement_classes(&self) -> BTreeMap<String, StatementClass> {
-        statements::STATEMENTS
+    fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix) {
+        super::record_parameters(record, self, matrix, RECORDED);
+        // A rate is kept only when given: TPC-C's records before rates had none.
+        if matrix.rate.is_none() {
+            record.parameters.remove("rate_per_s");
+        }
+        record.statement_classes = statements::STATEMENTS
             .iter()
             .map(|(name, sql)| (name.to_string(), StatementClass::of_sql(sql)))
             .chain(
@@ -258,21 +269,16 @@ impl StudyKind for TpccParams {
                     .iter()
                     .map(|name| (name.to_string(), StatementClass::Transaction)),
             )
-            .collect()
+            .collect();
     }
 
-    fn cell_length(&self, _phase: usize) -> CellLength {
-        CellLength {
-            time: self.time,
-            warmup: self.warmup,
-            count: self.events.map(|events| format!("{events} transactions")),
-        }
+    fn phase(&self, _phase: usize, matrix: &Matrix) -> RunPhase {
+        RunPhase::of_matrix(STUDY, matrix, "transactions")
     }
-
-    fn tables(&self, engine: Engine) -> TableSet {
+    fn tables(&self, engine: Engine, matrix: &Matrix) -> TableSet {
         TableSet {
             per_engine_database: false,
-            filled: schema::tables(self.warehouses, engine, self.seed, &self.loaded_at),
+            filled: schema::tables(self.warehouses, engine, matrix.seed, &self.loaded_at),
             empty: Vec::new(),
             owned: schema::TABLES.map(String::from).to_vec(),
             reuse_existing: false,
@@ -280,13 +286,13 @@ impl StudyKind for TpccParams {
         }
     }
 
-    fn steps_on_one_server(&self) -> Vec<Step> {
+    fn steps_on_one_server(&self, matrix: &Matrix) -> Vec<Step> {
         let mut steps = Vec::new();
-        for &engine in &self.engines {
+        for &engine in &matrix.engines {
             steps.push(Step::PrepareTables {
                 engine: Some(engine),
             });
-            for cell in run_phase_cells(0, &self.threads, &[engine], self.repeat, 0) {
+            for cell in run_phase_cells(0, &matrix.threads, &[engine], matrix) {
                 steps.push(cell);
                 steps.push(Step::Own {
                     what: CHECK,
@@ -297,7 +303,7 @@ impl StudyKind for TpccParams {
         steps
     }
 
-    fn describe_step(&self, step: &Step) -> String {
+    fn describe_step(&self, step: &Step, _matrix: &Matrix) -> String {
         match step {
             Step::PrepareTables {
                 engine: Some(engine),
@@ -312,41 +318,28 @@ impl StudyKind for TpccParams {
         }
     }
 
-    fn cell(
-        &self,
-        cell: &CellStep,
-        link: CellLink,
-    ) -> anyhow::Result<(Box<dyn Workload>, CellConfig)> {
-        let config = link.config(
-            cell.threads,
-            StopCondition {
-                events_per_thread: None,
-                events_total: self.events,
-                duration: self.time,
-            },
-            self.warmup,
-        );
-        let workload = transactions::TpccWorkload {
+    fn workload(&self, _cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
+        Ok(Box::new(transactions::TpccWorkload {
             spec: link.spec,
             warehouses: self.warehouses,
             mix: self.mix,
             seed: link.seed,
             think: self.think,
             shared: Default::default(),
-        };
-        Ok((Box::new(workload), config))
+        }))
     }
 
     fn run_own_step(
         &self,
         what: usize,
         engine: Engine,
+        matrix: &Matrix,
         host: &mut dyn StepHost,
     ) -> anyhow::Result<()> {
         if what != CHECK {
             bail!("TPC-C has no step numbered {what} (a bug in enginebench)");
         }
-        let database = self.database_for(engine, host.run_database());
+        let database = self.database_for(engine, host.run_database(), matrix);
         let started = std::time::Instant::now();
         let mut conn = host.connect(&database)?;
         let broken = check::broken_conditions(&mut conn)?;
@@ -566,14 +559,18 @@ mod tests {
 
     #[test]
     fn every_cell_is_followed_by_its_consistency_check() {
-        let params = tpcc_study(&Choices {
-            engines: vec![Engine::InnoDb, Engine::MyIsam],
-            threads: vec![1, 4],
+        let params = tpcc_study(&StudyArgs {
             set: vec![("warehouses".into(), "2".into())],
-            ..Choices::default()
+            ..StudyArgs::default()
         })
         .unwrap();
-        let steps = params.steps_on_one_server();
+        let matrix = Matrix {
+            engines: vec![Engine::InnoDb, Engine::MyIsam],
+            threads: vec![1, 4],
+            ..Matrix::default()
+        }
+        .completed(&params.defaults());
+        let steps = params.steps_on_one_server(&matrix);
         assert_eq!(steps.len(), 2 * (1 + 2 * 2));
         for pair in steps.windows(2) {
             if let Step::Cell(cell) = &pair[0] {
@@ -586,10 +583,10 @@ mod tests {
                 );
             }
         }
-        assert_eq!(params.tables(Engine::InnoDb).filled.len(), 9);
-        assert!(tpcc_study(&Choices {
+        assert_eq!(params.tables(Engine::InnoDb, &matrix).filled.len(), 9);
+        assert!(tpcc_study(&StudyArgs {
             set: vec![("warehouses".into(), "0".into())],
-            ..Choices::default()
+            ..StudyArgs::default()
         })
         .is_err());
     }

@@ -249,32 +249,35 @@ pub fn succeeded(output: std::process::Output) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
+/// A sysbench workload and the matrix it runs over.
+pub struct OltpRun {
+    pub params: enginebench::studies::sysbench::OltpParams,
+    pub matrix: enginebench::plan::Matrix,
+}
+
 /// A sysbench workload of `events` events on one thread, InnoDB, `tables` sbtest tables of
 /// 2,000 rows, loaded the fastest way.
 pub fn oltp_params(
     workload: enginebench::scenario::oltp::OltpKind,
     events: u64,
     tables: u32,
-) -> enginebench::studies::sysbench::OltpParams {
-    enginebench::studies::sysbench::OltpParams {
-        workload,
-        options: enginebench::scenario::oltp::OltpOptions {
-            tables,
-            table_size: 2000,
+) -> OltpRun {
+    OltpRun {
+        params: enginebench::studies::sysbench::OltpParams {
+            workload,
+            options: enginebench::scenario::oltp::OltpOptions {
+                tables,
+                table_size: 2000,
+                ..Default::default()
+            },
+        },
+        matrix: enginebench::plan::Matrix {
+            engines: vec![enginebench::engine::Engine::InnoDb],
+            threads: vec![1],
+            events: Some(events),
+            seed: 3,
             ..Default::default()
         },
-        engines: vec![enginebench::engine::Engine::InnoDb],
-        threads: vec![1],
-        time: None,
-        events: Some(events),
-        loops: None,
-        warmup: None,
-        repeat: 1,
-        rate_per_s: None,
-        arrivals: enginebench::driver::Arrivals::Constant,
-        seed: 3,
-        load_plan: enginebench::load::LoadPlan::fastest(),
-        query_timeout: None,
     }
 }
 
@@ -299,11 +302,11 @@ pub fn as_external(
 /// Runs a sysbench workload's plan, as `enginebench run WORKLOAD` does.
 #[allow(dead_code)]
 pub fn run_oltp(
-    params: &enginebench::studies::sysbench::OltpParams,
+    run: &OltpRun,
     server: &enginebench::server::ServerArgsResolved,
     output: &enginebench::runner::RunOutput,
 ) -> enginebench::runner::RunResult {
-    let plan = enginebench::plan::Plan::new(std::sync::Arc::new(params.clone()));
+    let plan = enginebench::plan::Plan::new(std::sync::Arc::new(run.params.clone()), &run.matrix);
     enginebench::runner::run(&plan, server, output)
 }
 

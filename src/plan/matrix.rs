@@ -1,0 +1,320 @@
+//! The matrix: what every kind of study is run over — engines, server builds and profiles,
+//! threads, repeats, how long a cell lasts, its pacing, the seed and the bounds — typed
+//! once, filled by clap (`#[command(flatten)]`), completed with the study's defaults when
+//! the plan is made, and carried by the plan. The runner builds each cell's driver
+//! configuration from it; a kind reads it and never keeps a copy. Must not name a kind.
+
+use clap::Args;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::driver::{DriverKind, RateSpec, StopCondition};
+use crate::engine::Engine;
+use crate::load::LoadArgs;
+use crate::scenario::Arrivals;
+use crate::units::{parse_count, parse_duration, parse_rate, parse_thread_count};
+
+/// The matrix as the command line gave it (None and empty lists leave the study's own),
+/// and, once the plan is made, as the study completed it ([`Matrix::completed`]).
+#[derive(Debug, Clone, Args)]
+pub struct Matrix {
+    /// Engines to compare: myisam, innodb, aria, memory, rocksdb [default: the scenario
+    /// file's, else myisam,innodb; sysbench workloads innodb]
+    #[arg(long, value_delimiter = ',')]
+    pub engines: Vec<Engine>,
+
+    /// Thread counts to compare, e.g. 1,5,20,50 [default: s0 1,5,20,50; sysbench workloads 1]
+    #[arg(long, value_parser = parse_thread_count, value_delimiter = ',')]
+    pub threads: Vec<u32>,
+
+    /// Repeats per cell; tables show the best and the median [default: the scenario
+    /// file's; sysbench workloads 1]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: Option<u32>,
+
+    /// Extra repeats run first for every cell and discarded (warm caches, JIT-free but
+    /// buffer pools and page cache are not): kept in the record, left out of every report
+    #[arg(long, default_value_t = 0)]
+    pub warmup_repeats: u32,
+
+    /// Run each cell for this long instead of a loop count (e.g. 30s)
+    #[arg(long, value_parser = parse_duration)]
+    pub time: Option<Duration>,
+
+    /// Loops per thread (s0's Q; ignored with --time) [default: 200]; on a sysbench workload,
+    /// events each connection completes (with --time, whichever comes first)
+    #[arg(long, value_parser = parse_count)]
+    pub loops: Option<u64>,
+
+    /// Stop after this many events in all (sysbench's --events)
+    #[arg(long, value_parser = parse_count)]
+    pub events: Option<u64>,
+
+    /// Run each cell this long before measuring; excluded from results
+    #[arg(long, value_parser = parse_duration)]
+    pub warmup: Option<Duration>,
+
+    /// Open loop: this many events per second in all; latency is measured from each
+    /// event's intended start (coordinated omission corrected)
+    #[arg(long, value_parser = parse_rate)]
+    pub rate: Option<f64>,
+
+    /// How intended starts are spaced in rate mode
+    #[arg(long, value_enum, default_value = "constant")]
+    pub rate_arrivals: Arrivals,
+
+    /// Seed for row data and random ids (runs with one seed issue the same statements)
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+
+    /// Abort any measured query that runs longer than this (e.g. 10s); the cell then
+    /// fails with a clear error and the server stays usable. MariaDB bounds every
+    /// statement (max_statement_time); MySQL only read-only SELECTs (max_execution_time),
+    /// its other statements only by the client's read timeout, 5 s later
+    #[arg(long, value_parser = parse_duration)]
+    pub query_timeout: Option<Duration>,
+
+    /// End a cell as "the server stopped answering" when no statement completes on any
+    /// connection for this long (e.g. 30s) [default: 5 s more than the slowest statement
+    /// seen so far, at least 10 s]
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub stall_timeout: Option<Duration>,
+
+    /// How connections are driven: `events` (a few event-loop threads, one per client
+    /// CPU, each driving many non-blocking connections) or `threads` (one OS thread per
+    /// connection, as sysbench) [default: events]
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub driver: Option<DriverKind>,
+
+    /// Restart the server before every cell (same datadir) and drop the kernel's page cache
+    /// when run as root, so each repeat starts cold
+    #[arg(long)]
+    pub cold: bool,
+
+    /// Run the whole study on each of these server builds, side by side (a profile per
+    /// build, crossed with the study's own): system, mariadb-11.8, mysql (see `enginebench
+    /// server list`), tarball directories or binaries
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "BUILDS",
+        conflicts_with = "dsn"
+    )]
+    pub servers: Vec<String>,
+
+    /// Phases of the scenario to run, by name (e.g. s0's select,update); DDL phases that
+    /// come before a chosen phase run too [default: all]
+    #[arg(long, value_delimiter = ',', alias = "variants")]
+    pub phases: Vec<String>,
+
+    /// A profile of the scenario to run, by name (e.g. cluster's "Spider over 2"); repeat
+    /// for several, which run in the file's order [default: all]
+    #[arg(long = "profile", value_name = "NAME")]
+    pub profiles: Vec<String>,
+
+    #[command(flatten)]
+    pub load: LoadArgs,
+}
+
+/// What a study runs when the command line does not say: its engines, threads, repeats and
+/// length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Defaults {
+    pub engines: Vec<Engine>,
+    pub threads: Vec<u32>,
+    pub repeat: u32,
+    /// How long a cell lasts when neither a time nor a count of events or loops is given.
+    pub time: Option<Duration>,
+}
+
+impl Default for Defaults {
+    /// sysbench's: InnoDB, one thread, once, 10 s.
+    fn default() -> Defaults {
+        Defaults {
+            engines: vec![Engine::InnoDb],
+            threads: vec![1],
+            repeat: 1,
+            time: Some(Duration::from_secs(10)),
+        }
+    }
+}
+
+/// How one cell of a phase is paced and when it stops: what the runner gives the driver.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Pacing {
+    pub stop: StopCondition,
+    pub warmup: Option<Duration>,
+    pub rate: Option<RateSpec>,
+}
+
+impl Default for Matrix {
+    /// The study's own choices throughout (what a command line that changes nothing gives).
+    fn default() -> Matrix {
+        Matrix {
+            engines: Vec::new(),
+            threads: Vec::new(),
+            repeat: None,
+            warmup_repeats: 0,
+            time: None,
+            loops: None,
+            events: None,
+            warmup: None,
+            rate: None,
+            rate_arrivals: Arrivals::Constant,
+            seed: 1,
+            query_timeout: None,
+            stall_timeout: None,
+            driver: None,
+            cold: false,
+            servers: Vec::new(),
+            phases: Vec::new(),
+            profiles: Vec::new(),
+            load: LoadArgs::default(),
+        }
+    }
+}
+
+/// The matrix's values a record keeps, under the names records have always used.
+#[derive(serde::Serialize)]
+struct Recorded<'a> {
+    engines: &'a [Engine],
+    threads: &'a [u32],
+    time: Option<Duration>,
+    events: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loops: Option<u64>,
+    warmup: Option<Duration>,
+    repeat: u32,
+    warmup_repeats: u32,
+    cold: bool,
+    rate_per_s: Option<f64>,
+    arrivals: Arrivals,
+    seed: u64,
+    load_plan: crate::load::LoadPlan,
+    query_timeout: Option<Duration>,
+}
+
+impl Matrix {
+    /// The matrix with the study's `defaults` where the command line left a choice open.
+    /// The default length applies only when no count of events or loops was given.
+    #[must_use]
+    pub fn completed(&self, defaults: &Defaults) -> Matrix {
+        let mut engines = Vec::new();
+        for engine in if self.engines.is_empty() {
+            &defaults.engines
+        } else {
+            &self.engines
+        } {
+            if !engines.contains(engine) {
+                engines.push(*engine);
+            }
+        }
+        let counted = self.events.is_some() || self.loops.is_some();
+        Matrix {
+            engines,
+            threads: if self.threads.is_empty() {
+                defaults.threads.clone()
+            } else {
+                self.threads.clone()
+            },
+            repeat: Some(self.repeat.unwrap_or(defaults.repeat)),
+            time: self.time.or(if counted { None } else { defaults.time }),
+            ..self.clone()
+        }
+    }
+
+    /// Repeats per cell (1 before the matrix is completed).
+    pub fn repeats(&self) -> u32 {
+        self.repeat.unwrap_or(1)
+    }
+
+    /// The most threads any cell runs.
+    pub fn max_threads(&self) -> u32 {
+        self.threads.iter().copied().max().unwrap_or(1)
+    }
+
+    /// How the tables the phases need are filled: the first `--load-method` (or the
+    /// fastest), at the sizes given.
+    pub fn load_plan(&self) -> crate::load::LoadPlan {
+        self.load.preparation_plan()
+    }
+
+    /// Each cell's pacing as the matrix says: closed loop or `--rate`, stopped by `--time`,
+    /// `--loops` per connection or `--events` in all, whichever comes first.
+    pub fn pacing(&self) -> Pacing {
+        Pacing {
+            stop: StopCondition {
+                events_per_thread: self.loops,
+                events_total: self.events,
+                duration: self.time,
+            },
+            warmup: self.warmup,
+            rate: self.rate.map(|events_per_s| RateSpec {
+                events_per_s,
+                arrivals: self.rate_arrivals,
+            }),
+        }
+    }
+
+    /// The values named in `names` as the record keeps them (`loops` only when given).
+    pub fn recorded(&self, names: &[&str]) -> BTreeMap<String, serde_json::Value> {
+        let recorded = Recorded {
+            engines: &self.engines,
+            threads: &self.threads,
+            time: self.time,
+            events: self.events,
+            loops: self.loops,
+            warmup: self.warmup,
+            repeat: self.repeats(),
+            warmup_repeats: self.warmup_repeats,
+            cold: self.cold,
+            rate_per_s: self.rate,
+            arrivals: self.rate_arrivals,
+            seed: self.seed,
+            load_plan: self.load_plan(),
+            query_timeout: self.query_timeout,
+        };
+        let Ok(serde_json::Value::Object(all)) = serde_json::to_value(recorded) else {
+            return BTreeMap::new();
+        };
+        all.into_iter()
+            .filter(|(name, _)| names.contains(&name.as_str()))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_wins_over_the_study_and_a_count_drops_the_default_time() {
+        let defaults = Defaults::default();
+        let given = Matrix {
+            engines: vec![Engine::MyIsam, Engine::MyIsam, Engine::InnoDb],
+            events: Some(100),
+            ..Matrix::default()
+        };
+        let done = given.completed(&defaults);
+        assert_eq!(done.engines, vec![Engine::MyIsam, Engine::InnoDb]);
+        assert_eq!(done.threads, vec![1]);
+        assert_eq!(done.repeats(), 1);
+        assert_eq!(done.time, None);
+        let plain = Matrix::default().completed(&defaults);
+        assert_eq!(plain.time, Some(Duration::from_secs(10)));
+        assert_eq!(plain.engines, vec![Engine::InnoDb]);
+    }
+
+    #[test]
+    fn the_record_keeps_only_the_names_asked_and_loops_only_when_given() {
+        let matrix = Matrix {
+            rate: Some(50.0),
+            ..Matrix::default()
+        }
+        .completed(&Defaults::default());
+        let kept = matrix.recorded(&["rate_per_s", "repeat", "loops"]);
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert_eq!(kept["rate_per_s"], serde_json::json!(50.0));
+        assert_eq!(kept["repeat"], serde_json::json!(1));
+    }
+}
