@@ -5,6 +5,7 @@
 
 pub mod builds;
 pub mod caps;
+mod cgroup;
 mod dsn;
 mod error_log;
 pub mod option_files;

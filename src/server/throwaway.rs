@@ -14,7 +14,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::builds::{self, Flavour, ServerTree};
-use super::caps::{CapsRecord, ChildCaps, ResourceCaps, ServerCgroup};
+use super::caps::{CapsRecord, ChildCaps, ResourceCaps};
+use super::cgroup::ServerCgroup;
 use super::error_log::{
     error_lines_or_tail, log_excerpt, text_since, LogStart, CONSOLE_LOG, ERROR_LOG,
 };
@@ -197,7 +198,7 @@ impl ThrowawayServer {
         let cgroup = match options.caps.memory_limit_bytes {
             Some(bytes) => Some(
                 ServerCgroup::create(bytes, "server")
-                    .map_err(|err| cleanup_on_error(ServerError::Caps(err)))?,
+                    .map_err(|err| cleanup_on_error(ServerError::Caps(err.into())))?,
             ),
             None => None,
         };

@@ -3,6 +3,7 @@
 //! must not know how a scenario is run.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use super::model::*;
 use super::raw::*;
@@ -12,8 +13,8 @@ use crate::engine::Engine;
 use crate::server::caps::{parse_memory_limit, CpuList, ResourceCaps};
 use crate::server::{ReadFrom, Topology, WriteTo};
 
-// Long by design: resolves a scenario file section by section; to split by section (issue 43).
-#[allow(clippy::too_many_lines)]
+/// A raw scenario resolved, section by section in the file's order: parameters (with the
+/// command line's `--set`), engines, scale, profiles, tables, then phases.
 pub fn resolve(
     raw: RawScenario,
     text: &str,
@@ -21,6 +22,75 @@ pub fn resolve(
     overrides: &[(String, String)],
     scale: Option<f64>,
 ) -> Result<Scenario, ScenarioError> {
+    let parameters = parameters_with_overrides(&raw, overrides)?;
+    let mut resolver = Resolver {
+        text,
+        file,
+        parameters,
+        tables: BTreeMap::new(),
+        now: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+            .to_string()
+            .replace('T', " ")
+            .trim_end_matches('Z')
+            .to_string(),
+    };
+    let (engines, engine_positions) = resolve_engines(&resolver, &raw.engines)?;
+    let scale = scale.or(raw.scale).unwrap_or(1.0);
+    if !(scale > 0.0 && scale.is_finite()) {
+        return Err(ScenarioError {
+            file: file.into(),
+            line: 0,
+            column: 0,
+            message: format!("scale must be positive, not {scale}"),
+        });
+    }
+    let mut profiles: Vec<Profile> = Vec::new();
+    for profile in &raw.profiles {
+        let resolved = resolve_profile(&resolver, profile, &profiles)?;
+        profiles.push(resolved);
+    }
+    let mut tables = Vec::new();
+    for table in &raw.tables {
+        tables.push(resolve_table(&mut resolver, table, scale)?);
+    }
+    let defaults = Defaults {
+        threads: raw.threads.clone(),
+        time: resolver.duration(&raw.time)?,
+        loops: raw.loops,
+        warmup: resolver.duration(&raw.warmup)?,
+    };
+    let mut phases = Vec::new();
+    for phase in &raw.phases {
+        phases.push(resolve_phase(&resolver, phase, &tables, &defaults)?);
+    }
+    Ok(Scenario {
+        name: raw.name,
+        title: raw.title,
+        description: raw.description,
+        engines,
+        engine_positions,
+        threads: raw.threads,
+        repeat: raw.repeat.unwrap_or(1).max(1),
+        time: defaults.time,
+        loops: raw.loops,
+        warmup: defaults.warmup,
+        scale,
+        parameters: resolver
+            .parameters
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_string()))
+            .collect(),
+        profiles,
+        tables,
+        phases,
+    })
+}
+
+/// The scenario's `[parameters]`, each `--set name=value` parsed as its default's type.
+fn parameters_with_overrides(
+    raw: &RawScenario,
+    overrides: &[(String, String)],
+) -> Result<toml::Table, ScenarioError> {
     let mut parameters = raw.parameters.clone();
     for (name, value) in overrides {
         let Some(default) = parameters.get(name) else {
@@ -62,20 +132,20 @@ pub fn resolve(
         })?;
         parameters.insert(name.clone(), parsed);
     }
-    let mut resolver = Resolver {
-        text,
-        file,
-        parameters,
-        tables: BTreeMap::new(),
-        now: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-            .to_string()
-            .replace('T', " ")
-            .trim_end_matches('Z')
-            .to_string(),
-    };
+    Ok(parameters)
+}
+
+/// Each engine with where the file first names it ("file:line:column").
+type EnginePositions = Vec<(Engine, String)>;
+
+/// The engines in the file's order, each once, with where the file names it.
+fn resolve_engines(
+    resolver: &Resolver,
+    raw: &[toml::Spanned<String>],
+) -> Result<(Vec<Engine>, EnginePositions), ScenarioError> {
     let mut engines = Vec::new();
     let mut engine_positions = Vec::new();
-    for engine in &raw.engines {
+    for engine in raw {
         let parsed: Engine = engine
             .get_ref()
             .parse()
@@ -86,381 +156,445 @@ pub fn resolve(
             engine_positions.push((parsed, format!("{}:{}:{}", at.file, at.line, at.column)));
         }
     }
-    let scale = scale.or(raw.scale).unwrap_or(1.0);
-    if !(scale > 0.0 && scale.is_finite()) {
-        return Err(ScenarioError {
-            file: file.into(),
-            line: 0,
-            column: 0,
-            message: format!("scale must be positive, not {scale}"),
-        });
+    Ok((engines, engine_positions))
+}
+
+/// A `[[profiles]]` entry; `earlier` are those before it, whose names it must not repeat.
+fn resolve_profile(
+    resolver: &Resolver,
+    profile: &RawProfile,
+    earlier: &[Profile],
+) -> Result<Profile, ScenarioError> {
+    let name = profile.name.get_ref().clone();
+    if earlier.iter().any(|p| p.name == name) {
+        return Err(resolver.error(
+            profile.name.span().start,
+            format!("profile '{name}' is defined twice"),
+        ));
     }
-    let mut profiles: Vec<Profile> = Vec::new();
-    for profile in &raw.profiles {
-        let name = profile.name.get_ref().clone();
-        if profiles.iter().any(|p| p.name == name) {
-            return Err(resolver.error(
-                profile.name.span().start,
-                format!("profile '{name}' is defined twice"),
-            ));
-        }
-        let mut server_opts = Vec::new();
-        for (key, value) in &profile.server_opts {
-            let value = match value {
-                toml::Value::String(text) => text.clone(),
-                toml::Value::Integer(n) => n.to_string(),
-                toml::Value::Float(x) => x.to_string(),
-                toml::Value::Boolean(b) => {
-                    if *b {
-                        "ON".into()
-                    } else {
-                        "OFF".into()
-                    }
+    let server_opts = profile_server_opts(resolver, profile, &name)?;
+    let server_bin = profile_server_bin(resolver, profile, &name)?;
+    let owner = format!("profile '{name}'");
+    let caps = ResourceCaps {
+        memory_limit_bytes: resolver.parsed(&owner, &profile.memory_limit, parse_memory_limit)?,
+        server_cpus: resolver.parsed(&owner, &profile.server_cpus, CpuList::parse)?,
+        client_cpus: resolver.parsed(&owner, &profile.client_cpus, CpuList::parse)?,
+    };
+    let topology = profile_topology(resolver, profile, &name)?;
+    Ok(Profile {
+        name: name.clone(),
+        server_opts,
+        tmpfs: profile.tmpfs,
+        server_bin,
+        caps,
+        topology,
+        write_to: resolver.parsed(&owner, &profile.write_to, WriteTo::parse)?,
+        read_from: resolver.parsed(&owner, &profile.read_from, ReadFrom::parse)?,
+        cap_of: None,
+    })
+}
+
+/// A profile's `server_opts` as the server's options spell them (`_` for `-`, booleans as
+/// ON and OFF).
+fn profile_server_opts(
+    resolver: &Resolver,
+    profile: &RawProfile,
+    name: &str,
+) -> Result<Vec<(String, String)>, ScenarioError> {
+    let mut server_opts = Vec::new();
+    for (key, value) in &profile.server_opts {
+        let value = match value {
+            toml::Value::String(text) => text.clone(),
+            toml::Value::Integer(n) => n.to_string(),
+            toml::Value::Float(x) => x.to_string(),
+            toml::Value::Boolean(b) => {
+                if *b {
+                    "ON".into()
+                } else {
+                    "OFF".into()
                 }
-                _ => {
-                    return Err(resolver.error(
-                        profile.name.span().start,
-                        format!(
+            }
+            _ => {
+                return Err(resolver.error(
+                    profile.name.span().start,
+                    format!(
                         "profile '{name}': server_opts.{key} must be a string, number or boolean"
                     ),
+                ))
+            }
+        };
+        server_opts.push((key.replace('-', "_"), value));
+    }
+    Ok(server_opts)
+}
+
+/// A profile's `server_bin`, which must name something a server can be found in.
+fn profile_server_bin(
+    resolver: &Resolver,
+    profile: &RawProfile,
+    name: &str,
+) -> Result<Option<std::path::PathBuf>, ScenarioError> {
+    Ok(match &profile.server_bin {
+        Some(path) if !crate::server::builds::could_be_build(path.get_ref()) => {
+            return Err(resolver.error(
+                path.span().start,
+                format!(
+                    "profile '{name}': server_bin {} does not exist (system, a fetched build: {}, a directory unpacked from a tarball, or a mariadbd or mysqld binary)",
+                    path.get_ref(),
+                    crate::server::builds::known_names().join(", ")
+                ),
+            ))
+        }
+        Some(path) => Some(std::path::PathBuf::from(path.get_ref())),
+        None => None,
+    })
+}
+
+/// A profile's `topology`: one entry, a kind and its node count.
+fn profile_topology(
+    resolver: &Resolver,
+    profile: &RawProfile,
+    name: &str,
+) -> Result<Option<Topology>, ScenarioError> {
+    Ok(match &profile.topology {
+        None => None,
+        Some(table) => {
+            let at = table.span().start;
+            let entries: Vec<(&String, &toml::Value)> = table.get_ref().iter().collect();
+            match entries.as_slice() {
+                [(kind, toml::Value::Integer(count))] => Some(
+                    u32::try_from(*count)
+                        .map_err(|_| format!("topology {kind} = {count}: a node count"))
+                        .and_then(|count| Topology::from_kind(kind, count))
+                        .map_err(|message| {
+                            resolver.error(at, format!("profile '{name}': {message}"))
+                        })?,
+                ),
+                _ => {
+                    return Err(resolver.error(
+                        at,
+                        format!("profile '{name}': topology takes one entry: {{ replicas = N }}, {{ galera = N }} or {{ spider = N }}"),
                     ))
                 }
-            };
-            server_opts.push((key.replace('-', "_"), value));
+            }
         }
-        let server_bin = match &profile.server_bin {
-            Some(path) if !crate::server::builds::could_be_build(path.get_ref()) => {
-                return Err(resolver.error(
-                    path.span().start,
-                    format!(
-                        "profile '{name}': server_bin {} does not exist (system, a fetched build: {}, a directory unpacked from a tarball, or a mariadbd or mysqld binary)",
-                        path.get_ref(),
-                        crate::server::builds::known_names().join(", ")
-                    ),
-                ))
-            }
-            Some(path) => Some(std::path::PathBuf::from(path.get_ref())),
-            None => None,
-        };
-        let owner = format!("profile '{name}'");
-        let caps = ResourceCaps {
-            memory_limit_bytes: resolver.parsed(
-                &owner,
-                &profile.memory_limit,
-                parse_memory_limit,
-            )?,
-            server_cpus: resolver.parsed(&owner, &profile.server_cpus, CpuList::parse)?,
-            client_cpus: resolver.parsed(&owner, &profile.client_cpus, CpuList::parse)?,
-        };
-        let topology = match &profile.topology {
-            None => None,
-            Some(table) => {
-                let at = table.span().start;
-                let entries: Vec<(&String, &toml::Value)> = table.get_ref().iter().collect();
-                match entries.as_slice() {
-                    [(kind, toml::Value::Integer(count))] => Some(
-                        u32::try_from(*count)
-                            .map_err(|_| format!("topology {kind} = {count}: a node count"))
-                            .and_then(|count| Topology::from_kind(kind, count))
-                            .map_err(|message| {
-                                resolver.error(at, format!("profile '{name}': {message}"))
-                            })?,
-                    ),
-                    _ => {
-                        return Err(resolver.error(
-                            at,
-                            format!("profile '{name}': topology takes one entry: {{ replicas = N }}, {{ galera = N }} or {{ spider = N }}"),
-                        ))
-                    }
-                }
-            }
-        };
-        profiles.push(Profile {
-            name: name.clone(),
-            server_opts,
-            tmpfs: profile.tmpfs,
-            server_bin,
-            caps,
-            topology,
-            write_to: resolver.parsed(&owner, &profile.write_to, WriteTo::parse)?,
-            read_from: resolver.parsed(&owner, &profile.read_from, ReadFrom::parse)?,
-            cap_of: None,
+    })
+}
+
+/// A `[[tables]]` entry, its rows scaled unless `fixed`; defined in `resolver` after its
+/// own columns, so later tables may reference it.
+fn resolve_table(
+    resolver: &mut Resolver,
+    table: &RawTable,
+    scale: f64,
+) -> Result<Table, ScenarioError> {
+    let name = table.name.get_ref().clone();
+    if resolver.tables.contains_key(&name) {
+        return Err(resolver.error(
+            table.name.span().start,
+            format!("table '{name}' is defined twice"),
+        ));
+    }
+    let rows_full = resolver.number(table.rows.get_ref(), table.rows.span().start)?;
+    let rows = if table.fixed {
+        rows_full.round() as u64
+    } else {
+        ((rows_full * scale).round() as u64).max(1)
+    };
+    if rows_full < 1.0 {
+        return Err(resolver.error(
+            table.rows.span().start,
+            format!("rows must be at least 1, not {rows_full}"),
+        ));
+    }
+    if table.columns.is_empty() {
+        return Err(resolver.error(
+            table.name.span().start,
+            format!("table '{name}' has no columns to fill"),
+        ));
+    }
+    let mut create_for = BTreeMap::new();
+    for (engine, sql) in &table.create_for {
+        let engine: Engine = engine.parse().map_err(|err: String| {
+            resolver.error(table.name.span().start, format!("create_for: {err}"))
+        })?;
+        create_for.insert(engine, sql.clone());
+    }
+    let mut columns = Vec::new();
+    let mut keys = BTreeMap::new();
+    for (column, spec) in &table.columns {
+        let generator = resolver.generator(spec, true)?;
+        if let Generator::Sequence { start } = generator {
+            keys.insert(column.clone(), start);
+        }
+        columns.push((column.clone(), generator));
+    }
+    // Defined only after its own columns: a table cannot reference itself.
+    resolver.tables.insert(name.clone(), (rows, keys));
+    Ok(Table {
+        name,
+        rows,
+        deferred: table.deferred,
+        create: table.create.clone(),
+        create_for,
+        indexes: table.indexes.clone(),
+        columns,
+    })
+}
+
+/// What run phases take from the top of the file when they do not say.
+struct Defaults {
+    threads: Vec<u32>,
+    time: Option<Duration>,
+    loops: Option<u64>,
+    warmup: Option<Duration>,
+}
+
+/// A `[[phases]]` entry, by its kind.
+fn resolve_phase(
+    resolver: &Resolver,
+    phase: &RawPhase,
+    tables: &[Table],
+    defaults: &Defaults,
+) -> Result<Phase, ScenarioError> {
+    let at = phase.kind.span().start;
+    match phase.kind.get_ref().as_str() {
+        "ddl" => ddl_phase(resolver, phase, at),
+        "run" => run_phase(resolver, phase, at, defaults),
+        "sequence" => sequence_phase(resolver, phase, at, tables),
+        "load" => load_phase(resolver, phase, at, tables),
+        other => Err(resolver.error(
+            at,
+            format!("unknown phase kind '{other}' (allowed: ddl, load, run, sequence)"),
+        )),
+    }
+}
+
+fn ddl_phase(resolver: &Resolver, phase: &RawPhase, at: usize) -> Result<Phase, ScenarioError> {
+    let sql = phase.sql.clone().ok_or_else(|| {
+        resolver.error(
+            at,
+            format!("ddl phase '{}' needs sql = \"...\"", phase.name),
+        )
+    })?;
+    Ok(Phase::Ddl {
+        name: phase.name.clone(),
+        sql,
+    })
+}
+
+fn run_phase(
+    resolver: &Resolver,
+    phase: &RawPhase,
+    at: usize,
+    defaults: &Defaults,
+) -> Result<Phase, ScenarioError> {
+    if phase.events.is_empty() {
+        return Err(resolver.error(at, format!("run phase '{}' has no events", phase.name)));
+    }
+    let mut events = Vec::new();
+    for event in &phase.events {
+        events.push(run_event(resolver, event, at)?);
+    }
+    let time = resolver.duration(&phase.time)?.or(defaults.time);
+    let loops = phase.loops.or(defaults.loops);
+    if time.is_none() && loops.is_none() {
+        return Err(resolver.error(
+            at,
+            format!(
+                "run phase '{}' needs time = \"10s\" or loops = N (here or at the top)",
+                phase.name
+            ),
+        ));
+    }
+    let threads = phase
+        .threads
+        .clone()
+        .unwrap_or_else(|| defaults.threads.clone());
+    if threads.is_empty() || threads.contains(&0) {
+        return Err(resolver.error(
+            at,
+            format!(
+                "run phase '{}' needs threads = [1, ...] (here or at the top), each at least 1",
+                phase.name
+            ),
+        ));
+    }
+    Ok(Phase::Run {
+        name: phase.name.clone(),
+        ignore_errors: phase.ignore_errors.clone(),
+        threads,
+        time,
+        loops,
+        warmup: resolver.duration(&phase.warmup)?.or(defaults.warmup),
+        events,
+        write_to: resolver.parsed(
+            &format!("phase '{}'", phase.name),
+            &phase.write_to,
+            WriteTo::parse,
+        )?,
+        read_from: resolver.parsed(
+            &format!("phase '{}'", phase.name),
+            &phase.read_from,
+            ReadFrom::parse,
+        )?,
+        kill_node: kill_node(resolver, phase)?,
+    })
+}
+
+/// An event of a run phase: a weight of 1 or more, statements whose `?` placeholders each
+/// have a param.
+fn run_event(resolver: &Resolver, event: &RawEvent, at: usize) -> Result<Event, ScenarioError> {
+    if event.weight == 0 {
+        return Err(resolver.error(
+            at,
+            format!(
+                "event '{}' has weight 0: give a weight of 1 or more",
+                event.name
+            ),
+        ));
+    }
+    if event.statements.is_empty() {
+        return Err(resolver.error(at, format!("event '{}' has no statements", event.name)));
+    }
+    let mut statements = Vec::new();
+    for statement in &event.statements {
+        let wanted = placeholders(statement.sql.get_ref());
+        if wanted != statement.params.len() {
+            return Err(resolver.error(
+                statement.sql.span().start,
+                format!(
+                    "statement '{}' has {wanted} ? placeholder(s) but {} param(s)",
+                    statement.name,
+                    statement.params.len()
+                ),
+            ));
+        }
+        let mut params = Vec::new();
+        for spec in &statement.params {
+            params.push(resolver.param_generator(
+                spec,
+                &statements,
+                &statement.name,
+                params.len(),
+            )?);
+        }
+        statements.push(Statement {
+            name: statement.name.clone(),
+            sql: statement.sql.get_ref().clone(),
+            params,
         });
     }
-    let mut tables = Vec::new();
-    for table in &raw.tables {
-        let name = table.name.get_ref().clone();
-        if resolver.tables.contains_key(&name) {
-            return Err(resolver.error(
-                table.name.span().start,
-                format!("table '{name}' is defined twice"),
-            ));
-        }
-        let rows_full = resolver.number(table.rows.get_ref(), table.rows.span().start)?;
-        let rows = if table.fixed {
-            rows_full.round() as u64
-        } else {
-            ((rows_full * scale).round() as u64).max(1)
-        };
-        if rows_full < 1.0 {
-            return Err(resolver.error(
-                table.rows.span().start,
-                format!("rows must be at least 1, not {rows_full}"),
-            ));
-        }
-        if table.columns.is_empty() {
-            return Err(resolver.error(
-                table.name.span().start,
-                format!("table '{name}' has no columns to fill"),
-            ));
-        }
-        let mut create_for = BTreeMap::new();
-        for (engine, sql) in &table.create_for {
-            let engine: Engine = engine.parse().map_err(|err: String| {
-                resolver.error(table.name.span().start, format!("create_for: {err}"))
-            })?;
-            create_for.insert(engine, sql.clone());
-        }
-        let mut columns = Vec::new();
-        let mut keys = BTreeMap::new();
-        for (column, spec) in &table.columns {
-            let generator = resolver.generator(spec, true)?;
-            if let Generator::Sequence { start } = generator {
-                keys.insert(column.clone(), start);
+    Ok(Event {
+        name: event.name.clone(),
+        weight: event.weight,
+        transaction: event.transaction,
+        statements,
+    })
+}
+
+/// A run phase's `kill_node`: a node from 2 on (node 1 takes the clients), numbered from 0.
+fn kill_node(resolver: &Resolver, phase: &RawPhase) -> Result<Option<KillNode>, ScenarioError> {
+    Ok(match &phase.kill_node {
+        None => None,
+        Some(kill) => {
+            let node = *kill.node.get_ref();
+            if node < 2 {
+                return Err(resolver.error(kill.node.span().start, format!("run phase '{}': kill_node.node = {node}: give a node from 2 on (node 1 takes the clients and enginebench's probe)", phase.name)));
             }
-            columns.push((column.clone(), generator));
+            Some(KillNode {
+                at: resolver
+                    .duration(&Some(kill.at.clone()))?
+                    .unwrap_or_default(),
+                node: node as usize - 1,
+            })
         }
-        // Defined only after its own columns: a table cannot reference itself.
-        resolver.tables.insert(name.clone(), (rows, keys));
-        tables.push(Table {
-            name,
-            rows,
-            deferred: table.deferred,
-            create: table.create.clone(),
-            create_for,
-            indexes: table.indexes.clone(),
-            columns,
-        });
+    })
+}
+
+fn sequence_phase(
+    resolver: &Resolver,
+    phase: &RawPhase,
+    at: usize,
+    tables: &[Table],
+) -> Result<Phase, ScenarioError> {
+    if phase.steps.is_empty() {
+        return Err(resolver.error(at, format!("sequence phase '{}' has no steps", phase.name)));
     }
-    let defaults = (
-        raw.threads.clone(),
-        resolver.duration(&raw.time)?,
-        raw.loops,
-        resolver.duration(&raw.warmup)?,
-    );
-    let mut phases = Vec::new();
-    for phase in &raw.phases {
-        let at = phase.kind.span().start;
-        match phase.kind.get_ref().as_str() {
-            "ddl" => {
-                let sql = phase.sql.clone().ok_or_else(|| {
-                    resolver.error(
-                        at,
-                        format!("ddl phase '{}' needs sql = \"...\"", phase.name),
-                    )
-                })?;
-                phases.push(Phase::Ddl {
-                    name: phase.name.clone(),
-                    sql,
-                });
-            }
-            "run" => {
-                if phase.events.is_empty() {
-                    return Err(
-                        resolver.error(at, format!("run phase '{}' has no events", phase.name))
-                    );
-                }
-                let mut events = Vec::new();
-                for event in &phase.events {
-                    if event.weight == 0 {
-                        return Err(resolver.error(
-                            at,
-                            format!(
-                                "event '{}' has weight 0: give a weight of 1 or more",
-                                event.name
-                            ),
-                        ));
-                    }
-                    if event.statements.is_empty() {
-                        return Err(
-                            resolver.error(at, format!("event '{}' has no statements", event.name))
-                        );
-                    }
-                    let mut statements = Vec::new();
-                    for statement in &event.statements {
-                        let wanted = placeholders(statement.sql.get_ref());
-                        if wanted != statement.params.len() {
-                            return Err(resolver.error(
-                                statement.sql.span().start,
-                                format!(
-                                    "statement '{}' has {wanted} ? placeholder(s) but {} param(s)",
-                                    statement.name,
-                                    statement.params.len()
-                                ),
-                            ));
-                        }
-                        let mut params = Vec::new();
-                        for spec in &statement.params {
-                            params.push(resolver.param_generator(
-                                spec,
-                                &statements,
-                                &statement.name,
-                                params.len(),
-                            )?);
-                        }
-                        statements.push(Statement {
-                            name: statement.name.clone(),
-                            sql: statement.sql.get_ref().clone(),
-                            params,
-                        });
-                    }
-                    events.push(Event {
-                        name: event.name.clone(),
-                        weight: event.weight,
-                        transaction: event.transaction,
-                        statements,
-                    });
-                }
-                let time = resolver.duration(&phase.time)?.or(defaults.1);
-                let loops = phase.loops.or(defaults.2);
-                if time.is_none() && loops.is_none() {
-                    return Err(resolver.error(
-                        at,
-                        format!(
-                            "run phase '{}' needs time = \"10s\" or loops = N (here or at the top)",
-                            phase.name
-                        ),
-                    ));
-                }
-                let threads = phase.threads.clone().unwrap_or_else(|| defaults.0.clone());
-                if threads.is_empty() || threads.contains(&0) {
-                    return Err(resolver.error(at, format!("run phase '{}' needs threads = [1, ...] (here or at the top), each at least 1", phase.name)));
-                }
-                phases.push(Phase::Run {
-                    name: phase.name.clone(),
-                    ignore_errors: phase.ignore_errors.clone(),
-                    threads,
-                    time,
-                    loops,
-                    warmup: resolver.duration(&phase.warmup)?.or(defaults.3),
-                    events,
-                    write_to: resolver.parsed(&format!("phase '{}'", phase.name), &phase.write_to, WriteTo::parse)?,
-                    read_from: resolver.parsed(&format!("phase '{}'", phase.name), &phase.read_from, ReadFrom::parse)?,
-                    kill_node: match &phase.kill_node {
-                        None => None,
-                        Some(kill) => {
-                            let node = *kill.node.get_ref();
-                            if node < 2 {
-                                return Err(resolver.error(kill.node.span().start, format!("run phase '{}': kill_node.node = {node}: give a node from 2 on (node 1 takes the clients and enginebench's probe)", phase.name)));
-                            }
-                            Some(KillNode {
-                                at: resolver
-                                    .duration(&Some(kill.at.clone()))?
-                                    .unwrap_or_default(),
-                                node: node as usize - 1,
-                            })
-                        }
-                    },
-                });
-            }
-            "sequence" => {
-                if phase.steps.is_empty() {
-                    return Err(
-                        resolver.error(at, format!("sequence phase '{}' has no steps", phase.name))
-                    );
-                }
-                let runs = phase.runs.unwrap_or(1);
-                let discard = phase.discard.unwrap_or(0);
-                if runs == 0 || discard >= runs {
-                    return Err(resolver.error(at, format!("sequence phase '{}': runs ({runs}) must be more than discard ({discard})", phase.name)));
-                }
-                let mut steps = Vec::new();
-                for step in &phase.steps {
-                    steps.push(match (&step.sql, &step.load) {
-                        (Some(sql), None) => Step::Sql {
-                            name: step.name.clone(),
-                            sql: sql.clone(),
-                        },
-                        (None, Some(table)) => Step::Load {
-                            name: step.name.clone(),
-                            table: deferred_table(&resolver, &tables, table)?,
-                        },
-                        _ => {
-                            return Err(resolver.error(
-                                at,
-                                format!(
-                                "step '{}' needs exactly one of sql = \"...\" or load = \"table\"",
-                                step.name
-                            ),
-                            ))
-                        }
-                    });
-                }
-                phases.push(Phase::Sequence {
-                    name: phase.name.clone(),
-                    runs,
-                    discard,
-                    steps,
-                });
-            }
-            "load" => {
-                let table = phase.table.as_ref().ok_or_else(|| {
-                    resolver.error(
-                        at,
-                        format!(
-                            "load phase '{}' needs table = \"name\" (a deferred table)",
-                            phase.name
-                        ),
-                    )
-                })?;
-                let index = deferred_table(&resolver, &tables, table)?;
-                if phase.methods.is_empty() {
-                    return Err(resolver.error(
-                        at,
-                        format!(
-                            "load phase '{}' needs methods = [{{ method = \"load-data\" }}, ...]",
-                            phase.name
-                        ),
-                    ));
-                }
-                let methods = phase
-                    .methods
-                    .iter()
-                    .map(|method| load_plan(&resolver, method))
-                    .collect::<Result<Vec<_>, _>>()?;
-                phases.push(Phase::Load {
-                    name: phase.name.clone(),
-                    table: index,
-                    methods,
-                });
-            }
-            other => {
+    let runs = phase.runs.unwrap_or(1);
+    let discard = phase.discard.unwrap_or(0);
+    if runs == 0 || discard >= runs {
+        return Err(resolver.error(
+            at,
+            format!(
+                "sequence phase '{}': runs ({runs}) must be more than discard ({discard})",
+                phase.name
+            ),
+        ));
+    }
+    let mut steps = Vec::new();
+    for step in &phase.steps {
+        steps.push(match (&step.sql, &step.load) {
+            (Some(sql), None) => Step::Sql {
+                name: step.name.clone(),
+                sql: sql.clone(),
+            },
+            (None, Some(table)) => Step::Load {
+                name: step.name.clone(),
+                table: deferred_table(resolver, tables, table)?,
+            },
+            _ => {
                 return Err(resolver.error(
                     at,
-                    format!("unknown phase kind '{other}' (allowed: ddl, load, run, sequence)"),
+                    format!(
+                        "step '{}' needs exactly one of sql = \"...\" or load = \"table\"",
+                        step.name
+                    ),
                 ))
             }
-        }
+        });
     }
-    Ok(Scenario {
-        name: raw.name,
-        title: raw.title,
-        description: raw.description,
-        engines,
-        engine_positions,
-        threads: raw.threads,
-        repeat: raw.repeat.unwrap_or(1).max(1),
-        time: defaults.1,
-        loops: raw.loops,
-        warmup: defaults.3,
-        scale,
-        parameters: resolver
-            .parameters
-            .iter()
-            .map(|(k, v)| (k.clone(), v.to_string()))
-            .collect(),
-        profiles,
-        tables,
-        phases,
+    Ok(Phase::Sequence {
+        name: phase.name.clone(),
+        runs,
+        discard,
+        steps,
+    })
+}
+
+fn load_phase(
+    resolver: &Resolver,
+    phase: &RawPhase,
+    at: usize,
+    tables: &[Table],
+) -> Result<Phase, ScenarioError> {
+    let table = phase.table.as_ref().ok_or_else(|| {
+        resolver.error(
+            at,
+            format!(
+                "load phase '{}' needs table = \"name\" (a deferred table)",
+                phase.name
+            ),
+        )
+    })?;
+    let index = deferred_table(resolver, tables, table)?;
+    if phase.methods.is_empty() {
+        return Err(resolver.error(
+            at,
+            format!(
+                "load phase '{}' needs methods = [{{ method = \"load-data\" }}, ...]",
+                phase.name
+            ),
+        ));
+    }
+    let methods = phase
+        .methods
+        .iter()
+        .map(|method| load_plan(resolver, method))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Phase::Load {
+        name: phase.name.clone(),
+        table: index,
+        methods,
     })
 }

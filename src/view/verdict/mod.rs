@@ -1,0 +1,301 @@
+//! The verdicts: which set-up leads where, by how much and why, read off the view. Per
+//! phase × thread count (and load method) the set-ups that may be ranked are ranked by the
+//! median of their repeats; the leader's lead over each other set-up is the ratio of
+//! medians with its 95% bootstrap interval ([`super::stats::ratio_of_medians`], as
+//! `compare` uses), called a lead only where the interval excludes 1. Query kinds whose
+//! leader disagrees with their phase's are named; crossovers (a leader that changes with
+//! the thread count) are put in words; each ranked row carries its why lines (the counters
+//! that differ most) and the phase its plan differences with their fixes. Set-ups that
+//! cannot win (a failed, crashed or unoffered repeat, a check that found less work done,
+//! too many failed statements) are named with the reason and never ranked. A paragraph on
+//! top answers the study's question for the machine that ran it.
+//!
+//! Owns: what a verdict is (its types and thresholds) and the walk over the phases that
+//! makes one, asking `rank` who leads and `words` how to say it. Must not draw (reports
+//! format the [`Verdicts`]), nor define a statistic, nor know a study by its name.
+
+mod rank;
+mod words;
+
+use serde::Serialize;
+
+use super::stats::Ratio;
+use super::{distinct, Group, GroupKind, PhaseKind, View};
+
+pub use words::ratio_text;
+
+/// The fewest repeats a side needs for a bootstrap interval of the ratio.
+pub const MIN_REPEATS_FOR_VERDICT: usize = 3;
+/// A set-up whose failed statements exceed this share of those executed is not ranked.
+pub const MAX_FAILED_STATEMENT_SHARE: f64 = 0.05;
+
+/// Everything a report's verdict section shows.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Verdicts {
+    /// One short paragraph answering the study's question on this machine.
+    pub answer: String,
+    pub phases: Vec<PhaseVerdict>,
+    /// Set-ups named but never ranked, with why.
+    pub not_ranked: Vec<NotRanked>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PhaseVerdict {
+    pub phase: String,
+    /// What was compared: "events/s", "wall ms", "load s", "job ms".
+    pub metric: &'static str,
+    pub higher_is_better: bool,
+    pub rows: Vec<RowVerdict>,
+    /// Per query kind, where the phase has several.
+    pub query_kinds: Vec<RowVerdict>,
+    /// The leader changing with the thread count, in words.
+    pub crossover: Option<String>,
+    /// Statements whose plans differ between set-ups, with the fix where one is known.
+    pub plans_differ: Vec<String>,
+}
+
+/// How a leader stands against one other set-up.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Standing {
+    /// The interval of the ratio lies above 1.
+    Leads,
+    /// The interval holds 1.
+    NoSignificantDifference,
+    /// Fewer than [`MIN_REPEATS_FOR_VERDICT`] repeats on a side.
+    TooFewRepeats,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Against {
+    pub setup: String,
+    /// How many times better the leader's median is (> 1), with its interval.
+    pub times_better: Option<Ratio>,
+    pub standing: Standing,
+}
+
+/// One comparison of set-ups: a phase at a thread count (or a load method), or one query
+/// kind of it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RowVerdict {
+    pub threads: Option<u32>,
+    pub method: Option<String>,
+    pub query_kind: Option<String>,
+    /// The set-up with the best median among those ranked; none with fewer than two.
+    pub leader: Option<String>,
+    pub against: Vec<Against>,
+    /// The counters that differ most between the leader and the others.
+    pub why: Vec<String>,
+    /// The verdict in a sentence.
+    pub text: String,
+}
+
+impl RowVerdict {
+    /// The standing of the whole row: a lead over every other set-up, too few repeats on
+    /// any side, else no significant difference.
+    pub fn standing(&self) -> Option<Standing> {
+        if self.against.is_empty() {
+            return None;
+        }
+        let all = |s: Standing| self.against.iter().all(|a| a.standing == s);
+        Some(if all(Standing::Leads) {
+            Standing::Leads
+        } else if self
+            .against
+            .iter()
+            .any(|a| a.standing == Standing::TooFewRepeats)
+        {
+            Standing::TooFewRepeats
+        } else {
+            Standing::NoSignificantDifference
+        })
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NotRanked {
+    pub phase: String,
+    pub threads: Option<u32>,
+    pub setup: String,
+    pub why: String,
+}
+
+impl View {
+    /// The verdicts of this run: a function of the record alone.
+    pub fn verdicts(&self) -> Verdicts {
+        let mut phases = Vec::new();
+        let mut not_ranked = Vec::new();
+        for phase in &self.phases {
+            let label = phase.label().to_string();
+            let searched = self
+                .groups_of(GroupKind::Capacity)
+                .any(|g| g.phase == label);
+            let kind = match phase.kind {
+                PhaseKind::Run if searched => GroupKind::Capacity,
+                PhaseKind::Run => GroupKind::Cell,
+                PhaseKind::Load => GroupKind::Load,
+                PhaseKind::Sequence => GroupKind::Sequence,
+                PhaseKind::Ddl => continue,
+            };
+            let groups: Vec<&Group> = self.groups_of(kind).filter(|g| g.phase == label).collect();
+            if groups.is_empty() || self.setups.len() < 2 {
+                continue;
+            }
+            let places = distinct(groups.iter().map(|g| (g.method.clone(), g.threads)));
+            let mut rows = Vec::new();
+            let mut query_kinds = Vec::new();
+            for (method, threads) in places {
+                let bucket: Vec<&Group> = groups
+                    .iter()
+                    .copied()
+                    .filter(|g| g.method == method && g.threads == threads)
+                    .collect();
+                let mut ranked = Vec::new();
+                for group in bucket {
+                    match self.why_not_ranked(group) {
+                        Some(why) => not_ranked.push(NotRanked {
+                            phase: label.clone(),
+                            threads,
+                            setup: group.setup.label(),
+                            why: words::why_not_ranked(why),
+                        }),
+                        None => ranked.push(group),
+                    }
+                }
+                let Some(row) =
+                    rank::rank(&ranked, |g| g.values.clone(), rank::group_higher(&ranked))
+                else {
+                    continue;
+                };
+                let mut row = RowVerdict {
+                    threads,
+                    method: method.clone(),
+                    why: if matches!(kind, GroupKind::Cell | GroupKind::Capacity) {
+                        View::why_lines(&ranked)
+                    } else {
+                        Vec::new()
+                    },
+                    ..row
+                };
+                row.text = words::row_text(&row);
+                if kind == GroupKind::Cell {
+                    query_kinds.extend(self.query_kind_rows(&ranked, &row).into_iter().map(
+                        |mut kind_row| {
+                            kind_row.text = words::row_text(&kind_row);
+                            kind_row
+                        },
+                    ));
+                }
+                rows.push(row);
+            }
+            if rows.is_empty() {
+                continue;
+            }
+            let first = groups[0];
+            phases.push(PhaseVerdict {
+                crossover: words::crossover(&rows),
+                plans_differ: if kind == GroupKind::Cell {
+                    self.plan_differences(&label)
+                } else {
+                    Vec::new()
+                },
+                phase: label,
+                metric: first.metric,
+                higher_is_better: first.higher_is_better,
+                rows,
+                query_kinds,
+            });
+        }
+        let answer = self.answer(&phases, &not_ranked);
+        Verdicts {
+            answer,
+            phases,
+            not_ranked,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{OutcomeRecord, RunRecord};
+
+    fn fixture() -> RunRecord {
+        crate::results::parse_record(
+            include_str!("../../../tests/fixtures/s0-verdict.json"),
+            "s0-verdict.json",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_leader_per_thread_count_has_an_interval_and_a_why() {
+        let verdicts = View::of(&fixture()).verdicts();
+        let phase = &verdicts.phases[0];
+        assert_eq!(phase.phase, "select+update");
+        assert_eq!(phase.rows.len(), 3);
+        for row in &phase.rows {
+            assert!(row.leader.is_some(), "{row:?}");
+            let ratio = row.against[0].times_better.unwrap();
+            assert!(ratio.low.is_finite() && ratio.low <= ratio.ratio && ratio.ratio <= ratio.high);
+            assert!(ratio.ratio >= 1.0, "the leader is the better median");
+            assert!(!row.why.is_empty(), "{row:?}");
+            assert!(row.text.contains(row.leader.as_deref().unwrap()));
+        }
+        // At 1 thread MyISAM's wall time is a quarter of InnoDB's: a clear lead.
+        let one = &phase.rows[0];
+        assert_eq!(one.leader.as_deref(), Some("MyISAM"));
+        assert_eq!(one.standing(), Some(Standing::Leads));
+        assert!(one.text.starts_with("MyISAM leads by "), "{}", one.text);
+        assert!(
+            verdicts.answer.contains("select+update"),
+            "{}",
+            verdicts.answer
+        );
+        assert!(verdicts.not_ranked.is_empty());
+    }
+
+    #[test]
+    fn a_crashed_set_up_is_named_and_not_ranked() {
+        let mut record = fixture();
+        let cell = record
+            .cells
+            .iter_mut()
+            .find(|c| c.engine == crate::engine::Engine::InnoDb && c.threads == 4)
+            .unwrap();
+        cell.outcome = OutcomeRecord::Crashed;
+        let phase = cell.variant.clone();
+        let verdicts = View::of(&record).verdicts();
+        let named = &verdicts.not_ranked[0];
+        assert_eq!(
+            (named.phase.as_str(), named.threads, named.setup.as_str()),
+            (phase.as_str(), Some(4), "InnoDB")
+        );
+        assert!(named.why.contains("crashed"), "{}", named.why);
+        let phase = verdicts.phases.iter().find(|p| p.phase == phase).unwrap();
+        assert!(
+            phase.rows.iter().all(|row| row.threads != Some(4)),
+            "one set-up left at 4 threads: nothing to rank"
+        );
+        assert!(
+            verdicts.answer.contains("Not ranked"),
+            "{}",
+            verdicts.answer
+        );
+    }
+
+    #[test]
+    fn one_repeat_is_too_few_to_judge() {
+        let mut record = fixture();
+        record.cells.retain(|c| c.repeat == 1);
+        let verdicts = View::of(&record).verdicts();
+        for phase in &verdicts.phases {
+            for row in &phase.rows {
+                assert_eq!(row.standing(), Some(Standing::TooFewRepeats), "{row:?}");
+                assert!(row.text.contains("too few repeats to say"), "{}", row.text);
+            }
+            assert_eq!(phase.crossover, None);
+        }
+        assert!(verdicts.answer.contains("too few repeats to say"));
+    }
+}

@@ -1,0 +1,359 @@
+//! The verdicts in English: each row's sentence, the crossover, the reasons a set-up is not
+//! ranked and the paragraph on top, with the thread counts, ratios and intervals as they
+//! read ("16 threads", "1.12× [1.05, 1.19]").
+//!
+//! Owns: every sentence and reason a verdict shows. Must not decide: who leads, by how
+//! much, whether a difference is significant and whether a set-up may be ranked are
+//! `rank`'s, read here from what it found.
+
+use super::rank::{leader_spans, WhyNotRanked};
+use super::{
+    NotRanked, PhaseVerdict, RowVerdict, Standing, MAX_FAILED_STATEMENT_SHARE,
+    MIN_REPEATS_FOR_VERDICT,
+};
+use crate::view::stats::Ratio;
+use crate::view::{distinct, View};
+
+impl RowVerdict {
+    /// "16 threads", "load method 'LOAD DATA'", or "" for a phase of one comparison.
+    pub fn place(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(method) = &self.method {
+            parts.push(method.clone());
+        }
+        if let Some(threads) = self.threads {
+            parts.push(threads_text(threads));
+        }
+        if let Some(kind) = &self.query_kind {
+            parts.push(kind.clone());
+        }
+        parts.join(", ")
+    }
+}
+
+fn threads_text(threads: u32) -> String {
+    if threads == 1 {
+        "1 thread".into()
+    } else {
+        format!("{threads} threads")
+    }
+}
+
+/// "1.12× [1.05, 1.19]", or "1.12×" without an interval.
+pub fn ratio_text(ratio: &Ratio) -> String {
+    if ratio.low.is_finite() && ratio.high.is_finite() {
+        format!("{:.2}× [{:.2}, {:.2}]", ratio.ratio, ratio.low, ratio.high)
+    } else {
+        format!("{:.2}×", ratio.ratio)
+    }
+}
+
+/// Why a set-up is not ranked, as `NotRanked::why` says it.
+pub(super) fn why_not_ranked(why: WhyNotRanked) -> String {
+    match why {
+        WhyNotRanked::NotOffered { error } => format!("not offered: {error}"),
+        WhyNotRanked::Crashed { crashed, repeats } => {
+            format!("{crashed} of {repeats} repeats crashed (the server died during the cell)")
+        }
+        WhyNotRanked::Stalled {
+            stalled,
+            repeats,
+            error,
+        } => format!(
+            "{stalled} of {repeats} repeats ended when the server stopped answering: {error}"
+        ),
+        WhyNotRanked::Failed {
+            failed,
+            repeats,
+            error,
+        } => format!("{failed} of {repeats} repeats failed: {error}"),
+        WhyNotRanked::NotComparable(why) => format!("not comparable: {why}"),
+        WhyNotRanked::GoalNeverMet {
+            slo,
+            lowest_failed_per_s,
+        } => {
+            let goal = slo.as_deref().unwrap_or("the goal");
+            match lowest_failed_per_s {
+                Some(rate) => format!("never met {goal}, not even at {rate:.0}/s"),
+                None => format!("no search for {goal} finished"),
+            }
+        }
+        WhyNotRanked::TooManyFailed { failed, executed } => format!(
+            "{:.1}% of its statements failed (more than {:.0}%)",
+            100.0 * failed as f64 / executed as f64,
+            100.0 * MAX_FAILED_STATEMENT_SHARE
+        ),
+        WhyNotRanked::NoRepeatCompleted => "no repeat completed".into(),
+    }
+}
+
+impl View {
+    /// The paragraph on top: per phase its leader, crossover or lack of a difference.
+    pub(super) fn answer(&self, phases: &[PhaseVerdict], not_ranked: &[NotRanked]) -> String {
+        let machine = match (&self.record.environment, &self.record.server) {
+            (Some(env), Some(server)) => format!(
+                "On this machine ({} CPUs, {} GiB, {} {})",
+                env.cpus,
+                env.memory_bytes >> 30,
+                server.kind,
+                server.version
+            ),
+            (Some(env), None) => format!("On this machine ({} CPUs)", env.cpus),
+            _ => "On the machine that ran it".into(),
+        };
+        if phases.is_empty() {
+            return format!(
+                "{machine}, there is nothing to rank: {}.",
+                if self.setups.len() < 2 {
+                    "the run measured one set-up"
+                } else {
+                    "no phase has set-ups that may be ranked"
+                }
+            );
+        }
+        let mut sentences = vec![format!(
+            "{machine}, for {} ({}):",
+            self.record.study, self.record.title
+        )];
+        let too_few = phases
+            .iter()
+            .flat_map(|p| &p.rows)
+            .all(|row| row.standing() == Some(Standing::TooFewRepeats));
+        if too_few {
+            sentences.push(format!(
+                "too few repeats to say who leads anywhere ({} per cell): use --repeat {MIN_REPEATS_FOR_VERDICT} or more.",
+                self.repeats
+            ));
+        } else {
+            for phase in phases {
+                let mut phase = phase.clone();
+                if let (true, Some(slo)) = (
+                    phase.metric == crate::view::CAPACITY_METRIC,
+                    &self.record.slo,
+                ) {
+                    phase.phase = format!("{} (capacity under {})", phase.phase, slo.text);
+                }
+                sentences.push(phase_sentence(&phase));
+            }
+        }
+        let names = distinct(not_ranked.iter().map(|n| n.setup.clone()));
+        if !names.is_empty() {
+            sentences.push(format!(
+                "Not ranked where a cell failed or did less work: {}.",
+                names.join(", ")
+            ));
+        }
+        sentences.join(" ")
+    }
+}
+
+/// "InnoDB leads by 1.12× [1.05, 1.19] over MyISAM", "no significant difference …", "too
+/// few repeats to say …".
+pub(super) fn row_text(row: &RowVerdict) -> String {
+    let Some(leader) = &row.leader else {
+        return String::new();
+    };
+    let mut leads = Vec::new();
+    let mut even = Vec::new();
+    let mut few = Vec::new();
+    for against in &row.against {
+        let ratio = against
+            .times_better
+            .as_ref()
+            .map(ratio_text)
+            .unwrap_or_default();
+        let item = format!("{ratio} over {}", against.setup);
+        match against.standing {
+            Standing::Leads => leads.push(item),
+            Standing::NoSignificantDifference => even.push(item),
+            Standing::TooFewRepeats => few.push(item),
+        }
+    }
+    let mut parts = Vec::new();
+    if !leads.is_empty() {
+        parts.push(format!("{leader} leads by {}", leads.join(", ")));
+    }
+    if !even.is_empty() {
+        parts.push(format!(
+            "no significant difference ({leader} ahead by {})",
+            even.join(", ")
+        ));
+    }
+    if !few.is_empty() {
+        parts.push(format!(
+            "too few repeats to say ({leader} ahead by {}): use --repeat {MIN_REPEATS_FOR_VERDICT} or more",
+            few.join(", ")
+        ));
+    }
+    parts.join("; ")
+}
+
+/// Where the significant leader changes with the thread count: "MyISAM leads up to 4
+/// threads; from 16 threads InnoDB leads, 1.05× [1.01, 1.09]".
+pub(super) fn crossover(rows: &[RowVerdict]) -> Option<String> {
+    let segments = leader_spans(rows);
+    if segments.len() < 2 {
+        return None;
+    }
+    let parts: Vec<String> = segments
+        .iter()
+        .enumerate()
+        .map(|(index, (from, to, leader, ratio))| {
+            let span = if index == 0 {
+                format!("{leader} leads up to {}", threads_text(*to))
+            } else if index + 1 == segments.len() {
+                format!(
+                    "from {} {leader} leads, {}",
+                    threads_text(*from),
+                    ratio_text(ratio)
+                )
+            } else if from == to {
+                format!(
+                    "at {} {leader} leads, {}",
+                    threads_text(*from),
+                    ratio_text(ratio)
+                )
+            } else {
+                format!(
+                    "from {} to {} {leader} leads, {}",
+                    threads_text(*from),
+                    threads_text(*to),
+                    ratio_text(ratio)
+                )
+            };
+            span
+        })
+        .collect();
+    Some(parts.join("; "))
+}
+
+/// The phase in a sentence for the paragraph on top: its crossover, else each leader with
+/// where it leads and by how much, then where no difference shows or repeats are too few.
+fn phase_sentence(phase: &PhaseVerdict) -> String {
+    let name = &phase.phase;
+    if let Some(crossover) = &phase.crossover {
+        return format!("{name}: {crossover}.");
+    }
+    let places = |rows: Vec<&RowVerdict>| -> String {
+        let threads_only: Option<Vec<u32>> = rows
+            .iter()
+            .map(|row| (row.method.is_none() && row.query_kind.is_none()).then_some(row.threads)?)
+            .collect();
+        match threads_only.as_deref() {
+            Some([one]) => format!(" at {}", threads_text(*one)),
+            Some([init @ .., last]) => format!(
+                " at {} and {last} threads",
+                init.iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ => {
+                let places: Vec<String> = rows.iter().map(|row| row.place()).collect();
+                if places.iter().all(String::is_empty) {
+                    String::new()
+                } else {
+                    format!(" at {}", places.join(", "))
+                }
+            }
+        }
+    };
+    let mut parts = Vec::new();
+    let leaders = distinct(
+        phase
+            .rows
+            .iter()
+            .filter(|row| row.standing() == Some(Standing::Leads))
+            .filter_map(|row| row.leader.clone()),
+    );
+    for leader in &leaders {
+        let rows: Vec<&RowVerdict> = phase
+            .rows
+            .iter()
+            .filter(|row| row.standing() == Some(Standing::Leads))
+            .filter(|row| row.leader.as_ref() == Some(leader))
+            .collect();
+        let ratios: Vec<f64> = rows
+            .iter()
+            .flat_map(|row| row.against.iter())
+            .filter_map(|a| a.times_better.map(|r| r.ratio))
+            .collect();
+        let low = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = ratios.iter().copied().fold(0.0, f64::max);
+        let by = if high - low < 0.005 {
+            format!("{low:.2}×")
+        } else {
+            format!("{low:.2}–{high:.2}×")
+        };
+        parts.push(format!("{leader} leads{}, by {by}", places(rows)));
+    }
+    for (standing, words) in [
+        (
+            Standing::NoSignificantDifference,
+            "no significant difference",
+        ),
+        (Standing::TooFewRepeats, "too few repeats to say"),
+    ] {
+        let rows: Vec<&RowVerdict> = phase
+            .rows
+            .iter()
+            .filter(|row| row.standing() == Some(standing))
+            .collect();
+        if rows.len() == phase.rows.len() {
+            parts.push(words.to_string());
+        } else if !rows.is_empty() {
+            parts.push(format!("{words}{}", places(rows)));
+        }
+    }
+    let mut sentence = format!("{name}: {}.", parts.join("; "));
+    if phase
+        .rows
+        .iter()
+        .any(|row| row.standing() == Some(Standing::TooFewRepeats))
+    {
+        sentence.pop();
+        sentence.push_str(&format!(
+            " (use --repeat {MIN_REPEATS_FOR_VERDICT} or more)."
+        ));
+    }
+    sentence
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::verdict::Against;
+
+    #[test]
+    fn a_crossover_is_put_in_words() {
+        let ratio = |r: f64| Ratio {
+            ratio: r,
+            low: r - 0.05,
+            high: r + 0.05,
+        };
+        let row = |threads: u32, leader: &str, r: f64| RowVerdict {
+            threads: Some(threads),
+            method: None,
+            query_kind: None,
+            leader: Some(leader.into()),
+            against: vec![Against {
+                setup: "other".into(),
+                times_better: Some(ratio(r)),
+                standing: Standing::Leads,
+            }],
+            why: Vec::new(),
+            text: String::new(),
+        };
+        let rows = [
+            row(1, "MyISAM", 4.0),
+            row(5, "MyISAM", 2.0),
+            row(20, "InnoDB", 1.12),
+            row(50, "InnoDB", 1.3),
+        ];
+        assert_eq!(
+            crossover(&rows).unwrap(),
+            "MyISAM leads up to 5 threads; from 20 threads InnoDB leads, 1.12× [1.07, 1.17]"
+        );
+        assert_eq!(crossover(&rows[..2]), None);
+    }
+}
