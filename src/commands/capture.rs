@@ -13,8 +13,8 @@ use crate::cli::{CaptureAction, CaptureArgs};
 use crate::console::note;
 use crate::server::ConnectionSpec;
 
-// Long by design: one arm per capture source; to split by source (issue 43).
-#[allow(clippy::too_many_lines)]
+/// The capture's source chosen by the flags: an audit log, a general log (file or table),
+/// the statement history, or the proxy.
 pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
     if let Some(CaptureAction::Summarize { file, name, out }) = &args.action {
         return summarize(file, name.as_deref(), out.as_deref());
@@ -62,6 +62,17 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
         let database = database.filter(|_| !args.no_snapshot);
         return from_performance_schema(&dsn, database.as_deref(), &out, args.duration);
     }
+    from_proxy(&args, &dsn, database, &out)
+}
+
+/// The proxy: listening, the header and snapshot written, then every command relayed until
+/// Ctrl-C or `--duration`, and what it captured said.
+fn from_proxy(
+    args: &CaptureArgs,
+    dsn: &crate::server::Dsn,
+    database: Option<String>,
+    out: &std::path::Path,
+) -> anyhow::Result<Finished> {
     if dsn.socket.is_some() {
         bail!(
             "the capture proxy relays TCP: give the server's host and port in --to (not ?socket=)"
@@ -78,38 +89,9 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
     let listening = listener
         .local_addr()
         .map_or_else(|_| args.listen.clone(), |address| address.to_string());
-    let spec = ConnectionSpec::tcp(&dsn, database.as_deref());
-    let mut conn = spec
-        .connect()
-        .with_context(|| format!("cannot reach the server to capture at {}", dsn.redacted()))?;
-    let version: Option<String> =
-        mysql::prelude::Queryable::query_first(&mut conn, "SELECT VERSION()")?;
-    let header = Header::new(
-        &format!("proxy {listening} → {upstream}"),
-        database.clone(),
-        version,
-    );
-    let mut writer = CaptureWriter::create(&out, &header)?;
-    match (&database, args.no_snapshot) {
-        (Some(database), false) => {
-            note(&format!("taking a snapshot of {database} (schema and rows, one consistent read)..."));
-            let snapshot = crate::capture::snapshot::write_snapshot(&mut conn, database, &mut writer)
-                .inspect_err(|_| {
-                    let _ = std::fs::remove_file(&out);
-                })?;
-            writer.flush()?;
-            note(&format!(
-                "snapshot: {} table(s), {} row(s)",
-                snapshot.tables, snapshot.rows
-            ));
-        }
-        (None, false) => note(
-            "no snapshot: name the application's database (--database, or /DB in --to) for replay to start from its data",
-        ),
-        (_, true) => {}
-    }
-    drop(conn);
-    let (tls, certificate) = proxy_tls(&args, &dsn, &listening, &out)?;
+    let source = format!("proxy {listening} → {upstream}");
+    let writer = start_capture_file(dsn, database, args.no_snapshot, &source, out)?;
+    let (tls, certificate) = proxy_tls(args, dsn, &listening, out)?;
     note(&format!(
         "capturing into {}: point your application at {} instead of {upstream} (plain or TLS; {}); Ctrl-C ends the capture{}",
         out.display(),
@@ -128,6 +110,50 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
         },
         &stop,
     )?;
+    proxy_captured(&summary, &listening, out);
+    Ok(Finished::Success)
+}
+
+/// The capture file begun: its header (the source, the server's version) and, unless
+/// `no_snapshot`, a consistent snapshot of `database` for replay to start from.
+fn start_capture_file(
+    dsn: &crate::server::Dsn,
+    database: Option<String>,
+    no_snapshot: bool,
+    source: &str,
+    out: &std::path::Path,
+) -> anyhow::Result<CaptureWriter> {
+    let spec = ConnectionSpec::tcp(dsn, database.as_deref());
+    let mut conn = spec
+        .connect()
+        .with_context(|| format!("cannot reach the server to capture at {}", dsn.redacted()))?;
+    let version: Option<String> =
+        mysql::prelude::Queryable::query_first(&mut conn, "SELECT VERSION()")?;
+    let header = Header::new(source, database.clone(), version);
+    let mut writer = CaptureWriter::create(out, &header)?;
+    match (&database, no_snapshot) {
+        (Some(database), false) => {
+            note(&format!("taking a snapshot of {database} (schema and rows, one consistent read)..."));
+            let snapshot = crate::capture::snapshot::write_snapshot(&mut conn, database, &mut writer)
+                .inspect_err(|_| {
+                    let _ = std::fs::remove_file(out);
+                })?;
+            writer.flush()?;
+            note(&format!(
+                "snapshot: {} table(s), {} row(s)",
+                snapshot.tables, snapshot.rows
+            ));
+        }
+        (None, false) => note(
+            "no snapshot: name the application's database (--database, or /DB in --to) for replay to start from its data",
+        ),
+        (_, true) => {}
+    }
+    Ok(writer)
+}
+
+/// What the proxy captured, said: counts, pace and its own cost per command.
+fn proxy_captured(summary: &proxy::ProxySummary, listening: &str, out: &std::path::Path) {
     let seconds = summary.elapsed.as_secs_f64().max(1e-9);
     if summary.commands == 0 {
         note(&format!(
@@ -148,7 +174,6 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Finished> {
         ));
     }
     note_masked(summary.secrets_masked);
-    Ok(Finished::Success)
 }
 
 /// The proxy's TLS: `--tls-cert`/`--tls-key`, or a certificate made for the names clients

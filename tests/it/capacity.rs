@@ -33,9 +33,9 @@ fn probes(record: &Value, engine: &str) -> Vec<(f64, bool)> {
 fn the_capacity_is_bracketed_within_the_precision() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("slo");
-    let json = tmp.with_extension("slo.json");
-    let output = common::enginebench(&tmp)
-        .args([
+    let (output, record) = common::run_recorded(
+        &tmp,
+        &[
             "run",
             "s0",
             "--rows",
@@ -44,30 +44,22 @@ fn the_capacity_is_bracketed_within_the_precision() {
             "2",
             "--variants",
             "select",
-        ])
-        .args([
             "--engines",
             "innodb,myisam",
             "--repeat",
             "1",
             "--time",
             "1s",
-        ])
-        .args([
             "--slo",
             "p99<50ms",
             "--slo-precision",
             "20%",
             "--no-db",
-            "--json",
-        ])
-        .arg(&json)
-        .output()
-        .unwrap();
+        ],
+    );
     common::assert_success(&output);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    let record = common::read_json(&json);
     assert_eq!(record["slo"]["bound_us"], 50_000);
     for engine in ["innodb", "myisam"] {
         let probes = probes(&record, engine);
@@ -104,8 +96,9 @@ fn the_capacity_is_bracketed_within_the_precision() {
     );
 
     // A goal no rate meets: the search halves down to its lowest rate and says so.
-    let output = common::enginebench(&tmp)
-        .args([
+    let (output, record) = common::run_recorded(
+        &tmp,
+        &[
             "run",
             "s0",
             "--rows",
@@ -114,12 +107,17 @@ fn the_capacity_is_bracketed_within_the_precision() {
             "2",
             "--variants",
             "select",
-        ])
-        .args(["--engines", "innodb", "--repeat", "1", "--time", "1s"])
-        .args(["--slo", "p50<1us", "--no-db", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
+            "--engines",
+            "innodb",
+            "--repeat",
+            "1",
+            "--time",
+            "1s",
+            "--slo",
+            "p50<1us",
+            "--no-db",
+        ],
+    );
     common::assert_success(&output);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -127,7 +125,6 @@ fn the_capacity_is_bracketed_within_the_precision() {
             && stderr.contains("the lowest rate probed: the set-up cannot hold this goal"),
         "{stderr}"
     );
-    let record = common::read_json(&json);
     let probes = probes(&record, "innodb");
     assert!(probes.iter().all(|p| !p.1), "{probes:?}");
     // From the closed-loop rate, halved six times.
@@ -135,5 +132,4 @@ fn the_capacity_is_bracketed_within_the_precision() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("never met (lowest probed "), "{stdout}");
     common::assert_nothing_left(&tmp);
-    let _ = std::fs::remove_file(json);
 }

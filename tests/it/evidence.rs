@@ -131,9 +131,9 @@ fn a_hash_index_range_is_a_full_scan_named_with_its_fix() {
 fn s1_shows_memorys_sorts_and_hash_lookups() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("evidence-s1");
-    let json = tmp.with_extension("s1.json");
-    let output = common::enginebench(&tmp)
-        .args([
+    let (output, record) = common::run_recorded(
+        &tmp,
+        &[
             "run",
             "s1",
             "--engines",
@@ -149,13 +149,9 @@ fn s1_shows_memorys_sorts_and_hash_lookups() {
             "--phases",
             "E active skins,G skins by genre",
             "--no-db",
-            "--json",
-        ])
-        .arg(&json)
-        .output()
-        .unwrap();
+        ],
+    );
     let stdout = common::succeeded(output);
-    let record = common::read_json(&json);
     let plan_of = |phase: &str, engine: &str, statement: &str| {
         record["statement_evidence"]
             .as_array()

@@ -193,6 +193,25 @@ pub fn store_of(tmpdir: &Path) -> PathBuf {
     tmpdir.with_extension("db")
 }
 
+/// The opening most tests share: `enginebench ARGS --json FILE` with `tmp` as its private
+/// TMPDIR and store; its output, and the record it wrote (Null when it wrote none), the
+/// file removed.
+pub fn run_recorded(tmp: &Path, args: &[&str]) -> (std::process::Output, serde_json::Value) {
+    let json = tmp.with_extension("recorded.json");
+    let output = enginebench(tmp)
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let record = std::fs::read_to_string(&json)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(serde_json::Value::Null);
+    let _ = std::fs::remove_file(&json);
+    (output, record)
+}
+
 /// A results file written with --json.
 pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
