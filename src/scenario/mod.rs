@@ -1,10 +1,10 @@
 //! The scenario stage: what to run. The five studies are scenario files (`scenarios/`, in
-//! the format of `file`); sysbench's OLTP workloads are code (`oltp`), option for option.
+//! the format of `file`), with sysbench's random distributions (`distributions`) and the
+//! classes statements are counted in. sysbench's OLTP workloads and tables are a kind of
+//! study of their own (`studies::sysbench`): this stage must not know them.
 
 pub mod distributions;
 pub mod file;
-pub mod oltp;
-pub mod sbtest;
 
 /// How intended start times are spaced in rate mode (`--rate-arrivals`).
 #[derive(

@@ -2,9 +2,12 @@
 //! and thread count. Owns its parameters (kept in the record), its steps (each engine's
 //! tables, emptied before every cell when the workload fills them), its workload, how agents
 //! share its rate and event budget, and its report layout (sysbench's figures per set-up).
-//! What the workloads are (statements, options) the scenario stage says.
+//! What the workloads are (statements, options) `oltp` says, and sysbench's tables `sbtest`
+//! (which the prepare kind fills too).
 
 mod flags;
+pub mod oltp;
+pub mod sbtest;
 mod tables;
 mod workload;
 
@@ -24,9 +27,9 @@ use crate::plan::{
 };
 use crate::report::text::Layout;
 use crate::results::RunRecord;
-use crate::scenario::oltp::{OltpKind, OltpOptions};
-use crate::scenario::{sbtest, TableSet};
+use crate::scenario::TableSet;
 use crate::view::View;
+use oltp::{OltpKind, OltpOptions};
 
 /// The record's kind, and the registry's entry.
 pub struct SysbenchKind;
@@ -134,7 +137,7 @@ impl StudyKind for OltpParams {
 
     fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix) {
         super::record_parameters(record, self, matrix, RECORDED);
-        record.statement_classes = crate::scenario::oltp::query_kinds(self.workload, &self.options)
+        record.statement_classes = oltp::query_kinds(self.workload, &self.options)
             .into_iter()
             .collect();
     }
