@@ -14,10 +14,10 @@ use std::time::Duration;
 use super::Finished;
 use crate::engine::Engine;
 use crate::runner::RunOutput;
-use crate::scenario::StatementClass;
 use crate::server::{ConnectionSpec, Dsn, ServerArgsResolved};
 use crate::studies::lua::script::{GlobalOptions, OptionValue, Script, Settings};
 use crate::studies::lua::{self, LuaParams};
+use crate::studies::sysbench::intervals;
 
 /// sysbench's command line, read.
 #[derive(Debug, Default)]
@@ -341,6 +341,13 @@ fn run_cells(
         database: global.mysql_db.clone(),
         options: Default::default(),
     };
+    let own_hook = declared
+        .report_hooks
+        .iter()
+        .any(|hook| hook == "report_intermediate");
+    // sysbench's interval lines as the run goes, unless the script's own hook prints them
+    // (called once the run is over: `call_report_hooks`).
+    let lines = global.report_interval > 0.0 && !own_hook;
     let hook_error: std::rc::Rc<std::cell::RefCell<Option<anyhow::Error>>> = Default::default();
     let hook_failed = std::rc::Rc::clone(&hook_error);
     super::pipeline::measure(
@@ -354,34 +361,24 @@ fn run_cells(
             let mut output =
                 RunOutput::open(None, false, std::path::Path::new(&store), interval, false)
                     .context("opening the result store (ENGINEBENCH_DB)")?;
-            // sysbench's interval lines as the run goes, unless the script's own hook prints them
-            // (called once the run is over: `call_report_hooks`).
-            output.sysbench_intervals = global.report_interval > 0.0
-                && !declared
-                    .report_hooks
-                    .iter()
-                    .any(|hook| hook == "report_intermediate");
+            if lines {
+                output.interval_hook = Some(intervals::report_interval_lines());
+            }
             // A script's own report_intermediate, called as each interval closes, as sysbench
             // calls it (only with --report-interval); its first error stops the calls and fails
             // the command once the run is saved.
-            if global.report_interval > 0.0
-                && declared
-                    .report_hooks
-                    .iter()
-                    .any(|hook| hook == "report_intermediate")
-            {
+            if global.report_interval > 0.0 && own_hook {
                 let state = lua::open_plain_state(&settings, &declared)?;
-                let (threads, report_interval, percentile) =
-                    (global.threads, global.report_interval, globals.percentile);
+                let (report_interval, percentile) = (global.report_interval, globals.percentile);
                 let failed = std::rc::Rc::clone(&hook_failed);
                 output.interval_hook = Some(std::rc::Rc::new(
-                    move |interval: &crate::measure::IntervalMeasurement| {
+                    move |interval: &crate::measure::IntervalMeasurement, threads: u32| {
                         // As sysbench: whole intervals only, not the run's closing part of one.
                         let span = interval.end_s - interval.start_s;
                         if failed.borrow().is_some() || span < 0.5 * report_interval {
                             return;
                         }
-                        let [reads, writes, other] = StatementClass::tally(
+                        let [reads, writes, other] = intervals::tally(
                             interval
                                 .kinds
                                 .iter()
@@ -412,7 +409,7 @@ fn run_cells(
             Ok(output)
         },
         |outcome, output| {
-            if output.sysbench_intervals {
+            if lines {
                 outln!();
             }
             if let Some(err) = hook_error.borrow_mut().take() {
@@ -457,7 +454,7 @@ fn call_cumulative_hook(
     percentile: f64,
 ) -> anyhow::Result<()> {
     let state = lua::open_plain_state(settings, declared)?;
-    let [reads, writes, other] = StatementClass::tally(
+    let [reads, writes, other] = intervals::tally(
         cell.queries
             .iter()
             .map(|q| (q.name.as_str(), q.count + q.failed)),

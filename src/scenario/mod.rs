@@ -48,21 +48,6 @@ impl StatementClass {
             _ => StatementClass::Other,
         }
     }
-
-    /// sysbench's read, write and other counts of `statements` (SQL or digest, and how
-    /// many), each classed by its verb.
-    pub fn tally<'a>(statements: impl IntoIterator<Item = (&'a str, u64)>) -> [u64; 3] {
-        let mut counts = [0u64; 3];
-        for (sql, count) in statements {
-            let index = match StatementClass::of_sql(sql) {
-                StatementClass::Read => 0,
-                StatementClass::Write => 1,
-                _ => 2,
-            };
-            counts[index] += count;
-        }
-        counts
-    }
 }
 
 /// The tables a study needs on one engine, and how to treat what a server already holds.

@@ -6,6 +6,7 @@
 //! (which the prepare kind fills too).
 
 mod flags;
+pub mod intervals;
 pub mod oltp;
 pub mod sbtest;
 mod tables;
