@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use super::Finished;
 use crate::engine::Engine;
+use crate::report::formats::Format as _;
 use crate::runner::RunOutput;
 use crate::server::{ConnectionSpec, Dsn, ServerArgsResolved};
 use crate::studies::lua::script::{GlobalOptions, OptionValue, Script, Settings};
@@ -435,11 +436,15 @@ fn run_cells(
                         crate::measure::decode_histogram(&cell.event_histogram_v2).ok()
                     });
                 if let Some(events) = events {
-                    outln!("{}", crate::report::sysbench::latency_histogram(&events));
+                    outln!(
+                        "{}",
+                        crate::studies::sysbench::format::latency_histogram(&events)
+                    );
                 }
             }
             // A cumulative hook replaces sysbench's report, as in sysbench.
-            let format = (!cumulative_hook).then_some("sysbench");
+            let format =
+                (!cumulative_hook).then_some(crate::studies::sysbench::format::FORMAT.name());
             super::finish_run_printing(outcome, output, format, globals.percentile)
         },
     )

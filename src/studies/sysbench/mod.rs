@@ -6,6 +6,7 @@
 //! (which the prepare kind fills too).
 
 mod flags;
+pub mod format;
 pub mod intervals;
 pub mod oltp;
 pub mod sbtest;
@@ -70,6 +71,9 @@ impl Kind for SysbenchKind {
     }
     fn layout(&self) -> Layout {
         Layout::tables(report_tables)
+    }
+    fn formats(&self) -> &'static [&'static dyn crate::report::formats::Format] {
+        &[&format::FORMAT]
     }
     fn listed(&self) -> Vec<(String, String)> {
         OltpKind::ALL
