@@ -1,12 +1,21 @@
-//! The sysbench kind: one of sysbench's OLTP workloads, option for option, on each engine
-//! and thread count. Owns its parameters (kept in the record), its steps (each engine's
-//! tables, emptied before every cell when the workload fills them), its workload, how agents
-//! share its rate and event budget, and its report layout (sysbench's figures per set-up).
-//! What the workloads are (statements, options) `oltp` says, and sysbench's tables `sbtest`
-//! (which the prepare kind fills too).
+//! The sysbench kind, and everything of sysbench's in one home. The kind: one of sysbench's
+//! OLTP workloads, option for option, on each engine and thread count. Owns its parameters
+//! (kept in the record, their flags in `flags`), its steps (each engine's tables, emptied
+//! before every cell when the workload fills them), its workload (`workload`), and its
+//! report layout (sysbench's figures per set-up, `tables`). What the workloads are
+//! (statements, options) `oltp` says, and sysbench's tables `sbtest` (which the prepare
+//! kind fills too). Beside the kind, sysbench's outputs: its report as `--format sysbench`
+//! (`format`, offered to every run through [`Kind::formats`]) and its `--report-interval`
+//! lines (`intervals`, a runner progress hook); and `enginebench sysbench`, sysbench's own
+//! command line (`command_line` reads it, `command` does it, `hooks` calls a script's
+//! report hooks). Nothing below the studies stage knows any of it; it must not know how
+//! the runner, the driver or the report stage work inside.
 
+pub mod command;
+pub mod command_line;
 mod flags;
 pub mod format;
+mod hooks;
 pub mod intervals;
 pub mod oltp;
 pub mod sbtest;
