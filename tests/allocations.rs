@@ -17,8 +17,8 @@ use std::time::Duration;
 use common::run_oltp;
 use enginebench::results::OutcomeRecord;
 use enginebench::runner::RunOutput;
-use enginebench::scenario::oltp::OltpKind;
 use enginebench::server::{ServerArgsResolved, ServerOptions, ThrowawayServer};
+use enginebench::studies::sysbench::oltp::OltpKind;
 
 struct CountingAllocator;
 

@@ -6,10 +6,11 @@ use clap::Args;
 pub(crate) use crate::units::parse_rate;
 use std::path::{Path, PathBuf};
 
-/// `--format`'s values: the report formats' names, each with what it writes.
+/// `--format`'s values: the report formats' names (the report's own and the kinds of
+/// study's), each with what it writes.
 pub(crate) fn format_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(
-        crate::report::formats::ALL
+        crate::studies::formats()
             .iter()
             .map(|format| clap::builder::PossibleValue::new(format.name()).help(format.describe())),
     )
@@ -17,7 +18,8 @@ pub(crate) fn format_names() -> clap::builder::PossibleValuesParser {
 
 /// The format a validated `--format` value names.
 pub fn format_named(name: &str) -> &'static dyn crate::report::formats::Format {
-    crate::report::formats::named(name).unwrap_or(crate::report::formats::ALL[0])
+    let formats = crate::studies::formats();
+    crate::report::formats::named(formats, name).unwrap_or(formats[0])
 }
 
 /// The format a report is written in: the one a flag asked for (`asked`: its name and the
@@ -32,13 +34,14 @@ pub fn output_format(
     default: &str,
 ) -> Result<&'static str, String> {
     use crate::report::formats;
-    let by_file = output.and_then(formats::for_file);
+    let all = crate::studies::formats();
+    let by_file = output.and_then(|path| formats::for_file(all, path));
     let Some((name, flag)) = asked else {
         return Ok(by_file.unwrap_or(format_named(default)).name());
     };
     let format = format_named(name);
     match (output, by_file) {
-        (Some(path), Some(said)) if !formats::fits_file(format, path) => {
+        (Some(path), Some(said)) if !formats::fits_file(all, format, path) => {
             let extension = path
                 .extension()
                 .map(|e| e.to_string_lossy().to_ascii_uppercase())

@@ -1,10 +1,13 @@
 //! The report formats, as plug-ins: each is a [`Format`] that renders one view (and, for the
-//! record itself, its record) to text, and [`ALL`] lists them. `run`, `report` and `export`
-//! take the same `--format` names from here, so a new format is one type and one line.
-//! Only the commands write what a format renders (stdout or a file).
+//! record itself, its record) to text. The report's own are listed here ([`TABLES`],
+//! [`EXPORTS`]); a kind of study may bring formats of its own, and [`registry`] puts them
+//! all in one order, which `studies::formats` is: `run`, `report` and `export` take the
+//! same `--format` names from it, so a new format is one type and one line. Only the
+//! commands write what a format renders (stdout or a file).
 //!
-//! Owns: format names and which renderer each one is. Must not compute a statistic or
-//! know a study kind: the renderers and the view do that.
+//! Owns: the report's own format names, which renderer each one is, and how a list of
+//! formats is searched. Must not compute a statistic or know a study kind (nor a kind's
+//! formats): the renderers, the view and the studies' registry do that.
 
 use std::path::Path;
 
@@ -20,7 +23,7 @@ pub struct ReportInput<'a> {
     pub view: &'a View,
     /// How the run is named in headings ("run 12", a file name).
     pub label: &'a str,
-    /// The latency percentile the sysbench format reports.
+    /// The latency percentile (`--percentile`) for a format that reports one.
     pub percentile: f64,
     /// Whether tables go to a terminal (the text format's drawing).
     pub terminal: bool,
@@ -47,23 +50,38 @@ pub trait Format: Sync {
 
 struct Text;
 struct Markdown;
-struct Sysbench;
 struct Csv;
 struct Json;
 struct Html;
 
-/// Every format, the default first.
-pub const ALL: &[&dyn Format] = &[&Text, &Markdown, &Sysbench, &Csv, &Json, &Html];
+/// The report's tables, for people to read: the default first.
+pub const TABLES: &[&dyn Format] = &[&Text, &Markdown];
+/// The report's files for other programs and the browser.
+pub const EXPORTS: &[&dyn Format] = &[&Csv, &Json, &Html];
 
-/// The format named `name`, or an error listing them.
-pub fn named(name: &str) -> Result<&'static dyn Format, String> {
-    ALL.iter()
+/// Every format, in the order `--help` lists them and file extensions are claimed: the
+/// report's tables (text, the default, first), then the formats kinds of study bring
+/// (`kinds`: reports people read too), then the exports.
+pub fn registry(kinds: impl IntoIterator<Item = &'static dyn Format>) -> Vec<&'static dyn Format> {
+    TABLES
+        .iter()
+        .copied()
+        .chain(kinds)
+        .chain(EXPORTS.iter().copied())
+        .collect()
+}
+
+/// The format of `formats` named `name`, or an error listing them.
+pub fn named(formats: &[&'static dyn Format], name: &str) -> Result<&'static dyn Format, String> {
+    formats
+        .iter()
         .copied()
         .find(|format| format.name() == name)
         .ok_or_else(|| {
             format!(
                 "unknown format '{name}': {}",
-                ALL.iter()
+                formats
+                    .iter()
                     .map(|f| format!("{} ({})", f.name(), f.describe()))
                     .collect::<Vec<_>>()
                     .join(", ")
@@ -77,22 +95,23 @@ fn extension_of(path: &Path) -> Option<String> {
         .map(|extension| extension.to_string_lossy().to_ascii_lowercase())
 }
 
-/// The format a file's name says it holds: the first in [`ALL`] that claims its extension
-/// (`.txt` is text's, though Markdown and sysbench's format may go there too); None for a
-/// name no format claims.
-pub fn for_file(path: &Path) -> Option<&'static dyn Format> {
+/// The format a file's name says it holds: the first of `formats` that claims its
+/// extension (`.txt` is text's, though Markdown and a kind's format may go there too);
+/// None for a name no format claims.
+pub fn for_file(formats: &[&'static dyn Format], path: &Path) -> Option<&'static dyn Format> {
     let extension = extension_of(path)?;
-    ALL.iter()
+    formats
+        .iter()
         .copied()
         .find(|format| format.extensions().contains(&extension.as_str()))
 }
 
 /// Whether `format` may be written to `path`: the file's extension is one of the format's,
-/// or one no format claims.
-pub fn fits_file(format: &dyn Format, path: &Path) -> bool {
+/// or one none of `formats` claims.
+pub fn fits_file(formats: &[&'static dyn Format], format: &dyn Format, path: &Path) -> bool {
     match extension_of(path) {
         Some(extension) => {
-            for_file(path).is_none() || format.extensions().contains(&extension.as_str())
+            for_file(formats, path).is_none() || format.extensions().contains(&extension.as_str())
         }
         None => true,
     }
@@ -136,22 +155,6 @@ impl Format for Markdown {
             + &super::capacity::text(input.view, TableStyle::Markdown)
             + &not_comparable_section(input.view)
             + &(input.layout.tables)(input.view, TableStyle::Markdown))
-    }
-}
-
-impl Format for Sysbench {
-    fn name(&self) -> &'static str {
-        "sysbench"
-    }
-    fn describe(&self) -> &'static str {
-        "sysbench's own report, per cell"
-    }
-    fn extensions(&self) -> &'static [&'static str] {
-        &["txt"]
-    }
-    fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
-        Ok(not_comparable_section(input.view)
-            + &super::sysbench::format(input.view, input.percentile))
     }
 }
 
@@ -207,21 +210,39 @@ impl Format for Html {
 mod tests {
     use super::*;
 
+    /// A kind's format, as a kind of study would bring one.
+    struct Plain;
+    impl Format for Plain {
+        fn name(&self) -> &'static str {
+            "plain"
+        }
+        fn describe(&self) -> &'static str {
+            "a kind's own report"
+        }
+        fn extensions(&self) -> &'static [&'static str] {
+            &["txt"]
+        }
+        fn render(&self, _input: &ReportInput) -> anyhow::Result<String> {
+            Ok(String::new())
+        }
+    }
+
     #[test]
     fn every_format_has_a_name_of_its_own_and_is_found_by_it() {
-        for format in ALL {
-            assert_eq!(named(format.name()).unwrap().name(), format.name());
+        let all = registry([&Plain as &dyn Format]);
+        let names: Vec<&str> = all.iter().map(|f| f.name()).collect();
+        assert_eq!(names, ["text", "markdown", "plain", "csv", "json", "html"]);
+        for format in &all {
+            assert_eq!(named(&all, format.name()).unwrap().name(), format.name());
         }
-        let mut names: Vec<&str> = ALL.iter().map(|f| f.name()).collect();
-        names.dedup();
-        assert_eq!(names.len(), ALL.len());
-        let err = named("pdf").err().unwrap();
+        let err = named(&all, "pdf").err().unwrap();
         assert!(err.starts_with("unknown format 'pdf': text ("), "{err}");
     }
 
     #[test]
     fn a_file_name_says_its_format_by_its_extension() {
-        let said = |name: &str| for_file(Path::new(name)).map(|format| format.name());
+        let all = registry([&Plain as &dyn Format]);
+        let said = |name: &str| for_file(&all, Path::new(name)).map(|format| format.name());
         assert_eq!(said("out/report.html"), Some("html"));
         assert_eq!(said("REPORT.HTM"), Some("html"));
         assert_eq!(said("report.md"), Some("markdown"));
@@ -230,8 +251,10 @@ mod tests {
         assert_eq!(said("tables.txt"), Some("text"));
         assert_eq!(said("report.pdf"), None);
         assert_eq!(said("report"), None);
-        let fits = |format: &str, name: &str| fits_file(named(format).unwrap(), Path::new(name));
-        assert!(fits("sysbench", "run.txt") && fits("markdown", "run.txt"));
+        let fits = |format: &str, name: &str| {
+            fits_file(&all, named(&all, format).unwrap(), Path::new(name))
+        };
+        assert!(fits("plain", "run.txt") && fits("markdown", "run.txt"));
         assert!(fits("csv", "cells.data") && fits("json", "run"));
         assert!(!fits("csv", "x.html") && !fits("text", "x.json") && !fits("html", "x.md"));
     }

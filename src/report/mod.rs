@@ -1,7 +1,7 @@
 //! The report stage: everything people read, as functions of a [`crate::view::View`]:
-//! terminal and Markdown tables (`text`), sysbench's format (`sysbench`), CSV (`export`),
-//! the HTML page with charts (`html`), the verdict every report opens with (`verdict`) and
-//! `compare`.
+//! terminal and Markdown tables (`text`), CSV (`export`), the HTML page with charts
+//! (`html`), the verdict every report opens with (`verdict`) and `compare`; `formats` names
+//! them for `--format`, beside the formats kinds of study bring (`studies::formats`).
 //!
 //! Owns: wording, layout, number formats, charts. Must not compute a statistic, merge a
 //! histogram, group cells or re-read what a record is (its scenario text, its study's
@@ -13,6 +13,5 @@ pub mod export;
 pub mod formats;
 pub mod html;
 pub mod section;
-pub mod sysbench;
 pub mod text;
 pub mod verdict;

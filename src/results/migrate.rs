@@ -2,9 +2,12 @@
 //! tables: every reader (`parse_record`, the store) sees the current record and nothing
 //! else, so no report keeps a branch for what old versions wrote.
 //!
-//! This is the one module outside `scenario` that knows how a study was once recognised by
-//! its name (S0 and S4 from before they were scenario files, sysbench's workloads) and where
-//! a scenario run kept its file's text: it must not be needed by anything but reading.
+//! This is the one module outside `scenario` and `studies` that knows how a study was once
+//! recognised by its name (S0 and S4 from before they were scenario files, sysbench's
+//! workloads) and where a scenario run kept its file's text: it must not be needed by
+//! anything but reading. What schema 1's sysbench and prepare runs meant (their names,
+//! titles and statement classes) is copied here, frozen, and never read from the live
+//! kinds, which may change their words without changing what an old record said.
 //!
 //! Schema 1 → 2: the record says what it is (`kind`, `title`, `statement_classes`); loads
 //! of s4 from before load phases had names belong to the unnamed load phase ""; the
@@ -26,14 +29,58 @@ const V1_SCENARIO: &str = "scenario";
 const V1_SYSBENCH: &str = "sysbench";
 const V1_PREPARE: &str = "prepare";
 
-use crate::scenario::sbtest::{PREPARE_STUDY, PREPARE_TITLE};
 use crate::scenario::{LOAD_STUDY_ONCE_CODED, STUDIES_ONCE_CODED};
 
-/// What `enginebench list` calls a sysbench workload.
-fn sysbench_title(workload: &str) -> String {
-    crate::scenario::oltp::OltpKind::from_name(workload)
-        .map(|kind| kind.title())
-        .unwrap_or_default()
+/// sysbench's workloads as schema 1 named its runs (the study was the workload).
+const V1_SYSBENCH_WORKLOADS: [&str; 11] = [
+    "oltp_point_select",
+    "oltp_read_only",
+    "oltp_read_write",
+    "oltp_write_only",
+    "oltp_update_index",
+    "oltp_update_non_index",
+    "oltp_insert",
+    "oltp_delete",
+    "select_random_points",
+    "select_random_ranges",
+    "bulk_insert",
+];
+/// The query kinds of those runs that read, and that wrote; the rest (begin, commit) were
+/// sysbench's "other".
+const V1_SYSBENCH_READS: [&str; 7] = [
+    "point_select",
+    "simple_range",
+    "sum_range",
+    "order_range",
+    "distinct_range",
+    "random_points",
+    "random_ranges",
+];
+const V1_SYSBENCH_WRITES: [&str; 5] = [
+    "index_update",
+    "non_index_update",
+    "delete",
+    "insert",
+    "bulk_insert",
+];
+/// `enginebench prepare sbtest`'s run, as schema 1 named it, and its title.
+const V1_PREPARE_STUDY: &str = "prepare-sbtest";
+const V1_PREPARE_TITLE: &str = "sysbench's tables prepared";
+
+/// What `enginebench list` called a sysbench workload when schema 1 was current.
+fn v1_sysbench_title(workload: &str) -> String {
+    format!("sysbench 1.0.20's {workload} workload, same SQL and distributions")
+}
+
+/// A sysbench query kind's class, as schema 1's sysbench runs counted it.
+fn v1_sysbench_class(query_kind: &str) -> StatementClass {
+    if V1_SYSBENCH_READS.contains(&query_kind) {
+        StatementClass::Read
+    } else if V1_SYSBENCH_WRITES.contains(&query_kind) {
+        StatementClass::Write
+    } else {
+        StatementClass::Other
+    }
 }
 
 /// The scenario file's text a scenario run keeps in its parameters (the store keeps a copy
@@ -108,14 +155,14 @@ fn v1_to_v2(value: &mut Value) -> Result<(), String> {
             .map(|scenario| crate::scenario::file::statement_groups(&scenario))
             .unwrap_or_default();
         (V1_SCENARIO, String::new(), classes)
-    } else if crate::scenario::oltp::OltpKind::from_name(&study).is_some() {
+    } else if V1_SYSBENCH_WORKLOADS.contains(&study.as_str()) {
         let classes = names
             .iter()
-            .map(|name| (name.clone(), crate::scenario::oltp::statement_group(name)))
+            .map(|name| (name.clone(), v1_sysbench_class(name)))
             .collect();
-        (V1_SYSBENCH, sysbench_title(&study), classes)
-    } else if study == PREPARE_STUDY {
-        (V1_PREPARE, PREPARE_TITLE.to_string(), BTreeMap::new())
+        (V1_SYSBENCH, v1_sysbench_title(&study), classes)
+    } else if study == V1_PREPARE_STUDY {
+        (V1_PREPARE, V1_PREPARE_TITLE.to_string(), BTreeMap::new())
     } else {
         return Err(format!(
             "cannot tell what kind of study '{study}' was (a scenario file's run keeps the file's text)"
@@ -202,6 +249,16 @@ mod tests {
         assert_eq!(sysbench["loads"][0]["phase"], Value::Null);
         assert_eq!(sysbench["steps"][0]["name"], "create_index");
         assert_eq!(sysbench["schema_version"], 2);
+
+        let mut bulk = v1(
+            "bulk_insert",
+            json!({"cells": [{"queries": [{"name": "bulk_insert"}, {"name": "random_ranges"}]}]}),
+        );
+        upgrade(&mut bulk, 1).unwrap();
+        assert_eq!(
+            bulk["statement_classes"],
+            json!({"bulk_insert": "write", "random_ranges": "read"})
+        );
 
         let mut prepare = v1("prepare-sbtest", json!({"cells": []}));
         upgrade(&mut prepare, 1).unwrap();

@@ -7,7 +7,7 @@
 //! know how a report groups, summarises or draws it.
 
 mod merge;
-mod migrate;
+pub(crate) mod migrate;
 mod read;
 mod record;
 mod store;

@@ -85,9 +85,8 @@ pub fn measure_as(
         label.clone(),
         expected,
         if let Some(hook) = &bench.output.interval_hook {
-            IntervalLines::Hook(hook.clone())
-        } else if bench.output.sysbench_intervals {
-            IntervalLines::Sysbench {
+            IntervalLines::Hook {
+                hook: hook.clone(),
                 threads: config.threads,
             }
         } else if bench.output.print_intervals {

@@ -33,11 +33,9 @@ pub struct RunOutput {
     pub report_interval: std::time::Duration,
     /// Print interval lines on a non-terminal stderr.
     pub print_intervals: bool,
-    /// Print each interval on stdout as sysbench's `--report-interval` lines
-    /// (`enginebench sysbench`), instead.
-    pub sysbench_intervals: bool,
-    /// Called with each interval as it closes (a script's `report_intermediate` hook),
-    /// instead of printing it.
+    /// Called with each interval as it closes, instead of printing enginebench's line: the
+    /// command's own progress (lines of its own on stdout, a script's hook), which the
+    /// runner does not know.
     pub interval_hook: Option<IntervalHook>,
 }
 
@@ -67,7 +65,6 @@ impl RunOutput {
             store: None,
             report_interval,
             print_intervals: false,
-            sysbench_intervals: false,
             interval_hook: None,
         }
     }

@@ -1,5 +1,7 @@
 //! Progress on stderr while a cell runs: a bar on a terminal, plain lines otherwise (one
-//! per finished cell, plus one per report interval when asked for). Results never go here.
+//! per finished cell, plus one per report interval when asked for), or a caller's own
+//! [`IntervalHook`] as each interval closes. Results never go here. Must not know what a
+//! hook prints or for which command: the command (or its kind of study) owns its lines.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -14,8 +16,9 @@ pub struct CellProgress {
     intervals: IntervalLines,
 }
 
-/// Called with each interval as it closes, on the thread that runs the cell.
-pub type IntervalHook = std::rc::Rc<dyn Fn(&crate::measure::IntervalMeasurement)>;
+/// Called with each interval as it closes and the cell's thread count, on the thread that
+/// runs the cell: a command's own progress (its lines on stdout, a script's hook).
+pub type IntervalHook = std::rc::Rc<dyn Fn(&crate::measure::IntervalMeasurement, u32)>;
 
 /// What is printed (or called) as each report interval closes.
 #[derive(Clone)]
@@ -23,13 +26,11 @@ pub enum IntervalLines {
     None,
     /// A line per interval on stderr, when stderr is not a terminal.
     Enginebench,
-    /// sysbench's `--report-interval` line on stdout, whatever stderr is
-    /// (`enginebench sysbench`).
-    Sysbench {
+    /// The caller's hook instead of a line, whatever stderr is, told the cell's threads.
+    Hook {
+        hook: IntervalHook,
         threads: u32,
     },
-    /// The caller's hook instead of a line (a script's own `report_intermediate`).
-    Hook(IntervalHook),
 }
 
 impl CellProgress {
@@ -66,12 +67,10 @@ impl CellProgress {
 
     pub fn update(&self, progress: &Progress) {
         let rate = progress.events_done as f64 / progress.elapsed.as_secs_f64().max(1e-9);
-        match (&self.intervals, progress.interval) {
-            (IntervalLines::Sysbench { threads }, Some(interval)) => {
-                outln!("{}", sysbench_line(interval, *threads));
-            }
-            (IntervalLines::Hook(hook), Some(interval)) => hook(interval),
-            _ => {}
+        if let (IntervalLines::Hook { hook, threads }, Some(interval)) =
+            (&self.intervals, progress.interval)
+        {
+            hook(interval, *threads);
         }
         match &self.bar {
             Some(bar) => {
@@ -117,29 +116,4 @@ impl CellProgress {
             None => note(&line),
         }
     }
-}
-
-/// An interval as sysbench's `--report-interval` prints it; statements are read, write or
-/// other by their verb, latency is the events' 95th percentile.
-fn sysbench_line(interval: &crate::measure::IntervalMeasurement, threads: u32) -> String {
-    let seconds = (interval.end_s - interval.start_s).max(1e-9);
-    let [reads, writes, other] = crate::scenario::StatementClass::tally(
-        interval
-            .kinds
-            .iter()
-            .map(|(name, latency, failed)| (name.as_str(), latency.count + failed)),
-    );
-    let errors: u64 = interval.kinds.iter().map(|(_, _, failed)| failed).sum();
-    let per_s = |n: u64| n as f64 / seconds;
-    format!(
-        "[ {:.0}s ] thds: {threads} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,95%): {:.2} err/s: {:.2} reconn/s: 0.00",
-        interval.end_s,
-        per_s(interval.events.count),
-        per_s(reads + writes + other),
-        per_s(reads),
-        per_s(writes),
-        per_s(other),
-        interval.events.p95_us as f64 / 1000.0,
-        per_s(errors),
-    )
 }

@@ -1,10 +1,10 @@
 //! The scenario stage: what to run. The five studies are scenario files (`scenarios/`, in
-//! the format of `file`); sysbench's OLTP workloads are code (`oltp`), option for option.
+//! the format of `file`), with sysbench's random distributions (`distributions`) and the
+//! classes statements are counted in. sysbench's OLTP workloads and tables are a kind of
+//! study of their own (`studies::sysbench`): this stage must not know them.
 
 pub mod distributions;
 pub mod file;
-pub mod oltp;
-pub mod sbtest;
 
 /// How intended start times are spaced in rate mode (`--rate-arrivals`).
 #[derive(
@@ -47,21 +47,6 @@ impl StatementClass {
             "INSERT" | "UPDATE" | "DELETE" | "REPLACE" => StatementClass::Write,
             _ => StatementClass::Other,
         }
-    }
-
-    /// sysbench's read, write and other counts of `statements` (SQL or digest, and how
-    /// many), each classed by its verb.
-    pub fn tally<'a>(statements: impl IntoIterator<Item = (&'a str, u64)>) -> [u64; 3] {
-        let mut counts = [0u64; 3];
-        for (sql, count) in statements {
-            let index = match StatementClass::of_sql(sql) {
-                StatementClass::Read => 0,
-                StatementClass::Write => 1,
-                _ => 2,
-            };
-            counts[index] += count;
-        }
-        counts
     }
 }
 

@@ -1,11 +1,12 @@
 //! The kinds of study, as plug-ins: each kind is a folder here that implements the plan's
 //! [`StudyKind`](crate::plan::StudyKind) for its parameters (its steps, cells and workload,
 //! its part of the record) and a [`Kind`] entry (the names `run` accepts, its report
-//! layout). [`KINDS`] lists them; a new kind is a new folder and one line there. Nothing
-//! below this stage (plan, runner, results, view, report) names a kind.
+//! layout, report formats of its own). [`KINDS`] lists them; a new kind is a new folder and
+//! one line there. Nothing below this stage (plan, runner, results, view, report) names a
+//! kind.
 //!
-//! Owns: which kinds exist, and finding the one a name or a record means. Must not know
-//! how any kind works inside.
+//! Owns: which kinds exist, finding the one a name or a record means, and every report
+//! format (the report's own and the kinds'). Must not know how any kind works inside.
 
 pub mod choices;
 pub mod lua;
@@ -20,6 +21,7 @@ pub mod tpcc;
 pub use choices::{declare_flags, no_flags, StudyArgs};
 
 use crate::plan::{Matrix, Plan, Study};
+use crate::report::formats::Format;
 use crate::report::text::{Layout, ANY_KIND};
 
 /// One kind of study, as the commands and the reports find it.
@@ -56,6 +58,12 @@ pub trait Kind: Sync {
 
     /// The kind's report: which table sections, in which order.
     fn layout(&self) -> Layout;
+
+    /// Report formats of the kind's own, which `--format` offers for a run of any kind
+    /// (sysbench's report).
+    fn formats(&self) -> &'static [&'static dyn Format] {
+        &[]
+    }
 }
 
 /// Every kind of study, in the order `run NAME` tries them.
@@ -67,6 +75,17 @@ pub const KINDS: &[&dyn Kind] = &[
     &replay::KIND,
     &tpcc::KIND,
 ];
+
+/// Every report format `--format` takes: the report's own and the kinds', in
+/// [`registry`](crate::report::formats::registry)'s order (text, the default, first).
+pub fn formats() -> &'static [&'static dyn Format] {
+    static ALL: std::sync::OnceLock<Vec<&'static dyn Format>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        crate::report::formats::registry(
+            KINDS.iter().flat_map(|kind| kind.formats().iter().copied()),
+        )
+    })
+}
 
 /// The report layout of a record of `kind`; a kind this build does not know (a newer
 /// enginebench's record) gets every section that finds something to show.

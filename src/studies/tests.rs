@@ -358,3 +358,30 @@ fn cold_runs_restart_before_every_cell() {
         .describe()
         .contains("restart the server on its datadir"));
 }
+
+/// `--format` takes the report's own formats and the kinds', each name once, in the order
+/// they always had (it is `--help`'s order, and the first format claiming `.txt` wins).
+#[test]
+fn every_format_is_offered_once_in_its_old_place() {
+    let names: Vec<&str> = super::formats().iter().map(|f| f.name()).collect();
+    assert_eq!(
+        names,
+        ["text", "markdown", "sysbench", "csv", "json", "html"]
+    );
+    let all = super::formats();
+    let said = |name: &str| {
+        crate::report::formats::for_file(all, std::path::Path::new(name)).map(|f| f.name())
+    };
+    assert_eq!(said("run.txt"), Some("text"));
+    let sysbench = crate::report::formats::named(all, "sysbench").unwrap();
+    assert!(crate::report::formats::fits_file(
+        all,
+        sysbench,
+        std::path::Path::new("run.txt")
+    ));
+    let err = crate::report::formats::named(all, "pdf").err().unwrap();
+    assert!(
+        err.contains("sysbench (sysbench's own report, per cell), csv ("),
+        "{err}"
+    );
+}

@@ -341,7 +341,7 @@ fn ten_thousand_connections_from_one_process_each_complete_their_loops() {
 fn the_event_driver_waits_for_each_answer_without_a_failed_read_first() {
     use enginebench::driver::events::{with_kind, DriverKind};
     use enginebench::driver::libmariadb::reads_skipped;
-    use enginebench::scenario::oltp::OltpKind;
+    use enginebench::studies::sysbench::oltp::OltpKind;
     common::require_mariadb();
     let server = enginebench::server::ThrowawayServer::start(&Default::default()).unwrap();
     let target = common::as_external(&server);

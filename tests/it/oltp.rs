@@ -6,8 +6,8 @@ use crate::common;
 use common::run_oltp;
 use enginebench::results::{OutcomeRecord, RunStatus};
 use enginebench::runner::RunOutput;
-use enginebench::scenario::oltp::OltpKind;
 use enginebench::server::{ServerArgsResolved, ServerOptions, ThrowawayServer};
+use enginebench::studies::sysbench::oltp::OltpKind;
 use std::time::Duration;
 
 fn params(workload: OltpKind, events: u64) -> common::OltpRun {

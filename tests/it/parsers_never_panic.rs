@@ -3,7 +3,7 @@
 //! was written. The command line's value parsers are reached through clap itself (every
 //! flag of every command that takes a value), so a flag added later is fuzzed too; the
 //! parsers that are only the crate's own are tested beside them (`cli::tests`,
-//! `commands::sysbench`). The scenario file has its own fuzzer (tests/scenario_files.rs),
+//! `studies::sysbench::command_line`). The scenario file has its own fuzzer (tests/scenario_files.rs),
 //! and so do result records (tests/report.rs).
 
 use std::sync::OnceLock;

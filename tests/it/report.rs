@@ -358,7 +358,7 @@ fn every_report(fixture_name: &str) -> String {
     format!(
         "== tables\n{}\n== sysbench format\n{}\n== csv\n{}\n== html\n{}\n",
         enginebench::studies::tables(&view, TableStyle::Markdown),
-        enginebench::report::sysbench::format(&view, 95.0),
+        enginebench::studies::sysbench::format::format(&view, 95.0),
         enginebench::report::export::csv_summary(&view).unwrap(),
         html_with_charts_summarised(&enginebench::report::html::page(
             &view,

@@ -4,7 +4,7 @@
 //! is set to it), the cells (threads × repeats, each statement a query kind under its
 //! digest), after each cell `--check COMMAND` if given (a script command whose failure
 //! marks the set-up not comparable), then `cleanup`. Also `enginebench sysbench …`'s
-//! commands (src/commands/sysbench.rs) run scripts through [`script`].
+//! commands (studies/sysbench/command.rs) run scripts through [`script`].
 //!
 //! Owns: the kind's parameters, steps and cells. Must not know the runner's insides.
 

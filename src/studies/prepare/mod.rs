@@ -5,6 +5,7 @@
 use serde::Serialize;
 use std::sync::Arc;
 
+use super::sysbench::sbtest;
 use super::Kind;
 use crate::console::TableStyle;
 use crate::driver::Workload;
@@ -13,8 +14,13 @@ use crate::load::LoadArgs;
 use crate::plan::{CellLink, CellStep, Description, Matrix, Plan, Step, StudyKind};
 use crate::report::text::Layout;
 use crate::results::RunRecord;
-use crate::scenario::{sbtest, TableSet};
+use crate::scenario::TableSet;
 use crate::view::View;
+
+/// `enginebench prepare sbtest`, as the record names it.
+pub const PREPARE_STUDY: &str = "prepare-sbtest";
+/// Its title.
+pub const PREPARE_TITLE: &str = "sysbench's tables prepared";
 
 /// The record's kind, and the registry's entry.
 pub struct PrepareKind;
@@ -77,12 +83,12 @@ impl StudyKind for PrepareParams {
     }
 
     fn name(&self) -> &str {
-        sbtest::PREPARE_STUDY
+        PREPARE_STUDY
     }
 
     fn describe(&self) -> Description {
         Description {
-            title: sbtest::PREPARE_TITLE.into(),
+            title: PREPARE_TITLE.into(),
             ..Description::default()
         }
     }

@@ -4,8 +4,8 @@
 
 use clap::Args;
 
+use super::oltp::OltpOptions;
 use crate::scenario::distributions::{RandSpec, RandType};
-use crate::scenario::oltp::OltpOptions;
 use crate::units::{parse_count, parse_switch};
 
 /// sysbench's workload options, with its names, meanings and defaults.

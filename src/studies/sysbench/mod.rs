@@ -1,10 +1,24 @@
-//! The sysbench kind: one of sysbench's OLTP workloads, option for option, on each engine
-//! and thread count. Owns its parameters (kept in the record), its steps (each engine's
-//! tables, emptied before every cell when the workload fills them), its workload, how agents
-//! share its rate and event budget, and its report layout (sysbench's figures per set-up).
-//! What the workloads are (statements, options) the scenario stage says.
+//! The sysbench kind, and everything of sysbench's in one home. The kind: one of sysbench's
+//! OLTP workloads, option for option, on each engine and thread count. Owns its parameters
+//! (kept in the record, their flags in `flags`), its steps (each engine's tables, emptied
+//! before every cell when the workload fills them), its workload (`workload`), and its
+//! report layout (sysbench's figures per set-up, `tables`). What the workloads are
+//! (statements, options) `oltp` says, and sysbench's tables `sbtest` (which the prepare
+//! kind fills too). Beside the kind, sysbench's outputs: its report as `--format sysbench`
+//! (`format`, offered to every run through [`Kind::formats`]) and its `--report-interval`
+//! lines (`intervals`, a runner progress hook); and `enginebench sysbench`, sysbench's own
+//! command line (`command_line` reads it, `command` does it, `hooks` calls a script's
+//! report hooks). Nothing below the studies stage knows any of it; it must not know how
+//! the runner, the driver or the report stage work inside.
 
+pub mod command;
+pub mod command_line;
 mod flags;
+pub mod format;
+mod hooks;
+pub mod intervals;
+pub mod oltp;
+pub mod sbtest;
 mod tables;
 mod workload;
 
@@ -24,9 +38,9 @@ use crate::plan::{
 };
 use crate::report::text::Layout;
 use crate::results::RunRecord;
-use crate::scenario::oltp::{OltpKind, OltpOptions};
-use crate::scenario::{sbtest, TableSet};
+use crate::scenario::TableSet;
 use crate::view::View;
+use oltp::{OltpKind, OltpOptions};
 
 /// The record's kind, and the registry's entry.
 pub struct SysbenchKind;
@@ -66,6 +80,9 @@ impl Kind for SysbenchKind {
     }
     fn layout(&self) -> Layout {
         Layout::tables(report_tables)
+    }
+    fn formats(&self) -> &'static [&'static dyn crate::report::formats::Format] {
+        &[&format::FORMAT]
     }
     fn listed(&self) -> Vec<(String, String)> {
         OltpKind::ALL
@@ -134,7 +151,7 @@ impl StudyKind for OltpParams {
 
     fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix) {
         super::record_parameters(record, self, matrix, RECORDED);
-        record.statement_classes = crate::scenario::oltp::query_kinds(self.workload, &self.options)
+        record.statement_classes = oltp::query_kinds(self.workload, &self.options)
             .into_iter()
             .collect();
     }

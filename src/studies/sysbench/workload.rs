@@ -1,19 +1,19 @@
 //! sysbench's OLTP workloads as the driver runs them: one libmariadb connection per worker
 //! with the workload's statements prepared once and bound to the worker's own buffers, the
 //! events of oltp_common.lua and its siblings, sysbench's distributions. What the workloads
-//! are (kinds, options, SQL) the scenario stage says; this owns how they are sent.
+//! are (kinds, options, SQL) `oltp` says; this owns how they are sent.
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use std::fmt::Write;
 
+use super::oltp::{classes, Class, OltpKind, OltpOptions};
+use super::sbtest::{write_c_value, write_pad_value};
 use crate::driver::libmariadb::{self, Param};
 use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
 use crate::measure::statement_probe::StatementSample;
 use crate::measure::QueryRecorder;
 use crate::scenario::distributions::{uniform, Distribution};
-use crate::scenario::oltp::{classes, Class, OltpKind, OltpOptions};
-use crate::scenario::sbtest::{write_c_value, write_pad_value};
 use crate::server::ConnectionSpec;
 
 pub struct OltpWorkload {

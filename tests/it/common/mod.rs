@@ -277,14 +277,14 @@ pub struct OltpRun {
 /// A sysbench workload of `events` events on one thread, InnoDB, `tables` sbtest tables of
 /// 2,000 rows, loaded the fastest way.
 pub fn oltp_params(
-    workload: enginebench::scenario::oltp::OltpKind,
+    workload: enginebench::studies::sysbench::oltp::OltpKind,
     events: u64,
     tables: u32,
 ) -> OltpRun {
     OltpRun {
         params: enginebench::studies::sysbench::OltpParams {
             workload,
-            options: enginebench::scenario::oltp::OltpOptions {
+            options: enginebench::studies::sysbench::oltp::OltpOptions {
                 tables,
                 table_size: 2000,
                 ..Default::default()

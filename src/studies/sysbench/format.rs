@@ -1,15 +1,38 @@
 //! sysbench's report, label for label, so users can put enginebench's numbers beside the
 //! ones they know: queries performed read/write/other, transactions, latency min/avg/max
 //! and the chosen percentile, threads fairness. Statements are counted and classed by the
-//! view (from the record's own `statement_classes`).
+//! view (from the record's own `statement_classes`). The sysbench kind offers it to the
+//! report formats as `--format sysbench` (for a run of any kind); `enginebench sysbench`
+//! prints it, and its `--histogram`.
 //!
 //! Owns: sysbench's labels and layout. Must not class statements or compute fairness
 //! itself.
 
 use std::fmt::Write;
 
+use crate::report::formats::{Format, ReportInput};
+use crate::report::text::sections::not_comparable_section;
 use crate::results::{CellRecord, OutcomeRecord};
 use crate::view::{CellFigures, View};
+
+/// `--format sysbench`: sysbench's own report, per cell.
+pub struct SysbenchFormat;
+pub const FORMAT: SysbenchFormat = SysbenchFormat;
+
+impl Format for SysbenchFormat {
+    fn name(&self) -> &'static str {
+        "sysbench"
+    }
+    fn describe(&self) -> &'static str {
+        "sysbench's own report, per cell"
+    }
+    fn extensions(&self) -> &'static [&'static str] {
+        &["txt"]
+    }
+    fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
+        Ok(not_comparable_section(input.view) + &format(input.view, input.percentile))
+    }
+}
 
 /// sysbench's `--histogram`: the events' latencies counted in its 1,024 buckets spaced
 /// logarithmically from 0.001 ms to 100 s (each value in the nearest), the buckets that

@@ -1,11 +1,13 @@
 //! sysbench's `sbtest` table, with the schema and value shapes of sysbench 1.0.20's
 //! oltp_common.lua: k uniform in 1..=table_size, c and pad as groups of 11 random digits.
+//! The sysbench workloads and the prepare kind fill and use it. Must not know who does.
 
 use rand::rngs::SmallRng;
 use rand::Rng;
 
 use crate::engine::Engine;
 use crate::load::{push_digits, RowGenerator, TableSpec, Value};
+use crate::scenario::TableSet;
 
 /// sysbench's c_value_template: 10 groups of 11 digits joined by '-'.
 const C_GROUPS: usize = 10;
@@ -15,11 +17,6 @@ const PAD_GROUPS: usize = 5;
 pub fn table_name(table_number: u32) -> String {
     format!("sbtest{table_number}")
 }
-
-/// `enginebench prepare sbtest`, as the record names it.
-pub const PREPARE_STUDY: &str = "prepare-sbtest";
-/// Its title.
-pub const PREPARE_TITLE: &str = "sysbench's tables prepared";
 
 /// Whether `name` is one of sysbench's tables (sbtest1, sbtest2, …).
 pub fn is_table(name: &str) -> bool {
@@ -36,8 +33,8 @@ pub fn table_set(
     engine: Engine,
     seed: u64,
     reuse_existing: bool,
-) -> super::TableSet {
-    super::TableSet {
+) -> TableSet {
+    TableSet {
         per_engine_database: false,
         filled: (1..=tables)
             .map(|table| table_spec(table, table_size, engine, seed))

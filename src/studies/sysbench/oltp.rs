@@ -1,14 +1,14 @@
 //! sysbench 1.0.20's OLTP workloads, statement for statement: the same sbtest schema, SQL,
 //! option meanings and defaults, random distributions and transaction boundaries as the
 //! Lua scripts in /usr/share/sysbench, so that results can be compared with sysbench's.
-//! This is the workloads' definition (kinds, options, statements, tables); the driver's
-//! `workloads::sysbench` runs them. It must not know how statements are sent.
+//! This is the workloads' definition (kinds, options, statements, tables); `workload.rs`
+//! runs them. It must not know how statements are sent.
 
 use serde::{Deserialize, Serialize};
 
-use super::distributions::RandSpec;
-use super::StatementClass;
 use crate::engine::Engine;
+use crate::scenario::distributions::RandSpec;
+use crate::scenario::{StatementClass, TableSet};
 
 /// The built-in sysbench workloads, by their sysbench names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,9 +85,9 @@ impl OltpKind {
         max_threads: u32,
         engine: Engine,
         seed: u64,
-    ) -> super::TableSet {
+    ) -> TableSet {
         if self == OltpKind::BulkInsert {
-            return super::TableSet {
+            return TableSet {
                 per_engine_database: false,
                 filled: Vec::new(),
                 empty: (1..=max_threads)
@@ -382,6 +382,32 @@ mod tests {
         assert_eq!(statement_group("commit"), StatementClass::Other);
         for kind in OltpKind::ALL {
             assert_eq!(OltpKind::from_name(kind.name()), Some(kind));
+        }
+    }
+
+    /// results/migrate.rs reads schema 1's sysbench records through a frozen copy of what
+    /// they meant; the workloads as they are still say the same of every query kind.
+    #[test]
+    fn old_records_are_read_as_the_workloads_record_them() {
+        let options = OltpOptions::default();
+        for kind in OltpKind::ALL {
+            let queries = query_kinds(kind, &options);
+            let names: Vec<serde_json::Value> = queries
+                .iter()
+                .map(|(name, _)| serde_json::json!({ "name": name }))
+                .collect();
+            let mut record = serde_json::json!({
+                "schema_version": 1,
+                "study": kind.name(),
+                "parameters": {},
+                "cells": [{ "queries": names }],
+            });
+            crate::results::migrate::upgrade(&mut record, 1).unwrap();
+            assert_eq!(record["kind"], "sysbench");
+            assert_eq!(record["title"], kind.title());
+            for (name, class) in &queries {
+                assert_eq!(record["statement_classes"][name], serde_json::json!(class));
+            }
         }
     }
 }

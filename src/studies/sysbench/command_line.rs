@@ -1,0 +1,342 @@
+//! sysbench's own command line, read as sysbench reads it (`--db-driver=mysql
+//! --mysql-host=… --threads=4 --time=60 oltp_read_write run`): `--name=value` options,
+//! sysbench's taken out and checked (threads, time, events, rate, report interval,
+//! percentile, histogram, seed, the server and its TLS), the rest left for the script,
+//! then the script and its command. `enginebench sysbench` (`command.rs`) does what it
+//! says.
+//!
+//! Owns: reading and checking sysbench's command line. Must not run anything nor know
+//! how scripts run (studies::lua).
+
+use anyhow::bail;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::server::Dsn;
+use crate::studies::lua::script::{GlobalOptions, OptionValue, Settings};
+
+/// `enginebench sysbench`'s arguments, read: sysbench's options, the script's, the script
+/// and its command.
+pub struct Invocation {
+    pub globals: Globals,
+    /// The script's own options, `--name=value` by name (`-` read as `_`).
+    pub options: BTreeMap<String, String>,
+    /// A path or a name on sysbench's path.
+    pub script: String,
+    /// `run` unless another is named (`prepare`, `cleanup`, `help`, a script's own).
+    pub command: String,
+}
+
+/// `args` read as sysbench reads its command line, refused with the option to fix.
+pub fn read(args: &[String]) -> anyhow::Result<Invocation> {
+    let mut line = read_line(args)?;
+    let globals = take_globals(&mut line.options)?;
+    if globals.db_driver != "mysql" {
+        bail!(
+            "--db-driver={}: enginebench speaks to MySQL and MariaDB only (--db-driver=mysql)",
+            globals.db_driver
+        );
+    }
+    let Some(script) = line.positional.first().cloned() else {
+        bail!(
+            "no script: enginebench sysbench [options] SCRIPT COMMAND (e.g. oltp_read_write run)"
+        );
+    };
+    let command = line
+        .positional
+        .get(1)
+        .cloned()
+        .unwrap_or_else(|| "run".into());
+    Ok(Invocation {
+        globals,
+        options: line.options,
+        script,
+        command,
+    })
+}
+
+/// sysbench's command line, read.
+#[derive(Debug, Default)]
+struct SysbenchLine {
+    /// `--name=value` by name (`-` read as `_`), sysbench's and the script's alike.
+    options: BTreeMap<String, String>,
+    /// The script (a path or a name on sysbench's path), then the command.
+    positional: Vec<String>,
+}
+
+fn read_line(args: &[String]) -> anyhow::Result<SysbenchLine> {
+    let mut line = SysbenchLine::default();
+    for arg in args {
+        if let Some(flag) = arg.strip_prefix("--") {
+            let (name, value) = flag.split_once('=').unwrap_or((flag, "on"));
+            line.options
+                .insert(Settings::option_name(name), value.to_string());
+        } else {
+            line.positional.push(arg.clone());
+        }
+    }
+    if line.positional.len() > 2 {
+        bail!(
+            "unexpected '{}': sysbench takes [options] SCRIPT COMMAND, with options as --name=value",
+            line.positional[2]
+        );
+    }
+    Ok(line)
+}
+
+/// sysbench's own options, taken out of `options` (what remains is the script's).
+pub struct Globals {
+    pub global: GlobalOptions,
+    pub warmup: Option<Duration>,
+    pub percentile: f64,
+    /// `--histogram`: sysbench's latency histogram before the report.
+    pub histogram: bool,
+    password: Option<String>,
+    port: u16,
+    db_driver: String,
+    tls: crate::server::TlsOptions,
+}
+
+// Long by design: sysbench's global options, one short take per option, in its --help order.
+#[allow(clippy::too_many_lines)]
+fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Globals> {
+    let mut global = GlobalOptions::default();
+    let mut take = |name: &str| options.remove(name);
+    fn number<T: std::str::FromStr>(name: &str, value: &str) -> anyhow::Result<T> {
+        value
+            .parse()
+            .map_err(|_| anyhow::anyhow!("--{}={value}: a number", name.replace('_', "-")))
+    }
+    /// A number that must lie in `range` (f64 reads NaN, inf and 1e300 too, which made
+    /// Durations panic and counts saturate), `what` saying what it may be.
+    fn within(
+        name: &str,
+        value: &str,
+        range: std::ops::RangeInclusive<f64>,
+        what: &str,
+    ) -> anyhow::Result<f64> {
+        let number: f64 = number(name, value)?;
+        if !range.contains(&number) {
+            bail!("--{}={value}: {what}", name.replace('_', "-"));
+        }
+        Ok(number)
+    }
+    /// Seconds a Duration can hold (up to about 584 billion years).
+    const SECONDS: std::ops::RangeInclusive<f64> = 0.0..=1.8e19;
+    let seconds = "seconds, 0 or more (e.g. 60)";
+    if let Some(value) = take("threads") {
+        global.threads = number("threads", &value)?;
+        if global.threads == 0 {
+            bail!("--threads=0: at least 1 thread");
+        }
+    }
+    if let Some(value) = take("time") {
+        global.time = within("time", &value, SECONDS, seconds)?;
+    }
+    if let Some(value) = take("events") {
+        global.events = within(
+            "events",
+            &value,
+            0.0..=1.8e19,
+            "a count of events, 0 or more",
+        )?;
+    }
+    if let Some(value) = take("rate") {
+        global.rate = within(
+            "rate",
+            &value,
+            0.0..=f64::MAX,
+            "events per second, 0 or more (0: as fast as it goes)",
+        )?;
+    }
+    if let Some(value) = take("report_interval") {
+        global.report_interval = within("report_interval", &value, SECONDS, seconds)?;
+    }
+    let percentile = match take("percentile") {
+        Some(value) => within(
+            "percentile",
+            &value,
+            0.0..=100.0,
+            "a percentile, 1 to 100 (0: none)",
+        )?,
+        None => 95.0,
+    };
+    global.percentile = percentile;
+    let histogram = match take("histogram") {
+        Some(value) => matches!(
+            OptionValue::parse_like(&OptionValue::Bool(false), "histogram", &value)?,
+            OptionValue::Bool(true)
+        ),
+        None => false,
+    };
+    if histogram && percentile == 0.0 {
+        bail!("--histogram cannot be used with --percentile=0");
+    }
+    if let Some(value) = take("rand_seed") {
+        global.rand_seed = number("rand_seed", &value)?;
+    }
+    if let Some(value) = take("mysql_host") {
+        global.mysql_host = value;
+    }
+    let port = match take("mysql_port") {
+        Some(value) => number("mysql_port", &value)?,
+        None => 3306,
+    };
+    global.mysql_port = f64::from(port);
+    if let Some(value) = take("mysql_socket") {
+        global.mysql_socket = value;
+    }
+    if let Some(value) = take("mysql_user") {
+        global.mysql_user = value;
+    }
+    if let Some(value) = take("mysql_db") {
+        global.mysql_db = value;
+    }
+    // A password on the command line was moved out of the process title into the
+    // environment (`cli::hide_dsn_password`).
+    let password = take("mysql_password")
+        .filter(|password| !password.is_empty())
+        .or_else(|| std::env::var(crate::server::PASSWORD_ENV).ok());
+    let warmup = match take("warmup_time") {
+        Some(value) => Some(Duration::from_secs_f64(within(
+            "warmup_time",
+            &value,
+            SECONDS,
+            seconds,
+        )?)),
+        None => None,
+    };
+    // sysbench 1.0's --mysql-ssl=on, or 1.1's modes and its --mysql-ssl-ca/-cert/-key
+    // (1.0 read cacert.pem, client-cert.pem and client-key.pem from the working directory).
+    let mut tls = crate::server::TlsOptions {
+        words: crate::server::tls::OptionWords::Sysbench,
+        ..Default::default()
+    };
+    for (option, name) in [
+        ("mysql_ssl", "ssl-mode"),
+        ("mysql_ssl_ca", "ssl-ca"),
+        ("mysql_ssl_cert", "ssl-cert"),
+        ("mysql_ssl_key", "ssl-key"),
+    ] {
+        if let Some(value) = take(option) {
+            tls.set(name, &value)
+                .map_err(|err| anyhow::anyhow!("--{}: {err}", option.replace('_', "-")))?;
+        }
+    }
+    tls.check().map_err(|err| anyhow::anyhow!(err))?;
+    let db_driver = take("db_driver").unwrap_or_else(|| "mysql".into());
+    // Accepted as sysbench accepts them; enginebench's own behaviour covers them.
+    for ignored in ["verbosity", "forced_shutdown", "luajit_cmd"] {
+        take(ignored);
+    }
+    Ok(Globals {
+        global,
+        warmup,
+        percentile,
+        histogram,
+        password,
+        port,
+        db_driver,
+        tls,
+    })
+}
+
+impl Globals {
+    /// `--time`: how long the run lasts (0: no limit, as sysbench takes it).
+    pub fn time_limit(&self) -> Option<Duration> {
+        (self.global.time > 0.0).then(|| Duration::from_secs_f64(self.global.time))
+    }
+
+    /// How often the run's progress is stored: `--report-interval`, at least a second.
+    pub fn store_interval(&self) -> Duration {
+        Duration::from_secs_f64(self.global.report_interval.max(1.0))
+    }
+
+    /// The server the `--mysql-*` options name.
+    pub fn dsn(&self) -> Dsn {
+        Dsn {
+            user: self.global.mysql_user.clone(),
+            password: self.password.clone(),
+            host: self.global.mysql_host.clone(),
+            port: self.port,
+            socket: (!self.global.mysql_socket.is_empty())
+                .then(|| self.global.mysql_socket.clone()),
+            database: Some(self.global.mysql_db.clone()),
+            tls: self.tls.clone(),
+        }
+    }
+
+    /// The run's seed: `--rand-seed`, or the clock's for its 0 (sysbench's default).
+    pub fn seed(&self) -> u64 {
+        seed_of(self.global.rand_seed)
+    }
+}
+
+/// sysbench's `--rand-seed`: 0 (its default) seeds from the clock.
+fn seed_of(rand_seed: u64) -> u64 {
+    if rand_seed != 0 {
+        return rand_seed;
+    }
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |elapsed| elapsed.as_nanos() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn globals_of(args: &[&str]) -> anyhow::Result<Globals> {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        take_globals(&mut read_line(&args)?.options)
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_refused_naming_the_option() {
+        // Each panicked (a Duration from NaN, inf or 1e30 seconds) or hung on no threads.
+        for (arg, says) in [
+            ("--time=1e30", "--time=1e30: seconds, 0 or more"),
+            ("--time=inf", "--time=inf: seconds"),
+            ("--report-interval=NaN", "--report-interval=NaN: seconds"),
+            ("--warmup-time=-1", "--warmup-time=-1: seconds"),
+            (
+                "--percentile=101",
+                "--percentile=101: a percentile, 1 to 100",
+            ),
+            ("--events=-5", "--events=-5: a count of events"),
+            ("--rate=inf", "--rate=inf: events per second"),
+            ("--threads=0", "--threads=0: at least 1 thread"),
+            ("--threads=many", "--threads=many: a number"),
+        ] {
+            let err = globals_of(&[arg, "oltp_read_write", "run"]).err().unwrap();
+            assert!(err.to_string().starts_with(says), "{arg}: {err}");
+        }
+        let globals = globals_of(&["--time=0", "--report-interval=0.5", "x", "run"]).unwrap();
+        assert_eq!(globals.time_limit(), None);
+        assert_eq!(globals.store_interval(), Duration::from_secs(1));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+        /// Any command line: refused or read, and what is read makes its Durations.
+        #[test]
+        fn any_sysbench_line_is_read_or_refused(
+            args in prop::collection::vec(
+                prop_oneof![
+                    any::<String>(),
+                    "--(threads|time|events|rate|report-interval|percentile|warmup-time|histogram|rand-seed|mysql-port|mysql-ssl|db-driver)=[-+0-9.eEinfaNx]{0,8}",
+                    "[a-z_]{1,12}",
+                ],
+                0..6,
+            )
+        ) {
+            if let Ok(globals) = read_line(&args).and_then(|mut line| take_globals(&mut line.options)) {
+                let _ = globals.time_limit();
+                let _ = globals.store_interval();
+                prop_assert!(globals.global.threads > 0);
+            }
+        }
+    }
+}

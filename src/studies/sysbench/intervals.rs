@@ -1,0 +1,55 @@
+//! sysbench's progress as `enginebench sysbench … run --report-interval=N` prints it: one
+//! line per interval on stdout, the runner's [`IntervalHook`](crate::runner::IntervalHook)
+//! plug-in; and sysbench's read/write/other counts of statements by their verb, which that
+//! line and a script's report hooks are given. Must not know how intervals are measured.
+
+use crate::measure::IntervalMeasurement;
+use crate::scenario::StatementClass;
+
+/// sysbench's read, write and other counts of `statements` (SQL or digest, and how
+/// many), each classed by its verb.
+pub fn tally<'a>(statements: impl IntoIterator<Item = (&'a str, u64)>) -> [u64; 3] {
+    let mut counts = [0u64; 3];
+    for (sql, count) in statements {
+        let index = match StatementClass::of_sql(sql) {
+            StatementClass::Read => 0,
+            StatementClass::Write => 1,
+            _ => 2,
+        };
+        counts[index] += count;
+    }
+    counts
+}
+
+/// The hook that prints each interval as sysbench's `--report-interval` line on stdout,
+/// whatever stderr is.
+pub fn report_interval_lines() -> crate::runner::IntervalHook {
+    std::rc::Rc::new(|interval: &IntervalMeasurement, threads: u32| {
+        outln!("{}", interval_line(interval, threads));
+    })
+}
+
+/// An interval as sysbench's `--report-interval` prints it; statements are read, write or
+/// other by their verb, latency is the events' 95th percentile.
+pub fn interval_line(interval: &IntervalMeasurement, threads: u32) -> String {
+    let seconds = (interval.end_s - interval.start_s).max(1e-9);
+    let [reads, writes, other] = tally(
+        interval
+            .kinds
+            .iter()
+            .map(|(name, latency, failed)| (name.as_str(), latency.count + failed)),
+    );
+    let errors: u64 = interval.kinds.iter().map(|(_, _, failed)| failed).sum();
+    let per_s = |n: u64| n as f64 / seconds;
+    format!(
+        "[ {:.0}s ] thds: {threads} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,95%): {:.2} err/s: {:.2} reconn/s: 0.00",
+        interval.end_s,
+        per_s(interval.events.count),
+        per_s(reads + writes + other),
+        per_s(reads),
+        per_s(writes),
+        per_s(other),
+        interval.events.p95_us as f64 / 1000.0,
+        per_s(errors),
+    )
+}
