@@ -32,8 +32,7 @@ pub struct Probe<'a> {
 
 /// [`measure`], or with `probe` one probe of a capacity search: the kind's workload at the
 /// probe's rate and length instead of its own, the record carrying the goal's judgement.
-// Long by design: a cell measured and recorded in order; to split into configure, drive and record (issue 43).
-#[allow(clippy::too_many_lines)]
+/// Three stages: the cell configured, driven, recorded.
 pub fn measure_as(
     plan: &Plan,
     bench: &mut Bench,
@@ -46,6 +45,27 @@ pub fn measure_as(
         failed_before_start(plan, bench, cell, message)?;
         return Ok(false);
     }
+    let configured = configure(plan, bench, cell, probe)?;
+    let driven = drive(plan, bench, cell, &configured)?;
+    record_cell(plan, bench, cell, probe, configured, driven)
+}
+
+/// A cell ready to drive: its workload, the driver's configuration, its label and key.
+struct Configured {
+    workload: Box<dyn Workload>,
+    config: CellConfig,
+    label: String,
+    key: CellKey,
+}
+
+/// The cell's seed, workload and configuration; a probe's rate and length over the
+/// phase's own.
+fn configure(
+    plan: &Plan,
+    bench: &Bench,
+    cell: &CellStep,
+    probe: Option<&Probe>,
+) -> anyhow::Result<Configured> {
     // Agents draw different random values (the same seed would make them issue the same
     // statements in lockstep).
     let agent_offset = plan
@@ -77,6 +97,39 @@ pub fn measure_as(
         };
     }
     let key = cell_key(plan, bench, cell);
+    Ok(Configured {
+        workload,
+        config,
+        label,
+        key,
+    })
+}
+
+/// What driving a cell gave: the measurement, each node's part and a fault's, the counters
+/// sampled around it (or why they could not be), and the progress line to finish.
+struct Driven {
+    measured: CellMeasurement,
+    node_records: Vec<crate::measure::node_counters::NodeCellRecord>,
+    fault: Option<crate::results::FaultRecord>,
+    counters: anyhow::Result<crate::measure::CellCounters>,
+    kills_a_node: bool,
+    progress: CellProgress,
+}
+
+/// Drives the cell with progress shown, the server's counters sampled around it, its
+/// nodes watched (and one killed, when the phase says) and agents started together.
+fn drive(
+    plan: &Plan,
+    bench: &mut Bench,
+    cell: &CellStep,
+    configured: &Configured,
+) -> anyhow::Result<Driven> {
+    let Configured {
+        workload,
+        config,
+        label,
+        ..
+    } = configured;
     let expected = match (config.stop.events_per_thread, config.stop.events_total) {
         (Some(each), _) => Some(each * u64::from(config.threads)),
         (None, total) => total,
@@ -129,7 +182,7 @@ pub fn measure_as(
     let (measured, node_records, fault) = match nodes_plan {
         Some(nodes_plan) => {
             let mut watching = WatchingNodes::new(observer, nodes_plan);
-            let measured = run_cell(workload.as_ref(), &config, &mut watching)?;
+            let measured = run_cell(workload.as_ref(), config, &mut watching)?;
             let intervals: Vec<(f64, f64, u64, u64)> = measured
                 .intervals
                 .iter()
@@ -146,7 +199,7 @@ pub fn measure_as(
             (measured, nodes, fault)
         }
         None => (
-            run_cell(workload.as_ref(), &config, observer)?,
+            run_cell(workload.as_ref(), config, observer)?,
             Vec::new(),
             None,
         ),
@@ -161,36 +214,127 @@ pub fn measure_as(
             ));
         }
     }
+    Ok(Driven {
+        measured,
+        node_records,
+        fault,
+        counters,
+        kills_a_node,
+        progress,
+    })
+}
+
+/// Whether the server died during the cell, and if so the message that says how: the
+/// cause, the kernel's reason, the end of its error log.
+fn crash_of(
+    bench: &mut Bench,
+    measured: &CellMeasurement,
+    counters: &anyhow::Result<crate::measure::CellCounters>,
+    stalled: bool,
+) -> Option<String> {
+    let looks_dead = matches!(measured.outcome, CellOutcome::Failed(_))
+        || (counters.is_err() && !stalled && !crate::interrupt::requested());
+    if !looks_dead || bench.target.is_alive() {
+        return None;
+    }
+    let cause = match (&measured.outcome, counters) {
+        (CellOutcome::Failed(message), _) => message.clone(),
+        (_, Err(err)) => format!("{err:#}"),
+        _ => "no error reported".into(),
+    };
+    let kernel = bench
+        .target
+        .death_cause()
+        .map(|why| format!("; {why}"))
+        .unwrap_or_default();
+    // With the kernel's reason known, the log's last lines are only its context.
+    let log_lines = if kernel.contains("OOM killer") { 3 } else { 20 };
+    Some(format!(
+        "the server died during the cell ({cause}){kernel}; its error log ends with:\n{}",
+        bench.target.error_log_tail(log_lines).unwrap_or_default()
+    ))
+}
+
+/// A capacity probe's part of the record: its rate and the goal's judgement.
+fn probe_record(probe: &Probe, measured: &CellMeasurement) -> crate::results::ProbeRecord {
+    let fell_behind = measured.rate.is_some_and(|rate| rate.fell_behind);
+    crate::results::ProbeRecord {
+        step: probe.step,
+        target_per_s: probe.rate_per_s,
+        judgement: probe
+            .slo
+            .judge(&measured.event_latency, measured.failed_events, fell_behind),
+        search_ended: None,
+    }
+}
+
+/// A node killed mid-cell, said: when, how long throughput took to come back, what failed.
+fn note_fault(fault: &crate::results::FaultRecord) {
+    note(&format!(
+        "kill_node: {} killed at {:.1} s; {}; {} statements failed from then on",
+        fault.node,
+        fault.killed_at_s,
+        match fault.recovery_s {
+            Some(seconds) => format!("throughput back to 90% of before after {seconds:.1} s"),
+            None => "throughput did not come back to 90% of before within the cell".into(),
+        },
+        fault.errors_after_kill
+    ));
+}
+
+/// The end of the cell's progress line.
+fn finish_line(measured: &CellMeasurement, crashed: bool, record: &CellRecord) -> String {
+    match &measured.outcome {
+        _ if crashed => "the server died".to_string(),
+        CellOutcome::Stalled(_) => "the server stopped answering".to_string(),
+        CellOutcome::Completed => format!(
+            "{:.0} ms wall, {:.0} events/s{}",
+            record.wall_ms,
+            record.events_per_s,
+            match &record.rate {
+                Some(rate) if rate.fell_behind => format!(
+                    " — WARNING: could not keep --rate {:.0}/s (max lag {:.0} ms)",
+                    rate.target_per_s, rate.max_lag_ms
+                ),
+                _ => String::new(),
+            }
+        ),
+        CellOutcome::Interrupted => "interrupted".into(),
+        CellOutcome::Failed(message) => format!("failed: {message}"),
+    }
+}
+
+/// The cell recorded (crashed, stalled, a probe's judgement, the nodes' parts), said, its
+/// evidence gathered and the record saved; whether the next cells need a fresh server.
+fn record_cell(
+    plan: &Plan,
+    bench: &mut Bench,
+    cell: &CellStep,
+    probe: Option<&Probe>,
+    configured: Configured,
+    driven: Driven,
+) -> anyhow::Result<bool> {
+    let Configured {
+        workload,
+        config,
+        label,
+        key,
+    } = configured;
+    let Driven {
+        measured,
+        node_records,
+        fault,
+        counters,
+        kills_a_node,
+        progress,
+    } = driven;
     // A failed cell or a lost probe may mean the server died. A stalled cell's server did
     // not die (it stopped answering), and an interrupted cell ended because we asked.
     let stalled = match &measured.outcome {
         CellOutcome::Stalled(stall) => Some(stall.clone()),
         _ => None,
     };
-    let looks_dead = matches!(measured.outcome, CellOutcome::Failed(_))
-        || (counters.is_err() && stalled.is_none() && !crate::interrupt::requested());
-    let crash = if looks_dead {
-        (!bench.target.is_alive()).then(|| {
-            let cause = match (&measured.outcome, &counters) {
-                (CellOutcome::Failed(message), _) => message.clone(),
-                (_, Err(err)) => format!("{err:#}"),
-                _ => "no error reported".into(),
-            };
-            let kernel = bench
-                .target
-                .death_cause()
-                .map(|why| format!("; {why}"))
-                .unwrap_or_default();
-            // With the kernel's reason known, the log's last lines are only its context.
-            let log_lines = if kernel.contains("OOM killer") { 3 } else { 20 };
-            format!(
-                "the server died during the cell ({cause}){kernel}; its error log ends with:\n{}",
-                bench.target.error_log_tail(log_lines).unwrap_or_default()
-            )
-        })
-    } else {
-        None
-    };
+    let crash = crash_of(bench, &measured, &counters, stalled.is_some());
     let counters = match counters {
         Ok(counters) => counters,
         Err(err) => {
@@ -214,50 +358,12 @@ pub fn measure_as(
         record.stall = Some(stall_record(bench, cell, stall));
     }
     record.nodes = node_records;
-    if let Some(probe) = probe {
-        let fell_behind = measured.rate.is_some_and(|rate| rate.fell_behind);
-        record.probe = Some(crate::results::ProbeRecord {
-            step: probe.step,
-            target_per_s: probe.rate_per_s,
-            judgement: probe.slo.judge(
-                &measured.event_latency,
-                measured.failed_events,
-                fell_behind,
-            ),
-            search_ended: None,
-        });
-    }
+    record.probe = probe.map(|probe| probe_record(probe, &measured));
     if let Some(fault) = &fault {
-        note(&format!(
-            "kill_node: {} killed at {:.1} s; {}; {} statements failed from then on",
-            fault.node,
-            fault.killed_at_s,
-            match fault.recovery_s {
-                Some(seconds) => format!("throughput back to 90% of before after {seconds:.1} s"),
-                None => "throughput did not come back to 90% of before within the cell".into(),
-            },
-            fault.errors_after_kill
-        ));
+        note_fault(fault);
     }
     record.fault = fault;
-    progress.finish(&match &measured.outcome {
-        _ if crash.is_some() => "the server died".to_string(),
-        CellOutcome::Stalled(_) => "the server stopped answering".to_string(),
-        CellOutcome::Completed => format!(
-            "{:.0} ms wall, {:.0} events/s{}",
-            record.wall_ms,
-            record.events_per_s,
-            match &record.rate {
-                Some(rate) if rate.fell_behind => format!(
-                    " — WARNING: could not keep --rate {:.0}/s (max lag {:.0} ms)",
-                    rate.target_per_s, rate.max_lag_ms
-                ),
-                _ => String::new(),
-            }
-        ),
-        CellOutcome::Interrupted => "interrupted".into(),
-        CellOutcome::Failed(message) => format!("failed: {message}"),
-    });
+    progress.finish(&finish_line(&measured, crash.is_some(), &record));
     record.mismatches = workload
         .mismatches()
         .into_iter()
