@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use super::matrix::{Defaults, Matrix, Pacing};
-use super::{AgentShare, CellStep, Step};
+use super::{CellStep, Step};
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::results::{CellRecord, RunRecord, StepRecord};
@@ -181,12 +181,6 @@ pub trait StudyKind: Send + Sync + std::fmt::Debug {
             "{} plans no step of its own numbered {what} (a bug in enginebench)",
             self.name()
         )
-    }
-
-    /// The study as agent `agent` runs it, when the kind shares more than threads among
-    /// agents; None: the study as it is.
-    fn shared_among_agents(&self, _agent: &AgentShare) -> anyhow::Result<Option<Study>> {
-        Ok(None)
     }
 }
 

@@ -162,6 +162,12 @@ struct TpccFlags {
     /// warehouse); without it, transactions follow each other at once (--set think=1)
     #[arg(long)]
     think: bool,
+
+    /// TPC-C: the transaction mix's weights, New-Order, Payment, Order-Status, Delivery,
+    /// Stock-Level [default: 45,43,4,4,4, the specification's minimum] (--set mix=… says
+    /// the same)
+    #[arg(long, value_name = "NO,P,OS,D,SL")]
+    mix: Option<String>,
 }
 
 /// A TPC-C run's choices; kept in the record with the matrix's values it reads.
@@ -201,7 +207,8 @@ pub fn tpcc_study(args: &StudyArgs) -> anyhow::Result<TpccParams> {
         .warehouses
         .map(|n| ("warehouses".to_string(), n.to_string()))
         .into_iter()
-        .chain(flags.think.then(|| ("think".to_string(), "1".to_string())));
+        .chain(flags.think.then(|| ("think".to_string(), "1".to_string())))
+        .chain(flags.mix.map(|mix| ("mix".to_string(), mix)));
     for (name, value) in args.set.iter().cloned().chain(set) {
         match name.as_str() {
             "warehouses" => {
@@ -555,6 +562,27 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("add up to more than 4294967295"));
+    }
+
+    /// `run tpcc`'s own flags as the command line gives them.
+    fn flags(given: &[&str]) -> anyhow::Result<TpccParams> {
+        let flags = TpccFlags::augment_args(clap::Command::new("tpcc").no_binary_name(true))
+            .try_get_matches_from(given)?;
+        tpcc_study(&StudyArgs {
+            flags,
+            ..StudyArgs::default()
+        })
+    }
+
+    #[test]
+    fn the_mix_and_the_warehouses_are_tpccs_own_flags() {
+        let params = flags(&["--mix", "50,40,4,3,3", "--warehouses", "2"]).unwrap();
+        assert_eq!(params.mix, Mix([50, 40, 4, 3, 3]));
+        assert_eq!(params.warehouses, 2);
+        assert!(params.describe().title.contains("mix 50/40/4/3/3"));
+        let err = flags(&["--mix", "1,2"]).unwrap_err().to_string();
+        assert!(err.contains("five weights"), "{err}");
+        assert_eq!(flags(&[]).unwrap().mix, Mix::STANDARD);
     }
 
     #[test]
