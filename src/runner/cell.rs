@@ -149,11 +149,11 @@ fn drive(
         },
     );
     let server_pid = bench.target.server_pid();
-    let kill = plan.phase(cell.phase).topology.kill_node;
-    let routed = bench.target.routed_nodes(
-        routing(plan, bench, cell.phase),
-        plan.phase(cell.phase).writes,
-    );
+    let phase = plan.phase(cell.phase);
+    let kill = phase.topology.kill_node;
+    let routed = bench
+        .target
+        .routed_nodes(routing(plan, bench, cell.phase), phase.writes);
     let nodes_plan = NodesPlan::new(
         bench.target.topology(),
         &bench.target.nodes(),

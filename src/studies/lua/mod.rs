@@ -25,8 +25,8 @@ use super::{Kind, StudyArgs};
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
-    run_phase_cells, CellLink, CellStep, Defaults, Description, Matrix, RunPhase, Step, StepHost,
-    Study, StudyKind,
+    run_phase_cells, CellLink, CellStep, Description, Matrix, RunPhase, Step, StepHost, Study,
+    StudyKind,
 };
 use crate::report::text::Layout;
 use crate::results::{RunRecord, StepRecord};
@@ -402,10 +402,6 @@ impl StudyKind for LuaParams {
             },
             ..Description::default()
         }
-    }
-
-    fn defaults(&self) -> Defaults {
-        Defaults::default()
     }
 
     fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix) {
