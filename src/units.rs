@@ -6,6 +6,19 @@ use std::time::Duration;
 
 /// Parses a duration the way sysbench users write it: a bare number means seconds
 /// (`--time=60`), otherwise humantime's units (`10s`, `1m30s`, `250ms`).
+/// 20000 → "20,000"; 10.4 → "10".
+pub fn thousands(value: f64) -> String {
+    let digits = format!("{:.0}", value.max(0.0));
+    let mut out = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let trimmed = text.trim();
     if let Ok(seconds) = trimmed.parse::<f64>() {
@@ -100,6 +113,13 @@ pub fn parse_rate(text: &str) -> Result<f64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(20000.0), "20,000");
+        assert_eq!(thousands(10.4), "10");
+        assert_eq!(thousands(1234567.0), "1,234,567");
+    }
 
     #[test]
     fn durations_accept_bare_seconds_and_units() {

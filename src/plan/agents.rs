@@ -83,6 +83,11 @@ impl Plan {
                 "--agent: this study compares server profiles, which needs throwaway servers of its own; agents share one server (--dsn): run it without --agent"
             );
         }
+        if !self.matrix.crash.is_empty() {
+            bail!(
+                "--agent: --crash kills and restarts the server, which agents share (--dsn) and cannot; run crash trials without --agent"
+            );
+        }
         if let Some(cell) = self.cells().find(|cell| cell.threads < agent.count) {
             bail!(
                 "--agent {}/{}: {} has {} thread(s), which {} agents cannot share; give thread counts of at least {} (each agent runs its share)",

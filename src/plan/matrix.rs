@@ -11,6 +11,7 @@ use std::time::Duration;
 use crate::driver::{DriverKind, RateSpec, StopCondition};
 use crate::engine::Engine;
 use crate::load::LoadArgs;
+use crate::results::CrashKind;
 use crate::scenario::Arrivals;
 use crate::units::{parse_count, parse_duration, parse_rate, parse_thread_count};
 
@@ -112,6 +113,25 @@ pub struct Matrix {
     #[arg(long = "profile", value_name = "NAME")]
     pub profiles: Vec<String>,
 
+    /// Crash each set-up after its cells and check what it lost against what the client
+    /// was told: `process` (the server killed with SIGKILL), `power` (its datadir on
+    /// enginebench's power-loss file system, unsynced writes dropped); both: process,power
+    #[arg(long, value_delimiter = ',', value_name = "KINDS")]
+    pub crash: Vec<CrashKind>,
+
+    /// Crash trials per set-up and crash kind, each at a random point of the load
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub crashes: u32,
+
+    /// No crash trials, even where the study runs them by default (durability)
+    #[arg(long, conflicts_with = "crash")]
+    pub no_crash: bool,
+
+    /// Rank set-ups that lost acknowledged commits in these crash kinds anyway (a loss the
+    /// application accepts); by default they are named with what they lost and not ranked
+    #[arg(long, value_delimiter = ',', value_name = "KINDS")]
+    pub accept_loss: Vec<CrashKind>,
+
     #[command(flatten)]
     pub load: LoadArgs,
 }
@@ -125,6 +145,8 @@ pub struct Defaults {
     pub repeat: u32,
     /// How long a cell lasts when neither a time nor a count of events or loops is given.
     pub time: Option<Duration>,
+    /// The crash trials it runs when `--crash` does not say (a study of durability's).
+    pub crash: Vec<CrashKind>,
 }
 
 impl Default for Defaults {
@@ -135,6 +157,7 @@ impl Default for Defaults {
             threads: vec![1],
             repeat: 1,
             time: Some(Duration::from_secs(10)),
+            crash: Vec::new(),
         }
     }
 }
@@ -169,6 +192,10 @@ impl Default for Matrix {
             servers: Vec::new(),
             phases: Vec::new(),
             profiles: Vec::new(),
+            crash: Vec::new(),
+            crashes: 1,
+            no_crash: false,
+            accept_loss: Vec::new(),
             load: LoadArgs::default(),
         }
     }
@@ -219,6 +246,13 @@ impl Matrix {
             },
             repeat: Some(self.repeat.unwrap_or(defaults.repeat)),
             time: self.time.or(if counted { None } else { defaults.time }),
+            crash: if self.no_crash {
+                Vec::new()
+            } else if self.crash.is_empty() {
+                defaults.crash.clone()
+            } else {
+                self.crash.clone()
+            },
             ..self.clone()
         }
     }

@@ -21,6 +21,7 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use crate::engine::Engine;
+use crate::results::CrashKind;
 use crate::scenario::file::{CapVariant, Profile};
 
 /// One thing the runner does, in order.
@@ -52,6 +53,13 @@ pub enum Step {
     /// A step of the kind's own on one engine (`what` numbers its own steps), carried out
     /// by [`StudyKind::run_own_step`] (a replay loads its snapshot afresh).
     Own { what: usize, engine: Engine },
+    /// `--crash`: one crash trial of the set-up on `engine` (after its cells), checked
+    /// against what the client was told.
+    Crash {
+        engine: Engine,
+        kind: CrashKind,
+        trial: u32,
+    },
 }
 
 /// Each profile (or the one server) under each of `caps`, the cap winning over the
@@ -230,7 +238,19 @@ impl Plan {
 
     /// A step other than a cell or a profile's server, in words.
     pub fn describe_step(&self, step: &Step) -> String {
-        self.study.describe_step(step, &self.matrix)
+        match step {
+            Step::Crash {
+                engine,
+                kind,
+                trial,
+            } => format!(
+                "crash {}/{} on {engine}: {} at a random point of a ledger load, then restart and verify",
+                trial,
+                self.matrix.crashes,
+                kind.described()
+            ),
+            other => self.study.describe_step(other, &self.matrix),
+        }
     }
 
     /// The time the timed cells will take at least (warm-up plus measured time); cells that

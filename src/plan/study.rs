@@ -217,6 +217,28 @@ pub(super) fn steps(study: &dyn StudyKind, profiles: usize, matrix: &Matrix) -> 
             steps.push(Step::StartProfile { profile });
         }
         steps.extend(study.steps_on_one_server(matrix));
+        steps.extend(crash_steps(matrix));
+    }
+    steps
+}
+
+/// `--crash`: after a server's cells, each crash kind's trials on each engine (process
+/// crashes first: power losses need the server moved onto the power-loss file system).
+fn crash_steps(matrix: &Matrix) -> Vec<Step> {
+    let mut kinds = matrix.crash.clone();
+    kinds.sort();
+    kinds.dedup();
+    let mut steps = Vec::new();
+    for kind in kinds {
+        for trial in 1..=matrix.crashes.max(1) {
+            for &engine in &matrix.engines {
+                steps.push(Step::Crash {
+                    engine,
+                    kind,
+                    trial,
+                });
+            }
+        }
     }
     steps
 }

@@ -6,6 +6,7 @@
 //! Owns: the record's shape, its schema version, writing it and reading it back. Must not
 //! know how a report groups, summarises or draws it.
 
+mod crash;
 mod merge;
 pub(crate) mod migrate;
 mod read;
@@ -13,6 +14,7 @@ mod record;
 mod store;
 mod writer;
 
+pub use crash::{CrashKind, CrashRecord};
 pub use merge::{merge, MergeError, Part, CLOCK_OFFSET_WARNING_MS};
 pub use read::{parse_record, read_record, RecordError};
 pub use record::*;

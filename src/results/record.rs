@@ -98,6 +98,13 @@ pub struct RunRecord {
     /// cells the search's probes (see [`ProbeRecord`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<crate::measure::slo::Slo>,
+    /// `--crash`: each set-up's crash trials, checked against what the client was told.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crashes: Vec<super::CrashRecord>,
+    /// `--accept-loss`: crash kinds whose losses the user accepts; set-ups that lost data
+    /// only in these are ranked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accept_loss: Vec<super::CrashKind>,
 }
 
 /// What a replayed capture held.
@@ -322,6 +329,8 @@ impl RunRecord {
             agent: None,
             replay: None,
             not_comparable: Vec::new(),
+            crashes: Vec::new(),
+            accept_loss: Vec::new(),
             merged: None,
             slo: None,
         }

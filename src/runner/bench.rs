@@ -289,6 +289,36 @@ impl<'a> Bench<'a> {
         Ok(server_record)
     }
 
+    /// Whether the current server's datadir is on tmpfs.
+    pub fn datadir_on_tmpfs(&self) -> bool {
+        self.server.options.tmpfs
+    }
+
+    /// Power-loss trials: the current set-up on a fresh server whose datadir is on the
+    /// power-loss file system (once; the next profile's server is an ordinary one again).
+    pub fn use_power_fs(&mut self) -> anyhow::Result<()> {
+        if self.server.options.power_fs {
+            return Ok(());
+        }
+        self.server.options.power_fs = true;
+        note("power-loss trials: moving this set-up onto a fresh server whose datadir is on enginebench's power-loss file system...");
+        let started = Instant::now();
+        let server_record = self.replace_target(Replacement::Profile)?;
+        self.record.steps.push(StepRecord {
+            name: "power_fs_server".into(),
+            engine: None,
+            profile: self.profile.clone(),
+            detail: format!(
+                "fresh {} with its datadir on the power-loss file system",
+                server_record.version
+            ),
+            elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+            rows: None,
+            error: None,
+        });
+        self.save()
+    }
+
     /// Whether the current server offers `engine`.
     pub fn offers(&self, engine: Engine) -> bool {
         !self.not_offered.contains(&engine)

@@ -10,6 +10,8 @@ mod bench;
 mod capacity;
 mod cell;
 mod cell_on_nodes;
+mod crash;
+pub use crash::{create_tables as ledger_tables, fill_accounts_sql as ledger_accounts_sql, Ledger, LedgerWorkload};
 mod phases;
 mod progress;
 pub use progress::IntervalHook;
@@ -114,12 +116,16 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
     );
     plan.study.add_to_record(&mut record, &plan.matrix);
     record.slo = plan.slo.clone();
+    record.accept_loss = plan.matrix.accept_loss.clone();
     record.environment = Some(EnvironmentRecord::probe(None));
     if let Err(err) = output.save(&record) {
         return Err((err, Box::new(record)));
     }
     let result = (|| -> anyhow::Result<()> {
         let mut bench = Bench::open(plan, server, output, &mut record)?;
+        if !plan.matrix.crash.is_empty() && !bench.target.is_private() {
+            anyhow::bail!("crash trials (--crash, or this study's default) kill the server and restart it: they need a throwaway server enginebench starts, not --dsn; run without --dsn, or with --no-crash");
+        }
         let result = walk::walk(plan, &mut bench);
         let rendezvous = bench.rendezvous.take();
         if let Some(mut rendezvous) = rendezvous {
@@ -207,6 +213,11 @@ impl walk::Workbench for Bench<'_> {
                 }
             }
             Step::Footprints => tables::footprints(plan, self)?,
+            Step::Crash {
+                engine,
+                kind,
+                trial,
+            } => end.server_died = crash::trial(plan, self, *engine, *kind, *trial)?,
             Step::Own { what, engine } => {
                 plan.study
                     .run_own_step(*what, *engine, &plan.matrix, self)?

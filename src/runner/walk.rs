@@ -133,7 +133,8 @@ fn step_engine(step: &Step) -> Option<Engine> {
         | Step::Ddl { engine, .. }
         | Step::Load { engine, .. }
         | Step::Sequence { engine, .. }
-        | Step::Own { engine, .. } => Some(*engine),
+        | Step::Own { engine, .. }
+        | Step::Crash { engine, .. } => Some(*engine),
         Step::Cell(cell) => Some(cell.engine),
         Step::StartProfile { .. } | Step::ColdRestart | Step::Footprints => None,
     }
@@ -144,7 +145,7 @@ mod tests {
     use super::*;
     use crate::driver::Workload;
     use crate::plan::{run_phase_cells, CellLink, Defaults, Description, Matrix, StudyKind};
-    use crate::results::RunRecord;
+    use crate::results::{CrashKind, RunRecord};
     use std::sync::Arc;
 
     /// A kind of study made for these tests, defined here and nowhere else: the shape of a
@@ -174,6 +175,7 @@ mod tests {
                 threads: vec![1, 2],
                 repeat: 1,
                 time: None,
+                crash: Vec::new(),
             }
         }
         fn add_to_record(&self, _record: &mut RunRecord, _matrix: &Matrix) {}
@@ -354,6 +356,41 @@ mod tests {
             [prepare, all[ddl_at].clone(), all[ddl_at + 1].clone()],
         );
         assert_eq!(runs(&bench.log), expected);
+    }
+
+    #[test]
+    fn crash_trials_come_after_a_servers_cells_process_first_each_engine_each_trial() {
+        let plan = Plan::new(
+            Arc::new(ExampleKind {
+                engines: vec![Engine::MyIsam, Engine::InnoDb],
+            }),
+            &Matrix {
+                loops: Some(10),
+                crash: vec![CrashKind::Power, CrashKind::Process],
+                crashes: 2,
+                ..Matrix::default()
+            },
+        );
+        let crashes: Vec<String> = labels(&plan)
+            .into_iter()
+            .skip_while(|label| !label.starts_with("crash"))
+            .collect();
+        assert_eq!(crashes.len(), 8, "{:#?}", labels(&plan));
+        assert!(crashes[0].starts_with("crash 1/2 on MyISAM: a process crash"), "{}", crashes[0]);
+        assert!(crashes[3].starts_with("crash 2/2 on InnoDB: a process crash"), "{}", crashes[3]);
+        assert!(crashes[4].starts_with("crash 1/2 on MyISAM: a power loss"), "{}", crashes[4]);
+        // Nothing but crash trials after the first: they end the server's steps.
+        assert!(crashes.iter().all(|label| label.starts_with("crash")));
+        let mut bench = FakeBench {
+            missing: vec![Engine::InnoDb],
+            ..FakeBench::default()
+        };
+        walk(&plan, &mut bench).unwrap();
+        let ran_crashes = runs(&bench.log)
+            .into_iter()
+            .filter(|label| label.starts_with("crash"))
+            .count();
+        assert_eq!(ran_crashes, 4, "an engine the server lacks is not crashed");
     }
 
     #[test]

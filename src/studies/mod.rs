@@ -9,6 +9,7 @@
 //! format (the report's own and the kinds'). Must not know how any kind works inside.
 
 pub mod choices;
+pub mod durability;
 pub mod lua;
 pub mod prepare;
 pub mod replay;
@@ -74,6 +75,7 @@ pub const KINDS: &[&dyn Kind] = &[
     &prepare::KIND,
     &replay::KIND,
     &tpcc::KIND,
+    &durability::KIND,
 ];
 
 /// Every report format `--format` takes: the report's own and the kinds', in

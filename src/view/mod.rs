@@ -10,6 +10,7 @@
 //! record is comes from the record (`kind`, `statement_classes`, its phases).
 
 pub mod capacity;
+mod crashes;
 pub mod frontier;
 mod groups;
 pub mod node_figures;
@@ -20,6 +21,7 @@ pub mod verdict;
 
 use hdrhistogram::Histogram;
 
+pub use crashes::{CrashLossOf, CrashSummary};
 pub use groups::{Group, GroupKind, RateSummary, Timeline, CAPACITY_METRIC};
 pub use plan_comparison::EvidenceRow;
 

@@ -151,7 +151,7 @@ fn describe(evidence: &StatementEvidence) -> String {
         .collect();
     if single && plan.tables[0].access_type != "ALL" {
         if let Some(rows) = measured.or(plan.tables[0].rows_estimated) {
-            parts[0].push_str(&format!(", {} rows", thousands(rows)));
+            parts[0].push_str(&format!(", {} rows", crate::units::thousands(rows)));
         }
     }
     let mut text = parts.join(", then ");
@@ -184,7 +184,7 @@ fn describe_table(table: &TablePlan, rows: Option<f64>, single: bool) -> String 
                 .collect();
             format!(
                 "scans all {}rows{}",
-                rows.map(|r| format!("{} ", thousands(r)))
+                rows.map(|r| format!("{} ", crate::units::thousands(r)))
                     .unwrap_or_default(),
                 if hash.is_empty() {
                     String::new()
@@ -237,29 +237,4 @@ fn fix(groups: &[(String, Vec<&EvidenceRow>)]) -> Option<String> {
         }
     }
     None
-}
-
-/// 20000 → "20,000"; 10.4 → "10".
-fn thousands(value: f64) -> String {
-    let digits = format!("{:.0}", value.max(0.0));
-    let mut out = String::new();
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::thousands;
-
-    #[test]
-    fn thousands_are_separated() {
-        assert_eq!(thousands(20000.0), "20,000");
-        assert_eq!(thousands(10.4), "10");
-        assert_eq!(thousands(1234567.0), "1,234,567");
-    }
 }

@@ -18,6 +18,7 @@ mod capture_sources;
 mod cleanup;
 mod cli;
 mod counters;
+mod crash;
 mod credentials;
 mod drivers;
 mod evidence;

@@ -196,6 +196,16 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
             format!("<pre class=\"warning\">{}</pre>", escape(&not_comparable))
         },
     });
+    let crashes = crate::report::text::sections::crash_section(view, TableStyle::Markdown);
+    sections.push(Section {
+        id: "crashes",
+        title: "Crash trials".into(),
+        html: if crashes.is_empty() {
+            crashes
+        } else {
+            format!("<pre>{}</pre>", escape(&crashes))
+        },
+    });
     sections.push(Section {
         id: "charts",
         title: "Charts".into(),

@@ -11,6 +11,7 @@ pub use crate::console::TableStyle;
 use crate::view::View;
 
 mod cells;
+mod crashes;
 pub mod evidence_tables;
 mod notes;
 mod phase_tables;
@@ -22,6 +23,7 @@ pub use notes::warnings_section;
 /// The sections kinds compose their tables from, and the helpers their own sections use.
 pub mod sections {
     pub use super::cells::*;
+    pub use super::crashes::*;
     pub use super::notes::*;
     pub use super::phase_tables::*;
     pub use super::scenario_tables::*;

@@ -158,6 +158,7 @@ impl StudyKind for ScenarioStudy {
             threads: Vec::new(),
             repeat: self.scenario.repeat,
             time: None,
+            crash: Vec::new(),
         }
     }
 

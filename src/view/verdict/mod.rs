@@ -37,6 +37,9 @@ pub struct Verdicts {
     pub phases: Vec<PhaseVerdict>,
     /// Set-ups named but never ranked, with why.
     pub not_ranked: Vec<NotRanked>,
+    /// Where a set-up that lost data in a crash would have led, or where only one set-up
+    /// lost nothing: what speed costs in safety, in sentences.
+    pub safety: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -118,6 +121,8 @@ pub struct NotRanked {
     pub threads: Option<u32>,
     pub setup: String,
     pub why: String,
+    /// Not ranked because its crash trials lost acknowledged data.
+    pub lost_data: bool,
 }
 
 impl View {
@@ -125,6 +130,7 @@ impl View {
     pub fn verdicts(&self) -> Verdicts {
         let mut phases = Vec::new();
         let mut not_ranked = Vec::new();
+        let mut safety = Vec::new();
         for phase in &self.phases {
             let label = phase.label().to_string();
             let searched = self
@@ -151,17 +157,31 @@ impl View {
                     .filter(|g| g.method == method && g.threads == threads)
                     .collect();
                 let mut ranked = Vec::new();
+                let mut lossy = Vec::new();
                 for group in bucket {
                     match self.why_not_ranked(group) {
-                        Some(why) => not_ranked.push(NotRanked {
-                            phase: label.clone(),
-                            threads,
-                            setup: group.setup.label(),
-                            why: words::why_not_ranked(why),
-                        }),
+                        Some(why) => {
+                            let lost_data = matches!(why, rank::WhyNotRanked::LostData(_));
+                            if lost_data {
+                                lossy.push(group);
+                            }
+                            not_ranked.push(NotRanked {
+                                phase: label.clone(),
+                                threads,
+                                setup: group.setup.label(),
+                                why: words::why_not_ranked(why),
+                                lost_data,
+                            })
+                        }
                         None => ranked.push(group),
                     }
                 }
+                let place = words::place_of(&label, method.as_deref(), threads);
+                safety.extend(
+                    self.lossy_against_safe(&ranked, &lossy)
+                        .into_iter()
+                        .map(|cost| words::safety_sentence(&place, &cost)),
+                );
                 let Some(row) =
                     rank::rank(&ranked, |g| g.values.clone(), rank::group_higher(&ranked))
                 else {
@@ -206,11 +226,12 @@ impl View {
                 query_kinds,
             });
         }
-        let answer = self.answer(&phases, &not_ranked);
+        let answer = self.answer(&phases, &not_ranked, &safety);
         Verdicts {
             answer,
             phases,
             not_ranked,
+            safety,
         }
     }
 }
@@ -281,6 +302,71 @@ mod tests {
             verdicts.answer.contains("Not ranked"),
             "{}",
             verdicts.answer
+        );
+    }
+
+    fn crash(engine: crate::engine::Engine, kind: crate::results::CrashKind, lost: u64) -> crate::results::CrashRecord {
+        crate::results::CrashRecord {
+            engine,
+            profile: None,
+            kind,
+            trial: 1,
+            crashed_at_s: 2.0,
+            connections: 4,
+            acknowledged: 5_000,
+            in_doubt: 2,
+            lost,
+            phantom: 0,
+            atomicity_violations: 0,
+            invariant_violations: Vec::new(),
+            check_table: Vec::new(),
+            recovery_s: Some(1.0),
+            error: None,
+            power_cut: None,
+            emptied_on_restart: false,
+            on_tmpfs: false,
+        }
+    }
+
+    #[test]
+    fn a_set_up_that_lost_commits_in_a_crash_is_named_with_its_loss_and_never_ranked() {
+        use crate::engine::Engine;
+        use crate::results::CrashKind;
+        let mut record = fixture();
+        record.crashes = vec![
+            crash(Engine::InnoDb, CrashKind::Process, 0),
+            crash(Engine::MyIsam, CrashKind::Process, 0),
+            crash(Engine::InnoDb, CrashKind::Power, 0),
+            crash(Engine::MyIsam, CrashKind::Power, 4_321),
+        ];
+        let verdicts = View::of(&record).verdicts();
+        assert!(verdicts.phases.is_empty(), "one set-up left: nothing ranked");
+        assert!(!verdicts.not_ranked.is_empty());
+        for named in &verdicts.not_ranked {
+            assert_eq!(named.setup, "MyISAM");
+            assert!(named.lost_data);
+            assert!(
+                named.why.contains("lost 4,321 of 5,000 acknowledged commits on a power loss"),
+                "{}",
+                named.why
+            );
+        }
+        let answer = &verdicts.answer;
+        assert!(answer.contains("InnoDB is the only set-up that lost nothing"), "{answer}");
+        // At 1 thread MyISAM is much faster: what that speed costs is said.
+        assert!(
+            answer.contains("select+update at 1 thread: MyISAM would lead InnoDB by"),
+            "{answer}"
+        );
+        assert!(answer.contains("--accept-loss power"), "{answer}");
+
+        // Accepted, the loss no longer keeps MyISAM out of the ranking.
+        record.accept_loss = vec![CrashKind::Power];
+        let verdicts = View::of(&record).verdicts();
+        assert!(verdicts.not_ranked.is_empty());
+        assert_eq!(
+            verdicts.phases[0].rows[0].leader.as_deref(),
+            Some("MyISAM")
         );
     }
 

@@ -34,6 +34,9 @@ pub(super) enum WhyNotRanked {
     },
     /// The view's own reason (a check that found less work done).
     NotComparable(String),
+    /// Its crash trials lost what the client was told was committed, in a crash kind the
+    /// user did not accept (`--accept-loss`).
+    LostData(Vec<crate::view::CrashSummary>),
     /// A capacity search that never met the goal (the SLO's text, where the record has
     /// one), with the lowest rate that failed it.
     GoalNeverMet {
@@ -65,6 +68,10 @@ impl View {
                 .unwrap_or_default()
         };
         let repeats = group.outcomes.len();
+        let losses = self.unaccepted_losses(&group.setup);
+        if !losses.is_empty() {
+            return Some(WhyNotRanked::LostData(losses));
+        }
         if count(OutcomeRecord::NotOffered) > 0 {
             return Some(WhyNotRanked::NotOffered {
                 error: error(OutcomeRecord::NotOffered),
@@ -166,6 +173,68 @@ impl View {
 /// Whether the groups' figure is better higher (they share a phase, so a metric).
 pub(super) fn group_higher(groups: &[&Group]) -> bool {
     groups.first().is_some_and(|g| g.higher_is_better)
+}
+
+/// What a set-up that lost data in a crash stands against the best one that lost nothing.
+pub(super) enum SafetyCost {
+    /// It would have led the best safe set-up by this much.
+    WouldLead {
+        lossy: crate::view::CrashLossOf,
+        safe: String,
+        by: Option<Ratio>,
+    },
+    /// Only one set-up of this comparison lost nothing.
+    OnlySafe { safe: String },
+}
+
+impl View {
+    /// Per set-up not ranked for a loss: whether it would have led the best of those
+    /// ranked (significantly), and whether only one ranked set-up is left.
+    pub(super) fn lossy_against_safe(&self, ranked: &[&Group], lossy: &[&Group]) -> Vec<SafetyCost> {
+        if lossy.is_empty() {
+            return Vec::new();
+        }
+        let higher = group_higher(lossy);
+        let best = match ranked {
+            [] => return Vec::new(),
+            [only] => *only,
+            _ => match rank(ranked, |g| g.values.clone(), higher) {
+                Some(row) => *ranked
+                    .iter()
+                    .find(|g| Some(g.setup.label()) == row.leader)
+                    .unwrap_or(&ranked[0]),
+                None => return Vec::new(),
+            },
+        };
+        let mut costs = Vec::new();
+        if ranked.len() == 1 {
+            costs.push(SafetyCost::OnlySafe {
+                safe: best.setup.label(),
+            });
+        }
+        for group in lossy {
+            let Some(row) = rank(&[*group, best], |g| g.values.clone(), higher) else {
+                continue;
+            };
+            let leads = row.leader == Some(group.setup.label())
+                && row.against.first().is_some_and(|a| a.standing == Standing::Leads);
+            if leads {
+                costs.push(SafetyCost::WouldLead {
+                    lossy: crate::view::CrashLossOf {
+                        setup: group.setup.label(),
+                        losses: self
+                            .unaccepted_losses(&group.setup)
+                            .iter()
+                            .filter_map(|l| l.loss_words())
+                            .collect(),
+                    },
+                    safe: best.setup.label(),
+                    by: row.against.first().and_then(|a| a.times_better),
+                });
+            }
+        }
+        costs
+    }
 }
 
 /// The set-ups ranked by the median of `values`: the leader and its lead over each other.

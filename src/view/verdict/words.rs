@@ -6,7 +6,7 @@
 //! much, whether a difference is significant and whether a set-up may be ranked are
 //! `rank`'s, read here from what it found.
 
-use super::rank::{leader_spans, WhyNotRanked};
+use super::rank::{leader_spans, SafetyCost, WhyNotRanked};
 use super::{
     NotRanked, PhaseVerdict, RowVerdict, Standing, MAX_FAILED_STATEMENT_SHARE,
     MIN_REPEATS_FOR_VERDICT,
@@ -48,6 +48,35 @@ pub fn ratio_text(ratio: &Ratio) -> String {
     }
 }
 
+/// A comparison's place for sentences of its own: "select+update at 20 threads".
+pub(super) fn place_of(phase: &str, method: Option<&str>, threads: Option<u32>) -> String {
+    let mut place = phase.to_string();
+    if let Some(method) = method {
+        place.push_str(&format!(" ({method})"));
+    }
+    if let Some(threads) = threads {
+        place.push_str(&format!(" at {}", threads_text(threads)));
+    }
+    place
+}
+
+/// What speed costs in safety at one place: "update at 1 thread: MyISAM would lead InnoDB
+/// by 5.45× [4.70, 9.80], but lost …"; "… InnoDB is the only set-up that lost nothing".
+pub(super) fn safety_sentence(place: &str, cost: &SafetyCost) -> String {
+    match cost {
+        SafetyCost::WouldLead { lossy, safe, by } => format!(
+            "{place}: {} would lead {safe}{}, but {}",
+            lossy.setup,
+            by.as_ref()
+                .map(|ratio| format!(" by {}", ratio_text(ratio)))
+                .unwrap_or_default(),
+            lossy.losses.join(" and ")
+        ),
+        // The same wherever it holds: said once (the answer drops repeats).
+        SafetyCost::OnlySafe { safe } => format!("{safe} is the only set-up that lost nothing"),
+    }
+}
+
 /// Why a set-up is not ranked, as `NotRanked::why` says it.
 pub(super) fn why_not_ranked(why: WhyNotRanked) -> String {
     match why {
@@ -68,6 +97,15 @@ pub(super) fn why_not_ranked(why: WhyNotRanked) -> String {
             error,
         } => format!("{failed} of {repeats} repeats failed: {error}"),
         WhyNotRanked::NotComparable(why) => format!("not comparable: {why}"),
+        WhyNotRanked::LostData(losses) => {
+            let lost: Vec<String> = losses.iter().filter_map(|l| l.loss_words()).collect();
+            let kinds: Vec<&str> = losses.iter().map(|l| l.kind.key()).collect();
+            format!(
+                "{} (not ranked against set-ups that lost nothing; --accept-loss {} ranks it)",
+                lost.join("; "),
+                kinds.join(",")
+            )
+        }
         WhyNotRanked::GoalNeverMet {
             slo,
             lowest_failed_per_s,
@@ -89,7 +127,12 @@ pub(super) fn why_not_ranked(why: WhyNotRanked) -> String {
 
 impl View {
     /// The paragraph on top: per phase its leader, crossover or lack of a difference.
-    pub(super) fn answer(&self, phases: &[PhaseVerdict], not_ranked: &[NotRanked]) -> String {
+    pub(super) fn answer(
+        &self,
+        phases: &[PhaseVerdict],
+        not_ranked: &[NotRanked],
+        safety: &[String],
+    ) -> String {
         let machine = match (&self.record.environment, &self.record.server) {
             (Some(env), Some(server)) => format!(
                 "On this machine ({} CPUs, {} GiB, {} {})",
@@ -101,15 +144,37 @@ impl View {
             (Some(env), None) => format!("On this machine ({} CPUs)", env.cpus),
             _ => "On the machine that ran it".into(),
         };
+        let lossy = distinct(
+            not_ranked
+                .iter()
+                .filter(|n| n.lost_data)
+                .map(|n| format!("{} ({})", n.setup, n.why)),
+        );
+        let safety_part = || {
+            let mut sentences = Vec::new();
+            if !lossy.is_empty() {
+                sentences.push(format!(
+                    "Ranked: only set-ups that lost nothing in the crash trials. Not ranked for what they lost: {}.",
+                    lossy.join("; ")
+                ));
+            }
+            let safety = distinct(safety.iter().cloned());
+            if !safety.is_empty() {
+                sentences.push(format!("What speed costs in safety: {}.", safety.join("; ")));
+            }
+            sentences
+        };
         if phases.is_empty() {
-            return format!(
+            let mut sentences = vec![format!(
                 "{machine}, there is nothing to rank: {}.",
                 if self.setups.len() < 2 {
                     "the run measured one set-up"
                 } else {
                     "no phase has set-ups that may be ranked"
                 }
-            );
+            )];
+            sentences.extend(safety_part());
+            return sentences.join(" ");
         }
         let mut sentences = vec![format!(
             "{machine}, for {} ({}):",
@@ -136,13 +201,19 @@ impl View {
                 sentences.push(phase_sentence(&phase));
             }
         }
-        let names = distinct(not_ranked.iter().map(|n| n.setup.clone()));
+        let names = distinct(
+            not_ranked
+                .iter()
+                .filter(|n| !n.lost_data)
+                .map(|n| n.setup.clone()),
+        );
         if !names.is_empty() {
             sentences.push(format!(
                 "Not ranked where a cell failed or did less work: {}.",
                 names.join(", ")
             ));
         }
+        sentences.extend(safety_part());
         sentences.join(" ")
     }
 }

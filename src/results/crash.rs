@@ -1,0 +1,112 @@
+//! The record of crash trials (`--crash process|power`): per set-up and trial, what the
+//! client was told (acknowledged commits, those in doubt at the crash) against what the
+//! server held after it came back (lost, phantom, half-applied transactions, broken
+//! invariants, what CHECK TABLE said), and how long it took to come back.
+//!
+//! Owns: the shape of that record and the few sums every reader needs (is anything
+//! lost?). Must not know how a crash is caused, nor how reports word it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::Engine;
+use crate::server::PowerCut;
+
+/// How the server is made to crash.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum CrashKind {
+    /// The server process killed with SIGKILL: what the OS had been given survives.
+    Process,
+    /// The machine's power lost: only what was fsynced survives (the server's datadir on
+    /// enginebench's power-loss file system).
+    Power,
+}
+
+impl CrashKind {
+    /// As reports say it: "a process crash", "a power loss".
+    pub fn described(self) -> &'static str {
+        match self {
+            CrashKind::Process => "a process crash",
+            CrashKind::Power => "a power loss",
+        }
+    }
+
+    pub fn key(self) -> &'static str {
+        match self {
+            CrashKind::Process => "process",
+            CrashKind::Power => "power",
+        }
+    }
+}
+
+/// One crash trial on one set-up (engine × profile).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CrashRecord {
+    pub engine: Engine,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    pub kind: CrashKind,
+    /// 1, 2, … of `--crashes`.
+    pub trial: u32,
+    /// How long the ledger's load ran before the crash.
+    pub crashed_at_s: f64,
+    /// The ledger's connections.
+    pub connections: u32,
+    /// Commits the server acknowledged before the crash.
+    pub acknowledged: u64,
+    /// Commits sent but not answered when the server died: either outcome is correct.
+    pub in_doubt: u64,
+    /// Acknowledged commits missing after the restart.
+    pub lost: u64,
+    /// Rows of commits never acknowledged nor in doubt (a bug of the ledger or the server).
+    pub phantom: u64,
+    /// Multi-statement transactions found partly applied.
+    pub atomicity_violations: u64,
+    /// Invariants that no longer hold (the accounts' total, a counter against its
+    /// transfers), each in words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invariant_violations: Vec<String>,
+    /// What CHECK TABLE said of each table that was not OK ("ledger_single: error: …").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub check_table: Vec<String>,
+    /// From the restart to the server's first answer; None: it did not come back.
+    pub recovery_s: Option<f64>,
+    /// Why the trial could not be verified (the server did not come back, a query failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// A power loss: what the file system dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_cut: Option<PowerCut>,
+    /// The engine keeps nothing across a restart (MEMORY): the tables came back empty, as
+    /// expected, and every acknowledged commit counts as lost.
+    #[serde(default)]
+    pub emptied_on_restart: bool,
+    /// Not run: the datadir is on tmpfs, so a power loss takes everything.
+    #[serde(default)]
+    pub on_tmpfs: bool,
+}
+
+impl CrashRecord {
+    /// Whether the trial lost what the client was told was committed: acknowledged
+    /// commits, atomicity, an invariant, or the server itself.
+    pub fn lost_data(&self) -> bool {
+        self.lost > 0
+            || self.atomicity_violations > 0
+            || !self.invariant_violations.is_empty()
+            || self.on_tmpfs
+            || self.recovery_s.is_none()
+    }
+}

@@ -1,0 +1,294 @@
+//! A crash trial (`--crash process|power`): on the current set-up, the ledger's load on
+//! fresh tables, the server killed at a random point of it (for a power loss, its datadir
+//! on the power-loss file system, whose unsynced writes are then dropped), restarted and
+//! timed until it answers, and what survived checked against what the client was told.
+//! The trial is recorded whatever happens; a server that does not come back is replaced
+//! by the walk like any that died.
+//!
+//! Owns: the order of a trial and its record. Must not know how the server is killed or
+//! its file system made to lose power (the target's), nor any study.
+
+mod ledger;
+mod verify;
+
+pub use ledger::{create_tables, fill_accounts_sql, Ledger, LedgerWorkload};
+
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mysql::prelude::Queryable;
+use rand::{Rng, SeedableRng};
+
+use super::bench::Bench;
+use crate::console::note;
+use crate::driver::{run_cell, CellConfig, StopCondition};
+use crate::engine::Engine;
+use crate::measure::CellObserver;
+use crate::plan::Plan;
+use crate::results::{CrashKind, CrashRecord};
+
+/// The ledger's connections: one of each transaction kind, and a second single-row one.
+const CONNECTIONS: u32 = 4;
+/// The load runs this long at least before the crash, and at most this much longer.
+const EARLIEST_CRASH: Duration = Duration::from_millis(800);
+const CRASH_WINDOW: Duration = Duration::from_millis(2200);
+/// How long a restarted server may take to answer before it counts as not coming back.
+const RECOVERY_LIMIT: Duration = Duration::from_secs(120);
+
+/// One crash trial on `engine` of the current set-up; whether the server is gone for good
+/// (the walk then starts a fresh one).
+pub fn trial(
+    plan: &Plan,
+    bench: &mut Bench,
+    engine: Engine,
+    kind: CrashKind,
+    trial: u32,
+) -> anyhow::Result<bool> {
+    let label = format!(
+        "crash {trial}/{} on {engine}{}: {}",
+        plan.matrix.crashes,
+        bench
+            .profile
+            .as_deref()
+            .map(|p| format!(" ({p})"))
+            .unwrap_or_default(),
+        kind.described()
+    );
+    let mut record = CrashRecord {
+        engine,
+        profile: bench.profile.clone(),
+        kind,
+        trial,
+        crashed_at_s: 0.0,
+        connections: CONNECTIONS,
+        acknowledged: 0,
+        in_doubt: 0,
+        lost: 0,
+        phantom: 0,
+        atomicity_violations: 0,
+        invariant_violations: Vec::new(),
+        check_table: Vec::new(),
+        recovery_s: None,
+        error: None,
+        power_cut: None,
+        emptied_on_restart: false,
+        on_tmpfs: false,
+    };
+    if kind == CrashKind::Power && bench.datadir_on_tmpfs() {
+        record.on_tmpfs = true;
+        record.error = Some(
+            "the datadir is on tmpfs: a power loss takes every table with it (not run)".into(),
+        );
+        note(&format!("{label}: the datadir is on tmpfs, which a power loss empties; recorded as losing everything, not run"));
+        bench.record.crashes.push(record);
+        bench.save()?;
+        return Ok(false);
+    }
+    if kind == CrashKind::Power {
+        bench.use_power_fs()?;
+    }
+    bench.mend_probe()?;
+    let database = format!("{}_crash", bench.workspace.database);
+    create_ledger(bench, &database, engine)?;
+    // On a real machine the OS would long since have written the new tables back.
+    bench.target.checkpoint_power_fs()?;
+
+    let seed = plan
+        .matrix
+        .seed
+        .wrapping_add(bench.record.crashes.len() as u64 + 1);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let crash_after = EARLIEST_CRASH + CRASH_WINDOW.mul_f64(rng.gen_range(0.0..1.0));
+    let ledger = Arc::new(Ledger::new(CONNECTIONS as usize));
+    let workload = LedgerWorkload {
+        spec: bench.spec(&database),
+        ledger: ledger.clone(),
+        seed,
+        seq_base: 0,
+    };
+    let config = CellConfig {
+        threads: CONNECTIONS,
+        stop: StopCondition {
+            duration: Some(EARLIEST_CRASH + CRASH_WINDOW + Duration::from_secs(30)),
+            ..StopCondition::default()
+        },
+        report_interval: Duration::from_secs(1),
+        ..CellConfig::default()
+    };
+    let Some(pid) = bench.target.server_pid() else {
+        anyhow::bail!("--crash: the server is not a process of enginebench's to kill (run without --dsn)");
+    };
+    note(&format!(
+        "{label}: the ledger's load on {CONNECTIONS} connections, the server killed after {:.1} s",
+        crash_after.as_secs_f64()
+    ));
+    let (started_tx, started_rx) = mpsc::channel::<Instant>();
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let killed_at = std::thread::scope(|scope| {
+        let killer = scope.spawn(move || {
+            let started = started_rx.recv().ok()?;
+            match done_rx.recv_timeout(crash_after) {
+                // The load ended before the crash point (it failed): no crash.
+                Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => None,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    // SAFETY: signalling the server process enginebench started.
+                    unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+                    Some(started.elapsed())
+                }
+            }
+        });
+        let mut observer = StartSignal(Some(started_tx));
+        let measured = run_cell(&workload, &config, &mut observer);
+        let _ = done_tx.send(());
+        (killer.join().ok().flatten(), measured)
+    });
+    let (killed_after, measured) = killed_at;
+    let Some(killed_after) = killed_after else {
+        let why = match measured {
+            Ok(measured) => format!("{:?}", measured.outcome),
+            Err(err) => err.to_string(),
+        };
+        record.error = Some(format!("the ledger's load ended before the crash: {why}"));
+        note(&format!("{label}: {}", record.error.as_deref().unwrap_or_default()));
+        bench.record.crashes.push(record);
+        bench.save()?;
+        return Ok(false);
+    };
+    record.crashed_at_s = killed_after.as_secs_f64();
+    let accounts = ledger.accounts();
+    record.acknowledged = accounts.iter().map(|a| a.acked).sum();
+    record.in_doubt = accounts.iter().filter(|a| a.in_doubt.is_some()).count() as u64;
+    bench.probe_broken = true;
+    let recovery = bench
+        .target
+        .crash_and_restart(kind == CrashKind::Power, RECOVERY_LIMIT);
+    let gone = match recovery {
+        Ok(recovery) => {
+            record.power_cut = recovery.power_cut;
+            record.recovery_s = recovery.recovery_s;
+            record.error = recovery.error;
+            record.recovery_s.is_none()
+        }
+        Err(err) => {
+            record.error = Some(format!("{err}"));
+            true
+        }
+    };
+    if !gone {
+        verify_into(bench, &database, &accounts, engine, &mut record);
+    }
+    note(&format!("{label}: {}", summary(&record)));
+    bench.record.crashes.push(record);
+    bench.save()?;
+    Ok(gone)
+}
+
+/// The ledger's database made afresh on `engine`, its accounts opened.
+fn create_ledger(bench: &mut Bench, database: &str, engine: Engine) -> anyhow::Result<()> {
+    let quoted = format!("`{}`", database.replace('`', "``"));
+    bench
+        .probe
+        .query_drop(format!("DROP DATABASE IF EXISTS {quoted}"))?;
+    bench.probe.query_drop(format!("CREATE DATABASE {quoted}"))?;
+    let mut conn = bench.spec(database).connect()?;
+    for (_, sql) in create_tables(engine) {
+        conn.query_drop(sql)?;
+    }
+    conn.query_drop(fill_accounts_sql())?;
+    Ok(())
+}
+
+/// What survived, checked and put in the record; a check that could not run is its error.
+fn verify_into(
+    bench: &mut Bench,
+    database: &str,
+    accounts: &[ledger::Account],
+    engine: Engine,
+    record: &mut CrashRecord,
+) {
+    let checked = bench
+        .spec(database)
+        .connect()
+        .map_err(|err| err.to_string())
+        .and_then(|mut conn| {
+            verify::read_and_judge(&mut conn, accounts)
+                .map_err(|err| crate::sqlerror::describe_mysql_error(&err))
+        });
+    match checked {
+        Ok((judgement, check_table)) => {
+            record.lost = judgement.lost;
+            record.phantom = judgement.phantom;
+            record.atomicity_violations = judgement.atomicity_violations;
+            record.invariant_violations = judgement.invariant_violations;
+            record.emptied_on_restart = judgement.emptied && engine == Engine::Memory;
+            record.check_table = check_table;
+        }
+        Err(err) => {
+            record.error = Some(format!(
+                "the server came back but its tables could not be checked: {err}"
+            ));
+        }
+    }
+}
+
+/// A trial in one line: what was acknowledged, what was lost, how long recovery took.
+fn summary(record: &CrashRecord) -> String {
+    let mut parts = vec![format!(
+        "killed at {:.1} s with {} commits acknowledged",
+        record.crashed_at_s,
+        crate::units::thousands(record.acknowledged as f64)
+    )];
+    match record.recovery_s {
+        Some(seconds) => parts.push(format!("back in {seconds:.1} s")),
+        None => parts.push(format!(
+            "did not come back: {}",
+            record.error.as_deref().unwrap_or("no reason given")
+        )),
+    }
+    if record.recovery_s.is_some() {
+        if let Some(error) = &record.error {
+            parts.push(error.clone());
+        } else if record.emptied_on_restart {
+            parts.push("MEMORY tables came back empty, as they always do: every commit lost".into());
+        } else if record.lost == 0 {
+            parts.push("nothing acknowledged was lost".into());
+        } else {
+            parts.push(format!(
+                "LOST {} acknowledged commits",
+                crate::units::thousands(record.lost as f64)
+            ));
+        }
+    }
+    if record.atomicity_violations > 0 {
+        parts.push(format!(
+            "{} transactions half applied",
+            record.atomicity_violations
+        ));
+    }
+    parts.extend(record.invariant_violations.iter().cloned());
+    if record.phantom > 0 {
+        parts.push(format!(
+            "{} rows of commits never acknowledged (phantoms)",
+            record.phantom
+        ));
+    }
+    parts.extend(
+        record
+            .check_table
+            .iter()
+            .map(|line| format!("CHECK TABLE {line}")),
+    );
+    parts.join("; ")
+}
+
+/// Tells the killer when the measured load began.
+struct StartSignal(Option<mpsc::Sender<Instant>>);
+
+impl CellObserver for StartSignal {
+    fn measuring_started(&mut self) {
+        if let Some(sender) = self.0.take() {
+            let _ = sender.send(Instant::now());
+        }
+    }
+}

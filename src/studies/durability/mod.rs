@@ -1,0 +1,167 @@
+//! The durability kind: `enginebench run durability`, what each engine and profile costs
+//! and loses. Its cells measure the ledger's commits per second (single-row autocommit
+//! inserts, three-table transactions, transfers between accounts with a counter: see
+//! `runner::crash`), and by default every set-up is then crashed both ways (`--crash
+//! process,power`) and what survived checked against what the client was told. Owns its
+//! name, its tables' step and its report layout; the ledger and the trials are the
+//! runner's, shared with every other study's `--crash`.
+
+use std::sync::Arc;
+
+use anyhow::bail;
+use mysql::prelude::Queryable;
+use serde::Serialize;
+
+use super::{Kind, StudyArgs};
+use crate::console::TableStyle;
+use crate::driver::Workload;
+use crate::engine::Engine;
+use crate::plan::{
+    run_phase_cells, CellLink, CellStep, Defaults, Description, Matrix, Step, StepHost, Study,
+    StudyKind,
+};
+use crate::report::text::Layout;
+use crate::results::{CrashKind, RunRecord};
+use crate::runner::{ledger_accounts_sql, ledger_tables, Ledger, LedgerWorkload};
+use crate::view::View;
+
+/// The name `run` takes, and the record's.
+pub const STUDY: &str = "durability";
+/// Its one step of its own: the ledger's tables made on an engine.
+const CREATE: usize = 0;
+
+pub struct DurabilityKind;
+pub const KIND: DurabilityKind = DurabilityKind;
+
+impl Kind for DurabilityKind {
+    fn name(&self) -> &'static str {
+        STUDY
+    }
+    fn study_named(
+        &self,
+        name: &str,
+        _matrix: &Matrix,
+        _args: &StudyArgs,
+    ) -> Option<anyhow::Result<Study>> {
+        (name == STUDY).then(|| Ok(Arc::new(Durability) as Study))
+    }
+    fn run_names(&self) -> Option<String> {
+        Some(format!("what a crash loses is {STUDY}"))
+    }
+    fn listed(&self) -> Vec<(String, String)> {
+        vec![(
+            STUDY.to_string(),
+            "what each engine and profile loses in a crash: a ledger of commits, then a process kill and a simulated power loss, checked against what the client was told".into(),
+        )]
+    }
+    fn layout(&self) -> Layout {
+        Layout::tables(report_tables)
+    }
+}
+
+/// The commits per second of each set-up (the crash table comes above every report's).
+fn report_tables(view: &View, style: TableStyle) -> String {
+    use crate::report::text::sections::*;
+    let mut out = scenario_tables(view, style);
+    out.push_str(&status_lines(view));
+    out.push_str(&crate::report::text::warnings_section(view));
+    out
+}
+
+/// The study has no parameters of its own: the matrix says everything.
+#[derive(Debug, Clone, Serialize)]
+pub struct Durability;
+
+impl StudyKind for Durability {
+    fn kind(&self) -> &'static str {
+        STUDY
+    }
+
+    fn name(&self) -> &str {
+        STUDY
+    }
+
+    fn describe(&self) -> Description {
+        Description {
+            title: "commits per second, and what a crash loses of them".into(),
+            ..Description::default()
+        }
+    }
+
+    /// InnoDB against MyISAM at 4 connections, 3 s cells, 3 repeats; crashed both ways.
+    fn defaults(&self) -> Defaults {
+        Defaults {
+            engines: vec![Engine::InnoDb, Engine::MyIsam],
+            threads: vec![4],
+            repeat: 3,
+            time: Some(std::time::Duration::from_secs(3)),
+            crash: vec![CrashKind::Process, CrashKind::Power],
+        }
+    }
+
+    fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix) {
+        super::record_parameters(
+            record,
+            self,
+            matrix,
+            &["engines", "threads", "time", "repeat", "seed"],
+        );
+    }
+
+    fn database_for(&self, engine: Engine, database: &str, _matrix: &Matrix) -> String {
+        format!("{database}_{}", engine.key())
+    }
+
+    fn steps_on_one_server(&self, matrix: &Matrix) -> Vec<Step> {
+        let mut steps: Vec<Step> = matrix
+            .engines
+            .iter()
+            .map(|&engine| Step::Own {
+                what: CREATE,
+                engine,
+            })
+            .collect();
+        steps.extend(run_phase_cells(0, &matrix.threads, &matrix.engines, matrix));
+        steps
+    }
+
+    fn describe_step(&self, step: &Step, _matrix: &Matrix) -> String {
+        match step {
+            Step::Own { engine, .. } => format!("create the ledger's tables on {engine}"),
+            other => format!("{other:?}"),
+        }
+    }
+
+    fn workload(&self, cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
+        Ok(Box::new(LedgerWorkload {
+            spec: link.spec,
+            ledger: Arc::new(Ledger::new(cell.threads as usize)),
+            seed: link.seed,
+            // Each cell numbers its transactions past the earlier cells' on the same tables.
+            seq_base: cell.number as u64 * 1_000_000_000,
+        }))
+    }
+
+    fn run_own_step(
+        &self,
+        what: usize,
+        engine: Engine,
+        matrix: &Matrix,
+        host: &mut dyn StepHost,
+    ) -> anyhow::Result<()> {
+        if what != CREATE {
+            bail!("{STUDY} has no step numbered {what} (a bug in enginebench)");
+        }
+        let database = self.database_for(engine, host.run_database(), matrix);
+        let tables = ledger_tables(engine);
+        let names: Vec<&str> = tables.iter().map(|(name, _)| *name).collect();
+        host.fresh_database(&database, &names)?;
+        let mut conn = host.connect(&database)?;
+        for (name, sql) in &tables {
+            conn.query_drop(format!("DROP TABLE IF EXISTS {name}"))?;
+            conn.query_drop(sql)?;
+        }
+        conn.query_drop(ledger_accounts_sql())?;
+        Ok(())
+    }
+}

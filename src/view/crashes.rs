@@ -1,0 +1,229 @@
+//! The crash trials read off the record: per set-up and crash kind, what the trials lost
+//! against what the client was told, summed over trials, and whether the user accepted
+//! that kind of loss (`--accept-loss`). The verdict refuses to rank a set-up with a loss
+//! not accepted; reports draw the table.
+//!
+//! Owns: the summaries and the phrase that names a loss. Must not rank nor draw.
+
+use crate::results::{CrashKind, CrashRecord};
+
+use super::{distinct, Setup, View};
+
+/// A set-up and what its crash trials lost, in phrases.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrashLossOf {
+    pub setup: String,
+    pub losses: Vec<String>,
+}
+
+/// A set-up's trials of one crash kind.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrashSummary {
+    pub setup: Setup,
+    pub kind: CrashKind,
+    pub trials: usize,
+    pub acknowledged: u64,
+    pub in_doubt: u64,
+    pub lost: u64,
+    pub phantom: u64,
+    pub atomicity_violations: u64,
+    pub invariant_violations: Vec<String>,
+    pub check_table: Vec<String>,
+    /// The slowest recovery of the trials that came back.
+    pub slowest_recovery_s: Option<f64>,
+    /// Trials whose server did not come back.
+    pub not_back: usize,
+    /// Trials that could not be verified, each with why.
+    pub errors: Vec<String>,
+    /// Every trial's tables came back empty (MEMORY).
+    pub emptied: bool,
+    /// Not run: the datadir was on tmpfs.
+    pub on_tmpfs: bool,
+    /// Commits acknowledged per second of ledger load before the crashes.
+    pub commits_per_s: Option<f64>,
+    /// The user accepts this kind of loss (`--accept-loss`).
+    pub accepted: bool,
+}
+
+impl CrashSummary {
+    fn of(setup: Setup, kind: CrashKind, trials: &[&CrashRecord], accepted: bool) -> Self {
+        let sum = |f: fn(&CrashRecord) -> u64| trials.iter().map(|t| f(t)).sum::<u64>();
+        let seconds: f64 = trials.iter().map(|t| t.crashed_at_s).sum();
+        CrashSummary {
+            setup,
+            kind,
+            trials: trials.len(),
+            acknowledged: sum(|t| t.acknowledged),
+            in_doubt: sum(|t| t.in_doubt),
+            lost: sum(|t| t.lost),
+            phantom: sum(|t| t.phantom),
+            atomicity_violations: sum(|t| t.atomicity_violations),
+            invariant_violations: distinct(
+                trials
+                    .iter()
+                    .flat_map(|t| t.invariant_violations.iter().cloned()),
+            ),
+            check_table: distinct(trials.iter().flat_map(|t| t.check_table.iter().cloned())),
+            slowest_recovery_s: trials
+                .iter()
+                .filter_map(|t| t.recovery_s)
+                .reduce(f64::max),
+            not_back: trials
+                .iter()
+                .filter(|t| t.recovery_s.is_none() && !t.on_tmpfs)
+                .count(),
+            errors: distinct(
+                trials
+                    .iter()
+                    .filter(|t| !t.on_tmpfs)
+                    .filter_map(|t| t.error.clone()),
+            ),
+            emptied: trials.iter().all(|t| t.emptied_on_restart),
+            on_tmpfs: trials.iter().any(|t| t.on_tmpfs),
+            commits_per_s: (seconds > 0.0).then(|| sum(|t| t.acknowledged) as f64 / seconds),
+            accepted,
+        }
+    }
+
+    /// Whether the trials lost anything the client was told was done.
+    pub fn lost_data(&self) -> bool {
+        self.lost > 0
+            || self.atomicity_violations > 0
+            || !self.invariant_violations.is_empty()
+            || self.on_tmpfs
+            || self.not_back > 0
+            || self.emptied
+    }
+
+    /// What it lost, in a phrase: "lost 1,112 of 58,770 acknowledged commits on a process
+    /// crash"; None when nothing was lost.
+    pub fn loss_words(&self) -> Option<String> {
+        if !self.lost_data() {
+            return None;
+        }
+        let on = self.kind.described();
+        if self.on_tmpfs {
+            return Some(format!("loses every table on {on} (its datadir is on tmpfs)"));
+        }
+        if self.not_back > 0 {
+            return Some(format!(
+                "did not come back after {on} ({} of {} trials)",
+                self.not_back, self.trials
+            ));
+        }
+        let mut parts = Vec::new();
+        if self.emptied {
+            parts.push(format!(
+                "lost all {} acknowledged commits on {on} (MEMORY tables come back empty)",
+                crate::units::thousands(self.acknowledged as f64)
+            ));
+        } else if self.lost > 0 {
+            parts.push(format!(
+                "lost {} of {} acknowledged commits on {on}",
+                crate::units::thousands(self.lost as f64),
+                crate::units::thousands(self.acknowledged as f64)
+            ));
+        }
+        if self.atomicity_violations > 0 {
+            parts.push(format!(
+                "left {} transactions half applied on {on}",
+                self.atomicity_violations
+            ));
+        } else if !self.invariant_violations.is_empty() && !self.emptied {
+            parts.push(format!("broke an invariant on {on} ({})", self.invariant_violations[0]));
+        }
+        Some(parts.join(" and "))
+    }
+}
+
+impl View {
+    /// Every set-up's crash trials, per crash kind, in the record's order.
+    pub fn crash_summaries(&self) -> Vec<CrashSummary> {
+        let crashes = &self.record.crashes;
+        let keys = distinct(crashes.iter().map(|c| {
+            (
+                Setup {
+                    engine: c.engine,
+                    profile: c.profile.clone(),
+                },
+                c.kind,
+            )
+        }));
+        keys.into_iter()
+            .map(|(setup, kind)| {
+                let trials: Vec<&CrashRecord> = crashes
+                    .iter()
+                    .filter(|c| {
+                        c.kind == kind && c.engine == setup.engine && c.profile == setup.profile
+                    })
+                    .collect();
+                let accepted = self.record.accept_loss.contains(&kind);
+                CrashSummary::of(setup, kind, &trials, accepted)
+            })
+            .collect()
+    }
+
+    /// The losses of `setup` in crash kinds the user did not accept: why it is not ranked.
+    pub fn unaccepted_losses(&self, setup: &Setup) -> Vec<CrashSummary> {
+        self.crash_summaries()
+            .into_iter()
+            .filter(|s| s.setup == *setup && s.lost_data() && !s.accepted)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Engine;
+
+    fn trial(engine: Engine, kind: CrashKind, acknowledged: u64, lost: u64) -> CrashRecord {
+        CrashRecord {
+            engine,
+            profile: None,
+            kind,
+            trial: 1,
+            crashed_at_s: 2.0,
+            connections: 4,
+            acknowledged,
+            in_doubt: 1,
+            lost,
+            phantom: 0,
+            atomicity_violations: 0,
+            invariant_violations: Vec::new(),
+            check_table: Vec::new(),
+            recovery_s: Some(1.5),
+            error: None,
+            power_cut: None,
+            emptied_on_restart: false,
+            on_tmpfs: false,
+        }
+    }
+
+    #[test]
+    fn losses_are_summed_over_trials_and_named_unless_accepted() {
+        let mut record = crate::results::RunRecord::new("scenario", "s", "t", Default::default());
+        record.crashes = vec![
+            trial(Engine::InnoDb, CrashKind::Process, 1000, 0),
+            trial(Engine::MyIsam, CrashKind::Power, 58_000, 1_000),
+            trial(Engine::MyIsam, CrashKind::Power, 770, 112),
+        ];
+        let view = View::of(&record);
+        let summaries = view.crash_summaries();
+        assert_eq!(summaries.len(), 2);
+        let myisam = &summaries[1];
+        assert_eq!((myisam.trials, myisam.lost), (2, 1_112));
+        assert_eq!(
+            myisam.loss_words().unwrap(),
+            "lost 1,112 of 58,770 acknowledged commits on a power loss"
+        );
+        assert_eq!(summaries[0].loss_words(), None);
+        let myisam_setup = Setup {
+            engine: Engine::MyIsam,
+            profile: None,
+        };
+        assert_eq!(view.unaccepted_losses(&myisam_setup).len(), 1);
+        record.accept_loss = vec![CrashKind::Power];
+        assert!(View::of(&record).unaccepted_losses(&myisam_setup).is_empty());
+    }
+}
