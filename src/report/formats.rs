@@ -136,6 +136,7 @@ impl Format for Text {
         Ok(super::verdict::text(input.view, style)
             + &super::capacity::text(input.view, style)
             + &not_comparable_section(input.view)
+            + &super::durability::text(input.view, style)
             + &(input.layout.tables)(input.view, style))
     }
 }
@@ -154,6 +155,7 @@ impl Format for Markdown {
         Ok(super::verdict::text(input.view, TableStyle::Markdown)
             + &super::capacity::text(input.view, TableStyle::Markdown)
             + &not_comparable_section(input.view)
+            + &super::durability::text(input.view, TableStyle::Markdown)
             + &(input.layout.tables)(input.view, TableStyle::Markdown))
     }
 }

@@ -196,6 +196,13 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
             format!("<pre class=\"warning\">{}</pre>", escape(&not_comparable))
         },
     });
+    if let Some(durability) = crate::report::durability::section(view) {
+        sections.push(Section {
+            id: durability.id,
+            title: durability.title.clone(),
+            html: crate::report::section::to_html(&durability),
+        });
+    }
     sections.push(Section {
         id: "charts",
         title: "Charts".into(),
