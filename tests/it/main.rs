@@ -20,6 +20,7 @@ mod cli;
 mod counters;
 mod credentials;
 mod drivers;
+mod durability;
 mod evidence;
 mod external;
 mod hlog;
