@@ -108,8 +108,12 @@ pub struct Matrix {
     #[arg(long, value_delimiter = ',', alias = "variants")]
     pub phases: Vec<String>,
 
-    /// A profile of the scenario to run, by name (e.g. cluster's "Spider over 2"); repeat
-    /// for several, which run in the file's order [default: all]
+    /// A server profile to run on, by name: the study's own (e.g. cluster's "Spider over
+    /// 2") or a built-in one every study has, `durable` (every commit synced: flush at
+    /// commit 1, doublewrite, sync_binlog=1), `relaxed` (flush at commit 2, no doublewrite,
+    /// sync_binlog=0) or `unsafe` (flush 0); repeat for several (`--profile durable
+    /// --profile relaxed`): the study's own run in its file's order, then the built-in ones
+    /// [default: the study's own]
     #[arg(long = "profile", value_name = "NAME")]
     pub profiles: Vec<String>,
 

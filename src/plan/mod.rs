@@ -7,6 +7,7 @@
 //! start servers, nor name a kind of study.
 
 mod agents;
+pub mod durability_profiles;
 mod matrix;
 mod study;
 
@@ -119,8 +120,9 @@ pub struct CellStep {
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub study: Study,
-    /// The server profiles, each on a server of its own: the study's own, each on every
-    /// build of `--servers`. Empty: the one server the run starts with.
+    /// The server profiles, each on a server of its own: the study's own and the built-in
+    /// ones `--profile` names (`durable`, `relaxed`), each on every build of `--servers`.
+    /// Empty: the one server the run starts with.
     pub profiles: Vec<Profile>,
     pub steps: Vec<Step>,
     /// `--agent K/N`: this process runs its share of every cell beside other agents.
@@ -142,14 +144,16 @@ impl Plan {
 
     /// The steps of `study` over `matrix` (completed with the study's defaults), per
     /// profile (each on a server of its own) the tables prepared, then each phase in order;
-    /// numbered cells. With the matrix's `servers` (server builds), each of the study's
-    /// profiles runs on each build, named after both. With `caps` (a list of caps to
+    /// numbered cells. The profiles are the study's own, then the built-in ones the
+    /// matrix's `--profile` names and the study has not (see [`durability_profiles`]).
+    /// With the matrix's `servers` (server builds), each of those profiles runs on each
+    /// build, named after both. With `caps` (a list of caps to
     /// compare), each of those profiles (or the one server) runs under each cap in turn,
     /// named after both.
     pub fn with_caps(study: Study, matrix: &Matrix, caps: &[CapVariant]) -> Plan {
         let matrix = matrix.completed(&study.defaults());
         let servers = &matrix.servers;
-        let own = own_profiles(&*study);
+        let own = durability_profiles::chosen(own_profiles(&*study), &matrix.profiles);
         let profiles: Vec<Profile> = if servers.is_empty() {
             own
         } else if own.is_empty() {

@@ -137,6 +137,7 @@ impl Format for Text {
             + &super::capacity::text(input.view, style)
             + &not_comparable_section(input.view)
             + &crash_section(input.view, style)
+            + &super::durability::text(input.view, style)
             + &(input.layout.tables)(input.view, style))
     }
 }
@@ -156,6 +157,7 @@ impl Format for Markdown {
             + &super::capacity::text(input.view, TableStyle::Markdown)
             + &not_comparable_section(input.view)
             + &crash_section(input.view, TableStyle::Markdown)
+            + &super::durability::text(input.view, TableStyle::Markdown)
             + &(input.layout.tables)(input.view, TableStyle::Markdown))
     }
 }

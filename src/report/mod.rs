@@ -1,6 +1,7 @@
 //! The report stage: everything people read, as functions of a [`crate::view::View`]:
 //! terminal and Markdown tables (`text`), CSV (`export`), the HTML page with charts
-//! (`html`), the verdict every report opens with (`verdict`) and `compare`; `formats` names
+//! (`html`), the verdict every report opens with (`verdict`), each set-up's durability
+//! beside the figures (`durability`) and `compare`; `formats` names
 //! them for `--format`, beside the formats kinds of study bring (`studies::formats`).
 //!
 //! Owns: wording, layout, number formats, charts. Must not compute a statistic, merge a
@@ -9,6 +10,7 @@
 
 pub mod capacity;
 pub mod compare;
+pub mod durability;
 pub mod export;
 pub mod formats;
 pub mod html;

@@ -119,6 +119,12 @@ pub fn plan_study(
                 known.join("; ")
             )
         })?;
+    let own: Vec<String> = crate::plan::own_profiles(&*study)
+        .into_iter()
+        .map(|profile| profile.name)
+        .collect();
+    crate::plan::durability_profiles::check_names(study.name(), &own, &matrix.profiles)
+        .map_err(anyhow::Error::msg)?;
     let plan = Plan::with_caps(study, matrix, caps);
     match agent {
         Some(agent) => plan.for_agent(agent),

@@ -332,7 +332,63 @@ fn profiles_choose_which_of_a_studys_set_ups_run() {
     )
     .unwrap_err()
     .to_string();
-    assert!(err.contains("s0 has no profiles"), "{err}");
+    assert!(
+        err.contains(
+            "s0 has no such profile (its profiles: none; built in: 'durable', 'relaxed', 'unsafe')"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn every_kind_of_study_runs_on_the_built_in_durability_profiles() {
+    let twins = || Matrix {
+        profiles: vec!["durable".into(), "relaxed".into()],
+        ..Matrix::default()
+    };
+    for study in ["s0", "tpcc", "oltp_point_select"] {
+        let plan = plan_of(study, twins()).unwrap();
+        let names: Vec<&str> = plan.profiles.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["durable", "relaxed"], "{study}");
+        let flush = |profile: usize| {
+            plan.profiles[profile]
+                .server_opts
+                .iter()
+                .find(|(name, _)| name == "innodb_flush_log_at_trx_commit")
+                .map(|(_, value)| value.clone())
+        };
+        assert_eq!((flush(0), flush(1)), (Some("1".into()), Some("2".into())));
+        let starts = plan
+            .steps
+            .iter()
+            .filter(|step| matches!(step, Step::StartProfile { .. }))
+            .count();
+        assert_eq!(starts, 2, "{study}: each profile on a server of its own");
+    }
+    // A study's own profiles run first, then the built-in ones it names.
+    let plan = plan_of(
+        "cluster",
+        Matrix {
+            profiles: vec!["durable".into(), "one server".into()],
+            ..Matrix::default()
+        },
+    )
+    .unwrap();
+    let names: Vec<&str> = plan.profiles.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["one server", "durable"]);
+    let err = plan_of(
+        "tpcc",
+        Matrix {
+            profiles: vec!["fast".into()],
+            ..Matrix::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        err,
+        "--profile 'fast': tpcc has no such profile (its profiles: none; built in: 'durable', 'relaxed', 'unsafe')"
+    );
 }
 
 #[test]

@@ -11,6 +11,7 @@
 
 pub mod capacity;
 mod crashes;
+pub mod durability;
 pub mod frontier;
 mod groups;
 pub mod node_figures;
@@ -22,6 +23,7 @@ pub mod verdict;
 use hdrhistogram::Histogram;
 
 pub use crashes::{CrashLossOf, CrashSummary};
+pub use durability::{durability_of, DurabilityProfile, ExpectedLoss, Loss};
 pub use groups::{Group, GroupKind, RateSummary, Timeline, CAPACITY_METRIC};
 pub use plan_comparison::EvidenceRow;
 
@@ -191,6 +193,18 @@ fn mean_and_sd(values: &[f64]) -> (f64, f64) {
     (values.mean(), values.population_std_dev())
 }
 
+/// The server a set-up ran on: its profile's, or the run's one server.
+fn server_of<'a>(record: &'a RunRecord, setup: &Setup) -> Option<&'a crate::server::ServerRecord> {
+    match &setup.profile {
+        Some(name) => record
+            .profiles
+            .iter()
+            .find(|profile| &profile.name == name)
+            .map(|profile| &profile.server),
+        None => record.server.as_ref(),
+    }
+}
+
 /// A run record as reports read it.
 pub struct View {
     /// The measured record: warm-up repeats left out.
@@ -209,6 +223,9 @@ pub struct View {
     pub repeats: usize,
     /// `--slo` runs: each capacity search, read from its probe cells once.
     searches: Vec<capacity::Search>,
+    /// What a commit promises on each set-up of the groups (cells, loads, sequences), in
+    /// run order; a set-up whose server the record lacks has none.
+    pub durability: Vec<(Setup, DurabilityProfile)>,
 }
 
 impl View {
@@ -225,6 +242,14 @@ impl View {
         let searches = capacity::searches(&record);
         let groups = groups::groups(&record, &phases, &searches);
         let repeats = count_repeats(record.cells.iter().map(|c| c.repeat));
+        let durability = distinct(groups.iter().map(|g| g.setup.clone()))
+            .into_iter()
+            .filter_map(|setup| {
+                let server = server_of(&record, &setup)?;
+                let profile = durability_of(server, setup.engine);
+                Some((setup, profile))
+            })
+            .collect();
         View {
             record,
             setups,
@@ -233,7 +258,16 @@ impl View {
             cells,
             repeats,
             searches,
+            durability,
         }
+    }
+
+    /// What a commit promises on `setup`.
+    pub fn durability_of(&self, setup: &Setup) -> Option<&DurabilityProfile> {
+        self.durability
+            .iter()
+            .find(|(of, _)| of == setup)
+            .map(|(_, profile)| profile)
     }
 
     pub fn phases_of(&self, kind: PhaseKind) -> impl Iterator<Item = &Phase> {

@@ -21,6 +21,7 @@ mod counters;
 mod crash;
 mod credentials;
 mod drivers;
+mod durability;
 mod evidence;
 mod external;
 mod hlog;

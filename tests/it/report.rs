@@ -204,6 +204,7 @@ fn report_prints_the_saved_tables_without_a_server() {
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
         enginebench::report::verdict::text(&View::of(&record), TableStyle::Markdown)
+            + &enginebench::report::durability::text(&View::of(&record), TableStyle::Markdown)
             + &tables(&record, TableStyle::Markdown)
     );
 }

@@ -206,6 +206,13 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
             format!("<pre>{}</pre>", escape(&crashes))
         },
     });
+    if let Some(durability) = crate::report::durability::section(view) {
+        sections.push(Section {
+            id: durability.id,
+            title: durability.title.clone(),
+            html: crate::report::section::to_html(&durability),
+        });
+    }
     sections.push(Section {
         id: "charts",
         title: "Charts".into(),

@@ -5,7 +5,7 @@
 use anyhow::bail;
 
 use super::{ScenarioParams, ScenarioStudy};
-use crate::plan::{Matrix, Study};
+use crate::plan::{durability_profiles, Matrix, Study};
 use crate::scenario::file::{load_scenario, Phase, Scenario};
 use crate::studies::StudyArgs;
 
@@ -73,28 +73,11 @@ pub fn scenario_study(
     }))
 }
 
-/// Keeps the profiles named by `--profile`, in the file's order.
+/// Keeps the profiles named by `--profile`, in the file's order; a name the file lacks
+/// must be a built-in profile (the plan adds it), or the error lists both kinds of names.
 fn select_profiles(scenario: &mut Scenario, wanted: &[String]) -> anyhow::Result<()> {
-    let names: Vec<&str> = scenario.profiles.iter().map(|p| p.name.as_str()).collect();
-    if names.is_empty() {
-        bail!(
-            "--profile: {} has no profiles (it runs one server as configured)",
-            scenario.name
-        );
-    }
-    for name in wanted {
-        if !names.contains(&name.as_str()) {
-            bail!(
-                "--profile '{name}': {} has no such profile (its profiles: {})",
-                scenario.name,
-                names
-                    .iter()
-                    .map(|name| format!("'{name}'"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-        }
-    }
+    let names: Vec<String> = scenario.profiles.iter().map(|p| p.name.clone()).collect();
+    durability_profiles::check_names(&scenario.name, &names, wanted).map_err(anyhow::Error::msg)?;
     scenario
         .profiles
         .retain(|profile| wanted.contains(&profile.name));
