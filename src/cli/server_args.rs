@@ -193,6 +193,7 @@ impl ServerArgs {
             },
             topology: self.topology.unwrap_or_default(),
             sst_joiner: false,
+            power_fs: false,
         }
     }
 }

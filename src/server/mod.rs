@@ -9,6 +9,7 @@ mod cgroup;
 mod dsn;
 mod error_log;
 pub mod option_files;
+pub mod powerfs;
 pub mod read_limit;
 mod registry;
 mod shape;
@@ -18,6 +19,7 @@ pub mod topology;
 
 pub use dsn::{moved_password, Dsn, DSN_ENV, PASSWORD_ENV};
 pub use option_files::ClientOptions;
+pub use powerfs::{PowerCut, PowerFs, PowerFsError};
 pub use registry::{emergency_teardown, hurry_teardown};
 pub use shape::{NodeRole, ReadFrom, Routing, Topology, WriteTo};
 pub use throwaway::{ServerOptions, ThrowawayServer};

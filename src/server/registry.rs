@@ -14,6 +14,8 @@ struct LiveServer {
     pid: Option<u32>,
     root_dir: PathBuf,
     keep_dir: bool,
+    /// A power-loss file system mounted inside it: detached before the directory goes.
+    mount: Option<PathBuf>,
 }
 
 struct Registry {
@@ -46,6 +48,7 @@ pub(super) fn create_dir<E>(
             pid: None,
             root_dir: dir.clone(),
             keep_dir,
+            mount: None,
         });
     }
     Ok(created)
@@ -62,6 +65,14 @@ pub(super) fn set_pid(root_dir: &Path, pid: u32) -> Result<(), Closed> {
         server.pid = Some(pid);
     }
     Ok(())
+}
+
+/// Records the power-loss file system mounted at `mountpoint` in `root_dir`'s server.
+pub(super) fn set_mount(root_dir: &Path, mountpoint: &Path) {
+    let mut registry = lock();
+    if let Some(server) = registry.servers.iter_mut().find(|s| s.root_dir == root_dir) {
+        server.mount = Some(mountpoint.to_path_buf());
+    }
 }
 
 /// Set on the first Ctrl-C: servers stopped from then on get a short grace.
@@ -91,7 +102,8 @@ pub(super) fn deregister(root_dir: &Path) {
 /// can take seconds, and exiting before it is gone would leave it running past us.
 const KILLED_SERVER_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Kills every registered server with SIGKILL and removes its directory. For the exit
+/// Kills every registered server with SIGKILL, detaches its power-loss mount (if any) and
+/// removes its directory. For the exit
 /// paths that cannot unwind: it returns once every server is gone (or after
 /// `KILLED_SERVER_WAIT`, naming any that is not). Closes the registry.
 pub fn emergency_teardown() {
@@ -126,6 +138,11 @@ pub fn emergency_teardown() {
                 }
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
+        }
+        // The server is gone (or given up on): its mount can go, lazily, and only then
+        // can its directory be removed.
+        if let Some(mount) = &server.mount {
+            super::powerfs::detach(mount);
         }
         if !server.keep_dir {
             let _ = std::fs::remove_dir_all(&server.root_dir);

@@ -5,6 +5,10 @@
 //! `emergency_teardown` (a second Ctrl-C); and `PR_SET_PDEATHSIG` on the child, so the
 //! server dies with us even if we are killed with SIGKILL. A directory left behind by a
 //! killed run is removed by the next start (its name carries the dead owner's pid).
+//!
+//! With `power_fs`, the datadir is a power-loss file system (`super::powerfs`) mounted at
+//! `root/data` over `root/backing`: every teardown path stops the server, then unmounts,
+//! then removes the directory. Crashes and power cuts are in `crash`.
 
 use std::fs;
 use std::net::TcpListener;
@@ -19,7 +23,11 @@ use super::cgroup::ServerCgroup;
 use super::error_log::{
     error_lines_or_tail, log_excerpt, text_since, LogStart, CONSOLE_LOG, ERROR_LOG,
 };
+use super::powerfs::{self, PowerFs};
 use super::{registry, ConnectionSpec, ServerError};
+
+#[path = "throwaway_crash.rs"]
+mod crash;
 
 /// The prefix of every directory enginebench creates for a server.
 pub const ROOT_DIR_PREFIX: &str = "enginebench-";
@@ -45,6 +53,9 @@ pub struct ServerOptions {
     /// A Galera joiner: its datadir stays empty (and writable by the donor's rsync, which
     /// runs as `nobody` under root), to be filled by the state transfer.
     pub sst_joiner: bool,
+    /// The datadir on the power-loss file system (unsynced writes can be dropped by a
+    /// power cut); one server only, run as root or with fusermount3.
+    pub power_fs: bool,
 }
 
 pub struct ThrowawayServer {
@@ -62,6 +73,9 @@ pub struct ThrowawayServer {
     stopped_by_us: Option<String>,
     /// Where its logs stood when it last started: messages quote this start only.
     log_start: LogStart,
+    /// The datadir's power-loss file system, when on one; `Drop` unmounts it after the
+    /// server has stopped and before the directory goes.
+    power_fs: Option<PowerFs>,
     /// Declared last: removed after the server has stopped (fields drop after `drop`).
     cgroup: Option<ServerCgroup>,
 }
@@ -80,6 +94,7 @@ pub struct PreparedServer {
     child_caps: ChildCaps,
     caps: ResourceCaps,
     cgroup: Option<ServerCgroup>,
+    power_fs: Option<PowerFs>,
     /// Whether the directory is still ours to remove (not yet handed to a server).
     owns_dir: bool,
 }
@@ -87,6 +102,8 @@ pub struct PreparedServer {
 impl Drop for PreparedServer {
     fn drop(&mut self) {
         if self.owns_dir {
+            // No server runs on it: unmount, then the directory can go.
+            unmount(self.power_fs.take());
             registry::deregister(&self.root_dir);
             if !self.keep_datadir {
                 let _ = fs::remove_dir_all(&self.root_dir);
@@ -129,6 +146,7 @@ impl PreparedServer {
             caps: self.caps.clone(),
             stopped_by_us: None,
             log_start,
+            power_fs: self.power_fs.take(),
             cgroup: self.cgroup.take(),
         })
     }
@@ -138,7 +156,13 @@ impl ThrowawayServer {
     pub fn start(options: &ServerOptions) -> Result<ThrowawayServer, ServerError> {
         let mut server = ThrowawayServer::prepare(options)?.spawn()?;
         // On failure `server` is dropped here, which stops the process and removes the dir.
-        server.wait_ready()?;
+        match server.wait_ready() {
+            // InnoDB's native AIO is not known to work on every FUSE set-up: once without.
+            Err(err) if server.on_power_fs() && crash::native_aio_refused(&err) => {
+                server.retry_without_native_aio()?;
+            }
+            other => other?,
+        }
         Ok(server)
     }
 
@@ -203,12 +227,24 @@ impl ThrowawayServer {
             None => None,
         };
         let child_caps = ChildCaps::new(cgroup.as_ref(), options.caps.server_cpus.as_ref());
+        let mut power_fs = None;
         if options.sst_joiner {
             prepare_joiner_datadir(&root_dir, &datadir).map_err(cleanup_on_error)?;
+        } else if options.power_fs {
+            power_fs = Some(
+                crash::power_fs_datadir(&tree, &datadir, &tmpdir, &root_dir, &child_caps)
+                    .map_err(cleanup_on_error)?,
+            );
         } else {
             initialise_datadir(&tree, &datadir, &tmpdir, &root_dir, &child_caps)
                 .map_err(cleanup_on_error)?;
         }
+        // From here on a failure must unmount before the directory goes.
+        let power_fs = std::cell::RefCell::new(power_fs);
+        let cleanup_on_error = |err: ServerError| {
+            unmount(power_fs.borrow_mut().take());
+            cleanup_on_error(err)
+        };
 
         let socket = root_dir.join("mariadbd.sock");
         let port = free_loopback_port().map_err(cleanup_on_error)?;
@@ -257,6 +293,9 @@ impl ThrowawayServer {
         if tree.rocksdb {
             args.push("--plugin-load-add=ha_rocksdb".into());
         }
+        if options.power_fs {
+            crash::power_fs_args(&mut args);
+        }
         for (name, value) in &options.server_opts {
             args.push(format!("--{name}={value}"));
         }
@@ -271,6 +310,7 @@ impl ThrowawayServer {
             child_caps,
             caps: options.caps.clone(),
             cgroup,
+            power_fs: power_fs.into_inner(),
             owns_dir: true,
         })
     }
@@ -504,6 +544,8 @@ impl Drop for ThrowawayServer {
             Duration::from_secs(30)
         };
         self.stop(grace);
+        // Never unmount under a running server: it has stopped by now.
+        unmount(self.power_fs.take());
         registry::deregister(&self.root_dir);
         if self.keep_datadir {
             crate::console::note(&format!(
@@ -512,6 +554,17 @@ impl Drop for ThrowawayServer {
             ));
         } else {
             let _ = fs::remove_dir_all(&self.root_dir);
+        }
+    }
+}
+
+/// Unmounts a datadir's power-loss file system (writing back what it held, as a clean
+/// shutdown would); a mount that will not go is detached.
+fn unmount(power_fs: Option<PowerFs>) {
+    if let Some(power_fs) = power_fs {
+        let mountpoint = power_fs.mountpoint().to_path_buf();
+        if power_fs.unmount().is_err() {
+            powerfs::detach(&mountpoint);
         }
     }
 }
@@ -729,6 +782,8 @@ fn remove_stale_dirs(base: &Path) {
             continue;
         };
         if !Path::new(&format!("/proc/{pid}")).exists() {
+            // A power-loss mount of the dead run blocks the removal: detach it first.
+            powerfs::detach_stale_under(&entry.path());
             let _ = fs::remove_dir_all(entry.path());
         }
     }

@@ -15,6 +15,7 @@ mod workspace;
 pub use diagnosis::{ask_unanswering, disk_state, failure_context, UnansweringServer};
 pub use external::External;
 pub use throwaway::Throwaway;
+
 pub use workspace::Workspace;
 
 use mysql::prelude::Queryable;
@@ -24,9 +25,28 @@ use std::time::Duration;
 
 use crate::engine::Engine;
 use crate::server::{
-    describe_mysql_error, ConnectionSpec, Dsn, NodeRole, Routing, ServerError, ServerOptions,
-    ServerRecord, Topology,
+    describe_mysql_error, ConnectionSpec, Dsn, NodeRole, PowerCut, Routing, ServerError,
+    ServerOptions, ServerRecord, Topology,
 };
+
+/// What a crash and the start after it came to.
+#[derive(Debug, Clone)]
+pub struct Recovery {
+    /// What the power cut dropped and undid (None: a process crash only).
+    pub power_cut: Option<PowerCut>,
+    /// Seconds from the start after the crash until the server answered; None: it did
+    /// not come back.
+    pub recovery_s: Option<f64>,
+    /// Why it did not come back, with the error log's tail.
+    pub error: Option<String>,
+}
+
+/// Only a throwaway server can be crashed on purpose.
+fn not_crashable() -> ServerError {
+    ServerError::Io(
+        "only a throwaway server enginebench started can be crashed (not an external one)".into(),
+    )
+}
 
 /// One node of a target, for routing connections and reading its counters.
 #[derive(Clone)]
@@ -131,6 +151,23 @@ pub trait Target {
             "kill_node: node {} cannot be killed: only a throwaway topology's nodes can",
             index + 1
         )))
+    }
+
+    /// Kills the server at once (SIGKILL), with `power` also cuts the power of its datadir
+    /// (unsynced writes dropped), then starts it again on the same datadir and waits up to
+    /// `limit` for it: a recovery that fails is in the result, not an error.
+    fn crash_and_restart(
+        &mut self,
+        _power: bool,
+        _limit: Duration,
+    ) -> Result<Recovery, ServerError> {
+        Err(not_crashable())
+    }
+
+    /// Writes back what the datadir's power-loss file system holds; returns the bytes
+    /// written (0 when not on one).
+    fn checkpoint_power_fs(&mut self) -> Result<u64, ServerError> {
+        Ok(0)
     }
 
     /// Stops a server of ours that stopped answering (SIGTERM, then SIGKILL if that does

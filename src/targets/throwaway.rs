@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::{NodeInfo, Replacement, Target, TargetFacts};
+use super::{NodeInfo, Recovery, Replacement, Target, TargetFacts};
 use crate::server::topology::{self, spider_create};
 use crate::server::{
     ConnectionSpec, Node, NodeRole, ServerError, ServerOptions, ThrowawayServer, Topology,
@@ -126,6 +126,54 @@ impl Target for Throwaway {
         let node = &mut self.nodes[index];
         node.server.kill();
         Ok(node.name.clone())
+    }
+
+    fn crash_and_restart(
+        &mut self,
+        power: bool,
+        limit: std::time::Duration,
+    ) -> Result<Recovery, ServerError> {
+        if !self.topology.is_single() {
+            return Err(ServerError::Topology(format!(
+                "crash runs need one server; a topology ({}) is not crashed: drop the topology",
+                self.topology
+            )));
+        }
+        let server = self.server_mut();
+        if power && !server.on_power_fs() {
+            return Err(ServerError::Io(
+                "a power cut needs the datadir on the power-loss file system (power_fs)".into(),
+            ));
+        }
+        server.crash(if power {
+            "a power cut, as the crash run asks"
+        } else {
+            "a process crash, as the crash run asks"
+        });
+        let power_cut = if power {
+            Some(server.power_cut()?)
+        } else {
+            None
+        };
+        Ok(match server.start_after_crash(limit) {
+            Ok(took) => Recovery {
+                power_cut,
+                recovery_s: Some(took.as_secs_f64()),
+                error: None,
+            },
+            Err(err) => Recovery {
+                power_cut,
+                recovery_s: None,
+                error: Some(err.to_string()),
+            },
+        })
+    }
+
+    fn checkpoint_power_fs(&mut self) -> Result<u64, ServerError> {
+        if !self.topology.is_single() {
+            return Ok(0);
+        }
+        self.server_mut().checkpoint_power_fs()
     }
 
     fn stop_unanswering(&mut self) -> Option<String> {

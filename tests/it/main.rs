@@ -31,6 +31,7 @@ mod lua;
 mod oltp;
 mod parsers_never_panic;
 mod plans;
+mod power_fs;
 mod report;
 mod robustness;
 mod s0_counts;
