@@ -85,6 +85,31 @@ impl CrashSummary {
         }
     }
 
+    /// What CHECK TABLE said, the same message on several tables said once: "7 tables:
+    /// warning: 1 client is using or hasn't closed the table properly".
+    pub fn check_table_grouped(&self) -> Vec<String> {
+        let messages = distinct(
+            self.check_table
+                .iter()
+                .map(|line| line.split_once(": ").map_or(line.as_str(), |(_, m)| m)),
+        );
+        messages
+            .into_iter()
+            .map(|message| {
+                let tables: Vec<&str> = self
+                    .check_table
+                    .iter()
+                    .filter(|line| line.ends_with(message))
+                    .filter_map(|line| line.split_once(": ").map(|(table, _)| table))
+                    .collect();
+                match tables[..] {
+                    [one] => format!("{one}: {message}"),
+                    _ => format!("{} tables: {message}", tables.len()),
+                }
+            })
+            .collect()
+    }
+
     /// Whether the trials lost anything the client was told was done.
     pub fn lost_data(&self) -> bool {
         self.lost > 0
@@ -114,7 +139,7 @@ impl CrashSummary {
         let mut parts = Vec::new();
         if self.emptied {
             parts.push(format!(
-                "lost all {} acknowledged commits on {on} (MEMORY tables come back empty)",
+                "lost all {} acknowledged commits on {on}, its tables empty after the restart",
                 crate::units::thousands(self.acknowledged as f64)
             ));
         } else if self.lost > 0 {
@@ -130,7 +155,7 @@ impl CrashSummary {
                 self.atomicity_violations
             ));
         } else if !self.invariant_violations.is_empty() && !self.emptied {
-            parts.push(format!("broke an invariant on {on} ({})", self.invariant_violations[0]));
+            parts.push(format!("broke an invariant on {on}: {}", self.invariant_violations[0]));
         }
         Some(parts.join(" and "))
     }

@@ -87,11 +87,11 @@ fn a_process_crash_loses_nothing_acknowledged_on_innodb_or_myisam_and_empties_me
     assert!(stdout.contains("Crash trials"), "{stdout}");
     assert!(stdout.contains("all (tmpfs)"), "{stdout}");
     assert!(
-        stdout.contains("lost all") && stdout.contains("MEMORY tables come back empty"),
+        stdout.contains("MEMORY lost all") && stdout.contains("its tables empty after the restart"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("Ranked: only set-ups that lost nothing"),
+        stdout.contains("Only set-ups that lost nothing in the crash trials are ranked"),
         "{stdout}"
     );
     assert_nothing_mounted();

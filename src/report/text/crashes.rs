@@ -59,7 +59,7 @@ pub fn crash_section(view: &View, style: TableStyle) -> String {
             Cell::new(if summary.check_table.is_empty() {
                 "OK".to_string()
             } else {
-                summary.check_table.join("; ")
+                summary.check_table_grouped().join("; ")
             }),
             right(match (summary.slowest_recovery_s, summary.not_back) {
                 (_, n) if n > 0 => format!("not back ({n})"),

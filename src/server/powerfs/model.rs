@@ -422,7 +422,15 @@ impl Model {
         let Some(dirty) = self.drop_overlay(ino) else {
             return Ok(0);
         };
-        let file = self.file(ino)?;
+        let file = match self.file(ino) {
+            Ok(file) => file,
+            // Unlinked (and its trash emptied, or its name unknown) while its overlay was
+            // kept: no name reaches its data, so nothing of it has to survive.
+            Err(err) if matches!(err.kind(), io::ErrorKind::NotFound) || err.raw_os_error() == Some(libc::ENOENT) => {
+                return Ok(0)
+            }
+            Err(err) => return Err(err),
+        };
         if let Some(cut) = dirty.truncated_to {
             if cut < file.metadata()?.len() {
                 file.set_len(cut)?;
@@ -478,6 +486,7 @@ impl Model {
             return;
         }
         self.journal.clear();
+        self.forget_unreachable(true);
         self.empty_trash();
     }
 
@@ -560,7 +569,29 @@ impl Model {
         let place = Path::new(TRASH_DIR).join(self.trash_serial.to_string());
         fs::rename(self.full(rel), self.full(&place))?;
         self.moved(rel, &place);
+        // A removed file nobody holds open is unreachable: its overlay goes now, or its
+        // inode number, once freed, could be handed to a new file that would inherit it.
+        self.forget_unreachable(false);
         Ok(place)
+    }
+
+    /// Drops the overlays (and names) of files in the trash: those nobody holds open, or
+    /// with `all` (the trash emptied) every one. An open one keeps its handle, which keeps
+    /// its inode (and number) alive until released.
+    fn forget_unreachable(&mut self, all: bool) {
+        let trashed: Vec<u64> = self
+            .paths
+            .iter()
+            .filter(|(_, rel)| rel.starts_with(TRASH_DIR))
+            .map(|(&ino, _)| ino)
+            .filter(|ino| all || !self.files.contains_key(ino))
+            .collect();
+        for ino in trashed {
+            self.drop_overlay(ino);
+            if !self.files.contains_key(&ino) {
+                self.paths.remove(&ino);
+            }
+        }
     }
 
     /// Re-keys the inodes under `from` (itself included) to `to`.

@@ -108,6 +108,11 @@ impl StudyKind for Durability {
         );
     }
 
+    /// One phase, the ledger's load: its events are commits.
+    fn phase(&self, _phase: usize, matrix: &Matrix) -> crate::plan::RunPhase {
+        crate::plan::RunPhase::of_matrix("ledger", matrix, "commits")
+    }
+
     fn database_for(&self, engine: Engine, database: &str, _matrix: &Matrix) -> String {
         format!("{database}_{}", engine.key())
     }

@@ -121,8 +121,8 @@ pub struct NotRanked {
     pub threads: Option<u32>,
     pub setup: String,
     pub why: String,
-    /// Not ranked because its crash trials lost acknowledged data.
-    pub lost_data: bool,
+    /// Not ranked because its crash trials lost acknowledged data: what they lost.
+    pub loss: Option<String>,
 }
 
 impl View {
@@ -161,8 +161,8 @@ impl View {
                 for group in bucket {
                     match self.why_not_ranked(group) {
                         Some(why) => {
-                            let lost_data = matches!(why, rank::WhyNotRanked::LostData(_));
-                            if lost_data {
+                            let loss = words::loss_of(&why);
+                            if loss.is_some() {
                                 lossy.push(group);
                             }
                             not_ranked.push(NotRanked {
@@ -170,7 +170,7 @@ impl View {
                                 threads,
                                 setup: group.setup.label(),
                                 why: words::why_not_ranked(why),
-                                lost_data,
+                                loss,
                             })
                         }
                         None => ranked.push(group),
@@ -344,7 +344,7 @@ mod tests {
         assert!(!verdicts.not_ranked.is_empty());
         for named in &verdicts.not_ranked {
             assert_eq!(named.setup, "MyISAM");
-            assert!(named.lost_data);
+            assert!(named.loss.is_some());
             assert!(
                 named.why.contains("lost 4,321 of 5,000 acknowledged commits on a power loss"),
                 "{}",

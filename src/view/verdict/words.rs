@@ -77,6 +77,21 @@ pub(super) fn safety_sentence(place: &str, cost: &SafetyCost) -> String {
     }
 }
 
+/// What a set-up lost in its crash trials, when that is why it is not ranked: "lost 1,112
+/// of 58,770 acknowledged commits on a process crash".
+pub(super) fn loss_of(why: &WhyNotRanked) -> Option<String> {
+    match why {
+        WhyNotRanked::LostData(losses) => Some(
+            losses
+                .iter()
+                .filter_map(|l| l.loss_words())
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        _ => None,
+    }
+}
+
 /// Why a set-up is not ranked, as `NotRanked::why` says it.
 pub(super) fn why_not_ranked(why: WhyNotRanked) -> String {
     match why {
@@ -98,11 +113,10 @@ pub(super) fn why_not_ranked(why: WhyNotRanked) -> String {
         } => format!("{failed} of {repeats} repeats failed: {error}"),
         WhyNotRanked::NotComparable(why) => format!("not comparable: {why}"),
         WhyNotRanked::LostData(losses) => {
-            let lost: Vec<String> = losses.iter().filter_map(|l| l.loss_words()).collect();
             let kinds: Vec<&str> = losses.iter().map(|l| l.kind.key()).collect();
             format!(
-                "{} (not ranked against set-ups that lost nothing; --accept-loss {} ranks it)",
-                lost.join("; "),
+                "{}: not ranked against set-ups that lost nothing (--accept-loss {} ranks it)",
+                loss_of(&WhyNotRanked::LostData(losses.clone())).unwrap_or_default(),
                 kinds.join(",")
             )
         }
@@ -144,17 +158,16 @@ impl View {
             (Some(env), None) => format!("On this machine ({} CPUs)", env.cpus),
             _ => "On the machine that ran it".into(),
         };
-        let lossy = distinct(
-            not_ranked
-                .iter()
-                .filter(|n| n.lost_data)
-                .map(|n| format!("{} ({})", n.setup, n.why)),
-        );
+        let lossy = distinct(not_ranked.iter().filter_map(|n| {
+            n.loss
+                .as_ref()
+                .map(|loss| format!("{} {loss}", n.setup))
+        }));
         let safety_part = || {
             let mut sentences = Vec::new();
             if !lossy.is_empty() {
                 sentences.push(format!(
-                    "Ranked: only set-ups that lost nothing in the crash trials. Not ranked for what they lost: {}.",
+                    "Only set-ups that lost nothing in the crash trials are ranked; not ranked for what they lost: {} (--accept-loss ranks them).",
                     lossy.join("; ")
                 ));
             }
@@ -204,7 +217,7 @@ impl View {
         let names = distinct(
             not_ranked
                 .iter()
-                .filter(|n| !n.lost_data)
+                .filter(|n| n.loss.is_none())
                 .map(|n| n.setup.clone()),
         );
         if !names.is_empty() {
