@@ -562,7 +562,7 @@ impl Model {
     }
 
     /// Moves `rel` into the trash; returns where it went.
-    fn to_trash(&mut self, rel: &Path) -> io::Result<PathBuf> {
+    fn move_to_trash(&mut self, rel: &Path) -> io::Result<PathBuf> {
         let trash = self.backing.join(TRASH_DIR);
         fs::DirBuilder::new().recursive(true).create(&trash)?;
         self.trash_serial += 1;
@@ -643,7 +643,7 @@ impl Model {
         if fs::symlink_metadata(self.full(&rel))?.is_dir() {
             return Err(errno(libc::EISDIR));
         }
-        let trash = self.to_trash(&rel)?;
+        let trash = self.move_to_trash(&rel)?;
         self.journal.push(NsOp::Removed { path: rel, trash });
         Ok(())
     }
@@ -657,7 +657,7 @@ impl Model {
         if fs::read_dir(&path)?.next().is_some() {
             return Err(errno(libc::ENOTEMPTY));
         }
-        let trash = self.to_trash(&rel)?;
+        let trash = self.move_to_trash(&rel)?;
         self.journal.push(NsOp::Removed { path: rel, trash });
         Ok(())
     }
@@ -688,7 +688,7 @@ impl Model {
                 if target.is_dir() && fs::read_dir(self.full(&to))?.next().is_some() {
                     return Err(errno(libc::ENOTEMPTY));
                 }
-                Some(self.to_trash(&to)?)
+                Some(self.move_to_trash(&to)?)
             }
             Err(_) => None,
         };
