@@ -11,7 +11,10 @@ mod capacity;
 mod cell;
 mod cell_on_nodes;
 mod crash;
-pub use crash::{create_tables as ledger_tables, fill_accounts_sql as ledger_accounts_sql, Ledger, LedgerWorkload};
+pub use crash::{
+    create_tables as ledger_tables, fill_accounts_sql as ledger_accounts_sql, Ledger,
+    LedgerWorkload,
+};
 mod phases;
 mod progress;
 pub use progress::IntervalHook;

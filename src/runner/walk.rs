@@ -376,9 +376,21 @@ mod tests {
             .skip_while(|label| !label.starts_with("crash"))
             .collect();
         assert_eq!(crashes.len(), 8, "{:#?}", labels(&plan));
-        assert!(crashes[0].starts_with("crash 1/2 on MyISAM: a process crash"), "{}", crashes[0]);
-        assert!(crashes[3].starts_with("crash 2/2 on InnoDB: a process crash"), "{}", crashes[3]);
-        assert!(crashes[4].starts_with("crash 1/2 on MyISAM: a power loss"), "{}", crashes[4]);
+        assert!(
+            crashes[0].starts_with("crash 1/2 on MyISAM: a process crash"),
+            "{}",
+            crashes[0]
+        );
+        assert!(
+            crashes[3].starts_with("crash 2/2 on InnoDB: a process crash"),
+            "{}",
+            crashes[3]
+        );
+        assert!(
+            crashes[4].starts_with("crash 1/2 on MyISAM: a power loss"),
+            "{}",
+            crashes[4]
+        );
         // Nothing but crash trials after the first: they end the server's steps.
         assert!(crashes.iter().all(|label| label.starts_with("crash")));
         let mut bench = FakeBench {

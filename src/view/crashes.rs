@@ -64,10 +64,7 @@ impl CrashSummary {
                     .flat_map(|t| t.invariant_violations.iter().cloned()),
             ),
             check_table: distinct(trials.iter().flat_map(|t| t.check_table.iter().cloned())),
-            slowest_recovery_s: trials
-                .iter()
-                .filter_map(|t| t.recovery_s)
-                .reduce(f64::max),
+            slowest_recovery_s: trials.iter().filter_map(|t| t.recovery_s).reduce(f64::max),
             not_back: trials
                 .iter()
                 .filter(|t| t.recovery_s.is_none() && !t.on_tmpfs)
@@ -128,7 +125,9 @@ impl CrashSummary {
         }
         let on = self.kind.described();
         if self.on_tmpfs {
-            return Some(format!("loses every table on {on} (its datadir is on tmpfs)"));
+            return Some(format!(
+                "loses every table on {on} (its datadir is on tmpfs)"
+            ));
         }
         if self.not_back > 0 {
             return Some(format!(
@@ -155,7 +154,10 @@ impl CrashSummary {
                 self.atomicity_violations
             ));
         } else if !self.invariant_violations.is_empty() && !self.emptied {
-            parts.push(format!("broke an invariant on {on}: {}", self.invariant_violations[0]));
+            parts.push(format!(
+                "broke an invariant on {on}: {}",
+                self.invariant_violations[0]
+            ));
         }
         Some(parts.join(" and "))
     }
@@ -249,6 +251,8 @@ mod tests {
         };
         assert_eq!(view.unaccepted_losses(&myisam_setup).len(), 1);
         record.accept_loss = vec![CrashKind::Power];
-        assert!(View::of(&record).unaccepted_losses(&myisam_setup).is_empty());
+        assert!(View::of(&record)
+            .unaccepted_losses(&myisam_setup)
+            .is_empty());
     }
 }

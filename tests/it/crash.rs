@@ -6,15 +6,18 @@ use crate::common;
 use serde_json::Value;
 
 /// The crash trials of `engine` (and `profile`) of `kind` in a record.
-fn trials<'a>(record: &'a Value, engine: &str, profile: Option<&str>, kind: &str) -> Vec<&'a Value> {
+fn trials<'a>(
+    record: &'a Value,
+    engine: &str,
+    profile: Option<&str>,
+    kind: &str,
+) -> Vec<&'a Value> {
     record["crashes"]
         .as_array()
         .map(|all| {
             all.iter()
                 .filter(|c| {
-                    c["engine"] == engine
-                        && c["kind"] == kind
-                        && c["profile"].as_str() == profile
+                    c["engine"] == engine && c["kind"] == kind && c["profile"].as_str() == profile
                 })
                 .collect()
         })
@@ -147,6 +150,9 @@ fn a_power_loss_drops_what_was_never_synced_and_the_verdict_ranks_only_what_lost
         stdout.contains("InnoDB (durable) is the only set-up that lost nothing"),
         "{stdout}"
     );
-    assert!(stdout.contains("acknowledged commits on a power loss"), "{stdout}");
+    assert!(
+        stdout.contains("acknowledged commits on a power loss"),
+        "{stdout}"
+    );
     assert_nothing_mounted();
 }

@@ -60,7 +60,10 @@ pub fn fill_accounts_sql() -> String {
     let rows: Vec<String> = (1..=ACCOUNTS)
         .map(|id| format!("({id},{OPENING_BALANCE})"))
         .collect();
-    format!("INSERT INTO accounts (id, balance) VALUES {}", rows.join(","))
+    format!(
+        "INSERT INTO accounts (id, balance) VALUES {}",
+        rows.join(",")
+    )
 }
 
 /// Which transaction a connection runs, by its index.
@@ -156,8 +159,7 @@ impl Workload for LedgerWorkload {
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
         let conn = self.spec.for_connection(worker_index).connect()?;
-        let registered =
-            crate::driver::abandon::register(std::os::fd::AsRawFd::as_raw_fd(&conn));
+        let registered = crate::driver::abandon::register(std::os::fd::AsRawFd::as_raw_fd(&conn));
         Ok(Box::new(LedgerWorker {
             ledger: self.ledger.clone(),
             worker: worker_index,

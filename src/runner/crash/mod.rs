@@ -117,7 +117,9 @@ pub fn trial(
         ..CellConfig::default()
     };
     let Some(pid) = bench.target.server_pid() else {
-        anyhow::bail!("--crash: the server is not a process of enginebench's to kill (run without --dsn)");
+        anyhow::bail!(
+            "--crash: the server is not a process of enginebench's to kill (run without --dsn)"
+        );
     };
     note(&format!(
         "{label}: the ledger's load on {CONNECTIONS} connections, the server killed after {:.1} s",
@@ -150,7 +152,10 @@ pub fn trial(
             Err(err) => err.to_string(),
         };
         record.error = Some(format!("the ledger's load ended before the crash: {why}"));
-        note(&format!("{label}: {}", record.error.as_deref().unwrap_or_default()));
+        note(&format!(
+            "{label}: {}",
+            record.error.as_deref().unwrap_or_default()
+        ));
         bench.record.crashes.push(record);
         bench.save()?;
         return Ok(false);
@@ -190,7 +195,9 @@ fn create_ledger(bench: &mut Bench, database: &str, engine: Engine) -> anyhow::R
     bench
         .probe
         .query_drop(format!("DROP DATABASE IF EXISTS {quoted}"))?;
-    bench.probe.query_drop(format!("CREATE DATABASE {quoted}"))?;
+    bench
+        .probe
+        .query_drop(format!("CREATE DATABASE {quoted}"))?;
     let mut conn = bench.spec(database).connect()?;
     for (_, sql) in create_tables(engine) {
         conn.query_drop(sql)?;
@@ -250,7 +257,8 @@ fn summary(record: &CrashRecord) -> String {
         if let Some(error) = &record.error {
             parts.push(error.clone());
         } else if record.emptied_on_restart {
-            parts.push("MEMORY tables came back empty, as they always do: every commit lost".into());
+            parts
+                .push("MEMORY tables came back empty, as they always do: every commit lost".into());
         } else if record.lost == 0 {
             parts.push("nothing acknowledged was lost".into());
         } else {

@@ -142,8 +142,13 @@ pub fn read_and_judge(
         }
     }
     let mut survivors = Survivors::default();
-    for table in ["ledger_single", "ledger_multi_a", "ledger_multi_b", "ledger_multi_c", "transfers"]
-    {
+    for table in [
+        "ledger_single",
+        "ledger_multi_a",
+        "ledger_multi_b",
+        "ledger_multi_c",
+        "transfers",
+    ] {
         let rows: Vec<(u64, u64)> = conn.query(format!("SELECT worker, seq FROM {table}"))?;
         survivors.rows.insert(table, rows.into_iter().collect());
     }
@@ -185,7 +190,9 @@ mod tests {
         for table in MULTI_TABLES {
             survivors.rows.insert(table, rows(1, acked[1]).collect());
         }
-        survivors.rows.insert("transfers", rows(2, acked[2]).collect());
+        survivors
+            .rows
+            .insert("transfers", rows(2, acked[2]).collect());
         survivors.counters.insert(2, acked[2]);
         survivors
     }
@@ -207,16 +214,28 @@ mod tests {
             }
         );
         // The in-doubt single insert made it: still nothing lost, no phantom.
-        survivors.rows.get_mut("ledger_single").unwrap().insert((0, 11));
+        survivors
+            .rows
+            .get_mut("ledger_single")
+            .unwrap()
+            .insert((0, 11));
         let judgement = judge(&accounts, &survivors);
         assert_eq!((judgement.lost, judgement.phantom), (0, 0));
     }
 
     #[test]
     fn missing_acknowledged_commits_are_lost_and_unannounced_rows_are_phantoms() {
-        let accounts = [account(0, 10, None), account(1, 5, None), account(2, 7, None)];
+        let accounts = [
+            account(0, 10, None),
+            account(1, 5, None),
+            account(2, 7, None),
+        ];
         let mut survivors = intact([6, 5, 7]);
-        survivors.rows.get_mut("ledger_single").unwrap().insert((0, 12));
+        survivors
+            .rows
+            .get_mut("ledger_single")
+            .unwrap()
+            .insert((0, 12));
         let judgement = judge(&accounts, &survivors);
         assert_eq!(judgement.lost, 4);
         assert_eq!(judgement.phantom, 1);
@@ -225,10 +244,22 @@ mod tests {
 
     #[test]
     fn a_three_table_commit_found_in_one_table_only_breaks_atomicity() {
-        let accounts = [account(0, 0, None), account(1, 5, Some(6)), account(2, 0, None)];
+        let accounts = [
+            account(0, 0, None),
+            account(1, 5, Some(6)),
+            account(2, 0, None),
+        ];
         let mut survivors = intact([0, 5, 0]);
-        survivors.rows.get_mut("ledger_multi_a").unwrap().insert((1, 6));
-        survivors.rows.get_mut("ledger_multi_b").unwrap().remove(&(1, 3));
+        survivors
+            .rows
+            .get_mut("ledger_multi_a")
+            .unwrap()
+            .insert((1, 6));
+        survivors
+            .rows
+            .get_mut("ledger_multi_b")
+            .unwrap()
+            .remove(&(1, 3));
         let judgement = judge(&accounts, &survivors);
         assert_eq!(judgement.atomicity_violations, 2);
         assert_eq!(judgement.lost, 1, "seq 3 is no longer complete");
@@ -236,7 +267,11 @@ mod tests {
 
     #[test]
     fn a_half_applied_transfer_breaks_the_total_and_its_counter() {
-        let accounts = [account(0, 0, None), account(1, 0, None), account(2, 7, None)];
+        let accounts = [
+            account(0, 0, None),
+            account(1, 0, None),
+            account(2, 7, None),
+        ];
         let mut survivors = intact([0, 0, 7]);
         survivors.balance_total -= 13;
         survivors.counters.insert(2, 6);
@@ -247,7 +282,11 @@ mod tests {
 
     #[test]
     fn tables_that_came_back_empty_lose_everything_acknowledged() {
-        let accounts = [account(0, 10, None), account(1, 5, None), account(2, 7, None)];
+        let accounts = [
+            account(0, 10, None),
+            account(1, 5, None),
+            account(2, 7, None),
+        ];
         let judgement = judge(&accounts, &Survivors::default());
         assert!(judgement.emptied);
         assert_eq!(judgement.lost, 22);

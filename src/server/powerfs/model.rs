@@ -426,7 +426,10 @@ impl Model {
             Ok(file) => file,
             // Unlinked (and its trash emptied, or its name unknown) while its overlay was
             // kept: no name reaches its data, so nothing of it has to survive.
-            Err(err) if matches!(err.kind(), io::ErrorKind::NotFound) || err.raw_os_error() == Some(libc::ENOENT) => {
+            Err(err)
+                if matches!(err.kind(), io::ErrorKind::NotFound)
+                    || err.raw_os_error() == Some(libc::ENOENT) =>
+            {
                 return Ok(0)
             }
             Err(err) => return Err(err),

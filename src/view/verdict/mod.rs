@@ -305,7 +305,11 @@ mod tests {
         );
     }
 
-    fn crash(engine: crate::engine::Engine, kind: crate::results::CrashKind, lost: u64) -> crate::results::CrashRecord {
+    fn crash(
+        engine: crate::engine::Engine,
+        kind: crate::results::CrashKind,
+        lost: u64,
+    ) -> crate::results::CrashRecord {
         crate::results::CrashRecord {
             engine,
             profile: None,
@@ -340,19 +344,27 @@ mod tests {
             crash(Engine::MyIsam, CrashKind::Power, 4_321),
         ];
         let verdicts = View::of(&record).verdicts();
-        assert!(verdicts.phases.is_empty(), "one set-up left: nothing ranked");
+        assert!(
+            verdicts.phases.is_empty(),
+            "one set-up left: nothing ranked"
+        );
         assert!(!verdicts.not_ranked.is_empty());
         for named in &verdicts.not_ranked {
             assert_eq!(named.setup, "MyISAM");
             assert!(named.loss.is_some());
             assert!(
-                named.why.contains("lost 4,321 of 5,000 acknowledged commits on a power loss"),
+                named
+                    .why
+                    .contains("lost 4,321 of 5,000 acknowledged commits on a power loss"),
                 "{}",
                 named.why
             );
         }
         let answer = &verdicts.answer;
-        assert!(answer.contains("InnoDB is the only set-up that lost nothing"), "{answer}");
+        assert!(
+            answer.contains("InnoDB is the only set-up that lost nothing"),
+            "{answer}"
+        );
         // At 1 thread MyISAM is much faster: what that speed costs is said.
         assert!(
             answer.contains("select+update at 1 thread: MyISAM would lead InnoDB by"),
@@ -364,10 +376,7 @@ mod tests {
         record.accept_loss = vec![CrashKind::Power];
         let verdicts = View::of(&record).verdicts();
         assert!(verdicts.not_ranked.is_empty());
-        assert_eq!(
-            verdicts.phases[0].rows[0].leader.as_deref(),
-            Some("MyISAM")
-        );
+        assert_eq!(verdicts.phases[0].rows[0].leader.as_deref(), Some("MyISAM"));
     }
 
     #[test]

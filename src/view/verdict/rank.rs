@@ -190,7 +190,11 @@ pub(super) enum SafetyCost {
 impl View {
     /// Per set-up not ranked for a loss: whether it would have led the best of those
     /// ranked (significantly), and whether only one ranked set-up is left.
-    pub(super) fn lossy_against_safe(&self, ranked: &[&Group], lossy: &[&Group]) -> Vec<SafetyCost> {
+    pub(super) fn lossy_against_safe(
+        &self,
+        ranked: &[&Group],
+        lossy: &[&Group],
+    ) -> Vec<SafetyCost> {
         if lossy.is_empty() {
             return Vec::new();
         }
@@ -217,7 +221,10 @@ impl View {
                 continue;
             };
             let leads = row.leader == Some(group.setup.label())
-                && row.against.first().is_some_and(|a| a.standing == Standing::Leads);
+                && row
+                    .against
+                    .first()
+                    .is_some_and(|a| a.standing == Standing::Leads);
             if leads {
                 costs.push(SafetyCost::WouldLead {
                     lossy: crate::view::CrashLossOf {

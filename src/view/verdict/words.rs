@@ -158,11 +158,11 @@ impl View {
             (Some(env), None) => format!("On this machine ({} CPUs)", env.cpus),
             _ => "On the machine that ran it".into(),
         };
-        let lossy = distinct(not_ranked.iter().filter_map(|n| {
-            n.loss
-                .as_ref()
-                .map(|loss| format!("{} {loss}", n.setup))
-        }));
+        let lossy = distinct(
+            not_ranked
+                .iter()
+                .filter_map(|n| n.loss.as_ref().map(|loss| format!("{} {loss}", n.setup))),
+        );
         let safety_part = || {
             let mut sentences = Vec::new();
             if !lossy.is_empty() {
@@ -173,7 +173,10 @@ impl View {
             }
             let safety = distinct(safety.iter().cloned());
             if !safety.is_empty() {
-                sentences.push(format!("What speed costs in safety: {}.", safety.join("; ")));
+                sentences.push(format!(
+                    "What speed costs in safety: {}.",
+                    safety.join("; ")
+                ));
             }
             sentences
         };
