@@ -30,13 +30,25 @@ fn number(trial: &Value, field: &str) -> u64 {
         .unwrap_or_else(|| panic!("{field} in {trial}"))
 }
 
-/// No file system of ours is left mounted.
-fn assert_nothing_mounted() {
+/// No file system of this test's run (under its private `tmp`) is left mounted; other
+/// tests' mounts, running in parallel, are theirs.
+fn assert_nothing_mounted(tmp: &std::path::Path) {
     let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
-    assert!(
-        !mounts.contains("powerfs"),
-        "a power-loss file system is still mounted:\n{mounts}"
-    );
+    let ours: Vec<&str> = mounts
+        .lines()
+        .filter(|line| line.contains(&*tmp.to_string_lossy()))
+        .collect();
+    assert!(ours.is_empty(), "still mounted: {ours:#?}");
+    let left: Vec<_> = std::fs::read_dir(tmp)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name())
+                .filter(|name| name.to_string_lossy().starts_with("enginebench-"))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(left.is_empty(), "server directories left: {left:?}");
 }
 
 #[test]
@@ -97,7 +109,7 @@ fn a_process_crash_loses_nothing_acknowledged_on_innodb_or_myisam_and_empties_me
         stdout.contains("Only set-ups that lost nothing in the crash trials are ranked"),
         "{stdout}"
     );
-    assert_nothing_mounted();
+    assert_nothing_mounted(&tmp);
 }
 
 #[test]
@@ -154,5 +166,5 @@ fn a_power_loss_drops_what_was_never_synced_and_the_verdict_ranks_only_what_lost
         stdout.contains("acknowledged commits on a power loss"),
         "{stdout}"
     );
-    assert_nothing_mounted();
+    assert_nothing_mounted(&tmp);
 }

@@ -41,8 +41,8 @@ pub fn create_tables(engine: Engine) -> Vec<(&'static str, String)> {
         keyed("ledger_multi_b"),
         keyed("ledger_multi_c"),
         (
-            "accounts",
-            format!("CREATE TABLE accounts (id INT NOT NULL PRIMARY KEY, balance BIGINT NOT NULL) ENGINE={engine}"),
+            "ledger_accounts",
+            format!("CREATE TABLE ledger_accounts (id INT NOT NULL PRIMARY KEY, balance BIGINT NOT NULL) ENGINE={engine}"),
         ),
         (
             "transfers",
@@ -61,7 +61,7 @@ pub fn fill_accounts_sql() -> String {
         .map(|id| format!("({id},{OPENING_BALANCE})"))
         .collect();
     format!(
-        "INSERT INTO accounts (id, balance) VALUES {}",
+        "INSERT INTO ledger_accounts (id, balance) VALUES {}",
         rows.join(",")
     )
 }
@@ -215,8 +215,8 @@ impl LedgerWorker {
                 };
                 vec![
                     "START TRANSACTION".into(),
-                    format!("UPDATE accounts SET balance = balance + ({first_delta}) WHERE id = {first}"),
-                    format!("UPDATE accounts SET balance = balance + ({second_delta}) WHERE id = {second}"),
+                    format!("UPDATE ledger_accounts SET balance = balance + ({first_delta}) WHERE id = {first}"),
+                    format!("UPDATE ledger_accounts SET balance = balance + ({second_delta}) WHERE id = {second}"),
                     format!("INSERT INTO transfers (worker, seq, from_id, to_id, amount) VALUES ({worker}, {seq}, {from}, {to}, {amount})"),
                     format!("INSERT INTO counters (worker, n) VALUES ({worker}, {seq}) ON DUPLICATE KEY UPDATE n = VALUES(n)"),
                     "COMMIT".into(),

@@ -55,26 +55,7 @@ pub fn trial(
             .unwrap_or_default(),
         kind.described()
     );
-    let mut record = CrashRecord {
-        engine,
-        profile: bench.profile.clone(),
-        kind,
-        trial,
-        crashed_at_s: 0.0,
-        connections: CONNECTIONS,
-        acknowledged: 0,
-        in_doubt: 0,
-        lost: 0,
-        phantom: 0,
-        atomicity_violations: 0,
-        invariant_violations: Vec::new(),
-        check_table: Vec::new(),
-        recovery_s: None,
-        error: None,
-        power_cut: None,
-        emptied_on_restart: false,
-        on_tmpfs: false,
-    };
+    let mut record = empty_record(engine, bench.profile.clone(), kind, trial);
     if kind == CrashKind::Power && bench.datadir_on_tmpfs() {
         record.on_tmpfs = true;
         record.error = Some(
@@ -125,33 +106,12 @@ pub fn trial(
         "{label}: the ledger's load on {CONNECTIONS} connections, the server killed after {:.1} s",
         crash_after.as_secs_f64()
     ));
-    let (started_tx, started_rx) = mpsc::channel::<Instant>();
-    let (done_tx, done_rx) = mpsc::channel::<()>();
-    let killed_at = std::thread::scope(|scope| {
-        let killer = scope.spawn(move || {
-            let started = started_rx.recv().ok()?;
-            match done_rx.recv_timeout(crash_after) {
-                // The load ended before the crash point (it failed): no crash.
-                Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => None,
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    // SAFETY: signalling the server process enginebench started.
-                    unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
-                    Some(started.elapsed())
-                }
-            }
-        });
-        let mut observer = StartSignal(Some(started_tx));
-        let measured = run_cell(&workload, &config, &mut observer);
-        let _ = done_tx.send(());
-        (killer.join().ok().flatten(), measured)
-    });
-    let (killed_after, measured) = killed_at;
+    let (killed_after, measured) = load_then_kill(&workload, &config, pid, crash_after);
     let Some(killed_after) = killed_after else {
-        let why = match measured {
-            Ok(measured) => format!("{:?}", measured.outcome),
-            Err(err) => err.to_string(),
-        };
-        record.error = Some(format!("the ledger's load ended before the crash: {why}"));
+        record.error = Some(format!(
+            "the ledger's load ended before the crash: {}",
+            measured.unwrap_or_default()
+        ));
         note(&format!(
             "{label}: {}",
             record.error.as_deref().unwrap_or_default()
@@ -187,6 +147,69 @@ pub fn trial(
     bench.record.crashes.push(record);
     bench.save()?;
     Ok(gone)
+}
+
+/// A trial's record before anything is known of it.
+fn empty_record(
+    engine: Engine,
+    profile: Option<String>,
+    kind: CrashKind,
+    trial: u32,
+) -> CrashRecord {
+    CrashRecord {
+        engine,
+        profile,
+        kind,
+        trial,
+        crashed_at_s: 0.0,
+        connections: CONNECTIONS,
+        acknowledged: 0,
+        in_doubt: 0,
+        lost: 0,
+        phantom: 0,
+        atomicity_violations: 0,
+        invariant_violations: Vec::new(),
+        check_table: Vec::new(),
+        recovery_s: None,
+        error: None,
+        power_cut: None,
+        emptied_on_restart: false,
+        on_tmpfs: false,
+    }
+}
+
+/// Runs the ledger's load and kills the server `crash_after` into its measured part;
+/// returns when the kill came, or why the load ended before it.
+fn load_then_kill(
+    workload: &LedgerWorkload,
+    config: &CellConfig,
+    pid: u32,
+    crash_after: Duration,
+) -> (Option<Duration>, Option<String>) {
+    let (started_tx, started_rx) = mpsc::channel::<Instant>();
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        let killer = scope.spawn(move || {
+            let started = started_rx.recv().ok()?;
+            match done_rx.recv_timeout(crash_after) {
+                // The load ended before the crash point (it failed): no crash.
+                Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => None,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    // SAFETY: signalling the server process enginebench started.
+                    unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+                    Some(started.elapsed())
+                }
+            }
+        });
+        let mut observer = StartSignal(Some(started_tx));
+        let measured = run_cell(workload, config, &mut observer);
+        let _ = done_tx.send(());
+        let why = match measured {
+            Ok(measured) => format!("{:?}", measured.outcome),
+            Err(err) => err.to_string(),
+        };
+        (killer.join().ok().flatten(), Some(why))
+    })
 }
 
 /// The ledger's database made afresh on `engine`, its accounts opened.

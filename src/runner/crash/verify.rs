@@ -45,7 +45,7 @@ pub const TABLES: [&str; 7] = [
     "ledger_multi_a",
     "ledger_multi_b",
     "ledger_multi_c",
-    "accounts",
+    "ledger_accounts",
     "transfers",
     "counters",
 ];
@@ -153,7 +153,7 @@ pub fn read_and_judge(
         survivors.rows.insert(table, rows.into_iter().collect());
     }
     let (total, count): (Option<i64>, u64) = conn
-        .query_first("SELECT CAST(SUM(balance) AS SIGNED), COUNT(*) FROM accounts")?
+        .query_first("SELECT CAST(SUM(balance) AS SIGNED), COUNT(*) FROM ledger_accounts")?
         .unwrap_or((None, 0));
     survivors.balance_total = total.unwrap_or(0);
     survivors.accounts = count;

@@ -126,6 +126,38 @@ pub struct NotRanked {
 }
 
 impl View {
+    /// Of one comparison's groups, those that may be ranked and those not ranked for a
+    /// loss in a crash; every group not ranked is named in `not_ranked` with why.
+    fn sort_out<'a>(
+        &self,
+        label: &str,
+        threads: Option<u32>,
+        bucket: Vec<&'a Group>,
+        not_ranked: &mut Vec<NotRanked>,
+    ) -> (Vec<&'a Group>, Vec<&'a Group>) {
+        let mut ranked = Vec::new();
+        let mut lossy = Vec::new();
+        for group in bucket {
+            match self.why_not_ranked(group) {
+                Some(why) => {
+                    let loss = words::loss_of(&why);
+                    if loss.is_some() {
+                        lossy.push(group);
+                    }
+                    not_ranked.push(NotRanked {
+                        phase: label.to_string(),
+                        threads,
+                        setup: group.setup.label(),
+                        why: words::why_not_ranked(why),
+                        loss,
+                    })
+                }
+                None => ranked.push(group),
+            }
+        }
+        (ranked, lossy)
+    }
+
     /// The verdicts of this run: a function of the record alone.
     pub fn verdicts(&self) -> Verdicts {
         let mut phases = Vec::new();
@@ -156,31 +188,12 @@ impl View {
                     .copied()
                     .filter(|g| g.method == method && g.threads == threads)
                     .collect();
-                let mut ranked = Vec::new();
-                let mut lossy = Vec::new();
-                for group in bucket {
-                    match self.why_not_ranked(group) {
-                        Some(why) => {
-                            let loss = words::loss_of(&why);
-                            if loss.is_some() {
-                                lossy.push(group);
-                            }
-                            not_ranked.push(NotRanked {
-                                phase: label.clone(),
-                                threads,
-                                setup: group.setup.label(),
-                                why: words::why_not_ranked(why),
-                                loss,
-                            })
-                        }
-                        None => ranked.push(group),
-                    }
-                }
+                let (ranked, lossy) = self.sort_out(&label, threads, bucket, &mut not_ranked);
                 let place = words::place_of(&label, method.as_deref(), threads);
                 safety.extend(
                     self.lossy_against_safe(&ranked, &lossy)
                         .into_iter()
-                        .map(|cost| words::safety_sentence(&place, &cost)),
+                        .map(|cost| (place.clone(), cost)),
                 );
                 let Some(row) =
                     rank::rank(&ranked, |g| g.values.clone(), rank::group_higher(&ranked))
@@ -226,6 +239,7 @@ impl View {
                 query_kinds,
             });
         }
+        let safety = words::safety_sentences(safety);
         let answer = self.answer(&phases, &not_ranked, &safety);
         Verdicts {
             answer,
@@ -367,7 +381,7 @@ mod tests {
         );
         // At 1 thread MyISAM is much faster: what that speed costs is said.
         assert!(
-            answer.contains("select+update at 1 thread: MyISAM would lead InnoDB by"),
+            answer.contains("MyISAM would lead InnoDB at select+update at 1 thread ("),
             "{answer}"
         );
         assert!(answer.contains("--accept-loss power"), "{answer}");

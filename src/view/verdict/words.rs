@@ -60,21 +60,40 @@ pub(super) fn place_of(phase: &str, method: Option<&str>, threads: Option<u32>) 
     place
 }
 
-/// What speed costs in safety at one place: "update at 1 thread: MyISAM would lead InnoDB
-/// by 5.45× [4.70, 9.80], but lost …"; "… InnoDB is the only set-up that lost nothing".
-pub(super) fn safety_sentence(place: &str, cost: &SafetyCost) -> String {
-    match cost {
-        SafetyCost::WouldLead { lossy, safe, by } => format!(
-            "{place}: {} would lead {safe}{}, but {}",
-            lossy.setup,
-            by.as_ref()
-                .map(|ratio| format!(" by {}", ratio_text(ratio)))
-                .unwrap_or_default(),
-            lossy.losses.join(" and ")
-        ),
-        // The same wherever it holds: said once (the answer drops repeats).
-        SafetyCost::OnlySafe { safe } => format!("{safe} is the only set-up that lost nothing"),
+/// What speed costs in safety, one sentence per set-up that lost data and would have led
+/// somewhere: "MyISAM would lead InnoDB at update at 1 thread (5.45× [4.70, 9.80]) and …, but
+/// lost …"; and "InnoDB is the only set-up that lost nothing" where only one did.
+pub(super) fn safety_sentences(costs: Vec<(String, SafetyCost)>) -> Vec<String> {
+    let mut sentences = Vec::new();
+    let mut would_lead: Vec<(String, String, Vec<String>, Vec<String>)> = Vec::new();
+    for (place, cost) in costs {
+        match cost {
+            SafetyCost::OnlySafe { safe } => {
+                sentences.push(format!("{safe} is the only set-up that lost nothing"))
+            }
+            SafetyCost::WouldLead { lossy, safe, by } => {
+                let at = match by {
+                    Some(ratio) => format!("{place} ({})", ratio_text(&ratio)),
+                    None => place,
+                };
+                match would_lead
+                    .iter_mut()
+                    .find(|(who, over, _, _)| *who == lossy.setup && *over == safe)
+                {
+                    Some((_, _, places, _)) => places.push(at),
+                    None => would_lead.push((lossy.setup, safe, vec![at], lossy.losses)),
+                }
+            }
+        }
     }
+    for (lossy, safe, places, losses) in would_lead {
+        sentences.push(format!(
+            "{lossy} would lead {safe} at {}, but {}",
+            places.join(", "),
+            losses.join(" and ")
+        ));
+    }
+    distinct(sentences)
 }
 
 /// What a set-up lost in its crash trials, when that is why it is not ranked: "lost 1,112
@@ -163,15 +182,21 @@ impl View {
                 .iter()
                 .filter_map(|n| n.loss.as_ref().map(|loss| format!("{} {loss}", n.setup))),
         );
+        let accept = distinct(
+            self.crash_summaries()
+                .into_iter()
+                .filter(|s| s.lost_data() && !s.accepted)
+                .map(|s| s.kind.key()),
+        );
         let safety_part = || {
             let mut sentences = Vec::new();
             if !lossy.is_empty() {
                 sentences.push(format!(
-                    "Only set-ups that lost nothing in the crash trials are ranked; not ranked for what they lost: {} (--accept-loss ranks them).",
-                    lossy.join("; ")
+                    "Only set-ups that lost nothing in the crash trials are ranked; not ranked for what they lost: {} (--accept-loss {} ranks them).",
+                    lossy.join("; "),
+                    accept.join(",")
                 ));
             }
-            let safety = distinct(safety.iter().cloned());
             if !safety.is_empty() {
                 sentences.push(format!(
                     "What speed costs in safety: {}.",
