@@ -150,8 +150,13 @@ impl CrashSummary {
         }
         if self.atomicity_violations > 0 {
             parts.push(format!(
-                "left {} transactions half applied on {on}",
-                self.atomicity_violations
+                "left {} {} half applied on {on}",
+                self.atomicity_violations,
+                if self.atomicity_violations == 1 {
+                    "transaction"
+                } else {
+                    "transactions"
+                }
             ));
         } else if !self.invariant_violations.is_empty() && !self.emptied {
             parts.push(format!(

@@ -70,7 +70,13 @@ pub fn trial(
         bench.use_power_fs()?;
     }
     bench.mend_probe()?;
-    let database = format!("{}_crash", bench.workspace.database);
+    // A database per trial: what a crash left of the last one (a repaired MyISAM table's
+    // backup files) can keep DROP DATABASE from removing it.
+    let database = format!(
+        "{}_crash{}",
+        bench.workspace.database,
+        bench.record.crashes.len() + 1
+    );
     create_ledger(bench, &database, engine)?;
     // On a real machine the OS would long since have written the new tables back.
     bench.target.checkpoint_power_fs()?;
@@ -142,6 +148,10 @@ pub fn trial(
     };
     if !gone {
         verify_into(bench, &database, &accounts, engine, &mut record);
+        // Best effort: a server that cannot drop it keeps it until it is removed.
+        if let Ok(mut conn) = bench.spec(&database).connect() {
+            let _ = conn.query_drop(format!("DROP DATABASE `{}`", database.replace('`', "``")));
+        }
     }
     note(&format!("{label}: {}", summary(&record)));
     bench.record.crashes.push(record);
@@ -293,8 +303,13 @@ fn summary(record: &CrashRecord) -> String {
     }
     if record.atomicity_violations > 0 {
         parts.push(format!(
-            "{} transactions half applied",
-            record.atomicity_violations
+            "{} {} half applied",
+            record.atomicity_violations,
+            if record.atomicity_violations == 1 {
+                "transaction"
+            } else {
+                "transactions"
+            }
         ));
     }
     parts.extend(record.invariant_violations.iter().cloned());

@@ -39,6 +39,10 @@ pub struct Judgement {
 
 const MULTI_TABLES: [&str; 3] = ["ledger_multi_a", "ledger_multi_b", "ledger_multi_c"];
 
+/// Errors of a table marked as crashed (ER_NOT_KEYFILE, ER_CRASHED_ON_USAGE,
+/// ER_CRASHED_ON_REPAIR): it must be repaired before it can be read.
+const MARKED_CRASHED: [u16; 3] = [1034, 1194, 1195];
+
 /// The tables as `judge` reads them.
 pub const TABLES: [&str; 7] = [
     "ledger_single",
@@ -131,7 +135,16 @@ pub fn read_and_judge(
     let mut check_table = Vec::new();
     for table in TABLES {
         let rows: Vec<(String, String, String, String)> =
-            conn.query(format!("CHECK TABLE {table}"))?;
+            match conn.query(format!("CHECK TABLE {table}")) {
+                Ok(rows) => rows,
+                Err(err) => {
+                    check_table.push(format!(
+                        "{table}: CHECK TABLE failed: {}",
+                        crate::sqlerror::describe_mysql_error(&err)
+                    ));
+                    continue;
+                }
+            };
         for (_, _op, msg_type, msg_text) in rows {
             let fine = msg_type.eq_ignore_ascii_case("status")
                 && (msg_text.eq_ignore_ascii_case("OK")
@@ -149,17 +162,50 @@ pub fn read_and_judge(
         "ledger_multi_c",
         "transfers",
     ] {
-        let rows: Vec<(u64, u64)> = conn.query(format!("SELECT worker, seq FROM {table}"))?;
+        let rows: Vec<(u64, u64)> = read_repairing(
+            conn,
+            table,
+            &format!("SELECT worker, seq FROM {table}"),
+            &mut check_table,
+        )?;
         survivors.rows.insert(table, rows.into_iter().collect());
     }
-    let (total, count): (Option<i64>, u64) = conn
-        .query_first("SELECT CAST(SUM(balance) AS SIGNED), COUNT(*) FROM ledger_accounts")?
-        .unwrap_or((None, 0));
+    let totals: Vec<(Option<i64>, u64)> = read_repairing(
+        conn,
+        "ledger_accounts",
+        "SELECT CAST(SUM(balance) AS SIGNED), COUNT(*) FROM ledger_accounts",
+        &mut check_table,
+    )?;
+    let (total, count) = totals.first().copied().unwrap_or((None, 0));
     survivors.balance_total = total.unwrap_or(0);
     survivors.accounts = count;
-    let counters: Vec<(u64, u64)> = conn.query("SELECT worker, n FROM counters")?;
+    let counters: Vec<(u64, u64)> = read_repairing(
+        conn,
+        "counters",
+        "SELECT worker, n FROM counters",
+        &mut check_table,
+    )?;
     survivors.counters = counters.into_iter().collect();
     Ok((judge(accounts, &survivors), check_table))
+}
+
+/// The rows `sql` reads from `table`; a table marked as crashed (CHECK TABLE found it
+/// corrupt) refuses reads, and what a user would do next is REPAIR TABLE: what survives
+/// that is what counts, and `notes` says it was repaired.
+fn read_repairing<T: mysql::prelude::FromRow>(
+    conn: &mut mysql::Conn,
+    table: &str,
+    sql: &str,
+    notes: &mut Vec<String>,
+) -> Result<Vec<T>, mysql::Error> {
+    match conn.query(sql) {
+        Err(mysql::Error::MySqlError(err)) if MARKED_CRASHED.contains(&err.code) => {
+            conn.query_drop(format!("REPAIR TABLE {table}"))?;
+            notes.push(format!("{table}: repaired (REPAIR TABLE) to be read"));
+            conn.query(sql)
+        }
+        other => other,
+    }
 }
 
 #[cfg(test)]
