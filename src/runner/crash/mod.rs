@@ -130,29 +130,7 @@ pub fn trial(
     let accounts = ledger.accounts();
     record.acknowledged = accounts.iter().map(|a| a.acked).sum();
     record.in_doubt = accounts.iter().filter(|a| a.in_doubt.is_some()).count() as u64;
-    bench.probe_broken = true;
-    let recovery = bench
-        .target
-        .crash_and_restart(kind == CrashKind::Power, RECOVERY_LIMIT);
-    let gone = match recovery {
-        Ok(recovery) => {
-            record.power_cut = recovery.power_cut;
-            record.recovery_s = recovery.recovery_s;
-            record.error = recovery.error;
-            record.recovery_s.is_none()
-        }
-        Err(err) => {
-            record.error = Some(format!("{err}"));
-            true
-        }
-    };
-    if !gone {
-        verify_into(bench, &database, &accounts, engine, &mut record);
-        // Best effort: a server that cannot drop it keeps it until it is removed.
-        if let Ok(mut conn) = bench.spec(&database).connect() {
-            let _ = conn.query_drop(format!("DROP DATABASE `{}`", database.replace('`', "``")));
-        }
-    }
+    let gone = restart_and_check(bench, kind, &database, &accounts, &mut record);
     note(&format!("{label}: {}", summary(&record)));
     bench.record.crashes.push(record);
     bench.save()?;
@@ -222,6 +200,41 @@ fn load_then_kill(
     })
 }
 
+/// After the kill: the server restarted (after a power cut, for a power loss) and timed,
+/// then what survived checked into `record`; whether the server is gone for good.
+fn restart_and_check(
+    bench: &mut Bench,
+    kind: CrashKind,
+    database: &str,
+    accounts: &[ledger::Account],
+    record: &mut CrashRecord,
+) -> bool {
+    bench.probe_broken = true;
+    let recovery = bench
+        .target
+        .crash_and_restart(kind == CrashKind::Power, RECOVERY_LIMIT);
+    let gone = match recovery {
+        Ok(recovery) => {
+            record.power_cut = recovery.power_cut;
+            record.recovery_s = recovery.recovery_s;
+            record.error = recovery.error;
+            record.recovery_s.is_none()
+        }
+        Err(err) => {
+            record.error = Some(format!("{err}"));
+            true
+        }
+    };
+    if !gone {
+        verify_into(bench, database, accounts, record);
+        // Best effort: a server that cannot drop it keeps it until it is removed.
+        if let Ok(mut conn) = bench.spec(database).connect() {
+            let _ = conn.query_drop(format!("DROP DATABASE `{}`", database.replace('`', "``")));
+        }
+    }
+    gone
+}
+
 /// The ledger's database made afresh on `engine`, its accounts opened.
 fn create_ledger(bench: &mut Bench, database: &str, engine: Engine) -> anyhow::Result<()> {
     let quoted = format!("`{}`", database.replace('`', "``"));
@@ -244,9 +257,9 @@ fn verify_into(
     bench: &mut Bench,
     database: &str,
     accounts: &[ledger::Account],
-    engine: Engine,
     record: &mut CrashRecord,
 ) {
+    let engine = record.engine;
     let checked = bench
         .spec(database)
         .connect()
