@@ -97,23 +97,33 @@ pub fn section_of(verdicts: &Verdicts) -> Section {
         }
     }
     if !verdicts.not_ranked.is_empty() {
+        // A loss in a crash keeps a set-up out everywhere: said once per set-up, not per
+        // comparison.
+        let mut items: Vec<String> = Vec::new();
+        for n in &verdicts.not_ranked {
+            let item = match &n.loss {
+                Some(_) => format!("{}, in every comparison: {}", n.setup, n.why),
+                None => format!(
+                    "{} in {}{}: {}",
+                    n.setup,
+                    n.phase,
+                    n.threads
+                        .map(|t| if t == 1 {
+                            " at 1 thread".to_string()
+                        } else {
+                            format!(" at {t} threads")
+                        })
+                        .unwrap_or_default(),
+                    n.why
+                ),
+            };
+            if !items.contains(&item) {
+                items.push(item);
+            }
+        }
         blocks.push(Block::List {
             caption: "Not ranked (they cannot win)".into(),
-            items: verdicts
-                .not_ranked
-                .iter()
-                .map(|n| {
-                    format!(
-                        "{} in {}{}: {}",
-                        n.setup,
-                        n.phase,
-                        n.threads
-                            .map(|t| format!(" at {t} threads"))
-                            .unwrap_or_default(),
-                        n.why
-                    )
-                })
-                .collect(),
+            items,
         });
     }
     Section {

@@ -110,3 +110,53 @@ impl CrashRecord {
             || self.recovery_s.is_none()
     }
 }
+
+/// "table: message" as its two parts.
+fn split(line: &str) -> (&str, &str) {
+    line.split_once(": ").unwrap_or(("", line))
+}
+
+/// CHECK TABLE's lines ("table: message"), the same message on several tables said once:
+/// "7 tables: warning: 1 client is using or hasn't closed the table properly".
+pub fn group_check_table(lines: &[String]) -> Vec<String> {
+    let mut messages: Vec<&str> = Vec::new();
+    for line in lines {
+        let message = split(line).1;
+        if !messages.contains(&message) {
+            messages.push(message);
+        }
+    }
+    messages
+        .into_iter()
+        .map(|message| {
+            let tables: Vec<&str> = lines
+                .iter()
+                .map(|line| split(line))
+                .filter(|(_, m)| *m == message)
+                .map(|(table, _)| table)
+                .collect();
+            match tables[..] {
+                [one] => format!("{one}: {message}"),
+                _ => format!("{} tables: {message}", tables.len()),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_same_check_table_message_on_several_tables_is_said_once() {
+        let lines: Vec<String> = [
+            "a: warning: not closed",
+            "b: warning: not closed",
+            "b: error: Corrupt",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            super::group_check_table(&lines),
+            ["2 tables: warning: not closed", "b: error: Corrupt"]
+        );
+    }
+}

@@ -82,29 +82,9 @@ impl CrashSummary {
         }
     }
 
-    /// What CHECK TABLE said, the same message on several tables said once: "7 tables:
-    /// warning: 1 client is using or hasn't closed the table properly".
+    /// What CHECK TABLE said, the same message on several tables said once.
     pub fn check_table_grouped(&self) -> Vec<String> {
-        let messages = distinct(
-            self.check_table
-                .iter()
-                .map(|line| line.split_once(": ").map_or(line.as_str(), |(_, m)| m)),
-        );
-        messages
-            .into_iter()
-            .map(|message| {
-                let tables: Vec<&str> = self
-                    .check_table
-                    .iter()
-                    .filter(|line| line.ends_with(message))
-                    .filter_map(|line| line.split_once(": ").map(|(table, _)| table))
-                    .collect();
-                match tables[..] {
-                    [one] => format!("{one}: {message}"),
-                    _ => format!("{} tables: {message}", tables.len()),
-                }
-            })
-            .collect()
+        crate::results::group_check_table(&self.check_table)
     }
 
     /// Whether the trials lost anything the client was told was done.

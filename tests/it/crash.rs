@@ -175,3 +175,39 @@ fn a_power_loss_drops_what_was_never_synced_and_the_verdict_ranks_only_what_lost
     );
     assert_nothing_mounted(&tmp);
 }
+
+/// Ctrl-C once (the orderly teardown) and twice (the emergency one, which exits without
+/// unwinding) while a power-loss trial's load runs on the power-loss file system: the
+/// server is gone, the file system unmounted, its directories removed.
+#[test]
+fn ctrl_c_during_a_power_loss_trial_leaves_nothing_mounted_or_running() {
+    common::require_mariadb();
+    for interrupts in [1, 2] {
+        let tmp = common::private_tmpdir(&format!("crash-ctrl-c-{interrupts}"));
+        let mut command = common::enginebench(&tmp);
+        command.args([
+            "run",
+            "durability",
+            "--engines",
+            "innodb",
+            "--crash",
+            "power",
+            "--time",
+            "200ms",
+            "--repeat",
+            "1",
+            "--no-db",
+        ]);
+        let mut run = common::Running::spawn(command);
+        run.wait_for_line(|line| line.contains("a power loss: the ledger's load"));
+        let pid = run.child.id() as libc::pid_t;
+        for _ in 0..interrupts {
+            // SAFETY: signalling the child we spawned.
+            unsafe { libc::kill(pid, libc::SIGINT) };
+        }
+        let (status, _, stderr) = run.finish();
+        assert_eq!(status.code(), Some(130), "{stderr}");
+        assert_nothing_mounted(&tmp);
+        common::assert_nothing_left(&tmp);
+    }
+}

@@ -333,10 +333,9 @@ fn summary(record: &CrashRecord) -> String {
         ));
     }
     parts.extend(
-        record
-            .check_table
+        crate::results::group_check_table(&record.check_table)
             .iter()
-            .map(|line| format!("CHECK TABLE {line}")),
+            .map(|line| format!("CHECK TABLE on {line}")),
     );
     parts.join("; ")
 }

@@ -64,32 +64,47 @@ pub(super) fn place_of(phase: &str, method: Option<&str>, threads: Option<u32>) 
 /// somewhere: "MyISAM would lead InnoDB at update at 1 thread (5.45× [4.70, 9.80]) and …, but
 /// lost …"; and "InnoDB is the only set-up that lost nothing" where only one did.
 pub(super) fn safety_sentences(costs: Vec<(String, SafetyCost)>) -> Vec<String> {
+    type Places = Vec<(String, Option<Ratio>)>;
     let mut sentences = Vec::new();
-    let mut would_lead: Vec<(String, String, Vec<String>, Vec<String>)> = Vec::new();
+    let mut would_lead: Vec<(String, String, Places, Vec<String>)> = Vec::new();
     for (place, cost) in costs {
         match cost {
             SafetyCost::OnlySafe { safe } => {
                 sentences.push(format!("{safe} is the only set-up that lost nothing"))
             }
             SafetyCost::WouldLead { lossy, safe, by } => {
-                let at = match by {
-                    Some(ratio) => format!("{place} ({})", ratio_text(&ratio)),
-                    None => place,
-                };
                 match would_lead
                     .iter_mut()
                     .find(|(who, over, _, _)| *who == lossy.setup && *over == safe)
                 {
-                    Some((_, _, places, _)) => places.push(at),
-                    None => would_lead.push((lossy.setup, safe, vec![at], lossy.losses)),
+                    Some((_, _, places, _)) => places.push((place, by)),
+                    None => would_lead.push((lossy.setup, safe, vec![(place, by)], lossy.losses)),
                 }
             }
         }
     }
     for (lossy, safe, places, losses) in would_lead {
+        // The largest lead stands for the others.
+        let (place, by) = places
+            .iter()
+            .max_by(|a, b| {
+                let lead = |r: &Option<Ratio>| r.map_or(0.0, |r| r.ratio);
+                lead(&a.1).total_cmp(&lead(&b.1))
+            })
+            .cloned()
+            .unwrap_or_default();
+        let by = by
+            .map(|r| format!(" by {}", ratio_text(&r)))
+            .unwrap_or_default();
+        let at = match places.len() {
+            1 => format!("at {place}{by}"),
+            n => format!(
+                "in {n} comparisons, by up to{} ({place})",
+                by.trim_start_matches(" by")
+            ),
+        };
         sentences.push(format!(
-            "{lossy} would lead {safe} at {}, but {}",
-            places.join(", "),
+            "{lossy} would lead {safe} {at}, but {}",
             losses.join(" and ")
         ));
     }
