@@ -97,34 +97,7 @@ pub fn section_of(verdicts: &Verdicts) -> Section {
         }
     }
     if !verdicts.not_ranked.is_empty() {
-        // A loss in a crash keeps a set-up out everywhere: said once per set-up, not per
-        // comparison.
-        let mut items: Vec<String> = Vec::new();
-        for n in &verdicts.not_ranked {
-            let item = match &n.loss {
-                Some(_) => format!("{}, in every comparison: {}", n.setup, n.why),
-                None => format!(
-                    "{} in {}{}: {}",
-                    n.setup,
-                    n.phase,
-                    n.threads
-                        .map(|t| if t == 1 {
-                            " at 1 thread".to_string()
-                        } else {
-                            format!(" at {t} threads")
-                        })
-                        .unwrap_or_default(),
-                    n.why
-                ),
-            };
-            if !items.contains(&item) {
-                items.push(item);
-            }
-        }
-        blocks.push(Block::List {
-            caption: "Not ranked (they cannot win)".into(),
-            items,
-        });
+        blocks.push(not_ranked_list(verdicts));
     }
     Section {
         id: "verdict",
@@ -155,4 +128,37 @@ pub fn record_with_verdict(
         map.insert("verdict".into(), serde_json::to_value(view.verdicts())?);
     }
     Ok(serde_json::to_string_pretty(&value)? + "\n")
+}
+
+/// The set-ups not ranked, with why: per comparison, but a loss in a crash (which keeps a
+/// set-up out everywhere) once per set-up.
+fn not_ranked_list(verdicts: &Verdicts) -> Block {
+    // A loss in a crash keeps a set-up out everywhere: said once per set-up, not per
+    // comparison.
+    let mut items: Vec<String> = Vec::new();
+    for n in &verdicts.not_ranked {
+        let item = match &n.loss {
+            Some(_) => format!("{}, in every comparison: {}", n.setup, n.why),
+            None => format!(
+                "{} in {}{}: {}",
+                n.setup,
+                n.phase,
+                n.threads
+                    .map(|t| if t == 1 {
+                        " at 1 thread".to_string()
+                    } else {
+                        format!(" at {t} threads")
+                    })
+                    .unwrap_or_default(),
+                n.why
+            ),
+        };
+        if !items.contains(&item) {
+            items.push(item);
+        }
+    }
+    Block::List {
+        caption: "Not ranked (they cannot win)".into(),
+        items,
+    }
 }
