@@ -119,9 +119,16 @@ impl PowerFs {
 
     fn detach_session(&mut self) -> Result<(), PowerFsError> {
         if let Some(session) = self.session.take() {
-            session
-                .umount_and_join()
-                .map_err(|err| self.io_error(&format!("unmount: {err}")))?;
+            match session.umount_and_join() {
+                // The unmount went through; a session thread that was reading /dev/fuse
+                // then ends with ECONNABORTED (or ENODEV), which is how a FUSE session ends.
+                Err(err)
+                    if matches!(
+                        err.raw_os_error(),
+                        Some(libc::ECONNABORTED) | Some(libc::ENODEV)
+                    ) => {}
+                other => other.map_err(|err| self.io_error(&format!("unmount: {err}")))?,
+            }
         }
         Ok(())
     }
