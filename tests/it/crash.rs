@@ -117,6 +117,7 @@ fn a_process_crash_loses_nothing_acknowledged_on_innodb_or_myisam_and_empties_me
         "{stdout}"
     );
     assert_nothing_mounted(&tmp);
+    common::assert_nothing_left(&tmp);
 }
 
 #[test]
@@ -174,6 +175,7 @@ fn a_power_loss_drops_what_was_never_synced_and_the_verdict_ranks_only_what_lost
         "{stdout}"
     );
     assert_nothing_mounted(&tmp);
+    common::assert_nothing_left(&tmp);
 }
 
 /// Ctrl-C once (the orderly teardown) and twice (the emergency one, which exits without
