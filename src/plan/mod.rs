@@ -60,7 +60,24 @@ pub enum Step {
         engine: Engine,
         kind: CrashKind,
         trial: u32,
+        /// The study's own load beside the ledger's, for a study that checks its tables
+        /// after a crash; None: the ledger's alone.
+        study_load: Option<Box<CrashLoad>>,
     },
+}
+
+/// The study's own part of a crash trial: its tables set up afresh (the steps its plan
+/// takes before that phase's first cell), one writing phase's load run beside the
+/// ledger's until the kill, and the study's check of its tables after the restart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrashLoad {
+    /// The study's set-up steps on the trial's engine, run before the load.
+    pub setup: Vec<Step>,
+    /// The run phase whose load runs.
+    pub phase: usize,
+    pub threads: u32,
+    /// What the study checks after the restart, in words.
+    pub check: String,
 }
 
 /// Each profile (or the one server) under each of `caps`, the cap winning over the
@@ -247,11 +264,23 @@ impl Plan {
                 engine,
                 kind,
                 trial,
+                study_load,
             } => format!(
-                "crash {}/{} on {engine}: {} at a random point of a ledger load, then restart and verify",
+                "crash {}/{} on {engine}: {} at a random point of {}, then restart and verify{}",
                 trial,
                 self.matrix.crashes,
-                kind.described()
+                kind.described(),
+                match study_load {
+                    Some(load) => format!(
+                        "the ledger's load and the study's own on {} connection(s), its tables set up afresh",
+                        load.threads
+                    ),
+                    None => "a ledger load".to_string(),
+                },
+                study_load
+                    .as_ref()
+                    .map(|load| format!(" with {}", load.check))
+                    .unwrap_or_default()
             ),
             other => self.study.describe_step(other, &self.matrix),
         }

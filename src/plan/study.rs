@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use super::matrix::{Defaults, Matrix, Pacing};
-use super::{CellStep, Step};
+use super::{CellStep, CrashLoad, Step};
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::results::{CellRecord, RunRecord, StepRecord};
@@ -169,6 +169,25 @@ pub trait StudyKind: Send + Sync + std::fmt::Debug {
     /// One cell's workload (the runner configures the driver from the phase's pacing).
     fn workload(&self, cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>>;
 
+    /// What the study checks of its own tables after a crash trial, in words ("TPC-C's
+    /// consistency conditions 1-4"). A study that has such a check runs its own load
+    /// beside the ledger's in each trial, on tables set up afresh; None: the ledger's alone.
+    fn crash_check(&self) -> Option<String> {
+        None
+    }
+
+    /// That check on `engine`'s tables once the server is back from a crash: what it
+    /// found broken, in words (empty: everything holds). An error is a check that could
+    /// not run.
+    fn check_after_crash(
+        &self,
+        _engine: Engine,
+        _matrix: &Matrix,
+        _host: &mut dyn StepHost,
+    ) -> anyhow::Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+
     /// Carries out one of the kind's own steps ([`Step::Own`]).
     fn run_own_step(
         &self,
@@ -217,14 +236,18 @@ pub(super) fn steps(study: &dyn StudyKind, profiles: usize, matrix: &Matrix) -> 
             steps.push(Step::StartProfile { profile });
         }
         steps.extend(study.steps_on_one_server(matrix));
-        steps.extend(crash_steps(matrix));
+        steps.extend(crash_steps(study, matrix));
     }
     steps
 }
 
+/// A crash trial runs the study's own load on at most this many connections: the trial
+/// is about what survives, not about scale, and the ledger's connections come on top.
+const CRASH_LOAD_THREADS_MAX: u32 = 8;
+
 /// `--crash`: after a server's cells, each crash kind's trials on each engine (process
 /// crashes first: power losses need the server moved onto the power-loss file system).
-fn crash_steps(matrix: &Matrix) -> Vec<Step> {
+fn crash_steps(study: &dyn StudyKind, matrix: &Matrix) -> Vec<Step> {
     let mut kinds = matrix.crash.clone();
     kinds.sort();
     kinds.dedup();
@@ -236,9 +259,60 @@ fn crash_steps(matrix: &Matrix) -> Vec<Step> {
                     engine,
                     kind,
                     trial,
+                    study_load: crash_load(study, matrix, engine).map(Box::new),
                 });
             }
         }
     }
     steps
+}
+
+/// The study's own part of a crash trial on `engine`, for a study that checks its tables
+/// after a crash: the steps its plan takes on that engine before the first cell of its
+/// first writing phase (its tables set up), and that phase's load.
+fn crash_load(study: &dyn StudyKind, matrix: &Matrix, engine: Engine) -> Option<CrashLoad> {
+    let check = study.crash_check()?;
+    let mut one = matrix.clone();
+    one.engines = vec![engine];
+    one.repeat = Some(1);
+    one.warmup_repeats = 0;
+    let steps = study.steps_on_one_server(&one);
+    let first = steps.iter().position(
+        |step| matches!(step, Step::Cell(cell) if study.phase(cell.phase, matrix).writes),
+    )?;
+    let Step::Cell(first_cell) = &steps[first] else {
+        return None;
+    };
+    let phase = first_cell.phase;
+    let threads = steps
+        .iter()
+        .filter_map(|step| match step {
+            Step::Cell(cell) if cell.phase == phase => Some(cell.threads),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(1)
+        .min(CRASH_LOAD_THREADS_MAX);
+    let setup = steps[..first]
+        .iter()
+        .filter(|step| {
+            !matches!(
+                step,
+                Step::Cell(_) | Step::ColdRestart | Step::Footprints | Step::EmptyTables { .. }
+            )
+        })
+        .map(|step| match step {
+            // The trial's engine's tables only: the others are not being crashed.
+            Step::PrepareTables { engine: None } => Step::PrepareTables {
+                engine: Some(engine),
+            },
+            other => other.clone(),
+        })
+        .collect();
+    Some(CrashLoad {
+        setup,
+        phase,
+        threads,
+        check,
+    })
 }

@@ -97,6 +97,28 @@ pub struct CrashRecord {
     /// Not run: the datadir is on tmpfs, so a power loss takes everything.
     #[serde(default)]
     pub on_tmpfs: bool,
+    /// The study's own load beside the ledger's and the study's check of its tables after
+    /// the restart (TPC-C's consistency conditions, a Lua script's `--check` command, a
+    /// scenario's `check` queries); None: the ledger's load alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub study_check: Option<StudyCheckRecord>,
+}
+
+/// The study's own part of a crash trial: its load until the kill, and its check after.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StudyCheckRecord {
+    /// What was checked, in words ("TPC-C's consistency conditions 1-4").
+    pub check: String,
+    /// The study's load's connections.
+    pub connections: u32,
+    /// Its events completed before the kill.
+    pub events: u64,
+    /// What the check found broken, in words (empty: everything held).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub broken: Vec<String>,
+    /// Why the load or the check could not run: its tables could not be set up, or read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 impl CrashRecord {

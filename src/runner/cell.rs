@@ -634,7 +634,7 @@ fn cell_key(plan: &Plan, bench: &Bench, cell: &CellStep) -> CellKey {
 /// The workload a cell runs, from the study's kind, with its connections routed on the
 /// target, and how the driver runs it: the phase's pacing with the run's reporting, driver
 /// and stall bound. Only here is a cell's driver configuration made.
-fn workload(
+pub(super) fn workload(
     plan: &Plan,
     bench: &Bench,
     cell: &CellStep,

@@ -220,7 +220,19 @@ impl walk::Workbench for Bench<'_> {
                 engine,
                 kind,
                 trial,
-            } => end.server_died = crash::trial(plan, self, *engine, *kind, *trial)?,
+                study_load,
+            } => {
+                end.server_died = crash::trial(
+                    plan,
+                    self,
+                    crash::Trial {
+                        engine: *engine,
+                        kind: *kind,
+                        number: *trial,
+                        study_load: study_load.as_deref(),
+                    },
+                )?
+            }
             Step::Own { what, engine } => {
                 plan.study
                     .run_own_step(*what, *engine, &plan.matrix, self)?

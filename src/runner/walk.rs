@@ -154,6 +154,8 @@ mod tests {
     #[derive(Debug)]
     struct ExampleKind {
         engines: Vec<Engine>,
+        /// Whether it checks its tables after a crash (and so loads beside the ledger).
+        checks: bool,
     }
 
     impl StudyKind for ExampleKind {
@@ -208,6 +210,9 @@ mod tests {
         }
         fn workload(&self, _cell: &CellStep, _link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
             anyhow::bail!("the fake bench builds no workload")
+        }
+        fn crash_check(&self) -> Option<String> {
+            self.checks.then(|| "the example's check".to_string())
         }
     }
 
@@ -286,6 +291,7 @@ mod tests {
         Plan::new(
             Arc::new(ExampleKind {
                 engines: vec![Engine::MyIsam, Engine::InnoDb],
+                checks: false,
             }),
             &Matrix {
                 loops: Some(10),
@@ -363,6 +369,7 @@ mod tests {
         let plan = Plan::new(
             Arc::new(ExampleKind {
                 engines: vec![Engine::MyIsam, Engine::InnoDb],
+                checks: false,
             }),
             &Matrix {
                 loops: Some(10),
@@ -403,6 +410,51 @@ mod tests {
             .filter(|label| label.starts_with("crash"))
             .count();
         assert_eq!(ran_crashes, 4, "an engine the server lacks is not crashed");
+        // A study without a check of its own: the ledger's load alone.
+        assert!(plan.steps.iter().all(|step| !matches!(
+            step,
+            Step::Crash {
+                study_load: Some(_),
+                ..
+            }
+        )));
+    }
+
+    #[test]
+    fn a_study_that_checks_its_tables_loads_beside_the_ledger_on_tables_set_up_afresh() {
+        let plan = Plan::new(
+            Arc::new(ExampleKind {
+                engines: vec![Engine::MyIsam],
+                checks: true,
+            }),
+            &Matrix {
+                loops: Some(10),
+                crash: vec![CrashKind::Process],
+                ..Matrix::default()
+            },
+        );
+        let Some(Step::Crash {
+            study_load: Some(load),
+            ..
+        }) = plan.steps.last()
+        else {
+            panic!("{:#?}", plan.steps);
+        };
+        // What the study's plan does before its first writing cell, and that phase's
+        // load at the most threads its cells run.
+        assert_eq!(
+            load.setup,
+            vec![Step::PrepareTables {
+                engine: Some(Engine::MyIsam)
+            }]
+        );
+        assert_eq!((load.phase, load.threads), (0, 2));
+        let label = plan.describe_step(plan.steps.last().unwrap());
+        assert!(
+            label.contains("the ledger's load and the study's own on 2 connection(s)")
+                && label.contains("with the example's check"),
+            "{label}"
+        );
     }
 
     #[test]

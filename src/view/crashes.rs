@@ -209,6 +209,7 @@ mod tests {
             power_cut: None,
             emptied_on_restart: false,
             on_tmpfs: false,
+            study_check: None,
         }
     }
 

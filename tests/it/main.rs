@@ -19,6 +19,7 @@ mod cleanup;
 mod cli;
 mod counters;
 mod crash;
+mod crash_study;
 mod credentials;
 mod drivers;
 mod durability;

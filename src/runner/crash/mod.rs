@@ -9,6 +9,7 @@
 //! its file system made to lose power (the target's), nor any study.
 
 mod ledger;
+mod study;
 mod verify;
 
 pub use ledger::{create_tables, fill_accounts_sql, Ledger, LedgerWorkload};
@@ -22,10 +23,10 @@ use rand::{Rng, SeedableRng};
 
 use super::bench::Bench;
 use crate::console::note;
-use crate::driver::{run_cell, CellConfig, StopCondition};
+use crate::driver::{run_cell, CellConfig, StopCondition, Workload};
 use crate::engine::Engine;
 use crate::measure::CellObserver;
-use crate::plan::Plan;
+use crate::plan::{CrashLoad, Plan};
 use crate::results::{CrashKind, CrashRecord};
 
 /// The ledger's connections: one of each transaction kind, and a second single-row one.
@@ -35,18 +36,30 @@ const EARLIEST_CRASH: Duration = Duration::from_millis(800);
 const CRASH_WINDOW: Duration = Duration::from_millis(2200);
 /// How long a restarted server may take to answer before it counts as not coming back.
 const RECOVERY_LIMIT: Duration = Duration::from_secs(120);
+/// Each load's own bound, were the kill never to come.
+const LOAD_LIMIT: Duration = Duration::from_secs(33);
 
-/// One crash trial on `engine` of the current set-up; whether the server is gone for good
-/// (the walk then starts a fresh one).
-pub fn trial(
-    plan: &Plan,
-    bench: &mut Bench,
-    engine: Engine,
-    kind: CrashKind,
-    trial: u32,
-) -> anyhow::Result<bool> {
+/// One crash trial as the plan gives it.
+pub struct Trial<'a> {
+    pub engine: Engine,
+    pub kind: CrashKind,
+    /// 1-based, of `--crashes`.
+    pub number: u32,
+    /// The study's own load and check beside the ledger's, if the study has a check.
+    pub study_load: Option<&'a CrashLoad>,
+}
+
+/// One crash trial on the current set-up; whether the server is gone for good (the walk
+/// then starts a fresh one).
+pub fn trial(plan: &Plan, bench: &mut Bench, trial: Trial) -> anyhow::Result<bool> {
+    let Trial {
+        engine,
+        kind,
+        number,
+        study_load,
+    } = trial;
     let label = format!(
-        "crash {trial}/{} on {engine}{}: {}",
+        "crash {number}/{} on {engine}{}: {}",
         plan.matrix.crashes,
         bench
             .profile
@@ -55,7 +68,7 @@ pub fn trial(
             .unwrap_or_default(),
         kind.described()
     );
-    let mut record = empty_record(engine, bench.profile.clone(), kind, trial);
+    let mut record = empty_record(engine, bench.profile.clone(), kind, number);
     if kind == CrashKind::Power && bench.datadir_on_tmpfs() {
         record.on_tmpfs = true;
         record.error = Some(
@@ -70,6 +83,27 @@ pub fn trial(
         bench.use_power_fs()?;
     }
     bench.mend_probe()?;
+    let seed = plan
+        .matrix
+        .seed
+        .wrapping_add(bench.record.crashes.len() as u64 + 1);
+    let study = match study_load {
+        Some(load) => match study::set_up(plan, bench, engine, load, seed, LOAD_LIMIT) {
+            Ok(study) => Some(study),
+            Err(failed) => {
+                let gone = failed.server_died;
+                note(&format!(
+                    "{label}: {}",
+                    failed.record.error.as_deref().unwrap_or_default()
+                ));
+                record.study_check = Some(failed.record);
+                bench.record.crashes.push(record);
+                bench.save()?;
+                return Ok(gone);
+            }
+        },
+        None => None,
+    };
     // A database per trial: what a crash left of the last one (a repaired MyISAM table's
     // backup files) can keep DROP DATABASE from removing it.
     let database = format!(
@@ -81,10 +115,6 @@ pub fn trial(
     // On a real machine the OS would long since have written the new tables back.
     bench.target.checkpoint_power_fs()?;
 
-    let seed = plan
-        .matrix
-        .seed
-        .wrapping_add(bench.record.crashes.len() as u64 + 1);
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let crash_after = EARLIEST_CRASH + CRASH_WINDOW.mul_f64(rng.gen_range(0.0..1.0));
     let ledger = Arc::new(Ledger::new(CONNECTIONS as usize));
@@ -97,7 +127,7 @@ pub fn trial(
     let config = CellConfig {
         threads: CONNECTIONS,
         stop: StopCondition {
-            duration: Some(EARLIEST_CRASH + CRASH_WINDOW + Duration::from_secs(30)),
+            duration: Some(LOAD_LIMIT),
             ..StopCondition::default()
         },
         report_interval: Duration::from_secs(1),
@@ -109,15 +139,34 @@ pub fn trial(
         );
     };
     note(&format!(
-        "{label}: the ledger's load on {CONNECTIONS} connections, the server killed after {:.1} s",
+        "{label}: the ledger's load on {CONNECTIONS} connections{}, the server killed after {:.1} s",
+        study
+            .as_ref()
+            .map(|study| format!(
+                " and the study's own on {}",
+                study.record.connections
+            ))
+            .unwrap_or_default(),
         crash_after.as_secs_f64()
     ));
-    let (killed_after, measured) = load_then_kill(&workload, &config, pid, crash_after);
+    let loads = Loads {
+        ledger: &workload,
+        ledger_config: &config,
+        study: study
+            .as_ref()
+            .map(|study| (&*study.workload, &study.config)),
+    };
+    let (killed_after, measured, study_events) = load_then_kill(&loads, pid, crash_after);
+    let mut study_record = study.map(|study| study.record);
+    if let Some(study_record) = &mut study_record {
+        study_record.events = study_events;
+    }
     let Some(killed_after) = killed_after else {
         record.error = Some(format!(
-            "the ledger's load ended before the crash: {}",
+            "the loads ended before the crash: {}",
             measured.unwrap_or_default()
         ));
+        record.study_check = study_record;
         note(&format!(
             "{label}: {}",
             record.error.as_deref().unwrap_or_default()
@@ -132,6 +181,13 @@ pub fn trial(
     record.in_doubt = accounts.iter().filter(|a| a.in_doubt.is_some()).count() as u64;
     let gone = restart_and_check(bench, kind, &database, &accounts, &mut record);
     note(&format!("{label}: {}", summary(&record)));
+    if let Some(mut study_record) = study_record {
+        if !gone {
+            study::check(plan, bench, engine, &mut study_record);
+            note(&format!("{label}: {}", study::summary(&study_record)));
+        }
+        record.study_check = Some(study_record);
+    }
     bench.record.crashes.push(record);
     bench.save()?;
     Ok(gone)
@@ -163,17 +219,25 @@ fn empty_record(
         power_cut: None,
         emptied_on_restart: false,
         on_tmpfs: false,
+        study_check: None,
     }
 }
 
-/// Runs the ledger's load and kills the server `crash_after` into its measured part;
-/// returns when the kill came, or why the load ended before it.
+/// What runs until the kill: the ledger's load, and the study's own beside it.
+struct Loads<'a> {
+    ledger: &'a LedgerWorkload,
+    ledger_config: &'a CellConfig,
+    study: Option<(&'a dyn Workload, &'a CellConfig)>,
+}
+
+/// Runs the loads and kills the server `crash_after` into the ledger's measured part;
+/// returns when the kill came (or why the ledger's load ended before it) and how many
+/// events the study's load completed.
 fn load_then_kill(
-    workload: &LedgerWorkload,
-    config: &CellConfig,
+    loads: &Loads,
     pid: u32,
     crash_after: Duration,
-) -> (Option<Duration>, Option<String>) {
+) -> (Option<Duration>, Option<String>, u64) {
     let (started_tx, started_rx) = mpsc::channel::<Instant>();
     let (done_tx, done_rx) = mpsc::channel::<()>();
     std::thread::scope(|scope| {
@@ -189,14 +253,24 @@ fn load_then_kill(
                 }
             }
         });
+        let study = loads.study.map(|(workload, config)| {
+            scope.spawn(move || {
+                run_cell(workload, config, &mut Unobserved)
+                    .map(|measured| measured.events)
+                    .unwrap_or(0)
+            })
+        });
         let mut observer = StartSignal(Some(started_tx));
-        let measured = run_cell(workload, config, &mut observer);
+        let measured = run_cell(loads.ledger, loads.ledger_config, &mut observer);
         let _ = done_tx.send(());
         let why = match measured {
             Ok(measured) => format!("{:?}", measured.outcome),
             Err(err) => err.to_string(),
         };
-        (killer.join().ok().flatten(), Some(why))
+        let killed_after = killer.join().ok().flatten();
+        // Without a kill the study's load ends at its own bound (LOAD_LIMIT).
+        let study_events = study.and_then(|s| s.join().ok()).unwrap_or(0);
+        (killed_after, Some(why), study_events)
     })
 }
 
@@ -339,6 +413,11 @@ fn summary(record: &CrashRecord) -> String {
     );
     parts.join("; ")
 }
+
+/// The study's load needs no observer: the ledger's tells the killer when to strike.
+struct Unobserved;
+
+impl CellObserver for Unobserved {}
 
 /// Tells the killer when the measured load began.
 struct StartSignal(Option<mpsc::Sender<Instant>>);

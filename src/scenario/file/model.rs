@@ -33,6 +33,9 @@ pub struct Scenario {
     pub profiles: Vec<Profile>,
     pub tables: Vec<Table>,
     pub phases: Vec<Phase>,
+    /// Queries that return no rows while the tables are consistent: what a crash trial
+    /// checks of the scenario's own tables after the restart.
+    pub check: Vec<String>,
 }
 
 impl Scenario {

@@ -33,6 +33,10 @@ pub struct RawScenario {
     pub(super) tables: Vec<RawTable>,
     #[serde(default)]
     pub(super) phases: Vec<RawPhase>,
+    /// Queries that return no rows while the tables are consistent, run after each crash
+    /// trial (`--crash`): `check = ["SELECT ... HAVING SUM(balance) <> 0"]`.
+    #[serde(default)]
+    pub(super) check: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

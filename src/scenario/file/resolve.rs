@@ -63,6 +63,16 @@ pub fn resolve(
     for phase in &raw.phases {
         phases.push(resolve_phase(&resolver, phase, &tables, &defaults)?);
     }
+    let mut check = Vec::new();
+    for query in &raw.check {
+        if query.get_ref().trim().is_empty() {
+            return Err(resolver.error(
+                query.span().start,
+                "an empty check query: each is a SELECT that returns no rows while the tables are consistent",
+            ));
+        }
+        check.push(query.get_ref().clone());
+    }
     Ok(Scenario {
         name: raw.name,
         title: raw.title,
@@ -83,6 +93,7 @@ pub fn resolve(
         profiles,
         tables,
         phases,
+        check,
     })
 }
 

@@ -445,6 +445,40 @@ impl StudyKind for LuaParams {
         steps
     }
 
+    fn crash_check(&self) -> Option<String> {
+        self.check
+            .as_ref()
+            .map(|command| format!("{}'s {command} command", self.script))
+    }
+
+    /// The script's `--check` command after the restart: an error it raises is what it
+    /// found broken.
+    fn check_after_crash(
+        &self,
+        engine: Engine,
+        matrix: &Matrix,
+        host: &mut dyn StepHost,
+    ) -> anyhow::Result<Vec<String>> {
+        let Some(command) = &self.check else {
+            return Ok(Vec::new());
+        };
+        let database = self.database_for(engine, host.run_database(), matrix);
+        let spec = self.engine_spec(&host.spec(&database), engine);
+        let threads = matrix.max_threads().min(8);
+        Ok(run_command(
+            &self.settings_for(engine),
+            &self.declared,
+            command,
+            &spec,
+            threads,
+            matrix.seed,
+        )
+        .err()
+        .map(|err| format!("{command} failed: {err:#}"))
+        .into_iter()
+        .collect())
+    }
+
     fn describe_step(&self, step: &Step, _matrix: &Matrix) -> String {
         match step {
             Step::Own { what, engine } => match *what {

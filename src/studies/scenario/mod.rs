@@ -230,6 +230,45 @@ impl StudyKind for ScenarioStudy {
         steps::describe_scenario_step(&self.scenario, step)
     }
 
+    fn crash_check(&self) -> Option<String> {
+        match self.scenario.check.len() {
+            0 => None,
+            1 => Some("the scenario's check query".into()),
+            n => Some(format!("the scenario's {n} check queries")),
+        }
+    }
+
+    /// Each `check` query on the engine's database: every row it returns is something
+    /// broken, said with the query and its first row.
+    fn check_after_crash(
+        &self,
+        engine: Engine,
+        matrix: &Matrix,
+        host: &mut dyn crate::plan::StepHost,
+    ) -> anyhow::Result<Vec<String>> {
+        let database = self.database_for(engine, host.run_database(), matrix);
+        let mut conn = host.connect(&database)?;
+        let mut broken = Vec::new();
+        for query in &self.scenario.check {
+            let rows: Vec<mysql::Row> = mysql::prelude::Queryable::query(&mut conn, query)
+                .map_err(|err| anyhow::anyhow!("check query `{query}`: {err}"))?;
+            if let Some(first) = rows.first() {
+                let values: Vec<String> = first
+                    .clone()
+                    .unwrap()
+                    .iter()
+                    .map(|value| value.as_sql(true))
+                    .collect();
+                broken.push(format!(
+                    "`{query}` returned {} row(s), the first ({})",
+                    rows.len(),
+                    values.join(", ")
+                ));
+            }
+        }
+        Ok(broken)
+    }
+
     fn workload(&self, cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
         let Phase::Run {
             ignore_errors,

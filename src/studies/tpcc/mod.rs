@@ -336,6 +336,26 @@ impl StudyKind for TpccParams {
         }))
     }
 
+    fn crash_check(&self) -> Option<String> {
+        Some("TPC-C's consistency conditions 1-4".into())
+    }
+
+    /// TPC-C's own durability test (clause 3.5.3) checks the consistency conditions
+    /// after the failure: transactions half recovered break them.
+    fn check_after_crash(
+        &self,
+        engine: Engine,
+        matrix: &Matrix,
+        host: &mut dyn StepHost,
+    ) -> anyhow::Result<Vec<String>> {
+        let database = self.database_for(engine, host.run_database(), matrix);
+        let mut conn = host.connect(&database)?;
+        Ok(check::broken_conditions(&mut conn)?
+            .iter()
+            .map(|(condition, count)| format!("condition {condition} broken in {count} place(s)"))
+            .collect())
+    }
+
     fn run_own_step(
         &self,
         what: usize,
