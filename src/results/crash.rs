@@ -3,8 +3,10 @@
 //! server held after it came back (lost, phantom, half-applied transactions, broken
 //! invariants, what CHECK TABLE said), and how long it took to come back.
 //!
-//! Owns: the shape of that record and the few sums every reader needs (is anything
-//! lost?). Must not know how a crash is caused, nor how reports word it.
+//! Owns: the shape of that record, the one definition of a trial that lost data, and the
+//! phrases the progress lines and the reports share (a count of lost commits, of
+//! half-applied transactions, CHECK TABLE's messages grouped), so the two cannot word a
+//! loss differently. Must not know how a crash is caused, nor how a report lays it out.
 
 use serde::{Deserialize, Serialize};
 
@@ -123,14 +125,46 @@ pub struct StudyCheckRecord {
 
 impl CrashRecord {
     /// Whether the trial lost what the client was told was committed: acknowledged
-    /// commits, atomicity, an invariant, or the server itself.
+    /// commits (all of them, for tables that came back empty), atomicity, an invariant, or
+    /// the server itself (not back, or on tmpfs, which a power loss empties). The one
+    /// definition: a set-up's trials lost data when one of them did.
     pub fn lost_data(&self) -> bool {
         self.lost > 0
+            || self.emptied_on_restart
             || self.atomicity_violations > 0
             || !self.invariant_violations.is_empty()
             || self.on_tmpfs
             || self.recovery_s.is_none()
     }
+}
+
+/// The acknowledged commits a crash lost, without the verb (reports say "lost", progress
+/// lines "LOST"): "1,112 of 58,770 acknowledged commits".
+pub fn lost_commits_words(lost: u64, acknowledged: u64) -> String {
+    format!(
+        "{} of {} acknowledged {}",
+        crate::units::thousands(lost as f64),
+        crate::units::thousands(acknowledged as f64),
+        if acknowledged == 1 {
+            "commit"
+        } else {
+            "commits"
+        }
+    )
+}
+
+/// Transactions found partly applied: "1 transaction half applied", "3 transactions half
+/// applied".
+pub fn half_applied_words(count: u64) -> String {
+    format!(
+        "{} {} half applied",
+        crate::units::thousands(count as f64),
+        if count == 1 {
+            "transaction"
+        } else {
+            "transactions"
+        }
+    )
 }
 
 /// "table: message" as its two parts.
@@ -167,6 +201,20 @@ pub fn group_check_table(lines: &[String]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_loss_is_counted_in_words_with_its_plural() {
+        assert_eq!(
+            super::lost_commits_words(1_112, 58_770),
+            "1,112 of 58,770 acknowledged commits"
+        );
+        assert_eq!(
+            super::lost_commits_words(1, 1),
+            "1 of 1 acknowledged commit"
+        );
+        assert_eq!(super::half_applied_words(1), "1 transaction half applied");
+        assert_eq!(super::half_applied_words(3), "3 transactions half applied");
+    }
+
     #[test]
     fn the_same_check_table_message_on_several_tables_is_said_once() {
         let lines: Vec<String> = [

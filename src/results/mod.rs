@@ -14,7 +14,10 @@ mod record;
 mod store;
 mod writer;
 
-pub use crash::{group_check_table, CrashKind, CrashRecord, StudyCheckRecord};
+pub use crash::{
+    group_check_table, half_applied_words, lost_commits_words, CrashKind, CrashRecord,
+    StudyCheckRecord,
+};
 pub use merge::{merge, MergeError, Part, CLOCK_OFFSET_WARNING_MS};
 pub use read::{parse_record, read_record, RecordError};
 pub use record::*;

@@ -35,6 +35,9 @@ pub struct CrashSummary {
     pub not_back: usize,
     /// Trials that could not be verified, each with why.
     pub errors: Vec<String>,
+    /// Trials whose server came back but whose tables could not be checked: their counts
+    /// say nothing.
+    pub unchecked: usize,
     /// Every trial's tables came back empty (MEMORY).
     pub emptied: bool,
     /// Not run: the datadir was on tmpfs.
@@ -43,10 +46,17 @@ pub struct CrashSummary {
     pub commits_per_s: Option<f64>,
     /// The user accepts this kind of loss (`--accept-loss`).
     pub accepted: bool,
+    /// A trial lost data ([`CrashRecord::lost_data`], the one definition).
+    lost_data: bool,
 }
 
 impl CrashSummary {
-    fn of(setup: Setup, kind: CrashKind, trials: &[&CrashRecord], accepted: bool) -> Self {
+    pub(super) fn of(
+        setup: Setup,
+        kind: CrashKind,
+        trials: &[&CrashRecord],
+        accepted: bool,
+    ) -> Self {
         let sum = |f: fn(&CrashRecord) -> u64| trials.iter().map(|t| f(t)).sum::<u64>();
         let seconds: f64 = trials.iter().map(|t| t.crashed_at_s).sum();
         CrashSummary {
@@ -77,8 +87,13 @@ impl CrashSummary {
             ),
             emptied: trials.iter().all(|t| t.emptied_on_restart),
             on_tmpfs: trials.iter().any(|t| t.on_tmpfs),
+            unchecked: trials
+                .iter()
+                .filter(|t| t.recovery_s.is_some() && t.error.is_some())
+                .count(),
             commits_per_s: (seconds > 0.0).then(|| sum(|t| t.acknowledged) as f64 / seconds),
             accepted,
+            lost_data: trials.iter().any(|t| t.lost_data()),
         }
     }
 
@@ -87,14 +102,9 @@ impl CrashSummary {
         crate::results::group_check_table(&self.check_table)
     }
 
-    /// Whether the trials lost anything the client was told was done.
+    /// Whether the trials lost anything the client was told was done: one of them did.
     pub fn lost_data(&self) -> bool {
-        self.lost > 0
-            || self.atomicity_violations > 0
-            || !self.invariant_violations.is_empty()
-            || self.on_tmpfs
-            || self.not_back > 0
-            || self.emptied
+        self.lost_data
     }
 
     /// What it lost, in a phrase: "lost 1,112 of 58,770 acknowledged commits on a process
@@ -103,48 +113,61 @@ impl CrashSummary {
         if !self.lost_data() {
             return None;
         }
-        let on = self.kind.described();
-        if self.on_tmpfs {
+        let on = format!(" on {}", self.kind.described());
+        if self.not_back > 0 && !self.on_tmpfs {
             return Some(format!(
-                "loses every table on {on} (its datadir is on tmpfs)"
+                "did not come back after {} ({} of {} trials)",
+                self.kind.described(),
+                self.not_back,
+                self.trials
             ));
         }
-        if self.not_back > 0 {
-            return Some(format!(
-                "did not come back after {on} ({} of {} trials)",
-                self.not_back, self.trials
-            ));
-        }
-        let mut parts = Vec::new();
-        if self.emptied {
-            parts.push(format!(
-                "lost all {} acknowledged commits on {on}, its tables empty after the restart",
-                crate::units::thousands(self.acknowledged as f64)
-            ));
-        } else if self.lost > 0 {
-            parts.push(format!(
-                "lost {} of {} acknowledged commits on {on}",
-                crate::units::thousands(self.lost as f64),
-                crate::units::thousands(self.acknowledged as f64)
-            ));
-        }
-        if self.atomicity_violations > 0 {
-            parts.push(format!(
-                "left {} {} half applied on {on}",
-                self.atomicity_violations,
-                if self.atomicity_violations == 1 {
-                    "transaction"
-                } else {
-                    "transactions"
-                }
-            ));
-        } else if !self.invariant_violations.is_empty() && !self.emptied {
-            parts.push(format!(
-                "broke an invariant on {on}: {}",
-                self.invariant_violations[0]
-            ));
-        }
+        let parts: Vec<String> = [self.commits_lost_words(&on), self.broken_words(&on)]
+            .into_iter()
+            .flatten()
+            .collect();
         Some(parts.join(" and "))
+    }
+
+    /// What the trials lost of acknowledged commits, `on` (" on a power loss", or "" when
+    /// the crash is said elsewhere) after the verb: "lost 1,112 of 58,770 acknowledged
+    /// commits on a power loss"; None when they lost none.
+    pub fn commits_lost_words(&self, on: &str) -> Option<String> {
+        if self.on_tmpfs {
+            Some(format!("loses every table{on} (its datadir is on tmpfs)"))
+        } else if self.emptied {
+            Some(format!(
+                "lost all {} acknowledged commits{on}, its tables empty after the restart",
+                crate::units::thousands(self.acknowledged as f64)
+            ))
+        } else if self.lost > 0 {
+            Some(format!(
+                "lost {}{on}",
+                crate::results::lost_commits_words(self.lost, self.acknowledged)
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// What the trials broke besides (a transaction half applied, else an invariant), with
+    /// `on` as in [`Self::commits_lost_words`]: "left 3 transactions half applied on a
+    /// process crash"; None when nothing was broken. Tables that came back empty break
+    /// every invariant, which says nothing more.
+    pub fn broken_words(&self, on: &str) -> Option<String> {
+        if self.atomicity_violations > 0 {
+            Some(format!(
+                "left {}{on}",
+                crate::results::half_applied_words(self.atomicity_violations)
+            ))
+        } else if !self.invariant_violations.is_empty() && !self.emptied && !self.on_tmpfs {
+            Some(format!(
+                "broke an invariant{on}: {}",
+                self.invariant_violations[0]
+            ))
+        } else {
+            None
+        }
     }
 }
 
@@ -236,6 +259,29 @@ mod tests {
             profile: None,
         };
         assert_eq!(view.unaccepted_losses(&myisam_setup).len(), 1);
+        // A set-up lost data when one of its trials did (the record's one definition),
+        // even when the sums look clean: MEMORY emptied before anything was acknowledged.
+        let mut emptied = trial(Engine::Memory, CrashKind::Process, 0, 0);
+        emptied.emptied_on_restart = true;
+        let mut half = trial(Engine::Aria, CrashKind::Process, 900, 0);
+        half.atomicity_violations = 1;
+        record.crashes = vec![
+            emptied,
+            half,
+            trial(Engine::Aria, CrashKind::Process, 900, 0),
+        ];
+        let summaries = View::of(&record).crash_summaries();
+        assert!(summaries[0].lost_data(), "{:?}", summaries[0]);
+        assert_eq!(
+            summaries[1].loss_words().unwrap(),
+            "left 1 transaction half applied on a process crash"
+        );
+        assert_eq!(summaries[1].commits_lost_words(""), None);
+        record.crashes = vec![
+            trial(Engine::InnoDb, CrashKind::Process, 1000, 0),
+            trial(Engine::MyIsam, CrashKind::Power, 58_000, 1_000),
+            trial(Engine::MyIsam, CrashKind::Power, 770, 112),
+        ];
         record.accept_loss = vec![CrashKind::Power];
         assert!(View::of(&record)
             .unaccepted_losses(&myisam_setup)

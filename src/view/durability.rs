@@ -10,6 +10,7 @@
 //! study: it is a pure function of a [`ServerRecord`] and an [`Engine`].
 
 use crate::engine::Engine;
+use crate::results::CrashKind;
 use crate::server::ServerRecord;
 
 /// What a crash of one kind is expected to lose of acknowledged commits, at worst.
@@ -43,6 +44,16 @@ pub struct ExpectedLoss {
     pub power: Loss,
 }
 
+impl ExpectedLoss {
+    /// What a crash of `kind` is expected to lose.
+    pub fn of(&self, kind: CrashKind) -> Loss {
+        match kind {
+            CrashKind::Process => self.process,
+            CrashKind::Power => self.power,
+        }
+    }
+}
+
 /// The durability of one set-up: an engine on one server's configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DurabilityProfile {
@@ -55,6 +66,10 @@ pub struct DurabilityProfile {
     /// Caveats that change the expectation (the binlog, doublewrite, tmpfs).
     pub notes: Vec<String>,
     pub expected: ExpectedLoss,
+    /// A transaction is all or nothing after a crash (InnoDB, MyRocks); MyISAM, Aria and
+    /// MEMORY apply each statement alone, so a crash may leave one half applied whatever
+    /// they keep of commits.
+    pub transactions: bool,
 }
 
 impl DurabilityProfile {
@@ -178,6 +193,7 @@ pub fn durability_of(server: &ServerRecord, engine: Engine) -> DurabilityProfile
         settings,
         notes,
         expected,
+        transactions: transactional,
     }
 }
 
@@ -349,6 +365,17 @@ mod tests {
         let memory = durability_of(&plain, Engine::Memory);
         assert_eq!(memory.label, LOST_ON_RESTART);
         assert_eq!(memory.expected, expect(Loss::All, Loss::All));
+        // None of them keeps a transaction whole; InnoDB does, whatever its flushing.
+        assert!(!myisam.transactions && !aria.transactions && !memory.transactions);
+        assert!(durability_of(&plain, Engine::InnoDb).transactions);
+        assert_eq!(
+            memory.expected.of(crate::results::CrashKind::Power),
+            Loss::All
+        );
+        assert_eq!(
+            myisam.expected.of(crate::results::CrashKind::Process),
+            Loss::Nothing
+        );
         assert_eq!(
             memory.summary(),
             "lost on restart (process crash: loses all; power loss: loses all)"

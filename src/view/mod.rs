@@ -10,6 +10,7 @@
 //! record is comes from the record (`kind`, `statement_classes`, its phases).
 
 pub mod capacity;
+mod crash_expectations;
 mod crashes;
 pub mod durability;
 pub mod frontier;
@@ -22,6 +23,7 @@ pub mod verdict;
 
 use hdrhistogram::Histogram;
 
+pub use crash_expectations::{Broken, CrashAgainstExpected, Finding};
 pub use crashes::{CrashLossOf, CrashSummary};
 pub use durability::{durability_of, DurabilityProfile, ExpectedLoss, Loss};
 pub use groups::{Group, GroupKind, RateSummary, Timeline, CAPACITY_METRIC};

@@ -116,6 +116,16 @@ fn a_process_crash_loses_nothing_acknowledged_on_innodb_or_myisam_and_empties_me
         stdout.contains("Only set-ups that lost nothing in the crash trials are ranked"),
         "{stdout}"
     );
+    // Each loss against what the settings promise: MEMORY and a tmpfs datadir lose
+    // everything, as their profiles say.
+    assert!(
+        stdout.contains("Measured in the crash trials against these expectations:")
+            && stdout.contains("its tables empty after the restart, as expected (lost on restart)")
+            && stdout.contains(
+                "InnoDB loses every table on a power loss (its datadir is on tmpfs), as expected"
+            ),
+        "{stdout}"
+    );
     assert_nothing_mounted(&tmp);
     common::assert_nothing_left(&tmp);
 }
@@ -172,6 +182,20 @@ fn a_power_loss_drops_what_was_never_synced_and_the_verdict_ranks_only_what_lost
     );
     assert!(
         stdout.contains("acknowledged commits on a power loss"),
+        "{stdout}"
+    );
+    // Measured against the settings: each InnoDB lost what its flushing allows, and no
+    // set-up more than its settings promise.
+    assert!(
+        stdout.contains(
+            "InnoDB (durable) lost nothing acknowledged on a power loss, as expected (synced per commit)"
+        ) && stdout.contains(
+            "acknowledged commits on a power loss, as expected (survives a process crash, not a power loss)"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("More than its settings promise"),
         "{stdout}"
     );
     assert_nothing_mounted(&tmp);

@@ -383,20 +383,14 @@ fn summary(record: &CrashRecord) -> String {
             parts.push("nothing acknowledged was lost".into());
         } else {
             parts.push(format!(
-                "LOST {} acknowledged commits",
-                crate::units::thousands(record.lost as f64)
+                "LOST {}",
+                crate::results::lost_commits_words(record.lost, record.acknowledged)
             ));
         }
     }
     if record.atomicity_violations > 0 {
-        parts.push(format!(
-            "{} {} half applied",
+        parts.push(crate::results::half_applied_words(
             record.atomicity_violations,
-            if record.atomicity_violations == 1 {
-                "transaction"
-            } else {
-                "transactions"
-            }
         ));
     }
     parts.extend(record.invariant_violations.iter().cloned());
