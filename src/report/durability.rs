@@ -178,7 +178,6 @@ mod tests {
             flavour: "mariadb".into(),
             datadir: None,
             datadir_on_tmpfs: false,
-study_check: None,
             command_line: Vec::new(),
             variables: [("innodb_flush_log_at_trx_commit", "2")]
                 .into_iter()
