@@ -125,8 +125,8 @@ pub struct StudyCheckRecord {
 
 impl CrashRecord {
     /// Whether the trial lost what the client was told was committed: acknowledged
-    /// commits (all of them, for tables that came back empty), atomicity, an invariant, or
-    /// the server itself (not back, or on tmpfs, which a power loss empties). The one
+    /// commits (all of them, for tables that came back empty), atomicity, an invariant, the
+    /// study's own check, or the server itself (not back, or on tmpfs, which a power loss empties). The one
     /// definition: a set-up's trials lost data when one of them did.
     pub fn lost_data(&self) -> bool {
         self.lost > 0
@@ -135,6 +135,17 @@ impl CrashRecord {
             || !self.invariant_violations.is_empty()
             || self.on_tmpfs
             || self.recovery_s.is_none()
+            || self
+                .study_check
+                .as_ref()
+                .is_some_and(StudyCheckRecord::failed)
+    }
+}
+
+impl StudyCheckRecord {
+    /// The study's check found something broken, or could not vouch for the tables.
+    pub fn failed(&self) -> bool {
+        !self.broken.is_empty() || self.error.is_some()
     }
 }
 

@@ -82,7 +82,7 @@ pub fn measured_loss(summary: &CrashSummary) -> Option<Loss> {
 /// The trials of `summary` against `profile`. In order: a server that did not come back is
 /// more than any setting allows; trials that could not be checked say nothing; more
 /// commits lost than expected is more than promised; a half-applied transaction (or a
-/// broken invariant) is more than promised on an engine with transactions and the
+/// broken invariant, or the study's own check failed) is more than promised on an engine with transactions and the
 /// engine's nature on one without; then less than allowed, or as expected.
 pub fn compare(summary: &CrashSummary, profile: &DurabilityProfile) -> Finding {
     let expected = profile.expected.of(summary.kind);
@@ -96,8 +96,12 @@ pub fn compare(summary: &CrashSummary, profile: &DurabilityProfile) -> Finding {
         return Finding::More(Broken::Commits);
     }
     // Tables that came back empty break every invariant, which says nothing more.
+    // The study's own check failing is the same kind of finding: its transactions did
+    // not survive whole.
     let half_applied = !summary.emptied
-        && (summary.atomicity_violations > 0 || !summary.invariant_violations.is_empty());
+        && (summary.atomicity_violations > 0
+            || !summary.invariant_violations.is_empty()
+            || !summary.study_broken.is_empty());
     if half_applied {
         return if profile.transactions {
             Finding::More(Broken::Atomicity)

@@ -44,6 +44,13 @@ pub struct CrashSummary {
     pub on_tmpfs: bool,
     /// Commits acknowledged per second of ledger load before the crashes.
     pub commits_per_s: Option<f64>,
+    /// What the study checked of its own tables after each trial, if it has a check
+    /// ("TPC-C's consistency conditions 1-4").
+    pub study_check: Option<String>,
+    /// What that check found broken over the trials (or why it could not vouch).
+    pub study_broken: Vec<String>,
+    /// The study's load's events before the kills, summed.
+    pub study_events: u64,
     /// The user accepts this kind of loss (`--accept-loss`).
     pub accepted: bool,
     /// A trial lost data ([`CrashRecord::lost_data`], the one definition).
@@ -92,6 +99,20 @@ impl CrashSummary {
                 .filter(|t| t.recovery_s.is_some() && t.error.is_some())
                 .count(),
             commits_per_s: (seconds > 0.0).then(|| sum(|t| t.acknowledged) as f64 / seconds),
+            study_check: trials
+                .iter()
+                .find_map(|t| t.study_check.as_ref().map(|c| c.check.clone())),
+            study_broken: distinct(
+                trials
+                    .iter()
+                    .filter_map(|t| t.study_check.as_ref())
+                    .flat_map(|c| c.broken.iter().cloned().chain(c.error.iter().cloned())),
+            ),
+            study_events: trials
+                .iter()
+                .filter_map(|t| t.study_check.as_ref())
+                .map(|c| c.events)
+                .sum(),
             accepted,
             lost_data: trials.iter().any(|t| t.lost_data()),
         }
@@ -155,7 +176,7 @@ impl CrashSummary {
     /// process crash"; None when nothing was broken. Tables that came back empty break
     /// every invariant, which says nothing more.
     pub fn broken_words(&self, on: &str) -> Option<String> {
-        if self.atomicity_violations > 0 {
+        let ledger = if self.atomicity_violations > 0 {
             Some(format!(
                 "left {}{on}",
                 crate::results::half_applied_words(self.atomicity_violations)
@@ -167,7 +188,15 @@ impl CrashSummary {
             ))
         } else {
             None
-        }
+        };
+        // The study's own check is said whatever the ledger found: it is what the user's
+        // workload would have seen.
+        let study = match (&self.study_check, self.study_broken.first()) {
+            (Some(check), Some(first)) => Some(format!("failed {check}{on}: {first}")),
+            _ => None,
+        };
+        let parts: Vec<String> = [ledger, study].into_iter().flatten().collect();
+        (!parts.is_empty()).then(|| parts.join(" and "))
     }
 }
 
@@ -286,5 +315,38 @@ mod tests {
         assert!(View::of(&record)
             .unaccepted_losses(&myisam_setup)
             .is_empty());
+    }
+
+    #[test]
+    fn a_study_check_that_failed_is_a_loss_said_with_what_it_found() {
+        let mut record = crate::results::RunRecord::new("tpcc", "tpcc", "t", Default::default());
+        let check = |broken: &[&str]| crate::results::StudyCheckRecord {
+            check: "TPC-C's consistency conditions 1-4".into(),
+            connections: 4,
+            events: 700,
+            broken: broken.iter().map(|b| b.to_string()).collect(),
+            error: None,
+        };
+        let mut held = trial(Engine::InnoDb, CrashKind::Process, 1000, 0);
+        held.study_check = Some(check(&[]));
+        let mut broke = trial(Engine::MyIsam, CrashKind::Process, 1000, 0);
+        broke.study_check = Some(check(&["condition 2: … broken in 1 place(s)"]));
+        record.crashes = vec![held, broke];
+        let summaries = View::of(&record).crash_summaries();
+        assert!(!summaries[0].lost_data(), "{:?}", summaries[0]);
+        assert_eq!(summaries[0].study_events, 700);
+        assert!(summaries[1].lost_data());
+        assert_eq!(
+            summaries[1].loss_words().unwrap(),
+            "failed TPC-C's consistency conditions 1-4 on a process crash: condition 2: … broken in 1 place(s)"
+        );
+        // A check that could not run cannot vouch for the tables either.
+        let mut unreadable = trial(Engine::Aria, CrashKind::Process, 10, 0);
+        unreadable.study_check = Some(crate::results::StudyCheckRecord {
+            error: Some("the check could not run: table is marked as crashed".into()),
+            ..check(&[])
+        });
+        record.crashes = vec![unreadable];
+        assert!(View::of(&record).crash_summaries()[0].lost_data());
     }
 }

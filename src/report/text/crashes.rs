@@ -10,14 +10,32 @@ use crate::console::{new_table, TableStyle};
 use crate::units::thousands;
 use crate::view::View;
 
+/// What the study's own check said after a set-up's trials: "TPC-C's consistency
+/// conditions 1-4 held (1,234 events)", or what it found broken.
+fn study_check_cell(summary: &crate::view::CrashSummary) -> String {
+    let Some(check) = &summary.study_check else {
+        return "-".into();
+    };
+    if summary.study_broken.is_empty() {
+        format!(
+            "{check} held ({} events before the kill)",
+            thousands(summary.study_events as f64)
+        )
+    } else {
+        format!("{check}: {}", summary.study_broken.join("; "))
+    }
+}
+
 /// Every set-up's crash trials, with what each lost, and what the model leaves out.
 pub fn crash_section(view: &View, style: TableStyle) -> String {
     let summaries = view.crash_summaries();
     if summaries.is_empty() {
         return String::new();
     }
+    // The study's own check after each trial gets a column when the study has one.
+    let study_checked = summaries.iter().any(|s| s.study_check.is_some());
     let mut table = new_table(style);
-    table.set_header(vec![
+    let mut header = vec![
         "set-up",
         "crash",
         "trials",
@@ -28,8 +46,12 @@ pub fn crash_section(view: &View, style: TableStyle) -> String {
         "half applied",
         "invariants",
         "CHECK TABLE",
-        "back in s",
-    ]);
+    ];
+    if study_checked {
+        header.push("study's check");
+    }
+    header.push("back in s");
+    table.set_header(header);
     for summary in &summaries {
         let lost = if summary.on_tmpfs {
             "all (tmpfs)".to_string()
@@ -38,7 +60,7 @@ pub fn crash_section(view: &View, style: TableStyle) -> String {
         } else {
             thousands(summary.lost as f64)
         };
-        table.add_row(vec![
+        let mut row = vec![
             Cell::new(summary.setup.label()),
             Cell::new(summary.kind.key()),
             right(summary.trials.to_string()),
@@ -61,17 +83,33 @@ pub fn crash_section(view: &View, style: TableStyle) -> String {
             } else {
                 summary.check_table_grouped().join("; ")
             }),
-            right(match (summary.slowest_recovery_s, summary.not_back) {
+        ];
+        if study_checked {
+            row.push(Cell::new(study_check_cell(summary)));
+        }
+        row.push(right(
+            match (summary.slowest_recovery_s, summary.not_back) {
                 (_, n) if n > 0 => format!("not back ({n})"),
                 (Some(seconds), _) => format!("{seconds:.1}"),
                 (None, _) => "-".into(),
-            }),
-        ]);
+            },
+        ));
+        table.add_row(row);
     }
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Crash trials (a ledger load on 4 connections — single-row, three-table and transfer transactions — killed at a random point; acknowledged commits checked after the restart)\n{table}"
+        "Crash trials (a ledger load on 4 connections — single-row, three-table and transfer transactions — {}killed at a random point; acknowledged commits checked after the restart{})\n{table}",
+        if study_checked {
+            "and the study's own load on tables set up afresh, "
+        } else {
+            ""
+        },
+        if study_checked {
+            ", and the study's own check"
+        } else {
+            ""
+        }
     );
     for summary in &summaries {
         for error in &summary.errors {
