@@ -196,7 +196,7 @@ impl CrashSummary {
             _ => None,
         };
         let parts: Vec<String> = [ledger, study].into_iter().flatten().collect();
-        (!parts.is_empty()).then(|| parts.join(" and "))
+        (!parts.is_empty()).then(|| parts.join(", and "))
     }
 }
 
