@@ -68,6 +68,11 @@ pub fn trial(plan: &Plan, bench: &mut Bench, trial: Trial) -> anyhow::Result<boo
             .unwrap_or_default(),
         kind.described()
     );
+    // Every way out records the trial and saves the record.
+    let keep = |bench: &mut Bench, record: CrashRecord| {
+        bench.record.crashes.push(record);
+        bench.save()
+    };
     let mut record = empty_record(engine, bench.profile.clone(), kind, number);
     if kind == CrashKind::Power && bench.datadir_on_tmpfs() {
         record.on_tmpfs = true;
@@ -75,8 +80,7 @@ pub fn trial(plan: &Plan, bench: &mut Bench, trial: Trial) -> anyhow::Result<boo
             "the datadir is on tmpfs: a power loss takes every table with it (not run)".into(),
         );
         note(&format!("{label}: the datadir is on tmpfs, which a power loss empties; recorded as losing everything, not run"));
-        bench.record.crashes.push(record);
-        bench.save()?;
+        keep(bench, record)?;
         return Ok(false);
     }
     if kind == CrashKind::Power {
@@ -97,8 +101,7 @@ pub fn trial(plan: &Plan, bench: &mut Bench, trial: Trial) -> anyhow::Result<boo
                     failed.record.error.as_deref().unwrap_or_default()
                 ));
                 record.study_check = Some(failed.record);
-                bench.record.crashes.push(record);
-                bench.save()?;
+                keep(bench, record)?;
                 return Ok(gone);
             }
         },
@@ -115,24 +118,62 @@ pub fn trial(plan: &Plan, bench: &mut Bench, trial: Trial) -> anyhow::Result<boo
     // On a real machine the OS would long since have written the new tables back.
     bench.target.checkpoint_power_fs()?;
 
+    let Killed {
+        killed_after,
+        measured,
+        ledger,
+        study_record,
+    } = run_until_killed(bench, &database, seed, &label, study)?;
+    let Some(killed_after) = killed_after else {
+        record.error = Some(format!(
+            "the loads ended before the crash: {}",
+            measured.unwrap_or_default()
+        ));
+        record.study_check = study_record;
+        note(&format!(
+            "{label}: {}",
+            record.error.as_deref().unwrap_or_default()
+        ));
+        keep(bench, record)?;
+        return Ok(false);
+    };
+    record.crashed_at_s = killed_after.as_secs_f64();
+    let accounts = ledger.accounts();
+    record.acknowledged = accounts.iter().map(|a| a.acked).sum();
+    record.in_doubt = accounts.iter().filter(|a| a.in_doubt.is_some()).count() as u64;
+    let gone = restart_and_check(bench, kind, &database, &accounts, &mut record);
+    note(&format!("{label}: {}", summary(&record)));
+    if let Some(mut study_record) = study_record {
+        if !gone {
+            study::check(plan, bench, engine, &mut study_record);
+            note(&format!("{label}: {}", study::summary(&study_record)));
+        }
+        record.study_check = Some(study_record);
+    }
+    keep(bench, record)?;
+    Ok(gone)
+}
+
+/// What the loads left when the kill came (or did not).
+struct Killed {
+    killed_after: Option<Duration>,
+    measured: Option<String>,
+    ledger: Arc<Ledger>,
+    study_record: Option<crate::results::StudyCheckRecord>,
+}
+
+/// The ledger's load on `database` (and the study's beside it) until the server is
+/// killed at a seeded random point.
+fn run_until_killed(
+    bench: &mut Bench,
+    database: &str,
+    seed: u64,
+    label: &str,
+    study: Option<study::StudyLoad>,
+) -> anyhow::Result<Killed> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let crash_after = EARLIEST_CRASH + CRASH_WINDOW.mul_f64(rng.gen_range(0.0..1.0));
-    let ledger = Arc::new(Ledger::new(CONNECTIONS as usize));
-    let workload = LedgerWorkload {
-        spec: bench.spec(&database),
-        ledger: ledger.clone(),
-        seed,
-        seq_base: 0,
-    };
-    let config = CellConfig {
-        threads: CONNECTIONS,
-        stop: StopCondition {
-            duration: Some(LOAD_LIMIT),
-            ..StopCondition::default()
-        },
-        report_interval: Duration::from_secs(1),
-        ..CellConfig::default()
-    };
+    let (ledger, workload, config) = ledger_load(bench, database, seed);
     let Some(pid) = bench.target.server_pid() else {
         anyhow::bail!(
             "--crash: the server is not a process of enginebench's to kill (run without --dsn)"
@@ -161,36 +202,37 @@ pub fn trial(plan: &Plan, bench: &mut Bench, trial: Trial) -> anyhow::Result<boo
     if let Some(study_record) = &mut study_record {
         study_record.events = study_events;
     }
-    let Some(killed_after) = killed_after else {
-        record.error = Some(format!(
-            "the loads ended before the crash: {}",
-            measured.unwrap_or_default()
-        ));
-        record.study_check = study_record;
-        note(&format!(
-            "{label}: {}",
-            record.error.as_deref().unwrap_or_default()
-        ));
-        bench.record.crashes.push(record);
-        bench.save()?;
-        return Ok(false);
+    Ok(Killed {
+        killed_after,
+        measured,
+        ledger,
+        study_record,
+    })
+}
+
+/// The ledger's load on `database`, bounded by LOAD_LIMIT should the kill never come.
+fn ledger_load(
+    bench: &Bench,
+    database: &str,
+    seed: u64,
+) -> (Arc<Ledger>, LedgerWorkload, CellConfig) {
+    let ledger = Arc::new(Ledger::new(CONNECTIONS as usize));
+    let workload = LedgerWorkload {
+        spec: bench.spec(database),
+        ledger: ledger.clone(),
+        seed,
+        seq_base: 0,
     };
-    record.crashed_at_s = killed_after.as_secs_f64();
-    let accounts = ledger.accounts();
-    record.acknowledged = accounts.iter().map(|a| a.acked).sum();
-    record.in_doubt = accounts.iter().filter(|a| a.in_doubt.is_some()).count() as u64;
-    let gone = restart_and_check(bench, kind, &database, &accounts, &mut record);
-    note(&format!("{label}: {}", summary(&record)));
-    if let Some(mut study_record) = study_record {
-        if !gone {
-            study::check(plan, bench, engine, &mut study_record);
-            note(&format!("{label}: {}", study::summary(&study_record)));
-        }
-        record.study_check = Some(study_record);
-    }
-    bench.record.crashes.push(record);
-    bench.save()?;
-    Ok(gone)
+    let config = CellConfig {
+        threads: CONNECTIONS,
+        stop: StopCondition {
+            duration: Some(LOAD_LIMIT),
+            ..StopCondition::default()
+        },
+        report_interval: Duration::from_secs(1),
+        ..CellConfig::default()
+    };
+    (ledger, workload, config)
 }
 
 /// A trial's record before anything is known of it.
