@@ -17,9 +17,11 @@ pub const BUILT_IN: [&str; 3] = ["durable", "relaxed", "unsafe"];
 /// plugin (or one that has not loaded it) then warns about it and starts anyway, where an
 /// unknown option would stop it.
 pub fn built_in(name: &str) -> Option<Profile> {
-    // innodb_flush_log_at_trx_commit and rocksdb's: 1 syncs the log at every commit; 2
-    // writes it at commit and syncs it about once a second; 0 does both about once a
-    // second. sync_binlog=1 syncs the binlog at every commit (only while it is on).
+    // innodb_flush_log_at_trx_commit: 1 syncs the log at every commit; 2 writes it at
+    // commit and syncs it about once a second; 0 does both about once a second. MariaDB's
+    // MyRocks syncs at 1 too, but at 2 as at 0 keeps its WAL in the server until that
+    // once-a-second write (manual_wal_flush; view::durability says what each loses).
+    // sync_binlog=1 syncs the binlog at every commit (only while it is on).
     let options: &[(&str, &str)] = match name {
         "durable" => &[
             ("innodb_flush_log_at_trx_commit", "1"),
