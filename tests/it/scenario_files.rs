@@ -17,7 +17,7 @@ fn error_of(text: &str) -> String {
 fn broken_files_name_the_line_the_problem_and_what_is_allowed() {
     assert_eq!(
         error_of("name = \"x\"\nthreds = [1]\n"),
-        "t.toml:2:1: unknown field `threds`, expected one of `name`, `title`, `description`, `engines`, `threads`, `repeat`, `time`, `loops`, `warmup`, `scale`, `parameters`, `profiles`, `tables`, `phases`"
+        "t.toml:2:1: unknown field `threds`, expected one of `name`, `title`, `description`, `engines`, `threads`, `repeat`, `time`, `loops`, `warmup`, `scale`, `parameters`, `profiles`, `tables`, `phases`, `check`"
     );
     assert_eq!(
         error_of("name = \"x\"\nthreads = \"four\"\n"),
