@@ -39,6 +39,16 @@ fn broken(check: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// `study` (its arguments) run with one process crash per engine on a tmpfs datadir, its
+/// cells as short as they go: the output and the record.
+fn crashed_once(tmp: &Path, study: &[&str]) -> (std::process::Output, Value) {
+    let mut args = study.to_vec();
+    args.extend([
+        "--crash", "process", "--tmpfs", "--time", "300ms", "--repeat", "1", "--no-db",
+    ]);
+    common::run_recorded(tmp, &args)
+}
+
 /// A crash trial's study check, whatever it found, after the study's load ran.
 fn assert_loaded(check: &Value) {
     assert!(check["events"].as_u64().unwrap() > 0, "{check}");
@@ -96,22 +106,9 @@ fn a_scenarios_check_queries_run_after_each_crash_and_what_they_find_is_a_loss()
     let tmp = common::private_tmpdir("crash-study-scenario");
     let file = tmp.with_extension("pairs.toml");
     std::fs::write(&file, PAIRS).unwrap();
-    let (output, record) = common::run_recorded(
+    let (output, record) = crashed_once(
         &tmp,
-        &[
-            "run",
-            file.to_str().unwrap(),
-            "--engines",
-            "innodb,memory",
-            "--crash",
-            "process",
-            "--tmpfs",
-            "--time",
-            "300ms",
-            "--repeat",
-            "1",
-            "--no-db",
-        ],
+        &["run", file.to_str().unwrap(), "--engines", "innodb,memory"],
     );
     common::assert_success(&output);
     let innodb = study_check(&record, "innodb");
@@ -148,7 +145,7 @@ fn a_lua_scripts_check_command_runs_after_each_crash() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("crash-study-lua");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lua/transfer.lua");
-    let (output, record) = common::run_recorded(
+    let (output, record) = crashed_once(
         &tmp,
         &[
             "run",
@@ -160,14 +157,6 @@ fn a_lua_scripts_check_command_runs_after_each_crash() {
             "2",
             "--check",
             "check",
-            "--crash",
-            "process",
-            "--tmpfs",
-            "--time",
-            "300ms",
-            "--repeat",
-            "1",
-            "--no-db",
         ],
     );
     common::assert_success(&output);
@@ -190,7 +179,7 @@ fn a_lua_scripts_check_command_runs_after_each_crash() {
 fn tpccs_consistency_conditions_are_checked_after_each_crash() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("crash-study-tpcc");
-    let (output, record) = common::run_recorded(
+    let (output, record) = crashed_once(
         &tmp,
         &[
             "run",
@@ -201,14 +190,6 @@ fn tpccs_consistency_conditions_are_checked_after_each_crash() {
             "innodb,myisam",
             "--threads",
             "4",
-            "--crash",
-            "process",
-            "--tmpfs",
-            "--time",
-            "300ms",
-            "--repeat",
-            "1",
-            "--no-db",
         ],
     );
     common::assert_success(&output);

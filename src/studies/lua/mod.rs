@@ -295,6 +295,27 @@ impl LuaParams {
 
     /// The script's settings for `engine`: `mysql_storage_engine` set to it when the
     /// script takes that option.
+    /// The script's `command` on `engine`'s database, at the run's most threads up to 8:
+    /// what it printed.
+    fn run_on(
+        &self,
+        command: &str,
+        engine: Engine,
+        matrix: &Matrix,
+        host: &dyn StepHost,
+    ) -> anyhow::Result<Vec<String>> {
+        let database = self.database_for(engine, host.run_database(), matrix);
+        let spec = self.engine_spec(&host.spec(&database), engine);
+        run_command(
+            &self.settings_for(engine),
+            &self.declared,
+            command,
+            &spec,
+            matrix.max_threads().min(8),
+            matrix.seed,
+        )
+    }
+
     fn settings_for(&self, engine: Engine) -> Settings {
         let mut settings = (*self.settings).clone();
         if self
@@ -329,21 +350,12 @@ impl LuaParams {
         matrix: &Matrix,
         host: &mut dyn StepHost,
     ) -> anyhow::Result<()> {
-        let database = self.database_for(engine, host.run_database(), matrix);
         if step == "prepare" {
+            let database = self.database_for(engine, host.run_database(), matrix);
             host.fresh_database(&database, &[])?;
         }
-        let spec = self.engine_spec(&host.spec(&database), engine);
         let started = std::time::Instant::now();
-        let threads = matrix.max_threads().min(8);
-        let outcome = run_command(
-            &self.settings_for(engine),
-            &self.declared,
-            command,
-            &spec,
-            threads,
-            matrix.seed,
-        );
+        let outcome = self.run_on(command, engine, matrix, host);
         let error = outcome.as_ref().err().map(|err| format!("{err:#}"));
         let printed = outcome
             .as_ref()
@@ -462,21 +474,12 @@ impl StudyKind for LuaParams {
         let Some(command) = &self.check else {
             return Ok(Vec::new());
         };
-        let database = self.database_for(engine, host.run_database(), matrix);
-        let spec = self.engine_spec(&host.spec(&database), engine);
-        let threads = matrix.max_threads().min(8);
-        Ok(run_command(
-            &self.settings_for(engine),
-            &self.declared,
-            command,
-            &spec,
-            threads,
-            matrix.seed,
-        )
-        .err()
-        .map(|err| format!("{command} failed: {err:#}"))
-        .into_iter()
-        .collect())
+        Ok(self
+            .run_on(command, engine, matrix, host)
+            .err()
+            .map(|err| format!("{command} failed: {err:#}"))
+            .into_iter()
+            .collect())
     }
 
     fn describe_step(&self, step: &Step, _matrix: &Matrix) -> String {
