@@ -155,17 +155,8 @@ pub fn ratio_of_medians(a: &[f64], b: &[f64]) -> Option<Ratio> {
     })
 }
 
-impl Ratio {
-    /// Whether the interval excludes 1 (no difference): only then is there a verdict.
-    pub fn significant(&self) -> bool {
-        self.low.is_finite() && self.high.is_finite() && (self.low > 1.0 || self.high < 1.0)
-    }
-}
-
-/// The tolerance of "equivalent" when the record names none (`--tolerance`, in per cent):
-/// differences smaller than this are not worth a lead (criterion's noise threshold is 1%;
-/// run-to-run noise of a server benchmark is a few per cent).
-pub const DEFAULT_TOLERANCE_PCT: f64 = 5.0;
+/// The tolerance of "equivalent" when the record names none (`--tolerance`, in per cent).
+pub use crate::results::DEFAULT_TOLERANCE_PCT;
 /// The first look: a decision needs a spread, so at least this many pairs.
 pub const FIRST_LOOK_REPEATS: usize = 3;
 /// The cap on looks the error rate is spent over: repeats 3..=12, ten looks. A run planned
@@ -452,18 +443,18 @@ mod tests {
     }
 
     #[test]
-    fn a_clear_difference_is_significant_and_noise_is_not() {
+    fn a_clear_difference_has_an_interval_clear_of_one_and_noise_has_not() {
         let a = [100.0, 102.0, 98.0, 101.0, 99.0];
         let b = [150.0, 149.0, 152.0, 151.0, 148.0];
         let ratio = ratio_of_medians(&a, &b).unwrap();
         assert!((ratio.ratio - 1.5).abs() < 1e-9);
         assert!(ratio.low > 1.4 && ratio.high < 1.6, "{ratio:?}");
-        assert!(ratio.significant());
         let c = [99.0, 103.0, 97.0, 102.0, 100.0];
-        assert!(!ratio_of_medians(&a, &c).unwrap().significant());
-        // Too few values: a ratio, but no interval and no verdict.
+        let noise = ratio_of_medians(&a, &c).unwrap();
+        assert!(noise.low <= 1.0 && noise.high >= 1.0, "{noise:?}");
+        // Too few values: a ratio, but no interval.
         let few = ratio_of_medians(&[1.0, 2.0], &[3.0, 4.0]).unwrap();
-        assert!(few.low.is_nan() && !few.significant());
+        assert!(few.low.is_nan() && few.high.is_nan());
     }
 
     /// A standard normal draw (Box–Muller), so the simulation needs no other crate.

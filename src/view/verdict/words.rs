@@ -3,7 +3,7 @@
 //! read ("16 threads", "1.12× [1.05, 1.19]").
 //!
 //! Owns: every sentence and reason a verdict shows. Must not decide: who leads, by how
-//! much, whether a difference is significant and whether a set-up may be ranked are
+//! much, whether a difference is decided (and how) and whether a set-up may be ranked are
 //! `rank`'s, read here from what it found.
 
 use super::rank::{leader_spans, SafetyCost, WhyNotRanked};
@@ -11,7 +11,7 @@ use super::{
     NotRanked, PhaseVerdict, RowVerdict, Standing, MAX_FAILED_STATEMENT_SHARE,
     MIN_REPEATS_FOR_VERDICT,
 };
-use crate::view::stats::Ratio;
+use crate::view::stats::{DecisionRule, Ratio};
 use crate::view::{distinct, View};
 
 impl RowVerdict {
@@ -254,7 +254,7 @@ impl View {
                 ) {
                     phase.phase = format!("{} (capacity under {})", phase.phase, slo.text);
                 }
-                sentences.push(phase_sentence(&phase));
+                sentences.push(phase_sentence(&phase, &self.decision_rule(), self.repeats));
             }
         }
         let names = distinct(
@@ -274,14 +274,39 @@ impl View {
     }
 }
 
-/// "InnoDB leads by 1.12× [1.05, 1.19] over MyISAM", "no significant difference …", "too
-/// few repeats to say …".
-pub(super) fn row_text(row: &RowVerdict) -> String {
+/// "±5%": the tolerance as the answers quote it.
+pub fn tolerance_text(rule: &DecisionRule) -> String {
+    let pct = rule.tolerance * 100.0;
+    if (pct - pct.round()).abs() < 1e-9 {
+        format!("±{pct:.0}%")
+    } else {
+        format!("±{pct:.1}%")
+    }
+}
+
+/// "about 9 more would tell" for an undecided comparison after `repeats` that would take
+/// `needed` in all; "no number of repeats in reach would tell" where none was estimated.
+fn more_text(repeats: usize, needed: Option<u32>) -> String {
+    match needed {
+        Some(needed) => format!(
+            "about {} more would tell",
+            (needed as usize).saturating_sub(repeats).max(1)
+        ),
+        None => "no number of repeats in reach would tell (it sits at the tolerance's edge)".into(),
+    }
+}
+
+/// "InnoDB leads by 1.12× [1.05, 1.19] over MyISAM", "equivalent within ±5% (InnoDB ahead
+/// by 1.02× [0.99, 1.04] over MyISAM)", "undecided after 3 repeats (…): about 9 more would
+/// tell", "too few repeats to say …". The figures are the ratio of medians with its
+/// bootstrap interval; the answer was decided on the paired interval.
+pub(super) fn row_text(row: &RowVerdict, rule: &DecisionRule) -> String {
     let Some(leader) = &row.leader else {
         return String::new();
     };
     let mut leads = Vec::new();
     let mut even = Vec::new();
+    let mut open = Vec::new();
     let mut few = Vec::new();
     for against in &row.against {
         let ratio = against
@@ -292,7 +317,8 @@ pub(super) fn row_text(row: &RowVerdict) -> String {
         let item = format!("{ratio} over {}", against.setup);
         match against.standing {
             Standing::Leads => leads.push(item),
-            Standing::NoSignificantDifference => even.push(item),
+            Standing::Equivalent => even.push(item),
+            Standing::Undecided { .. } => open.push(item),
             Standing::TooFewRepeats => few.push(item),
         }
     }
@@ -302,8 +328,26 @@ pub(super) fn row_text(row: &RowVerdict) -> String {
     }
     if !even.is_empty() {
         parts.push(format!(
-            "no significant difference ({leader} ahead by {})",
+            "equivalent within {} ({leader} ahead by {})",
+            tolerance_text(rule),
             even.join(", ")
+        ));
+    }
+    if !open.is_empty() {
+        let undecided = || {
+            row.against
+                .iter()
+                .filter(|a| matches!(a.standing, Standing::Undecided { .. }))
+        };
+        let repeats = undecided().map(|a| a.pairs).min().unwrap_or(0);
+        let needed = match row.standing() {
+            Some(Standing::Undecided { repeats_needed }) => repeats_needed,
+            _ => None,
+        };
+        parts.push(format!(
+            "undecided after {repeats} repeats ({leader} ahead by {}): {}",
+            open.join(", "),
+            more_text(repeats, needed)
         ));
     }
     if !few.is_empty() {
@@ -315,7 +359,7 @@ pub(super) fn row_text(row: &RowVerdict) -> String {
     parts.join("; ")
 }
 
-/// Where the significant leader changes with the thread count: "MyISAM leads up to 4
+/// Where the decided leader changes with the thread count: "MyISAM leads up to 4
 /// threads; from 16 threads InnoDB leads, 1.05× [1.01, 1.09]".
 pub(super) fn crossover(rows: &[RowVerdict]) -> Option<String> {
     let segments = leader_spans(rows);
@@ -355,8 +399,10 @@ pub(super) fn crossover(rows: &[RowVerdict]) -> Option<String> {
 }
 
 /// The phase in a sentence for the paragraph on top: its crossover, else each leader with
-/// where it leads and by how much, then where no difference shows or repeats are too few.
-fn phase_sentence(phase: &PhaseVerdict) -> String {
+/// where it leads and by how much, then where the set-ups are equivalent, where it is
+/// undecided after the run's `repeats` (and how many more would tell), where repeats are
+/// too few.
+fn phase_sentence(phase: &PhaseVerdict, rule: &DecisionRule, repeats: usize) -> String {
     let name = &phase.phase;
     if let Some(crossover) = &phase.crossover {
         return format!("{name}: {crossover}.");
@@ -414,22 +460,41 @@ fn phase_sentence(phase: &PhaseVerdict) -> String {
         };
         parts.push(format!("{leader} leads{}, by {by}", places(rows)));
     }
-    for (standing, words) in [
+    let undecided = |s: Option<Standing>| matches!(s, Some(Standing::Undecided { .. }));
+    let needed: Option<Vec<u32>> = phase
+        .rows
+        .iter()
+        .filter_map(|row| match row.standing() {
+            Some(Standing::Undecided { repeats_needed }) => Some(repeats_needed),
+            _ => None,
+        })
+        .collect();
+    let answers: [(fn(Option<Standing>) -> bool, String, String); 3] = [
         (
-            Standing::NoSignificantDifference,
-            "no significant difference",
+            |s| s == Some(Standing::Equivalent),
+            format!("equivalent within {}", tolerance_text(rule)),
+            String::new(),
         ),
-        (Standing::TooFewRepeats, "too few repeats to say"),
-    ] {
-        let rows: Vec<&RowVerdict> = phase
-            .rows
-            .iter()
-            .filter(|row| row.standing() == Some(standing))
-            .collect();
+        (
+            undecided,
+            format!("undecided after {repeats} repeats"),
+            format!(
+                " ({})",
+                more_text(repeats, needed.and_then(|n| n.into_iter().max()))
+            ),
+        ),
+        (
+            |s| s == Some(Standing::TooFewRepeats),
+            "too few repeats to say".into(),
+            String::new(),
+        ),
+    ];
+    for (is, words, after) in answers {
+        let rows: Vec<&RowVerdict> = phase.rows.iter().filter(|row| is(row.standing())).collect();
         if rows.len() == phase.rows.len() {
-            parts.push(words.to_string());
+            parts.push(format!("{words}{after}"));
         } else if !rows.is_empty() {
-            parts.push(format!("{words}{}", places(rows)));
+            parts.push(format!("{words}{}{after}", places(rows)));
         }
     }
     let mut sentence = format!("{name}: {}.", parts.join("; "));
@@ -466,6 +531,8 @@ mod tests {
             against: vec![Against {
                 setup: "other".into(),
                 times_better: Some(ratio(r)),
+                paired: Some(ratio(r)),
+                pairs: 3,
                 standing: Standing::Leads,
             }],
             why: Vec::new(),
@@ -482,5 +549,104 @@ mod tests {
             "MyISAM leads up to 5 threads; from 20 threads InnoDB leads, 1.12× [1.07, 1.17]"
         );
         assert_eq!(crossover(&rows[..2]), None);
+    }
+
+    fn against(setup: &str, ratio: f64, standing: Standing) -> Against {
+        let interval = Ratio {
+            ratio,
+            low: ratio - 0.02,
+            high: ratio + 0.02,
+        };
+        Against {
+            setup: setup.into(),
+            times_better: Some(interval),
+            paired: Some(interval),
+            pairs: 3,
+            standing,
+        }
+    }
+
+    fn row(threads: u32, against: Vec<Against>) -> RowVerdict {
+        RowVerdict {
+            threads: Some(threads),
+            method: None,
+            query_kind: None,
+            leader: Some("InnoDB".into()),
+            against,
+            why: Vec::new(),
+            text: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_three_answers_are_put_in_words() {
+        let rule = DecisionRule::default();
+        let equivalent = row(16, vec![against("MyISAM", 1.02, Standing::Equivalent)]);
+        assert_eq!(
+            row_text(&equivalent, &rule),
+            "equivalent within ±5% (InnoDB ahead by 1.02× [1.00, 1.04] over MyISAM)"
+        );
+        let undecided = |needed| {
+            row(
+                4,
+                vec![against(
+                    "MyISAM",
+                    1.15,
+                    Standing::Undecided {
+                        repeats_needed: needed,
+                    },
+                )],
+            )
+        };
+        assert_eq!(
+            row_text(&undecided(Some(12)), &rule),
+            "undecided after 3 repeats (InnoDB ahead by 1.15× [1.13, 1.17] over MyISAM): about 9 more would tell"
+        );
+        assert!(row_text(&undecided(None), &rule)
+            .ends_with(": no number of repeats in reach would tell (it sits at the tolerance's edge)"));
+        let tighter = DecisionRule::new(2.5, 12);
+        assert!(row_text(&equivalent, &tighter).starts_with("equivalent within ±2.5% ("));
+        // A lead over one set-up and equivalence with another: both said, the row equivalent.
+        let mixed = row(
+            1,
+            vec![
+                against("MyISAM", 1.5, Standing::Leads),
+                against("Aria", 1.01, Standing::Equivalent),
+            ],
+        );
+        assert_eq!(mixed.standing(), Some(Standing::Equivalent));
+        assert_eq!(
+            row_text(&mixed, &rule),
+            "InnoDB leads by 1.50× [1.48, 1.52] over MyISAM; equivalent within ±5% (InnoDB ahead by 1.01× [0.99, 1.03] over Aria)"
+        );
+        // The paragraph's sentence: leads, equivalences and what is undecided with the
+        // most repeats any row would take.
+        let phase = PhaseVerdict {
+            phase: "select".into(),
+            metric: "wall ms",
+            higher_is_better: false,
+            rows: vec![
+                row(1, vec![against("MyISAM", 1.5, Standing::Leads)]),
+                undecided(Some(12)),
+                row(
+                    8,
+                    vec![against(
+                        "MyISAM",
+                        1.08,
+                        Standing::Undecided {
+                            repeats_needed: Some(20),
+                        },
+                    )],
+                ),
+                equivalent,
+            ],
+            query_kinds: Vec::new(),
+            crossover: None,
+            plans_differ: Vec::new(),
+        };
+        assert_eq!(
+            phase_sentence(&phase, &rule, 3),
+            "select: InnoDB leads at 1 thread, by 1.50×; equivalent within ±5% at 16 threads; undecided after 3 repeats at 4 and 8 threads (about 17 more would tell)."
+        );
     }
 }
