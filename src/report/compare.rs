@@ -13,7 +13,9 @@ use comfy_table::{Cell, CellAlignment};
 use std::fmt::Write;
 
 use crate::console::{new_table, TableStyle};
-use crate::view::stats::{decide, figure, paired_ratios, ratio_of_medians, Answer, DecisionRule, Ratio};
+use crate::view::stats::{
+    decide, figure, paired_ratios, ratio_of_medians, Answer, DecisionRule, Ratio,
+};
 use crate::view::{distinct, Group, View};
 
 /// One side of a comparison: a run's view, and optionally one of its profiles.
@@ -143,7 +145,7 @@ fn verdict(
     let Some(decision) = decide(&ratios, rule) else {
         return "too few repeats paired for a verdict".into();
     };
-    let tolerance = crate::view::verdict::tolerance_text(rule);
+    let tolerance = crate::view::verdict::tolerance_text(rule.tolerance * 100.0);
     match decision.answer {
         Answer::Leads => {}
         Answer::Equivalent => return format!("equivalent within {tolerance}"),
@@ -151,10 +153,10 @@ fn verdict(
             return format!(
                 "undecided after {} repeats: {}",
                 decision.pairs,
-                more_repeats.map_or_else(
-                    || "no number of repeats in reach would tell".to_string(),
-                    |more| format!("about {more} more would tell")
-                )
+                match more_repeats {
+                    Some(more) if more <= 100 => format!("about {more} more would tell"),
+                    _ => "more than 100 more would be needed".to_string(),
+                }
             )
         }
     }
@@ -183,7 +185,7 @@ pub fn comparison_table(
         "baseline: {}\ncandidate: {}\nratio = candidate / baseline of the medians; 95% interval by bootstrap (10,000 resamples); the verdict from repeats paired by repeat number, on an interval valid at every look: better or worse where it clears the tolerance ({}), equivalent where it lies within it, else undecided\n",
         baseline.label,
         candidate.label,
-        crate::view::verdict::tolerance_text(&baseline.view.decision_rule())
+        crate::view::verdict::tolerance_text(baseline.view.decision_rule().tolerance * 100.0)
     );
     let mut table = new_table(style);
     table.set_header(vec![

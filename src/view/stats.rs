@@ -489,11 +489,18 @@ mod tests {
 
     /// The share of studies where some look said `answer` (B leads, equivalent).
     fn share_ever(studies: &[Vec<Answer>], answer: Answer) -> f64 {
-        studies.iter().filter(|looks| looks.contains(&answer)).count() as f64 / STUDIES as f64
+        studies
+            .iter()
+            .filter(|looks| looks.contains(&answer))
+            .count() as f64
+            / STUDIES as f64
     }
 
     fn share_at_last(studies: &[Vec<Answer>], answer: Answer) -> f64 {
-        studies.iter().filter(|looks| looks.last() == Some(&answer)).count() as f64
+        studies
+            .iter()
+            .filter(|looks| looks.last() == Some(&answer))
+            .count() as f64
             / STUDIES as f64
     }
 
@@ -527,7 +534,8 @@ mod tests {
                         .any(|i| i.high < 1.0 / (1.0 + rule.tolerance))
                 })
                 .count();
-            let false_leads = share_ever(&forward, Answer::Leads) + backward as f64 / STUDIES as f64;
+            let false_leads =
+                share_ever(&forward, Answer::Leads) + backward as f64 / STUDIES as f64;
             println!("identical set-ups, T = {tolerance_pct}%: false leads in {false_leads:.4} of studies");
             assert!(false_leads <= 0.05, "T = {tolerance_pct}%: {false_leads}");
             never_both(&forward);
@@ -560,7 +568,9 @@ mod tests {
         assert_eq!(share_ever(&lead, Answer::Equivalent), 0.0);
         let close = simulate(1.01, 0.01, &rule);
         let equivalent = share_at_last(&close, Answer::Equivalent);
-        println!("true 1.20: leads by repeat 12 in {led:.4}; true 1.01: equivalent in {equivalent:.4}");
+        println!(
+            "true 1.20: leads by repeat 12 in {led:.4}; true 1.01: equivalent in {equivalent:.4}"
+        );
         assert!(equivalent >= 0.9, "{equivalent}");
         assert_eq!(share_ever(&close, Answer::Leads), 0.0);
         never_both(&lead);
@@ -574,7 +584,10 @@ mod tests {
         let ratios = [1.15, 1.25, 1.20];
         let decision = decide(&ratios, &rule).unwrap();
         assert_eq!(decision.pairs, 3);
-        assert!((decision.interval.ratio - 1.199).abs() < 0.01, "{decision:?}");
+        assert!(
+            (decision.interval.ratio - 1.199).abs() < 0.01,
+            "{decision:?}"
+        );
         let Answer::Undecided {
             more_repeats: Some(more),
         } = decision.answer
@@ -582,7 +595,12 @@ mod tests {
             panic!("{decision:?}")
         };
         // The same rounds again until that many more: decided, as estimated.
-        let longer: Vec<f64> = ratios.iter().copied().cycle().take(3 + more as usize).collect();
+        let longer: Vec<f64> = ratios
+            .iter()
+            .copied()
+            .cycle()
+            .take(3 + more as usize)
+            .collect();
         assert_eq!(decide(&longer, &rule).unwrap().answer, Answer::Leads);
         // Right at the tolerance it never decides.
         let edge = [1.04, 1.06, 1.05 * 1.05 / 1.04 / 1.06 * 1.05];

@@ -326,8 +326,11 @@ mod tests {
         };
         assert!(needed > 3, "{one:?}");
         assert!(
-            one.text.starts_with("undecided after 3 repeats (MyISAM ahead by ")
-                && one.text.contains(&format!("about {} more would tell", needed - 3)),
+            one.text
+                .starts_with("undecided after 3 repeats (MyISAM ahead by ")
+                && one
+                    .text
+                    .contains(&format!("about {} more would tell", needed - 3)),
             "{}",
             one.text
         );
@@ -337,7 +340,10 @@ mod tests {
         assert_eq!(four.standing(), Some(Standing::Leads));
         assert!(four.text.starts_with("MyISAM leads by "), "{}", four.text);
         let paired = four.against[0].paired.unwrap();
-        assert!(paired.low > 1.05, "the lead clears the tolerance: {paired:?}");
+        assert!(
+            paired.low > 1.05,
+            "the lead clears the tolerance: {paired:?}"
+        );
         assert!(
             verdicts.answer.contains("select+update"),
             "{}",

@@ -274,9 +274,8 @@ impl View {
     }
 }
 
-/// "±5%": the tolerance as the answers quote it.
-pub fn tolerance_text(rule: &DecisionRule) -> String {
-    let pct = rule.tolerance * 100.0;
+/// "±5%": the tolerance (in per cent) as the answers quote it.
+pub fn tolerance_text(pct: f64) -> String {
     if (pct - pct.round()).abs() < 1e-9 {
         format!("±{pct:.0}%")
     } else {
@@ -284,15 +283,19 @@ pub fn tolerance_text(rule: &DecisionRule) -> String {
     }
 }
 
+/// Beyond this many repeats more, an estimate is not worth quoting: the difference sits at
+/// the tolerance's edge, where no practical number of repeats decides.
+const MOST_REPEATS_QUOTED: usize = 100;
+
 /// "about 9 more would tell" for an undecided comparison after `repeats` that would take
-/// `needed` in all; "no number of repeats in reach would tell" where none was estimated.
+/// `needed` in all; where none was estimated or it is more than [`MOST_REPEATS_QUOTED`]
+/// more, that the difference sits at the tolerance's edge.
 fn more_text(repeats: usize, needed: Option<u32>) -> String {
-    match needed {
-        Some(needed) => format!(
-            "about {} more would tell",
-            (needed as usize).saturating_sub(repeats).max(1)
+    match needed.map(|needed| (needed as usize).saturating_sub(repeats).max(1)) {
+        Some(more) if more <= MOST_REPEATS_QUOTED => format!("about {more} more would tell"),
+        _ => format!(
+            "more than {MOST_REPEATS_QUOTED} more would be needed (the difference sits near the tolerance)"
         ),
-        None => "no number of repeats in reach would tell (it sits at the tolerance's edge)".into(),
     }
 }
 
@@ -329,7 +332,7 @@ pub(super) fn row_text(row: &RowVerdict, rule: &DecisionRule) -> String {
     if !even.is_empty() {
         parts.push(format!(
             "equivalent within {} ({leader} ahead by {})",
-            tolerance_text(rule),
+            tolerance_text(rule.tolerance * 100.0),
             even.join(", ")
         ));
     }
@@ -472,7 +475,10 @@ fn phase_sentence(phase: &PhaseVerdict, rule: &DecisionRule, repeats: usize) -> 
     let answers: [(fn(Option<Standing>) -> bool, String, String); 3] = [
         (
             |s| s == Some(Standing::Equivalent),
-            format!("equivalent within {}", tolerance_text(rule)),
+            format!(
+                "equivalent within {}",
+                tolerance_text(rule.tolerance * 100.0)
+            ),
             String::new(),
         ),
         (
@@ -602,8 +608,14 @@ mod tests {
             row_text(&undecided(Some(12)), &rule),
             "undecided after 3 repeats (InnoDB ahead by 1.15× [1.13, 1.17] over MyISAM): about 9 more would tell"
         );
-        assert!(row_text(&undecided(None), &rule)
-            .ends_with(": no number of repeats in reach would tell (it sits at the tolerance's edge)"));
+        for far in [None, Some(500)] {
+            assert!(
+                row_text(&undecided(far), &rule).ends_with(
+                    ": more than 100 more would be needed (the difference sits near the tolerance)"
+                ),
+                "{far:?}"
+            );
+        }
         let tighter = DecisionRule::new(2.5, 12);
         assert!(row_text(&equivalent, &tighter).starts_with("equivalent within ±2.5% ("));
         // A lead over one set-up and equivalence with another: both said, the row equivalent.
