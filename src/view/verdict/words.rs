@@ -294,7 +294,7 @@ fn more_text(repeats: usize, needed: Option<u32>) -> String {
     match needed.map(|needed| (needed as usize).saturating_sub(repeats).max(1)) {
         Some(more) if more <= MOST_REPEATS_QUOTED => format!("about {more} more would tell"),
         _ => format!(
-            "more than {MOST_REPEATS_QUOTED} more would be needed (the difference sits near the tolerance)"
+            "more than {MOST_REPEATS_QUOTED} more would be needed: the difference sits near the tolerance"
         ),
     }
 }
@@ -401,6 +401,79 @@ pub(super) fn crossover(rows: &[RowVerdict]) -> Option<String> {
     Some(parts.join("; "))
 }
 
+/// Where some of a phase's rows are: " at 1 and 4 threads", " at LOAD DATA, …", or "".
+fn places(rows: &[&RowVerdict]) -> String {
+    let threads_only: Option<Vec<u32>> = rows
+        .iter()
+        .map(|row| (row.method.is_none() && row.query_kind.is_none()).then_some(row.threads)?)
+        .collect();
+    match threads_only.as_deref() {
+        Some([one]) => format!(" at {}", threads_text(*one)),
+        Some([init @ .., last]) => format!(
+            " at {} and {last} threads",
+            init.iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => {
+            let places: Vec<String> = rows.iter().map(|row| row.place()).collect();
+            if places.iter().all(String::is_empty) {
+                String::new()
+            } else {
+                format!(" at {}", places.join(", "))
+            }
+        }
+    }
+}
+
+/// The phase's rows that are not leads, in words: where equivalent, where undecided after
+/// `repeats` (with the most repeats any would take), where repeats are too few.
+fn unled_parts(phase: &PhaseVerdict, rule: &DecisionRule, repeats: usize) -> Vec<String> {
+    type Is = fn(Option<Standing>) -> bool;
+    let needed: Option<Vec<u32>> = phase
+        .rows
+        .iter()
+        .filter_map(|row| match row.standing() {
+            Some(Standing::Undecided { repeats_needed }) => Some(repeats_needed),
+            _ => None,
+        })
+        .collect();
+    let answers: [(Is, String, String); 3] = [
+        (
+            |s| s == Some(Standing::Equivalent),
+            format!(
+                "equivalent within {}",
+                tolerance_text(rule.tolerance * 100.0)
+            ),
+            String::new(),
+        ),
+        (
+            |s| matches!(s, Some(Standing::Undecided { .. })),
+            format!("undecided after {repeats} repeats"),
+            format!(
+                " ({})",
+                more_text(repeats, needed.and_then(|n| n.into_iter().max()))
+            ),
+        ),
+        (
+            |s| s == Some(Standing::TooFewRepeats),
+            "too few repeats to say".into(),
+            String::new(),
+        ),
+    ];
+    let mut parts = Vec::new();
+    for (is, words, after) in answers {
+        let rows: Vec<&RowVerdict> = phase.rows.iter().filter(|row| is(row.standing())).collect();
+        if rows.len() == phase.rows.len() {
+            parts.push(format!("{words}{after}"));
+        } else if !rows.is_empty() {
+            parts.push(format!("{words}{}{after}", places(&rows)));
+        }
+    }
+    parts
+}
+
 /// The phase in a sentence for the paragraph on top: its crossover, else each leader with
 /// where it leads and by how much, then where the set-ups are equivalent, where it is
 /// undecided after the run's `repeats` (and how many more would tell), where repeats are
@@ -410,30 +483,6 @@ fn phase_sentence(phase: &PhaseVerdict, rule: &DecisionRule, repeats: usize) -> 
     if let Some(crossover) = &phase.crossover {
         return format!("{name}: {crossover}.");
     }
-    let places = |rows: Vec<&RowVerdict>| -> String {
-        let threads_only: Option<Vec<u32>> = rows
-            .iter()
-            .map(|row| (row.method.is_none() && row.query_kind.is_none()).then_some(row.threads)?)
-            .collect();
-        match threads_only.as_deref() {
-            Some([one]) => format!(" at {}", threads_text(*one)),
-            Some([init @ .., last]) => format!(
-                " at {} and {last} threads",
-                init.iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            _ => {
-                let places: Vec<String> = rows.iter().map(|row| row.place()).collect();
-                if places.iter().all(String::is_empty) {
-                    String::new()
-                } else {
-                    format!(" at {}", places.join(", "))
-                }
-            }
-        }
-    };
     let mut parts = Vec::new();
     let leaders = distinct(
         phase
@@ -461,48 +510,9 @@ fn phase_sentence(phase: &PhaseVerdict, rule: &DecisionRule, repeats: usize) -> 
         } else {
             format!("{low:.2}–{high:.2}×")
         };
-        parts.push(format!("{leader} leads{}, by {by}", places(rows)));
+        parts.push(format!("{leader} leads{}, by {by}", places(&rows)));
     }
-    let undecided = |s: Option<Standing>| matches!(s, Some(Standing::Undecided { .. }));
-    let needed: Option<Vec<u32>> = phase
-        .rows
-        .iter()
-        .filter_map(|row| match row.standing() {
-            Some(Standing::Undecided { repeats_needed }) => Some(repeats_needed),
-            _ => None,
-        })
-        .collect();
-    let answers: [(fn(Option<Standing>) -> bool, String, String); 3] = [
-        (
-            |s| s == Some(Standing::Equivalent),
-            format!(
-                "equivalent within {}",
-                tolerance_text(rule.tolerance * 100.0)
-            ),
-            String::new(),
-        ),
-        (
-            undecided,
-            format!("undecided after {repeats} repeats"),
-            format!(
-                " ({})",
-                more_text(repeats, needed.and_then(|n| n.into_iter().max()))
-            ),
-        ),
-        (
-            |s| s == Some(Standing::TooFewRepeats),
-            "too few repeats to say".into(),
-            String::new(),
-        ),
-    ];
-    for (is, words, after) in answers {
-        let rows: Vec<&RowVerdict> = phase.rows.iter().filter(|row| is(row.standing())).collect();
-        if rows.len() == phase.rows.len() {
-            parts.push(format!("{words}{after}"));
-        } else if !rows.is_empty() {
-            parts.push(format!("{words}{}{after}", places(rows)));
-        }
-    }
+    parts.extend(unled_parts(phase, rule, repeats));
     let mut sentence = format!("{name}: {}.", parts.join("; "));
     if phase
         .rows
@@ -611,7 +621,7 @@ mod tests {
         for far in [None, Some(500)] {
             assert!(
                 row_text(&undecided(far), &rule).ends_with(
-                    ": more than 100 more would be needed (the difference sits near the tolerance)"
+                    ": more than 100 more would be needed: the difference sits near the tolerance"
                 ),
                 "{far:?}"
             );
