@@ -110,9 +110,29 @@ pub fn parse_rate(text: &str) -> Result<f64, String> {
     }
 }
 
+/// A tolerance in per cent, "5" or "5%": from 0 (any difference the interval shows is a
+/// lead) to below 100.
+pub fn parse_tolerance_pct(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(pct) if (0.0..100.0).contains(&pct) => Ok(pct),
+        _ => Err(format!(
+            "'{text}' is not a tolerance: give a per cent from 0 to below 100, e.g. 5"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tolerance_is_a_per_cent_below_100() {
+        assert_eq!(parse_tolerance_pct("5"), Ok(5.0));
+        assert_eq!(parse_tolerance_pct("2.5%"), Ok(2.5));
+        assert_eq!(parse_tolerance_pct("0"), Ok(0.0));
+        assert!(parse_tolerance_pct("100").is_err());
+        assert!(parse_tolerance_pct("-1").is_err());
+    }
 
     #[test]
     fn thousands_are_separated() {

@@ -13,7 +13,9 @@ use crate::engine::Engine;
 use crate::load::LoadArgs;
 use crate::results::CrashKind;
 use crate::scenario::Arrivals;
-use crate::units::{parse_count, parse_duration, parse_rate, parse_thread_count};
+use crate::units::{
+    parse_count, parse_duration, parse_rate, parse_thread_count, parse_tolerance_pct,
+};
 
 /// The matrix as the command line gave it (None and empty lists leave the study's own),
 /// and, once the plan is made, as the study completed it ([`Matrix::completed`]).
@@ -136,6 +138,16 @@ pub struct Matrix {
     #[arg(long, value_delimiter = ',', value_name = "KINDS")]
     pub accept_loss: Vec<CrashKind>,
 
+    /// The verdict's tolerance, in per cent: set-ups whose whole interval lies within ±T%
+    /// are "equivalent", and a lead must clear T% (smaller leads are not worth a lead)
+    #[arg(
+        long = "tolerance",
+        default_value_t = crate::results::DEFAULT_TOLERANCE_PCT,
+        value_name = "PERCENT",
+        value_parser = parse_tolerance_pct
+    )]
+    pub tolerance_pct: f64,
+
     #[command(flatten)]
     pub load: LoadArgs,
 }
@@ -200,6 +212,7 @@ impl Default for Matrix {
             crashes: 1,
             no_crash: false,
             accept_loss: Vec::new(),
+            tolerance_pct: crate::results::DEFAULT_TOLERANCE_PCT,
             load: LoadArgs::default(),
         }
     }

@@ -1,17 +1,21 @@
 //! `enginebench compare`: two runs, or two server profiles, cell by cell. Each matching
-//! group gets the ratio of medians (candidate / baseline) with its 95% bootstrap interval,
-//! and a verdict only where that interval excludes "no difference". The groups, their
-//! medians and the ratio's interval come from the view and its statistics; this module
+//! group gets the ratio of medians (candidate / baseline) with its 95% bootstrap interval
+//! (the figure), and one of three answers decided on the repeats paired by repeat number
+//! (`view::stats::decide`, the verdict's rule): better or worse where the paired interval
+//! clears the tolerance, equivalent where it lies within it, else undecided. The groups,
+//! their medians and the intervals come from the view and its statistics; this module
 //! pairs groups and words the verdict.
 //!
 //! Owns: which groups match across two sides, and the verdict's wording. Must not group
-//! cells or define a statistic (`view::stats::ratio_of_medians` does).
+//! cells or define a statistic (`view::stats` does).
 
 use comfy_table::{Cell, CellAlignment};
 use std::fmt::Write;
 
 use crate::console::{new_table, TableStyle};
-use crate::view::stats::{figure, ratio_of_medians, Ratio};
+use crate::view::stats::{
+    decide, figure, paired_ratios, ratio_of_medians, Answer, DecisionRule, Ratio,
+};
 use crate::view::{distinct, Group, View};
 
 /// One side of a comparison: a run's view, and optionally one of its profiles.
@@ -73,6 +77,9 @@ pub fn compare<'a>(
             g.key_without_profile()
         }
     };
+    // The baseline's tolerance and repeats; across two runs the pairing by repeat number
+    // cancels no drift, but costs only a degree of freedom.
+    let rule = baseline.view.decision_rule();
     let mut rows = Vec::new();
     for group in a.iter().copied() {
         let Some(other) = b
@@ -94,8 +101,8 @@ pub fn compare<'a>(
             verdict: verdict(
                 ratio.as_ref(),
                 group.higher_is_better,
-                group.values.len(),
-                other.values.len(),
+                (&group.values, &other.values),
+                &rule,
             ),
             ratio,
         });
@@ -111,17 +118,49 @@ pub fn compare<'a>(
     Ok(rows)
 }
 
-fn verdict(ratio: Option<&Ratio>, higher_is_better: bool, n_a: usize, n_b: usize) -> String {
+/// "candidate 2.00× worse", "equivalent within ±5%", "undecided after 3 repeats: about 9
+/// more would tell": the answer decided on the paired interval, the factor the ratio of
+/// medians.
+fn verdict(
+    ratio: Option<&Ratio>,
+    higher_is_better: bool,
+    (baseline, candidate): (&[f64], &[f64]),
+    rule: &DecisionRule,
+) -> String {
     let Some(ratio) = ratio else {
         return "no figures".into();
     };
+    let (n_a, n_b) = (baseline.len(), candidate.len());
     if n_a < 3 || n_b < 3 {
         return format!("n = {n_a}/{n_b}: use --repeat 3 or more for a verdict");
     }
-    if !ratio.significant() {
-        return "no significant difference".into();
+    // Judged as the larger side over the smaller (by the medians), so that a lead either
+    // way is the decision's "leads".
+    let candidate_larger = ratio.ratio >= 1.0;
+    let ratios = if candidate_larger {
+        paired_ratios(baseline, candidate)
+    } else {
+        paired_ratios(candidate, baseline)
+    };
+    let Some(decision) = decide(&ratios, rule) else {
+        return "too few repeats paired for a verdict".into();
+    };
+    let tolerance = crate::view::verdict::tolerance_text(rule.tolerance * 100.0);
+    match decision.answer {
+        Answer::Leads => {}
+        Answer::Equivalent => return format!("equivalent within {tolerance}"),
+        Answer::Undecided { more_repeats } => {
+            return format!(
+                "undecided after {} repeats: {}",
+                decision.pairs,
+                match more_repeats {
+                    Some(more) if more <= 100 => format!("about {more} more would tell"),
+                    _ => "more than 100 more would be needed".to_string(),
+                }
+            )
+        }
     }
-    let better = (ratio.ratio > 1.0) == higher_is_better;
+    let better = candidate_larger == higher_is_better;
     let factor = if ratio.ratio >= 1.0 {
         ratio.ratio
     } else {
@@ -143,8 +182,10 @@ pub fn comparison_table(
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "baseline: {}\ncandidate: {}\nratio = candidate / baseline of the medians; 95% interval by bootstrap (10,000 resamples); a verdict only where the interval excludes 1\n",
-        baseline.label, candidate.label
+        "baseline: {}\ncandidate: {}\nratio = candidate / baseline of the medians; 95% interval by bootstrap (10,000 resamples); the verdict from repeats paired by repeat number, on an interval valid at every look: better or worse where it clears the tolerance ({}), equivalent where it lies within it, else undecided\n",
+        baseline.label,
+        candidate.label,
+        crate::view::verdict::tolerance_text(baseline.view.decision_rule().tolerance * 100.0)
     );
     let mut table = new_table(style);
     table.set_header(vec![

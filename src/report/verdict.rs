@@ -44,14 +44,15 @@ pub fn section_of(verdicts: &Verdicts) -> Section {
             .collect();
         blocks.push(Block::Table {
             caption: format!(
-                "{} — who leads on {} ({}), ratio of medians with its 95% interval",
+                "{} — who leads on {} ({}), ratio of medians with its 95% bootstrap interval; the answer from repeats paired by round, on an interval valid at every look, with a tolerance of {}",
                 phase.phase,
                 phase.metric,
                 if phase.higher_is_better {
                     "higher is better"
                 } else {
                     "lower is better"
-                }
+                },
+                crate::view::verdict::tolerance_text(verdicts.tolerance_pct)
             ),
             table: Table {
                 header: vec![
@@ -67,7 +68,7 @@ pub fn section_of(verdicts: &Verdicts) -> Section {
             Some(crossover) => format!("Crossover: {crossover}.\n"),
             None => String::new(),
         }));
-        // Query kinds whose significant leader is not their phase's at that thread count.
+        // Query kinds whose decided leader is not their phase's at that thread count.
         let disagree: Vec<String> = phase
             .query_kinds
             .iter()

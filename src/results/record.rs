@@ -105,7 +105,17 @@ pub struct RunRecord {
     /// only in these are ranked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub accept_loss: Vec<super::CrashKind>,
+    /// `--tolerance`: the T of the verdict's "equivalent within ±T%", in per cent; records
+    /// without it are judged with [`DEFAULT_TOLERANCE_PCT`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance_pct: Option<f64>,
 }
+
+/// The verdict's tolerance when neither the command line nor the record names one, in per
+/// cent: differences smaller than this are not worth a lead (criterion's noise threshold is
+/// 1%; the run-to-run noise of a server benchmark is a few per cent). Kept with the record
+/// because a record without `tolerance_pct` means this.
+pub const DEFAULT_TOLERANCE_PCT: f64 = 5.0;
 
 /// What a replayed capture held.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -331,6 +341,7 @@ impl RunRecord {
             not_comparable: Vec::new(),
             crashes: Vec::new(),
             accept_loss: Vec::new(),
+            tolerance_pct: None,
             merged: None,
             slo: None,
         }

@@ -120,6 +120,7 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
     plan.study.add_to_record(&mut record, &plan.matrix);
     record.slo = plan.slo.clone();
     record.accept_loss = plan.matrix.accept_loss.clone();
+    record.tolerance_pct = Some(plan.matrix.tolerance_pct);
     record.environment = Some(EnvironmentRecord::probe(None));
     if let Err(err) = output.save(&record) {
         return Err((err, Box::new(record)));

@@ -1,12 +1,14 @@
 //! Statistics over repeats: summaries with a distribution-free confidence interval of the
-//! median, the ratio of two cells' medians with a bootstrap interval, and named warnings
-//! when the repeats cannot support a conclusion. Every statistic a report shows comes from
+//! median, the ratio of two cells' medians with a bootstrap interval (the figure reports
+//! print), the decision between two set-ups on their paired log-ratios with an interval
+//! valid at every look (what a verdict answers), and named warnings when the repeats cannot
+//! support a conclusion. Every statistic a report shows comes from
 //! here; reports only format them. Must not know how a figure is shown beyond `figure`,
 //! the precision the warnings quote.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use statrs::distribution::{Binomial, DiscreteCDF};
+use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, StudentsT};
 
 /// The confidence level of every interval enginebench prints.
 pub const CONFIDENCE: f64 = 0.95;
@@ -153,11 +155,201 @@ pub fn ratio_of_medians(a: &[f64], b: &[f64]) -> Option<Ratio> {
     })
 }
 
-impl Ratio {
-    /// Whether the interval excludes 1 (no difference): only then is there a verdict.
-    pub fn significant(&self) -> bool {
-        self.low.is_finite() && self.high.is_finite() && (self.low > 1.0 || self.high < 1.0)
+/// The tolerance of "equivalent" when the record names none (`--tolerance`, in per cent).
+pub use crate::results::DEFAULT_TOLERANCE_PCT;
+/// The first look: a decision needs a spread, so at least this many pairs.
+pub const FIRST_LOOK_REPEATS: usize = 3;
+/// The cap on looks the error rate is spent over: repeats 3..=12, ten looks. A run planned
+/// with more repeats spends it over its own count instead.
+pub const LOOK_CAP_REPEATS: usize = 12;
+
+/// How two set-ups' repeats are judged: the tolerance of "equivalent" and the last repeat
+/// at which the error rate may be spent (see [`paired_looks`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DecisionRule {
+    /// T: "equivalent" means within [1/(1+T), 1+T]; a lead must clear 1+T.
+    pub tolerance: f64,
+    /// K: the looks are after repeats 3..=K.
+    pub look_cap_repeats: usize,
+}
+
+impl DecisionRule {
+    /// The rule for a run of `planned_repeats` with a tolerance in per cent.
+    pub fn new(tolerance_pct: f64, planned_repeats: usize) -> DecisionRule {
+        DecisionRule {
+            tolerance: tolerance_pct / 100.0,
+            look_cap_repeats: planned_repeats.max(LOOK_CAP_REPEATS),
+        }
     }
+
+    /// The two-sided error rate spent at each look: Bonferroni over the looks 3..=K,
+    /// α/(K−2) each, so that the chance of any look's interval missing the true ratio is at
+    /// most α by the union bound, whatever the dependence between looks (the simplest
+    /// alpha-spending rule: C. Jennison and B. W. Turnbull, Group Sequential Methods with
+    /// Applications to Clinical Trials, 2000, §2.2; docs/design/time-and-verdicts.md §3).
+    /// Beyond the cap the rule is no longer honoured, so the cap grows with the look.
+    fn alpha_per_look(&self, pairs: usize) -> f64 {
+        let cap = self.look_cap_repeats.max(pairs);
+        (1.0 - CONFIDENCE) / (cap + 1 - FIRST_LOOK_REPEATS) as f64
+    }
+
+    /// ln(1+T): the tolerance on the log scale, where it is symmetric.
+    fn log_tolerance(&self) -> f64 {
+        self.tolerance.ln_1p()
+    }
+}
+
+impl Default for DecisionRule {
+    fn default() -> DecisionRule {
+        DecisionRule::new(DEFAULT_TOLERANCE_PCT, LOOK_CAP_REPEATS)
+    }
+}
+
+/// What the repeats say about "leader over other".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    /// The whole interval above 1+T.
+    Leads,
+    /// The whole interval inside [1/(1+T), 1+T].
+    Equivalent,
+    /// Neither yet, or the interval lies below 1/(1+T) (the paired repeats contradict the
+    /// medians' leader); with the repeats more it would take, estimated from the spread.
+    Undecided { more_repeats: Option<u32> },
+}
+
+/// A decision on paired repeats: the geometric mean of the per-round ratios with the
+/// interval the answer was read from.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Decision {
+    /// Rounds paired (repeat k of one with repeat k of the other).
+    pub pairs: usize,
+    /// exp(mean of ln ratios) with the running intersection of the looks' intervals.
+    pub interval: Ratio,
+    pub answer: Answer,
+}
+
+/// Per round, `b[k] / a[k]`: repeat k of each set-up paired, as the runner alternates
+/// set-ups within a round, so that a machine's slow drift cancels in the ratio (duet
+/// benchmarking's idea without running both at once: L. Bulej et al., ICPE 2020). When the
+/// counts differ (a repeat that did not complete, a query kind one repeat never ran) the
+/// first min(n) rounds are paired and the rest left out, rather than mixing paired and
+/// unpaired evidence. Non-finite and non-positive values give no ratio.
+pub fn paired_ratios(a: &[f64], b: &[f64]) -> Vec<f64> {
+    a.iter()
+        .zip(b)
+        .map(|(a, b)| b / a)
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .collect()
+}
+
+/// The intervals of the ratio after each look (repeats 3..=n of `ratios`), each the
+/// running intersection of the t intervals so far, so that they only shrink and an answer,
+/// once given, stays: at look k, mean ± t(1−α_k/2, k−1)·s/√k of the k log-ratios (Student's
+/// t interval on the paired differences), α_k from [`DecisionRule::alpha_per_look`]. Should
+/// the intersection ever come out empty (a drift the pairing did not cancel), the look's
+/// own interval stands.
+pub fn paired_looks(ratios: &[f64], rule: &DecisionRule) -> Vec<Ratio> {
+    let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
+    let mut looks = Vec::new();
+    let (mut low, mut high) = (f64::NEG_INFINITY, f64::INFINITY);
+    for k in FIRST_LOOK_REPEATS..=logs.len() {
+        let (mean, sd) = mean_sd(&logs[..k]);
+        let half = t_quantile(rule.alpha_per_look(k), k) * sd / (k as f64).sqrt();
+        let (look_low, look_high) = (mean - half, mean + half);
+        if look_low.max(low) <= look_high.min(high) {
+            (low, high) = (look_low.max(low), look_high.min(high));
+        } else {
+            (low, high) = (look_low, look_high);
+        }
+        looks.push(Ratio {
+            ratio: mean.exp(),
+            low: low.exp(),
+            high: high.exp(),
+        });
+    }
+    looks
+}
+
+/// The answer an interval of "leader over other" gives under `rule`: a lead only where
+/// the whole interval clears 1+T (not merely 1), so that "leads" and "equivalent" can
+/// never both be reached on one run's looks: each region, once entered, is kept (an
+/// indifference zone, as in group-sequential equivalence trials; the design note argues
+/// it). A true ratio right at 1+T never decides, and says so.
+pub fn answer_of(interval: &Ratio, rule: &DecisionRule) -> Answer {
+    let edge = 1.0 + rule.tolerance;
+    if interval.low > edge {
+        Answer::Leads
+    } else if interval.low >= 1.0 / edge && interval.high <= edge {
+        Answer::Equivalent
+    } else {
+        Answer::Undecided { more_repeats: None }
+    }
+}
+
+/// The decision on `ratios` (leader over other, one per round, from [`paired_ratios`]):
+/// the last look's interval and its answer; undecided with an estimate of the repeats more
+/// it would take. None before the first look.
+pub fn decide(ratios: &[f64], rule: &DecisionRule) -> Option<Decision> {
+    let interval = *paired_looks(ratios, rule).last()?;
+    let answer = match answer_of(&interval, rule) {
+        Answer::Undecided { .. } => Answer::Undecided {
+            more_repeats: more_repeats(ratios, rule),
+        },
+        decided => decided,
+    };
+    Some(Decision {
+        pairs: ratios.len(),
+        interval,
+        answer,
+    })
+}
+
+/// The repeats more that would decide, if the mean and spread of the log-ratios stay as
+/// seen: the smallest n with t·s/√n < δ, i.e. n ≈ (t·s/δ)², where δ is the distance from
+/// the mean to the edge of the region it lies in (above ln(1+T): a lead; inside ±ln(1+T):
+/// equivalence; below −ln(1+T): the other way round). None at an edge (δ = 0: it never
+/// decides) or beyond 100,000 repeats.
+fn more_repeats(ratios: &[f64], rule: &DecisionRule) -> Option<u32> {
+    let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
+    let (mean, sd) = mean_sd(&logs);
+    let edge = rule.log_tolerance();
+    let delta = (mean.abs() - edge).abs();
+    if delta <= 0.0 || !sd.is_finite() {
+        return None;
+    }
+    let now = logs.len();
+    let decides = |n: usize| t_quantile(rule.alpha_per_look(n), n) * sd / (n as f64).sqrt() < delta;
+    // The half-width falls with n (the cap's growth beyond K is slower than √n), so a
+    // binary search finds the smallest n.
+    let (mut low, mut high) = (now + 1, 100_000);
+    if !decides(high) {
+        return None;
+    }
+    while low < high {
+        let mid = (low + high) / 2;
+        if decides(mid) {
+            high = mid;
+        } else {
+            low = mid + 1;
+        }
+    }
+    u32::try_from(low - now).ok()
+}
+
+/// Mean and sample standard deviation (n − 1).
+fn mean_sd(values: &[f64]) -> (f64, f64) {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, variance.sqrt())
+}
+
+/// Student's t quantile 1 − α/2 with n − 1 degrees of freedom.
+fn t_quantile(alpha: f64, n: usize) -> f64 {
+    StudentsT::new(0.0, 1.0, (n - 1) as f64)
+        .map(|t| t.inverse_cdf(1.0 - alpha / 2.0))
+        .unwrap_or(f64::INFINITY)
 }
 
 /// The warning for cells of `n` repeats when n is too small for an interval.
@@ -251,18 +443,174 @@ mod tests {
     }
 
     #[test]
-    fn a_clear_difference_is_significant_and_noise_is_not() {
+    fn a_clear_difference_has_an_interval_clear_of_one_and_noise_has_not() {
         let a = [100.0, 102.0, 98.0, 101.0, 99.0];
         let b = [150.0, 149.0, 152.0, 151.0, 148.0];
         let ratio = ratio_of_medians(&a, &b).unwrap();
         assert!((ratio.ratio - 1.5).abs() < 1e-9);
         assert!(ratio.low > 1.4 && ratio.high < 1.6, "{ratio:?}");
-        assert!(ratio.significant());
         let c = [99.0, 103.0, 97.0, 102.0, 100.0];
-        assert!(!ratio_of_medians(&a, &c).unwrap().significant());
-        // Too few values: a ratio, but no interval and no verdict.
+        let noise = ratio_of_medians(&a, &c).unwrap();
+        assert!(noise.low <= 1.0 && noise.high >= 1.0, "{noise:?}");
+        // Too few values: a ratio, but no interval.
         let few = ratio_of_medians(&[1.0, 2.0], &[3.0, 4.0]).unwrap();
-        assert!(few.low.is_nan() && !few.significant());
+        assert!(few.low.is_nan() && few.high.is_nan());
+    }
+
+    /// A standard normal draw (Box–Muller), so the simulation needs no other crate.
+    fn normal(rng: &mut SmallRng) -> f64 {
+        let (u, v): (f64, f64) = (rng.gen_range(f64::EPSILON..1.0), rng.gen());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+
+    const STUDIES: usize = 2_000;
+
+    /// `STUDIES` simulated studies of two set-ups whose true ratio B/A is `true_ratio`, each
+    /// repeat lognormal with spread `sigma` around its set-up's value and a drift per round
+    /// shared by both (what pairing cancels); per study, the answer of B over A at every
+    /// look from repeat 3 to 12 under `rule`.
+    fn simulate(true_ratio: f64, sigma: f64, rule: &DecisionRule) -> Vec<Vec<Answer>> {
+        let mut rng = SmallRng::seed_from_u64(48);
+        (0..STUDIES)
+            .map(|_| {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                for _ in 0..LOOK_CAP_REPEATS {
+                    let drift = 0.1 * normal(&mut rng);
+                    a.push(1000.0 * (drift + sigma * normal(&mut rng)).exp());
+                    b.push(1000.0 * true_ratio * (drift + sigma * normal(&mut rng)).exp());
+                }
+                paired_looks(&paired_ratios(&a, &b), rule)
+                    .iter()
+                    .map(|interval| answer_of(interval, rule))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The share of studies where some look said `answer` (B leads, equivalent).
+    fn share_ever(studies: &[Vec<Answer>], answer: Answer) -> f64 {
+        studies
+            .iter()
+            .filter(|looks| looks.contains(&answer))
+            .count() as f64
+            / STUDIES as f64
+    }
+
+    fn share_at_last(studies: &[Vec<Answer>], answer: Answer) -> f64 {
+        studies
+            .iter()
+            .filter(|looks| looks.last() == Some(&answer))
+            .count() as f64
+            / STUDIES as f64
+    }
+
+    /// No study's looks say both "leads" and "equivalent": the answers are absorbing.
+    fn never_both(studies: &[Vec<Answer>]) {
+        for looks in studies {
+            assert!(
+                !(looks.contains(&Answer::Leads) && looks.contains(&Answer::Equivalent)),
+                "{looks:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn looking_after_every_repeat_keeps_false_leads_at_or_under_five_per_cent() {
+        // Identical set-ups: a lead either way is false. The lead rule's own margin (1+T)
+        // would hide a broken interval, so the interval is also checked with T = 0, where a
+        // lead is the interval excluding 1.
+        for tolerance_pct in [DEFAULT_TOLERANCE_PCT, 0.0] {
+            let rule = DecisionRule::new(tolerance_pct, LOOK_CAP_REPEATS);
+            let forward = simulate(1.0, 0.05, &rule);
+            // B over A below 1/(1+T) is A leading.
+            let mut rng = SmallRng::seed_from_u64(49);
+            let backward: usize = (0..STUDIES)
+                .filter(|_| {
+                    let ratios: Vec<f64> = (0..LOOK_CAP_REPEATS)
+                        .map(|_| (0.05 * std::f64::consts::SQRT_2 * normal(&mut rng)).exp())
+                        .collect();
+                    paired_looks(&ratios, &rule)
+                        .iter()
+                        .any(|i| i.high < 1.0 / (1.0 + rule.tolerance))
+                })
+                .count();
+            let false_leads =
+                share_ever(&forward, Answer::Leads) + backward as f64 / STUDIES as f64;
+            println!("identical set-ups, T = {tolerance_pct}%: false leads in {false_leads:.4} of studies");
+            assert!(false_leads <= 0.05, "T = {tolerance_pct}%: {false_leads}");
+            never_both(&forward);
+        }
+        // The same looks with an unspent 95% interval each (and no intersection) lead
+        // falsely far more often: the simulation can tell a rule that does not hold.
+        let mut rng = SmallRng::seed_from_u64(50);
+        let naive = (0..STUDIES)
+            .filter(|_| {
+                let logs: Vec<f64> = (0..LOOK_CAP_REPEATS)
+                    .map(|_| 0.05 * std::f64::consts::SQRT_2 * normal(&mut rng))
+                    .collect();
+                (FIRST_LOOK_REPEATS..=LOOK_CAP_REPEATS).any(|k| {
+                    let (mean, sd) = mean_sd(&logs[..k]);
+                    mean.abs() > t_quantile(1.0 - CONFIDENCE, k) * sd / (k as f64).sqrt()
+                })
+            })
+            .count() as f64
+            / STUDIES as f64;
+        println!("unspent 95% intervals at every look: false leads in {naive:.4} of studies");
+        assert!(naive > 0.10, "{naive}");
+    }
+
+    #[test]
+    fn a_true_twenty_per_cent_lead_leads_and_a_one_per_cent_difference_is_equivalent() {
+        let rule = DecisionRule::default();
+        let lead = simulate(1.2, 0.05, &rule);
+        let led = share_at_last(&lead, Answer::Leads);
+        assert!(led >= 0.9, "{led}");
+        assert_eq!(share_ever(&lead, Answer::Equivalent), 0.0);
+        let close = simulate(1.01, 0.01, &rule);
+        let equivalent = share_at_last(&close, Answer::Equivalent);
+        println!(
+            "true 1.20: leads by repeat 12 in {led:.4}; true 1.01: equivalent in {equivalent:.4}"
+        );
+        assert!(equivalent >= 0.9, "{equivalent}");
+        assert_eq!(share_ever(&close, Answer::Leads), 0.0);
+        never_both(&lead);
+        never_both(&close);
+    }
+
+    #[test]
+    fn an_undecided_pair_says_how_many_repeats_more_would_decide() {
+        let rule = DecisionRule::default();
+        // Three rounds around 1.20 with a few per cent of spread: too wide yet at α/10.
+        let ratios = [1.15, 1.25, 1.20];
+        let decision = decide(&ratios, &rule).unwrap();
+        assert_eq!(decision.pairs, 3);
+        assert!(
+            (decision.interval.ratio - 1.199).abs() < 0.01,
+            "{decision:?}"
+        );
+        let Answer::Undecided {
+            more_repeats: Some(more),
+        } = decision.answer
+        else {
+            panic!("{decision:?}")
+        };
+        // The same rounds again until that many more: decided, as estimated.
+        let longer: Vec<f64> = ratios
+            .iter()
+            .copied()
+            .cycle()
+            .take(3 + more as usize)
+            .collect();
+        assert_eq!(decide(&longer, &rule).unwrap().answer, Answer::Leads);
+        // Right at the tolerance it never decides.
+        let edge = [1.04, 1.06, 1.05 * 1.05 / 1.04 / 1.06 * 1.05];
+        assert!(matches!(
+            decide(&edge, &rule).unwrap().answer,
+            Answer::Undecided { .. }
+        ));
+        assert_eq!(decide(&[1.1, 1.2], &rule), None, "no look before 3 repeats");
+        // Pairs of the first min(n) rounds.
+        assert_eq!(paired_ratios(&[1.0, 2.0, 4.0], &[2.0, 2.0]), vec![2.0, 1.0]);
     }
 
     #[test]

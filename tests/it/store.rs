@@ -1,8 +1,8 @@
 //! The result store and what reads it: every run appended cell by cell to SQLite, listed by
 //! `runs`, exported as JSON, CSV and Markdown, reported as HTML with charts (rendered in
 //! headless chromium and checked for drawn charts; tests/browser.rs hovers and clicks them),
-//! kept when a run is interrupted, and compared with a verdict only where the difference is
-//! significant.
+//! kept when a run is interrupted, and compared with a difference called only where it is
+//! decided (else equivalent or undecided).
 
 use crate::common;
 
@@ -306,7 +306,7 @@ fn variant_of_fixture(factor: f64, jitter: f64) -> serde_json::Value {
 }
 
 #[test]
-fn compare_gives_a_verdict_only_where_the_difference_is_significant() {
+fn compare_calls_a_difference_only_where_it_is_decided() {
     let tmp = common::private_tmpdir("compare");
     let write = |name: &str, record: serde_json::Value| {
         let path = tmp.with_extension(name);
@@ -336,10 +336,17 @@ fn compare_gives_a_verdict_only_where_the_difference_is_significant() {
             "{row}"
         );
     }
+    // 0 to 2% apart: no difference called; equivalent where the rounds agree, else
+    // undecided with the repeats it would take.
     let out = compare(&same);
     for row in out.lines().filter(|l| l.starts_with("| select ")) {
         assert!(
             !row.contains("× worse") && !row.contains("× better"),
+            "{row}"
+        );
+        assert!(
+            row.contains("| undecided after 3 repeats: about ")
+                || row.contains("| equivalent within ±5% "),
             "{row}"
         );
     }

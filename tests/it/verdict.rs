@@ -55,14 +55,24 @@ fn s0_verdict_names_the_leader_per_thread_count_with_an_interval_and_a_why() {
             ratio["high"].as_f64().unwrap(),
         );
         assert!(low <= mid && mid <= high && mid >= 1.0, "{ratio}");
-        // The standing follows from the interval, whatever this machine measured.
-        let standing = against["standing"].as_str().unwrap();
+        // The answer follows from the paired interval, whatever this machine measured: a
+        // lead where it clears the tolerance, equivalent where it lies within it.
+        let paired = &against["paired"];
+        let (paired_low, paired_high) = (
+            paired["low"].as_f64().unwrap(),
+            paired["high"].as_f64().unwrap(),
+        );
+        let answer = against["standing"]["answer"].as_str().unwrap();
+        let tolerance = record["verdict"]["tolerance_pct"].as_f64().unwrap() / 100.0;
+        assert_eq!(tolerance, 0.05, "the default");
         assert_eq!(
-            standing,
-            if low > 1.0 {
+            answer,
+            if paired_low > 1.0 + tolerance {
                 "leads"
+            } else if paired_low >= 1.0 / (1.0 + tolerance) && paired_high <= 1.0 + tolerance {
+                "equivalent"
             } else {
-                "no_significant_difference"
+                "undecided"
             },
             "{row}"
         );

@@ -1,8 +1,11 @@
 //! The verdicts: which set-up leads where, by how much and why, read off the view. Per
 //! phase × thread count (and load method) the set-ups that may be ranked are ranked by the
-//! median of their repeats; the leader's lead over each other set-up is the ratio of
-//! medians with its 95% bootstrap interval ([`super::stats::ratio_of_medians`], as
-//! `compare` uses), called a lead only where the interval excludes 1. Query kinds whose
+//! median of their repeats; the figure printed is the leader's ratio of medians over each
+//! other set-up with its 95% bootstrap interval ([`super::stats::ratio_of_medians`], as
+//! `compare` uses). The answer is decided on another interval: the repeats paired by round,
+//! their log-ratios' t interval with the error rate spent over every look
+//! ([`super::stats::decide`]), giving one of three answers — leads (the interval clears
+//! 1+T), equivalent within ±T, undecided with the repeats it would take. Query kinds whose
 //! leader disagrees with their phase's are named; crossovers (a leader that changes with
 //! the thread count) are put in words; each ranked row carries its why lines (the counters
 //! that differ most) and the phase its plan differences with their fixes. Set-ups that
@@ -19,12 +22,12 @@ mod words;
 
 use serde::Serialize;
 
-use super::stats::Ratio;
+use super::stats::{DecisionRule, Ratio, DEFAULT_TOLERANCE_PCT};
 use super::{distinct, Group, GroupKind, PhaseKind, View};
 
-pub use words::ratio_text;
+pub use words::{ratio_text, tolerance_text};
 
-/// The fewest repeats a side needs for a bootstrap interval of the ratio.
+/// The fewest repeats a side needs for a decision (the first look, [`super::stats::FIRST_LOOK_REPEATS`]).
 pub const MIN_REPEATS_FOR_VERDICT: usize = 3;
 /// A set-up whose failed statements exceed this share of those executed is not ranked.
 pub const MAX_FAILED_STATEMENT_SHARE: f64 = 0.05;
@@ -34,6 +37,8 @@ pub const MAX_FAILED_STATEMENT_SHARE: f64 = 0.05;
 pub struct Verdicts {
     /// One short paragraph answering the study's question on this machine.
     pub answer: String,
+    /// T of "equivalent within ±T%", in per cent.
+    pub tolerance_pct: f64,
     pub phases: Vec<PhaseVerdict>,
     /// Set-ups named but never ranked, with why.
     pub not_ranked: Vec<NotRanked>,
@@ -57,14 +62,18 @@ pub struct PhaseVerdict {
     pub plans_differ: Vec<String>,
 }
 
-/// How a leader stands against one other set-up.
+/// How a leader stands against one other set-up, decided on the paired interval
+/// ([`Against::paired`]), not on the printed ratio of medians.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
+#[serde(tag = "answer", rename_all = "snake_case")]
 pub enum Standing {
-    /// The interval of the ratio lies above 1.
+    /// The paired interval lies above 1+T.
     Leads,
-    /// The interval holds 1.
-    NoSignificantDifference,
+    /// The paired interval lies inside [1/(1+T), 1+T].
+    Equivalent,
+    /// Neither yet: the repeats per cell it would take in all, estimated from the spread
+    /// seen (none where no number in reach would tell).
+    Undecided { repeats_needed: Option<u32> },
     /// Fewer than [`MIN_REPEATS_FOR_VERDICT`] repeats on a side.
     TooFewRepeats,
 }
@@ -74,6 +83,11 @@ pub struct Against {
     pub setup: String,
     /// How many times better the leader's median is (> 1), with its interval.
     pub times_better: Option<Ratio>,
+    /// The per-round ratios' geometric mean with the interval valid at every look: what
+    /// `standing` was decided on; none before the first look.
+    pub paired: Option<Ratio>,
+    /// Rounds paired (repeat k of the leader with repeat k of the other).
+    pub pairs: usize,
     pub standing: Standing,
 }
 
@@ -94,23 +108,30 @@ pub struct RowVerdict {
 }
 
 impl RowVerdict {
-    /// The standing of the whole row: a lead over every other set-up, too few repeats on
-    /// any side, else no significant difference.
+    /// The standing of the whole row: a lead over every other set-up; too few repeats on
+    /// any side; undecided against any (with the most repeats any would take, none if one
+    /// cannot say); else equivalent (the top shared within the tolerance).
     pub fn standing(&self) -> Option<Standing> {
         if self.against.is_empty() {
             return None;
         }
-        let all = |s: Standing| self.against.iter().all(|a| a.standing == s);
-        Some(if all(Standing::Leads) {
+        let standings = || self.against.iter().map(|a| a.standing);
+        Some(if standings().all(|s| s == Standing::Leads) {
             Standing::Leads
-        } else if self
-            .against
-            .iter()
-            .any(|a| a.standing == Standing::TooFewRepeats)
-        {
+        } else if standings().any(|s| s == Standing::TooFewRepeats) {
             Standing::TooFewRepeats
+        } else if standings().any(|s| matches!(s, Standing::Undecided { .. })) {
+            let needed: Option<Vec<u32>> = standings()
+                .filter_map(|s| match s {
+                    Standing::Undecided { repeats_needed } => Some(repeats_needed),
+                    _ => None,
+                })
+                .collect();
+            Standing::Undecided {
+                repeats_needed: needed.and_then(|n| n.into_iter().max()),
+            }
         } else {
-            Standing::NoSignificantDifference
+            Standing::Equivalent
         })
     }
 }
@@ -158,8 +179,18 @@ impl View {
         (ranked, lossy)
     }
 
+    /// How this run's set-ups are judged: the record's `--tolerance` (5% in records
+    /// before it), the looks capped at the run's repeats or 12, whichever is more.
+    pub fn decision_rule(&self) -> DecisionRule {
+        DecisionRule::new(
+            self.record.tolerance_pct.unwrap_or(DEFAULT_TOLERANCE_PCT),
+            self.repeats,
+        )
+    }
+
     /// The verdicts of this run: a function of the record alone.
     pub fn verdicts(&self) -> Verdicts {
+        let rule = self.decision_rule();
         let mut phases = Vec::new();
         let mut not_ranked = Vec::new();
         let mut safety = Vec::new();
@@ -195,9 +226,12 @@ impl View {
                         .into_iter()
                         .map(|cost| (place.clone(), cost)),
                 );
-                let Some(row) =
-                    rank::rank(&ranked, |g| g.values.clone(), rank::group_higher(&ranked))
-                else {
+                let Some(row) = rank::rank(
+                    &ranked,
+                    |g| g.values.clone(),
+                    rank::group_higher(&ranked),
+                    &rule,
+                ) else {
                     continue;
                 };
                 let mut row = RowVerdict {
@@ -210,11 +244,11 @@ impl View {
                     },
                     ..row
                 };
-                row.text = words::row_text(&row);
+                row.text = words::row_text(&row, &rule);
                 if kind == GroupKind::Cell {
                     query_kinds.extend(self.query_kind_rows(&ranked, &row).into_iter().map(
                         |mut kind_row| {
-                            kind_row.text = words::row_text(&kind_row);
+                            kind_row.text = words::row_text(&kind_row, &rule);
                             kind_row
                         },
                     ));
@@ -243,6 +277,7 @@ impl View {
         let answer = self.answer(&phases, &not_ranked, &safety);
         Verdicts {
             answer,
+            tolerance_pct: rule.tolerance * 100.0,
             phases,
             not_ranked,
             safety,
@@ -277,11 +312,38 @@ mod tests {
             assert!(!row.why.is_empty(), "{row:?}");
             assert!(row.text.contains(row.leader.as_deref().unwrap()));
         }
-        // At 1 thread MyISAM's wall time is a quarter of InnoDB's: a clear lead.
+        // At 1 thread MyISAM's median wall time is a quarter of InnoDB's, but its first
+        // repeat was cold (38 ms against 11 and 11): paired by round, the log-ratios spread
+        // too far to decide after 3 repeats at the first look's error rate, and the answer
+        // says so with the repeats it would take.
         let one = &phase.rows[0];
         assert_eq!(one.leader.as_deref(), Some("MyISAM"));
-        assert_eq!(one.standing(), Some(Standing::Leads));
-        assert!(one.text.starts_with("MyISAM leads by "), "{}", one.text);
+        let Some(Standing::Undecided {
+            repeats_needed: Some(needed),
+        }) = one.standing()
+        else {
+            panic!("{one:?}")
+        };
+        assert!(needed > 3, "{one:?}");
+        assert!(
+            one.text
+                .starts_with("undecided after 3 repeats (MyISAM ahead by ")
+                && one
+                    .text
+                    .contains(&format!("about {} more would tell", needed - 3)),
+            "{}",
+            one.text
+        );
+        // At 4 threads every round says MyISAM takes half the time: a lead, decided.
+        let four = &phase.rows[1];
+        assert_eq!(four.leader.as_deref(), Some("MyISAM"));
+        assert_eq!(four.standing(), Some(Standing::Leads));
+        assert!(four.text.starts_with("MyISAM leads by "), "{}", four.text);
+        let paired = four.against[0].paired.unwrap();
+        assert!(
+            paired.low > 1.05,
+            "the lead clears the tolerance: {paired:?}"
+        );
         assert!(
             verdicts.answer.contains("select+update"),
             "{}",
@@ -380,9 +442,9 @@ mod tests {
             answer.contains("InnoDB is the only set-up that lost nothing"),
             "{answer}"
         );
-        // At 1 thread MyISAM is much faster: what that speed costs is said.
+        // Where MyISAM's lead is decided it is much faster: what that speed costs is said.
         assert!(
-            answer.contains("MyISAM would lead InnoDB in 6 comparisons, by up to "),
+            answer.contains("MyISAM would lead InnoDB in 4 comparisons, by up to "),
             "{answer}"
         );
         assert!(answer.contains("--accept-loss power"), "{answer}");

@@ -8,7 +8,7 @@
 
 use super::{Against, RowVerdict, Standing, MAX_FAILED_STATEMENT_SHARE, MIN_REPEATS_FOR_VERDICT};
 use crate::results::OutcomeRecord;
-use crate::view::stats::{ratio_of_medians, Ratio};
+use crate::view::stats::{decide, paired_ratios, ratio_of_medians, Answer, DecisionRule, Ratio};
 use crate::view::{distinct, Group, GroupKind, View};
 
 /// Why a set-up may not be ranked, in the order the checks run; `words` says it.
@@ -160,7 +160,7 @@ impl View {
                     .map(|q| q.latency_us.avg_us)
                     .collect()
             };
-            if let Some(mut row) = rank(ranked, mean_latency, false) {
+            if let Some(mut row) = rank(ranked, mean_latency, false, &self.decision_rule()) {
                 row.threads = phase_row.threads;
                 row.query_kind = Some(kind.clone());
                 rows.push(row);
@@ -189,7 +189,7 @@ pub(super) enum SafetyCost {
 
 impl View {
     /// Per set-up not ranked for a loss: whether it would have led the best of those
-    /// ranked (significantly), and whether only one ranked set-up is left.
+    /// ranked (a decided lead), and whether only one ranked set-up is left.
     pub(super) fn lossy_against_safe(
         &self,
         ranked: &[&Group],
@@ -202,7 +202,7 @@ impl View {
         let best = match ranked {
             [] => return Vec::new(),
             [only] => *only,
-            _ => match rank(ranked, |g| g.values.clone(), higher) {
+            _ => match rank(ranked, |g| g.values.clone(), higher, &self.decision_rule()) {
                 Some(row) => *ranked
                     .iter()
                     .find(|g| Some(g.setup.label()) == row.leader)
@@ -217,7 +217,12 @@ impl View {
             });
         }
         for group in lossy {
-            let Some(row) = rank(&[*group, best], |g| g.values.clone(), higher) else {
+            let Some(row) = rank(
+                &[*group, best],
+                |g| g.values.clone(),
+                higher,
+                &self.decision_rule(),
+            ) else {
                 continue;
             };
             let leads = row.leader == Some(group.setup.label())
@@ -244,11 +249,14 @@ impl View {
     }
 }
 
-/// The set-ups ranked by the median of `values`: the leader and its lead over each other.
+/// The set-ups ranked by the median of `values`: the leader, its lead over each other as a
+/// ratio of medians (the figure), and its standing decided under `rule` on the repeats
+/// paired by round (`values` are in run order).
 pub(super) fn rank<'a>(
     groups: &[&'a Group],
     values: impl Fn(&&'a Group) -> Vec<f64>,
     higher_is_better: bool,
+    rule: &DecisionRule,
 ) -> Option<RowVerdict> {
     let measured: Vec<(&Group, Vec<f64>, f64)> = groups
         .iter()
@@ -281,23 +289,34 @@ pub(super) fn rank<'a>(
         .filter(|(index, _)| *index != leader)
         .map(|(_, (group, values, _))| {
             // Both ways round, the ratio is above 1 where the leader is better.
-            let times_better = if higher_is_better {
-                ratio_of_medians(values, lead_values)
+            let (times_better, ratios) = if higher_is_better {
+                (
+                    ratio_of_medians(values, lead_values),
+                    paired_ratios(values, lead_values),
+                )
             } else {
-                ratio_of_medians(lead_values, values)
+                (
+                    ratio_of_medians(lead_values, values),
+                    paired_ratios(lead_values, values),
+                )
             };
-            let standing = if values.len() < MIN_REPEATS_FOR_VERDICT
-                || lead_values.len() < MIN_REPEATS_FOR_VERDICT
-            {
-                Standing::TooFewRepeats
-            } else if times_better.is_some_and(|r| r.significant()) {
-                Standing::Leads
-            } else {
-                Standing::NoSignificantDifference
+            let decision = (values.len() >= MIN_REPEATS_FOR_VERDICT
+                && lead_values.len() >= MIN_REPEATS_FOR_VERDICT)
+                .then(|| decide(&ratios, rule))
+                .flatten();
+            let standing = match decision.map(|d| d.answer) {
+                None => Standing::TooFewRepeats,
+                Some(Answer::Leads) => Standing::Leads,
+                Some(Answer::Equivalent) => Standing::Equivalent,
+                Some(Answer::Undecided { more_repeats }) => Standing::Undecided {
+                    repeats_needed: more_repeats.map(|more| ratios.len() as u32 + more),
+                },
             };
             Against {
                 setup: group.setup.label(),
                 times_better,
+                paired: decision.map(|d| d.interval),
+                pairs: ratios.len(),
                 standing,
             }
         })
@@ -313,10 +332,10 @@ pub(super) fn rank<'a>(
     })
 }
 
-/// The runs of thread counts over which one set-up leads significantly, in thread order:
+/// The runs of thread counts over which one set-up leads (decidedly), in thread order:
 /// (first, last, leader, its smallest lead at the first). Two or more make a crossover.
 pub(super) fn leader_spans(rows: &[RowVerdict]) -> Vec<(u32, u32, &str, &Ratio)> {
-    // (threads, leader, its smallest lead) of rows with a significant leader.
+    // (threads, leader, its smallest lead) of rows with a decided leader.
     let led: Vec<(u32, &str, &Ratio)> = rows
         .iter()
         .filter(|row| row.standing() == Some(Standing::Leads))

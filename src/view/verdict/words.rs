@@ -3,7 +3,7 @@
 //! read ("16 threads", "1.12× [1.05, 1.19]").
 //!
 //! Owns: every sentence and reason a verdict shows. Must not decide: who leads, by how
-//! much, whether a difference is significant and whether a set-up may be ranked are
+//! much, whether a difference is decided (and how) and whether a set-up may be ranked are
 //! `rank`'s, read here from what it found.
 
 use super::rank::{leader_spans, SafetyCost, WhyNotRanked};
@@ -11,7 +11,7 @@ use super::{
     NotRanked, PhaseVerdict, RowVerdict, Standing, MAX_FAILED_STATEMENT_SHARE,
     MIN_REPEATS_FOR_VERDICT,
 };
-use crate::view::stats::Ratio;
+use crate::view::stats::{DecisionRule, Ratio};
 use crate::view::{distinct, View};
 
 impl RowVerdict {
@@ -254,7 +254,7 @@ impl View {
                 ) {
                     phase.phase = format!("{} (capacity under {})", phase.phase, slo.text);
                 }
-                sentences.push(phase_sentence(&phase));
+                sentences.push(phase_sentence(&phase, &self.decision_rule(), self.repeats));
             }
         }
         let names = distinct(
@@ -274,14 +274,42 @@ impl View {
     }
 }
 
-/// "InnoDB leads by 1.12× [1.05, 1.19] over MyISAM", "no significant difference …", "too
-/// few repeats to say …".
-pub(super) fn row_text(row: &RowVerdict) -> String {
+/// "±5%": the tolerance (in per cent) as the answers quote it.
+pub fn tolerance_text(pct: f64) -> String {
+    if (pct - pct.round()).abs() < 1e-9 {
+        format!("±{pct:.0}%")
+    } else {
+        format!("±{pct:.1}%")
+    }
+}
+
+/// Beyond this many repeats more, an estimate is not worth quoting: the difference sits at
+/// the tolerance's edge, where no practical number of repeats decides.
+const MOST_REPEATS_QUOTED: usize = 100;
+
+/// "about 9 more would tell" for an undecided comparison after `repeats` that would take
+/// `needed` in all; where none was estimated or it is more than [`MOST_REPEATS_QUOTED`]
+/// more, that the difference sits at the tolerance's edge.
+fn more_text(repeats: usize, needed: Option<u32>) -> String {
+    match needed.map(|needed| (needed as usize).saturating_sub(repeats).max(1)) {
+        Some(more) if more <= MOST_REPEATS_QUOTED => format!("about {more} more would tell"),
+        _ => format!(
+            "more than {MOST_REPEATS_QUOTED} more would be needed: the difference sits near the tolerance"
+        ),
+    }
+}
+
+/// "InnoDB leads by 1.12× [1.05, 1.19] over MyISAM", "equivalent within ±5% (InnoDB ahead
+/// by 1.02× [0.99, 1.04] over MyISAM)", "undecided after 3 repeats (…): about 9 more would
+/// tell", "too few repeats to say …". The figures are the ratio of medians with its
+/// bootstrap interval; the answer was decided on the paired interval.
+pub(super) fn row_text(row: &RowVerdict, rule: &DecisionRule) -> String {
     let Some(leader) = &row.leader else {
         return String::new();
     };
     let mut leads = Vec::new();
     let mut even = Vec::new();
+    let mut open = Vec::new();
     let mut few = Vec::new();
     for against in &row.against {
         let ratio = against
@@ -292,7 +320,8 @@ pub(super) fn row_text(row: &RowVerdict) -> String {
         let item = format!("{ratio} over {}", against.setup);
         match against.standing {
             Standing::Leads => leads.push(item),
-            Standing::NoSignificantDifference => even.push(item),
+            Standing::Equivalent => even.push(item),
+            Standing::Undecided { .. } => open.push(item),
             Standing::TooFewRepeats => few.push(item),
         }
     }
@@ -302,8 +331,26 @@ pub(super) fn row_text(row: &RowVerdict) -> String {
     }
     if !even.is_empty() {
         parts.push(format!(
-            "no significant difference ({leader} ahead by {})",
+            "equivalent within {} ({leader} ahead by {})",
+            tolerance_text(rule.tolerance * 100.0),
             even.join(", ")
+        ));
+    }
+    if !open.is_empty() {
+        let undecided = || {
+            row.against
+                .iter()
+                .filter(|a| matches!(a.standing, Standing::Undecided { .. }))
+        };
+        let repeats = undecided().map(|a| a.pairs).min().unwrap_or(0);
+        let needed = match row.standing() {
+            Some(Standing::Undecided { repeats_needed }) => repeats_needed,
+            _ => None,
+        };
+        parts.push(format!(
+            "undecided after {repeats} repeats ({leader} ahead by {}): {}",
+            open.join(", "),
+            more_text(repeats, needed)
         ));
     }
     if !few.is_empty() {
@@ -315,7 +362,7 @@ pub(super) fn row_text(row: &RowVerdict) -> String {
     parts.join("; ")
 }
 
-/// Where the significant leader changes with the thread count: "MyISAM leads up to 4
+/// Where the decided leader changes with the thread count: "MyISAM leads up to 4
 /// threads; from 16 threads InnoDB leads, 1.05× [1.01, 1.09]".
 pub(super) fn crossover(rows: &[RowVerdict]) -> Option<String> {
     let segments = leader_spans(rows);
@@ -354,37 +401,88 @@ pub(super) fn crossover(rows: &[RowVerdict]) -> Option<String> {
     Some(parts.join("; "))
 }
 
+/// Where some of a phase's rows are: " at 1 and 4 threads", " at LOAD DATA, …", or "".
+fn places(rows: &[&RowVerdict]) -> String {
+    let threads_only: Option<Vec<u32>> = rows
+        .iter()
+        .map(|row| (row.method.is_none() && row.query_kind.is_none()).then_some(row.threads)?)
+        .collect();
+    match threads_only.as_deref() {
+        Some([one]) => format!(" at {}", threads_text(*one)),
+        Some([init @ .., last]) => format!(
+            " at {} and {last} threads",
+            init.iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => {
+            let places: Vec<String> = rows.iter().map(|row| row.place()).collect();
+            if places.iter().all(String::is_empty) {
+                String::new()
+            } else {
+                format!(" at {}", places.join(", "))
+            }
+        }
+    }
+}
+
+/// The phase's rows that are not leads, in words: where equivalent, where undecided after
+/// `repeats` (with the most repeats any would take), where repeats are too few.
+fn unled_parts(phase: &PhaseVerdict, rule: &DecisionRule, repeats: usize) -> Vec<String> {
+    type Is = fn(Option<Standing>) -> bool;
+    let needed: Option<Vec<u32>> = phase
+        .rows
+        .iter()
+        .filter_map(|row| match row.standing() {
+            Some(Standing::Undecided { repeats_needed }) => Some(repeats_needed),
+            _ => None,
+        })
+        .collect();
+    let answers: [(Is, String, String); 3] = [
+        (
+            |s| s == Some(Standing::Equivalent),
+            format!(
+                "equivalent within {}",
+                tolerance_text(rule.tolerance * 100.0)
+            ),
+            String::new(),
+        ),
+        (
+            |s| matches!(s, Some(Standing::Undecided { .. })),
+            format!("undecided after {repeats} repeats"),
+            format!(
+                " ({})",
+                more_text(repeats, needed.and_then(|n| n.into_iter().max()))
+            ),
+        ),
+        (
+            |s| s == Some(Standing::TooFewRepeats),
+            "too few repeats to say".into(),
+            String::new(),
+        ),
+    ];
+    let mut parts = Vec::new();
+    for (is, words, after) in answers {
+        let rows: Vec<&RowVerdict> = phase.rows.iter().filter(|row| is(row.standing())).collect();
+        if rows.len() == phase.rows.len() {
+            parts.push(format!("{words}{after}"));
+        } else if !rows.is_empty() {
+            parts.push(format!("{words}{}{after}", places(&rows)));
+        }
+    }
+    parts
+}
+
 /// The phase in a sentence for the paragraph on top: its crossover, else each leader with
-/// where it leads and by how much, then where no difference shows or repeats are too few.
-fn phase_sentence(phase: &PhaseVerdict) -> String {
+/// where it leads and by how much, then where the set-ups are equivalent, where it is
+/// undecided after the run's `repeats` (and how many more would tell), where repeats are
+/// too few.
+fn phase_sentence(phase: &PhaseVerdict, rule: &DecisionRule, repeats: usize) -> String {
     let name = &phase.phase;
     if let Some(crossover) = &phase.crossover {
         return format!("{name}: {crossover}.");
     }
-    let places = |rows: Vec<&RowVerdict>| -> String {
-        let threads_only: Option<Vec<u32>> = rows
-            .iter()
-            .map(|row| (row.method.is_none() && row.query_kind.is_none()).then_some(row.threads)?)
-            .collect();
-        match threads_only.as_deref() {
-            Some([one]) => format!(" at {}", threads_text(*one)),
-            Some([init @ .., last]) => format!(
-                " at {} and {last} threads",
-                init.iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            _ => {
-                let places: Vec<String> = rows.iter().map(|row| row.place()).collect();
-                if places.iter().all(String::is_empty) {
-                    String::new()
-                } else {
-                    format!(" at {}", places.join(", "))
-                }
-            }
-        }
-    };
     let mut parts = Vec::new();
     let leaders = distinct(
         phase
@@ -412,26 +510,9 @@ fn phase_sentence(phase: &PhaseVerdict) -> String {
         } else {
             format!("{low:.2}–{high:.2}×")
         };
-        parts.push(format!("{leader} leads{}, by {by}", places(rows)));
+        parts.push(format!("{leader} leads{}, by {by}", places(&rows)));
     }
-    for (standing, words) in [
-        (
-            Standing::NoSignificantDifference,
-            "no significant difference",
-        ),
-        (Standing::TooFewRepeats, "too few repeats to say"),
-    ] {
-        let rows: Vec<&RowVerdict> = phase
-            .rows
-            .iter()
-            .filter(|row| row.standing() == Some(standing))
-            .collect();
-        if rows.len() == phase.rows.len() {
-            parts.push(words.to_string());
-        } else if !rows.is_empty() {
-            parts.push(format!("{words}{}", places(rows)));
-        }
-    }
+    parts.extend(unled_parts(phase, rule, repeats));
     let mut sentence = format!("{name}: {}.", parts.join("; "));
     if phase
         .rows
@@ -466,6 +547,8 @@ mod tests {
             against: vec![Against {
                 setup: "other".into(),
                 times_better: Some(ratio(r)),
+                paired: Some(ratio(r)),
+                pairs: 3,
                 standing: Standing::Leads,
             }],
             why: Vec::new(),
@@ -482,5 +565,110 @@ mod tests {
             "MyISAM leads up to 5 threads; from 20 threads InnoDB leads, 1.12× [1.07, 1.17]"
         );
         assert_eq!(crossover(&rows[..2]), None);
+    }
+
+    fn against(setup: &str, ratio: f64, standing: Standing) -> Against {
+        let interval = Ratio {
+            ratio,
+            low: ratio - 0.02,
+            high: ratio + 0.02,
+        };
+        Against {
+            setup: setup.into(),
+            times_better: Some(interval),
+            paired: Some(interval),
+            pairs: 3,
+            standing,
+        }
+    }
+
+    fn row(threads: u32, against: Vec<Against>) -> RowVerdict {
+        RowVerdict {
+            threads: Some(threads),
+            method: None,
+            query_kind: None,
+            leader: Some("InnoDB".into()),
+            against,
+            why: Vec::new(),
+            text: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_three_answers_are_put_in_words() {
+        let rule = DecisionRule::default();
+        let equivalent = row(16, vec![against("MyISAM", 1.02, Standing::Equivalent)]);
+        assert_eq!(
+            row_text(&equivalent, &rule),
+            "equivalent within ±5% (InnoDB ahead by 1.02× [1.00, 1.04] over MyISAM)"
+        );
+        let undecided = |needed| {
+            row(
+                4,
+                vec![against(
+                    "MyISAM",
+                    1.15,
+                    Standing::Undecided {
+                        repeats_needed: needed,
+                    },
+                )],
+            )
+        };
+        assert_eq!(
+            row_text(&undecided(Some(12)), &rule),
+            "undecided after 3 repeats (InnoDB ahead by 1.15× [1.13, 1.17] over MyISAM): about 9 more would tell"
+        );
+        for far in [None, Some(500)] {
+            assert!(
+                row_text(&undecided(far), &rule).ends_with(
+                    ": more than 100 more would be needed: the difference sits near the tolerance"
+                ),
+                "{far:?}"
+            );
+        }
+        let tighter = DecisionRule::new(2.5, 12);
+        assert!(row_text(&equivalent, &tighter).starts_with("equivalent within ±2.5% ("));
+        // A lead over one set-up and equivalence with another: both said, the row equivalent.
+        let mixed = row(
+            1,
+            vec![
+                against("MyISAM", 1.5, Standing::Leads),
+                against("Aria", 1.01, Standing::Equivalent),
+            ],
+        );
+        assert_eq!(mixed.standing(), Some(Standing::Equivalent));
+        assert_eq!(
+            row_text(&mixed, &rule),
+            "InnoDB leads by 1.50× [1.48, 1.52] over MyISAM; equivalent within ±5% (InnoDB ahead by 1.01× [0.99, 1.03] over Aria)"
+        );
+        // The paragraph's sentence: leads, equivalences and what is undecided with the
+        // most repeats any row would take.
+        let phase = PhaseVerdict {
+            phase: "select".into(),
+            metric: "wall ms",
+            higher_is_better: false,
+            rows: vec![
+                row(1, vec![against("MyISAM", 1.5, Standing::Leads)]),
+                undecided(Some(12)),
+                row(
+                    8,
+                    vec![against(
+                        "MyISAM",
+                        1.08,
+                        Standing::Undecided {
+                            repeats_needed: Some(20),
+                        },
+                    )],
+                ),
+                equivalent,
+            ],
+            query_kinds: Vec::new(),
+            crossover: None,
+            plans_differ: Vec::new(),
+        };
+        assert_eq!(
+            phase_sentence(&phase, &rule, 3),
+            "select: InnoDB leads at 1 thread, by 1.50×; equivalent within ±5% at 16 threads; undecided after 3 repeats at 4 and 8 threads (about 17 more would tell)."
+        );
     }
 }
