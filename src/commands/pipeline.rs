@@ -20,8 +20,8 @@ pub fn measure(
     output: impl FnOnce() -> anyhow::Result<RunOutput>,
     finish: impl FnOnce(RunResult, &RunOutput) -> anyhow::Result<Finished>,
 ) -> anyhow::Result<Finished> {
-    for line in plan.study.describe().notes {
-        crate::console::note(&line);
+    for line in plan.study.describe().notes.iter().chain(&plan.notes) {
+        crate::console::note(line);
     }
     fit_server_to_connections(plan, &mut server)?;
     check_caps(plan, &server)?;
@@ -29,7 +29,11 @@ pub fn measure(
         out!("{}", plan.describe());
         return Ok(Finished::Success);
     }
-    let output = output()?;
+    let mut output = output()?;
+    if plan.matrix.until_decided.is_some() {
+        // Between rounds the runner asks the verdict, which it must not know.
+        output.judge = Some(Box::new(crate::view::verdict::still_undecided));
+    }
     let outcome = runner::run(plan, &server, &output);
     finish(outcome, &output)
 }

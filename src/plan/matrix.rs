@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::driver::{DriverKind, RateSpec, StopCondition};
 use crate::engine::Engine;
 use crate::load::LoadArgs;
-use crate::results::CrashKind;
+use crate::results::{CrashKind, UntilDecided};
 use crate::scenario::Arrivals;
 use crate::units::{
     parse_count, parse_duration, parse_rate, parse_thread_count, parse_tolerance_pct,
@@ -30,10 +30,26 @@ pub struct Matrix {
     #[arg(long, value_parser = parse_thread_count, value_delimiter = ',')]
     pub threads: Vec<u32>,
 
-    /// Repeats per cell; tables show the best and the median [default: the scenario
-    /// file's; sysbench workloads 1]
+    /// Repeats per cell, fixed; tables show the best and the median [default: where a
+    /// server runs two engines or more, repeats until every comparison is decided (see
+    /// --max-repeat); else the scenario file's; sysbench workloads 1]
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: Option<u32>,
+
+    /// Without --repeat: the most repeats a cell runs while its comparisons are undecided
+    /// [default: 12]; the first look is at 3 (or the study's own count)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(3..), conflicts_with = "repeat")]
+    pub max_repeat: Option<u32>,
+
+    /// Without --repeat: no repeat beyond the first look starts once the run has lasted
+    /// this long (e.g. 5m); what is still undecided is said so
+    #[arg(long, value_parser = parse_duration, value_name = "TIME", conflicts_with = "repeat")]
+    pub budget: Option<Duration>,
+
+    /// Decide, then stop: set when the matrix is completed (no --repeat, and a server
+    /// running two engines or more).
+    #[arg(skip)]
+    pub until_decided: Option<UntilDecided>,
 
     /// Extra repeats run first for every cell and discarded (warm caches, JIT-free but
     /// buffer pools and page cache are not): kept in the record, left out of every report
@@ -193,6 +209,9 @@ impl Default for Matrix {
             engines: Vec::new(),
             threads: Vec::new(),
             repeat: None,
+            max_repeat: None,
+            budget: None,
+            until_decided: None,
             warmup_repeats: 0,
             time: None,
             loops: None,
@@ -254,6 +273,7 @@ impl Matrix {
             }
         }
         let counted = self.events.is_some() || self.loops.is_some();
+        let until_decided = self.until_decided(defaults, engines.len());
         Matrix {
             engines,
             threads: if self.threads.is_empty() {
@@ -261,7 +281,11 @@ impl Matrix {
             } else {
                 self.threads.clone()
             },
-            repeat: Some(self.repeat.unwrap_or(defaults.repeat)),
+            repeat: Some(match &until_decided {
+                Some(until) => until.max_repeats,
+                None => self.repeat.unwrap_or(defaults.repeat),
+            }),
+            until_decided,
             time: self.time.or(if counted { None } else { defaults.time }),
             crash: if self.no_crash {
                 Vec::new()
@@ -274,7 +298,32 @@ impl Matrix {
         }
     }
 
-    /// Repeats per cell (1 before the matrix is completed).
+    /// Decide, then stop, where the command line fixes no count and a server runs two
+    /// engines or more (set-ups on one server alternate within a round, so their repeats
+    /// pair): from the first look, at 3 repeats or the study's own count if more, to
+    /// `--max-repeat`. Set-ups on separate servers (profiles, builds) run one server after
+    /// another and cannot pair round by round, so one engine per server keeps the
+    /// study's own count.
+    fn until_decided(&self, defaults: &Defaults, engines: usize) -> Option<UntilDecided> {
+        if self.repeat.is_some() || engines < 2 {
+            return None;
+        }
+        let min_repeats = defaults
+            .repeat
+            .max(crate::results::FIRST_LOOK_REPEATS as u32);
+        let max_repeats = self
+            .max_repeat
+            .unwrap_or(crate::results::DEFAULT_MAX_REPEATS as u32)
+            .max(min_repeats);
+        Some(UntilDecided {
+            min_repeats,
+            max_repeats,
+            budget_s: self.budget.map(|budget| budget.as_secs_f64()),
+            budget_spent: false,
+        })
+    }
+
+    /// Repeats per cell (1 before the matrix is completed); when deciding, the most.
     pub fn repeats(&self) -> u32 {
         self.repeat.unwrap_or(1)
     }
@@ -349,8 +398,28 @@ mod tests {
         let done = given.completed(&defaults);
         assert_eq!(done.engines, vec![Engine::MyIsam, Engine::InnoDb]);
         assert_eq!(done.threads, vec![1]);
-        assert_eq!(done.repeats(), 1);
+        // Two engines on one server and no --repeat: repeats 3 to 12 until decided.
+        let until = done.until_decided.clone().unwrap();
+        assert_eq!((until.min_repeats, until.max_repeats), (3, 12));
+        assert_eq!(done.repeats(), 12);
         assert_eq!(done.time, None);
+        // --repeat fixes the count; --max-repeat moves the last look.
+        let fixed = Matrix {
+            repeat: Some(2),
+            ..given.clone()
+        }
+        .completed(&defaults);
+        assert_eq!((fixed.until_decided.clone(), fixed.repeats()), (None, 2));
+        let most = Matrix {
+            max_repeat: Some(6),
+            ..given.clone()
+        }
+        .completed(&Defaults {
+            repeat: 4,
+            ..defaults.clone()
+        });
+        let until = most.until_decided.unwrap();
+        assert_eq!((until.min_repeats, until.max_repeats), (4, 6));
         let plain = Matrix::default().completed(&defaults);
         assert_eq!(plain.time, Some(Duration::from_secs(10)));
         assert_eq!(plain.engines, vec![Engine::InnoDb]);

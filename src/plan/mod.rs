@@ -150,6 +150,8 @@ pub struct Plan {
     /// `--slo`: each cell is a search for the highest rate that meets this goal, not one
     /// measurement.
     pub slo: Option<crate::measure::slo::Slo>,
+    /// What the plan chose that the command line did not say, in sentences.
+    pub notes: Vec<String>,
 }
 
 impl Plan {
@@ -167,8 +169,8 @@ impl Plan {
     /// build, named after both. With `caps` (a list of caps to
     /// compare), each of those profiles (or the one server) runs under each cap in turn,
     /// named after both.
-    pub fn with_caps(study: Study, matrix: &Matrix, caps: &[CapVariant]) -> Plan {
-        let matrix = matrix.completed(&study.defaults());
+    pub fn with_caps(study: Study, given: &Matrix, caps: &[CapVariant]) -> Plan {
+        let mut matrix = given.completed(&study.defaults());
         let servers = &matrix.servers;
         let own = durability_profiles::chosen(own_profiles(&*study), &matrix.profiles);
         let profiles: Vec<Profile> = if servers.is_empty() {
@@ -201,6 +203,22 @@ impl Plan {
         };
         let profiles = with_caps(profiles, caps);
         let mut steps = study::steps(&*study, profiles.len(), &matrix);
+        let mut notes = Vec::new();
+        if matrix.until_decided.is_some() && !rounds_alternate(&steps) {
+            // Repeats pair round by round only where the engines alternate within a round;
+            // a study that runs one engine's cells after another's keeps its own count.
+            let repeat = study.defaults().repeat;
+            matrix = Matrix {
+                repeat: Some(repeat),
+                ..given.clone()
+            }
+            .completed(&study.defaults());
+            steps = study::steps(&*study, profiles.len(), &matrix);
+            notes.push(format!(
+                "{} runs one engine's cells after the other's (their tables share names), so its repeats cannot stop once decided: {repeat} repeat(s) per cell, as --repeat {repeat}",
+                study.name()
+            ));
+        }
         let total = steps.iter().filter(|s| matches!(s, Step::Cell(_))).count();
         let mut number = 0;
         for step in &mut steps {
@@ -217,6 +235,7 @@ impl Plan {
             matrix,
             agent: None,
             slo: None,
+            notes,
         }
     }
 
@@ -430,6 +449,27 @@ fn describe_profile(profile: &Profile) -> String {
             format!(", capped: {caps}")
         }
     )
+}
+
+/// Whether every round of repeats runs each engine once before the next round begins, on
+/// each server: per phase and thread count, the cells' repeat numbers never go back. A
+/// study whose engines share table names runs one engine's repeats after another's.
+fn rounds_alternate(steps: &[Step]) -> bool {
+    let mut last_repeat: std::collections::HashMap<(usize, u32), u32> = Default::default();
+    for step in steps {
+        match step {
+            Step::StartProfile { .. } => last_repeat.clear(),
+            Step::Cell(cell) => {
+                let last = last_repeat.entry((cell.phase, cell.threads)).or_insert(0);
+                if cell.repeat < *last {
+                    return false;
+                }
+                *last = cell.repeat;
+            }
+            _ => {}
+        }
+    }
+    true
 }
 
 /// The cells of a run phase over the matrix's threads, repeats and `engines`: threads ×

@@ -109,7 +109,35 @@ pub struct RunRecord {
     /// without it are judged with [`DEFAULT_TOLERANCE_PCT`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tolerance_pct: Option<f64>,
+    /// Decide, then stop: the run's repeats went on per comparison until it was decided;
+    /// none for a fixed count (`--repeat`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_decided: Option<UntilDecided>,
 }
+
+/// Decide, then stop: each group of cells (a phase at a thread count on one server) ran
+/// repeats until the verdict's comparisons in it were decided, from the first look to the
+/// most, or until the budget ran out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct UntilDecided {
+    /// The first look: every cell ran at least this many repeats.
+    pub min_repeats: u32,
+    /// The last: no cell ran more.
+    pub max_repeats: u32,
+    /// `--budget`: no repeat beyond the first look started after this long, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_s: Option<f64>,
+    /// The budget ran out while some comparison was still undecided.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub budget_spent: bool,
+}
+
+/// The first look: a decision needs a spread, so at least this many pairs of repeats.
+pub const FIRST_LOOK_REPEATS: usize = 3;
+/// The most repeats a run that decides then stops runs per cell unless `--max-repeat`
+/// says otherwise: repeats 3..=12, ten looks, enough for the decided mode's intervals to
+/// tell a 10% lead at a few per cent of noise.
+pub const DEFAULT_MAX_REPEATS: usize = 12;
 
 /// The verdict's tolerance when neither the command line nor the record names one, in per
 /// cent: differences smaller than this are not worth a lead (criterion's noise threshold is
@@ -342,6 +370,7 @@ impl RunRecord {
             crashes: Vec::new(),
             accept_loss: Vec::new(),
             tolerance_pct: None,
+            until_decided: None,
             merged: None,
             slo: None,
         }

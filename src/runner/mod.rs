@@ -11,6 +11,8 @@ mod capacity;
 mod cell;
 mod cell_on_nodes;
 mod crash;
+mod deciding;
+pub use deciding::{CellGroup, Judge};
 pub use crash::{
     create_tables as ledger_tables, fill_accounts_sql as ledger_accounts_sql, Ledger,
     LedgerWorkload,
@@ -42,6 +44,10 @@ pub struct RunOutput {
     /// command's own progress (lines of its own on stdout, a script's hook), which the
     /// runner does not know.
     pub interval_hook: Option<IntervalHook>,
+    /// Decide, then stop: whether a group of cells is still undecided, which the verdict
+    /// knows and the runner does not. None: a plan that decides runs its first look's
+    /// repeats and stops there.
+    pub judge: Option<Judge>,
 }
 
 impl RunOutput {
@@ -71,6 +77,7 @@ impl RunOutput {
             report_interval,
             print_intervals: false,
             interval_hook: None,
+            judge: None,
         }
     }
 
@@ -121,6 +128,7 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
     record.slo = plan.slo.clone();
     record.accept_loss = plan.matrix.accept_loss.clone();
     record.tolerance_pct = Some(plan.matrix.tolerance_pct);
+    record.until_decided = plan.matrix.until_decided.clone();
     record.environment = Some(EnvironmentRecord::probe(None));
     if let Err(err) = output.save(&record) {
         return Err((err, Box::new(record)));
@@ -248,5 +256,23 @@ impl walk::Workbench for Bench<'_> {
 
     fn save(&mut self) -> anyhow::Result<()> {
         Bench::save(self)
+    }
+
+    fn undecided(&self, plan: &Plan, cell: &crate::plan::CellStep) -> bool {
+        let Some(judge) = &self.output.judge else {
+            return false;
+        };
+        let group = CellGroup {
+            profile: self.profile.clone(),
+            phase: plan.phase(cell.phase).name,
+            threads: cell.threads,
+        };
+        judge(self.record, &group)
+    }
+
+    fn budget_spent(&mut self) {
+        if let Some(until) = &mut self.record.until_decided {
+            until.budget_spent = true;
+        }
     }
 }

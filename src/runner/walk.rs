@@ -8,6 +8,8 @@ use crate::console::note;
 use crate::engine::Engine;
 use crate::plan::{preparing_only, CellStep, Plan, Step};
 
+use super::deciding::{Deciding, Go};
+
 /// How a step ended, for the walk.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct StepEnd {
@@ -36,6 +38,11 @@ pub trait Workbench {
     fn replace_after_crash(&mut self) -> anyhow::Result<()>;
     /// Saves the record as it stands.
     fn save(&mut self) -> anyhow::Result<()>;
+    /// Decide, then stop: whether the comparisons of `cell`'s group (its phase at its
+    /// thread count on the current server) are still undecided on the record so far.
+    fn undecided(&self, plan: &Plan, cell: &CellStep) -> bool;
+    /// Decide, then stop: the budget ran out before every group was decided.
+    fn budget_spent(&mut self);
 }
 
 /// The plan's steps in order until the end or Ctrl-C, the record saved after each. A
@@ -45,9 +52,24 @@ pub fn walk(plan: &Plan, bench: &mut dyn Workbench) -> anyhow::Result<()> {
     let mut load_failures = 0;
     // The steps that set the current server up, to do again on a fresh one.
     let mut setup: Vec<Step> = Vec::new();
+    let mut deciding = Deciding::new();
+    // Which server the steps run on: each profile's start begins another.
+    let mut server = 0;
     for (position, step) in plan.steps.iter().enumerate() {
         if bench.interrupted() {
             break;
+        }
+        match step {
+            Step::StartProfile { .. } => server += 1,
+            Step::Cell(cell) => match deciding.go(plan, server, cell, || bench.undecided(plan, cell)) {
+                Go::Run => {}
+                Go::Decided => continue,
+                Go::BudgetSpent => {
+                    bench.budget_spent();
+                    continue;
+                }
+            },
+            _ => {}
         }
         // Agents meet before every step: agent 1's tables are ready before anyone
         // measures, and only agent 1 creates or changes them.
@@ -232,6 +254,11 @@ mod tests {
         /// Engines the server lacks.
         missing: Vec<Engine>,
         steps_run: usize,
+        /// Decide, then stop: per thread count, the rounds after which its group is
+        /// decided (absent: never).
+        decided_after_rounds: std::collections::BTreeMap<u32, u32>,
+        budget_spent: bool,
+        cells_run: Vec<CellStep>,
     }
 
     fn label(plan: &Plan, step: &Step) -> String {
@@ -264,6 +291,9 @@ mod tests {
         fn run_step(&mut self, plan: &Plan, step: &Step) -> anyhow::Result<StepEnd> {
             let label = label(plan, step);
             self.steps_run += 1;
+            if let Step::Cell(cell) = step {
+                self.cells_run.push(*cell);
+            }
             self.log.push(format!("run {label}"));
             let load_failed = self.loads_fail && matches!(step, Step::Load { .. });
             let server_died = self.crash_in.as_deref() == Some(label.as_str());
@@ -283,6 +313,15 @@ mod tests {
             self.log.push("save".into());
             Ok(())
         }
+        fn undecided(&self, _plan: &Plan, cell: &CellStep) -> bool {
+            // Asked before round `cell.repeat`: the rounds before it are in.
+            self.decided_after_rounds
+                .get(&cell.threads)
+                .is_none_or(|&rounds| cell.repeat - 1 < rounds)
+        }
+        fn budget_spent(&mut self) {
+            self.budget_spent = true;
+        }
     }
 
     /// The example kind on two engines: prepare, 8 cells, two DDL steps, two loads,
@@ -295,9 +334,92 @@ mod tests {
             }),
             &Matrix {
                 loops: Some(10),
+                repeat: Some(1),
                 ..Matrix::default()
             },
         )
+    }
+
+    /// The example kind on two engines deciding, then stopping: repeats 3 to `max`.
+    fn deciding_plan(max: u32, budget: Option<std::time::Duration>) -> Plan {
+        Plan::new(
+            Arc::new(ExampleKind {
+                engines: vec![Engine::MyIsam, Engine::InnoDb],
+                checks: false,
+            }),
+            &Matrix {
+                loops: Some(10),
+                max_repeat: Some(max),
+                budget,
+                ..Matrix::default()
+            },
+        )
+    }
+
+    /// The repeats each (phase, threads) ran on InnoDB, in order.
+    fn repeats_run(bench: &FakeBench) -> Vec<(usize, u32, u32)> {
+        bench
+            .cells_run
+            .iter()
+            .filter(|cell| cell.engine == Engine::InnoDb)
+            .map(|cell| (cell.phase, cell.threads, cell.repeat))
+            .collect()
+    }
+
+    #[test]
+    fn a_deciding_plan_runs_rounds_until_its_group_is_decided_and_both_engines_pair() {
+        let plan = deciding_plan(5, None);
+        assert_eq!(
+            plan.matrix.until_decided.as_ref().map(|u| (u.min_repeats, u.max_repeats)),
+            Some((3, 5))
+        );
+        let mut bench = FakeBench {
+            // One thread decides after four rounds; two threads never.
+            decided_after_rounds: [(1, 4)].into_iter().collect(),
+            ..FakeBench::default()
+        };
+        walk(&plan, &mut bench).unwrap();
+        let ran = repeats_run(&bench);
+        for phase in [0, 2] {
+            let of = |threads: u32| -> Vec<u32> {
+                ran.iter()
+                    .filter(|(p, t, _)| *p == phase && *t == threads)
+                    .map(|(_, _, repeat)| *repeat)
+                    .collect()
+            };
+            assert_eq!(of(1), vec![1, 2, 3, 4], "{phase}: {ran:?}");
+            assert_eq!(of(2), vec![1, 2, 3, 4, 5], "{phase}: {ran:?}");
+        }
+        // Every round that ran, ran on both engines: the rounds stay paired.
+        assert_eq!(bench.cells_run.len(), 2 * ran.len());
+        assert!(!bench.budget_spent);
+    }
+
+    #[test]
+    fn a_spent_budget_stops_every_round_beyond_the_first_look_and_is_recorded() {
+        let plan = deciding_plan(12, Some(std::time::Duration::ZERO));
+        let mut bench = FakeBench::default();
+        walk(&plan, &mut bench).unwrap();
+        let ran = repeats_run(&bench);
+        assert!(ran.iter().all(|(_, _, repeat)| *repeat <= 3), "{ran:?}");
+        assert_eq!(ran.len(), 2 * 2 * 3, "two phases × two thread counts × 3");
+        assert!(bench.budget_spent);
+    }
+
+    #[test]
+    fn a_fixed_count_or_one_engine_never_decides() {
+        // --repeat fixes the count; a server of one engine has nothing to pair.
+        let fixed = example_plan();
+        assert!(fixed.matrix.until_decided.is_none());
+        let alone = Plan::new(
+            Arc::new(ExampleKind {
+                engines: vec![Engine::InnoDb],
+                checks: false,
+            }),
+            &Matrix::default(),
+        );
+        assert!(alone.matrix.until_decided.is_none());
+        assert_eq!(alone.matrix.repeats(), 1);
     }
 
     fn labels(plan: &Plan) -> Vec<String> {

@@ -149,7 +149,19 @@ fn repeats_alternate_between_engines_and_the_index_comes_before_indexed_cells() 
 
 #[test]
 fn the_s0_plan_has_the_studys_shape() {
-    let plan = plan_of("s0", Matrix::default()).unwrap();
+    // By default s0 decides, then stops: at least its own 3 repeats, at most 12.
+    let deciding = plan_of("s0", Matrix::default()).unwrap();
+    let until = deciding.matrix.until_decided.clone().unwrap();
+    assert_eq!((until.min_repeats, until.max_repeats), (3, 12));
+    assert_eq!(deciding.cells().count(), 4 * 4 * 12 * 2);
+    let plan = plan_of(
+        "s0",
+        Matrix {
+            repeat: Some(3),
+            ..Matrix::default()
+        },
+    )
+    .unwrap();
     // 4 run phases × 4 thread counts × 3 repeats × 2 engines
     assert_eq!(plan.cells().count(), 96);
     let text = plan.describe();
@@ -164,7 +176,14 @@ fn the_s0_plan_has_the_studys_shape() {
 
 #[test]
 fn profiles_each_get_a_server_and_timed_cells_add_up() {
-    let plan = plan_of("s2", Matrix::default()).unwrap();
+    let plan = plan_of(
+        "s2",
+        Matrix {
+            repeat: Some(1),
+            ..Matrix::default()
+        },
+    )
+    .unwrap();
     let scenario = plan.study.scenario().unwrap();
     let starts = plan
         .steps

@@ -157,40 +157,75 @@ pub fn ratio_of_medians(a: &[f64], b: &[f64]) -> Option<Ratio> {
 
 /// The tolerance of "equivalent" when the record names none (`--tolerance`, in per cent).
 pub use crate::results::DEFAULT_TOLERANCE_PCT;
-/// The first look: a decision needs a spread, so at least this many pairs.
-pub const FIRST_LOOK_REPEATS: usize = 3;
-/// The cap on looks the error rate is spent over: repeats 3..=12, ten looks. A run planned
-/// with more repeats spends it over its own count instead.
-pub const LOOK_CAP_REPEATS: usize = 12;
+/// The first look, and the most repeats of a run that decides then stops.
+pub use crate::results::{DEFAULT_MAX_REPEATS, FIRST_LOOK_REPEATS};
 
-/// How two set-ups' repeats are judged: the tolerance of "equivalent" and the last repeat
-/// at which the error rate may be spent (see [`paired_looks`]).
+/// How two set-ups' repeats are judged: the tolerance of "equivalent", and the looks the
+/// error rate is spent over (see [`paired_looks`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DecisionRule {
     /// T: "equivalent" means within [1/(1+T), 1+T]; a lead must clear 1+T.
     pub tolerance: f64,
-    /// K: the looks are after repeats 3..=K.
-    pub look_cap_repeats: usize,
+    pub looks: Looks,
+}
+
+/// When the repeats are looked at.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Looks {
+    /// A fixed count (`--repeat N`): one look, once all the repeats are in, with the whole
+    /// error rate.
+    Once,
+    /// Decide, then stop: a look after every round from `first` to `last` repeats, the
+    /// run free to stop at any of them.
+    EveryRound { first: usize, last: usize },
 }
 
 impl DecisionRule {
-    /// The rule for a run of `planned_repeats` with a tolerance in per cent.
-    pub fn new(tolerance_pct: f64, planned_repeats: usize) -> DecisionRule {
+    /// One look at the end of a fixed count of repeats, with a tolerance in per cent.
+    pub fn fixed(tolerance_pct: f64) -> DecisionRule {
         DecisionRule {
             tolerance: tolerance_pct / 100.0,
-            look_cap_repeats: planned_repeats.max(LOOK_CAP_REPEATS),
+            looks: Looks::Once,
         }
     }
 
-    /// The two-sided error rate spent at each look: Bonferroni over the looks 3..=K,
-    /// α/(K−2) each, so that the chance of any look's interval missing the true ratio is at
-    /// most α by the union bound, whatever the dependence between looks (the simplest
-    /// alpha-spending rule: C. Jennison and B. W. Turnbull, Group Sequential Methods with
-    /// Applications to Clinical Trials, 2000, §2.2; docs/design/time-and-verdicts.md §3).
-    /// Beyond the cap the rule is no longer honoured, so the cap grows with the look.
+    /// Looks after rounds `first..=last` (first at least [`FIRST_LOOK_REPEATS`]), with a
+    /// tolerance in per cent.
+    pub fn sequential(tolerance_pct: f64, first: usize, last: usize) -> DecisionRule {
+        let first = first.max(FIRST_LOOK_REPEATS);
+        DecisionRule {
+            tolerance: tolerance_pct / 100.0,
+            looks: Looks::EveryRound {
+                first,
+                last: last.max(first),
+            },
+        }
+    }
+
+    /// The rounds looked at when `pairs` are in: the last alone for a fixed count; every
+    /// round from the first look on when deciding.
+    fn look_rounds(&self, pairs: usize) -> std::ops::RangeInclusive<usize> {
+        match self.looks {
+            Looks::Once => pairs.max(FIRST_LOOK_REPEATS)..=pairs,
+            Looks::EveryRound { first, .. } => first..=pairs,
+        }
+    }
+
+    /// The two-sided error rate spent at each look. A fixed count spends it all at its one
+    /// look. Deciding spends it by Bonferroni over the looks first..=last, α/(last−first+1)
+    /// each, so that the chance of any look's interval missing the true ratio is at most α
+    /// by the union bound whatever the dependence between looks, and so whatever rule
+    /// stops the run (the simplest alpha-spending rule: C. Jennison and B. W. Turnbull,
+    /// Group Sequential Methods with Applications to Clinical Trials, 2000, §2.2;
+    /// docs/design/time-and-verdicts.md §3). Should a run go beyond its last look, the
+    /// count of looks grows with it.
     fn alpha_per_look(&self, pairs: usize) -> f64 {
-        let cap = self.look_cap_repeats.max(pairs);
-        (1.0 - CONFIDENCE) / (cap + 1 - FIRST_LOOK_REPEATS) as f64
+        match self.looks {
+            Looks::Once => 1.0 - CONFIDENCE,
+            Looks::EveryRound { first, last } => {
+                (1.0 - CONFIDENCE) / (last.max(pairs) + 1 - first) as f64
+            }
+        }
     }
 
     /// ln(1+T): the tolerance on the log scale, where it is symmetric.
@@ -200,8 +235,13 @@ impl DecisionRule {
 }
 
 impl Default for DecisionRule {
+    /// Deciding with the default tolerance and most repeats.
     fn default() -> DecisionRule {
-        DecisionRule::new(DEFAULT_TOLERANCE_PCT, LOOK_CAP_REPEATS)
+        DecisionRule::sequential(
+            DEFAULT_TOLERANCE_PCT,
+            FIRST_LOOK_REPEATS,
+            DEFAULT_MAX_REPEATS,
+        )
     }
 }
 
@@ -243,9 +283,9 @@ pub fn paired_ratios(a: &[f64], b: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// The intervals of the ratio after each look (repeats 3..=n of `ratios`), each the
-/// running intersection of the t intervals so far, so that they only shrink and an answer,
-/// once given, stays: at look k, mean ± t(1−α_k/2, k−1)·s/√k of the k log-ratios (Student's
+/// The intervals of the ratio after each look (the rule's rounds up to n, the length of
+/// `ratios`), each the running intersection of the t intervals so far, so that they only
+/// shrink and an answer, once given, stays: at look k, mean ± t(1−α_k/2, k−1)·s/√k of the k log-ratios (Student's
 /// t interval on the paired differences), α_k from [`DecisionRule::alpha_per_look`]. Should
 /// the intersection ever come out empty (a drift the pairing did not cancel), the look's
 /// own interval stands.
@@ -253,7 +293,7 @@ pub fn paired_looks(ratios: &[f64], rule: &DecisionRule) -> Vec<Ratio> {
     let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
     let mut looks = Vec::new();
     let (mut low, mut high) = (f64::NEG_INFINITY, f64::INFINITY);
-    for k in FIRST_LOOK_REPEATS..=logs.len() {
+    for k in rule.look_rounds(logs.len()) {
         let (mean, sd) = mean_sd(&logs[..k]);
         let half = t_quantile(rule.alpha_per_look(k), k) * sd / (k as f64).sqrt();
         let (look_low, look_high) = (mean - half, mean + half);
@@ -474,7 +514,7 @@ mod tests {
         (0..STUDIES)
             .map(|_| {
                 let (mut a, mut b) = (Vec::new(), Vec::new());
-                for _ in 0..LOOK_CAP_REPEATS {
+                for _ in 0..DEFAULT_MAX_REPEATS {
                     let drift = 0.1 * normal(&mut rng);
                     a.push(1000.0 * (drift + sigma * normal(&mut rng)).exp());
                     b.push(1000.0 * true_ratio * (drift + sigma * normal(&mut rng)).exp());
@@ -520,13 +560,13 @@ mod tests {
         // would hide a broken interval, so the interval is also checked with T = 0, where a
         // lead is the interval excluding 1.
         for tolerance_pct in [DEFAULT_TOLERANCE_PCT, 0.0] {
-            let rule = DecisionRule::new(tolerance_pct, LOOK_CAP_REPEATS);
+            let rule = DecisionRule::sequential(tolerance_pct, FIRST_LOOK_REPEATS, DEFAULT_MAX_REPEATS);
             let forward = simulate(1.0, 0.05, &rule);
             // B over A below 1/(1+T) is A leading.
             let mut rng = SmallRng::seed_from_u64(49);
             let backward: usize = (0..STUDIES)
                 .filter(|_| {
-                    let ratios: Vec<f64> = (0..LOOK_CAP_REPEATS)
+                    let ratios: Vec<f64> = (0..DEFAULT_MAX_REPEATS)
                         .map(|_| (0.05 * std::f64::consts::SQRT_2 * normal(&mut rng)).exp())
                         .collect();
                     paired_looks(&ratios, &rule)
@@ -545,10 +585,10 @@ mod tests {
         let mut rng = SmallRng::seed_from_u64(50);
         let naive = (0..STUDIES)
             .filter(|_| {
-                let logs: Vec<f64> = (0..LOOK_CAP_REPEATS)
+                let logs: Vec<f64> = (0..DEFAULT_MAX_REPEATS)
                     .map(|_| 0.05 * std::f64::consts::SQRT_2 * normal(&mut rng))
                     .collect();
-                (FIRST_LOOK_REPEATS..=LOOK_CAP_REPEATS).any(|k| {
+                (FIRST_LOOK_REPEATS..=DEFAULT_MAX_REPEATS).any(|k| {
                     let (mean, sd) = mean_sd(&logs[..k]);
                     mean.abs() > t_quantile(1.0 - CONFIDENCE, k) * sd / (k as f64).sqrt()
                 })
@@ -611,6 +651,35 @@ mod tests {
         assert_eq!(decide(&[1.1, 1.2], &rule), None, "no look before 3 repeats");
         // Pairs of the first min(n) rounds.
         assert_eq!(paired_ratios(&[1.0, 2.0, 4.0], &[2.0, 2.0]), vec![2.0, 1.0]);
+    }
+
+    #[test]
+    fn a_fixed_count_is_looked_at_once_with_the_whole_error_rate() {
+        let fixed = DecisionRule::fixed(DEFAULT_TOLERANCE_PCT);
+        let deciding = DecisionRule::default();
+        // Three rounds around 1.20 with 2% of spread: a fixed count of three spends all of
+        // α at its one look (t = 4.30) and decides; deciding-then-stopping spends α/10 at
+        // repeat 3 (t = 14.09) and does not, yet.
+        let ratios = [1.18, 1.22, 1.20];
+        assert_eq!(paired_looks(&ratios, &fixed).len(), 1);
+        assert_eq!(paired_looks(&ratios, &deciding).len(), 1);
+        assert_eq!(decide(&ratios, &fixed).unwrap().answer, Answer::Leads);
+        assert!(matches!(
+            decide(&ratios, &deciding).unwrap().answer,
+            Answer::Undecided { more_repeats: Some(_) }
+        ));
+        // Twelve rounds: one look for the fixed count, ten when deciding.
+        let twelve: Vec<f64> = ratios.iter().copied().cycle().take(12).collect();
+        assert_eq!(paired_looks(&twelve, &fixed).len(), 1);
+        assert_eq!(paired_looks(&twelve, &deciding).len(), 10);
+        // A fixed count's one look keeps the false-lead rate at α for identical set-ups.
+        let studies = simulate(1.0, 0.05, &DecisionRule::fixed(0.0));
+        let false_leads = share_ever(&studies, Answer::Leads);
+        assert!(false_leads <= 0.05 / 2.0 + 0.01, "{false_leads}");
+        // A later first look (a study whose own count is 5) spends over fewer looks.
+        let from_five = DecisionRule::sequential(DEFAULT_TOLERANCE_PCT, 5, 12);
+        assert!(paired_looks(&ratios, &from_five).is_empty());
+        assert_eq!(paired_looks(&twelve, &from_five).len(), 8);
     }
 
     #[test]

@@ -615,6 +615,7 @@ mod tests {
         let matrix = Matrix {
             engines: vec![Engine::InnoDb, Engine::MyIsam],
             threads: vec![1, 4],
+            repeat: Some(1),
             ..Matrix::default()
         }
         .completed(&params.defaults());

@@ -18,8 +18,10 @@
 //! format the [`Verdicts`]), nor define a statistic, nor know a study by its name.
 
 mod rank;
+mod until_decided;
 mod words;
 
+pub use until_decided::still_undecided;
 use serde::Serialize;
 
 use super::stats::{DecisionRule, Ratio, DEFAULT_TOLERANCE_PCT};
@@ -180,12 +182,18 @@ impl View {
     }
 
     /// How this run's set-ups are judged: the record's `--tolerance` (5% in records
-    /// before it), the looks capped at the run's repeats or 12, whichever is more.
+    /// before it); one look at a fixed count of repeats, or a look after every round from
+    /// the first to the most when the run decided, then stopped.
     pub fn decision_rule(&self) -> DecisionRule {
-        DecisionRule::new(
-            self.record.tolerance_pct.unwrap_or(DEFAULT_TOLERANCE_PCT),
-            self.repeats,
-        )
+        let tolerance_pct = self.record.tolerance_pct.unwrap_or(DEFAULT_TOLERANCE_PCT);
+        match &self.record.until_decided {
+            Some(until) => DecisionRule::sequential(
+                tolerance_pct,
+                until.min_repeats as usize,
+                until.max_repeats as usize,
+            ),
+            None => DecisionRule::fixed(tolerance_pct),
+        }
     }
 
     /// The verdicts of this run: a function of the record alone.
@@ -444,7 +452,7 @@ mod tests {
         );
         // Where MyISAM's lead is decided it is much faster: what that speed costs is said.
         assert!(
-            answer.contains("MyISAM would lead InnoDB in 4 comparisons, by up to "),
+            answer.contains("MyISAM would lead InnoDB in 5 comparisons, by up to "),
             "{answer}"
         );
         assert!(answer.contains("--accept-loss power"), "{answer}");

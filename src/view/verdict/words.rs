@@ -626,7 +626,7 @@ mod tests {
                 "{far:?}"
             );
         }
-        let tighter = DecisionRule::new(2.5, 12);
+        let tighter = DecisionRule::sequential(2.5, 3, 12);
         assert!(row_text(&equivalent, &tighter).starts_with("equivalent within ±2.5% ("));
         // A lead over one set-up and equivalence with another: both said, the row equivalent.
         let mixed = row(
