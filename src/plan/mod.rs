@@ -204,7 +204,14 @@ impl Plan {
         let profiles = with_caps(profiles, caps);
         let mut steps = study::steps(&*study, profiles.len(), &matrix);
         let mut notes = Vec::new();
-        if matrix.until_decided.is_some() && !rounds_alternate(&steps) {
+        let why_fixed = if steps.iter().any(|step| matches!(step, Step::Load { .. })) {
+            Some("times loads, which are not decided round by round")
+        } else if !rounds_alternate(&steps) {
+            Some("runs one engine's cells after the other's (their tables share names)")
+        } else {
+            None
+        };
+        if let (Some(why), Some(_)) = (why_fixed, &matrix.until_decided) {
             // Repeats pair round by round only where the engines alternate within a round;
             // a study that runs one engine's cells after another's keeps its own count.
             let repeat = study.defaults().repeat;
@@ -215,7 +222,7 @@ impl Plan {
             .completed(&study.defaults());
             steps = study::steps(&*study, profiles.len(), &matrix);
             notes.push(format!(
-                "{} runs one engine's cells after the other's (their tables share names), so its repeats cannot stop once decided: {repeat} repeat(s) per cell, as --repeat {repeat}",
+                "{} {why}, so its repeats cannot stop once decided: {repeat} repeat(s), as --repeat {repeat}",
                 study.name()
             ));
         }

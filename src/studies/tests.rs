@@ -212,6 +212,16 @@ fn a_sysbench_workload_is_the_same_steps_as_a_scenario() {
         },
     )
     .unwrap();
+    // One engine's cells after the other's: repeats cannot pair round by round, so the
+    // workload keeps its own count (1) rather than deciding, and says so.
+    assert!(plan.matrix.until_decided.is_none());
+    assert!(
+        plan.notes
+            .iter()
+            .any(|note| note.contains("cannot stop once decided: 1 repeat(s)")),
+        "{:?}",
+        plan.notes
+    );
     assert_eq!(
         shape(&plan),
         vec![

@@ -39,6 +39,8 @@ fn tpcc_keeps_its_books_on_transactional_engines_and_myisam_is_marked_not_compar
             "1",
             "--events",
             "4000",
+            "--repeat",
+            "1",
             "--no-db",
             "--format",
             "markdown",
