@@ -178,6 +178,8 @@ mod tests {
         engines: Vec<Engine>,
         /// Whether it checks its tables after a crash (and so loads beside the ledger).
         checks: bool,
+        /// Whether it times a load phase (a plan that does keeps a fixed count).
+        times_loads: bool,
     }
 
     impl StudyKind for ExampleKind {
@@ -212,7 +214,8 @@ mod tests {
                     .map(|&engine| Step::Ddl { phase: 1, engine }),
             );
             steps.extend(run_phase_cells(2, &[1, 2], &self.engines, matrix));
-            steps.extend(self.engines.iter().map(|&engine| Step::Load {
+            let loads = if self.times_loads { &self.engines[..] } else { &[] };
+            steps.extend(loads.iter().map(|&engine| Step::Load {
                 phase: 3,
                 method: 0,
                 engine,
@@ -331,6 +334,7 @@ mod tests {
             Arc::new(ExampleKind {
                 engines: vec![Engine::MyIsam, Engine::InnoDb],
                 checks: false,
+                times_loads: true,
             }),
             &Matrix {
                 loops: Some(10),
@@ -346,6 +350,7 @@ mod tests {
             Arc::new(ExampleKind {
                 engines: vec![Engine::MyIsam, Engine::InnoDb],
                 checks: false,
+                times_loads: false,
             }),
             &Matrix {
                 loops: Some(10),
@@ -415,6 +420,7 @@ mod tests {
             Arc::new(ExampleKind {
                 engines: vec![Engine::InnoDb],
                 checks: false,
+                times_loads: true,
             }),
             &Matrix::default(),
         );
@@ -492,6 +498,7 @@ mod tests {
             Arc::new(ExampleKind {
                 engines: vec![Engine::MyIsam, Engine::InnoDb],
                 checks: false,
+                times_loads: true,
             }),
             &Matrix {
                 loops: Some(10),
@@ -548,6 +555,7 @@ mod tests {
             Arc::new(ExampleKind {
                 engines: vec![Engine::MyIsam],
                 checks: true,
+                times_loads: true,
             }),
             &Matrix {
                 loops: Some(10),
