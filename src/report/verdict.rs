@@ -44,7 +44,7 @@ pub fn section_of(verdicts: &Verdicts) -> Section {
             .collect();
         blocks.push(Block::Table {
             caption: format!(
-                "{} — who leads on {} ({}), ratio of medians with its 95% bootstrap interval; the answer from repeats paired by round, on an interval valid at every look, with a tolerance of {}",
+                "{} — who leads on {} ({}), ratio of medians with its 95% bootstrap interval; the answer from {}, with a tolerance of {}",
                 phase.phase,
                 phase.metric,
                 if phase.higher_is_better {
@@ -52,6 +52,7 @@ pub fn section_of(verdicts: &Verdicts) -> Section {
                 } else {
                     "lower is better"
                 },
+                verdicts.looks,
                 crate::view::verdict::tolerance_text(verdicts.tolerance_pct)
             ),
             table: Table {

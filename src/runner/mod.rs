@@ -12,11 +12,11 @@ mod cell;
 mod cell_on_nodes;
 mod crash;
 mod deciding;
-pub use deciding::{CellGroup, Judge};
 pub use crash::{
     create_tables as ledger_tables, fill_accounts_sql as ledger_accounts_sql, Ledger,
     LedgerWorkload,
 };
+pub use deciding::{CellGroup, Judge};
 mod phases;
 mod progress;
 pub use progress::IntervalHook;

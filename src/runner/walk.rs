@@ -61,14 +61,16 @@ pub fn walk(plan: &Plan, bench: &mut dyn Workbench) -> anyhow::Result<()> {
         }
         match step {
             Step::StartProfile { .. } => server += 1,
-            Step::Cell(cell) => match deciding.go(plan, server, cell, || bench.undecided(plan, cell)) {
-                Go::Run => {}
-                Go::Decided => continue,
-                Go::BudgetSpent => {
-                    bench.budget_spent();
-                    continue;
+            Step::Cell(cell) => {
+                match deciding.go(plan, server, cell, || bench.undecided(plan, cell)) {
+                    Go::Run => {}
+                    Go::Decided => continue,
+                    Go::BudgetSpent => {
+                        bench.budget_spent();
+                        continue;
+                    }
                 }
-            },
+            }
             _ => {}
         }
         // Agents meet before every step: agent 1's tables are ready before anyone
@@ -214,7 +216,11 @@ mod tests {
                     .map(|&engine| Step::Ddl { phase: 1, engine }),
             );
             steps.extend(run_phase_cells(2, &[1, 2], &self.engines, matrix));
-            let loads = if self.times_loads { &self.engines[..] } else { &[] };
+            let loads = if self.times_loads {
+                &self.engines[..]
+            } else {
+                &[]
+            };
             steps.extend(loads.iter().map(|&engine| Step::Load {
                 phase: 3,
                 method: 0,
@@ -375,7 +381,10 @@ mod tests {
     fn a_deciding_plan_runs_rounds_until_its_group_is_decided_and_both_engines_pair() {
         let plan = deciding_plan(5, None);
         assert_eq!(
-            plan.matrix.until_decided.as_ref().map(|u| (u.min_repeats, u.max_repeats)),
+            plan.matrix
+                .until_decided
+                .as_ref()
+                .map(|u| (u.min_repeats, u.max_repeats)),
             Some((3, 5))
         );
         let mut bench = FakeBench {

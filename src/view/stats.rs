@@ -560,7 +560,8 @@ mod tests {
         // would hide a broken interval, so the interval is also checked with T = 0, where a
         // lead is the interval excluding 1.
         for tolerance_pct in [DEFAULT_TOLERANCE_PCT, 0.0] {
-            let rule = DecisionRule::sequential(tolerance_pct, FIRST_LOOK_REPEATS, DEFAULT_MAX_REPEATS);
+            let rule =
+                DecisionRule::sequential(tolerance_pct, FIRST_LOOK_REPEATS, DEFAULT_MAX_REPEATS);
             let forward = simulate(1.0, 0.05, &rule);
             // B over A below 1/(1+T) is A leading.
             let mut rng = SmallRng::seed_from_u64(49);
@@ -666,7 +667,9 @@ mod tests {
         assert_eq!(decide(&ratios, &fixed).unwrap().answer, Answer::Leads);
         assert!(matches!(
             decide(&ratios, &deciding).unwrap().answer,
-            Answer::Undecided { more_repeats: Some(_) }
+            Answer::Undecided {
+                more_repeats: Some(_)
+            }
         ));
         // Twelve rounds: one look for the fixed count, ten when deciding.
         let twelve: Vec<f64> = ratios.iter().copied().cycle().take(12).collect();

@@ -112,3 +112,102 @@ fn s0_verdict_names_the_leader_per_thread_count_with_an_interval_and_a_why() {
     common::assert_nothing_left(&tmp);
     let _ = std::fs::remove_file(json);
 }
+
+/// Without --repeat, two engines on one server decide, then stop: every phase at every
+/// thread count runs rounds of both engines from the first look (3) until its comparison
+/// is decided or the most (--max-repeat) is reached, so a group that stopped early is one
+/// the verdict decided, and one still undecided ran them all. Whatever this machine
+/// measures, that is what the record and the verdict must show together.
+#[test]
+fn without_a_fixed_count_each_group_runs_rounds_until_its_verdict_is_decided() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("verdict-deciding");
+    let json = tmp.with_extension("deciding.json");
+    let output = common::enginebench(&tmp)
+        .args([
+            "run",
+            "s0",
+            "--rows",
+            "2000",
+            "--threads",
+            "1,4",
+            "--loops",
+            "50",
+        ])
+        .args(["--variants", "select+update,update", "--max-repeat", "5"])
+        .args(["--no-db", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = common::succeeded(output);
+    assert!(
+        stdout.contains("repeats paired by round until decided (3 to 5 per cell)"),
+        "{stdout}"
+    );
+    let record = common::read_json(&json);
+    assert_eq!(
+        record["until_decided"]["min_repeats"], 3,
+        "{}",
+        record["until_decided"]
+    );
+    assert_eq!(record["until_decided"]["max_repeats"], 5);
+    let cells = record["cells"].as_array().unwrap();
+    let rounds = |variant: &str, threads: u64, engine: &str| {
+        cells
+            .iter()
+            .filter(|c| c["variant"] == variant && c["threads"] == threads && c["engine"] == engine)
+            .count()
+    };
+    let mut groups = 0;
+    for phase in record["verdict"]["phases"].as_array().unwrap() {
+        let variant = phase["phase"].as_str().unwrap();
+        for row in phase["rows"].as_array().unwrap() {
+            let threads = row["threads"].as_u64().unwrap();
+            let (myisam, innodb) = (
+                rounds(variant, threads, "myisam"),
+                rounds(variant, threads, "innodb"),
+            );
+            assert_eq!(myisam, innodb, "{variant} at {threads}: rounds stay paired");
+            assert!(
+                (3..=5).contains(&myisam),
+                "{variant} at {threads}: {myisam}"
+            );
+            let answers: Vec<&str> = row["against"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a["standing"]["answer"].as_str().unwrap())
+                .collect();
+            let decided = answers.iter().all(|a| ["leads", "equivalent"].contains(a));
+            if myisam < 5 {
+                assert!(decided, "{variant} at {threads} stopped at {myisam}: {row}");
+            }
+            if !decided {
+                assert_eq!(myisam, 5, "{variant} at {threads} undecided: {row}");
+            }
+            groups += 1;
+        }
+    }
+    assert_eq!(groups, 4, "two phases × two thread counts");
+    common::assert_nothing_left(&tmp);
+
+    // A fixed count and a rule for stopping are one choice or the other.
+    let refused = common::enginebench(&tmp)
+        .args([
+            "run",
+            "s0",
+            "--repeat",
+            "3",
+            "--max-repeat",
+            "5",
+            "--dry-run",
+        ])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("--max-repeat") && stderr.contains("--repeat"),
+        "{stderr}"
+    );
+}

@@ -21,8 +21,8 @@ mod rank;
 mod until_decided;
 mod words;
 
-pub use until_decided::still_undecided;
 use serde::Serialize;
+pub use until_decided::still_undecided;
 
 use super::stats::{DecisionRule, Ratio, DEFAULT_TOLERANCE_PCT};
 use super::{distinct, Group, GroupKind, PhaseKind, View};
@@ -41,6 +41,9 @@ pub struct Verdicts {
     pub answer: String,
     /// T of "equivalent within ±T%", in per cent.
     pub tolerance_pct: f64,
+    /// How the repeats were looked at, in words: a fixed count once, or rounds until
+    /// decided (and whether the budget ran out).
+    pub looks: String,
     pub phases: Vec<PhaseVerdict>,
     /// Set-ups named but never ranked, with why.
     pub not_ranked: Vec<NotRanked>,
@@ -286,6 +289,7 @@ impl View {
         Verdicts {
             answer,
             tolerance_pct: rule.tolerance * 100.0,
+            looks: words::looks_text(self.record.until_decided.as_ref(), self.repeats),
             phases,
             not_ranked,
             safety,

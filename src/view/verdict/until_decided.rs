@@ -16,7 +16,9 @@ use super::Standing;
 pub fn still_undecided(record: &RunRecord, group: &CellGroup) -> bool {
     let mut own = record.clone();
     own.cells.retain(|cell| {
-        cell.profile == group.profile && cell.variant == group.phase && cell.threads == group.threads
+        cell.profile == group.profile
+            && cell.variant == group.phase
+            && cell.threads == group.threads
     });
     own.loads.clear();
     own.sequences.clear();

@@ -299,6 +299,29 @@ fn more_text(repeats: usize, needed: Option<u32>) -> String {
     }
 }
 
+/// How the repeats were looked at: "repeats paired by round until decided (3 to 12 per
+/// cell), on an interval valid at every look" or "the 5 repeats paired by round, looked
+/// at once"; a budget that ran out is said.
+pub fn looks_text(until: Option<&crate::results::UntilDecided>, repeats: usize) -> String {
+    match until {
+        Some(until) => format!(
+            "repeats paired by round until decided ({} to {} per cell{}), on an interval valid at every look (Bonferroni over the looks){}",
+            until.min_repeats,
+            until.max_repeats,
+            until
+                .budget_s
+                .map(|budget_s| format!(", budget {}", humantime::format_duration(std::time::Duration::from_secs(budget_s.round() as u64))))
+                .unwrap_or_default(),
+            if until.budget_spent {
+                "; the budget ran out with comparisons still undecided"
+            } else {
+                ""
+            }
+        ),
+        None => format!("the {repeats} repeat(s) paired by round, looked at once"),
+    }
+}
+
 /// "InnoDB leads by 1.12× [1.05, 1.19] over MyISAM", "equivalent within ±5% (InnoDB ahead
 /// by 1.02× [0.99, 1.04] over MyISAM)", "undecided after 3 repeats (…): about 9 more would
 /// tell", "too few repeats to say …". The figures are the ratio of medians with its
