@@ -328,6 +328,8 @@ impl View {
             })
             .map(|mark| mark.why.as_str())
             .collect();
+        // One mark per repeat: the same reason is said once.
+        let why = distinct(why);
         (!why.is_empty()).then(|| why.join("; "))
     }
 
