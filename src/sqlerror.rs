@@ -14,6 +14,14 @@ pub const ER_LOCK_WAIT_TIMEOUT: u16 = 1205;
 pub const ER_STATEMENT_TIMEOUT: u16 = 1969;
 /// ER_QUERY_TIMEOUT: MySQL's max_execution_time (set by --query-timeout) elapsed.
 pub const ER_QUERY_TIMEOUT: u16 = 3024;
+/// ER_WARNING_NOT_COMPLETE_ROLLBACK: a warning, not an error: a ROLLBACK could not undo
+/// the changes made to non-transactional tables (MyISAM, MEMORY, Aria without
+/// transactions); they stay in place.
+pub const ER_WARNING_NOT_COMPLETE_ROLLBACK: u16 = 1196;
+/// The mismatch that counts ROLLBACKs that undid nothing (a warning on the ROLLBACK, as
+/// 1196), for every kind that looks (Lua scripts, replays): a set-up with one is marked not
+/// comparable, its transactions not what the others ran.
+pub const ROLLBACK_NOT_HONOURED: &str = "rollback";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

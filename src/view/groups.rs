@@ -33,6 +33,17 @@ pub struct RateSummary {
     pub fell_behind: bool,
 }
 
+/// What set the pace of a group's events, when something other than the server did: its
+/// repeats were offered the same work at the same times on every set-up.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum Pace {
+    /// `--rate`: the highest target of the repeats, in events per second.
+    Rate { target_per_s: f64 },
+    /// A replay at the captured pace (`speed` times it).
+    Captured { speed: f64 },
+}
+
 /// Events per second, report interval by report interval, of one repeat.
 #[derive(Debug, Clone)]
 pub struct Timeline {
@@ -83,6 +94,12 @@ pub struct Group {
     /// without a completed repeat.
     pub per_statement: Option<PerStatement>,
     pub rate: RateSummary,
+    /// Cells only: what paced the events (None: a closed loop, each worker's next event as
+    /// soon as its last one ended).
+    pub paced: Option<Pace>,
+    /// Cells only, per completed repeat with events: whole events' p99 latency in µs, from
+    /// their intended start when paced ([`Pace`]), in run order.
+    pub event_p99_us: Vec<f64>,
     /// Cells only: the first completed repeat with two report intervals or more.
     pub timeline: Option<Timeline>,
 
@@ -121,6 +138,8 @@ impl Group {
             event_histogram: new_histogram(),
             per_statement: None,
             rate: RateSummary::default(),
+            paced: None,
+            event_p99_us: Vec::new(),
             timeline: None,
             times_faster: None,
             step_means: Vec::new(),
@@ -372,10 +391,16 @@ fn cell_figures(group: &mut Group, record: &RunRecord) {
         if let Ok(histogram) = decode_histogram(&cell.event_histogram_v2) {
             let _ = group.event_histogram.add(&histogram);
         }
+        if cell.event_latency_us.count > 0 {
+            group.event_p99_us.push(cell.event_latency_us.p99_us as f64);
+        }
         if let Some(rate) = cell.rate {
             group.rate.target_per_s = group.rate.target_per_s.max(rate.target_per_s);
             group.rate.max_lag_ms = group.rate.max_lag_ms.max(rate.max_lag_ms);
             group.rate.fell_behind |= rate.fell_behind;
+            group.paced = Some(Pace::Rate {
+                target_per_s: group.rate.target_per_s,
+            });
         }
         for (name, value) in &cell.server_status_delta {
             *status.entry(name.clone()).or_insert(0) += value;
@@ -385,6 +410,14 @@ fn cell_figures(group: &mut Group, record: &RunRecord) {
         }
         client_cpu_us += cell.client_cpu_us;
         executed += statements(record, cell);
+    }
+    // A replay's connections keep the captured times (unless replayed as fast as possible).
+    if group.paced.is_none() {
+        group.paced = record
+            .replay
+            .as_ref()
+            .and_then(|replay| replay.speed)
+            .map(|speed| Pace::Captured { speed });
     }
     group.statements_summary = summarise(&group.statements_per_s);
     group.events_summary = summarise(&group.events_per_s);

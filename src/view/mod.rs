@@ -26,7 +26,7 @@ use hdrhistogram::Histogram;
 pub use crash_expectations::{Broken, CrashAgainstExpected, Finding};
 pub use crashes::{CrashLossOf, CrashSummary};
 pub use durability::{durability_of, DurabilityProfile, ExpectedLoss, Loss};
-pub use groups::{Group, GroupKind, RateSummary, Timeline, CAPACITY_METRIC};
+pub use groups::{Group, GroupKind, Pace, RateSummary, Timeline, CAPACITY_METRIC};
 pub use plan_comparison::EvidenceRow;
 
 use crate::engine::Engine;
@@ -328,6 +328,8 @@ impl View {
             })
             .map(|mark| mark.why.as_str())
             .collect();
+        // One mark per repeat: the same reason is said once.
+        let why = distinct(why);
         (!why.is_empty()).then(|| why.join("; "))
     }
 

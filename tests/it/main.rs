@@ -33,6 +33,7 @@ mod oltp;
 mod parsers_never_panic;
 mod plans;
 mod power_fs;
+mod replay_judged;
 mod report;
 mod robustness;
 mod s0_counts;

@@ -17,7 +17,7 @@ use crate::server::ConnectionSpec;
 use crate::sqlerror::{ErrorClass, QueryFailure};
 
 /// The name of the mismatch a ROLLBACK that undid nothing counts under.
-pub const ROLLBACK: &str = "rollback";
+pub const ROLLBACK: &str = crate::sqlerror::ROLLBACK_NOT_HONOURED;
 
 /// The state that runs `init` and `done`, held by the workload. Only the thread that
 /// builds and drops the workload (the runner's) touches it.

@@ -31,8 +31,10 @@ use crate::view::View;
 /// The name a replay's record carries.
 pub const REPLAY_STUDY: &str = "replay";
 
-/// The replay's one step of its own: the snapshot loaded into an engine's tables.
+/// The replay's steps of its own: the snapshot loaded into an engine's tables before each
+/// cell; after it, ROLLBACKs that undid nothing mark the engine not comparable.
 const LOAD_SNAPSHOT: usize = 0;
+const AFTER_CELL: usize = 1;
 
 /// The record's kind, and the registry's entry.
 pub struct ReplayKind;
@@ -135,6 +137,31 @@ pub fn plan_replay(
             script: std::sync::Arc::new(script),
         }),
         matrix,
+    ))
+}
+
+/// Why a replayed cell is not comparable with the others: ROLLBACKs its engine did not
+/// honour (the capture's transactions then left changes the captured server undid), with
+/// how many answers differed from the captured ones after them. None when every ROLLBACK
+/// was honoured.
+fn rollbacks_not_honoured(cell: &crate::results::CellRecord) -> Option<String> {
+    let rollback = crate::sqlerror::ROLLBACK_NOT_HONOURED;
+    let ignored = cell.mismatches.iter().find(|m| m.name == rollback)?;
+    let differed: u64 = cell
+        .mismatches
+        .iter()
+        .filter(|m| m.name != rollback)
+        .map(|m| m.count)
+        .sum();
+    Some(format!(
+        "{} ROLLBACK(s) not honoured ({}){}",
+        ignored.count,
+        ignored.example,
+        if differed > 0 {
+            format!("; {differed} answer(s) differed from the captured ones")
+        } else {
+            String::new()
+        }
     ))
 }
 
@@ -244,21 +271,31 @@ impl StudyKind for ReplayParams {
         let threads = [self.script.connections.len().max(1) as u32];
         let mut steps = Vec::new();
         for cell in run_phase_cells(0, &threads, &matrix.engines, matrix) {
-            if let Step::Cell(cell_step) = &cell {
-                steps.push(Step::Own {
-                    what: LOAD_SNAPSHOT,
-                    engine: cell_step.engine,
-                });
-            }
+            let Step::Cell(cell_step) = &cell else {
+                steps.push(cell);
+                continue;
+            };
+            let engine = cell_step.engine;
+            steps.push(Step::Own {
+                what: LOAD_SNAPSHOT,
+                engine,
+            });
             steps.push(cell);
+            steps.push(Step::Own {
+                what: AFTER_CELL,
+                engine,
+            });
         }
         steps
     }
 
     fn describe_step(&self, step: &Step, _matrix: &Matrix) -> String {
-        let Step::Own { engine, .. } = step else {
+        let Step::Own { what, engine } = step else {
             return format!("{step:?}");
         };
+        if *what == AFTER_CELL {
+            return format!("on {engine}: a ROLLBACK that undid nothing marks it not comparable");
+        }
         format!(
             "load the snapshot ({} table(s), {} row(s)) into {} with ENGINE={}",
             self.capture.tables.len(),
@@ -306,6 +343,12 @@ impl StudyKind for ReplayParams {
     ) -> anyhow::Result<()> {
         match what {
             LOAD_SNAPSHOT => snapshot::load_snapshot(self, host, engine, matrix),
+            AFTER_CELL => {
+                if let Some(why) = host.last_cell().and_then(rollbacks_not_honoured) {
+                    host.mark_not_comparable(engine, why);
+                }
+                Ok(())
+            }
             other => bail!("a replay has no step numbered {other} (a bug in enginebench)"),
         }
     }
@@ -313,7 +356,31 @@ impl StudyKind for ReplayParams {
 
 #[cfg(test)]
 mod tests {
-    use super::names_database;
+    use super::{names_database, rollbacks_not_honoured};
+    use crate::results::MismatchRecord;
+
+    #[test]
+    fn a_cell_whose_rollbacks_undid_nothing_says_so_with_the_answers_that_differed() {
+        let record = crate::results::parse_record(
+            include_str!("../../../tests/fixtures/s0-verdict.json"),
+            "s0-verdict.json",
+        )
+        .unwrap();
+        let mut cell = record.cells[0].clone();
+        let mismatch = |name: &str, count| MismatchRecord {
+            name: name.into(),
+            count,
+            example: format!("{name} example"),
+        };
+        cell.mismatches = vec![mismatch("SELECT ?", 43)];
+        assert_eq!(rollbacks_not_honoured(&cell), None, "no ROLLBACK ignored");
+        cell.mismatches.push(mismatch("rollback", 56));
+        cell.mismatches.push(mismatch("UPDATE ?", 2));
+        assert_eq!(
+            rollbacks_not_honoured(&cell).unwrap(),
+            "56 ROLLBACK(s) not honoured (rollback example); 45 answer(s) differed from the captured ones"
+        );
+    }
 
     #[test]
     fn a_statement_names_a_database_only_as_a_qualifier_of_its_own() {

@@ -4,10 +4,12 @@
 //! (several statements too), prepared statements are prepared and executed with their
 //! captured parameters. SQL errors are results, counted per query kind, never the end of the
 //! replay; an answer that differs from the captured one (rows, changed rows, error) is
-//! counted as a mismatch with its first example. It must not know where the capture came
-//! from.
+//! counted as a mismatch with its first example, and a ROLLBACK the server warned it could
+//! not honour (1196: non-transactional tables keep their changes) is counted apart, as the
+//! Lua kind counts it. It must not know where the capture came from.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -37,6 +39,8 @@ pub struct Shared {
     pub speed: Option<f64>,
     /// Per query kind: mismatches seen, and the first one's description.
     mismatches: Mutex<BTreeMap<usize, (u64, String)>>,
+    /// ROLLBACKs answered with a warning: changes left in place (1196).
+    rollbacks_not_honoured: AtomicU64,
 }
 
 impl Shared {
@@ -79,6 +83,7 @@ impl ReplayWorkload {
                 renamed_from,
                 speed,
                 mismatches: Mutex::new(BTreeMap::new()),
+                rollbacks_not_honoured: AtomicU64::new(0),
             }),
         }
     }
@@ -122,7 +127,7 @@ impl Workload for ReplayWorkload {
             .mismatches
             .lock()
             .unwrap_or_else(|p| p.into_inner());
-        mismatches
+        let mut out: Vec<(String, u64, String)> = mismatches
             .iter()
             .map(|(&kind, (count, example))| {
                 (
@@ -131,7 +136,19 @@ impl Workload for ReplayWorkload {
                     example.clone(),
                 )
             })
-            .collect()
+            .collect();
+        let ignored = self.shared.rollbacks_not_honoured.load(Ordering::Relaxed);
+        if ignored > 0 {
+            out.push((
+                crate::sqlerror::ROLLBACK_NOT_HONOURED.to_string(),
+                ignored,
+                format!(
+                    "ROLLBACK left changes in place: the server warned that non-transactional tables could not be rolled back ({})",
+                    crate::sqlerror::ER_WARNING_NOT_COMPLETE_ROLLBACK
+                ),
+            ));
+        }
+        out
     }
 }
 
@@ -155,6 +172,8 @@ struct ReplayWorker {
 struct Answer {
     rows: u64,
     affected_rows: u64,
+    /// Warnings the server raised (summed over result sets).
+    warnings: u64,
 }
 
 /// The rows and changed rows of every result set a command returned, read to the end.
@@ -163,7 +182,9 @@ fn answer_of<T: mysql::prelude::Protocol>(
 ) -> Result<Answer, mysql::Error> {
     let mut answer = Answer::default();
     while let Some(set) = result.iter() {
+        // An answer without rows (a ROLLBACK's) carries its OK packet until it is read.
         answer.affected_rows += set.affected_rows();
+        answer.warnings += u64::from(set.warnings());
         for row in set {
             row?;
             answer.rows += 1;
@@ -281,6 +302,17 @@ fn carries_masked_secret(command: &Command) -> bool {
             .any(|value| matches!(value, crate::capture::format::Value::Text(text) if text == mask))
 }
 
+/// Whether a command is a ROLLBACK (of the transaction or to a savepoint), as text or
+/// prepared.
+fn is_rollback(command: &Command) -> bool {
+    matches!(command.kind, CommandKind::Query | CommandKind::Execute)
+        && command.sql.as_deref().is_some_and(|sql| {
+            sql.trim_start()
+                .get(..8)
+                .is_some_and(|verb| verb.eq_ignore_ascii_case("rollback"))
+        })
+}
+
 fn error_code(err: &mysql::Error) -> Option<u16> {
     match err {
         mysql::Error::MySqlError(err) => Some(err.code),
@@ -340,7 +372,14 @@ impl Worker for ReplayWorker {
         let from = self.intended.take().unwrap_or(started).min(started);
         let latency_us = from.elapsed().as_micros() as u64;
         match &outcome {
-            Ok(_) => recorder.record_ok(kind, latency_us),
+            Ok(answer) => {
+                recorder.record_ok(kind, latency_us);
+                if answer.warnings > 0 && is_rollback(command) {
+                    shared
+                        .rollbacks_not_honoured
+                        .fetch_add(1, Ordering::Relaxed);
+                }
+            }
             Err(err) => {
                 let failure = crate::sqlerror::classify(kind, err);
                 // A lost connection ends this connection's replay; SQL errors are results.
@@ -388,12 +427,12 @@ mod tests {
         };
         let same = Ok(Answer {
             rows: 3,
-            affected_rows: 0,
+            ..Default::default()
         });
         assert_eq!(ReplayWorker::differs(&captured, &same), None);
         let fewer = Ok(Answer {
             rows: 2,
-            affected_rows: 0,
+            ..Default::default()
         });
         assert_eq!(
             ReplayWorker::differs(&captured, &fewer).as_deref(),
@@ -406,5 +445,32 @@ mod tests {
         assert!(ReplayWorker::differs(&failed, &same)
             .unwrap()
             .contains("captured error 1054"));
+    }
+
+    #[test]
+    fn a_rollback_is_told_by_its_verb_as_text_or_prepared() {
+        let command = |kind, sql: &str| Command {
+            connection: 1,
+            start_us: 0,
+            end_us: 0,
+            kind,
+            sql: Some(sql.into()),
+            statement: None,
+            params: Vec::new(),
+            database: None,
+            response: None,
+        };
+        assert!(is_rollback(&command(CommandKind::Query, "ROLLBACK")));
+        assert!(is_rollback(&command(
+            CommandKind::Query,
+            "  rollback to savepoint a"
+        )));
+        assert!(is_rollback(&command(CommandKind::Execute, "Rollback")));
+        assert!(!is_rollback(&command(CommandKind::Query, "COMMIT")));
+        assert!(!is_rollback(&command(CommandKind::Prepare, "ROLLBACK")));
+        assert!(!is_rollback(&command(
+            CommandKind::Query,
+            "SELECT 'rollback'"
+        )));
     }
 }

@@ -17,6 +17,7 @@
 //! makes one, asking `rank` who leads and `words` how to say it. Must not draw (reports
 //! format the [`Verdicts`]), nor define a statistic, nor know a study by its name.
 
+mod basis;
 mod rank;
 mod until_decided;
 mod words;
@@ -27,7 +28,8 @@ pub use until_decided::still_undecided;
 use super::stats::{DecisionRule, Ratio, DEFAULT_TOLERANCE_PCT};
 use super::{distinct, Group, GroupKind, PhaseKind, View};
 
-pub use words::{ratio_text, tolerance_text};
+pub use basis::{Basis, PACED_METRIC};
+pub use words::{basis_text, ratio_text, tolerance_text};
 
 /// The fewest repeats a side needs for a decision (the first look, [`super::stats::FIRST_LOOK_REPEATS`]).
 pub const MIN_REPEATS_FOR_VERDICT: usize = 3;
@@ -55,9 +57,12 @@ pub struct Verdicts {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct PhaseVerdict {
     pub phase: String,
-    /// What was compared: "events/s", "wall ms", "load s", "job ms".
+    /// What was compared: "events/s", "wall ms", "load s", "job ms", or a paced phase's
+    /// "p99 latency µs".
     pub metric: &'static str,
     pub higher_is_better: bool,
+    /// Why that figure: a closed loop's own, or latency because the phase was paced.
+    pub basis: Basis,
     pub rows: Vec<RowVerdict>,
     /// Per query kind, where the phase has several.
     pub query_kinds: Vec<RowVerdict>,
@@ -221,6 +226,7 @@ impl View {
             if groups.is_empty() || self.setups.len() < 2 {
                 continue;
             }
+            let judge = basis::Judge::of(&groups);
             let places = distinct(groups.iter().map(|g| (g.method.clone(), g.threads)));
             let mut rows = Vec::new();
             let mut query_kinds = Vec::new();
@@ -233,16 +239,13 @@ impl View {
                 let (ranked, lossy) = self.sort_out(&label, threads, bucket, &mut not_ranked);
                 let place = words::place_of(&label, method.as_deref(), threads);
                 safety.extend(
-                    self.lossy_against_safe(&ranked, &lossy)
+                    self.lossy_against_safe(&ranked, &lossy, &judge)
                         .into_iter()
                         .map(|cost| (place.clone(), cost)),
                 );
-                let Some(row) = rank::rank(
-                    &ranked,
-                    |g| g.values.clone(),
-                    rank::group_higher(&ranked),
-                    &rule,
-                ) else {
+                let Some(row) =
+                    rank::rank(&ranked, |g| judge.values(g), judge.higher_is_better, &rule)
+                else {
                     continue;
                 };
                 let mut row = RowVerdict {
@@ -269,7 +272,6 @@ impl View {
             if rows.is_empty() {
                 continue;
             }
-            let first = groups[0];
             phases.push(PhaseVerdict {
                 crossover: words::crossover(&rows),
                 plans_differ: if kind == GroupKind::Cell {
@@ -278,8 +280,9 @@ impl View {
                     Vec::new()
                 },
                 phase: label,
-                metric: first.metric,
-                higher_is_better: first.higher_is_better,
+                metric: judge.metric,
+                higher_is_better: judge.higher_is_better,
+                basis: judge.basis,
                 rows,
                 query_kinds,
             });

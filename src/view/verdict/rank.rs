@@ -6,6 +6,7 @@
 //! Owns: every comparison and threshold applied. Must not word anything: sentences and
 //! reasons are `words`'s, made from what this returns.
 
+use super::basis::Judge;
 use super::{Against, RowVerdict, Standing, MAX_FAILED_STATEMENT_SHARE, MIN_REPEATS_FOR_VERDICT};
 use crate::results::OutcomeRecord;
 use crate::view::stats::{decide, paired_ratios, ratio_of_medians, Answer, DecisionRule, Ratio};
@@ -170,11 +171,6 @@ impl View {
     }
 }
 
-/// Whether the groups' figure is better higher (they share a phase, so a metric).
-pub(super) fn group_higher(groups: &[&Group]) -> bool {
-    groups.first().is_some_and(|g| g.higher_is_better)
-}
-
 /// What a set-up that lost data in a crash stands against the best one that lost nothing.
 pub(super) enum SafetyCost {
     /// It would have led the best safe set-up by this much.
@@ -194,15 +190,16 @@ impl View {
         &self,
         ranked: &[&Group],
         lossy: &[&Group],
+        judge: &Judge,
     ) -> Vec<SafetyCost> {
         if lossy.is_empty() {
             return Vec::new();
         }
-        let higher = group_higher(lossy);
+        let higher = judge.higher_is_better;
         let best = match ranked {
             [] => return Vec::new(),
             [only] => *only,
-            _ => match rank(ranked, |g| g.values.clone(), higher, &self.decision_rule()) {
+            _ => match rank(ranked, |g| judge.values(g), higher, &self.decision_rule()) {
                 Some(row) => *ranked
                     .iter()
                     .find(|g| Some(g.setup.label()) == row.leader)
@@ -219,7 +216,7 @@ impl View {
         for group in lossy {
             let Some(row) = rank(
                 &[*group, best],
-                |g| g.values.clone(),
+                |g| judge.values(g),
                 higher,
                 &self.decision_rule(),
             ) else {

@@ -8,11 +8,11 @@
 
 use super::rank::{leader_spans, SafetyCost, WhyNotRanked};
 use super::{
-    NotRanked, PhaseVerdict, RowVerdict, Standing, MAX_FAILED_STATEMENT_SHARE,
+    Basis, NotRanked, PhaseVerdict, RowVerdict, Standing, MAX_FAILED_STATEMENT_SHARE,
     MIN_REPEATS_FOR_VERDICT,
 };
 use crate::view::stats::{DecisionRule, Ratio};
-use crate::view::{distinct, View};
+use crate::view::{distinct, Pace, View};
 
 impl RowVerdict {
     /// "16 threads", "load method 'LOAD DATA'", or "" for a phase of one comparison.
@@ -274,6 +274,23 @@ impl View {
     }
 }
 
+/// Why a phase is judged on what it is, where that is not its own figure: "judged on p99
+/// latency from the intended start: the run was paced at the captured rate, so throughput
+/// is the same everywhere". None for a closed loop (its figure is named with its table).
+pub fn basis_text(basis: &Basis) -> Option<String> {
+    let Basis::PacedLatency { paced } = basis else {
+        return None;
+    };
+    let pace = match *paced {
+        Pace::Captured { speed } if (speed - 1.0).abs() < 1e-9 => "the captured rate".into(),
+        Pace::Captured { speed } => format!("{speed}× the captured rate"),
+        Pace::Rate { target_per_s } => format!("--rate {target_per_s:.0}/s"),
+    };
+    Some(format!(
+        "judged on p99 latency from the intended start: the run was paced at {pace}, so throughput is the same everywhere"
+    ))
+}
+
 /// "±5%": the tolerance (in per cent) as the answers quote it.
 pub fn tolerance_text(pct: f64) -> String {
     if (pct - pct.round()).abs() < 1e-9 {
@@ -502,7 +519,10 @@ fn unled_parts(phase: &PhaseVerdict, rule: &DecisionRule, repeats: usize) -> Vec
 /// undecided after the run's `repeats` (and how many more would tell), where repeats are
 /// too few.
 fn phase_sentence(phase: &PhaseVerdict, rule: &DecisionRule, repeats: usize) -> String {
-    let name = &phase.phase;
+    let name = match basis_text(&phase.basis) {
+        Some(basis) => format!("{} ({basis})", phase.phase),
+        None => phase.phase.clone(),
+    };
     if let Some(crossover) = &phase.crossover {
         return format!("{name}: {crossover}.");
     }
@@ -670,6 +690,7 @@ mod tests {
             phase: "select".into(),
             metric: "wall ms",
             higher_is_better: false,
+            basis: Basis::OwnFigure,
             rows: vec![
                 row(1, vec![against("MyISAM", 1.5, Standing::Leads)]),
                 undecided(Some(12)),
@@ -692,6 +713,47 @@ mod tests {
         assert_eq!(
             phase_sentence(&phase, &rule, 3),
             "select: InnoDB leads at 1 thread, by 1.50×; equivalent within ±5% at 16 threads; undecided after 3 repeats at 4 and 8 threads (about 17 more would tell)."
+        );
+    }
+
+    #[test]
+    fn a_paced_phase_says_it_is_judged_on_latency_and_why() {
+        assert_eq!(basis_text(&Basis::OwnFigure), None);
+        let captured = |speed| Basis::PacedLatency {
+            paced: Pace::Captured { speed },
+        };
+        assert_eq!(
+            basis_text(&captured(1.0)).unwrap(),
+            "judged on p99 latency from the intended start: the run was paced at the captured rate, so throughput is the same everywhere"
+        );
+        assert!(basis_text(&captured(2.5))
+            .unwrap()
+            .contains("paced at 2.5× the captured rate"));
+        let rate = Basis::PacedLatency {
+            paced: Pace::Rate {
+                target_per_s: 500.0,
+            },
+        };
+        assert!(basis_text(&rate)
+            .unwrap()
+            .contains("paced at --rate 500/s,"));
+        // Lower is better: the leader's lower p99 is worded as a lead, as any metric's.
+        let phase = PhaseVerdict {
+            phase: "replay".into(),
+            metric: super::super::PACED_METRIC,
+            higher_is_better: false,
+            basis: captured(1.0),
+            rows: vec![RowVerdict {
+                threads: None,
+                ..row(4, vec![against("MyISAM", 1.77, Standing::Leads)])
+            }],
+            query_kinds: Vec::new(),
+            crossover: None,
+            plans_differ: Vec::new(),
+        };
+        assert_eq!(
+            phase_sentence(&phase, &DecisionRule::default(), 6),
+            "replay (judged on p99 latency from the intended start: the run was paced at the captured rate, so throughput is the same everywhere): InnoDB leads, by 1.77×."
         );
     }
 }
