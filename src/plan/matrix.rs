@@ -175,6 +175,9 @@ pub struct Defaults {
     pub engines: Vec<Engine>,
     pub threads: Vec<u32>,
     pub repeat: u32,
+    /// The study fixes its count (a scenario file's `repeat`), as `--repeat` would: its
+    /// runs never decide, then stop.
+    pub repeat_fixed: bool,
     /// How long a cell lasts when neither a time nor a count of events or loops is given.
     pub time: Option<Duration>,
     /// The crash trials it runs when `--crash` does not say (a study of durability's).
@@ -188,6 +191,7 @@ impl Default for Defaults {
             engines: vec![Engine::InnoDb],
             threads: vec![1],
             repeat: 1,
+            repeat_fixed: false,
             time: Some(Duration::from_secs(10)),
             crash: Vec::new(),
         }
@@ -301,11 +305,11 @@ impl Matrix {
     /// Decide, then stop, where the command line fixes no count and a server runs two
     /// engines or more (set-ups on one server alternate within a round, so their repeats
     /// pair): from the first look, at 3 repeats or the study's own count if more, to
-    /// `--max-repeat`. Set-ups on separate servers (profiles, builds) run one server after
+    /// `--max-repeat`. A study that fixes its own count keeps it. Set-ups on separate servers (profiles, builds) run one server after
     /// another and cannot pair round by round, so one engine per server keeps the
     /// study's own count.
     fn until_decided(&self, defaults: &Defaults, engines: usize) -> Option<UntilDecided> {
-        if self.repeat.is_some() || engines < 2 {
+        if self.repeat.is_some() || defaults.repeat_fixed || engines < 2 {
             return None;
         }
         let min_repeats = defaults

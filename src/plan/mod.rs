@@ -204,8 +204,12 @@ impl Plan {
         let profiles = with_caps(profiles, caps);
         let mut steps = study::steps(&*study, profiles.len(), &matrix);
         let mut notes = Vec::new();
-        let why_fixed = if steps.iter().any(|step| matches!(step, Step::Load { .. })) {
-            Some("times loads, which are not decided round by round")
+        let timed_otherwise =
+            |step: &Step| matches!(step, Step::Load { .. } | Step::Sequence { .. });
+        let why_fixed = if steps.iter().any(timed_otherwise)
+            || !steps.iter().any(|step| matches!(step, Step::Cell(_)))
+        {
+            Some("times loads or sequences, which are not decided round by round")
         } else if !rounds_alternate(&steps) {
             Some("runs one engine's cells after the other's (their tables share names)")
         } else {
@@ -258,14 +262,28 @@ impl Plan {
     /// threads=4 repeat 2`.
     pub fn cell_label(&self, cell: &CellStep) -> String {
         format!(
-            "[{}/{}] {} {} threads={} repeat {}",
+            "[{}/{}] {} {} threads={} repeat {}{}",
             cell.number,
             cell.total,
             self.phase(cell.phase).name,
             cell.engine,
             cell.threads,
-            cell.repeat
+            cell.repeat,
+            if self.while_undecided(cell) {
+                " (if undecided)"
+            } else {
+                ""
+            }
         )
+    }
+
+    /// Whether `cell` is a repeat beyond the first look of a plan that decides, then stops:
+    /// it runs only while its comparison is undecided.
+    pub fn while_undecided(&self, cell: &CellStep) -> bool {
+        self.matrix.until_decided.as_ref().is_some_and(|until| {
+            !cell.warmup
+                && cell.repeat.saturating_sub(self.matrix.warmup_repeats) > until.min_repeats
+        })
     }
 
     /// A run phase as the study paces it over the plan's matrix.
@@ -380,9 +398,34 @@ impl Plan {
                 slo.events_needed()
             );
         }
+        let (cells, more) = match &self.matrix.until_decided {
+            Some(until) => {
+                let optional = self
+                    .cells()
+                    .filter(|cell| self.while_undecided(cell))
+                    .count();
+                (
+                    format!(
+                        "{} cells, and up to {optional} more while undecided (repeats {} to {}{})",
+                        cells - optional,
+                        until.min_repeats + 1,
+                        until.max_repeats,
+                        until
+                            .budget_s
+                            .map(|budget_s| format!(
+                                ", within a budget of {}",
+                                humantime::format_duration(Duration::from_secs_f64(budget_s))
+                            ))
+                            .unwrap_or_default()
+                    ),
+                    " at most",
+                )
+            }
+            None => (format!("{cells} cells"), ""),
+        };
         let _ = writeln!(
             out,
-            "\n{cells} cells; timed cells take {}{}",
+            "\n{cells}; timed cells take {}{more}{}",
             humantime::format_duration(self.timed_duration()),
             if untimed {
                 ", plus loads, sequences and loop-counted cells, which last as long as the server needs"

@@ -67,8 +67,7 @@ impl Deciding {
         let Some(until) = &plan.matrix.until_decided else {
             return Go::Run;
         };
-        let measured_repeat = cell.repeat.saturating_sub(plan.matrix.warmup_repeats);
-        if cell.warmup || measured_repeat <= until.min_repeats {
+        if !plan.while_undecided(cell) {
             return Go::Run;
         }
         let group = (server, cell.phase, cell.threads);

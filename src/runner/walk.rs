@@ -202,6 +202,7 @@ mod tests {
                 engines: self.engines.clone(),
                 threads: vec![1, 2],
                 repeat: 1,
+                repeat_fixed: false,
                 time: None,
                 crash: Vec::new(),
             }

@@ -139,23 +139,30 @@ fn dry_run_prints_the_plan_without_starting_a_server() {
     // Repeats alternate between engines; the index is built before the indexed phase.
     assert_eq!(
         lines[3],
-        "[1/48] select+update MyISAM threads=1 repeat 1: 200 loops per thread"
+        "[1/192] select+update MyISAM threads=1 repeat 1: 200 loops per thread"
     );
     assert_eq!(
         lines[4],
-        "[2/48] select+update InnoDB threads=1 repeat 1: 200 loops per thread"
+        "[2/192] select+update InnoDB threads=1 repeat 1: 200 loops per thread"
     );
     assert_eq!(
         lines[5],
-        "[3/48] select+update MyISAM threads=1 repeat 2: 200 loops per thread"
+        "[3/192] select+update MyISAM threads=1 repeat 2: 200 loops per thread"
     );
     let index = lines
         .iter()
         .position(|l| *l == "ddl 'CREATE INDEX value ON t(value)' on MyISAM")
         .unwrap();
-    assert!(lines[index + 2].starts_with("[37/48] select+update/indexed MyISAM threads=1"));
+    assert!(lines[index + 2].starts_with("[145/192] select+update/indexed MyISAM threads=1"));
+    // Repeats 4 to 12 run only while undecided, and the plan says so.
     assert!(
-        stdout.contains("\n48 cells; timed cells take 0s, plus loads"),
+        lines.contains(
+            &"[7/192] select+update MyISAM threads=1 repeat 4 (if undecided): 200 loops per thread"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\n48 cells, and up to 144 more while undecided (repeats 4 to 12); timed cells take 0s at most, plus loads"),
         "{stdout}"
     );
     assert!(common::processes_mentioning(&tmp.display().to_string()).is_empty());
@@ -239,7 +246,15 @@ fn the_readme_tutorial_runs_as_written() {
     let output = common::enginebench(&tmp)
         .arg("run")
         .arg(&file)
-        .args(["--set", "products=3000", "--time", "1s", "--json"])
+        .args([
+            "--set",
+            "products=3000",
+            "--time",
+            "1s",
+            "--repeat",
+            "1",
+            "--json",
+        ])
         .arg(&json)
         .output()
         .unwrap();
@@ -369,6 +384,8 @@ fn study_s1_runs_from_its_scenario_file_on_four_engines() {
             "s1",
             "--scale",
             "0.0005",
+            "--repeat",
+            "1",
             "--threads",
             "2",
             "--time",
@@ -621,6 +638,8 @@ fn study_s2_runs_sysbenchs_transaction_under_three_memory_profiles() {
             "s2",
             "--scale",
             "0.0005",
+            "--repeat",
+            "1",
             "--threads",
             "4",
             "--loops",

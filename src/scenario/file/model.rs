@@ -24,6 +24,9 @@ pub struct Scenario {
     pub engine_positions: Vec<(Engine, String)>,
     pub threads: Vec<u32>,
     pub repeat: u32,
+    /// The file says `repeat`: a fixed count, as `--repeat` would be (without it, runs
+    /// that can decide, then stop).
+    pub repeat_fixed: bool,
     pub time: Option<Duration>,
     pub loops: Option<u64>,
     pub warmup: Option<Duration>,

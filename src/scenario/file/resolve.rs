@@ -81,6 +81,7 @@ pub fn resolve(
         engine_positions,
         threads: raw.threads,
         repeat: raw.repeat.unwrap_or(1).max(1),
+        repeat_fixed: raw.repeat.is_some(),
         time: defaults.time,
         loops: raw.loops,
         warmup: defaults.warmup,

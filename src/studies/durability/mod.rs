@@ -94,6 +94,7 @@ impl StudyKind for Durability {
             engines: vec![Engine::InnoDb, Engine::MyIsam],
             threads: vec![4],
             repeat: 3,
+            repeat_fixed: false,
             time: Some(std::time::Duration::from_secs(3)),
             crash: vec![CrashKind::Process, CrashKind::Power],
         }

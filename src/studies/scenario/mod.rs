@@ -157,6 +157,7 @@ impl StudyKind for ScenarioStudy {
             },
             threads: Vec::new(),
             repeat: self.scenario.repeat,
+            repeat_fixed: self.scenario.repeat_fixed,
             time: None,
             crash: Vec::new(),
         }
