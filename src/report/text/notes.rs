@@ -49,7 +49,7 @@ pub fn not_comparable_section(view: &View) -> String {
         return String::new();
     }
     let mut out = String::from(
-        "NOT COMPARABLE: these set-ups did less work than the others, so their figures are no win:\n",
+        "NOT COMPARABLE: a check found these set-ups did not do the work the others did (a ROLLBACK not honoured, a consistency condition or a check broken), so their figures are no win:\n",
     );
     for mark in marked {
         let _ = writeln!(
