@@ -305,9 +305,9 @@ impl Matrix {
     /// Decide, then stop, where the command line fixes no count and a server runs two
     /// engines or more (set-ups on one server alternate within a round, so their repeats
     /// pair): from the first look, at 3 repeats or the study's own count if more, to
-    /// `--max-repeat`. A study that fixes its own count keeps it. Set-ups on separate servers (profiles, builds) run one server after
-    /// another and cannot pair round by round, so one engine per server keeps the
-    /// study's own count.
+    /// `--max-repeat`. A study that fixes its own count keeps it. Set-ups on separate
+    /// servers (profiles, builds) run one server after another and cannot pair round by
+    /// round, so one engine per server keeps the study's own count.
     fn until_decided(&self, defaults: &Defaults, engines: usize) -> Option<UntilDecided> {
         if self.repeat.is_some() || defaults.repeat_fixed || engines < 2 {
             return None;

@@ -411,11 +411,8 @@ impl Plan {
                         until.min_repeats + 1,
                         until.max_repeats,
                         until
-                            .budget_s
-                            .map(|budget_s| format!(
-                                ", within a budget of {}",
-                                humantime::format_duration(Duration::from_secs_f64(budget_s))
-                            ))
+                            .budget_text()
+                            .map(|budget| format!(", within a budget of {budget}"))
                             .unwrap_or_default()
                     ),
                     " at most",

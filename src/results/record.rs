@@ -132,6 +132,16 @@ pub struct UntilDecided {
     pub budget_spent: bool,
 }
 
+impl UntilDecided {
+    /// `--budget` as a person writes it ("5m"), to the second.
+    pub fn budget_text(&self) -> Option<String> {
+        self.budget_s.map(|budget_s| {
+            humantime::format_duration(std::time::Duration::from_secs(budget_s.round() as u64))
+                .to_string()
+        })
+    }
+}
+
 /// The first look: a decision needs a spread, so at least this many pairs of repeats.
 pub const FIRST_LOOK_REPEATS: usize = 3;
 /// The most repeats a run that decides then stops runs per cell unless `--max-repeat`

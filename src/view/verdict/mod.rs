@@ -32,7 +32,7 @@ pub use basis::{Basis, PACED_METRIC};
 pub use words::{basis_text, ratio_text, tolerance_text};
 
 /// The fewest repeats a side needs for a decision (the first look, [`super::stats::FIRST_LOOK_REPEATS`]).
-pub const MIN_REPEATS_FOR_VERDICT: usize = 3;
+pub const MIN_REPEATS_FOR_VERDICT: usize = super::stats::FIRST_LOOK_REPEATS;
 /// A set-up whose failed statements exceed this share of those executed is not ranked.
 pub const MAX_FAILED_STATEMENT_SHARE: f64 = 0.05;
 

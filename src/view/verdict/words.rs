@@ -326,8 +326,8 @@ pub fn looks_text(until: Option<&crate::results::UntilDecided>, repeats: usize) 
             until.min_repeats,
             until.max_repeats,
             until
-                .budget_s
-                .map(|budget_s| format!(", budget {}", humantime::format_duration(std::time::Duration::from_secs(budget_s.round() as u64))))
+                .budget_text()
+                .map(|budget| format!(", budget {budget}"))
                 .unwrap_or_default(),
             if until.budget_spent {
                 "; the budget ran out with comparisons still undecided"
