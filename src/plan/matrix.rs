@@ -135,8 +135,8 @@ pub struct Matrix {
     #[arg(long = "profile", value_name = "NAME")]
     pub profiles: Vec<String>,
 
-    /// Crash each set-up after its cells and check what it lost against what the client
-    /// was told: `process` (the server killed with SIGKILL), `power` (its datadir on
+    /// Crash each set-up before its cells (which then run on a fresh server) and check
+    /// what it lost against what the client was told: `process` (the server killed with SIGKILL), `power` (its datadir on
     /// enginebench's power-loss file system, unsynced writes dropped); both: process,power
     #[arg(long, value_delimiter = ',', value_name = "KINDS")]
     pub crash: Vec<CrashKind>,

@@ -49,12 +49,16 @@ pub enum Step {
     Sequence { phase: usize, engine: Engine },
     /// One measured cell of a run phase.
     Cell(CellStep),
+    /// After the crash trials: a fresh server of the same configuration (never on the
+    /// power-loss file system) for the study's cells, so that nothing they measure follows
+    /// a crash or runs on the trials' file system.
+    FreshServer,
     /// The tables' disk footprint once the phases are done.
     Footprints,
     /// A step of the kind's own on one engine (`what` numbers its own steps), carried out
     /// by [`StudyKind::run_own_step`] (a replay loads its snapshot afresh).
     Own { what: usize, engine: Engine },
-    /// `--crash`: one crash trial of the set-up on `engine` (after its cells), checked
+    /// `--crash`: one crash trial of the set-up on `engine` (before its cells), checked
     /// against what the client was told.
     Crash {
         engine: Engine,
@@ -326,6 +330,9 @@ impl Plan {
                     .map(|load| format!(" with {}", load.check))
                     .unwrap_or_default()
             ),
+            Step::FreshServer => {
+                "a fresh server of the same configuration for the cells (the trials crashed this one)".into()
+            }
             other => self.study.describe_step(other, &self.matrix),
         }
     }

@@ -235,8 +235,15 @@ pub(super) fn steps(study: &dyn StudyKind, profiles: usize, matrix: &Matrix) -> 
         if let Some(profile) = profile {
             steps.push(Step::StartProfile { profile });
         }
+        // Crash trials come first: their losses are known before any cell runs, so a run
+        // that decides, then stops, spends no repeats deciding between set-ups the
+        // verdict will not rank; the cells then run on a fresh server.
+        let crashes = crash_steps(study, matrix);
+        if !crashes.is_empty() {
+            steps.extend(crashes);
+            steps.push(Step::FreshServer);
+        }
         steps.extend(study.steps_on_one_server(matrix));
-        steps.extend(crash_steps(study, matrix));
     }
     steps
 }
@@ -245,7 +252,7 @@ pub(super) fn steps(study: &dyn StudyKind, profiles: usize, matrix: &Matrix) -> 
 /// is about what survives, not about scale, and the ledger's connections come on top.
 const CRASH_LOAD_THREADS_MAX: u32 = 8;
 
-/// `--crash`: after a server's cells, each crash kind's trials on each engine (process
+/// `--crash`: before a server's cells, each crash kind's trials on each engine (process
 /// crashes first: power losses need the server moved onto the power-loss file system).
 fn crash_steps(study: &dyn StudyKind, matrix: &Matrix) -> Vec<Step> {
     let mut kinds = matrix.crash.clone();

@@ -319,6 +319,30 @@ impl<'a> Bench<'a> {
         self.save()
     }
 
+    /// After the crash trials: a fresh server of the set-up's configuration, off the
+    /// power-loss file system, for the cells; recorded as a step.
+    pub fn fresh_server(&mut self) -> anyhow::Result<()> {
+        self.server.options.power_fs = false;
+        if self.target.is_private() {
+            note("crash trials done: a fresh server for the cells...");
+        }
+        let started = Instant::now();
+        let server_record = self.replace_target(Replacement::Profile)?;
+        self.record.steps.push(StepRecord {
+            name: "fresh_server".into(),
+            engine: None,
+            profile: self.profile.clone(),
+            detail: format!(
+                "fresh {} for the cells, after the crash trials",
+                server_record.version
+            ),
+            elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+            rows: None,
+            error: None,
+        });
+        self.save()
+    }
+
     /// Whether the current server offers `engine`.
     pub fn offers(&self, engine: Engine) -> bool {
         !self.not_offered.contains(&engine)

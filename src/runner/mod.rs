@@ -225,6 +225,7 @@ impl walk::Workbench for Bench<'_> {
                 }
             }
             Step::Footprints => tables::footprints(plan, self)?,
+            Step::FreshServer => self.fresh_server()?,
             Step::Crash {
                 engine,
                 kind,

@@ -137,7 +137,7 @@ pub fn walk(plan: &Plan, bench: &mut dyn Workbench) -> anyhow::Result<()> {
 /// database); a profile's new server starts with nothing.
 fn remember_setup(setup: &mut Vec<Step>, step: &Step) {
     match step {
-        Step::StartProfile { .. } => setup.clear(),
+        Step::StartProfile { .. } | Step::FreshServer => setup.clear(),
         Step::PrepareTables { engine: Some(_) } => {
             setup.retain(|s| !matches!(s, Step::PrepareTables { engine: Some(_) }));
             setup.push(step.clone());
@@ -160,7 +160,9 @@ fn step_engine(step: &Step) -> Option<Engine> {
         | Step::Own { engine, .. }
         | Step::Crash { engine, .. } => Some(*engine),
         Step::Cell(cell) => Some(cell.engine),
-        Step::StartProfile { .. } | Step::ColdRestart | Step::Footprints => None,
+        Step::StartProfile { .. } | Step::FreshServer | Step::ColdRestart | Step::Footprints => {
+            None
+        }
     }
 }
 
@@ -503,7 +505,7 @@ mod tests {
     }
 
     #[test]
-    fn crash_trials_come_after_a_servers_cells_process_first_each_engine_each_trial() {
+    fn crash_trials_come_before_a_servers_cells_process_first_each_engine_each_trial() {
         let plan = Plan::new(
             Arc::new(ExampleKind {
                 engines: vec![Engine::MyIsam, Engine::InnoDb],
@@ -517,11 +519,13 @@ mod tests {
                 ..Matrix::default()
             },
         );
-        let crashes: Vec<String> = labels(&plan)
-            .into_iter()
-            .skip_while(|label| !label.starts_with("crash"))
+        let all = labels(&plan);
+        let crashes: Vec<String> = all
+            .iter()
+            .take_while(|label| label.starts_with("crash"))
+            .cloned()
             .collect();
-        assert_eq!(crashes.len(), 8, "{:#?}", labels(&plan));
+        assert_eq!(crashes.len(), 8, "{all:#?}");
         assert!(
             crashes[0].starts_with("crash 1/2 on MyISAM: a process crash"),
             "{}",
@@ -537,8 +541,18 @@ mod tests {
             "{}",
             crashes[4]
         );
-        // Nothing but crash trials after the first: they end the server's steps.
-        assert!(crashes.iter().all(|label| label.starts_with("crash")));
+        // The trials open the server's steps; a fresh server follows them, then the
+        // study's own steps, no trial among them.
+        assert!(all[8].starts_with("a fresh server"), "{all:#?}");
+        assert!(all[9..].iter().all(|label| !label.starts_with("crash")));
+        assert_eq!(
+            plan.steps[8..]
+                .iter()
+                .filter(|step| matches!(step, Step::Cell(_)))
+                .count(),
+            plan.cells().count(),
+            "every cell after the trials"
+        );
         let mut bench = FakeBench {
             missing: vec![Engine::InnoDb],
             ..FakeBench::default()
@@ -576,7 +590,7 @@ mod tests {
         let Some(Step::Crash {
             study_load: Some(load),
             ..
-        }) = plan.steps.last()
+        }) = plan.steps.first()
         else {
             panic!("{:#?}", plan.steps);
         };
@@ -589,7 +603,7 @@ mod tests {
             }]
         );
         assert_eq!((load.phase, load.threads), (0, 2));
-        let label = plan.describe_step(plan.steps.last().unwrap());
+        let label = plan.describe_step(&plan.steps[0]);
         assert!(
             label.contains("the ledger's load and the study's own on 2 connection(s)")
                 && label.contains("with the example's check"),

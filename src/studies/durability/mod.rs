@@ -1,8 +1,9 @@
 //! The durability kind: `enginebench run durability`, what each engine and profile costs
 //! and loses. Its cells measure the ledger's commits per second (single-row autocommit
 //! inserts, three-table transactions, transfers between accounts with a counter: see
-//! `runner::crash`), and by default every set-up is then crashed both ways (`--crash
-//! process,power`) and what survived checked against what the client was told. Owns its
+//! `runner::crash`), and by default every set-up is also crashed both ways (`--crash
+//! process,power`, before its cells) and what survived checked against what the client
+//! was told. Owns its
 //! name, its tables' step and its report layout; the ledger and the trials are the
 //! runner's, shared with every other study's `--crash`.
 

@@ -100,8 +100,10 @@ pub(super) fn describe_scenario_step(scenario: &Scenario, step: &Step) -> String
         Step::Footprints => "measure each table's disk footprint".to_string(),
         Step::Own { .. } => unreachable!("scenario files plan no step of their own"),
         Step::EmptyTables { engine } => format!("empty the tables on {engine}"),
-        Step::Cell(_) | Step::StartProfile { .. } | Step::Crash { .. } => {
-            unreachable!("cells, profiles and crash trials are described by the plan")
+        Step::Cell(_) | Step::StartProfile { .. } | Step::Crash { .. } | Step::FreshServer => {
+            unreachable!(
+                "cells, profiles, crash trials and fresh servers are described by the plan"
+            )
         }
     }
 }

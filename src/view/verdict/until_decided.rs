@@ -34,3 +34,64 @@ pub fn still_undecided(record: &RunRecord, group: &CellGroup) -> bool {
         Some(Standing::Undecided { .. } | Standing::TooFewRepeats)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Engine;
+    use crate::results::{CrashKind, CrashRecord};
+
+    fn fixture() -> RunRecord {
+        crate::results::parse_record(
+            include_str!("../../../tests/fixtures/s0-verdict.json"),
+            "s0-verdict.json",
+        )
+        .unwrap()
+    }
+
+    fn power_loss(engine: Engine, lost: u64) -> CrashRecord {
+        CrashRecord {
+            engine,
+            profile: None,
+            kind: CrashKind::Power,
+            trial: 1,
+            crashed_at_s: 2.0,
+            connections: 4,
+            acknowledged: 5_000,
+            in_doubt: 2,
+            lost,
+            phantom: 0,
+            atomicity_violations: 0,
+            invariant_violations: Vec::new(),
+            check_table: Vec::new(),
+            recovery_s: Some(1.0),
+            error: None,
+            power_cut: None,
+            emptied_on_restart: false,
+            on_tmpfs: false,
+            study_check: None,
+        }
+    }
+
+    #[test]
+    fn a_group_left_with_one_set_up_that_may_be_ranked_is_decided() {
+        // At 1 thread the fixture's three repeats spread too far to decide.
+        let group = CellGroup {
+            profile: None,
+            phase: "select+update".into(),
+            threads: 1,
+        };
+        let mut record = fixture();
+        assert!(still_undecided(&record, &group));
+        // Both lost nothing: still a comparison to decide.
+        record.crashes = vec![power_loss(Engine::MyIsam, 0), power_loss(Engine::InnoDb, 0)];
+        assert!(still_undecided(&record, &group));
+        // MyISAM lost commits in its trials, which ran before the cells: it is not
+        // ranked, so no repeat is spent deciding whether it leads.
+        record.crashes[0].lost = 4_321;
+        assert!(!still_undecided(&record, &group));
+        // Unless that loss is accepted.
+        record.accept_loss = vec![CrashKind::Power];
+        assert!(still_undecided(&record, &group));
+    }
+}

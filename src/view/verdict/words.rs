@@ -63,7 +63,10 @@ pub(super) fn place_of(phase: &str, method: Option<&str>, threads: Option<u32>) 
 /// What speed costs in safety, one sentence per set-up that lost data and would have led
 /// somewhere: "MyISAM would lead InnoDB at update at 1 thread (5.45× [4.70, 9.80]) and …, but
 /// lost …"; and "InnoDB is the only set-up that lost nothing" where only one did.
-pub(super) fn safety_sentences(costs: Vec<(String, SafetyCost)>) -> Vec<String> {
+pub(super) fn safety_sentences(
+    costs: Vec<(String, SafetyCost)>,
+    setup_order: &[String],
+) -> Vec<String> {
     type Places = Vec<(String, Option<Ratio>)>;
     let mut sentences = Vec::new();
     let mut would_lead: Vec<(String, String, Places, Vec<String>)> = Vec::new();
@@ -83,8 +86,13 @@ pub(super) fn safety_sentences(costs: Vec<(String, SafetyCost)>) -> Vec<String> 
             }
         }
     }
+    // In the run's order of set-ups, not in the order their leads were decided: which
+    // comparisons decide in a run varies, and the sentence must not.
+    let position = |setup: &str| setup_order.iter().position(|s| s == setup);
+    would_lead.sort_by_key(|(lossy, safe, _, _)| (position(lossy), position(safe)));
     for (lossy, safe, places, losses) in would_lead {
-        // The largest lead stands for the others.
+        // The largest lead stands for the others. How many comparisons it led is left to
+        // the tables: near the tolerance a lead decides in one run and not in the next.
         let (place, by) = places
             .iter()
             .max_by(|a, b| {
@@ -93,15 +101,11 @@ pub(super) fn safety_sentences(costs: Vec<(String, SafetyCost)>) -> Vec<String> 
             })
             .cloned()
             .unwrap_or_default();
-        let by = by
-            .map(|r| format!(" by {}", ratio_text(&r)))
-            .unwrap_or_default();
-        let at = match places.len() {
-            1 => format!("at {place}{by}"),
-            n => format!(
-                "in {n} comparisons, by up to{} ({place})",
-                by.trim_start_matches(" by")
-            ),
+        let at = match (places.len(), by) {
+            (1, Some(by)) => format!("by {} at {place}", ratio_text(&by)),
+            (1, None) => format!("at {place}"),
+            (_, Some(by)) => format!("by up to {} ({place})", ratio_text(&by)),
+            (_, None) => format!("at {place} and elsewhere"),
         };
         sentences.push(format!(
             "{lossy} would lead {safe} {at}, but {}",
