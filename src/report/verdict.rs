@@ -22,6 +22,9 @@ pub fn section(view: &View) -> Option<Section> {
 /// The section for `verdicts` (fixtures draw it without a run).
 pub fn section_of(verdicts: &Verdicts) -> Section {
     let mut blocks = vec![Block::Line(format!("{}\n", verdicts.answer))];
+    if let Some(noise) = &verdicts.noise {
+        blocks.push(Block::Line(format!("{}\n", noise.text)));
+    }
     for phase in &verdicts.phases {
         let rows = phase
             .rows

@@ -52,6 +52,34 @@ pub struct Verdicts {
     /// Where a set-up that lost data in a crash would have led, or where only one set-up
     /// lost nothing: what speed costs in safety, in sentences.
     pub safety: Vec<String>,
+    /// How the rounds of repeats varied on the machine: what pairing cancelled and what
+    /// it left; none without a comparison of three rounds or more.
+    pub noise: Option<Noise>,
+}
+
+/// The machine's noise over the run's comparisons, each of one server's set-ups at one
+/// place ([`super::stats::round_noise`]).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Noise {
+    /// Comparisons of three rounds or more looked at.
+    pub comparisons: usize,
+    /// The median over them of the spread common to every set-up of a round (per cent).
+    pub together_pct: f64,
+    /// The median over them of each set-up's own spread, the rounds' moves taken out.
+    pub apart_pct: f64,
+    /// The largest drift from the first round to the last among comparisons of five
+    /// rounds or more; none without one.
+    pub largest_drift: Option<Drift>,
+    /// All of it in a sentence.
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Drift {
+    /// From the first round to the last, on a least-squares line (per cent).
+    pub pct: f64,
+    /// Where: the phase at its thread count.
+    pub at: String,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -210,6 +238,7 @@ impl View {
         let mut phases = Vec::new();
         let mut not_ranked = Vec::new();
         let mut safety = Vec::new();
+        let mut noises = Vec::new();
         for phase in &self.phases {
             let label = phase.label().to_string();
             let searched = self
@@ -236,8 +265,22 @@ impl View {
                     .copied()
                     .filter(|g| g.method == method && g.threads == threads)
                     .collect();
-                let (ranked, lossy) = self.sort_out(&label, threads, bucket, &mut not_ranked);
                 let place = words::place_of(&label, method.as_deref(), threads);
+                if kind == GroupKind::Cell {
+                    // Rounds pair within one server: each profile's set-ups apart.
+                    for profile in distinct(bucket.iter().map(|g| g.setup.profile.clone())) {
+                        let series: Vec<Vec<f64>> = bucket
+                            .iter()
+                            .filter(|g| g.setup.profile == profile)
+                            .map(|g| judge.values(g))
+                            .collect();
+                        let series: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
+                        if let Some(noise) = super::stats::round_noise(&series) {
+                            noises.push((place.clone(), noise));
+                        }
+                    }
+                }
+                let (ranked, lossy) = self.sort_out(&label, threads, bucket, &mut not_ranked);
                 safety.extend(
                     self.lossy_against_safe(&ranked, &lossy, &judge)
                         .into_iter()
@@ -297,6 +340,7 @@ impl View {
             phases,
             not_ranked,
             safety,
+            noise: words::noise(&noises),
         }
     }
 }

@@ -8,10 +8,10 @@
 
 use super::rank::{leader_spans, SafetyCost, WhyNotRanked};
 use super::{
-    Basis, NotRanked, PhaseVerdict, RowVerdict, Standing, MAX_FAILED_STATEMENT_SHARE,
+    Basis, Drift, Noise, NotRanked, PhaseVerdict, RowVerdict, Standing, MAX_FAILED_STATEMENT_SHARE,
     MIN_REPEATS_FOR_VERDICT,
 };
-use crate::view::stats::{DecisionRule, Ratio};
+use crate::view::stats::{median, DecisionRule, Ratio, RoundNoise};
 use crate::view::{distinct, Pace, View};
 
 impl RowVerdict {
@@ -113,6 +113,52 @@ pub(super) fn safety_sentences(
         ));
     }
     distinct(sentences)
+}
+
+/// Below this, a drift over the run is not worth a clause.
+const DRIFT_WORTH_SAYING_PCT: f64 = 2.0;
+/// A line through fewer rounds is mostly the first round's warm-up, not a drift.
+const MIN_ROUNDS_FOR_DRIFT: usize = 5;
+
+/// The machine's noise over every comparison of three rounds or more, in one sentence:
+/// the median spreads, and the largest drift with where it was.
+pub(super) fn noise(noises: &[(String, RoundNoise)]) -> Option<Noise> {
+    let together = median(
+        &noises
+            .iter()
+            .map(|(_, n)| n.together_pct)
+            .collect::<Vec<_>>(),
+    )?;
+    let apart = median(&noises.iter().map(|(_, n)| n.apart_pct).collect::<Vec<_>>())?;
+    let largest = noises
+        .iter()
+        .filter(|(_, n)| n.rounds >= MIN_ROUNDS_FOR_DRIFT)
+        .max_by(|a, b| a.1.trend_pct.abs().total_cmp(&b.1.trend_pct.abs()));
+    let comparisons = noises.len();
+    let drift = match largest {
+        None => String::new(),
+        Some((_, largest)) if largest.trend_pct.abs() < DRIFT_WORTH_SAYING_PCT => format!(
+            "; no comparison of {MIN_ROUNDS_FOR_DRIFT} rounds or more drifted by {DRIFT_WORTH_SAYING_PCT:.0}% from its first round to its last"
+        ),
+        Some((at, largest)) => format!(
+            "; the largest drift from first round to last was {:+.1}% ({at})",
+            largest.trend_pct
+        ),
+    };
+    let text = format!(
+        "Noise: from round to round the machine moved every set-up together by ±{together:.1}% (median of {comparisons} comparison{}), which pairing by round cancels; each set-up's own noise was ±{apart:.1}%, which only more repeats narrow{drift}.",
+        if comparisons == 1 { "" } else { "s" }
+    );
+    Some(Noise {
+        comparisons,
+        together_pct: together,
+        apart_pct: apart,
+        largest_drift: largest.map(|(at, n)| Drift {
+            pct: n.trend_pct,
+            at: at.clone(),
+        }),
+        text,
+    })
 }
 
 /// What a set-up lost in its crash trials, when that is why it is not ranked: "lost 1,112
