@@ -184,6 +184,25 @@ pub struct NotRanked {
     pub loss: Option<String>,
 }
 
+/// The round noise of each server's set-ups among one place's groups: rounds pair within
+/// one server, so each profile's set-ups are looked at apart.
+fn round_noises<'a>(
+    bucket: &'a [&Group],
+    judge: &'a basis::Judge,
+) -> impl Iterator<Item = super::stats::RoundNoise> + 'a {
+    distinct(bucket.iter().map(|g| g.setup.profile.clone()))
+        .into_iter()
+        .filter_map(move |profile| {
+            let series: Vec<Vec<f64>> = bucket
+                .iter()
+                .filter(|g| g.setup.profile == profile)
+                .map(|g| judge.values(g))
+                .collect();
+            let series: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
+            super::stats::round_noise(&series)
+        })
+}
+
 impl View {
     /// Of one comparison's groups, those that may be ranked and those not ranked for a
     /// loss in a crash; every group not ranked is named in `not_ranked` with why.
@@ -267,18 +286,7 @@ impl View {
                     .collect();
                 let place = words::place_of(&label, method.as_deref(), threads);
                 if kind == GroupKind::Cell {
-                    // Rounds pair within one server: each profile's set-ups apart.
-                    for profile in distinct(bucket.iter().map(|g| g.setup.profile.clone())) {
-                        let series: Vec<Vec<f64>> = bucket
-                            .iter()
-                            .filter(|g| g.setup.profile == profile)
-                            .map(|g| judge.values(g))
-                            .collect();
-                        let series: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
-                        if let Some(noise) = super::stats::round_noise(&series) {
-                            noises.push((place.clone(), noise));
-                        }
-                    }
+                    noises.extend(round_noises(&bucket, &judge).map(|n| (place.clone(), n)));
                 }
                 let (ranked, lossy) = self.sort_out(&label, threads, bucket, &mut not_ranked);
                 safety.extend(
