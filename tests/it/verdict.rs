@@ -179,10 +179,21 @@ fn without_a_fixed_count_each_group_runs_rounds_until_its_verdict_is_decided() {
                 .map(|a| a["standing"]["answer"].as_str().unwrap())
                 .collect();
             let decided = answers.iter().all(|a| ["leads", "equivalent"].contains(a));
+            // Undecided and out of reach: no count estimated, or more than twice the
+            // most repeats (5) in all.
+            let out_of_reach = row["against"].as_array().unwrap().iter().any(|a| {
+                a["standing"]["answer"] == "undecided"
+                    && a["standing"]["repeats_needed"]
+                        .as_u64()
+                        .is_none_or(|needed| needed > 10)
+            });
             if myisam < 5 {
-                assert!(decided, "{variant} at {threads} stopped at {myisam}: {row}");
+                assert!(
+                    decided || out_of_reach,
+                    "{variant} at {threads} stopped at {myisam}: {row}"
+                );
             }
-            if !decided {
+            if !decided && !out_of_reach {
                 assert_eq!(myisam, 5, "{variant} at {threads} undecided: {row}");
             }
             groups += 1;

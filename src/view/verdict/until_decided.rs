@@ -10,8 +10,15 @@ use crate::view::View;
 
 use super::Standing;
 
+/// A comparison that, from the spread seen, would take more than this many times the
+/// most repeats to decide is out of reach: the run stops it as undecided (a futility
+/// stop). Stopping without a lead never adds a false one, so the error rate holds; the
+/// margin keeps a spread estimated from few repeats from stopping what would decide.
+pub const OUT_OF_REACH_FACTOR: u32 = 2;
+
 /// Whether `group`'s comparisons are still undecided on `record`: too few repeats on a
-/// side, or an interval that is neither a lead nor inside the tolerance. A group with
+/// side, or an interval that is neither a lead nor inside the tolerance and could still
+/// be decided within [`OUT_OF_REACH_FACTOR`] times the run's most repeats. A group with
 /// nothing left to compare (one set-up ranked, the others failed or lost data) is decided.
 pub fn still_undecided(record: &RunRecord, group: &CellGroup) -> bool {
     let mut own = record.clone();
@@ -29,10 +36,21 @@ pub fn still_undecided(record: &RunRecord, group: &CellGroup) -> bool {
         .filter(|phase| phase.phase == group.phase)
         .flat_map(|phase| &phase.rows)
         .find(|row| row.threads == Some(group.threads) && row.method.is_none());
-    matches!(
-        row.and_then(|row| row.standing()),
-        Some(Standing::Undecided { .. } | Standing::TooFewRepeats)
-    )
+    let most = record
+        .until_decided
+        .as_ref()
+        .map_or(crate::results::DEFAULT_MAX_REPEATS, |until| {
+            until.max_repeats as usize
+        });
+    // Each comparison apart: one out of reach does not stop another that is not.
+    row.is_some_and(|row| {
+        row.against.iter().any(|against| match against.standing {
+            Standing::TooFewRepeats => true,
+            Standing::Undecided { repeats_needed } => repeats_needed
+                .is_some_and(|needed| needed as usize <= OUT_OF_REACH_FACTOR as usize * most),
+            Standing::Leads | Standing::Equivalent => false,
+        })
+    })
 }
 
 #[cfg(test)]
@@ -93,5 +111,50 @@ mod tests {
         // Unless that loss is accepted.
         record.accept_loss = vec![CrashKind::Power];
         assert!(still_undecided(&record, &group));
+    }
+
+    #[test]
+    fn a_comparison_out_of_reach_of_the_most_repeats_stops_undecided() {
+        let mut record = fixture();
+        let standing = |record: &RunRecord, phase: &str, threads: u32| {
+            View::of(record)
+                .verdicts()
+                .phases
+                .iter()
+                .find(|p| p.phase == phase)
+                .and_then(|p| p.rows.iter().find(|r| r.threads == Some(threads)))
+                .and_then(|r| r.standing())
+        };
+        let group = |phase: &str, threads: u32| CellGroup {
+            profile: None,
+            phase: phase.into(),
+            threads,
+        };
+        // select+update at 1 thread: about 7 more would tell (10 in all), within reach.
+        let Some(Standing::Undecided {
+            repeats_needed: Some(near),
+        }) = standing(&record, "select+update", 1)
+        else {
+            panic!("the fixture's select+update at 1 thread is undecided")
+        };
+        assert!(near as usize <= OUT_OF_REACH_FACTOR as usize * 12);
+        assert!(still_undecided(&record, &group("select+update", 1)));
+        // select: the difference sits near the tolerance's edge; no count in reach
+        // would tell, so another round is not spent on it.
+        assert!(matches!(
+            standing(&record, "select", 1),
+            Some(Standing::Undecided { repeats_needed })
+                if repeats_needed.is_none_or(|n| n as usize > OUT_OF_REACH_FACTOR as usize * 12)
+        ));
+        assert!(!still_undecided(&record, &group("select", 1)));
+        // With the most repeats below half of what select+update would take, it is out
+        // of reach too.
+        record.until_decided = Some(crate::results::UntilDecided {
+            min_repeats: 3,
+            max_repeats: (near - 1) / OUT_OF_REACH_FACTOR,
+            budget_s: None,
+            budget_spent: false,
+        });
+        assert!(!still_undecided(&record, &group("select+update", 1)));
     }
 }

@@ -384,6 +384,9 @@ pub fn looks_text(until: Option<&crate::results::UntilDecided>, repeats: usize) 
             } else {
                 ""
             }
+        ) + &format!(
+            "; a comparison that would take more than {}× the most repeats stopped undecided",
+            super::until_decided::OUT_OF_REACH_FACTOR
         ),
         None => format!("the {repeats} repeat(s) paired by round, looked at once"),
     }
