@@ -110,13 +110,13 @@ fn oltp_on_two_engines_runs_rounds_until_decided_each_engine_in_a_database_of_it
         for (database, info) in rows {
             let database = database.unwrap_or_default();
             let sent = info.unwrap_or_default();
-            assert!(
-                !(database == "rounds" && sent.contains("sbtest")),
-                "a statement on sbtest in the run's own database: {sent}"
-            );
-            if database.starts_with("rounds_") {
-                working_in.insert(database);
+            // The workload names its tables plainly (the run's probe names them with
+            // their database, measuring their footprint).
+            if !sent.contains("sbtest") || sent.contains("`rounds_") {
+                continue;
             }
+            assert_ne!(database, "rounds", "in the run's own database: {sent}");
+            working_in.insert(database);
         }
         std::thread::sleep(Duration::from_millis(20));
     }
