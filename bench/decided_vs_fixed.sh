@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Decide, then stop, against a fixed 12-repeat design (issue 48): S0 at THREADS, run ROUNDS
-# times each way, alternating (decided, fixed, decided, fixed …) in one run. Prints each
+# Decide, then stop, against a fixed 12-repeat design (issue 48): STUDY (S0 by default) at
+# THREADS, run ROUNDS times each way, alternating (decided, fixed, decided, fixed …) in one
+# run. S0 runs LOOPS loops per thread on ROWS rows; a sysbench workload (STUDY=oltp_read_write
+# THREADS=1,4,16 TIME=2 bench/decided_vs_fixed.sh) runs on ENGINES, TIME seconds per cell,
+# sbtest tables of TABLE_SIZE rows, each engine's in a database of its own. Prints each
 # run's wall time, the medians and their ratio (goal: decided ≤ 0.5 of fixed), and per
 # phase × thread count each design's answer (leads, equivalent, undecided, with the
 # leader) and whether they agree. Agreement means the same answer, or the decided run
@@ -9,10 +12,18 @@
 # A benchmark, not a test: figures depend on the machine; compare within one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+STUDY=${STUDY:-s0}
 ROWS=${ROWS:-100000}
 THREADS=${THREADS:-1,5,20}
 LOOPS=${LOOPS:-200}
+ENGINES=${ENGINES:-innodb,myisam}
+TABLE_SIZE=${TABLE_SIZE:-10000}
+TIME=${TIME:-2}
 ROUNDS=${ROUNDS:-1}
+case "$STUDY" in
+s0) study_args=(--rows "$ROWS" --loops "$LOOPS") ;;
+*) study_args=(--engines "$ENGINES" --table-size "$TABLE_SIZE" --time "$TIME") ;;
+esac
 BIN=${BIN:-target/release/enginebench}
 [ -x "$BIN" ] || cargo build --release --quiet
 out=$(mktemp -d)
@@ -23,13 +34,14 @@ run() { # label, extra args… -> wall seconds; the record in $out/label.json
   shift
   local start end
   start=$(date +%s.%N)
-  "$BIN" run s0 --rows "$ROWS" --threads "$THREADS" --loops "$LOOPS" --no-db \
+  "$BIN" run "$STUDY" "${study_args[@]}" --threads "$THREADS" --no-db \
     --json "$out/$label.json" "$@" >/dev/null 2>&1
   end=$(date +%s.%N)
   echo "$end - $start" | bc
 }
 
 decided=() fixed=()
+echo "$STUDY ${study_args[*]} --threads $THREADS: decided vs --repeat 12"
 printf "%-6s %12s %12s\n" round decided_s fixed_s
 for round in $(seq "$ROUNDS"); do
   d=$(run "decided-$round")

@@ -199,59 +199,113 @@ fn profiles_each_get_a_server_and_timed_cells_add_up() {
         .all(|p| !matches!(p, Phase::Run { threads, .. } if threads.is_empty())));
 }
 
+/// `engines` × threads 1 and 4 × repeats 1..=`repeats`, engines innermost.
+fn rounds(phase: usize, engines: &[Engine], repeats: u32) -> Vec<Step> {
+    let mut cells = Vec::new();
+    for threads in [1, 4] {
+        for repeat in 1..=repeats {
+            for &engine in engines {
+                cells.push(cell(phase, engine, threads, repeat));
+            }
+        }
+    }
+    cells
+}
+
+fn said_fixed(plan: &Plan) -> bool {
+    plan.notes
+        .iter()
+        .any(|note| note.contains("cannot stop once decided"))
+}
+
 #[test]
-fn a_sysbench_workload_is_the_same_steps_as_a_scenario() {
+fn a_sysbench_workload_on_engines_alternates_them_round_by_round() {
     use Engine::{InnoDb, MyIsam};
-    let plan = plan_of(
-        "oltp_read_write",
-        Matrix {
-            engines: vec![InnoDb, MyIsam],
-            threads: vec![1, 4],
-            time: Some(Duration::from_secs(2)),
-            ..Matrix::default()
-        },
-    )
-    .unwrap();
-    // One engine's cells after the other's: repeats cannot pair round by round, so the
-    // workload keeps its own count (1) rather than deciding, and says so.
-    assert!(plan.matrix.until_decided.is_none());
-    assert!(
-        plan.notes
-            .iter()
-            .any(|note| note.contains("cannot stop once decided: 1 repeat(s)")),
-        "{:?}",
-        plan.notes
-    );
+    let on = |engines: Vec<Engine>, repeat: Option<u32>| Matrix {
+        engines,
+        threads: vec![1, 4],
+        time: Some(Duration::from_secs(2)),
+        repeat,
+        ..Matrix::default()
+    };
+    // Two engines: each engine's tables in a database of its own, all prepared first, then
+    // rounds of both engines, so the run decides, then stops.
+    let plan = plan_of("oltp_read_write", on(vec![InnoDb, MyIsam], None)).unwrap();
+    assert!(!said_fixed(&plan), "{:?}", plan.notes);
+    let until = plan.matrix.until_decided.clone().unwrap();
+    assert_eq!((until.min_repeats, until.max_repeats), (3, 12));
+    let mut expected = vec![Step::PrepareTables { engine: None }];
+    expected.extend(rounds(0, &[InnoDb, MyIsam], 12));
+    assert_eq!(shape(&plan), expected);
+    let second = plan.cells().nth(1).unwrap();
     assert_eq!(
-        shape(&plan),
+        plan.cell_label(second),
+        "[2/48] oltp_read_write MyISAM threads=1 repeat 1"
+    );
+    assert_eq!(plan.database_for(InnoDb, "eb"), "eb_innodb");
+    assert_eq!(plan.database_for(MyIsam, "eb"), "eb_myisam");
+    let tables = plan.tables(MyIsam);
+    assert!(tables.per_engine_database && !tables.reuse_existing && !tables.keep);
+    assert_eq!(tables.filled[0].name, "sbtest1");
+    assert!(tables.filled[0].create_sql.ends_with("ENGINE=MyISAM"));
+    let text = plan.describe();
+    assert!(
+        text.contains(
+            "prepare 1 table(s) of 10000 rows on InnoDB and MyISAM, each engine's in a database of its own (<database>_<engine>)"
+        ),
+        "{text}"
+    );
+    // A fixed count alternates too.
+    let fixed = plan_of("oltp_read_write", on(vec![InnoDb, MyIsam], Some(2))).unwrap();
+    assert!(fixed.matrix.until_decided.is_none() && fixed.notes.is_empty());
+    let mut expected = vec![Step::PrepareTables { engine: None }];
+    expected.extend(rounds(0, &[InnoDb, MyIsam], 2));
+    assert_eq!(shape(&fixed), expected);
+
+    // One engine: sysbench's own tables, sbtest1..N in the run's database, reused where an
+    // external server has them and kept; nothing to decide.
+    let one = plan_of("oltp_read_write", on(vec![InnoDb], None)).unwrap();
+    assert!(one.matrix.until_decided.is_none() && one.notes.is_empty());
+    assert_eq!(
+        shape(&one),
         vec![
             Step::PrepareTables {
                 engine: Some(InnoDb)
             },
             cell(0, InnoDb, 1, 1),
             cell(0, InnoDb, 4, 1),
-            Step::PrepareTables {
-                engine: Some(MyIsam)
-            },
-            cell(0, MyIsam, 1, 1),
-            cell(0, MyIsam, 4, 1),
         ]
     );
-    let third = plan.cells().nth(2).unwrap();
-    assert_eq!(
-        plan.cell_label(third),
-        "[3/4] oltp_read_write MyISAM threads=1 repeat 1"
-    );
-    assert_eq!(plan.timed_duration(), Duration::from_secs(8));
-    // bulk_insert starts every cell from empty tables, one per thread.
+    assert_eq!(one.database_for(InnoDb, "eb"), "eb");
+    let tables = one.tables(InnoDb);
+    assert!(!tables.per_engine_database && tables.reuse_existing && tables.keep);
+    assert!(one
+        .describe()
+        .contains("prepare 1 table(s) of 10000 rows on InnoDB (if not already there)"));
+    assert_eq!(one.timed_duration(), Duration::from_secs(4));
+}
+
+#[test]
+fn bulk_insert_runs_one_engine_after_the_other_at_its_own_count() {
+    use Engine::{InnoDb, MyIsam};
+    // bulk_insert starts every cell from empty tables, one per thread, in the run's own
+    // database: one engine's after the other's, so it keeps its count and says why.
     let bulk = plan_of(
         "bulk_insert",
         Matrix {
+            engines: vec![InnoDb, MyIsam],
             threads: vec![3],
             ..Matrix::default()
         },
     )
     .unwrap();
+    assert!(bulk.matrix.until_decided.is_none());
+    assert!(
+        bulk.notes.iter().any(|note| note
+            == "bulk_insert runs one engine's cells after the other's (their tables share names), so its repeats cannot stop once decided: 1 repeat(s), as --repeat 1"),
+        "{:?}",
+        bulk.notes
+    );
     assert_eq!(
         shape(&bulk),
         vec![
@@ -260,9 +314,15 @@ fn a_sysbench_workload_is_the_same_steps_as_a_scenario() {
             },
             Step::EmptyTables { engine: InnoDb },
             cell(0, InnoDb, 3, 1),
+            Step::PrepareTables {
+                engine: Some(MyIsam)
+            },
+            Step::EmptyTables { engine: MyIsam },
+            cell(0, MyIsam, 3, 1),
         ]
     );
     assert_eq!(bulk.tables(InnoDb).empty.len(), 3);
+    assert_eq!(bulk.database_for(MyIsam, "eb"), "eb");
 }
 
 #[test]

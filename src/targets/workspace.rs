@@ -19,7 +19,8 @@ pub struct Workspace {
     force: bool,
     /// (database, table) made by the run, dropped at its end on an external server.
     created_tables: Vec<(String, String)>,
-    /// Databases made for the run (a scenario file's per-engine databases).
+    /// Databases made for the run (a database of each engine's own, for studies that
+    /// keep each engine's tables apart).
     created_databases: Vec<String>,
 }
 
@@ -180,7 +181,7 @@ impl Workspace {
         conn.query_drop(format!("CREATE DATABASE `{database}`"))
             .map_err(|err| {
                 anyhow!(
-                    "cannot create the database {database}: {}; a scenario keeps each engine's tables in a database of its own, <--database>_<engine>: grant the user ALL ON `{}\\_%`.* or pass another --database",
+                    "cannot create the database {database}: {}; this study keeps each engine's tables in a database of their own, <--database>_<engine>: grant the user ALL ON `{}\\_%`.* or pass another --database",
                     describe_mysql_error(&err),
                     self.database
                 )

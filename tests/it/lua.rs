@@ -331,6 +331,8 @@ fn transfer_study(tmp: &Path, name: &str, engines: &str, more: &[&str]) -> Value
         .arg("run")
         .arg(&script)
         .args(["--accounts=50", "--engines", engines, "--threads", "2"])
+        // One round per set-up (deciding, then stopping: tests/it/rounds.rs).
+        .args(["--repeat", "1"])
         .args([
             "--events", "400", "--check", "check", "--no-db", "--format", "markdown",
         ])

@@ -36,6 +36,7 @@ mod power_fs;
 mod replay_judged;
 mod report;
 mod robustness;
+mod rounds;
 mod s0_counts;
 mod scenario_files;
 mod schema;

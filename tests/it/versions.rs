@@ -106,6 +106,9 @@ fn three_builds_each_start_from_their_own_tree() {
             "mysql",
             "--engines",
             "innodb,myisam",
+            // One round: this is about MySQL, not about deciding.
+            "--repeat",
+            "1",
             "--time",
             "1s",
             "--table-size",
@@ -160,6 +163,9 @@ fn servers_run_a_study_side_by_side() {
             "system,mariadb-11.8,mysql",
             "--engines",
             "innodb,aria",
+            // One round: one cell per build and engine.
+            "--repeat",
+            "1",
             "--time",
             "1s",
             "--table-size",

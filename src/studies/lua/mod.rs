@@ -1,10 +1,11 @@
 //! The Lua kind: a sysbench 1.0 Lua script run unchanged as a study
-//! (`enginebench run SCRIPT.lua [--option=value …]`). Per engine: a fresh database, the
+//! (`enginebench run SCRIPT.lua [--option=value …]`). Per engine a fresh database and the
 //! script's `prepare` (its connections default to the engine, and `mysql_storage_engine`
-//! is set to it), the cells (threads × repeats, each statement a query kind under its
-//! digest), after each cell `--check COMMAND` if given (a script command whose failure
-//! marks the set-up not comparable), then `cleanup`. Also `enginebench sysbench …`'s
-//! commands (studies/sysbench/command.rs) run scripts through [`script`].
+//! is set to it); then the cells (threads × repeats × engines, engines innermost, each
+//! statement a query kind under its digest), after each cell `--check COMMAND` if given
+//! (a script command whose failure marks the set-up not comparable); then each engine's
+//! `cleanup`. Also `enginebench sysbench …`'s commands (studies/sysbench/command.rs) run
+//! scripts through [`script`].
 //!
 //! Owns: the kind's parameters, steps and cells. Must not know the runner's insides.
 
@@ -19,7 +20,7 @@ pub mod workload;
 use anyhow::{bail, Context as _};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::{Kind, StudyArgs};
 use crate::driver::Workload;
@@ -81,6 +82,10 @@ pub struct LuaParams {
     /// `enginebench sysbench … run`: only the cells, in the database named, on the
     /// tables the user prepared (nothing made, nothing dropped, no engine chosen).
     pub cells_only: bool,
+    /// The last of the run's cells (its record's index) the step after a cell looked at:
+    /// a step whose cell did not run (its round was decided) finds that one again.
+    #[serde(skip)]
+    looked_at: Arc<Mutex<Option<usize>>>,
 }
 
 /// The kind's own steps: after each cell, ROLLBACKs that undid nothing mark the set-up
@@ -163,6 +168,7 @@ pub fn lua_study(name: &str, args: &StudyArgs) -> anyhow::Result<LuaParams> {
         settings: Arc::new(settings),
         declared: Arc::new(declared),
         cells_only: false,
+        looked_at: Arc::default(),
     })
 }
 
@@ -290,6 +296,7 @@ impl LuaParams {
             settings: Arc::new(settings),
             declared: Arc::new(declared),
             cells_only: true,
+            looked_at: Arc::default(),
         }
     }
 
@@ -436,24 +443,29 @@ impl StudyKind for LuaParams {
         if self.cells_only {
             return run_phase_cells(0, &matrix.threads, &matrix.engines, matrix);
         }
-        let mut steps = Vec::new();
-        for &engine in &matrix.engines {
-            steps.push(Step::Own {
-                what: PREPARE,
-                engine,
-            });
-            for cell in run_phase_cells(0, &matrix.threads, &[engine], matrix) {
-                steps.push(cell);
-                steps.push(Step::Own {
+        // Each engine's tables are in a database of its own: every engine's prepare first,
+        // then the cells with engines innermost (each round of repeats runs every engine
+        // once, so the run can stop once decided), each followed by its checks; every
+        // engine's cleanup last.
+        let on_each = |what: usize| {
+            matrix
+                .engines
+                .iter()
+                .map(move |&engine| Step::Own { what, engine })
+        };
+        let mut steps: Vec<Step> = on_each(PREPARE).collect();
+        for cell in run_phase_cells(0, &matrix.threads, &matrix.engines, matrix) {
+            let after = match &cell {
+                Step::Cell(cell) => Step::Own {
                     what: AFTER_CELL,
-                    engine,
-                });
-            }
-            steps.push(Step::Own {
-                what: CLEANUP,
-                engine,
-            });
+                    engine: cell.engine,
+                },
+                other => unreachable!("run_phase_cells made {other:?}"),
+            };
+            steps.push(cell);
+            steps.push(after);
         }
+        steps.extend(on_each(CLEANUP));
         steps
     }
 
@@ -536,10 +548,22 @@ impl StudyKind for LuaParams {
                 self.command_step("prepare", command, engine, matrix, host)
             }
             AFTER_CELL => {
-                let not_honoured: Vec<String> = host
-                    .last_cell()
-                    .into_iter()
-                    .flat_map(|cell| &cell.mismatches)
+                // The cell this step follows, if it ran: a decided round's cells do not,
+                // and then the last cell recorded is another engine's or one already
+                // looked at.
+                let Some(cell) = host.last_cell().filter(|cell| cell.engine == engine) else {
+                    return Ok(());
+                };
+                {
+                    let mut looked_at = self.looked_at.lock().unwrap_or_else(|p| p.into_inner());
+                    if *looked_at == Some(cell.index) {
+                        return Ok(());
+                    }
+                    *looked_at = Some(cell.index);
+                }
+                let not_honoured: Vec<String> = cell
+                    .mismatches
+                    .iter()
                     .filter(|m| m.name == workload::ROLLBACK)
                     .map(|m| format!("{} ROLLBACK(s) not honoured ({})", m.count, m.example))
                     .collect();

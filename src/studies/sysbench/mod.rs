@@ -1,15 +1,17 @@
 //! The sysbench kind, and everything of sysbench's in one home. The kind: one of sysbench's
 //! OLTP workloads, option for option, on each engine and thread count. Owns its parameters
 //! (kept in the record, their flags in `flags`), its steps (each engine's tables, emptied
-//! before every cell when the workload fills them), its workload (`workload`), and its
-//! report layout (sysbench's figures per set-up, `tables`). What the workloads are
-//! (statements, options) `oltp` says, and sysbench's tables `sbtest` (which the prepare
-//! kind fills too). Beside the kind, sysbench's outputs: its report as `--format sysbench`
-//! (`format`, offered to every run through [`Kind::formats`]) and its `--report-interval`
-//! lines (`intervals`, a runner progress hook); and `enginebench sysbench`, sysbench's own
-//! command line (`command_line` reads it, `command` does it, `hooks` calls a script's
-//! report hooks). Nothing below the studies stage knows any of it; it must not know how
-//! the runner, the driver or the report stage work inside.
+//! before every cell when the workload fills them; side by side, each engine's in a
+//! database of its own, when the run compares engines, so that their cells alternate),
+//! its workload (`workload`), and its report layout (sysbench's figures per set-up,
+//! `tables`). What the workloads are (statements, options) `oltp` says, and sysbench's
+//! tables `sbtest` (which the prepare kind fills too). Beside the kind, sysbench's
+//! outputs: its report as `--format sysbench` (`format`, offered to every run through
+//! [`Kind::formats`]) and its `--report-interval` lines (`intervals`, a runner progress
+//! hook); and `enginebench sysbench`, sysbench's own command line (`command_line` reads
+//! it, `command` does it, `hooks` calls a script's report hooks). Nothing below the
+//! studies stage knows any of it; it must not know how the runner, the driver or the
+//! report stage work inside.
 
 pub mod command;
 pub mod command_line;
@@ -127,6 +129,19 @@ const RECORDED: &[&str] = &[
     "query_timeout",
 ];
 
+impl OltpParams {
+    /// Whether the engines' tables stand side by side, each engine's in a database of its
+    /// own, so that their cells alternate round by round: when the run compares engines.
+    /// With one engine the tables are sysbench's, sbtest1..N in the run's database, kept
+    /// for a later run and reused as an external server has them. bulk_insert keeps one
+    /// engine after the other: its tables are created empty in the run's own database
+    /// (as the runner makes every empty table) and emptied before each cell, so each
+    /// engine's must go before the next engine's are made under the same names.
+    fn engines_side_by_side(&self, matrix: &Matrix) -> bool {
+        matrix.engines.len() > 1 && !self.workload.refills_tables()
+    }
+}
+
 /// The workload with its options (sysbench's defaults for those not given).
 pub fn sysbench_study(workload: OltpKind, options: OltpOptions) -> anyhow::Result<OltpParams> {
     crate::scenario::distributions::Distribution::new(options.rand).map_err(anyhow::Error::msg)?;
@@ -175,11 +190,31 @@ impl StudyKind for OltpParams {
     }
 
     fn tables(&self, engine: Engine, matrix: &Matrix) -> TableSet {
-        self.workload
-            .table_set(&self.options, matrix.max_threads(), engine, matrix.seed)
+        let set = self
+            .workload
+            .table_set(&self.options, matrix.max_threads(), engine, matrix.seed);
+        if !self.engines_side_by_side(matrix) {
+            return set;
+        }
+        // Both engines' sbtest1..N at once, each engine's in a database of its own made
+        // afresh: tables an external server already has are one engine's and cannot stand
+        // for the others', and the run's databases go when it ends.
+        TableSet {
+            per_engine_database: true,
+            reuse_existing: false,
+            keep: false,
+            ..set
+        }
     }
 
     fn steps_on_one_server(&self, matrix: &Matrix) -> Vec<Step> {
+        if self.engines_side_by_side(matrix) {
+            // Every engine's tables first, then the cells with engines innermost: each
+            // round of repeats runs every engine once, so the run can stop once decided.
+            let mut steps = vec![Step::PrepareTables { engine: None }];
+            steps.extend(run_phase_cells(0, &matrix.threads, &matrix.engines, matrix));
+            return steps;
+        }
         let mut steps = Vec::new();
         for &engine in &matrix.engines {
             steps.push(Step::PrepareTables {
@@ -198,6 +233,23 @@ impl StudyKind for OltpParams {
 
     fn describe_step(&self, step: &Step, matrix: &Matrix) -> String {
         match step {
+            Step::PrepareTables { engine: None } => {
+                let names: Vec<String> = matrix.engines.iter().map(Engine::to_string).collect();
+                let engines = match names.split_last() {
+                    Some((last, rest)) if !rest.is_empty() => {
+                        format!("{} and {last}", rest.join(", "))
+                    }
+                    _ => names.concat(),
+                };
+                format!(
+                    "{}, each engine's in a database of its own (<database>_<engine>)",
+                    self.workload.describe_fresh_tables(
+                        &self.options,
+                        matrix.max_threads(),
+                        &engines
+                    )
+                )
+            }
             Step::PrepareTables {
                 engine: Some(engine),
             } => self

@@ -111,16 +111,31 @@ impl OltpKind {
         super::sbtest::table_set(tables, options.table_size, engine, seed, true)
     }
 
-    /// The table set as the plan prints it.
+    /// The table set as the plan prints it: sbtest1..N reused where they are.
     pub fn describe_tables(
         self,
         options: &OltpOptions,
         max_threads: u32,
         engine: Engine,
     ) -> String {
+        let fresh = self.describe_fresh_tables(options, max_threads, &engine.to_string());
+        if self == OltpKind::BulkInsert {
+            return fresh;
+        }
+        format!("{fresh} (if not already there)")
+    }
+
+    /// The table set as the plan prints it when it is made afresh, on `engines` (their
+    /// names, in words).
+    pub fn describe_fresh_tables(
+        self,
+        options: &OltpOptions,
+        max_threads: u32,
+        engines: &str,
+    ) -> String {
         if self == OltpKind::BulkInsert {
             return format!(
-                "create {max_threads} empty table(s) sbtest1..sbtest{max_threads} on {engine}"
+                "create {max_threads} empty table(s) sbtest1..sbtest{max_threads} on {engines}"
             );
         }
         let tables = if self.single_table() {
@@ -129,7 +144,7 @@ impl OltpKind {
             options.tables
         };
         format!(
-            "prepare {tables} table(s) of {} rows on {engine} (if not already there)",
+            "prepare {tables} table(s) of {} rows on {engines}",
             options.table_size
         )
     }
