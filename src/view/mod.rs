@@ -18,6 +18,7 @@ mod groups;
 pub mod node_figures;
 mod plan_comparison;
 pub mod replay_digests;
+pub mod round_noise;
 pub mod stats;
 pub mod verdict;
 

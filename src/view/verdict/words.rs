@@ -8,10 +8,10 @@
 
 use super::rank::{leader_spans, SafetyCost, WhyNotRanked};
 use super::{
-    Basis, Drift, Noise, NotRanked, PhaseVerdict, RowVerdict, Standing, MAX_FAILED_STATEMENT_SHARE,
+    Basis, NotRanked, PhaseVerdict, RowVerdict, Standing, MAX_FAILED_STATEMENT_SHARE,
     MIN_REPEATS_FOR_VERDICT,
 };
-use crate::view::stats::{median, DecisionRule, Ratio, RoundNoise};
+use crate::view::stats::{DecisionRule, Ratio};
 use crate::view::{distinct, Pace, View};
 
 impl RowVerdict {
@@ -61,8 +61,9 @@ pub(super) fn place_of(phase: &str, method: Option<&str>, threads: Option<u32>) 
 }
 
 /// What speed costs in safety, one sentence per set-up that lost data and would have led
-/// somewhere: "MyISAM would lead InnoDB at update at 1 thread (5.45× [4.70, 9.80]) and …, but
-/// lost …"; and "InnoDB is the only set-up that lost nothing" where only one did.
+/// somewhere: "MyISAM would lead InnoDB by 5.45× [4.70, 9.80] at update at 1 thread (its
+/// largest lead), but lost …"; and "InnoDB is the only set-up that lost nothing" where only
+/// one did.
 pub(super) fn safety_sentences(
     costs: Vec<(String, SafetyCost)>,
     setup_order: &[String],
@@ -101,11 +102,11 @@ pub(super) fn safety_sentences(
             })
             .cloned()
             .unwrap_or_default();
-        let at = match (places.len(), by) {
-            (1, Some(by)) => format!("by {} at {place}", ratio_text(&by)),
-            (1, None) => format!("at {place}"),
-            (_, Some(by)) => format!("by up to {} ({place})", ratio_text(&by)),
-            (_, None) => format!("at {place} and elsewhere"),
+        // One wording whether it led in one place or several: which leads decide varies
+        // between runs, and the sentence must not.
+        let at = match by {
+            Some(by) => format!("by {} at {place} (its largest lead)", ratio_text(&by)),
+            None => format!("at {place}"),
         };
         sentences.push(format!(
             "{lossy} would lead {safe} {at}, but {}",
@@ -113,52 +114,6 @@ pub(super) fn safety_sentences(
         ));
     }
     distinct(sentences)
-}
-
-/// Below this, a drift over the run is not worth a clause.
-const DRIFT_WORTH_SAYING_PCT: f64 = 2.0;
-/// A line through fewer rounds is mostly the first round's warm-up, not a drift.
-const MIN_ROUNDS_FOR_DRIFT: usize = 5;
-
-/// The machine's noise over every comparison of three rounds or more, in one sentence:
-/// the median spreads, and the largest drift with where it was.
-pub(super) fn noise(noises: &[(String, RoundNoise)]) -> Option<Noise> {
-    let together = median(
-        &noises
-            .iter()
-            .map(|(_, n)| n.together_pct)
-            .collect::<Vec<_>>(),
-    )?;
-    let apart = median(&noises.iter().map(|(_, n)| n.apart_pct).collect::<Vec<_>>())?;
-    let largest = noises
-        .iter()
-        .filter(|(_, n)| n.rounds >= MIN_ROUNDS_FOR_DRIFT)
-        .max_by(|a, b| a.1.trend_pct.abs().total_cmp(&b.1.trend_pct.abs()));
-    let comparisons = noises.len();
-    let drift = match largest {
-        None => String::new(),
-        Some((_, largest)) if largest.trend_pct.abs() < DRIFT_WORTH_SAYING_PCT => format!(
-            "; no comparison of {MIN_ROUNDS_FOR_DRIFT} rounds or more drifted by {DRIFT_WORTH_SAYING_PCT:.0}% from its first round to its last"
-        ),
-        Some((at, largest)) => format!(
-            "; the largest drift from first round to last was {:+.1}% ({at})",
-            largest.trend_pct
-        ),
-    };
-    let text = format!(
-        "Noise: from round to round the machine moved every set-up together by ±{together:.1}% (median of {comparisons} comparison{}), which pairing by round cancels; each set-up's own noise was ±{apart:.1}%, which only more repeats narrow{drift}.",
-        if comparisons == 1 { "" } else { "s" }
-    );
-    Some(Noise {
-        comparisons,
-        together_pct: together,
-        apart_pct: apart,
-        largest_drift: largest.map(|(at, n)| Drift {
-            pct: n.trend_pct,
-            at: at.clone(),
-        }),
-        text,
-    })
 }
 
 /// What a set-up lost in its crash trials, when that is why it is not ranked: "lost 1,112
