@@ -236,10 +236,11 @@ fn unsynced_profiles_lose_on_a_process_crash_except_relaxed_innodb() {
     //   (log_t::append_prepare). The timer first fires as InnoDB starts
     //   (srv_start_periodic_timer: set_time(0, …)), before the server answers; at the
     //   timeout's maximum it does not write again for 45 minutes, and a 256 MB buffer is
-    //   far more than a trial's few MB. Nothing of the load reaches the log file, so
-    //   every acknowledged commit is lost whenever the kill comes (the accounts' opening
-    //   fill survives: enginebench flushes the engines' logs after it). Measured: 14,374
-    //   of 14,374 and 10,890 of 10,890.
+    //   far more than a trial's few MB. But the page cleaner writes the log ahead of
+    //   every page it flushes (write-ahead logging), and on a server just started (the
+    //   trials run before the cells) it flushes during the trial: part of the load
+    //   reaches the log file and survives. Measured: 14,374 of 14,374 and 10,890 of
+    //   10,890 lost when the trials ran after the cells; 6,266 of 14,611 when before.
     // - MyRocks (MariaDB's: manual_wal_flush ON) keeps the WAL in the server at 0 and at
     //   2, until its background thread writes and syncs it every second (a constant in
     //   ha_rocksdb.cc, no knob) or RocksDB's 1 MB WAL buffer fills. A trial loses nothing
@@ -305,12 +306,6 @@ fn unsynced_profiles_lose_on_a_process_crash_except_relaxed_innodb() {
             let lost: u64 = both.iter().map(|trial| number(trial, "lost")).sum();
             match (engine, profile) {
                 ("innodb", "relaxed") => assert_eq!(lost, 0, "{both:#?}"),
-                ("innodb", "unsafe") => {
-                    for trial in &both {
-                        let acknowledged = number(trial, "acknowledged");
-                        assert_eq!(number(trial, "lost"), acknowledged, "{trial}");
-                    }
-                }
                 _ => assert!(lost > 0, "{engine} {profile} lost nothing: {both:#?}"),
             }
         }
