@@ -335,7 +335,7 @@ mod tests {
     use super::*;
     use crate::results::{OutcomeRecord, RunRecord};
 
-    fn fixture() -> RunRecord {
+    pub(super) fn fixture() -> RunRecord {
         crate::results::parse_record(
             include_str!("../../../tests/fixtures/s0-verdict.json"),
             "s0-verdict.json",
@@ -426,7 +426,7 @@ mod tests {
         );
     }
 
-    fn crash(
+    pub(super) fn crash(
         engine: crate::engine::Engine,
         kind: crate::results::CrashKind,
         lost: u64,

@@ -58,37 +58,11 @@ mod tests {
     use super::*;
     use crate::engine::Engine;
     use crate::results::{CrashKind, CrashRecord};
+    use crate::view::verdict::tests::{crash, fixture};
 
-    fn fixture() -> RunRecord {
-        crate::results::parse_record(
-            include_str!("../../../tests/fixtures/s0-verdict.json"),
-            "s0-verdict.json",
-        )
-        .unwrap()
-    }
-
+    /// A power-loss trial on `engine` that lost `lost` commits (the verdict tests' own).
     fn power_loss(engine: Engine, lost: u64) -> CrashRecord {
-        CrashRecord {
-            engine,
-            profile: None,
-            kind: CrashKind::Power,
-            trial: 1,
-            crashed_at_s: 2.0,
-            connections: 4,
-            acknowledged: 5_000,
-            in_doubt: 2,
-            lost,
-            phantom: 0,
-            atomicity_violations: 0,
-            invariant_violations: Vec::new(),
-            check_table: Vec::new(),
-            recovery_s: Some(1.0),
-            error: None,
-            power_cut: None,
-            emptied_on_restart: false,
-            on_tmpfs: false,
-            study_check: None,
-        }
+        crash(engine, CrashKind::Power, lost)
     }
 
     #[test]
