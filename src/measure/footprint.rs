@@ -27,6 +27,11 @@ pub struct FootprintRecord {
     /// File sizes by extension (`MYD`, `ibd`, …); RocksDB's are the shared `#rocksdb`
     /// directory of all RocksDB tables. Empty when the datadir is not local.
     pub files: BTreeMap<String, u64>,
+    /// Bytes of a row as the workload sees it (numbers at their type's size, strings at
+    /// their length), averaged over up to `LOGICAL_SAMPLE_ROWS` rows: the denominator of
+    /// space and write amplification. None when the table could not be sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logical_row_bytes: Option<f64>,
 }
 
 impl FootprintRecord {
@@ -94,10 +99,58 @@ pub fn measure_footprint(
         index_bytes: index_bytes.unwrap_or(0),
         free_bytes: free_bytes.unwrap_or(0),
         files,
+        logical_row_bytes: logical_row_bytes(conn, database, table),
     })
 }
 
-fn directory_bytes(dir: &Path) -> u64 {
+/// How many rows the logical row size is averaged over: enough for a stable mean of
+/// generated strings, few enough to cost milliseconds on any table.
+pub const LOGICAL_SAMPLE_ROWS: u32 = 1000;
+
+/// The average logical size of a row: each column at what it holds (an INT 4 bytes, a
+/// string its length), whatever the engine stores around it (headers, pages, compression).
+fn logical_row_bytes(conn: &mut Conn, database: &str, table: &str) -> Option<f64> {
+    let columns: Vec<(String, String)> = conn
+        .exec(
+            "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS \
+             WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
+            (database, table),
+        )
+        .ok()?;
+    if columns.is_empty() {
+        return None;
+    }
+    let terms: Vec<String> = columns
+        .iter()
+        .map(|(name, data_type)| match fixed_bytes(data_type) {
+            Some(bytes) => bytes.to_string(),
+            None => format!("COALESCE(LENGTH(`{}`), 0)", name.replace('`', "``")),
+        })
+        .collect();
+    let sql = format!(
+        "SELECT AVG({}) FROM (SELECT * FROM `{database}`.`{table}` LIMIT {LOGICAL_SAMPLE_ROWS}) AS sample",
+        terms.join(" + ")
+    );
+    conn.query_first::<Option<f64>, _>(sql)
+        .ok()
+        .flatten()
+        .flatten()
+}
+
+/// The size of a column of a fixed-size type, as the row holds it.
+fn fixed_bytes(data_type: &str) -> Option<u32> {
+    Some(match data_type.to_ascii_lowercase().as_str() {
+        "tinyint" | "bool" | "boolean" | "year" => 1,
+        "smallint" => 2,
+        "mediumint" | "date" | "time" => 3,
+        "int" | "integer" | "float" | "timestamp" => 4,
+        "bigint" | "double" | "real" | "datetime" => 8,
+        "decimal" | "numeric" => 8,
+        _ => return None,
+    })
+}
+
+pub fn directory_bytes(dir: &Path) -> u64 {
     std::fs::read_dir(dir)
         .map(|entries| {
             entries

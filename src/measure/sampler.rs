@@ -1,12 +1,15 @@
 //! The server-counter sampler: an observer of cells that reads SHOW GLOBAL STATUS and the
 //! server's /proc entry on the runner's own connection at the start of the measured phase,
 //! at each report interval, and at its end, and gives the deltas per interval and per cell
-//! with what sampling cost. It also follows progress for whoever shows it. It must not know
-//! what the cell runs or where its figures are kept.
+//! with what sampling cost; with each interval also the levels of the gauges that explain
+//! behaviour over time (dirty pages, checkpoint age, history length, RocksDB's memtables and
+//! pending work) and the datadir's size on disk. It also follows progress for whoever shows
+//! it. It must not know what the cell runs or where its figures are kept.
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use super::{
@@ -23,11 +26,40 @@ pub struct ProbeCost {
 }
 
 /// The server's counters over one report interval.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IntervalCounters {
     pub status_delta: BTreeMap<String, i64>,
     pub process: Option<ProcessDelta>,
+    /// Gauges at the end of the interval (`LEVEL_NAMES` from SHOW GLOBAL STATUS, and
+    /// RocksDB's column-family stats summed): a delta of a level says nothing, its value does.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub levels: BTreeMap<String, i64>,
+    /// Bytes of the files under the datadir at the end of the interval (throwaway servers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datadir_bytes: Option<u64>,
 }
+
+/// Status variables that are levels, not counters, kept per interval: what InnoDB's page
+/// cleaner and purge owe (dirty pages, checkpoint age, history length), how full the buffer
+/// pool is, RocksDB's memtables, and how many statements ran at once.
+pub const LEVEL_NAMES: &[&str] = &[
+    "Innodb_buffer_pool_pages_dirty",
+    "Innodb_buffer_pool_pages_data",
+    "Innodb_buffer_pool_pages_free",
+    "Innodb_checkpoint_age",
+    "Innodb_history_list_length",
+    "Rocksdb_memtable_total",
+    "Rocksdb_memtable_unflushed",
+    "Threads_running",
+];
+
+/// RocksDB's column-family stats worth a level per interval: work it owes (a flush, a
+/// compaction) and memtables waiting to be flushed, summed over column families.
+const ROCKSDB_CF_LEVELS: &[(&str, &str)] = &[
+    ("COMPACTION_PENDING", "rocksdb_cf_compaction_pending"),
+    ("MEM_TABLE_FLUSH_PENDING", "rocksdb_cf_flush_pending"),
+    ("NUM_IMMUTABLE_MEM_TABLE", "rocksdb_cf_immutable_memtables"),
+];
 
 /// Everything the runner measured about the server around a cell.
 #[derive(Debug, Clone, Default)]
@@ -45,6 +77,7 @@ pub struct CounterSampler<'a> {
     probe: &'a mut mysql::Conn,
     on_progress: &'a dyn Fn(&Progress),
     server_pid: Option<u32>,
+    datadir: Option<PathBuf>,
     first: Option<CounterSample>,
     last: Option<CounterSample>,
     counters: CellCounters,
@@ -56,18 +89,22 @@ pub struct CounterSampler<'a> {
 struct CounterSample {
     status: StatusSnapshot,
     process: Option<ProcessSample>,
+    levels: BTreeMap<String, i64>,
+    datadir_bytes: Option<u64>,
 }
 
 impl<'a> CounterSampler<'a> {
     pub fn new(
         probe: &'a mut mysql::Conn,
         server_pid: Option<u32>,
+        datadir: Option<PathBuf>,
         on_progress: &'a dyn Fn(&Progress),
     ) -> Self {
         CounterSampler {
             probe,
             on_progress,
             server_pid,
+            datadir,
             first: None,
             last: None,
             counters: CellCounters::default(),
@@ -100,11 +137,32 @@ impl<'a> CounterSampler<'a> {
             }
         };
         let process = self.server_pid.and_then(sample_process);
+        let mut levels: BTreeMap<String, i64> = LEVEL_NAMES
+            .iter()
+            .filter_map(|name| {
+                let value = status.counters.get(*name)?;
+                Some((name.to_string(), (*value).clamp(0, i64::MAX as i128) as i64))
+            })
+            .collect();
+        if status.counters.contains_key("Rocksdb_memtable_total") {
+            // Unlike SHOW GLOBAL STATUS, a missing table here is not an error worth ending a
+            // cell for: the levels are simply absent.
+            levels.extend(rocksdb_cf_levels(self.probe));
+        }
+        let datadir_bytes = self
+            .datadir
+            .as_deref()
+            .map(super::footprint::directory_bytes);
         self.counters.probe = ProbeCost {
             samples: self.counters.probe.samples + 1,
             total_us: self.counters.probe.total_us + started.elapsed().as_micros() as u64,
         };
-        Some(CounterSample { status, process })
+        Some(CounterSample {
+            status,
+            process,
+            levels,
+            datadir_bytes,
+        })
     }
 
     /// Closes an interval: the counters since the previous sample.
@@ -134,7 +192,24 @@ fn counter_delta(before: &CounterSample, after: &CounterSample) -> IntervalCount
             (Some(before), Some(after)) => Some(after.delta_since(before)),
             _ => None,
         },
+        levels: after.levels.clone(),
+        datadir_bytes: after.datadir_bytes,
     }
+}
+
+fn rocksdb_cf_levels(probe: &mut mysql::Conn) -> BTreeMap<String, i64> {
+    use mysql::prelude::Queryable;
+    let rows: Vec<(String, i64)> = probe
+        .query(
+            "SELECT STAT_TYPE, CAST(SUM(VALUE) AS SIGNED) FROM information_schema.ROCKSDB_CFSTATS GROUP BY STAT_TYPE",
+        )
+        .unwrap_or_default();
+    rows.into_iter()
+        .filter_map(|(stat, value)| {
+            let (_, name) = ROCKSDB_CF_LEVELS.iter().find(|(s, _)| *s == stat)?;
+            Some((name.to_string(), value))
+        })
+        .collect()
 }
 
 impl CellObserver for CounterSampler<'_> {

@@ -138,6 +138,7 @@ impl Format for Text {
             + &not_comparable_section(input.view)
             + &crash_section(input.view, style)
             + &super::durability::text(input.view, style)
+            + &super::over_time::text(input.view, style)
             + &(input.layout.tables)(input.view, style))
     }
 }
@@ -158,6 +159,7 @@ impl Format for Markdown {
             + &not_comparable_section(input.view)
             + &crash_section(input.view, TableStyle::Markdown)
             + &super::durability::text(input.view, TableStyle::Markdown)
+            + &super::over_time::text(input.view, TableStyle::Markdown)
             + &(input.layout.tables)(input.view, TableStyle::Markdown))
     }
 }

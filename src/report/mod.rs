@@ -14,6 +14,7 @@ pub mod durability;
 pub mod export;
 pub mod formats;
 pub mod html;
+pub mod over_time;
 pub mod section;
 pub mod text;
 pub mod verdict;

@@ -331,7 +331,9 @@ fn decode(file: &str, index: usize, what: &str, text: &str) -> Result<Histogram<
 type PartIntervals = Vec<BTreeMap<String, Histogram<u64>>>;
 
 /// Files a part's interval-log lines under the cell's interval records, by their absolute
-/// start times (the log leaves out intervals where nothing was recorded).
+/// start times (the log leaves out intervals where nothing was recorded): a line belongs to
+/// the interval its start falls in, so a long cell whose records were merged
+/// (`intervals_merged_by`) adds each merged interval's lines together.
 fn intervals_of(file: &str, cell: &CellRecord) -> Result<Option<PartIntervals>, MergeError> {
     let (Some(log), Some(started)) = (&cell.interval_log, cell.measure_started_unix_s) else {
         return Ok(None);
@@ -348,7 +350,11 @@ fn intervals_of(file: &str, cell: &CellRecord) -> Result<Option<PartIntervals>, 
         let position = cell
             .intervals
             .iter()
-            .position(|iv| (started + iv.start_s - line.start_unix_s).abs() < 0.0015)
+            .position(|iv| {
+                let start = started + iv.start_s - 0.0015;
+                let end = started + iv.end_s - 0.0015;
+                (start..end).contains(&line.start_unix_s)
+            })
             .ok_or_else(|| MergeError::Damaged {
                 file: file.to_string(),
                 index: cell.index,

@@ -7,6 +7,7 @@
 //! know how a report groups, summarises or draws it.
 
 mod crash;
+mod downsample;
 mod merge;
 pub(crate) mod migrate;
 mod read;
@@ -18,6 +19,7 @@ pub use crash::{
     group_check_table, half_applied_words, lost_commits_words, CrashKind, CrashRecord,
     StudyCheckRecord,
 };
+pub use downsample::MAX_INTERVALS_KEPT;
 pub use merge::{merge, MergeError, Part, CLOCK_OFFSET_WARNING_MS};
 pub use read::{parse_record, read_record, RecordError};
 pub use record::*;

@@ -473,6 +473,10 @@ pub struct CellRecord {
     pub events_per_s: f64,
     pub queries: Vec<QueryRecord>,
     pub intervals: Vec<IntervalRecord>,
+    /// How many measured intervals each of `intervals` stands for, when the cell was longer
+    /// than `MAX_INTERVALS_KEPT` report intervals (None: one each, as measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intervals_merged_by: Option<u32>,
     /// SHOW GLOBAL STATUS over the measured phase (non-zero counters only).
     pub server_status_delta: BTreeMap<String, i64>,
     /// The throwaway server's CPU, RSS and I/O over the measured phase (None if external).
@@ -621,7 +625,7 @@ pub struct QueryRecord {
     pub histogram_v2: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IntervalRecord {
     pub start_s: f64,
     pub end_s: f64,
@@ -636,7 +640,7 @@ pub struct IntervalRecord {
     pub server: Option<IntervalCounters>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IntervalQueryRecord {
     pub name: String,
     pub count: u64,
@@ -678,7 +682,7 @@ impl CellRecord {
             CellOutcome::Failed(message) => (OutcomeRecord::Failed, Some(message.clone())),
             CellOutcome::Stalled(stall) => (OutcomeRecord::Stalled, Some(stall.describe())),
         };
-        CellRecord {
+        let mut record = CellRecord {
             index,
             variant: key.variant.clone(),
             engine: key.engine,
@@ -727,6 +731,7 @@ impl CellRecord {
                     }
                 })
                 .collect(),
+            intervals_merged_by: None,
             server_status_delta: counters.status_delta,
             server_process: counters.server_process,
             client_cpu_us: counters.client_cpu_us,
@@ -757,7 +762,15 @@ impl CellRecord {
             probe: None,
             stall: None,
             driver: (!measured.driver.is_empty()).then(|| measured.driver.to_string()),
+        };
+        let factor =
+            super::downsample::merge_factor(record.intervals.len(), super::MAX_INTERVALS_KEPT);
+        if factor > 1 {
+            record.intervals =
+                super::downsample::merge_intervals(std::mem::take(&mut record.intervals), factor);
+            record.intervals_merged_by = Some(factor as u32);
         }
+        record
     }
 }
 

@@ -164,7 +164,12 @@ fn drive(
     .map_err(|err| anyhow::anyhow!("{}: {err}", plan.cell_label(cell)))?;
     let kills_a_node = nodes_plan.as_ref().is_some_and(NodesPlan::kills);
     let show_progress = |update: &crate::measure::Progress| progress.update(update);
-    let mut sampler = CounterSampler::new(&mut bench.probe, server_pid, &show_progress);
+    let mut sampler = CounterSampler::new(
+        &mut bench.probe,
+        server_pid,
+        bench.target.datadir(),
+        &show_progress,
+    );
     let mut started_late_ms = None;
     let mut agents;
     let observer: &mut dyn CellObserver = match &mut bench.rendezvous {

@@ -216,6 +216,7 @@ pub(super) fn groups(
     record: &RunRecord,
     phases: &[Phase],
     searches: &[super::capacity::Search],
+    figures: &[super::CellFigures],
 ) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
     let find = |out: &mut Vec<Group>, group: Group| -> usize {
@@ -266,7 +267,7 @@ pub(super) fn groups(
         }
         if cell.outcome == OutcomeRecord::Completed {
             group.values.push(if timed {
-                cell.events_per_s
+                super::cell_time::ranked_events_per_s(cell, figures[position].time.as_ref())
             } else {
                 cell.wall_ms
             });

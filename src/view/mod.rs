@@ -10,9 +10,11 @@
 //! record is comes from the record (`kind`, `statement_classes`, its phases).
 
 pub mod capacity;
+pub mod cell_time;
 mod crash_expectations;
 mod crashes;
 pub mod durability;
+pub mod efficiency;
 pub mod frontier;
 mod groups;
 pub mod node_figures;
@@ -20,6 +22,7 @@ mod plan_comparison;
 pub mod replay_digests;
 pub mod round_noise;
 pub mod stats;
+pub mod time;
 pub mod verdict;
 
 use hdrhistogram::Histogram;
@@ -145,6 +148,9 @@ pub struct CellFigures {
     /// standard deviation, as sysbench reports "threads fairness".
     pub fairness_events: (f64, f64),
     pub fairness_busy_s: (f64, f64),
+    /// Its report intervals read over time: steady part and stalls (none with fewer than
+    /// two intervals).
+    pub time: Option<cell_time::CellTime>,
 }
 
 /// The one definition of "statements" every report uses: statements executed, those that
@@ -243,7 +249,7 @@ impl View {
         let setups = distinct(record.cells.iter().map(Setup::of_cell));
         let phases = phases(&record);
         let searches = capacity::searches(&record);
-        let groups = groups::groups(&record, &phases, &searches);
+        let groups = groups::groups(&record, &phases, &searches, &cells);
         let repeats = count_repeats(record.cells.iter().map(|c| c.repeat));
         let durability = distinct(groups.iter().map(|g| g.setup.clone()))
             .into_iter()
@@ -505,6 +511,13 @@ fn cell_figures(record: &RunRecord, cell: &CellRecord) -> CellFigures {
         event_histogram: decode_histogram(&cell.event_histogram_v2).ok(),
         fairness_events: mean_and_sd(&events),
         fairness_busy_s: mean_and_sd(&busy),
+        time: cell_time::cell_time(
+            cell,
+            record
+                .tolerance_pct
+                .unwrap_or(crate::results::DEFAULT_TOLERANCE_PCT)
+                / 100.0,
+        ),
     }
 }
 

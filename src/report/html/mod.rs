@@ -213,6 +213,13 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
             html: crate::report::section::to_html(&durability),
         });
     }
+    if let Some(over_time) = crate::report::over_time::section(view) {
+        sections.push(Section {
+            id: over_time.id,
+            title: over_time.title.clone(),
+            html: crate::report::section::to_html(&over_time),
+        });
+    }
     sections.push(Section {
         id: "charts",
         title: "Charts".into(),

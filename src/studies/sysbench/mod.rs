@@ -213,6 +213,8 @@ impl StudyKind for OltpParams {
             // round of repeats runs every engine once, so the run can stop once decided.
             let mut steps = vec![Step::PrepareTables { engine: None }];
             steps.extend(run_phase_cells(0, &matrix.threads, &matrix.engines, matrix));
+            // The tables' size once written to: the numerator of space amplification.
+            steps.push(Step::Footprints);
             return steps;
         }
         let mut steps = Vec::new();
@@ -228,6 +230,7 @@ impl StudyKind for OltpParams {
                 steps.push(cell);
             }
         }
+        steps.push(Step::Footprints);
         steps
     }
 

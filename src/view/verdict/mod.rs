@@ -19,6 +19,7 @@
 
 mod basis;
 mod noise;
+mod over_time;
 mod rank;
 mod until_decided;
 mod words;
@@ -118,6 +119,10 @@ pub struct RowVerdict {
     pub against: Vec<Against>,
     /// The counters that differ most between the leader and the others.
     pub why: Vec<String>,
+    /// Per set-up, over time: a warm-up left out, a level shift, stalls and what they looked
+    /// like; none where the cells were too short to tell.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_time: Option<String>,
     /// The verdict in a sentence.
     pub text: String,
 }
@@ -288,6 +293,10 @@ impl View {
                 };
                 row.text = words::row_text(&row, &rule);
                 if kind == GroupKind::Cell {
+                    row.over_time = over_time::clause(&ranked, &self.cells);
+                    if let Some(clause) = &row.over_time {
+                        row.text = format!("{}; over time, {clause}", row.text);
+                    }
                     query_kinds.extend(self.query_kind_rows(&ranked, &row).into_iter().map(
                         |mut kind_row| {
                             kind_row.text = words::row_text(&kind_row, &rule);

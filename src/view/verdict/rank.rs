@@ -325,6 +325,7 @@ pub(super) fn rank<'a>(
         leader: Some(lead_group.setup.label()),
         against,
         why: Vec::new(),
+        over_time: None,
         text: String::new(),
     })
 }

@@ -603,6 +603,7 @@ mod tests {
                 standing: Standing::Leads,
             }],
             why: Vec::new(),
+            over_time: None,
             text: String::new(),
         };
         let rows = [
@@ -641,6 +642,7 @@ mod tests {
             leader: Some("InnoDB".into()),
             against,
             why: Vec::new(),
+            over_time: None,
             text: String::new(),
         }
     }

@@ -1,0 +1,389 @@
+//! When a cell's throughput settled: "steady from the start", "steady from 40 s", "did not
+//! settle", "too short to tell", or where the user's `--warmup` put it; and the level shifts
+//! after it ("fell 40% at 610 s"). Owns the steady-state rule over the change points of the
+//! rate series (design note `docs/design/time-and-verdicts.md` §2). Must not know how the
+//! answer is worded, nor what a stall is (a stall is short; this rule looks at levels).
+
+use super::changepoints::{change_points, single_change_point, ChangePointOptions};
+use super::{median, typical_interval_s, Point, TimeOptions};
+
+/// Below this many full points (or seconds), no claim about settling is made: a level on
+/// each side of a change needs about 5 points to mean anything.
+const MIN_POINTS: usize = 10;
+const MIN_SPAN_S: f64 = 10.0;
+/// Below this many points the detector may cut the series once only: windows and merging
+/// have too little to work on.
+const FEW_POINTS: usize = 30;
+/// Points in the rolling median the detector runs on: stalls of 1–3 points (handled as
+/// stalls) do not cut the series into levels.
+const SMOOTHING_POINTS: usize = 5;
+/// Segments shorter than this are spikes or stalls, not levels.
+const MIN_SEGMENT_POINTS: usize = 3;
+
+/// How the cell's steady part was found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Settling {
+    /// Fewer than 10 full points (or under 10 s): every point is used, nothing is claimed.
+    TooShort,
+    /// No warm-up: steady from the first point.
+    FromStart,
+    /// Steady from point `index`, which starts `at_s` into the cell.
+    From { index: usize, at_s: f64 },
+    /// Still moving at the end (the last level is shorter than max(10 points, a quarter of
+    /// the cell)): every point is used.
+    NeverSettled,
+    /// The user's warm-up: points starting at or after `at_s` are used.
+    Forced { at_s: f64 },
+}
+
+/// A level shift after the steady start, bigger than the tolerance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shift {
+    /// Where the earlier level ended (the start of the first point after it).
+    pub at_s: f64,
+    /// The new level's median rate over the earlier one's (0.6: fell 40%).
+    pub ratio: f64,
+}
+
+/// The part of a cell its statistics use, and what it looked like.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Steady {
+    pub settling: Settling,
+    /// The first point used for statistics.
+    pub first_index: usize,
+    /// One past the last point used: a final point shorter than half the typical interval
+    /// is never used (its rate is noise), so this is `points.len()` or one less.
+    pub end_index: usize,
+    /// Events over the used points ÷ their time (0 when no point is used).
+    pub rate_per_s: f64,
+    /// Median of the used points' rates.
+    pub median_rate_per_s: f64,
+    pub shifts: Vec<Shift>,
+}
+
+/// The steady part of a cell's points (see [`Settling`]).
+pub fn read_steady(points: &[Point], options: &TimeOptions) -> Steady {
+    let end = full_points(points);
+    let tolerance = options.tolerance;
+    if let Some(at_s) = options.forced_warmup_s {
+        // A hair of slack: a point starting at 30.000000001 s is "at 30 s".
+        let first = points[..end]
+            .iter()
+            .position(|p| p.start_s >= at_s - 1e-6)
+            .unwrap_or(end);
+        let shifts = if end - first >= MIN_POINTS {
+            read_levels(points, first, end, tolerance).map_or_else(Vec::new, |(_, s)| s)
+        } else {
+            Vec::new()
+        };
+        return summary(points, first, end, Settling::Forced { at_s }, shifts);
+    }
+    let span_s = points[..end].iter().map(Point::length_s).sum::<f64>();
+    if end < MIN_POINTS || span_s < MIN_SPAN_S {
+        return summary(points, 0, end, Settling::TooShort, Vec::new());
+    }
+    match read_levels(points, 0, end, tolerance) {
+        None => summary(points, 0, end, Settling::NeverSettled, Vec::new()),
+        Some((0, shifts)) => summary(points, 0, end, Settling::FromStart, shifts),
+        Some((index, shifts)) => {
+            let at_s = points[index].start_s;
+            summary(points, index, end, Settling::From { index, at_s }, shifts)
+        }
+    }
+}
+
+/// How many points count: all but a final point shorter than half the typical interval,
+/// whose few events over a sliver of time make a rate that is mostly noise.
+fn full_points(points: &[Point]) -> usize {
+    match points.last() {
+        Some(last) if points.len() > 1 && last.length_s() < 0.5 * typical_interval_s(points) => {
+            points.len() - 1
+        }
+        _ => points.len(),
+    }
+}
+
+fn summary(
+    points: &[Point],
+    first: usize,
+    end: usize,
+    settling: Settling,
+    shifts: Vec<Shift>,
+) -> Steady {
+    let used = &points[first..end];
+    let events: u64 = used.iter().map(|p| p.events).sum();
+    let seconds: f64 = used.iter().map(Point::length_s).sum();
+    let rates: Vec<f64> = used.iter().map(Point::rate_per_s).collect();
+    Steady {
+        settling,
+        first_index: first,
+        end_index: end,
+        rate_per_s: if seconds > 0.0 {
+            events as f64 / seconds
+        } else {
+            0.0
+        },
+        median_rate_per_s: median(&rates),
+        shifts,
+    }
+}
+
+/// A run of points whose rate held one level (within the tolerance).
+#[derive(Debug, Clone, PartialEq)]
+struct Level {
+    start: usize,
+    end: usize,
+    median: f64,
+}
+
+impl Level {
+    fn len(&self) -> usize {
+        self.end - self.start
+    }
+}
+
+/// The steady start (an index into `points`) and the shifts after it, over
+/// `points[first..end]`; None when the last level is too short (still moving at the end).
+///
+/// The design's rule, with one addition. The rule: the steady part starts at the earliest
+/// level (segments within ±tolerance of each other, read back from the last) such that
+/// only levels within ±tolerance of the last follow. Alone, it would call the first half of
+/// a cell that ran at 1000/s for 150 s and then at 600/s for 150 s a "warm-up". So a level
+/// at least as long as a steady part must be (max(10 points, a quarter of the points)) is a
+/// plateau, the steady part starts at the first plateau, and the change from one plateau to
+/// the next is a named shift; shorter levels before the first plateau are the warm-up
+/// (a cold cache rising, a fresh table slowing, in one step or several).
+fn read_levels(
+    points: &[Point],
+    first: usize,
+    end: usize,
+    tolerance: f64,
+) -> Option<(usize, Vec<Shift>)> {
+    let rates: Vec<f64> = points[first..end].iter().map(Point::rate_per_s).collect();
+    let levels = levels(&rates, tolerance);
+    let min_steady = MIN_POINTS.max(rates.len().div_ceil(4));
+    if levels.last()?.len() < min_steady {
+        return None;
+    }
+    let plateaus: Vec<&Level> = levels.iter().filter(|l| l.len() >= min_steady).collect();
+    let start = steady_start(&levels, plateaus[0], tolerance);
+    let shifts = plateaus
+        .windows(2)
+        .map(|pair| (pair[0], pair[1].median / pair[0].median))
+        .filter(|(_, ratio)| (ratio - 1.0).abs() > tolerance)
+        .map(|(before, ratio)| Shift {
+            at_s: points[first + before.end].start_s,
+            ratio,
+        })
+        .collect();
+    Some((first + start, shifts))
+}
+
+/// Where the steady part starts: at the first plateau, or earlier at a level as high as it
+/// that only short levels (dips, spikes: a stall in the first seconds) separate from it.
+/// A cold start's steps never qualify: each lies further from the plateau than the next.
+fn steady_start(levels: &[Level], plateau: &Level, tolerance: f64) -> usize {
+    let mut start = plateau.start;
+    for level in levels.iter().rev().skip_while(|l| l.start >= plateau.start) {
+        if within(level.median, plateau.median, tolerance) {
+            start = level.start;
+        } else if level.len() >= SMOOTHING_POINTS {
+            break;
+        }
+    }
+    start
+}
+
+/// Whether `value` is within ±tolerance of `reference`.
+fn within(value: f64, reference: f64, tolerance: f64) -> bool {
+    if reference == 0.0 {
+        value == 0.0
+    } else {
+        (value / reference - 1.0).abs() <= tolerance
+    }
+}
+
+/// The levels of a rate series, in order, covering it: Otava's segments of the rolling
+/// median (short ones folded into the level before, or the first one), grouped back from
+/// the last while each segment's median is within ±tolerance of the group's last segment.
+fn levels(rates: &[f64], tolerance: f64) -> Vec<Level> {
+    let smoothed = rolling_median(rates, SMOOTHING_POINTS);
+    let options = ChangePointOptions {
+        min_magnitude: tolerance,
+        ..ChangePointOptions::default()
+    };
+    let cuts: Vec<usize> = if rates.len() < FEW_POINTS {
+        single_change_point(&smoothed, &options)
+            .into_iter()
+            .map(|c| c.index)
+            .collect()
+    } else {
+        change_points(&smoothed, &options)
+            .iter()
+            .map(|c| c.index)
+            .collect()
+    };
+    let mut bounds = vec![0];
+    bounds.extend(cuts);
+    bounds.push(rates.len());
+    // (extent start, median) of each long segment; its extent runs to the next one's start.
+    let mut segments: Vec<(usize, f64)> = bounds
+        .windows(2)
+        .filter(|w| w[1] - w[0] >= MIN_SEGMENT_POINTS)
+        .map(|w| (w[0], median(&rates[w[0]..w[1]])))
+        .collect();
+    if let Some(first) = segments.first_mut() {
+        first.0 = 0;
+    }
+    let mut levels = Vec::new();
+    let mut end_segment = segments.len();
+    while end_segment > 0 {
+        let reference = segments[end_segment - 1].1;
+        let mut start_segment = end_segment - 1;
+        while start_segment > 0 && within(segments[start_segment - 1].1, reference, tolerance) {
+            start_segment -= 1;
+        }
+        let start = segments[start_segment].0;
+        let end = segments.get(end_segment).map_or(rates.len(), |s| s.0);
+        levels.push(Level {
+            start,
+            end,
+            median: median(&rates[start..end]),
+        });
+        end_segment = start_segment;
+    }
+    levels.reverse();
+    levels
+}
+
+/// Each value replaced by the median of the `width` values centred on it (fewer at the
+/// ends), so that a level change stays where it happened.
+fn rolling_median(values: &[f64], width: usize) -> Vec<f64> {
+    let half = width / 2;
+    (0..values.len())
+        .map(|i| median(&values[i.saturating_sub(half)..(i + half + 1).min(values.len())]))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{points_at, series};
+    use super::*;
+
+    #[test]
+    fn a_steady_series_is_steady_from_the_start() {
+        let points = series(&[(1000.0, 120)], 0.03, 1);
+        let steady = read_steady(&points, &TimeOptions::default());
+        assert_eq!(steady.settling, Settling::FromStart);
+        assert_eq!((steady.first_index, steady.end_index), (0, 120));
+        assert!(steady.shifts.is_empty());
+        assert!((steady.rate_per_s / 1000.0 - 1.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn a_cold_start_is_left_out() {
+        let rise: Vec<f64> = (0..20)
+            .map(|i| 200.0 + 800.0 * f64::from(i) / 19.0)
+            .collect();
+        let mut rates = rise.clone();
+        rates.extend(
+            series(&[(1000.0, 120)], 0.03, 2)
+                .iter()
+                .map(Point::rate_per_s),
+        );
+        let points = points_at(&rates, 1.0);
+        let steady = read_steady(&points, &TimeOptions::default());
+        let Settling::From { index, at_s } = steady.settling else {
+            panic!("{:?}", steady.settling);
+        };
+        assert!((15..=23).contains(&index), "{index}");
+        assert_eq!(at_s, index as f64);
+        assert!(steady.rate_per_s > 985.0, "{}", steady.rate_per_s);
+        let all: f64 = rates.iter().sum::<f64>() / rates.len() as f64;
+        assert!(all < 960.0);
+        assert!(steady.shifts.is_empty());
+    }
+
+    #[test]
+    fn a_stall_in_the_first_seconds_is_no_warm_up() {
+        let mut points = series(&[(1000.0, 120)], 0.03, 6);
+        for point in &mut points[5..8] {
+            point.events = 100;
+        }
+        let steady = read_steady(&points, &TimeOptions::default());
+        assert_eq!(steady.settling, Settling::FromStart);
+        assert!(steady.shifts.is_empty());
+    }
+
+    #[test]
+    fn six_points_are_too_short_to_tell() {
+        let points = series(&[(1000.0, 6)], 0.03, 3);
+        let steady = read_steady(&points, &TimeOptions::default());
+        assert_eq!(steady.settling, Settling::TooShort);
+        assert_eq!((steady.first_index, steady.end_index), (0, 6));
+    }
+
+    #[test]
+    fn a_fall_after_a_long_level_is_a_shift_not_a_warm_up() {
+        // Warm-up over 15 s, 1000/s to 150 s, then 600/s (a table outgrowing memory).
+        let mut rates: Vec<f64> = (0..15)
+            .map(|i| 300.0 + 700.0 * f64::from(i) / 15.0)
+            .collect();
+        let rest = series(&[(1000.0, 135), (600.0, 150)], 0.03, 4);
+        rates.extend(rest.iter().map(Point::rate_per_s));
+        let points = points_at(&rates, 1.0);
+        let steady = read_steady(&points, &TimeOptions::default());
+        let Settling::From { index, .. } = steady.settling else {
+            panic!("{:?}", steady.settling);
+        };
+        assert!((10..=18).contains(&index), "{index}");
+        assert_eq!(steady.shifts.len(), 1, "{:?}", steady.shifts);
+        let shift = &steady.shifts[0];
+        assert!((shift.at_s - 150.0).abs() <= 3.0, "{shift:?}");
+        assert!((shift.ratio - 0.6).abs() < 0.03, "{shift:?}");
+    }
+
+    #[test]
+    fn a_series_still_moving_at_the_end_never_settled() {
+        let rates: Vec<f64> = (0..60).map(|i| 100.0 + 20.0 * f64::from(i)).collect();
+        let points = points_at(&rates, 1.0);
+        let steady = read_steady(&points, &TimeOptions::default());
+        assert_eq!(steady.settling, Settling::NeverSettled);
+        assert_eq!(steady.first_index, 0);
+    }
+
+    #[test]
+    fn a_forced_warm_up_and_a_short_last_point() {
+        let mut points = series(&[(1000.0, 40)], 0.03, 5);
+        // The final point of 0.2 s, with few events: left out everywhere.
+        points.push(Point {
+            start_s: 40.0,
+            end_s: 40.2,
+            events: 5,
+            max_latency_us: 5000.0,
+        });
+        let options = TimeOptions {
+            forced_warmup_s: Some(10.0),
+            ..TimeOptions::default()
+        };
+        let steady = read_steady(&points, &options);
+        assert_eq!(steady.settling, Settling::Forced { at_s: 10.0 });
+        assert_eq!((steady.first_index, steady.end_index), (10, 40));
+        let unforced = read_steady(&points, &TimeOptions::default());
+        assert_eq!(unforced.end_index, 40);
+    }
+
+    #[test]
+    fn twenty_points_cut_once_at_most() {
+        let rates: Vec<f64> = [200.0; 6].iter().chain(&[1000.0; 14]).copied().collect();
+        let steady = read_steady(&points_at(&rates, 1.0), &TimeOptions::default());
+        assert_eq!(
+            steady.settling,
+            Settling::From {
+                index: 6,
+                at_s: 6.0
+            }
+        );
+        assert!((steady.rate_per_s - 1000.0).abs() < 1e-9);
+    }
+}
