@@ -8,6 +8,7 @@
 
 mod crash;
 mod downsample;
+mod interval;
 mod merge;
 pub(crate) mod migrate;
 mod read;

@@ -14,6 +14,8 @@ use crate::measure::{
 };
 use crate::server::ServerRecord;
 
+pub use super::interval::{IntervalQueryRecord, IntervalRecord};
+
 pub use crate::measure::{CellCounters, IntervalCounters, ProbeCost};
 
 /// Bumped whenever a field changes meaning or disappears (adding optional fields does not).
@@ -625,30 +627,6 @@ pub struct QueryRecord {
     pub histogram_v2: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct IntervalRecord {
-    pub start_s: f64,
-    pub end_s: f64,
-    /// Whole events finished in the interval, and their latency.
-    #[serde(default)]
-    pub events: u64,
-    #[serde(default)]
-    pub event_latency_us: LatencySummary,
-    pub queries: Vec<IntervalQueryRecord>,
-    /// The server's counters over the same interval.
-    #[serde(default)]
-    pub server: Option<IntervalCounters>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct IntervalQueryRecord {
-    pub name: String,
-    pub count: u64,
-    pub failed: u64,
-    pub qps: f64,
-    pub latency_us: LatencySummary,
-}
-
 /// Which cell a measurement belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CellKey {
@@ -682,7 +660,7 @@ impl CellRecord {
             CellOutcome::Failed(message) => (OutcomeRecord::Failed, Some(message.clone())),
             CellOutcome::Stalled(stall) => (OutcomeRecord::Stalled, Some(stall.describe())),
         };
-        let mut record = CellRecord {
+        CellRecord {
             index,
             variant: key.variant.clone(),
             engine: key.engine,
@@ -762,15 +740,20 @@ impl CellRecord {
             probe: None,
             stall: None,
             driver: (!measured.driver.is_empty()).then(|| measured.driver.to_string()),
-        };
-        let factor =
-            super::downsample::merge_factor(record.intervals.len(), super::MAX_INTERVALS_KEPT);
-        if factor > 1 {
-            record.intervals =
-                super::downsample::merge_intervals(std::mem::take(&mut record.intervals), factor);
-            record.intervals_merged_by = Some(factor as u32);
         }
-        record
+        .with_intervals_bounded()
+    }
+
+    /// Past `MAX_INTERVALS_KEPT` intervals, neighbours merged (and said so).
+    fn with_intervals_bounded(mut self) -> CellRecord {
+        let factor =
+            super::downsample::merge_factor(self.intervals.len(), super::MAX_INTERVALS_KEPT);
+        if factor > 1 {
+            self.intervals =
+                super::downsample::merge_intervals(std::mem::take(&mut self.intervals), factor);
+            self.intervals_merged_by = Some(factor as u32);
+        }
+        self
     }
 }
 

@@ -116,6 +116,20 @@ struct Driven {
     progress: CellProgress,
 }
 
+/// What each closing interval prints: the caller's hook, a line, or nothing.
+fn interval_lines(bench: &Bench, config: &CellConfig) -> IntervalLines {
+    if let Some(hook) = &bench.output.interval_hook {
+        IntervalLines::Hook {
+            hook: hook.clone(),
+            threads: config.threads,
+        }
+    } else if bench.output.print_intervals {
+        IntervalLines::Enginebench
+    } else {
+        IntervalLines::None
+    }
+}
+
 /// Drives the cell with progress shown, the server's counters sampled around it, its
 /// nodes watched (and one killed, when the phase says) and agents started together.
 fn drive(
@@ -134,20 +148,7 @@ fn drive(
         (Some(each), _) => Some(each * u64::from(config.threads)),
         (None, total) => total,
     };
-    let progress = CellProgress::start(
-        label.clone(),
-        expected,
-        if let Some(hook) = &bench.output.interval_hook {
-            IntervalLines::Hook {
-                hook: hook.clone(),
-                threads: config.threads,
-            }
-        } else if bench.output.print_intervals {
-            IntervalLines::Enginebench
-        } else {
-            IntervalLines::None
-        },
-    );
+    let progress = CellProgress::start(label.clone(), expected, interval_lines(bench, config));
     let server_pid = bench.target.server_pid();
     let phase = plan.phase(cell.phase);
     let kill = phase.topology.kill_node;

@@ -30,6 +30,7 @@ mod layout;
 mod load;
 mod lua;
 mod oltp;
+mod over_time;
 mod parsers_never_panic;
 mod plans;
 mod power_fs;

@@ -233,6 +233,14 @@ impl View {
         }
     }
 
+    /// A cell row's over-time clause (warm-ups, shifts, stalls), in its sentence too.
+    fn say_over_time(&self, row: &mut RowVerdict, ranked: &[&Group]) {
+        row.over_time = over_time::clause(ranked, &self.cells);
+        if let Some(clause) = &row.over_time {
+            row.text = format!("{}; over time, {clause}", row.text);
+        }
+    }
+
     /// The verdicts of this run: a function of the record alone.
     pub fn verdicts(&self) -> Verdicts {
         let rule = self.decision_rule();
@@ -293,10 +301,7 @@ impl View {
                 };
                 row.text = words::row_text(&row, &rule);
                 if kind == GroupKind::Cell {
-                    row.over_time = over_time::clause(&ranked, &self.cells);
-                    if let Some(clause) = &row.over_time {
-                        row.text = format!("{}; over time, {clause}", row.text);
-                    }
+                    self.say_over_time(&mut row, &ranked);
                     query_kinds.extend(self.query_kind_rows(&ranked, &row).into_iter().map(
                         |mut kind_row| {
                             kind_row.text = words::row_text(&kind_row, &rule);
