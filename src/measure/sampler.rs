@@ -2,8 +2,8 @@
 //! server's /proc entry on the runner's own connection at the start of the measured phase,
 //! at each report interval, and at its end, and gives the deltas per interval and per cell
 //! with what sampling cost; with each interval also the levels of the gauges that explain
-//! behaviour over time (dirty pages, checkpoint age, history length, RocksDB's memtables and
-//! pending work) and the datadir's size on disk. It also follows progress for whoever shows
+//! behaviour over time (dirty pages, checkpoint age, history length, RocksDB's memtables)
+//! and the datadir's size on disk. It also follows progress for whoever shows
 //! it. It must not know what the cell runs or where its figures are kept.
 
 use anyhow::Context;
@@ -30,8 +30,9 @@ pub struct ProbeCost {
 pub struct IntervalCounters {
     pub status_delta: BTreeMap<String, i64>,
     pub process: Option<ProcessDelta>,
-    /// Gauges at the end of the interval (`LEVEL_NAMES` from SHOW GLOBAL STATUS, and
-    /// RocksDB's column-family stats summed): a delta of a level says nothing, its value does.
+    /// Gauges at the end of the interval (`LEVEL_NAMES`, from the same SHOW GLOBAL STATUS: no
+    /// other statement is sent, so the server's Com_* counters stay the workload's own): a
+    /// delta of a level says nothing, its value does.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub levels: BTreeMap<String, i64>,
     /// Bytes of the files under the datadir at the end of the interval (throwaway servers).
@@ -51,14 +52,6 @@ pub const LEVEL_NAMES: &[&str] = &[
     "Rocksdb_memtable_total",
     "Rocksdb_memtable_unflushed",
     "Threads_running",
-];
-
-/// RocksDB's column-family stats worth a level per interval: work it owes (a flush, a
-/// compaction) and memtables waiting to be flushed, summed over column families.
-const ROCKSDB_CF_LEVELS: &[(&str, &str)] = &[
-    ("COMPACTION_PENDING", "rocksdb_cf_compaction_pending"),
-    ("MEM_TABLE_FLUSH_PENDING", "rocksdb_cf_flush_pending"),
-    ("NUM_IMMUTABLE_MEM_TABLE", "rocksdb_cf_immutable_memtables"),
 ];
 
 /// Everything the runner measured about the server around a cell.
@@ -137,18 +130,13 @@ impl<'a> CounterSampler<'a> {
             }
         };
         let process = self.server_pid.and_then(sample_process);
-        let mut levels: BTreeMap<String, i64> = LEVEL_NAMES
+        let levels: BTreeMap<String, i64> = LEVEL_NAMES
             .iter()
             .filter_map(|name| {
                 let value = status.counters.get(*name)?;
                 Some((name.to_string(), (*value).clamp(0, i64::MAX as i128) as i64))
             })
             .collect();
-        if status.counters.contains_key("Rocksdb_memtable_total") {
-            // Unlike SHOW GLOBAL STATUS, a missing table here is not an error worth ending a
-            // cell for: the levels are simply absent.
-            levels.extend(rocksdb_cf_levels(self.probe));
-        }
         let datadir_bytes = self
             .datadir
             .as_deref()
@@ -195,21 +183,6 @@ fn counter_delta(before: &CounterSample, after: &CounterSample) -> IntervalCount
         levels: after.levels.clone(),
         datadir_bytes: after.datadir_bytes,
     }
-}
-
-fn rocksdb_cf_levels(probe: &mut mysql::Conn) -> BTreeMap<String, i64> {
-    use mysql::prelude::Queryable;
-    let rows: Vec<(String, i64)> = probe
-        .query(
-            "SELECT STAT_TYPE, CAST(SUM(VALUE) AS SIGNED) FROM information_schema.ROCKSDB_CFSTATS GROUP BY STAT_TYPE",
-        )
-        .unwrap_or_default();
-    rows.into_iter()
-        .filter_map(|(stat, value)| {
-            let (_, name) = ROCKSDB_CF_LEVELS.iter().find(|(s, _)| *s == stat)?;
-            Some((name.to_string(), value))
-        })
-        .collect()
 }
 
 impl CellObserver for CounterSampler<'_> {

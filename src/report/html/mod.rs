@@ -213,13 +213,6 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
             html: crate::report::section::to_html(&durability),
         });
     }
-    if let Some(over_time) = crate::report::over_time::section(view) {
-        sections.push(Section {
-            id: over_time.id,
-            title: over_time.title.clone(),
-            html: crate::report::section::to_html(&over_time),
-        });
-    }
     sections.push(Section {
         id: "charts",
         title: "Charts".into(),
@@ -229,6 +222,14 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
             format!("<div class=\"charts\">{charts}</div>")
         },
     });
+    // After the charts: its tables read beside the over-time charts above them.
+    if let Some(over_time) = crate::report::over_time::section(view) {
+        sections.push(Section {
+            id: over_time.id,
+            title: over_time.title.clone(),
+            html: crate::report::section::to_html(&over_time),
+        });
+    }
     // The kind's own sections, drawn from the model its text tables are drawn from.
     sections.extend((layout.own_sections)(view).iter().map(|section| Section {
         id: section.id,

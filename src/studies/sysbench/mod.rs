@@ -262,6 +262,9 @@ impl StudyKind for OltpParams {
                 "empty the tables of {} on {engine} (it counts ids from 1 again)",
                 self.workload.name()
             ),
+            Step::Footprints => {
+                "measure each engine's tables on disk (for space amplification)".into()
+            }
             other => format!("{other:?}"),
         }
     }
