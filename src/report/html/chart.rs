@@ -79,6 +79,29 @@ pub(super) type Point = (f64, f64, Option<(f64, f64)>);
 pub(super) struct Series {
     pub(super) key: usize,
     pub(super) points: Vec<Point>,
+    pub(super) overlay: Overlay,
+}
+
+/// What a line chart draws with a series besides its points, in its colour and shown and
+/// hidden with it: spans of x shaded the plot's height, beneath the line, and dashed
+/// vertical marks with a label, across it.
+#[derive(Default)]
+pub(super) struct Overlay {
+    pub(super) spans: Vec<Span>,
+    pub(super) marks: Vec<Mark>,
+}
+
+/// A shaded span of x, and what it says on hover or focus.
+pub(super) struct Span {
+    pub(super) from: f64,
+    pub(super) to: f64,
+    pub(super) tip: String,
+}
+
+/// A dashed vertical line at x, labelled at the top of the plot.
+pub(super) struct Mark {
+    pub(super) at: f64,
+    pub(super) label: String,
 }
 
 /// One chart of a figure: the figure's only one, or a profile's in small multiples.
@@ -173,6 +196,7 @@ impl Multiples {
                     .map(|(key, setup)| Series {
                         key: *key,
                         points: points(setup),
+                        overlay: Overlay::default(),
                     })
                     .collect(),
             })
@@ -536,31 +560,107 @@ where
     svg.push_str("<g class=\"axes\">\n");
     svg.push_str(inside(&base));
     svg.push_str("</g>\n");
-    for series in &panel.series {
+    for (nth, series) in panel.series.iter().enumerate() {
         let mut layer = String::new();
-        let hits = {
+        let (hits, overlay) = {
             let root = SVGBackend::with_string(&mut layer, size).into_drawing_area();
-            let hits = match chart_on(&root, chart, small, y_axis()) {
+            let drawn = match chart_on(&root, chart, small, y_axis()) {
                 Some(mut context) => match &chart.axes {
-                    Axes::Lines { log_y, .. } => {
-                        draw_line_series(&mut context, chart, panel, series, *log_y)
-                    }
-                    Axes::Bars { .. } => draw_bar_series(&mut context, chart, panel, series, floor),
+                    Axes::Lines { log_y, .. } => (
+                        draw_line_series(&mut context, chart, panel, series, *log_y),
+                        overlay_svg(context.plotting_area(), series, nth),
+                    ),
+                    Axes::Bars { .. } => (
+                        draw_bar_series(&mut context, chart, panel, series, floor),
+                        OverlaySvg::default(),
+                    ),
                 },
-                None => Vec::new(),
+                None => (Vec::new(), OverlaySvg::default()),
             };
             let _ = root.present();
-            hits
+            drawn
         };
         let _ = writeln!(svg, "<g class=\"series\" data-series=\"{}\">", series.key);
+        svg.push_str(&overlay.beneath);
         svg.push_str(inside(&layer));
-        for hit in hits {
+        svg.push_str(&overlay.across);
+        // Points' targets last, on top of the spans' wider ones.
+        for hit in overlay.hits.iter().chain(&hits) {
             svg.push_str(&hit.svg());
         }
         svg.push_str("</g>\n");
     }
     svg.push_str("</svg>\n");
     svg
+}
+
+/// A series' overlay as SVG in the chart's pixels: what goes beneath its line, what goes
+/// across it, and the hover targets of its spans and marks.
+#[derive(Default)]
+pub(super) struct OverlaySvg {
+    beneath: String,
+    across: String,
+    hits: Vec<Hit>,
+}
+
+/// Draws a series' [`Overlay`] on the plotting area; `nth` is the series' place in its
+/// chart, which staggers the marks' labels so that two set-ups' labels do not overlap.
+pub(super) fn overlay_svg<DB: DrawingBackend, CT: CoordTranslate<From = (f64, f64)>>(
+    area: &DrawingArea<DB, CT>,
+    series: &Series,
+    nth: usize,
+) -> OverlaySvg {
+    let (xs, ys) = area.get_pixel_range();
+    let (left_px, right_px) = (xs.start, xs.end);
+    let (top_px, height_px) = (ys.start, ys.end - ys.start);
+    // Any positive y maps x alike, on a log axis too.
+    let x_px = |x: f64| area.map_coordinate(&(x, 1.0)).0.clamp(left_px, right_px);
+    let colour = hex(color(series.key));
+    let mut out = OverlaySvg::default();
+    for span in &series.overlay.spans {
+        let (from_px, to_px) = (x_px(span.from), x_px(span.to));
+        let (x, w) = (from_px.min(to_px), (to_px - from_px).abs().max(1));
+        let _ = writeln!(
+            out.beneath,
+            "<rect class=\"span\" x=\"{x}\" y=\"{top_px}\" width=\"{w}\" height=\"{height_px}\" fill=\"{colour}\" fill-opacity=\"0.15\"/>"
+        );
+        out.hits.push(Hit {
+            shape: HitShape::Rect {
+                x,
+                y: top_px,
+                w,
+                h: height_px,
+            },
+            tip: span.tip.clone(),
+        });
+    }
+    for mark in &series.overlay.marks {
+        let x = x_px(mark.at);
+        let label_y = top_px + 14 + 15 * nth as i32;
+        // The label reads rightwards from the line, or leftwards near the right edge; a
+        // white outline keeps it legible where it crosses a series' line.
+        let (label_x, anchor) = if right_px - x > 150 {
+            (x + 4, "start")
+        } else {
+            (x - 4, "end")
+        };
+        let _ = writeln!(
+            out.across,
+            "<line class=\"mark\" x1=\"{x}\" y1=\"{top_px}\" x2=\"{x}\" y2=\"{}\" stroke=\"{colour}\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n<text x=\"{label_x}\" y=\"{label_y}\" font-family=\"sans-serif\" font-size=\"12\" fill=\"{colour}\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\" text-anchor=\"{anchor}\">{}</text>",
+            top_px + height_px,
+            escape(&mark.label)
+        );
+        out.hits.push(Hit {
+            shape: HitShape::Rect {
+                x: x - 3,
+                y: top_px,
+                w: 6,
+                h: height_px,
+            },
+            tip: mark.label.clone(),
+        });
+    }
+    out
 }
 
 /// The chart's coordinates on `root`, the same for the axes and every series' layer.

@@ -23,6 +23,7 @@ use crate::view::{Group, PhaseKind, View};
 mod assets;
 mod chart;
 mod study_charts;
+mod time_charts;
 
 use assets::{SCRIPT, STYLE};
 use chart::*;
@@ -379,7 +380,11 @@ pub fn comparison_page(baseline: &Side, candidate: &Side, rows: &[ComparisonRow]
         legend: vec!["ratio with 95% interval".into()],
         panels: vec![Panel {
             profile: None,
-            series: vec![Series { key: 0, points }],
+            series: vec![Series {
+                key: 0,
+                points,
+                overlay: Overlay::default(),
+            }],
         }],
     };
     body.push_str(&figure_html(&chart));

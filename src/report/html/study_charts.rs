@@ -1,9 +1,11 @@
 //! The HTML report's charts of a view: run phases (throughput and latency against threads,
-//! or phases side by side), latency percentiles and timelines per cell, loads and
-//! sequences. Owns which figure each part of a study gets and its wording; draws through
-//! `chart`. Must not compute a statistic: every value is the view's.
+//! or phases side by side), latency percentiles per cell, loads and sequences; a run
+//! phase's charts over time are `time_charts`'. Owns which figure each part of a study gets
+//! and its wording; draws through `chart`. Must not compute a statistic: every value is the
+//! view's.
 
 use super::chart::*;
+use super::time_charts::time_charts;
 use crate::view::stats::MIN_N_FOR_CI;
 use crate::view::{distinct, Group, GroupKind, PhaseKind, Setup, View};
 
@@ -31,7 +33,8 @@ pub(super) fn median_of(n: usize) -> String {
 }
 
 /// Charts of the run phases: the figure against threads per set-up (S1's charts), latency
-/// percentiles and throughput over time at the highest thread count.
+/// percentiles at the highest thread count, and throughput, latency and size over time at
+/// every thread count.
 pub(super) fn run_phase_charts(view: &View) -> String {
     let mut out = String::new();
     for phase in view.phases_of(PhaseKind::Run) {
@@ -115,7 +118,9 @@ pub(super) fn run_phase_charts(view: &View) -> String {
                 .filter(|g| g.threads == Some(top))
                 .collect();
             out.push_str(&latency_chart(&at_top, phase, top));
-            out.push_str(&timeline_chart(&at_top, phase, top));
+        }
+        for &thread_count in threads {
+            out.push_str(&time_charts(view, &cells, phase, thread_count));
         }
     }
     out
@@ -212,53 +217,6 @@ pub(super) fn latency_chart(groups: &[&Group], phase: &str, threads: u32) -> Str
                     (position as f64, micros as f64 / 1000.0, None)
                 })
                 .collect()
-        }),
-    };
-    figure_html(&chart)
-}
-
-/// Events per second, interval by interval, of the first completed repeat per set-up.
-pub(super) fn timeline_chart(groups: &[&Group], phase: &str, threads: u32) -> String {
-    let mut timelines: Vec<(&Group, &crate::view::Timeline)> = groups
-        .iter()
-        .filter_map(|g| Some((*g, g.timeline.as_ref()?)))
-        .collect();
-    if timelines.is_empty() {
-        return String::new();
-    }
-    timelines.sort_by_key(|(_, timeline)| timeline.cell);
-    let end = timelines
-        .iter()
-        .flat_map(|(_, timeline)| timeline.points.iter().map(|&(at, _)| at))
-        .fold(0.0f64, f64::max);
-    let ordered: Vec<&Group> = timelines.iter().map(|(g, _)| *g).collect();
-    let panels = multiples(&setups(&ordered));
-    let chart = Figure {
-        title: format!("{phase}: throughput over time, {threads} threads"),
-        caption: format!("{phase} — events per second in each report interval at {threads} threads (first repeat)"),
-        axes: Axes::Lines {
-            x_title: "seconds into the measured phase",
-            x_labels: Vec::new(),
-            numeric_x: Some((0.0, end.max(0.001))),
-            log_y: false,
-        },
-        y_title: "events per second".into(),
-        x_tip: |s| format!("{s} s into the phase"),
-        y_unit: "events/s, first repeat".into(),
-        whisker: String::new(),
-        legend: panels.legend.clone(),
-        panels: panels.panels(|setup| {
-            timelines
-                .iter()
-                .find(|(g, _)| g.setup == *setup)
-                .map(|(_, timeline)| {
-                    timeline
-                        .points
-                        .iter()
-                        .map(|&(at, rate)| (at, rate, None))
-                        .collect()
-                })
-                .unwrap_or_default()
         }),
     };
     figure_html(&chart)
@@ -387,6 +345,7 @@ pub(super) fn capacity_charts(view: &View) -> String {
             panel.series.push(Series {
                 key: goal_key,
                 points: vec![(0.0, goal_ms, None), (top * 1.05, goal_ms, None)],
+                overlay: Overlay::default(),
             });
         }
         let chart = Figure {
@@ -450,6 +409,7 @@ pub(super) fn frontier_charts(view: &View) -> String {
                                 Some((position as f64, capacity.as_ref()?.0, None))
                             })
                             .collect(),
+                        overlay: Overlay::default(),
                     })
                     .collect(),
             }],
