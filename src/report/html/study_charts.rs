@@ -5,13 +5,9 @@
 //! view's.
 
 use super::chart::*;
-use super::time_charts::time_charts;
+use super::time_charts::{setups, time_charts};
 use crate::view::stats::MIN_N_FOR_CI;
-use crate::view::{distinct, Group, GroupKind, PhaseKind, Setup, View};
-
-pub(super) fn setups(groups: &[&Group]) -> Vec<Setup> {
-    distinct(groups.iter().map(|g| g.setup.clone()))
-}
+use crate::view::{distinct, Group, GroupKind, PhaseKind, View};
 
 /// What a chart's whiskers are, as its caption says: the 95% interval of the median when
 /// the repeats allow one, else their range.

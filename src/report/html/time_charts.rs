@@ -7,11 +7,10 @@
 //! (the view's `CellTime` has them), nor know how a chart is drawn beyond `chart`'s figures.
 
 use super::chart::*;
-use super::study_charts::setups;
 use crate::view::cell_time::CellTime;
 use crate::view::stats::figure;
 use crate::view::time::Settling;
-use crate::view::{Group, Setup, View};
+use crate::view::{distinct, Group, Setup, View};
 
 /// A p99 series spanning more than this factor is drawn on a log axis: on a linear one a
 /// stall's spike flattens every other interval into the floor.
@@ -249,6 +248,11 @@ fn seconds(s: f64) -> String {
     } else {
         format!("{s:.1}")
     }
+}
+
+/// The set-ups of a phase's groups, in run order: every chart of the phase colours them alike.
+pub(super) fn setups(groups: &[&Group]) -> Vec<Setup> {
+    distinct(groups.iter().map(|g| g.setup.clone()))
 }
 
 #[cfg(test)]
