@@ -138,3 +138,69 @@ fn seconds(s: f64) -> String {
         format!("{s:.1} s").replace(".0 s", " s")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::time::{read_time, Point, TimeOptions};
+
+    /// A cell read by the detector itself from 1-s points at these rates.
+    fn read(rates: &[f64]) -> CellTime {
+        let points: Vec<Point> = rates
+            .iter()
+            .enumerate()
+            .map(|(i, rate)| Point {
+                start_s: i as f64,
+                end_s: i as f64 + 1.0,
+                events: *rate as u64,
+                max_latency_us: 5_000.0,
+            })
+            .collect();
+        let reading = read_time(&points, &TimeOptions::default());
+        CellTime {
+            stall_looks: reading.stalls.list.iter().map(|_| None).collect(),
+            datadir_bytes: vec![None; points.len()],
+            p99_us: vec![0.0; points.len()],
+            merged_by: 1,
+            points,
+            reading,
+        }
+    }
+
+    /// ±2% around `level`, deterministic.
+    fn level(level: f64, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| level * (1.0 + 0.02 * ((i * 7 % 5) as f64 - 2.0) / 2.0))
+            .collect()
+    }
+
+    #[test]
+    fn a_warm_up_and_a_pause_are_said_and_a_steady_cell_did_not_stall() {
+        // 20 s rising from 200 to 1,000 events/s, then 120 s at 1,000 with 2 s paused at 80 s.
+        let mut rates: Vec<f64> = (0..20).map(|i| 200.0 + 40.0 * i as f64).collect();
+        let mut steady = level(1000.0, 120);
+        steady[60] = 0.0;
+        steady[61] = 0.0;
+        rates.extend(steady);
+        let cold = read(&rates);
+        let settled = settling_words(&[&cold]).expect("a warm-up was found");
+        assert!(
+            settled.starts_with("steady from ")
+                && settled.ends_with(
+                    "(1 of 1 repeats warmed up first; its figure leaves the warm-up out)"
+                ),
+            "{settled}"
+        );
+        let stalls = stall_words(&[&cold]);
+        assert!(
+            stalls.starts_with("stalled once in 1 of 1 repeats (longest 2.")
+                && stalls.ends_with(" s of work lost)"),
+            "{stalls}"
+        );
+
+        let flat = read(&level(1000.0, 60));
+        assert_eq!(settling_words(&[&flat]), None);
+        assert_eq!(stall_words(&[&flat]), "did not stall");
+        assert!(shift_words(&[&flat]).is_empty());
+    }
+}
