@@ -236,6 +236,8 @@ fn a_sysbench_workload_on_engines_alternates_them_round_by_round() {
     assert_eq!((until.min_repeats, until.max_repeats), (3, 12));
     let mut expected = vec![Step::PrepareTables { engine: None }];
     expected.extend(rounds(0, &[InnoDb, MyIsam], 12));
+    // Then the tables' size on disk, for space amplification.
+    expected.push(Step::Footprints);
     assert_eq!(shape(&plan), expected);
     let second = plan.cells().nth(1).unwrap();
     assert_eq!(
@@ -260,6 +262,7 @@ fn a_sysbench_workload_on_engines_alternates_them_round_by_round() {
     assert!(fixed.matrix.until_decided.is_none() && fixed.notes.is_empty());
     let mut expected = vec![Step::PrepareTables { engine: None }];
     expected.extend(rounds(0, &[InnoDb, MyIsam], 2));
+    expected.push(Step::Footprints);
     assert_eq!(shape(&fixed), expected);
 
     // One engine: sysbench's own tables, sbtest1..N in the run's database, reused where an
@@ -274,6 +277,7 @@ fn a_sysbench_workload_on_engines_alternates_them_round_by_round() {
             },
             cell(0, InnoDb, 1, 1),
             cell(0, InnoDb, 4, 1),
+            Step::Footprints,
         ]
     );
     assert_eq!(one.database_for(InnoDb, "eb"), "eb");
@@ -319,6 +323,7 @@ fn bulk_insert_runs_one_engine_after_the_other_at_its_own_count() {
             },
             Step::EmptyTables { engine: MyIsam },
             cell(0, MyIsam, 3, 1),
+            Step::Footprints,
         ]
     );
     assert_eq!(bulk.tables(InnoDb).empty.len(), 3);
@@ -352,11 +357,13 @@ fn servers_are_one_more_axis_of_every_study() {
                 engine: Some(Engine::InnoDb)
             },
             cell(0, Engine::InnoDb, 1, 1),
+            Step::Footprints,
             Step::StartProfile { profile: 1 },
             Step::PrepareTables {
                 engine: Some(Engine::InnoDb)
             },
             cell(0, Engine::InnoDb, 1, 1),
+            Step::Footprints,
         ]
     );
     assert!(sysbench
