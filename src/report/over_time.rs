@@ -102,15 +102,7 @@ fn shifts_words(time: &CellTime) -> String {
         .steady
         .shifts
         .iter()
-        .map(|shift| {
-            let change = (shift.ratio - 1.0) * 100.0;
-            format!(
-                "{} {:.0}% at {}",
-                if change < 0.0 { "fell" } else { "rose" },
-                change.abs(),
-                seconds(shift.at_s)
-            )
-        })
+        .map(crate::view::verdict::shift_text)
         .collect();
     if shifts.is_empty() {
         "-".into()

@@ -6,28 +6,11 @@
 
 use crate::common;
 
-use std::path::Path;
 use std::time::Duration;
 
 use enginebench::view::View;
 
-fn signal(pid: u32, signal: i32) {
-    // SAFETY: kill(2) on the throwaway server the test's run started.
-    unsafe {
-        libc::kill(pid as libc::pid_t, signal);
-    }
-}
-
-/// The throwaway server a run under `tmp` started.
-fn server_of(tmp: &Path) -> u32 {
-    let servers: Vec<u32> = common::processes_mentioning(&tmp.display().to_string())
-        .into_iter()
-        .filter(|(_, cmdline)| cmdline.contains("mariadbd"))
-        .map(|(pid, _)| pid)
-        .collect();
-    assert_eq!(servers.len(), 1, "one throwaway server: {servers:?}");
-    servers[0]
-}
+use crate::common::{server_of, signal};
 
 #[test]
 fn a_server_paused_for_two_seconds_is_one_stall_of_about_two_seconds_at_that_time() {

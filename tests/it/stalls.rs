@@ -16,23 +16,7 @@ use enginebench::server::{ServerOptions, ThrowawayServer};
 /// The stall bound these tests ask for: short, so that the tests are.
 const STALL: &str = "2s";
 
-fn signal(pid: u32, signal: i32) {
-    // SAFETY: kill(2) on a process the test found or started.
-    unsafe {
-        libc::kill(pid as libc::pid_t, signal);
-    }
-}
-
-/// The throwaway server a run under `tmp` started.
-fn server_of(tmp: &Path) -> u32 {
-    let servers: Vec<u32> = common::processes_mentioning(&tmp.display().to_string())
-        .into_iter()
-        .filter(|(_, cmdline)| cmdline.contains("mariadbd"))
-        .map(|(pid, _)| pid)
-        .collect();
-    assert_eq!(servers.len(), 1, "one throwaway server: {servers:?}");
-    servers[0]
-}
+use crate::common::{server_of, signal};
 
 /// `run oltp_point_select` printing its intervals, on `driver`, with `extra` arguments.
 fn oltp_run(tmp: &Path, json: &Path, driver: &str, stall: &str, extra: &[&str]) -> common::Running {

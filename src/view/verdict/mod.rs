@@ -32,6 +32,7 @@ use super::{distinct, Group, GroupKind, PhaseKind, View};
 
 pub use basis::{Basis, PACED_METRIC};
 pub use noise::{Drift, Noise};
+pub use over_time::shift_text;
 pub use words::{basis_text, ratio_text, tolerance_text};
 
 /// The fewest repeats a side needs for a decision (the first look, [`super::stats::FIRST_LOOK_REPEATS`]).

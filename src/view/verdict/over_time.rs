@@ -76,23 +76,19 @@ fn shift_words(times: &[&CellTime]) -> Vec<String> {
     times
         .iter()
         .find(|t| !t.reading.steady.shifts.is_empty())
-        .map(|t| {
-            t.reading
-                .steady
-                .shifts
-                .iter()
-                .map(|shift| {
-                    let change = (shift.ratio - 1.0) * 100.0;
-                    format!(
-                        "{} {:.0}% at {}",
-                        if change < 0.0 { "fell" } else { "rose" },
-                        change.abs(),
-                        seconds(shift.at_s)
-                    )
-                })
-                .collect()
-        })
+        .map(|t| t.reading.steady.shifts.iter().map(shift_text).collect())
         .unwrap_or_default()
+}
+
+/// "fell 38% at 610 s": a level shift, as the verdict and the over-time table say it.
+pub fn shift_text(shift: &crate::view::time::Shift) -> String {
+    let change = (shift.ratio - 1.0) * 100.0;
+    format!(
+        "{} {:.0}% at {}",
+        if change < 0.0 { "fell" } else { "rose" },
+        change.abs(),
+        seconds(shift.at_s)
+    )
 }
 
 fn stall_words(times: &[&CellTime]) -> String {

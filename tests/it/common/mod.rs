@@ -346,3 +346,22 @@ pub fn start_capture_proxy(mut command: std::process::Command) -> (Running, u16)
         .unwrap_or_else(|| panic!("no port announced: {:?}", proxy.seen));
     (proxy, port)
 }
+
+/// Sends `signal` to a process a test found or started.
+pub fn signal(pid: u32, signal: i32) {
+    // SAFETY: kill(2) on a process the test found or started.
+    unsafe {
+        libc::kill(pid as libc::pid_t, signal);
+    }
+}
+
+/// The one throwaway server a run under `tmp` started.
+pub fn server_of(tmp: &Path) -> u32 {
+    let servers: Vec<u32> = processes_mentioning(&tmp.display().to_string())
+        .into_iter()
+        .filter(|(_, cmdline)| cmdline.contains("mariadbd"))
+        .map(|(pid, _)| pid)
+        .collect();
+    assert_eq!(servers.len(), 1, "one throwaway server: {servers:?}");
+    servers[0]
+}
