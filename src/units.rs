@@ -4,8 +4,6 @@
 
 use std::time::Duration;
 
-/// Parses a duration the way sysbench users write it: a bare number means seconds
-/// (`--time=60`), otherwise humantime's units (`10s`, `1m30s`, `250ms`).
 /// 20000 → "20,000"; 10.4 → "10".
 pub fn thousands(value: f64) -> String {
     let digits = format!("{:.0}", value.max(0.0));
@@ -19,6 +17,8 @@ pub fn thousands(value: f64) -> String {
     out
 }
 
+/// Parses a duration the way sysbench users write it: a bare number means seconds
+/// (`--time=60`), otherwise humantime's units (`10s`, `1m30s`, `250ms`).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let trimmed = text.trim();
     if let Ok(seconds) = trimmed.parse::<f64>() {

@@ -66,6 +66,13 @@ pub struct ServerArgs {
     #[arg(long, value_name = "CPUS", value_parser = CpuList::parse, conflicts_with = "dsn")]
     pub server_cpus: Vec<CpuList>,
 
+    /// Make each read of the throwaway server's datadir storage take this long, e.g. 2ms (a
+    /// profile's storage_read_latency wins): a slower disk than this machine's, so that a
+    /// cold cache (--cold) or a table larger than the buffer pool costs what it would on
+    /// one. The datadir is then on enginebench's FUSE file system (root or fusermount3)
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration, conflicts_with = "dsn")]
+    pub storage_read_latency: Option<std::time::Duration>,
+
     /// Run enginebench's client threads on these CPUs only, e.g. 1 (a profile's client_cpus wins)
     #[arg(long, value_name = "CPUS", value_parser = CpuList::parse)]
     pub client_cpus: Option<CpuList>,
@@ -131,6 +138,7 @@ impl ServerArgs {
                         memory_limit_bytes: *memory,
                         server_cpus: cpus.clone(),
                         client_cpus: None,
+                        storage_read_latency: self.storage_read_latency,
                     };
                     crate::scenario::file::CapVariant {
                         label: caps.describe(),
@@ -190,6 +198,7 @@ impl ServerArgs {
                     _ => None,
                 },
                 client_cpus: self.client_cpus.clone(),
+                storage_read_latency: self.storage_read_latency,
             },
             topology: self.topology.unwrap_or_default(),
             sst_joiner: false,

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use crate::interrupt;
+use crate::measure::bounded::{Bounded, MAX_ENTRIES_KEPT};
 use crate::measure::interval_log;
 pub use crate::measure::{CellObserver, IntervalMeasurement, Progress, ProgressOnly};
 use crate::measure::{IntervalHistograms, LatencySummary, QueryHistograms, QueryRecorder};
@@ -88,6 +89,9 @@ pub struct CellMeasurement {
     pub latency_overflows: u64,
     pub kinds: Vec<KindMeasurement>,
     pub intervals: Vec<IntervalMeasurement>,
+    /// How many report intervals each of `intervals` stands for (1 unless the cell ran
+    /// past `bounded::MAX_ENTRIES_KEPT` of them; the last may stand for fewer).
+    pub intervals_merged_by: usize,
     /// Whole events: latency (from the intended start in rate mode) and service time.
     pub event_latency: Histogram<u64>,
     pub event_service: Histogram<u64>,
@@ -235,7 +239,7 @@ pub fn run_cell(
         let clock = MeasureClock {
             started: measure_started,
             started_unix_s: interval_log::unix_now_s(),
-            log: config.interval_log.then(String::new),
+            log: config.interval_log.then(interval_log::Spool::default),
         };
         shared.set_phase(PHASE_MEASURE);
 
@@ -281,7 +285,9 @@ pub fn run_cell(
     // closing interval is always recorded (even if empty) so that interval records line up
     // one to one with the observer's interval hooks plus its closing hook.
     let last = histograms.take_interval(Duration::from_millis(100));
-    let start_s = intervals.last().map_or(0.0, |i| i.end_s);
+    let start_s = intervals
+        .last()
+        .map_or(0.0, |i: &IntervalMeasurement| i.end_s);
     let last_end_s = measure_started.elapsed().as_secs_f64().max(start_s);
     // A workload that learned its statements as it ran names them now.
     let kinds = workload.learned_kinds().unwrap_or(kinds);
@@ -367,7 +373,8 @@ pub fn run_cell(
         failed_events,
         latency_overflows,
         kinds: kinds_measured,
-        intervals,
+        intervals_merged_by: intervals.factor(),
+        intervals: intervals.into_vec(),
         event_latency: histograms.total_event.clone(),
         // A closed loop records each event once: its service time is its latency.
         event_service: if config.rate.is_some() {
@@ -378,11 +385,11 @@ pub fn run_cell(
         per_worker,
         rate,
         measure_started_unix_s: clock.started_unix_s,
-        interval_log: clock.log.map(|lines| {
+        interval_log: clock.log.map(|spool| {
             interval_log::header(
                 "enginebench interval log: one tag per query kind (ok.KIND, failed.KIND), event, event.service; µs",
                 clock.started_unix_s,
-            ) + &lines
+            ) + &spool.into_text()
         }),
     })
 }
@@ -426,7 +433,7 @@ fn run_event_loop<'a>(
 struct MeasureClock {
     started: Instant,
     started_unix_s: f64,
-    log: Option<String>,
+    log: Option<interval_log::Spool>,
 }
 
 impl MeasureClock {
@@ -452,7 +459,13 @@ impl MeasureClock {
         }
         tagged.push((interval_log::EVENT_TAG.into(), &interval.event));
         tagged.push((interval_log::SERVICE_TAG.into(), &interval.service));
-        interval_log::append(log, self.started_unix_s + start_s, end_s - start_s, &tagged);
+        interval_log::append(
+            log.lines(),
+            self.started_unix_s + start_s,
+            end_s - start_s,
+            &tagged,
+        );
+        log.spill();
     }
 }
 
@@ -483,7 +496,7 @@ fn coordinate(
     config: &CellConfig,
     mut clock: MeasureClock,
     observer: &mut dyn CellObserver,
-) -> (Vec<IntervalMeasurement>, MeasureClock) {
+) -> (Bounded<IntervalMeasurement>, MeasureClock) {
     let measure_started = clock.started;
     let threads = config.threads as usize;
     let tick = Duration::from_millis(100).min(config.report_interval);
@@ -492,7 +505,9 @@ fn coordinate(
         (Some(each), None) => Some(each * threads as u64),
         (None, total) => total,
     };
-    let mut intervals = Vec::new();
+    // Bounded: a run of hours keeps at most MAX_ENTRIES_KEPT intervals in memory, merged in
+    // pairs as the sampler merges its counters (the same schedule keeps them aligned).
+    let mut intervals = Bounded::new(MAX_ENTRIES_KEPT);
     let mut next_interval = config.report_interval;
     while shared.finished.load(Ordering::Acquire) < threads {
         std::thread::sleep(tick);
@@ -505,6 +520,8 @@ fn coordinate(
             .iter()
             .map(|c| c.0.load(Ordering::Relaxed))
             .sum();
+        // The interval just closed, as measured (the bounded series may have merged it).
+        let latest;
         let mut closed = None;
         if elapsed >= next_interval {
             // Waiting only briefly: a worker stuck in a long query hands its samples over
@@ -515,14 +532,11 @@ fn coordinate(
                 .map_or(0.0, |i: &IntervalMeasurement| i.end_s);
             let learned = workload.learned_kinds();
             let kinds = learned.as_deref().unwrap_or(&histograms.kinds);
-            intervals.push(interval_record(
-                kinds,
-                &interval,
-                start_s,
-                elapsed.as_secs_f64(),
-            ));
+            let record = interval_record(kinds, &interval, start_s, elapsed.as_secs_f64());
+            intervals.push(record.clone());
             clock.log_interval(kinds, &interval, start_s, elapsed.as_secs_f64());
-            closed = intervals.last();
+            latest = Some(record);
+            closed = latest.as_ref();
             while next_interval <= elapsed {
                 next_interval += config.report_interval;
             }

@@ -42,6 +42,29 @@ pub struct LatencySummary {
 }
 
 impl LatencySummary {
+    /// Two neighbouring intervals' summaries as one: counts add, minimum and maximum are
+    /// exact, the average is weighted by count, and each percentile is the larger of the
+    /// two (an upper bound: the exact ones need the histograms, which the interval log keeps).
+    pub fn merged_with(&self, other: &LatencySummary) -> LatencySummary {
+        if self.count == 0 {
+            return *other;
+        }
+        if other.count == 0 {
+            return *self;
+        }
+        let count = self.count + other.count;
+        LatencySummary {
+            count,
+            min_us: self.min_us.min(other.min_us),
+            avg_us: (self.avg_us * self.count as f64 + other.avg_us * other.count as f64)
+                / count as f64,
+            p50_us: self.p50_us.max(other.p50_us),
+            p95_us: self.p95_us.max(other.p95_us),
+            p99_us: self.p99_us.max(other.p99_us),
+            max_us: self.max_us.max(other.max_us),
+        }
+    }
+
     pub fn from_histogram(histogram: &Histogram<u64>) -> LatencySummary {
         if histogram.is_empty() {
             return LatencySummary::default();

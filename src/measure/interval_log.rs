@@ -14,6 +14,63 @@ use hdrhistogram::serialization::interval_log::{
 use hdrhistogram::serialization::{Deserializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 
+/// An interval log being written while a cell runs: its lines go to an unnamed temporary
+/// file once they pass `SPOOL_BYTES`, so that a run of hours does not hold them all in
+/// memory while it measures; `into_text` reads them back when the cell is over. Without a
+/// temporary file (a full or read-only TMPDIR), they stay in memory, as before.
+#[derive(Debug, Default)]
+pub struct Spool {
+    buffer: String,
+    file: Option<std::fs::File>,
+    /// Set when writing to the file failed: everything stays in `buffer` from then on.
+    in_memory: bool,
+}
+
+/// The lines a spool keeps in memory before it writes them out (about two minutes of a
+/// cell with a handful of statement kinds).
+const SPOOL_BYTES: usize = 256 * 1024;
+
+impl Spool {
+    pub fn lines(&mut self) -> &mut String {
+        &mut self.buffer
+    }
+
+    /// Writes the buffered lines out when there are enough of them.
+    pub fn spill(&mut self) {
+        use std::io::Write;
+        if self.in_memory || self.buffer.len() < SPOOL_BYTES {
+            return;
+        }
+        if self.file.is_none() {
+            self.file = tempfile::tempfile().ok();
+        }
+        let written = match &mut self.file {
+            Some(file) => file.write_all(self.buffer.as_bytes()).is_ok(),
+            None => false,
+        };
+        if written {
+            self.buffer.clear();
+        } else {
+            self.in_memory = true;
+        }
+    }
+
+    /// Every line written, in order.
+    pub fn into_text(self) -> String {
+        use std::io::{Read, Seek};
+        let Some(mut file) = self.file else {
+            return self.buffer;
+        };
+        let mut text = String::new();
+        if file.rewind().is_err() || file.read_to_string(&mut text).is_err() {
+            // Lines already spilled and now unreadable: the log keeps what it still has
+            // rather than failing the cell over it.
+            text.clear();
+        }
+        text + &self.buffer
+    }
+}
+
 /// Whole events' latency (from the intended start in rate mode).
 pub const EVENT_TAG: &str = "event";
 /// Whole events' service time; absent in a closed loop, where it is the latency.
@@ -162,6 +219,23 @@ pub fn unix_now_s() -> f64 {
 mod tests {
     use super::*;
     use crate::measure::new_histogram;
+
+    #[test]
+    fn a_spool_writes_its_lines_out_past_the_threshold_and_gives_them_back_in_order() {
+        let mut spool = Spool::default();
+        let line = "x".repeat(999) + "\n";
+        let mut expected = String::new();
+        for i in 0..600 {
+            let numbered = format!("{i:04}{line}");
+            spool.lines().push_str(&numbered);
+            expected.push_str(&numbered);
+            spool.spill();
+            // Never more than the threshold and one line in memory.
+            assert!(spool.buffer.len() < SPOOL_BYTES + numbered.len());
+        }
+        assert!(spool.file.is_some(), "600 KB went to the file");
+        assert_eq!(spool.into_text(), expected);
+    }
 
     #[test]
     fn a_written_log_reads_back_with_its_tags_times_and_counts() {

@@ -2,6 +2,7 @@
 //! cell, and probes of the server's own counters, process and disk footprint.
 
 mod activity;
+pub mod bounded;
 mod counters;
 mod disk;
 mod environment;

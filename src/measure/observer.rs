@@ -17,6 +17,22 @@ pub struct IntervalMeasurement {
     pub events: LatencySummary,
 }
 
+impl super::bounded::Merge for IntervalMeasurement {
+    fn merge(&mut self, later: Self) {
+        self.end_s = later.end_s;
+        for (name, latency, failed) in later.kinds {
+            match self.kinds.iter_mut().find(|kind| kind.0 == name) {
+                Some(kind) => {
+                    kind.1 = kind.1.merged_with(&latency);
+                    kind.2 += failed;
+                }
+                None => self.kinds.push((name, latency, failed)),
+            }
+        }
+        self.events = self.events.merged_with(&later.events);
+    }
+}
+
 /// What the caller sees of a cell while it runs. The measuring hooks bracket exactly the
 /// measured phase (after every worker has connected, prepared and warmed up; after every
 /// worker has stopped), so server counters taken there match the recorded statements.

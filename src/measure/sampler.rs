@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use super::bounded::{Bounded, MAX_ENTRIES_KEPT};
 use super::{
     own_cpu_us, sample_process, status_delta, CellObserver, ProcessDelta, ProcessSample, Progress,
     StatusSnapshot,
@@ -40,6 +41,32 @@ pub struct IntervalCounters {
     pub datadir_bytes: Option<u64>,
 }
 
+impl super::bounded::Merge for IntervalCounters {
+    /// Deltas add (a counter that netted to zero is dropped, as a measured interval's
+    /// would be); levels and the datadir's size are the later interval's, as they stood at
+    /// its end.
+    fn merge(&mut self, later: Self) {
+        for (name, delta) in later.status_delta {
+            *self.status_delta.entry(name).or_insert(0) += delta;
+        }
+        self.status_delta.retain(|_, delta| *delta != 0);
+        self.process = match (self.process, later.process) {
+            (Some(a), Some(b)) => Some(ProcessDelta {
+                cpu_us: a.cpu_us + b.cpu_us,
+                rss_bytes: b.rss_bytes,
+                storage_read_bytes: a.storage_read_bytes + b.storage_read_bytes,
+                storage_write_bytes: a.storage_write_bytes + b.storage_write_bytes,
+                syscall_write_bytes: a.syscall_write_bytes + b.syscall_write_bytes,
+            }),
+            (a, b) => b.or(a),
+        };
+        if !later.levels.is_empty() {
+            self.levels = later.levels;
+        }
+        self.datadir_bytes = later.datadir_bytes.or(self.datadir_bytes);
+    }
+}
+
 /// Status variables that are levels, not counters, kept per interval: what InnoDB's page
 /// cleaner and purge owe (dirty pages, checkpoint age, history length), how full the buffer
 /// pool is, RocksDB's memtables, and how many statements ran at once.
@@ -61,7 +88,8 @@ pub struct CellCounters {
     pub server_process: Option<ProcessDelta>,
     pub client_cpu_us: u64,
     pub probe: ProbeCost,
-    /// One per interval of the driver's measurement, in order.
+    /// One per interval of the driver's measurement, in order, merged in pairs past
+    /// `bounded::MAX_ENTRIES_KEPT` exactly as the driver merges its own.
     pub intervals: Vec<IntervalCounters>,
 }
 
@@ -74,6 +102,7 @@ pub struct CounterSampler<'a> {
     first: Option<CounterSample>,
     last: Option<CounterSample>,
     counters: CellCounters,
+    intervals: Bounded<IntervalCounters>,
     client_cpu_at_start: u64,
     error: Option<anyhow::Error>,
 }
@@ -101,6 +130,7 @@ impl<'a> CounterSampler<'a> {
             first: None,
             last: None,
             counters: CellCounters::default(),
+            intervals: Bounded::new(MAX_ENTRIES_KEPT),
             client_cpu_at_start: 0,
             error: None,
         }
@@ -157,7 +187,7 @@ impl<'a> CounterSampler<'a> {
     fn close_interval(&mut self) -> Option<CounterSample> {
         let now = self.sample()?;
         if let Some(previous) = &self.last {
-            self.counters.intervals.push(counter_delta(previous, &now));
+            self.intervals.push(counter_delta(previous, &now));
         }
         self.last = Some(now.clone());
         Some(now)
@@ -168,7 +198,10 @@ impl<'a> CounterSampler<'a> {
     pub fn into_counters(self) -> anyhow::Result<CellCounters> {
         match self.error {
             Some(err) => Err(err),
-            None => Ok(self.counters),
+            None => Ok(CellCounters {
+                intervals: self.intervals.into_vec(),
+                ..self.counters
+            }),
         }
     }
 }

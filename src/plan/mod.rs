@@ -333,6 +333,9 @@ impl Plan {
             Step::FreshServer => {
                 "a fresh server of the same configuration for the cells (the trials crashed this one)".into()
             }
+            Step::ColdRestart => {
+                "restart the server on its datadir, page cache dropped (--cold)".to_string()
+            }
             other => self.study.describe_step(other, &self.matrix),
         }
     }

@@ -243,7 +243,14 @@ pub(super) fn steps(study: &dyn StudyKind, profiles: usize, matrix: &Matrix) -> 
             steps.extend(crashes);
             steps.push(Step::FreshServer);
         }
-        steps.extend(study.steps_on_one_server(matrix));
+        let own = study.steps_on_one_server(matrix);
+        for step in own {
+            // --cold, for every kind: each cell starts on a server just restarted.
+            if matrix.cold && matches!(step, Step::Cell(_)) {
+                steps.push(Step::ColdRestart);
+            }
+            steps.push(step);
+        }
     }
     steps
 }

@@ -60,7 +60,13 @@ fn settling_words(time: &CellTime) -> String {
         Settling::TooShort => "too short to tell".into(),
         Settling::FromStart => "from the start".into(),
         Settling::From { at_s, .. } => format!("from {} (warm-up left out)", seconds(at_s)),
-        Settling::NeverSettled => "never settled (all counted)".into(),
+        Settling::NeverSettled { warm_up_s: None } => "never settled (all counted)".into(),
+        Settling::NeverSettled {
+            warm_up_s: Some(at_s),
+        } => format!(
+            "never settled after a warm-up to {} (warm-up left out)",
+            seconds(at_s)
+        ),
         Settling::Forced { at_s } => format!("--warmup, then from {}", seconds(at_s)),
     }
 }

@@ -4,7 +4,8 @@
 //! it must not know how intervals are measured or read.
 
 use super::{IntervalQueryRecord, IntervalRecord};
-use crate::measure::{IntervalCounters, LatencySummary, ProcessDelta};
+use crate::measure::bounded::Merge;
+use crate::measure::{IntervalCounters, LatencySummary};
 
 /// The most interval records a cell keeps: over 16 minutes at the default 1-s interval. Enough
 /// points for change points and stalls of a few intervals to show at any length of run.
@@ -63,54 +64,15 @@ fn merge_run(run: &[IntervalRecord]) -> IntervalRecord {
 }
 
 fn merge_summaries(a: &LatencySummary, b: &LatencySummary) -> LatencySummary {
-    if a.count == 0 {
-        return *b;
-    }
-    if b.count == 0 {
-        return *a;
-    }
-    let count = a.count + b.count;
-    LatencySummary {
-        count,
-        min_us: a.min_us.min(b.min_us),
-        avg_us: (a.avg_us * a.count as f64 + b.avg_us * b.count as f64) / count as f64,
-        p50_us: a.p50_us.max(b.p50_us),
-        p95_us: a.p95_us.max(b.p95_us),
-        p99_us: a.p99_us.max(b.p99_us),
-        max_us: a.max_us.max(b.max_us),
-    }
+    a.merged_with(b)
 }
 
 fn merge_counters<'a>(
     parts: impl Iterator<Item = &'a IntervalCounters>,
 ) -> Option<IntervalCounters> {
-    let mut merged: Option<IntervalCounters> = None;
-    for part in parts {
-        let Some(sum) = merged.as_mut() else {
-            merged = Some(part.clone());
-            continue;
-        };
-        for (name, delta) in &part.status_delta {
-            *sum.status_delta.entry(name.clone()).or_insert(0) += delta;
-        }
-        sum.process = match (sum.process, part.process) {
-            (Some(a), Some(b)) => Some(ProcessDelta {
-                cpu_us: a.cpu_us + b.cpu_us,
-                rss_bytes: b.rss_bytes,
-                storage_read_bytes: a.storage_read_bytes + b.storage_read_bytes,
-                storage_write_bytes: a.storage_write_bytes + b.storage_write_bytes,
-                syscall_write_bytes: a.syscall_write_bytes + b.syscall_write_bytes,
-            }),
-            (a, b) => b.or(a),
-        };
-        if !part.levels.is_empty() {
-            sum.levels = part.levels.clone();
-        }
-        sum.datadir_bytes = part.datadir_bytes.or(sum.datadir_bytes);
-    }
-    merged.map(|mut counters| {
-        counters.status_delta.retain(|_, delta| *delta != 0);
-        counters
+    parts.cloned().reduce(|mut merged, part| {
+        merged.merge(part);
+        merged
     })
 }
 

@@ -709,7 +709,9 @@ impl CellRecord {
                     }
                 })
                 .collect(),
-            intervals_merged_by: None,
+            // The driver merged a long cell's intervals as it ran, to keep its memory flat.
+            intervals_merged_by: (measured.intervals_merged_by > 1)
+                .then_some(measured.intervals_merged_by as u32),
             server_status_delta: counters.status_delta,
             server_process: counters.server_process,
             client_cpu_us: counters.client_cpu_us,
@@ -751,7 +753,7 @@ impl CellRecord {
         if factor > 1 {
             self.intervals =
                 super::downsample::merge_intervals(std::mem::take(&mut self.intervals), factor);
-            self.intervals_merged_by = Some(factor as u32);
+            self.intervals_merged_by = Some(self.intervals_merged_by.unwrap_or(1) * factor as u32);
         }
         self
     }

@@ -595,6 +595,7 @@ fn unrun(
         latency_overflows: 0,
         kinds: Vec::new(),
         intervals: Vec::new(),
+        intervals_merged_by: 1,
         event_latency: new_histogram(),
         event_service: new_histogram(),
         per_worker: Vec::new(),

@@ -26,6 +26,9 @@ pub struct ResourceCaps {
     pub memory_limit_bytes: Option<u64>,
     pub server_cpus: Option<CpuList>,
     pub client_cpus: Option<CpuList>,
+    /// Each read of the datadir's storage answered this late (the datadir on enginebench's
+    /// own FUSE file system): a slower disk than the machine's.
+    pub storage_read_latency: Option<std::time::Duration>,
 }
 
 impl ResourceCaps {
@@ -33,6 +36,7 @@ impl ResourceCaps {
         self.memory_limit_bytes.is_none()
             && self.server_cpus.is_none()
             && self.client_cpus.is_none()
+            && self.storage_read_latency.is_none()
     }
 
     /// `self`, with each cap `over` sets replacing ours (a profile over the command line).
@@ -47,6 +51,7 @@ impl ResourceCaps {
                 .client_cpus
                 .clone()
                 .or_else(|| self.client_cpus.clone()),
+            storage_read_latency: over.storage_read_latency.or(self.storage_read_latency),
         }
     }
 
@@ -61,6 +66,12 @@ impl ResourceCaps {
         }
         if let Some(cpus) = &self.client_cpus {
             parts.push(format!("client CPUs {cpus}"));
+        }
+        if let Some(latency) = self.storage_read_latency {
+            parts.push(format!(
+                "storage reads {}",
+                humantime::format_duration(latency)
+            ));
         }
         parts.join(", ")
     }
@@ -198,6 +209,9 @@ pub struct CapsRecord {
     /// The client's CPUs while this server ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_cpus: Option<String>,
+    /// The delay added to each read of the datadir's storage (`--storage-read-latency`), µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_read_latency_us: Option<u64>,
 }
 
 /// The CPUs this process could use when it first asked, before any pinning of ours.

@@ -32,6 +32,8 @@ mod crash;
 /// The prefix of every directory enginebench creates for a server.
 pub const ROOT_DIR_PREFIX: &str = "enginebench-";
 const TMPFS_BASE: &str = "/dev/shm";
+/// Keeps a restarted server's buffer pool empty (see `restart`).
+const NO_BUFFER_POOL_LOAD: &str = "--innodb-buffer-pool-load-at-startup=0";
 
 /// How to start the throwaway server (the `--tmpfs`, `--server-opt`, `--server-bin`,
 /// `--keep-datadir` flags).
@@ -230,10 +232,17 @@ impl ThrowawayServer {
         let mut power_fs = None;
         if options.sst_joiner {
             prepare_joiner_datadir(&root_dir, &datadir).map_err(cleanup_on_error)?;
-        } else if options.power_fs {
+        } else if options.power_fs || options.caps.storage_read_latency.is_some() {
             power_fs = Some(
-                crash::power_fs_datadir(&tree, &datadir, &tmpdir, &root_dir, &child_caps)
-                    .map_err(cleanup_on_error)?,
+                crash::power_fs_datadir(
+                    &tree,
+                    &datadir,
+                    &tmpdir,
+                    &root_dir,
+                    &child_caps,
+                    options.caps.storage_read_latency.unwrap_or_default(),
+                )
+                .map_err(cleanup_on_error)?,
             );
         } else {
             initialise_datadir(&tree, &datadir, &tmpdir, &root_dir, &child_caps)
@@ -322,7 +331,15 @@ impl ThrowawayServer {
         self.stop(Duration::from_secs(60));
         let dropped = drop_page_cache && drop_kernel_page_cache();
         let binary = PathBuf::from(&self.command_line[0]);
-        let args = self.command_line[1..].to_vec();
+        let mut args = self.command_line[1..].to_vec();
+        // InnoDB dumps its buffer pool's page list at shutdown and reads those pages back
+        // at startup: a restart that should start cold must not warm itself.
+        if !args
+            .iter()
+            .any(|arg| arg.contains("buffer-pool-load-at-startup"))
+        {
+            args.push(NO_BUFFER_POOL_LOAD.into());
+        }
         self.log_start = LogStart::now(&self.root_dir);
         self.stopped_by_us = None;
         self.child = spawn_server(&binary, &args, &self.root_dir, &self.child_caps)?;
@@ -430,6 +447,10 @@ impl ThrowawayServer {
             .unwrap_or_default();
         record.server_cpus = self.caps.server_cpus.as_ref().map(ToString::to_string);
         record.client_cpus = self.caps.client_cpus.as_ref().map(ToString::to_string);
+        record.storage_read_latency_us = self
+            .caps
+            .storage_read_latency
+            .map(|latency| latency.as_micros() as u64);
         Some(record)
     }
 

@@ -18,20 +18,22 @@ use super::{initialise_datadir, registry, spawn_server, ServerError, ThrowawaySe
 const NO_NATIVE_AIO: &str = "--innodb-use-native-aio=0";
 
 /// The datadir initialised into `root/backing` (durable as written: the installer runs
-/// before the mount), then the power-loss file system mounted over it at `datadir`.
+/// before the mount), then the power-loss file system mounted over it at `datadir`, each
+/// read answered `read_delay` late.
 pub(super) fn power_fs_datadir(
     tree: &ServerTree,
     datadir: &Path,
     tmpdir: &Path,
     root_dir: &Path,
     caps: &ChildCaps,
+    read_delay: Duration,
 ) -> Result<PowerFs, ServerError> {
     let backing = root_dir.join("backing");
     initialise_datadir(tree, &backing, tmpdir, root_dir, caps)?;
     fs::create_dir_all(datadir)
         .map_err(|err| ServerError::Io(format!("cannot create {}: {err}", datadir.display())))?;
-    let power_fs =
-        PowerFs::mount(&backing, datadir).map_err(|err| ServerError::Io(err.to_string()))?;
+    let power_fs = PowerFs::mount_with_read_delay(&backing, datadir, read_delay)
+        .map_err(|err| ServerError::Io(err.to_string()))?;
     // Registered at once: a second Ctrl-C must detach it before removing the directory.
     registry::set_mount(root_dir, datadir);
     Ok(power_fs)

@@ -35,7 +35,10 @@ impl CellTime {
 
     /// Whether statistics leave a warm-up out.
     pub fn warmed_up(&self) -> bool {
-        matches!(self.reading.steady.settling, Settling::From { .. })
+        matches!(
+            self.reading.steady.settling,
+            Settling::From { .. } | Settling::NeverSettled { warm_up_s: Some(_) }
+        )
     }
 
     /// The stalls, with what each looked like.

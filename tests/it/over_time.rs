@@ -65,13 +65,15 @@ fn a_server_paused_for_two_seconds_is_one_stall_of_about_two_seconds_at_that_tim
     let stall = &stalls.list[0];
     assert!(
         (1.5..=3.0).contains(&stall.lost_s),
-        "about the {pause_s:.1} s paused: {stall:?}"
+        "about the {pause_s:.1} s paused: {stall:?}\npoints: {:?}",
+        time.points
     );
     // Paused just after the interval ending at about 6 s was printed, for 2 s: the stall
     // covers that time, grown by at most a neighbouring interval or two that ran slow.
     assert!(
         (3.0..=7.0).contains(&stall.start_s) && (7.5..=11.0).contains(&stall.end_s),
-        "at the time it was paused: {stall:?}"
+        "at the time it was paused: {stall:?}\npoints: {:?}",
+        time.points
     );
     // The report says so.
     assert!(stdout.contains("Each cell over time"), "{stdout}");
@@ -131,5 +133,94 @@ fn an_insert_run_on_innodb_and_rocksdb_reports_write_and_space_amplification_wit
             "{stdout}"
         );
     }
+    common::assert_nothing_left(&tmp);
+}
+
+#[test]
+fn a_cold_buffer_pool_on_slow_storage_is_a_warm_up_left_out_of_the_figures() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("over-time-cold");
+    // 300,000 rows (about 3,500 pages of 16 KB) read back at 10 ms a page, four at a time:
+    // the buffer pool takes seconds to fill, whatever the machine's speed.
+    let (output, record) = common::run_recorded(
+        &tmp,
+        &[
+            "run",
+            "oltp_point_select",
+            "--table-size",
+            "300000",
+            "--engines",
+            "innodb",
+            "--threads",
+            "4",
+            "--time",
+            "30s",
+            "--repeat",
+            "1",
+            "--report-interval",
+            "1s",
+            "--cold",
+            "--storage-read-latency",
+            "10ms",
+        ],
+    );
+    let stdout = common::succeeded(output);
+    let record: enginebench::results::RunRecord = serde_json::from_value(record).unwrap();
+    let caps = record.server.as_ref().and_then(|s| s.caps.as_ref());
+    assert_eq!(
+        caps.and_then(|c| c.storage_read_latency_us),
+        Some(10_000),
+        "{caps:?}"
+    );
+    let view = View::of(&record);
+    let cell = &record.cells[0];
+    let time = view.cells[0]
+        .time
+        .as_ref()
+        .expect("30 one-second intervals");
+    let points = &time.points;
+    // It started cold: the first second read pages from storage, at a fraction of the
+    // rate it ran at once they were in memory.
+    let reads_first = cell.intervals[0]
+        .server
+        .as_ref()
+        .and_then(|s| s.status_delta.get("Innodb_buffer_pool_reads").copied())
+        .unwrap_or(0);
+    assert!(
+        reads_first > 100,
+        "pages read in the first second: {reads_first}"
+    );
+    // Found, whether the rest then held one level (steady from there) or moved about
+    // (other tests share the machine: never settled, after the warm-up all the same).
+    use enginebench::view::time::Settling;
+    let at_s = match time.reading.steady.settling {
+        Settling::From { at_s, .. } => at_s,
+        Settling::NeverSettled {
+            warm_up_s: Some(at_s),
+        } => at_s,
+        _ => panic!(
+            "a warm-up found: {:?}\npoints: {points:?}",
+            time.reading.steady
+        ),
+    };
+    let index = time.reading.steady.first_index;
+    assert!(index >= 1 && at_s >= 0.9, "after the first second: {at_s}");
+    let steady_rate = time.reading.steady.rate_per_s;
+    assert!(
+        points[0].rate_per_s() < 0.5 * steady_rate,
+        "the first second below half the steady rate: {points:?}"
+    );
+    // The figures leave the warm-up out: the cell is ranked by its steady part, which ran
+    // faster than the whole cell did.
+    assert_eq!(
+        enginebench::view::cell_time::ranked_events_per_s(cell, Some(time)),
+        steady_rate
+    );
+    assert!(
+        steady_rate > cell.events_per_s,
+        "{steady_rate} vs {}",
+        cell.events_per_s
+    );
+    assert!(stdout.contains("(warm-up left out)"), "{stdout}");
     common::assert_nothing_left(&tmp);
 }

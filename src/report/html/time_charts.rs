@@ -236,6 +236,12 @@ pub(super) fn overlay(setup: &Setup, time: &CellTime) -> Overlay {
             at: at_s,
             label: format!("{name} steady from {} s", seconds(at_s)),
         }],
+        Settling::NeverSettled {
+            warm_up_s: Some(at_s),
+        } => vec![Mark {
+            at: at_s,
+            label: format!("{name} warmed up by {} s (never settled)", seconds(at_s)),
+        }],
         _ => Vec::new(),
     };
     Overlay { spans, marks }

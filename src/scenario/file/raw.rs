@@ -59,6 +59,8 @@ pub(super) struct RawProfile {
     pub(super) server_cpus: Option<Spanned<String>>,
     /// enginebench's client threads' CPUs.
     pub(super) client_cpus: Option<Spanned<String>>,
+    /// Each read of the datadir's storage this late: `"2ms"` (a slower disk).
+    pub(super) storage_read_latency: Option<Spanned<String>>,
     /// The servers as a topology: `{ replicas = 2 }`, `{ galera = 3 }`, `{ spider = 2 }`.
     pub(super) topology: Option<Spanned<toml::Table>>,
     /// Where phases that write send their connections: "primary" or "all".

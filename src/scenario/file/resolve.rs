@@ -191,6 +191,11 @@ fn resolve_profile(
         memory_limit_bytes: resolver.parsed(&owner, &profile.memory_limit, parse_memory_limit)?,
         server_cpus: resolver.parsed(&owner, &profile.server_cpus, CpuList::parse)?,
         client_cpus: resolver.parsed(&owner, &profile.client_cpus, CpuList::parse)?,
+        storage_read_latency: resolver.parsed(
+            &owner,
+            &profile.storage_read_latency,
+            crate::units::parse_duration,
+        )?,
     };
     let topology = profile_topology(resolver, profile, &name)?;
     Ok(Profile {

@@ -30,6 +30,9 @@ const MAX_WRITE_BYTES: u32 = 1 << 20;
 
 pub(super) struct PowerFsAdapter {
     pub model: Arc<Mutex<Model>>,
+    /// Waited before each read is answered, outside the model's lock (other requests go
+    /// on meanwhile, up to the session's threads).
+    pub read_delay: Duration,
 }
 
 impl PowerFsAdapter {
@@ -252,6 +255,9 @@ impl Filesystem for PowerFsAdapter {
         _lock_owner: Option<LockOwner>,
         reply: ReplyData,
     ) {
+        if !self.read_delay.is_zero() {
+            std::thread::sleep(self.read_delay);
+        }
         match self.model().read(ino.0, offset, size) {
             Ok(data) => reply.data(&data),
             Err(error) => reply.error(err(&error)),

@@ -13,6 +13,7 @@ pub(crate) use sweep::{detach, detach_stale_under};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -73,12 +74,29 @@ pub struct PowerFs {
     model: Arc<Mutex<Model>>,
     mountpoint: PathBuf,
     session: Option<fuser::BackgroundSession>,
+    /// How long each read request waits before it is answered (zero: at once).
+    read_delay: Duration,
 }
+
+/// Requests served at once: with a read delay, this is the simulated disk's queue depth
+/// (reads beyond it wait for one to finish, as on a disk with a short queue).
+const SESSION_THREADS: usize = 4;
 
 impl PowerFs {
     /// Mounts the file system over `backing` (an existing directory, taken as durable as
     /// it is) at `mountpoint` (an existing empty directory).
     pub fn mount(backing: &Path, mountpoint: &Path) -> Result<PowerFs, PowerFsError> {
+        Self::mount_with_read_delay(backing, mountpoint, Duration::ZERO)
+    }
+
+    /// As `mount`, with every read request answered `read_delay` late: a slower disk than
+    /// the machine's, so that a cold cache or a table larger than memory costs reads here
+    /// what it would on one (the host's page cache otherwise answers in microseconds).
+    pub fn mount_with_read_delay(
+        backing: &Path,
+        mountpoint: &Path,
+        read_delay: Duration,
+    ) -> Result<PowerFs, PowerFsError> {
         let model =
             Model::new(backing, default_cap_bytes()).map_err(|err| PowerFsError::Mount {
                 mountpoint: mountpoint.to_path_buf(),
@@ -88,6 +106,7 @@ impl PowerFs {
             model: Arc::new(Mutex::new(model)),
             mountpoint: mountpoint.to_path_buf(),
             session: None,
+            read_delay,
         };
         fs.attach()?;
         Ok(fs)
@@ -102,10 +121,11 @@ impl PowerFs {
             fuser::MountOption::NoAtime,
             fuser::MountOption::RW,
         ];
-        config.n_threads = Some(2);
+        config.n_threads = Some(SESSION_THREADS);
         config.clone_fd = true;
         let adapter = fuse::PowerFsAdapter {
             model: self.model.clone(),
+            read_delay: self.read_delay,
         };
         let session = fuser::spawn_mount(adapter, &self.mountpoint, &config).map_err(|err| {
             PowerFsError::Mount {

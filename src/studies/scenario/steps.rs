@@ -37,12 +37,7 @@ pub(super) fn scenario_steps(scenario: &Scenario, matrix: &Matrix) -> Vec<Step> 
                     }
                 }
                 Phase::Run { threads, .. } => {
-                    for cell in run_phase_cells(phase, threads, engines, matrix) {
-                        if matrix.cold {
-                            steps.push(Step::ColdRestart);
-                        }
-                        steps.push(cell);
-                    }
+                    steps.extend(run_phase_cells(phase, threads, engines, matrix));
                 }
             }
         }
@@ -66,9 +61,6 @@ pub(super) fn describe_scenario_step(scenario: &Scenario, step: &Step) -> String
             } else {
                 format!("load {} for each engine", tables.join(", "))
             }
-        }
-        Step::ColdRestart => {
-            "restart the server on its datadir, page cache dropped (--cold)".to_string()
         }
         Step::Ddl { phase, engine } => format!("ddl '{}' on {engine}", phase_name(*phase)),
         Step::Load {
@@ -100,9 +92,13 @@ pub(super) fn describe_scenario_step(scenario: &Scenario, step: &Step) -> String
         Step::Footprints => "measure each table's disk footprint".to_string(),
         Step::Own { .. } => unreachable!("scenario files plan no step of their own"),
         Step::EmptyTables { engine } => format!("empty the tables on {engine}"),
-        Step::Cell(_) | Step::StartProfile { .. } | Step::Crash { .. } | Step::FreshServer => {
+        Step::Cell(_)
+        | Step::StartProfile { .. }
+        | Step::Crash { .. }
+        | Step::FreshServer
+        | Step::ColdRestart => {
             unreachable!(
-                "cells, profiles, crash trials and fresh servers are described by the plan"
+                "cells, profiles, crash trials, fresh servers and cold restarts are described by the plan"
             )
         }
     }

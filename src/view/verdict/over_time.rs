@@ -53,7 +53,7 @@ fn settling_words(times: &[&CellTime]) -> Option<String> {
         .collect();
     let unsettled = times
         .iter()
-        .filter(|t| t.reading.steady.settling == Settling::NeverSettled)
+        .filter(|t| matches!(t.reading.steady.settling, Settling::NeverSettled { .. }))
         .count();
     if unsettled * 2 > times.len() {
         return Some(format!(
