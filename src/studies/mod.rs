@@ -18,6 +18,7 @@ pub mod sysbench;
 #[cfg(test)]
 mod tests;
 pub mod tpcc;
+pub mod ycsb;
 
 pub use choices::{declare_flags, no_flags, StudyArgs};
 
