@@ -32,8 +32,6 @@ mod crash;
 /// The prefix of every directory enginebench creates for a server.
 pub const ROOT_DIR_PREFIX: &str = "enginebench-";
 const TMPFS_BASE: &str = "/dev/shm";
-/// Keeps a restarted server's buffer pool empty (see `restart`).
-const NO_BUFFER_POOL_LOAD: &str = "--innodb-buffer-pool-load-at-startup=0";
 
 /// How to start the throwaway server (the `--tmpfs`, `--server-opt`, `--server-bin`,
 /// `--keep-datadir` flags).
@@ -324,33 +322,6 @@ impl ThrowawayServer {
         })
     }
 
-    /// Stops the server and starts it again on the same datadir, socket and port (a cold
-    /// start: empty buffer pool and key cache). With `drop_page_cache`, the kernel's page
-    /// cache is emptied in between, which needs root; returns whether it was.
-    pub fn restart(&mut self, drop_page_cache: bool) -> Result<bool, ServerError> {
-        self.stop(Duration::from_secs(60));
-        let dropped = drop_page_cache && drop_kernel_page_cache();
-        let binary = PathBuf::from(&self.command_line[0]);
-        let mut args = self.command_line[1..].to_vec();
-        // InnoDB dumps its buffer pool's page list at shutdown and reads those pages back
-        // at startup: a restart that should start cold must not warm itself.
-        if !args
-            .iter()
-            .any(|arg| arg.contains("buffer-pool-load-at-startup"))
-        {
-            args.push(NO_BUFFER_POOL_LOAD.into());
-        }
-        self.log_start = LogStart::now(&self.root_dir);
-        self.stopped_by_us = None;
-        self.child = spawn_server(&binary, &args, &self.root_dir, &self.child_caps)?;
-        if registry::set_pid(&self.root_dir, self.child.id()).is_err() {
-            self.stop(Duration::from_secs(5));
-            return Err(ServerError::ShuttingDown);
-        }
-        self.wait_until_ready(Duration::from_secs(60))?;
-        Ok(dropped)
-    }
-
     fn wait_until_ready(&mut self, limit: Duration) -> Result<(), ServerError> {
         let started = Instant::now();
         let spec = self.connection_spec(None);
@@ -629,14 +600,6 @@ fn spawn_server(
     command
         .spawn()
         .map_err(|err| ServerError::Io(format!("cannot start {}: {err}", binary.display())))
-}
-
-/// Writes dirty pages and drops the clean ones (`vm.drop_caches = 1`), so the next reads
-/// come from the device. Only root may; false otherwise.
-fn drop_kernel_page_cache() -> bool {
-    // SAFETY: sync has no preconditions.
-    unsafe { libc::sync() };
-    fs::write("/proc/sys/vm/drop_caches", "1\n").is_ok()
 }
 
 fn is_root() -> bool {

@@ -1,10 +1,11 @@
 //! A throwaway server's crashes: SIGKILL as a process crash, a power cut of its datadir's
-//! power-loss file system, and the start after either, timed. It owns the datadir set-up
+//! power-loss file system, and the start after either, timed; and the cold restart (`--cold`:
+//! stopped, started again with nothing warm). It owns the datadir set-up
 //! on the mount and the native-AIO fallback; it must not know studies, ledgers or what a
 //! recovery should have kept.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::super::builds::ServerTree;
@@ -144,4 +145,44 @@ impl ThrowawayServer {
         }
         Ok(())
     }
+}
+
+/// Keeps a restarted server's buffer pool empty (see `restart`).
+const NO_BUFFER_POOL_LOAD: &str = "--innodb-buffer-pool-load-at-startup=0";
+
+impl ThrowawayServer {
+    /// Stops the server and starts it again on the same datadir, socket and port (a cold
+    /// start: empty buffer pool and key cache). With `drop_page_cache`, the kernel's page
+    /// cache is emptied in between, which needs root; returns whether it was.
+    pub fn restart(&mut self, drop_page_cache: bool) -> Result<bool, ServerError> {
+        self.stop(Duration::from_secs(60));
+        let dropped = drop_page_cache && drop_kernel_page_cache();
+        let binary = PathBuf::from(&self.command_line[0]);
+        let mut args = self.command_line[1..].to_vec();
+        // InnoDB dumps its buffer pool's page list at shutdown and reads those pages back
+        // at startup: a restart that should start cold must not warm itself.
+        if !args
+            .iter()
+            .any(|arg| arg.contains("buffer-pool-load-at-startup"))
+        {
+            args.push(NO_BUFFER_POOL_LOAD.into());
+        }
+        self.log_start = LogStart::now(&self.root_dir);
+        self.stopped_by_us = None;
+        self.child = spawn_server(&binary, &args, &self.root_dir, &self.child_caps)?;
+        if registry::set_pid(&self.root_dir, self.child.id()).is_err() {
+            self.stop(Duration::from_secs(5));
+            return Err(ServerError::ShuttingDown);
+        }
+        self.wait_until_ready(Duration::from_secs(60))?;
+        Ok(dropped)
+    }
+}
+
+/// Writes dirty pages and drops the clean ones (`vm.drop_caches = 1`), so the next reads
+/// come from the device. Only root may; false otherwise.
+fn drop_kernel_page_cache() -> bool {
+    // SAFETY: sync has no preconditions.
+    unsafe { libc::sync() };
+    fs::write("/proc/sys/vm/drop_caches", "1\n").is_ok()
 }

@@ -157,20 +157,25 @@ fn oltp_on_two_engines_runs_rounds_until_decided_each_engine_in_a_database_of_it
         .collect();
     assert_eq!(loads, [("sbtest1", "innodb"), ("sbtest1", "myisam")]);
     // Each cell worked on its own engine's table: MyISAM's key cache serves MyISAM's
-    // cells, InnoDB's buffer pool InnoDB's.
+    // cells, InnoDB's buffer pool InnoDB's. For MyISAM's cells the InnoDB side is judged by
+    // the rows InnoDB read for statements, not by buffer pool requests: InnoDB's purge of
+    // the earlier InnoDB cells' changes goes on in the background by time, not by
+    // statement (a MyISAM cell beside other tests saw 3,236 buffer pool requests against
+    // 12,265 key cache requests).
     for cell in record["cells"].as_array().unwrap() {
         assert_eq!(cell["outcome"], "completed", "{cell}");
-        let (key_cache, buffer_pool) = (
+        let (key_cache, buffer_pool, innodb_rows) = (
             delta(cell, "Key_read_requests"),
             delta(cell, "Innodb_buffer_pool_read_requests"),
+            delta(cell, "Innodb_rows_read"),
         );
         let own_engine = match cell["engine"].as_str().unwrap() {
             "innodb" => buffer_pool > 10.0 * key_cache.max(1.0),
-            _ => key_cache > 4.0 * buffer_pool.max(1.0),
+            _ => key_cache > 4.0 * innodb_rows.max(1.0),
         };
         assert!(
             own_engine,
-            "{} cell {}: key cache {key_cache}, buffer pool {buffer_pool}",
+            "{} cell {}: key cache {key_cache}, buffer pool {buffer_pool}, InnoDB rows read {innodb_rows}",
             cell["engine"], cell["index"]
         );
     }
