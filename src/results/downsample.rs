@@ -5,11 +5,13 @@
 
 use super::{IntervalQueryRecord, IntervalRecord};
 use crate::measure::bounded::Merge;
-use crate::measure::{IntervalCounters, LatencySummary};
+use crate::measure::IntervalCounters;
 
 /// The most interval records a cell keeps: over 16 minutes at the default 1-s interval. Enough
-/// points for change points and stalls of a few intervals to show at any length of run.
-pub const MAX_INTERVALS_KEPT: usize = 1000;
+/// points for change points and stalls of a few intervals to show at any length of run. The
+/// driver and the sampler already keep no more while a cell runs (`measure::bounded`, the
+/// same bound); merging here is for intervals that came some other way.
+pub const MAX_INTERVALS_KEPT: usize = crate::measure::bounded::MAX_ENTRIES_KEPT;
 
 /// How many consecutive intervals to merge into one so that `count` fit in `most`.
 pub fn merge_factor(count: usize, most: usize) -> usize {
@@ -39,7 +41,7 @@ fn merge_run(run: &[IntervalRecord]) -> IntervalRecord {
                 Some(merged) => {
                     merged.count += query.count;
                     merged.failed += query.failed;
-                    merged.latency_us = merge_summaries(&merged.latency_us, &query.latency_us);
+                    merged.latency_us = merged.latency_us.merged_with(&query.latency_us);
                 }
                 None => queries.push(query.clone()),
             }
@@ -56,15 +58,11 @@ fn merge_run(run: &[IntervalRecord]) -> IntervalRecord {
             .iter()
             .skip(1)
             .fold(first.event_latency_us, |merged, part| {
-                merge_summaries(&merged, &part.event_latency_us)
+                merged.merged_with(&part.event_latency_us)
             }),
         queries,
         server: merge_counters(run.iter().filter_map(|part| part.server.as_ref())),
     }
-}
-
-fn merge_summaries(a: &LatencySummary, b: &LatencySummary) -> LatencySummary {
-    a.merged_with(b)
 }
 
 fn merge_counters<'a>(
@@ -79,6 +77,7 @@ fn merge_counters<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::LatencySummary;
     use std::collections::BTreeMap;
 
     fn interval(at_s: f64, events: u64, max_us: u64, dirty: i64) -> IntervalRecord {

@@ -160,11 +160,13 @@ impl ThrowawayServer {
         let binary = PathBuf::from(&self.command_line[0]);
         let mut args = self.command_line[1..].to_vec();
         // InnoDB dumps its buffer pool's page list at shutdown and reads those pages back
-        // at startup: a restart that should start cold must not warm itself.
-        if !args
-            .iter()
-            .any(|arg| arg.contains("buffer-pool-load-at-startup"))
-        {
+        // at startup: a restart that should start cold must not warm itself, unless the
+        // user's own server options say otherwise (spelt with '-' or '_', as the server
+        // takes either).
+        if !args.iter().any(|arg| {
+            arg.replace('_', "-")
+                .contains("buffer-pool-load-at-startup")
+        }) {
             args.push(NO_BUFFER_POOL_LOAD.into());
         }
         self.log_start = LogStart::now(&self.root_dir);
