@@ -3,7 +3,10 @@
 //! the coordinating thread collects interval histograms and reports progress.
 
 pub mod abandon;
+pub mod client_groups;
 pub mod events;
+#[cfg(test)]
+mod group_tests;
 pub mod libmariadb;
 #[cfg(test)]
 mod tests;
@@ -34,7 +37,9 @@ pub use events::DriverKind;
 pub use watchdog::{StallBound, StallReport};
 pub use worker::WorkerFigures;
 use worker::*;
-pub use workload::{CellConfig, RateSpec, StopCondition, Worker, Workload};
+pub use workload::{
+    CellConfig, ClientGroup, GroupPacing, RateSpec, StopCondition, Worker, Workload,
+};
 
 #[derive(Debug, Error)]
 pub enum DriverError {
@@ -62,6 +67,17 @@ pub struct KindMeasurement {
     pub ok: Histogram<u64>,
     pub failed: Histogram<u64>,
     pub errors_by_code: BTreeMap<u16, u64>,
+}
+
+/// One client group's part of a cell that ran several, or was shaped by stages.
+#[derive(Debug, Clone)]
+pub struct GroupMeasurement {
+    pub group: client_groups::ClientGroup,
+    pub events: u64,
+    /// Whole events (from the intended start when paced).
+    pub event_latency: Histogram<u64>,
+    /// How well a group with a rate kept it, over the whole cell.
+    pub rate: Option<RateOutcome>,
 }
 
 /// How well a rate-mode cell kept its schedule.
@@ -103,6 +119,8 @@ pub struct CellMeasurement {
     pub interval_log: Option<String>,
     /// Which driver ran the cell: "events" (event loops) or "threads".
     pub driver: &'static str,
+    /// Each client group's part, when the cell ran several groups or stages (else empty).
+    pub groups: Vec<GroupMeasurement>,
 }
 
 /// Runs one cell: `config.threads` workers of `workload`, closed loop.
@@ -114,8 +132,48 @@ pub fn run_cell(
     observer: &mut dyn CellObserver,
 ) -> Result<CellMeasurement, DriverError> {
     let kinds = workload.query_kinds();
-    let threads = config.threads as usize;
-    let mut histograms = QueryHistograms::new(&kinds);
+    let groups = client_groups::cell_groups(workload, config.threads, config.rate, &config.stages);
+    let shaped = !workload.client_groups().is_empty() || !config.stages.is_empty();
+    // Worker i's group and place in it.
+    let placements: Vec<(usize, usize)> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(group_index, group)| (0..group.threads as usize).map(move |i| (group_index, i)))
+        .collect();
+    let threads = placements.len();
+    // Several groups: each group's whole events also go to a slot of its own, past the
+    // query kinds.
+    let group_slots: Vec<String> = if groups.len() > 1 {
+        groups.iter().map(|group| group.name.clone()).collect()
+    } else {
+        Vec::new()
+    };
+    let mut histograms = QueryHistograms::new(&[kinds.clone(), group_slots.clone()].concat());
+    let paced = groups
+        .iter()
+        .any(|group| group.pacing != client_groups::GroupPacing::ClosedLoop);
+    let pacings: Vec<Pacing> = placements
+        .iter()
+        .map(|&(group_index, index)| {
+            let group = &groups[group_index];
+            let rate = match group.pacing {
+                client_groups::GroupPacing::ClosedLoop => None,
+                client_groups::GroupPacing::Rate(rate) => Some(rate),
+                client_groups::GroupPacing::RatePerConnection(rate) => Some(RateSpec {
+                    events_per_s: rate.events_per_s * f64::from(group.threads),
+                    ..rate
+                }),
+            };
+            Pacing {
+                threads: group.threads,
+                index,
+                rate,
+                stages: &group.stages,
+                stages_set_rate: group.pacing.stages_set_rate(),
+                record_service: paced,
+            }
+        })
+        .collect();
     let shared = Shared {
         budget: AtomicI64::new(
             config
@@ -133,10 +191,15 @@ pub fn run_cell(
     let panic_on_purpose = fault_worker_panic();
     let sockets = std::sync::Arc::new(abandon::CellSockets::default());
     let mut guard = watchdog::Guard::new(&shared, &sockets, config.stall, threads);
-    let stop = config.stop;
-    let pacing = Pacing {
-        threads: config.threads,
-        rate: config.rate,
+    // Stages without another stop condition end with the last stage.
+    let stages_total = groups.iter().map(|group| group.stages.total()).max();
+    let stop = StopCondition {
+        duration: config.stop.duration.or(stages_total.filter(|total| {
+            !total.is_zero()
+                && config.stop.events_per_thread.is_none()
+                && config.stop.events_total.is_none()
+        })),
+        ..config.stop
     };
 
     // Why the observer held the cell back before any load, if it did.
@@ -151,17 +214,22 @@ pub fn run_cell(
     };
     // Worker i runs on loop (or thread) i % loops; an event loop's workers share one set of
     // histograms, so a connection costs no histogram memory of its own.
-    let mut groups: Vec<Vec<(usize, QueryRecorder)>> = (0..loops).map(|_| Vec::new()).collect();
+    let mut loop_workers: Vec<Vec<(usize, QueryRecorder)>> =
+        (0..loops).map(|_| Vec::new()).collect();
     for worker_index in 0..threads {
-        let group = &mut groups[worker_index % loops.max(1)];
-        let recorder = match group.first() {
+        let on_loop = &mut loop_workers[worker_index % loops.max(1)];
+        let mut recorder = match on_loop.first() {
             Some((_, first)) if on_events => histograms.recorder_sharing(first),
             _ => histograms.recorder(),
         };
-        group.push((worker_index, recorder));
+        if !group_slots.is_empty() {
+            recorder.group_event_slot = Some(kinds.len() + placements[worker_index].0);
+        }
+        on_loop.push((worker_index, recorder));
     }
+    let pacings = &pacings;
     let (reports, measure_started, intervals) = std::thread::scope(|scope| {
-        let handles: Vec<_> = groups
+        let handles: Vec<_> = loop_workers
             .into_iter()
             .enumerate()
             .map(|(group_index, group)| {
@@ -181,7 +249,7 @@ pub fn run_cell(
                                     recorder,
                                     shared,
                                     stop,
-                                    pacing,
+                                    pacings[worker_index],
                                     panic_on_purpose,
                                 )
                             }) as Box<dyn FnOnce() -> _>
@@ -248,7 +316,13 @@ pub fn run_cell(
             &mut histograms,
             &mut guard,
             workload,
-            config,
+            CoordinateConfig {
+                config,
+                stop,
+                threads,
+                kinds: &kinds,
+                groups: &groups,
+            },
             clock,
             observer,
         );
@@ -291,8 +365,8 @@ pub fn run_cell(
     let last_end_s = measure_started.elapsed().as_secs_f64().max(start_s);
     // A workload that learned its statements as it ran names them now.
     let kinds = workload.learned_kinds().unwrap_or(kinds);
-    intervals.push(interval_record(&kinds, &last, start_s, last_end_s));
-    clock.log_interval(&kinds, &last, start_s, last_end_s);
+    intervals.push(interval_record(&kinds, &groups, &last, start_s, last_end_s));
+    clock.log_interval(&kinds, &group_slots, &last, start_s, last_end_s);
 
     let mut errors_by_code: BTreeMap<(usize, u16), u64> = BTreeMap::new();
     let mut failed_events = 0;
@@ -301,6 +375,8 @@ pub fn run_cell(
     let mut last_finish = measure_started;
     let mut per_worker = Vec::with_capacity(threads);
     let (mut max_lag_us, mut late_events) = (0, 0);
+    // Per client group: events, furthest lag, late events.
+    let mut group_figures = vec![(0u64, 0u64, 0u64); groups.len()];
     for (worker_index, report) in reports.into_iter().enumerate() {
         let report = report.map_err(|message| DriverError::WorkerPanicked {
             worker: worker_index,
@@ -319,6 +395,10 @@ pub fn run_cell(
                 .failure
                 .map(|message| format!("worker {worker_index}: {message}"));
         }
+        let figures = &mut group_figures[placements[worker_index].0];
+        figures.0 += report.figures.events;
+        figures.1 = figures.1.max(report.max_lag_us);
+        figures.2 += report.late_events;
         per_worker.push(report.figures);
         max_lag_us = max_lag_us.max(report.max_lag_us);
         late_events += report.late_events;
@@ -340,16 +420,33 @@ pub fn run_cell(
             None => CellOutcome::Completed,
         },
     };
-    let rate = config.rate.map(|rate| {
-        let achieved_per_s = events as f64 / wall.as_secs_f64().max(1e-9);
-        RateOutcome {
-            target_per_s: rate.events_per_s,
-            achieved_per_s,
-            max_lag_us,
-            late_events,
-            fell_behind: achieved_per_s < 0.95 * rate.events_per_s || max_lag_us > 1_000_000,
-        }
-    });
+    let rate = config
+        .rate
+        .filter(|_| !shaped)
+        .map(|rate| rate_outcome(rate.events_per_s, events, wall, max_lag_us, late_events));
+    let group_measurements: Vec<GroupMeasurement> = if shaped {
+        groups
+            .iter()
+            .zip(&group_figures)
+            .enumerate()
+            .map(|(index, (group, &(group_events, lag_us, late)))| {
+                let wall_s = wall.as_secs_f64();
+                GroupMeasurement {
+                    group: group.clone(),
+                    events: group_events,
+                    event_latency: match group_slots.is_empty() {
+                        true => histograms.total_event.clone(),
+                        false => histograms.total_ok[kinds.len() + index].clone(),
+                    },
+                    rate: group.offered_rate_over(0.0, wall_s).map(|target_per_s| {
+                        rate_outcome(target_per_s, group_events, wall, lag_us, late)
+                    }),
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let kinds_measured = kinds
         .iter()
         .enumerate()
@@ -367,6 +464,7 @@ pub fn run_cell(
         .collect();
     Ok(CellMeasurement {
         driver: if on_events { "events" } else { "threads" },
+        groups: group_measurements,
         outcome,
         wall,
         events,
@@ -377,7 +475,7 @@ pub fn run_cell(
         intervals: intervals.into_vec(),
         event_latency: histograms.total_event.clone(),
         // A closed loop records each event once: its service time is its latency.
-        event_service: if config.rate.is_some() {
+        event_service: if paced {
             histograms.total_event_service.clone()
         } else {
             histograms.total_event.clone()
@@ -392,6 +490,24 @@ pub fn run_cell(
             ) + &spool.into_text()
         }),
     })
+}
+
+/// How well `events` over `wall` kept a `target_per_s` schedule.
+fn rate_outcome(
+    target_per_s: f64,
+    events: u64,
+    wall: Duration,
+    max_lag_us: u64,
+    late_events: u64,
+) -> RateOutcome {
+    let achieved_per_s = events as f64 / wall.as_secs_f64().max(1e-9);
+    RateOutcome {
+        target_per_s,
+        achieved_per_s,
+        max_lag_us,
+        late_events,
+        fell_behind: achieved_per_s < 0.95 * target_per_s || max_lag_us > 1_000_000,
+    }
 }
 
 /// Runs one event loop's workers. If the loop itself fails (a bug: each worker catches its
@@ -441,6 +557,7 @@ impl MeasureClock {
     fn log_interval(
         &mut self,
         kinds: &[String],
+        group_slots: &[String],
         interval: &IntervalHistograms,
         start_s: f64,
         end_s: f64,
@@ -459,6 +576,12 @@ impl MeasureClock {
         }
         tagged.push((interval_log::EVENT_TAG.into(), &interval.event));
         tagged.push((interval_log::SERVICE_TAG.into(), &interval.service));
+        for (offset, group) in group_slots.iter().enumerate() {
+            tagged.push((
+                interval_log::group_tag(group),
+                &interval.ok[kinds.len() + offset],
+            ));
+        }
         interval_log::append(
             log.lines(),
             self.started_unix_s + start_s,
@@ -488,19 +611,40 @@ fn await_workers(shared: &Shared, threads: usize) {
 
 /// The coordinator's loop while workers measure: progress ticks and interval records,
 /// until every worker has returned or the guard gives up on them.
+/// What the coordinator needs of the cell besides its workers.
+struct CoordinateConfig<'a> {
+    config: &'a CellConfig,
+    /// The stop condition in force (stages may have set its duration).
+    stop: StopCondition,
+    threads: usize,
+    kinds: &'a [String],
+    groups: &'a [client_groups::ClientGroup],
+}
+
 fn coordinate(
     shared: &Shared,
     histograms: &mut QueryHistograms,
     guard: &mut watchdog::Guard,
     workload: &dyn Workload,
-    config: &CellConfig,
+    cell: CoordinateConfig,
     mut clock: MeasureClock,
     observer: &mut dyn CellObserver,
 ) -> (Bounded<IntervalMeasurement>, MeasureClock) {
+    let CoordinateConfig {
+        config,
+        stop,
+        threads,
+        kinds: query_kinds,
+        groups,
+    } = cell;
+    let group_slots: Vec<String> = if groups.len() > 1 {
+        groups.iter().map(|group| group.name.clone()).collect()
+    } else {
+        Vec::new()
+    };
     let measure_started = clock.started;
-    let threads = config.threads as usize;
     let tick = Duration::from_millis(100).min(config.report_interval);
-    let events_expected = match (config.stop.events_per_thread, config.stop.events_total) {
+    let events_expected = match (stop.events_per_thread, stop.events_total) {
         (Some(each), Some(total)) => Some((each * threads as u64).min(total)),
         (Some(each), None) => Some(each * threads as u64),
         (None, total) => total,
@@ -531,10 +675,11 @@ fn coordinate(
                 .last()
                 .map_or(0.0, |i: &IntervalMeasurement| i.end_s);
             let learned = workload.learned_kinds();
-            let kinds = learned.as_deref().unwrap_or(&histograms.kinds);
-            let record = interval_record(kinds, &interval, start_s, elapsed.as_secs_f64());
+            let kinds = learned.as_deref().unwrap_or(query_kinds);
+            let end_s = elapsed.as_secs_f64();
+            let record = interval_record(kinds, groups, &interval, start_s, end_s);
             intervals.push(record.clone());
-            clock.log_interval(kinds, &interval, start_s, elapsed.as_secs_f64());
+            clock.log_interval(kinds, &group_slots, &interval, start_s, end_s);
             latest = Some(record);
             closed = latest.as_ref();
             while next_interval <= elapsed {
@@ -545,19 +690,36 @@ fn coordinate(
             elapsed,
             events_done,
             events_expected,
-            duration: config.stop.duration,
+            duration: stop.duration,
             interval: closed,
         });
     }
     (intervals, clock)
 }
 
+/// An interval's record: per query kind, whole events, and (with several client groups)
+/// each group's events from its own slot past the query kinds.
 fn interval_record(
     kinds: &[String],
+    groups: &[client_groups::ClientGroup],
     interval: &IntervalHistograms,
     start_s: f64,
     end_s: f64,
 ) -> IntervalMeasurement {
+    let groups = if groups.len() > 1 {
+        groups
+            .iter()
+            .enumerate()
+            .map(|(index, group)| {
+                (
+                    group.name.clone(),
+                    LatencySummary::from_histogram(&interval.ok[kinds.len() + index]),
+                )
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     IntervalMeasurement {
         start_s,
         end_s,
@@ -575,5 +737,6 @@ fn interval_record(
             })
             .collect(),
         events: LatencySummary::from_histogram(&interval.event),
+        groups,
     }
 }

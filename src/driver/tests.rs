@@ -59,6 +59,7 @@ fn config(threads: u32, stop: StopCondition) -> CellConfig {
         interval_log: true,
         driver: None,
         stall: StallBound::default(),
+        stages: Default::default(),
     }
 }
 

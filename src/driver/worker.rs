@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, AtomicUsize,
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use super::client_groups::Stages;
 use super::events;
 use super::workload::{RateSpec, StopCondition, Workload};
 use crate::interrupt;
@@ -85,11 +86,19 @@ pub(super) struct WorkerReport {
     pub(super) failure: Option<String>,
 }
 
-/// What a worker needs to pace itself.
+/// What a worker needs to pace itself: its client group's connections and its place
+/// among them, the group's rate (a rate per connection made the group's), and its stages.
 #[derive(Clone, Copy)]
-pub(super) struct Pacing {
+pub(super) struct Pacing<'a> {
     pub(super) threads: u32,
+    pub(super) index: usize,
     pub(super) rate: Option<RateSpec>,
+    pub(super) stages: &'a Stages,
+    /// The stages set the group's offered rate (else its active connections).
+    pub(super) stages_set_rate: bool,
+    /// Some group of the cell is paced: closed-loop events record their service time
+    /// too, so that the cell's service histogram holds every event.
+    pub(super) record_service: bool,
 }
 
 /// Test hook: `ENGINEBENCH_FAULT=worker-panic` makes worker 0 panic after its first
@@ -98,30 +107,65 @@ pub(super) fn fault_worker_panic() -> bool {
     std::env::var("ENGINEBENCH_FAULT").is_ok_and(|fault| fault == "worker-panic")
 }
 
-/// The worker's schedule in rate mode: its share of the rate, staggered among workers.
-pub(super) struct Schedule {
+/// The worker's schedule in rate mode: its share of the rate, staggered among workers;
+/// with stages of rate, the gap follows the rate offered at each intended start.
+pub(super) struct Schedule<'a> {
     pub(super) next: Instant,
     pub(super) gap_s: f64,
     pub(super) arrivals: Arrivals,
     pub(super) rng: rand::rngs::SmallRng,
+    threads: u32,
+    start: Instant,
+    rate_stages: Option<&'a Stages>,
 }
 
-impl Schedule {
+/// How far a schedule looks ahead through stages that offer nothing.
+const IDLE_STEP: Duration = Duration::from_millis(10);
+
+impl<'a> Schedule<'a> {
     pub(super) fn new(
         rate: RateSpec,
         threads: u32,
         worker_index: usize,
         start: Instant,
-    ) -> Schedule {
+        rate_stages: Option<&'a Stages>,
+    ) -> Schedule<'a> {
         use rand::SeedableRng;
-        let gap_s = f64::from(threads) / rate.events_per_s.max(1e-9);
-        Schedule {
-            // Staggered so the workers do not fire together.
-            next: start
-                + Duration::from_secs_f64(gap_s * worker_index as f64 / f64::from(threads.max(1))),
-            gap_s,
+        let mut schedule = Schedule {
+            next: start,
+            gap_s: f64::from(threads) / rate.events_per_s.max(1e-9),
             arrivals: rate.arrivals,
             rng: rand::rngs::SmallRng::seed_from_u64(0x5eed ^ worker_index as u64),
+            threads,
+            start,
+            rate_stages,
+        };
+        schedule.follow_stages();
+        // Staggered so the workers do not fire together.
+        schedule.next += Duration::from_secs_f64(
+            schedule.gap_s * worker_index as f64 / f64::from(threads.max(1)),
+        );
+        schedule
+    }
+
+    /// With stages of rate: the gap at `next`, skipping ahead through stages offering none.
+    fn follow_stages(&mut self) {
+        let Some(stages) = self.rate_stages else {
+            return;
+        };
+        let horizon = self.start + stages.total() + Duration::from_secs(1);
+        loop {
+            let rate = stages.target_at(self.next.duration_since(self.start).as_secs_f64());
+            if rate > 1e-9 {
+                self.gap_s = f64::from(self.threads) / rate;
+                return;
+            }
+            if self.next > horizon {
+                // The last stage offers nothing: no event is ever due again.
+                self.next += Duration::from_secs(365 * 24 * 3600);
+                return;
+            }
+            self.next += IDLE_STEP;
         }
     }
 
@@ -133,6 +177,35 @@ impl Schedule {
             Arrivals::Poisson => -(1.0 - self.rng.gen::<f64>()).ln() * self.gap_s,
         };
         self.next += Duration::from_secs_f64(gap);
+        self.follow_stages();
+    }
+}
+
+/// With stages of connections: waits while this connection is not among the active ones,
+/// in slices, handing intervals over. False when the cell stopped (or ended) meanwhile.
+fn await_turn(
+    pacing: &Pacing,
+    started: Instant,
+    deadline: Option<Instant>,
+    shared: &Shared,
+    recorder: &mut QueryRecorder,
+) -> bool {
+    loop {
+        let now = Instant::now();
+        if pacing
+            .stages
+            .connection_active(pacing.index, now.duration_since(started).as_secs_f64())
+        {
+            return true;
+        }
+        if shared.abort.load(Ordering::Relaxed)
+            || interrupt::requested()
+            || deadline.is_some_and(|deadline| now >= deadline)
+        {
+            return false;
+        }
+        events::sleep(Duration::from_millis(20));
+        recorder.end_of_event();
     }
 }
 
@@ -147,6 +220,7 @@ pub(super) fn run_worker(
     pacing: Pacing,
     panic_on_purpose: bool,
 ) -> Result<WorkerReport, String> {
+    let shaped_connections = !pacing.stages.is_empty() && !pacing.stages_set_rate;
     let mut marked_ready = false;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let mut report = WorkerReport {
@@ -189,9 +263,11 @@ pub(super) fn run_worker(
         recorder.discard = false;
         let started = Instant::now();
         let deadline = stop.duration.map(|d| started + d);
+        let rate_stages =
+            (pacing.stages_set_rate && !pacing.stages.is_empty()).then_some(pacing.stages);
         let mut schedule = pacing
             .rate
-            .map(|rate| Schedule::new(rate, pacing.threads, worker_index, started));
+            .map(|rate| Schedule::new(rate, pacing.threads, pacing.index, started, rate_stages));
         let counter = &shared.events[worker_index].0;
         let mut done: u64 = 0;
         // A unit of the `--events` budget this worker took and has not yet completed: a
@@ -207,6 +283,21 @@ pub(super) fn run_worker(
             }
             if stop.events_per_thread.is_some_and(|limit| done >= limit) || worker.done() {
                 break;
+            }
+            if shaped_connections
+                && !pacing.stages.connection_active(
+                    pacing.index,
+                    Instant::now().duration_since(started).as_secs_f64(),
+                )
+            {
+                if !await_turn(&pacing, started, deadline, shared, &mut recorder) {
+                    break;
+                }
+                // Back in: its schedule starts afresh instead of catching up on the
+                // events it was not asked for while idle.
+                if let Some(schedule) = &mut schedule {
+                    schedule.next = Instant::now();
+                }
             }
             // A scripted worker (a replayed connection) says when its next event is due.
             let scripted = match &schedule {
@@ -280,7 +371,7 @@ pub(super) fn run_worker(
             let service_us = ended.duration_since(event_started).as_micros() as u64;
             report.figures.busy_us += service_us;
             match result {
-                Ok(()) if schedule.is_none() && scripted.is_none() => {
+                Ok(()) if schedule.is_none() && scripted.is_none() && !pacing.record_service => {
                     recorder.record_closed_loop_event(service_us)
                 }
                 Ok(()) => recorder.record_event(

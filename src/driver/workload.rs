@@ -1,10 +1,12 @@
 //! What a study gives the driver: a [`Workload`] (its query kinds, a worker per
 //! connection) and each [`Worker`]'s events; and how a cell is run: its threads, stop
-//! condition, pacing and warm-up. Must not know any study kind.
+//! condition, pacing and warm-up, and the client groups it may run at once (each with its
+//! connections, pacing and stages). Must not know any study kind.
 
 use std::time::{Duration, Instant};
 
 use crate::measure::QueryRecorder;
+use crate::scenario::load_shape::Stages;
 use crate::scenario::Arrivals;
 use crate::sqlerror::QueryFailure;
 
@@ -48,6 +50,12 @@ pub trait Workload: Sync {
     /// such a workload runs one thread per connection whatever driver is chosen.
     fn blocking_client(&self) -> bool {
         false
+    }
+
+    /// The client groups it runs at once, each with its connections and pacing (a
+    /// `client_groups::Grouped`); empty: one group, paced as the cell says.
+    fn client_groups(&self) -> Vec<ClientGroup> {
+        Vec::new()
     }
 }
 
@@ -110,4 +118,68 @@ pub struct CellConfig {
     /// How long the cell may go without any statement completing before it ends as
     /// "the server stopped answering" (`--stall-timeout`).
     pub stall: super::StallBound,
+    /// The cell's load shape (`--stages`): its connections, or its offered rate with a
+    /// rate, stage by stage. A workload with client groups has its own per group.
+    pub stages: Stages,
+}
+
+/// How a group's connections pace their events.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum GroupPacing {
+    /// Each connection starts its next event when the last ends.
+    ClosedLoop,
+    /// The group offers this rate in all, split over its connections.
+    Rate(RateSpec),
+    /// Each active connection offers this rate.
+    RatePerConnection(RateSpec),
+}
+
+impl GroupPacing {
+    /// What a group's stages set: its active connections, or (with a rate for the group)
+    /// its offered rate.
+    pub fn stages_set_rate(&self) -> bool {
+        matches!(self, GroupPacing::Rate(_))
+    }
+}
+
+/// One group of a cell: its name (the prefix of its query kinds), connections, pacing and
+/// stages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientGroup {
+    pub name: String,
+    /// Its connections (with stages of connections: the most any stage reaches).
+    pub threads: u32,
+    pub pacing: GroupPacing,
+    pub stages: Stages,
+}
+
+impl ClientGroup {
+    /// The rate the group offers `elapsed_s` in, if it has one.
+    pub fn offered_rate_at(&self, elapsed_s: f64) -> Option<f64> {
+        match self.pacing {
+            GroupPacing::ClosedLoop => None,
+            GroupPacing::Rate(rate) if self.stages.is_empty() => Some(rate.events_per_s),
+            GroupPacing::Rate(_) => Some(self.stages.target_at(elapsed_s)),
+            GroupPacing::RatePerConnection(rate) => {
+                let connections = if self.stages.is_empty() {
+                    f64::from(self.threads)
+                } else {
+                    self.stages.target_at(elapsed_s).floor()
+                };
+                Some(rate.events_per_s * connections)
+            }
+        }
+    }
+
+    /// The rate offered over `[start_s, end_s)`, averaged (stages ramp), if it has one.
+    pub fn offered_rate_over(&self, start_s: f64, end_s: f64) -> Option<f64> {
+        const STEPS: usize = 64;
+        let length_s = (end_s - start_s).max(1e-9);
+        let mut sum = 0.0;
+        for step in 0..STEPS {
+            let at_s = start_s + length_s * (step as f64 + 0.5) / STEPS as f64;
+            sum += self.offered_rate_at(at_s)?;
+        }
+        Some(sum / STEPS as f64)
+    }
 }

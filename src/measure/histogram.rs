@@ -179,6 +179,8 @@ impl QueryHistograms {
             overflows: 0,
             activity: self.activity.slot(),
             abandoned: self.activity.abandoned_flag(),
+            kind_offset: 0,
+            group_event_slot: None,
         }
     }
 
@@ -273,6 +275,12 @@ pub struct QueryRecorder {
     pub overflows: u64,
     /// This worker's statement in flight and completions, for the stall watchdog.
     activity: Arc<WorkerActivity>,
+    /// Added to every query kind index the worker gives: a client group's kinds sit after
+    /// the groups before it (see `driver::client_groups`).
+    pub kind_offset: usize,
+    /// A slot (past the query kinds) that also records each whole event: the client
+    /// group's own event latency, when a cell runs several groups.
+    pub group_event_slot: Option<usize>,
     /// Set when the cell gave up on its statements in flight: their ends (cut off by the
     /// cell, not answered by the server) are not recorded.
     abandoned: Arc<std::sync::atomic::AtomicBool>,
@@ -337,13 +345,14 @@ impl QueryRecorder {
         kind_index: usize,
         statement: impl FnOnce() -> Result<T, mysql::Error>,
     ) -> Result<T, QueryFailure> {
+        let kind_index = kind_index + self.kind_offset;
         self.activity.started(kind_index);
         let started = Instant::now();
         let outcome = statement();
         let elapsed_us = started.elapsed().as_micros() as u64;
         match outcome {
             Ok(value) => {
-                self.record_ok(kind_index, elapsed_us);
+                self.record_ok_at(kind_index, elapsed_us);
                 Ok(value)
             }
             Err(err) => {
@@ -372,7 +381,7 @@ impl QueryRecorder {
     /// watchdog knows what is in flight if the server stops answering.
     #[inline]
     pub fn statement_started(&self, kind_index: usize) {
-        self.activity.started(kind_index);
+        self.activity.started(kind_index + self.kind_offset);
     }
 
     /// Whether the cell has given up on its statements in flight (they are not measured).
@@ -384,6 +393,7 @@ impl QueryRecorder {
     /// Records one failed statement's latency and error number (for workloads that time
     /// statements themselves, as a replay does from the intended start).
     pub fn record_err(&mut self, kind_index: usize, latency_us: u64, code: Option<u16>) {
+        let kind_index = kind_index + self.kind_offset;
         self.activity.finished(latency_us);
         if self.discard || self.cut_off() {
             return;
@@ -407,6 +417,21 @@ impl QueryRecorder {
         if !self.discard && self.histos().event[0].record(latency_us).is_err() {
             self.overflows += 1;
         }
+        self.record_group_event(latency_us);
+    }
+
+    /// The whole event again in its client group's slot, if the cell has groups.
+    #[inline]
+    fn record_group_event(&mut self, latency_us: u64) {
+        if let Some(slot) = self.group_event_slot {
+            if !self.discard
+                && made(&mut self.histos().ok[slot])
+                    .record(latency_us)
+                    .is_err()
+            {
+                self.overflows += 1;
+            }
+        }
     }
 
     /// Records one whole event in rate mode: its latency (from the intended start) and its
@@ -423,12 +448,19 @@ impl QueryRecorder {
             }
         }
         self.overflows += overflows;
+        self.record_group_event(latency_us);
     }
 
     /// Records one successful statement's latency. `record` (not `saturating_record`, which
     /// clamps to the current top instead of growing) keeps every latency exact.
     #[inline]
     pub fn record_ok(&mut self, kind_index: usize, latency_us: u64) {
+        self.record_ok_at(kind_index + self.kind_offset, latency_us);
+    }
+
+    /// `record_ok` at a slot already offset.
+    #[inline]
+    fn record_ok_at(&mut self, kind_index: usize, latency_us: u64) {
         self.activity.finished(latency_us);
         if self.discard || self.cut_off() {
             return;

@@ -86,6 +86,11 @@ pub fn failed_tag(kind: &str) -> String {
     format!("failed.{}", tag_safe(kind))
 }
 
+/// The tag of a client group's whole events.
+pub fn group_tag(group: &str) -> String {
+    format!("event.{}", tag_safe(group))
+}
+
 /// Tags may not hold ',', ' ', '\r' or '\n'.
 fn tag_safe(name: &str) -> String {
     name.chars()

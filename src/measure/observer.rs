@@ -15,6 +15,8 @@ pub struct IntervalMeasurement {
     pub kinds: Vec<(String, LatencySummary, u64)>,
     /// Whole events finished in the interval, with their latency.
     pub events: LatencySummary,
+    /// The same per client group, when the cell ran several (by group name).
+    pub groups: Vec<(String, LatencySummary)>,
 }
 
 impl super::bounded::Merge for IntervalMeasurement {
@@ -30,6 +32,12 @@ impl super::bounded::Merge for IntervalMeasurement {
             }
         }
         self.events = self.events.merged_with(&later.events);
+        for (name, latency) in later.groups {
+            match self.groups.iter_mut().find(|group| group.0 == name) {
+                Some(group) => group.1 = group.1.merged_with(&latency),
+                None => self.groups.push((name, latency)),
+            }
+        }
     }
 }
 

@@ -82,6 +82,13 @@ pub struct Matrix {
     #[arg(long, value_enum, default_value = "constant")]
     pub rate_arrivals: Arrivals,
 
+    /// A load shape within each cell (k6's stages), instead of --time: DURATION:TARGET
+    /// held or DURATION:FROM..TO ramped, comma-separated. Targets are connections
+    /// ("10s:2,10s:8,10s:16"), or the offered rate when written with /s
+    /// ("20s:500/s,20s:1000/s,20s:0..2000/s")
+    #[arg(long, value_parser = LoadShape::parse, value_name = "SHAPE", conflicts_with_all = ["time", "loops", "events"])]
+    pub stages: Option<LoadShape>,
+
     /// Seed for row data and random ids (runs with one seed issue the same statements)
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -206,6 +213,29 @@ pub struct Pacing {
     pub rate: Option<RateSpec>,
 }
 
+/// `--stages`: the shape, and whether its targets are rates (written with /s) or
+/// connections.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadShape {
+    pub stages: crate::scenario::load_shape::Stages,
+    pub of_rate: bool,
+}
+
+impl LoadShape {
+    pub fn parse(text: &str) -> Result<LoadShape, String> {
+        let stages = crate::scenario::load_shape::Stages::parse(text)?;
+        Ok(LoadShape {
+            stages,
+            of_rate: text.contains("/s"),
+        })
+    }
+
+    /// The connections a shape of connections opens: the most any stage reaches.
+    pub fn connections(&self) -> Option<u32> {
+        (!self.of_rate).then(|| self.stages.peak().ceil().max(1.0) as u32)
+    }
+}
+
 impl Default for Matrix {
     /// The study's own choices throughout (what a command line that changes nothing gives).
     fn default() -> Matrix {
@@ -223,6 +253,7 @@ impl Default for Matrix {
             warmup: None,
             rate: None,
             rate_arrivals: Arrivals::Constant,
+            stages: None,
             seed: 1,
             query_timeout: None,
             stall_timeout: None,
@@ -278,19 +309,24 @@ impl Matrix {
         }
         let counted = self.events.is_some() || self.loops.is_some();
         let until_decided = self.until_decided(defaults, engines.len());
+        // A shape lasts as long as its stages; one of connections opens its peak.
+        let shaped_time = self.stages.as_ref().map(|shape| shape.stages.total());
+        let shaped_threads = self.stages.as_ref().and_then(LoadShape::connections);
         Matrix {
             engines,
-            threads: if self.threads.is_empty() {
-                defaults.threads.clone()
-            } else {
-                self.threads.clone()
+            threads: match shaped_threads {
+                Some(peak) => vec![peak],
+                None if self.threads.is_empty() => defaults.threads.clone(),
+                None => self.threads.clone(),
             },
             repeat: Some(match &until_decided {
                 Some(until) => until.max_repeats,
                 None => self.repeat.unwrap_or(defaults.repeat),
             }),
             until_decided,
-            time: self.time.or(if counted { None } else { defaults.time }),
+            time: shaped_time
+                .or(self.time)
+                .or(if counted { None } else { defaults.time }),
             crash: if self.no_crash {
                 Vec::new()
             } else if self.crash.is_empty() {
@@ -346,6 +382,12 @@ impl Matrix {
     /// Each cell's pacing as the matrix says: closed loop or `--rate`, stopped by `--time`,
     /// `--loops` per connection or `--events` in all, whichever comes first.
     pub fn pacing(&self) -> Pacing {
+        // A shape of rates paces the cell by them (the rate here is only its peak).
+        let shaped_rate = self
+            .stages
+            .as_ref()
+            .filter(|shape| shape.of_rate)
+            .map(|shape| shape.stages.peak());
         Pacing {
             stop: StopCondition {
                 events_per_thread: self.loops,
@@ -353,7 +395,7 @@ impl Matrix {
                 duration: self.time,
             },
             warmup: self.warmup,
-            rate: self.rate.map(|events_per_s| RateSpec {
+            rate: self.rate.or(shaped_rate).map(|events_per_s| RateSpec {
                 events_per_s,
                 arrivals: self.rate_arrivals,
             }),

@@ -139,6 +139,7 @@ impl Format for Text {
             + &crash_section(input.view, style)
             + &super::durability::text(input.view, style)
             + &super::over_time::text(input.view, style)
+            + &super::client_groups::text(input.view, style)
             + &(input.layout.tables)(input.view, style))
     }
 }
@@ -160,6 +161,7 @@ impl Format for Markdown {
             + &crash_section(input.view, TableStyle::Markdown)
             + &super::durability::text(input.view, TableStyle::Markdown)
             + &super::over_time::text(input.view, TableStyle::Markdown)
+            + &super::client_groups::text(input.view, TableStyle::Markdown)
             + &(input.layout.tables)(input.view, TableStyle::Markdown))
     }
 }

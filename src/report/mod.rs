@@ -9,6 +9,7 @@
 //! name): the view has done all of that once, so reports cannot disagree.
 
 pub mod capacity;
+pub mod client_groups;
 pub mod compare;
 pub mod durability;
 pub mod export;

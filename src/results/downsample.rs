@@ -62,7 +62,24 @@ fn merge_run(run: &[IntervalRecord]) -> IntervalRecord {
             }),
         queries,
         server: merge_counters(run.iter().filter_map(|part| part.server.as_ref())),
+        groups: merge_groups(run),
     }
+}
+
+/// Each client group's events over the run of intervals.
+fn merge_groups(run: &[IntervalRecord]) -> Vec<super::IntervalGroupRecord> {
+    let mut groups: Vec<super::IntervalGroupRecord> = Vec::new();
+    for group in run.iter().flat_map(|part| &part.groups) {
+        match groups.iter_mut().find(|merged| merged.name == group.name) {
+            Some(merged) => {
+                merged.events += group.events;
+                merged.event_latency_us =
+                    merged.event_latency_us.merged_with(&group.event_latency_us);
+            }
+            None => groups.push(group.clone()),
+        }
+    }
+    groups
 }
 
 fn merge_counters<'a>(
@@ -102,6 +119,7 @@ mod tests {
                 qps: events as f64,
                 latency_us: latency,
             }],
+            groups: Vec::new(),
             server: Some(IntervalCounters {
                 status_delta: BTreeMap::from([("Com_select".to_string(), events as i64)]),
                 process: None,

@@ -19,6 +19,9 @@ pub struct IntervalRecord {
     /// The server's counters over the same interval.
     #[serde(default)]
     pub server: Option<IntervalCounters>,
+    /// Each client group's events, when the cell ran several.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<super::IntervalGroupRecord>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

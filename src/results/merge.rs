@@ -591,6 +591,20 @@ fn merge_intervals(
                     .intervals
                     .get(j)
                     .and_then(|iv| iv.server.clone()),
+                groups: timing
+                    .groups
+                    .iter()
+                    .map(|group| {
+                        let events = tags
+                            .get(interval_log::group_tag(&group.name).as_str())
+                            .unwrap_or(&empty);
+                        crate::results::IntervalGroupRecord {
+                            name: group.name.clone(),
+                            events: events.len(),
+                            event_latency_us: summary(events),
+                        }
+                    })
+                    .collect(),
             }
         })
         .collect()

@@ -508,6 +508,9 @@ pub struct CellRecord {
     /// Rate mode: the target, what was achieved, and whether the driver kept up.
     #[serde(default)]
     pub rate: Option<RateRecord>,
+    /// Client groups (or stages): each group's pacing, stages, events and latency.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<super::GroupRecord>,
     /// When the measured phase began, in seconds since the epoch (this machine's clock).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measure_started_unix_s: Option<f64>,
@@ -706,6 +709,7 @@ impl CellRecord {
                             })
                             .collect(),
                         server: counters.intervals.get(position).cloned(),
+                        groups: super::client_groups::interval_groups(&interval.groups),
                     }
                 })
                 .collect(),
@@ -732,6 +736,7 @@ impl CellRecord {
                 late_events: rate.late_events,
                 fell_behind: rate.fell_behind,
             }),
+            groups: super::client_groups::group_records(&measured.groups, wall_s),
             measure_started_unix_s: (measured.measure_started_unix_s > 0.0)
                 .then_some(measured.measure_started_unix_s),
             interval_log: measured.interval_log.clone(),

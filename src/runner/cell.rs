@@ -602,6 +602,7 @@ fn unrun(
         rate: None,
         measure_started_unix_s: 0.0,
         interval_log: None,
+        groups: Vec::new(),
     };
     let mut record = CellRecord::from_measurement(
         bench.record.cells.len(),
@@ -694,6 +695,12 @@ pub(super) fn workload(
             // later: that is the bound to wait for first.
             at_least: query_timeout.map(|timeout| timeout + Duration::from_secs(6)),
         },
+        stages: plan
+            .matrix
+            .stages
+            .as_ref()
+            .map(|shape| shape.stages.clone())
+            .unwrap_or_default(),
     };
     Ok((workload, config))
 }

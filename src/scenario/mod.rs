@@ -5,6 +5,7 @@
 
 pub mod distributions;
 pub mod file;
+pub mod load_shape;
 
 /// How intended start times are spaced in rate mode (`--rate-arrivals`).
 #[derive(

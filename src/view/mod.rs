@@ -11,6 +11,7 @@
 
 pub mod capacity;
 pub mod cell_time;
+pub mod client_groups;
 mod crash_expectations;
 mod crashes;
 pub mod durability;

@@ -139,6 +139,7 @@ fn a_query_that_hangs_ends_the_cell_with_a_clear_error_and_the_server_stays_usab
         interval_log: false,
         driver: None,
         stall: Default::default(),
+        stages: Default::default(),
     };
     let started = Instant::now();
     let cell = run_cell(

@@ -56,6 +56,7 @@ fn reported_counts_equal_the_servers_com_counters() {
                 interval_log: true,
                 driver: None,
                 stall: Default::default(),
+                stages: Default::default(),
             };
             // Counters are read at the driver's measuring hooks, as the runner does: the
             // mysql crate's own `SELECT @@max_allowed_packet…` at connect time falls outside.

@@ -223,14 +223,17 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
             format!("<div class=\"charts\">{charts}</div>")
         },
     });
-    // After the charts: its tables read beside the over-time charts above them.
-    if let Some(over_time) = crate::report::over_time::section(view) {
-        sections.push(Section {
-            id: over_time.id,
-            title: over_time.title.clone(),
-            html: crate::report::section::to_html(&over_time),
-        });
-    }
+    // After the charts: its tables read beside the over-time charts above them, then the
+    // client groups' and stages'.
+    let shared = [
+        crate::report::over_time::section(view),
+        crate::report::client_groups::section(view),
+    ];
+    sections.extend(shared.iter().flatten().map(|section| Section {
+        id: section.id,
+        title: section.title.clone(),
+        html: crate::report::section::to_html(section),
+    }));
     // The kind's own sections, drawn from the model its text tables are drawn from.
     sections.extend((layout.own_sections)(view).iter().map(|section| Section {
         id: section.id,

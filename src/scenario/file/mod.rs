@@ -17,7 +17,8 @@ mod rows;
 
 pub use generators::Generator;
 pub use model::{
-    placeholders, CapVariant, Event, KillNode, Phase, Profile, Scenario, Statement, Step, Table,
+    placeholders, CapVariant, Event, GroupRate, KillNode, Phase, PhaseGroup, Profile, Scenario,
+    Statement, Step, Table,
 };
 pub use resolve::resolve;
 pub use rows::FileRows;
@@ -99,12 +100,18 @@ pub fn statement_groups(
 ) -> std::collections::BTreeMap<String, super::StatementClass> {
     let mut groups = std::collections::BTreeMap::new();
     for phase in &scenario.phases {
-        if let Phase::Run { events, .. } = phase {
-            for event in events {
-                for statement in &event.statements {
-                    let group = super::StatementClass::of_sql(&statement.sql);
-                    groups.insert(statement.name.clone(), group);
-                    groups.insert(format!("{}/{}", event.name, statement.name), group);
+        for (client_group, event) in phase.run_events() {
+            for statement in &event.statements {
+                let group = super::StatementClass::of_sql(&statement.sql);
+                let names = [
+                    statement.name.clone(),
+                    format!("{}/{}", event.name, statement.name),
+                ];
+                for name in names {
+                    if let Some(client_group) = client_group {
+                        groups.insert(format!("{client_group}/{name}"), group);
+                    }
+                    groups.insert(name, group);
                 }
             }
         }

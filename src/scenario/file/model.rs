@@ -174,10 +174,50 @@ pub enum Phase {
         write_to: Option<WriteTo>,
         read_from: Option<ReadFrom>,
         kill_node: Option<KillNode>,
+        /// Client groups run at once, each with its own events (then `events` is empty).
+        groups: Vec<PhaseGroup>,
     },
 }
 
+/// A client group of a run phase: its own events, connections and pacing.
+#[derive(Debug, Clone)]
+pub struct PhaseGroup {
+    pub name: String,
+    /// None: the cell's threads (the phase's threads axis).
+    pub threads: Option<u32>,
+    pub pacing: GroupRate,
+    pub stages: crate::scenario::load_shape::Stages,
+    pub events: Vec<Event>,
+}
+
+/// How a group of a scenario paces its events.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum GroupRate {
+    ClosedLoop,
+    /// Events per second for the whole group.
+    Rate(f64),
+    /// Events per second for each connection.
+    RatePerConnection(f64),
+}
+
 impl Phase {
+    /// A run phase's events with the client group each belongs to (None: the phase's own).
+    pub fn run_events(&self) -> Vec<(Option<&str>, &Event)> {
+        match self {
+            Phase::Run { events, groups, .. } => events
+                .iter()
+                .map(|event| (None, event))
+                .chain(groups.iter().flat_map(|group| {
+                    group
+                        .events
+                        .iter()
+                        .map(move |event| (Some(group.name.as_str()), event))
+                }))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     pub fn name(&self) -> &str {
         match self {
             Phase::Ddl { name, .. }

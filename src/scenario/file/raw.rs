@@ -163,6 +163,25 @@ pub(super) struct RawPhase {
     pub(super) kill_node: Option<RawKillNode>,
     #[serde(default)]
     pub(super) methods: Vec<Spanned<RawLoadMethod>>,
+    /// Run phases: client groups that run at once, each with its own events and pacing
+    /// (instead of the phase's `events`).
+    #[serde(default)]
+    pub(super) groups: Vec<RawGroup>,
+}
+
+/// A client group of a run phase.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawGroup {
+    pub(super) name: String,
+    /// Its connections [default: the phase's threads].
+    pub(super) threads: Option<u32>,
+    /// The rate the group offers in all ("200/s"), or each of its connections.
+    pub(super) rate: Option<Spanned<String>>,
+    pub(super) rate_per_connection: Option<Spanned<String>>,
+    /// Its load shape: "10s:2,10s:8" (connections) or, with `rate`, "30s:0..2000".
+    pub(super) stages: Option<Spanned<String>>,
+    pub(super) events: Vec<RawEvent>,
 }
 
 /// A load method with its sizes: `{ method = "multi-row", rows_per_statement = 100 }`.

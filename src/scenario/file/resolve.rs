@@ -406,13 +406,29 @@ fn run_phase(
     at: usize,
     defaults: &Defaults,
 ) -> Result<Phase, ScenarioError> {
-    if phase.events.is_empty() {
-        return Err(resolver.error(at, format!("run phase '{}' has no events", phase.name)));
+    if phase.events.is_empty() && phase.groups.is_empty() {
+        return Err(resolver.error(
+            at,
+            format!(
+                "run phase '{}' has no events: give [[phases.events]], or [[phases.groups]] each with its events",
+                phase.name
+            ),
+        ));
+    }
+    if !phase.events.is_empty() && !phase.groups.is_empty() {
+        return Err(resolver.error(
+            at,
+            format!(
+                "run phase '{}' has both events and groups: put its events inside a [[phases.groups]] of their own",
+                phase.name
+            ),
+        ));
     }
     let mut events = Vec::new();
     for event in &phase.events {
         events.push(run_event(resolver, event, at)?);
     }
+    let groups = run_groups(resolver, phase, at)?;
     let time = resolver.duration(&phase.time)?.or(defaults.time);
     let loops = phase.loops.or(defaults.loops);
     if time.is_none() && loops.is_none() {
@@ -456,7 +472,85 @@ fn run_phase(
             ReadFrom::parse,
         )?,
         kill_node: kill_node(resolver, phase)?,
+        groups,
     })
+}
+
+/// A run phase's client groups: distinct names, events each, one pacing, stages that parse.
+fn run_groups(
+    resolver: &Resolver,
+    phase: &RawPhase,
+    at: usize,
+) -> Result<Vec<PhaseGroup>, ScenarioError> {
+    let mut groups: Vec<PhaseGroup> = Vec::new();
+    for group in &phase.groups {
+        let owner = format!("phase '{}', group '{}'", phase.name, group.name);
+        let valid_name = !group.name.is_empty()
+            && group
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !valid_name {
+            return Err(resolver.error(
+                at,
+                format!("{owner}: a group's name is letters, digits, '_' or '-' (it prefixes its statements' names)"),
+            ));
+        }
+        if groups.iter().any(|other| other.name == group.name) {
+            return Err(resolver.error(at, format!("{owner}: two groups have this name")));
+        }
+        if group.events.is_empty() {
+            return Err(resolver.error(at, format!("{owner} has no events")));
+        }
+        if group.threads == Some(0) {
+            return Err(resolver.error(at, format!("{owner}: threads must be at least 1")));
+        }
+        let rate = |value: &str| {
+            value
+                .trim()
+                .trim_end_matches("/s")
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|rate| rate.is_finite() && *rate > 0.0)
+                .ok_or_else(|| {
+                    format!("'{value}' is not a rate: give events per second, e.g. 200/s")
+                })
+        };
+        let pacing = match (
+            resolver.parsed(&owner, &group.rate, rate)?,
+            resolver.parsed(&owner, &group.rate_per_connection, rate)?,
+        ) {
+            (Some(_), Some(_)) => {
+                return Err(resolver.error(
+                    at,
+                    format!("{owner}: give rate (for the group) or rate_per_connection, not both"),
+                ))
+            }
+            (Some(rate), None) => GroupRate::Rate(rate),
+            (None, Some(rate)) => GroupRate::RatePerConnection(rate),
+            (None, None) => GroupRate::ClosedLoop,
+        };
+        let stages = resolver
+            .parsed(
+                &owner,
+                &group.stages,
+                crate::scenario::load_shape::Stages::parse,
+            )?
+            .unwrap_or_default();
+        let mut events = Vec::new();
+        for event in &group.events {
+            events.push(run_event(resolver, event, at)?);
+        }
+        groups.push(PhaseGroup {
+            name: group.name.clone(),
+            threads: group.threads,
+            pacing,
+            stages,
+            events,
+        });
+    }
+    Ok(groups)
 }
 
 /// An event of a run phase: a weight of 1 or more, statements whose `?` placeholders each

@@ -177,7 +177,6 @@ impl StudyKind for ScenarioStudy {
     fn phase(&self, phase: usize, matrix: &Matrix) -> RunPhase {
         let definition = &self.scenario.phases[phase];
         let Phase::Run {
-            events,
             time,
             loops,
             warmup,
@@ -197,9 +196,10 @@ impl StudyKind for ScenarioStudy {
         };
         RunPhase {
             name: definition.name().to_string(),
-            writes: events
-                .iter()
-                .flat_map(|event| &event.statements)
+            writes: definition
+                .run_events()
+                .into_iter()
+                .flat_map(|(_, event)| &event.statements)
                 .any(|statement| StatementClass::of_sql(&statement.sql) == StatementClass::Write),
             topology: PhaseTopology {
                 write_to: *write_to,
@@ -274,16 +274,78 @@ impl StudyKind for ScenarioStudy {
         let Phase::Run {
             ignore_errors,
             events,
+            groups,
             ..
         } = &self.scenario.phases[cell.phase]
         else {
             anyhow::bail!("cells are planned from run phases (a bug in enginebench)")
         };
-        Ok(Box::new(FileWorkload {
-            spec: link.spec,
-            events: events.clone(),
-            ignore_errors: ignore_errors.clone(),
-            seed: link.seed,
-        }))
+        if groups.is_empty() {
+            return Ok(Box::new(FileWorkload {
+                spec: link.spec,
+                events: events.clone(),
+                ignore_errors: ignore_errors.clone(),
+                seed: link.seed,
+            }));
+        }
+        Ok(Box::new(client_groups(groups, cell, &link, ignore_errors)))
     }
+}
+
+/// A phase's client groups as one workload: each group's events on its own connections
+/// (the cell's threads where the group does not say), paced as the file says.
+fn client_groups(
+    groups: &[crate::scenario::file::PhaseGroup],
+    cell: &CellStep,
+    link: &CellLink,
+    ignore_errors: &[u16],
+) -> crate::driver::client_groups::Grouped {
+    use crate::driver::client_groups::{ClientGroup, GroupPacing, Grouped};
+    use crate::scenario::file::GroupRate;
+    let rate = |events_per_s: f64| crate::driver::RateSpec {
+        events_per_s,
+        arrivals: link
+            .pacing
+            .rate
+            .map_or(crate::scenario::Arrivals::Constant, |rate| rate.arrivals),
+    };
+    Grouped::new(
+        groups
+            .iter()
+            .enumerate()
+            .map(|(index, group)| {
+                let pacing = match group.pacing {
+                    GroupRate::ClosedLoop => GroupPacing::ClosedLoop,
+                    GroupRate::Rate(per_s) => GroupPacing::Rate(rate(per_s)),
+                    GroupRate::RatePerConnection(per_s) => {
+                        GroupPacing::RatePerConnection(rate(per_s))
+                    }
+                };
+                // Stages of connections open as many as the shape reaches.
+                let threads = match group.threads {
+                    Some(threads) => threads,
+                    None if !group.stages.is_empty() && !pacing.stages_set_rate() => {
+                        group.stages.peak().ceil() as u32
+                    }
+                    None => cell.threads,
+                };
+                let workload: Box<dyn Workload> = Box::new(FileWorkload {
+                    spec: link.spec.clone(),
+                    events: group.events.clone(),
+                    ignore_errors: ignore_errors.to_vec(),
+                    // Each group draws its own values.
+                    seed: link.seed ^ ((index as u64 + 1) << 40),
+                });
+                (
+                    ClientGroup {
+                        name: group.name.clone(),
+                        threads,
+                        pacing,
+                        stages: group.stages.clone(),
+                    },
+                    workload,
+                )
+            })
+            .collect(),
+    )
 }

@@ -1,0 +1,204 @@
+//! Unit tests of client groups and stages in the driver: groups measured apart and
+//! together, a group's rate held beside a closed loop, stages of connections and of rate,
+//! on both drivers, with workloads that sleep instead of querying (no server).
+
+use super::client_groups::{ClientGroup, GroupPacing, Grouped, Stages};
+use super::*;
+
+/// Sleeps `sleep` in one statement of kind `kind` per event.
+struct Sleeper {
+    kind: &'static str,
+    sleep: Duration,
+}
+struct SleeperWorker(Duration);
+impl Workload for Sleeper {
+    fn query_kinds(&self) -> Vec<String> {
+        vec![self.kind.into()]
+    }
+    fn open_worker(&self, _: usize) -> anyhow::Result<Box<dyn Worker>> {
+        Ok(Box::new(SleeperWorker(self.sleep)))
+    }
+}
+impl Worker for SleeperWorker {
+    fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
+        let sleep = self.0;
+        recorder.measure(0, || {
+            events::sleep(sleep);
+            Ok::<_, mysql::Error>(())
+        })
+    }
+}
+
+fn config(duration: Duration) -> CellConfig {
+    CellConfig {
+        threads: 0,
+        stop: StopCondition {
+            duration: Some(duration),
+            ..StopCondition::default()
+        },
+        report_interval: Duration::from_millis(100),
+        interval_log: true,
+        ..CellConfig::default()
+    }
+}
+
+fn group(name: &str, threads: u32, pacing: GroupPacing, stages: &str) -> ClientGroup {
+    ClientGroup {
+        name: name.into(),
+        threads,
+        pacing,
+        stages: if stages.is_empty() {
+            Stages::default()
+        } else {
+            Stages::parse(stages).unwrap()
+        },
+    }
+}
+
+fn rate(events_per_s: f64) -> RateSpec {
+    RateSpec {
+        events_per_s,
+        arrivals: Arrivals::Constant,
+    }
+}
+
+#[test]
+fn a_closed_loop_group_and_a_paced_group_are_measured_apart_and_together() {
+    for kind in [DriverKind::Threads, DriverKind::Events] {
+        events::with_kind(kind, || {
+            let workload = Grouped::new(vec![
+                (
+                    group("readers", 2, GroupPacing::ClosedLoop, ""),
+                    Box::new(Sleeper {
+                        kind: "select",
+                        sleep: Duration::from_millis(1),
+                    }) as Box<dyn Workload>,
+                ),
+                (
+                    group("writers", 2, GroupPacing::Rate(rate(200.0)), ""),
+                    Box::new(Sleeper {
+                        kind: "insert",
+                        sleep: Duration::from_micros(200),
+                    }),
+                ),
+            ]);
+            let cell = run_cell(
+                &workload,
+                &config(Duration::from_millis(1500)),
+                &mut ProgressOnly(|_: &Progress| {}),
+            )
+            .unwrap();
+            assert_eq!(cell.outcome, CellOutcome::Completed);
+            let names: Vec<&str> = cell.kinds.iter().map(|k| k.name.as_str()).collect();
+            assert_eq!(names, ["readers/select", "writers/insert"], "{kind:?}");
+            assert_eq!(cell.groups.len(), 2);
+            let (readers, writers) = (&cell.groups[0], &cell.groups[1]);
+            // Apart: each group's events are its own kind's statements; together: the cell's.
+            assert_eq!(readers.events, cell.kinds[0].ok.len());
+            assert_eq!(writers.events, cell.kinds[1].ok.len());
+            assert_eq!(readers.events + writers.events, cell.events);
+            assert_eq!(readers.event_latency.len(), readers.events);
+            assert_eq!(writers.event_latency.len(), writers.events);
+            // The writers were paced: one event per 5 ms per connection, a whole number
+            // of them in the measured time (the schedule, not the machine's pace).
+            assert!(writers.events > 0, "{kind:?}: the paced group ran no event");
+            let held = writers.rate.expect("a paced group has a rate outcome");
+            assert_eq!(held.target_per_s, 200.0);
+            let expected = 200.0 * cell.wall.as_secs_f64();
+            assert!(
+                (writers.events as f64) <= expected + 2.0,
+                "{kind:?}: {} writer events in {:?}",
+                writers.events,
+                cell.wall
+            );
+            assert!(readers.rate.is_none());
+            // Every interval says how many events each group finished in it.
+            let per_interval: u64 = cell
+                .intervals
+                .iter()
+                .flat_map(|interval| &interval.groups)
+                .filter(|(name, _)| name == "writers")
+                .map(|(_, latency)| latency.count)
+                .sum();
+            assert_eq!(per_interval, writers.events);
+            let log = cell.interval_log.as_deref().unwrap();
+            assert!(
+                log.contains("event.writers") && log.contains("event.readers"),
+                "{log}"
+            );
+        });
+    }
+}
+
+#[test]
+fn stages_of_connections_bring_connections_in_at_their_stage() {
+    for kind in [DriverKind::Threads, DriverKind::Events] {
+        events::with_kind(kind, || {
+            let workload = Sleeper {
+                kind: "q",
+                sleep: Duration::from_millis(2),
+            };
+            let mut cfg = config(Duration::ZERO);
+            cfg.stop.duration = None;
+            cfg.threads = 1;
+            cfg.stages = Stages::parse("600ms:1,600ms:3").unwrap();
+            let cell = run_cell(&workload, &cfg, &mut ProgressOnly(|_: &Progress| {})).unwrap();
+            // The stages set the connections and the length: 3 workers, about 1.2 s.
+            assert_eq!(cell.per_worker.len(), 3, "{kind:?}");
+            assert!(cell.wall < Duration::from_secs(3), "{:?}", cell.wall);
+            let events: Vec<u64> = cell.per_worker.iter().map(|w| w.events).collect();
+            // Connections 1 and 2 only ran in the second stage: half of connection 0's
+            // time.
+            assert!(events[1] > 0 && events[2] > 0, "{events:?}");
+            assert!(
+                (events[1] as f64) < 0.75 * events[0] as f64
+                    && (events[2] as f64) < 0.75 * events[0] as f64,
+                "{kind:?}: {events:?}"
+            );
+            assert_eq!(cell.groups.len(), 1);
+            assert_eq!(cell.groups[0].group.stages.0.len(), 2);
+        });
+    }
+}
+
+#[test]
+fn stages_of_rate_offer_each_stage_its_rate() {
+    for kind in [DriverKind::Threads, DriverKind::Events] {
+        events::with_kind(kind, || {
+            let workload = Sleeper {
+                kind: "q",
+                sleep: Duration::from_micros(100),
+            };
+            let mut cfg = config(Duration::ZERO);
+            cfg.stop.duration = None;
+            cfg.threads = 2;
+            cfg.rate = Some(rate(1.0));
+            cfg.stages = Stages::parse("500ms:100,500ms:400").unwrap();
+            let cell = run_cell(&workload, &cfg, &mut ProgressOnly(|_: &Progress| {})).unwrap();
+            // 50 events offered in the first stage, 200 in the second: the schedule can
+            // offer no more than that, whatever the machine's pace.
+            assert!(cell.events <= 252, "{kind:?}: {}", cell.events);
+            let group = &cell.groups[0];
+            assert!(group.group.pacing.stages_set_rate());
+            let offered = group.rate.unwrap().target_per_s;
+            // Averaged over the cell as it ran (its wall time may run a little past 1 s).
+            assert!((200.0..=260.0).contains(&offered), "{offered}");
+            // The first half of the cell ran far fewer events than the second.
+            let (first, second): (Vec<_>, Vec<_>) = cell
+                .intervals
+                .iter()
+                .partition(|interval| interval.end_s <= 0.5);
+            let count = |part: &[&IntervalMeasurement]| {
+                part.iter()
+                    .map(|interval| interval.events.count)
+                    .sum::<u64>()
+            };
+            assert!(
+                count(&first) < count(&second),
+                "{kind:?}: {} then {}",
+                count(&first),
+                count(&second)
+            );
+        });
+    }
+}

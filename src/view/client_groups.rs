@@ -1,0 +1,185 @@
+//! Each cell's client groups and stages as reports read them: per group its rate and
+//! latency, whether a group with a rate held it (within 5% of what it offered, no event
+//! over a second late), and per stage of a load shape its rate, p99 and (with a latency
+//! goal) whether it met it. Owns those judgements; must not word them, nor know where the
+//! groups came from or what they ran.
+
+use crate::measure::LatencySummary;
+use crate::results::{CellRecord, GroupRecord, IntervalRecord};
+
+/// A group with a rate held it when it achieved this share of what it offered.
+pub const HELD_SHARE: f64 = 0.95;
+
+/// Whether a paced group (or stage) kept its rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Held {
+    pub offered_per_s: f64,
+    pub achieved_per_s: f64,
+    /// The furthest an event started behind its schedule (whole cell; None per stage).
+    pub max_lag_ms: Option<f64>,
+    pub held: bool,
+}
+
+/// One stage of a group's load shape, as it ran.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageFigures {
+    /// 1-based.
+    pub number: usize,
+    pub start_s: f64,
+    pub end_s: f64,
+    pub from: f64,
+    pub to: f64,
+    pub events_per_s: f64,
+    /// Event latency over the stage's intervals (percentiles: the largest interval's).
+    pub latency: LatencySummary,
+    pub held: Option<Held>,
+    /// With a latency goal: whether the stage's p99 met it.
+    pub met_goal: Option<bool>,
+}
+
+/// One client group of a cell.
+#[derive(Debug, Clone)]
+pub struct GroupFigures<'a> {
+    pub record: &'a GroupRecord,
+    pub held: Option<Held>,
+    pub stages: Vec<StageFigures>,
+}
+
+/// A cell's groups; empty for a cell that ran neither groups nor stages.
+pub fn cell_groups(cell: &CellRecord, p99_goal_us: Option<u64>) -> Vec<GroupFigures<'_>> {
+    let several = cell.groups.len() > 1;
+    cell.groups
+        .iter()
+        .map(|group| GroupFigures {
+            record: group,
+            held: group.rate.as_ref().map(|rate| Held {
+                offered_per_s: rate.target_per_s,
+                achieved_per_s: rate.achieved_per_s,
+                max_lag_ms: Some(rate.max_lag_ms),
+                held: !rate.fell_behind,
+            }),
+            stages: stage_figures(cell, group, several, p99_goal_us),
+        })
+        .collect()
+}
+
+/// The group's events in `interval`: its own count with several groups, the cell's
+/// otherwise.
+fn group_events(interval: &IntervalRecord, group: &str, several: bool) -> LatencySummary {
+    if !several {
+        return interval.event_latency_us;
+    }
+    interval
+        .groups
+        .iter()
+        .find(|entry| entry.name == group)
+        .map(|entry| entry.event_latency_us)
+        .unwrap_or_default()
+}
+
+fn stage_figures(
+    cell: &CellRecord,
+    group: &GroupRecord,
+    several: bool,
+    p99_goal_us: Option<u64>,
+) -> Vec<StageFigures> {
+    group
+        .stages
+        .iter()
+        .enumerate()
+        .map(|(index, stage)| {
+            // An interval belongs to the stage its middle falls in.
+            let inside: Vec<&IntervalRecord> = cell
+                .intervals
+                .iter()
+                .filter(|interval| {
+                    let middle_s = (interval.start_s + interval.end_s) / 2.0;
+                    middle_s >= stage.start_s && middle_s < stage.end_s
+                })
+                .collect();
+            let span_s: f64 = inside.iter().map(|i| i.end_s - i.start_s).sum();
+            let latency = inside
+                .iter()
+                .map(|interval| group_events(interval, &group.name, several))
+                .fold(LatencySummary::default(), |merged, part| {
+                    merged.merged_with(&part)
+                });
+            let events_per_s = if span_s > 0.0 {
+                latency.count as f64 / span_s
+            } else {
+                0.0
+            };
+            let offered_per_s = match group.pacing.as_str() {
+                "rate" => Some((stage.from + stage.to) / 2.0),
+                "rate_per_connection" => group
+                    .rate_per_s
+                    .map(|each| each * (stage.from + stage.to) / 2.0),
+                _ => None,
+            };
+            StageFigures {
+                number: index + 1,
+                start_s: stage.start_s,
+                end_s: stage.end_s,
+                from: stage.from,
+                to: stage.to,
+                events_per_s,
+                latency,
+                held: offered_per_s
+                    .filter(|_| span_s > 0.0)
+                    .map(|offered_per_s| Held {
+                        offered_per_s,
+                        achieved_per_s: events_per_s,
+                        max_lag_ms: None,
+                        held: events_per_s >= HELD_SHARE * offered_per_s,
+                    }),
+                met_goal: p99_goal_us
+                    .filter(|_| latency.count > 0)
+                    .map(|goal| latency.p99_us <= goal),
+            }
+        })
+        .collect()
+}
+
+/// The last stage (1-based) from the start that met the goal, with the first that did
+/// not; None when every stage met it or none could be judged.
+pub fn goal_held_until(stages: &[StageFigures]) -> Option<(Option<usize>, usize)> {
+    let first_missed = stages.iter().find(|stage| stage.met_goal == Some(false))?;
+    let last_met = stages
+        .iter()
+        .take_while(|stage| stage.met_goal == Some(true))
+        .last()
+        .map(|stage| stage.number);
+    Some((last_met, first_missed.number))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stage(number: usize, met: Option<bool>) -> StageFigures {
+        StageFigures {
+            number,
+            start_s: 0.0,
+            end_s: 1.0,
+            from: 1.0,
+            to: 1.0,
+            events_per_s: 1.0,
+            latency: LatencySummary::default(),
+            held: None,
+            met_goal: met,
+        }
+    }
+
+    #[test]
+    fn the_goal_is_held_up_to_the_first_stage_that_missed_it() {
+        let stages = [
+            stage(1, Some(true)),
+            stage(2, Some(true)),
+            stage(3, Some(false)),
+            stage(4, Some(true)),
+        ];
+        assert_eq!(goal_held_until(&stages), Some((Some(2), 3)));
+        assert_eq!(goal_held_until(&stages[..2]), None);
+        assert_eq!(goal_held_until(&[stage(1, Some(false))]), Some((None, 1)));
+    }
+}
