@@ -84,7 +84,7 @@ pub fn group_records(groups: &[GroupMeasurement], wall_s: f64) -> Vec<GroupRecor
                         to: stage.to,
                     })
                     .collect(),
-                stages_set_rate: group.pacing.stages_set_rate(),
+                stages_set_rate: group.pacing.stages_set_rate() && !group.stages.is_empty(),
                 events: measured.events,
                 events_per_s: if wall_s > 0.0 {
                     measured.events as f64 / wall_s
