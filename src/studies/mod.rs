@@ -77,6 +77,7 @@ pub const KINDS: &[&dyn Kind] = &[
     &replay::KIND,
     &tpcc::KIND,
     &durability::KIND,
+    &ycsb::KIND,
 ];
 
 /// Every report format `--format` takes: the report's own and the kinds', in

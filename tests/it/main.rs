@@ -50,3 +50,4 @@ mod topology;
 mod tpcc;
 mod verdict;
 mod versions;
+mod ycsb;
