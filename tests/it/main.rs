@@ -17,6 +17,7 @@ mod capture_secrets;
 mod capture_sources;
 mod cleanup;
 mod cli;
+mod client_groups;
 mod counters;
 mod crash;
 mod crash_study;

@@ -1,0 +1,209 @@
+//! Client groups and load shapes on a real throwaway server: a scenario whose run phase
+//! has a closed-loop reader group and a writer group holding 200 inserts/s, each group
+//! recorded and reported apart (its statements, events, rate held) and together (the
+//! cell's); and a built-in workload under `--stages` of connections, each stage recorded
+//! with its own figures and its connections brought in at their stage.
+
+use crate::common;
+
+use serde_json::Value;
+
+const MIXED: &str = r#"
+name = "mixed"
+title = "Reads as fast as they go while writers hold 200 inserts/s"
+engines = ["innodb"]
+threads = [2]
+time = "6s"
+repeat = 1
+
+[[tables]]
+name = "items"
+rows = 5000
+create = "CREATE TABLE items (id INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT NOT NULL)"
+columns = { id = { sequence = 1 }, v = { int = [0, 1000000] } }
+
+[[phases]]
+kind = "run"
+name = "read+write"
+
+[[phases.groups]]
+name = "readers"
+[[phases.groups.events]]
+name = "read"
+statements = [ { name = "point", sql = "SELECT v FROM items WHERE id = ?", params = [{ int = [1, 5000] }] } ]
+
+[[phases.groups]]
+name = "writers"
+threads = 2
+rate = "200/s"
+[[phases.groups.events]]
+name = "write"
+statements = [ { name = "insert", sql = "INSERT INTO items (v) VALUES (?)", params = [{ int = [0, 1000000] }] } ]
+"#;
+
+fn query_count(cell: &Value, name: &str) -> u64 {
+    cell["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["name"] == name)
+        .map_or(0, |q| q["count"].as_u64().unwrap())
+}
+
+fn group<'a>(cell: &'a Value, name: &str) -> &'a Value {
+    cell["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["name"] == name)
+        .unwrap_or_else(|| panic!("no group {name} in {}", cell["groups"]))
+}
+
+#[test]
+fn a_closed_loop_reader_group_and_a_writer_group_at_200_per_s_are_recorded_apart() {
+    common::require_mariadb();
+    let tmpdir = common::private_tmpdir("client-groups");
+    let scenario = tmpdir.join("mixed.toml");
+    std::fs::write(&scenario, MIXED).unwrap();
+    let (output, record) = common::run_recorded(
+        &tmpdir,
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--no-crash",
+            "--no-db",
+            "--format",
+            "markdown",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let cell = &record["cells"][0];
+    assert_eq!(cell["outcome"], "completed", "{stderr}");
+    let (readers, writers) = (group(cell, "readers"), group(cell, "writers"));
+
+    // The writers held their rate: within 5% of 200/s over the measured time.
+    assert_eq!(writers["pacing"], "rate");
+    assert_eq!(writers["threads"], 2);
+    let achieved = writers["rate"]["achieved_per_s"].as_f64().unwrap();
+    assert!(
+        (achieved - 200.0).abs() <= 10.0,
+        "writers achieved {achieved}/s of 200/s\n{stdout}"
+    );
+    assert_eq!(writers["rate"]["fell_behind"], false, "{stdout}");
+    // Apart: each group's events are its own statements, named with its prefix.
+    let inserts = query_count(cell, "writers/insert");
+    let points = query_count(cell, "readers/point");
+    assert_eq!(writers["events"].as_u64().unwrap(), inserts);
+    assert_eq!(readers["events"].as_u64().unwrap(), points);
+    assert_eq!(readers["pacing"], "closed_loop");
+    assert!(readers.get("rate").is_none());
+    // The readers ran as fast as they could: far more than the writers' paced events.
+    assert!(points > 5 * inserts, "{points} reads, {inserts} inserts");
+    // Together: the cell's events are both groups'.
+    assert_eq!(cell["events"].as_u64().unwrap(), points + inserts);
+    // Each interval says what each group did, and they add up to the cell's.
+    let per_interval = |name: &str| -> u64 {
+        cell["intervals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|i| i["groups"].as_array().unwrap().iter())
+            .filter(|g| g["name"] == name)
+            .map(|g| g["events"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(per_interval("writers"), inserts);
+    assert_eq!(per_interval("readers"), points);
+    // The server saw the writers' inserts and nothing else inserted during the cell.
+    assert_eq!(
+        cell["server_status_delta"]["Com_insert"].as_u64().unwrap(),
+        inserts
+    );
+    // The report shows the groups and says the writers held 200/s.
+    assert!(stdout.contains("Client groups"), "{stdout}");
+    assert!(stdout.contains("held 200/s"), "{stdout}");
+    assert!(stdout.contains("writers/insert"), "{stdout}");
+}
+
+#[test]
+fn stages_of_connections_record_each_stage_with_its_own_figures() {
+    common::require_mariadb();
+    let tmpdir = common::private_tmpdir("stages");
+    let (output, record) = common::run_recorded(
+        &tmpdir,
+        &[
+            "run",
+            "oltp_point_select",
+            "--engines",
+            "innodb",
+            "--table-size",
+            "2000",
+            "--stages",
+            "2s:2,2s:8,2s:16",
+            "--report-interval",
+            "500ms",
+            "--no-crash",
+            "--no-db",
+            "--format",
+            "markdown",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let cell = &record["cells"][0];
+    assert_eq!(cell["outcome"], "completed", "{stderr}");
+    // The shape set the cell: its peak of connections, as long as its stages.
+    assert_eq!(cell["threads"], 16);
+    let all = group(cell, "all");
+    let stages = all["stages"].as_array().unwrap();
+    let bounds: Vec<(f64, f64, f64)> = stages
+        .iter()
+        .map(|s| {
+            (
+                s["start_s"].as_f64().unwrap(),
+                s["end_s"].as_f64().unwrap(),
+                s["to"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        bounds,
+        [(0.0, 2.0, 2.0), (2.0, 4.0, 8.0), (4.0, 6.0, 16.0)]
+    );
+    // Connections came in at their stage: the first two ran all three stages, 2..8 the
+    // last two, 8..16 the last only (what the shape says, whatever the machine's pace).
+    let per_worker: Vec<u64> = cell["per_worker_events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(per_worker.len(), 16);
+    let busy_ms: Vec<f64> = cell["per_worker_busy_ms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    for (worker, busy) in busy_ms.iter().enumerate() {
+        let active_s = match worker {
+            0..=1 => 6.0,
+            2..=7 => 4.0,
+            _ => 2.0,
+        };
+        // Time inside events cannot exceed the time the shape gave the connection.
+        assert!(
+            *busy <= active_s * 1000.0 + 300.0,
+            "worker {worker} busy {busy} ms of {active_s} s"
+        );
+        assert!(per_worker[worker] > 0, "worker {worker} ran no event");
+    }
+    // Each stage has its own figures in the report.
+    assert!(stdout.contains("Stages"), "{stdout}");
+    for target in ["2 conn.", "8 conn.", "16 conn."] {
+        assert!(stdout.contains(target), "{target}\n{stdout}");
+    }
+}
