@@ -89,6 +89,12 @@ pub struct Matrix {
     #[arg(long, value_parser = LoadShape::parse, value_name = "SHAPE", conflicts_with_all = ["time", "loops", "events"])]
     pub stages: Option<LoadShape>,
 
+    /// A latency goal each stage of a load shape is judged by, e.g. 'p99<10ms' (p50, p95
+    /// or p99 of whole events, from their intended start when paced): the report and the
+    /// verdict say up to which stage each set-up met it
+    #[arg(long, value_parser = parse_stage_goal, value_name = "GOAL")]
+    pub stage_goal: Option<crate::measure::slo::Slo>,
+
     /// Seed for row data and random ids (runs with one seed issue the same statements)
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -213,6 +219,17 @@ pub struct Pacing {
     pub rate: Option<RateSpec>,
 }
 
+/// `--stage-goal`: one latency bound on a percentile intervals keep.
+fn parse_stage_goal(text: &str) -> Result<crate::measure::slo::Slo, String> {
+    let goal = crate::measure::slo::Slo::parse(text)?;
+    if ![50.0, 95.0, 99.0].contains(&goal.percentile) || goal.max_failed_share.is_some() {
+        return Err(format!(
+            "--stage-goal '{text}': give one bound on p50, p95 or p99, e.g. 'p99<10ms' (the percentiles each report interval keeps)"
+        ));
+    }
+    Ok(goal)
+}
+
 /// `--stages`: the shape, and whether its targets are rates (written with /s) or
 /// connections.
 #[derive(Debug, Clone, PartialEq)]
@@ -254,6 +271,7 @@ impl Default for Matrix {
             rate: None,
             rate_arrivals: Arrivals::Constant,
             stages: None,
+            stage_goal: None,
             seed: 1,
             query_timeout: None,
             stall_timeout: None,

@@ -58,7 +58,7 @@ pub fn section(view: &View) -> Option<Section> {
     let mut goal_lines = Vec::new();
     for cell in &view.record.cells {
         let setup = Setup::of_cell(cell).label();
-        for figures in cell_groups(cell, None) {
+        for figures in cell_groups(cell, view.record.stage_goal.as_ref()) {
             let group = figures.record;
             group_rows.push(vec![
                 Cell::text(cell.variant.clone()),
@@ -87,12 +87,19 @@ pub fn section(view: &View) -> Option<Section> {
                     Cell::text(stage.held.as_ref().map_or("-".into(), held_words)),
                 ]);
             }
-            if let Some((last_met, missed)) = goal_held_until(&figures.stages) {
-                goal_lines.push(format!(
-                    "{setup}, {}: met the latency goal {}; missed it from stage {missed}",
-                    group.name,
-                    last_met.map_or("at no stage".into(), |stage| format!("up to stage {stage}"))
-                ));
+            let goal = view.record.stage_goal.as_ref();
+            let judged = figures.stages.iter().any(|stage| stage.met_goal.is_some());
+            if let (Some(goal), true) = (goal, judged) {
+                goal_lines.push(match goal_held_until(&figures.stages) {
+                    Some((last_met, missed)) => format!(
+                        "{setup}, {}: met {} {}; missed it from stage {missed}",
+                        group.name,
+                        goal.text,
+                        last_met
+                            .map_or("at no stage".into(), |stage| format!("up to stage {stage}"))
+                    ),
+                    None => format!("{setup}, {}: met {} at every stage", group.name, goal.text),
+                });
             }
         }
     }

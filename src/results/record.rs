@@ -100,6 +100,9 @@ pub struct RunRecord {
     /// cells the search's probes (see [`ProbeRecord`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<crate::measure::slo::Slo>,
+    /// `--stage-goal`: the latency goal each stage of a load shape is judged by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage_goal: Option<crate::measure::slo::Slo>,
     /// `--crash`: each set-up's crash trials, checked against what the client was told.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub crashes: Vec<super::CrashRecord>,
@@ -385,6 +388,7 @@ impl RunRecord {
             until_decided: None,
             merged: None,
             slo: None,
+            stage_goal: None,
         }
     }
 

@@ -126,6 +126,7 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
     );
     plan.study.add_to_record(&mut record, &plan.matrix);
     record.slo = plan.slo.clone();
+    record.stage_goal = plan.matrix.stage_goal.clone();
     record.accept_loss = plan.matrix.accept_loss.clone();
     record.tolerance_pct = Some(plan.matrix.tolerance_pct);
     record.until_decided = plan.matrix.until_decided.clone();

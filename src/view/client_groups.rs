@@ -4,6 +4,7 @@
 //! goal) whether it met it. Owns those judgements; must not word them, nor know where the
 //! groups came from or what they ran.
 
+use crate::measure::slo::Slo;
 use crate::measure::LatencySummary;
 use crate::results::{CellRecord, GroupRecord, IntervalRecord};
 
@@ -46,7 +47,7 @@ pub struct GroupFigures<'a> {
 }
 
 /// A cell's groups; empty for a cell that ran neither groups nor stages.
-pub fn cell_groups(cell: &CellRecord, p99_goal_us: Option<u64>) -> Vec<GroupFigures<'_>> {
+pub fn cell_groups<'a>(cell: &'a CellRecord, goal: Option<&Slo>) -> Vec<GroupFigures<'a>> {
     let several = cell.groups.len() > 1;
     cell.groups
         .iter()
@@ -58,7 +59,7 @@ pub fn cell_groups(cell: &CellRecord, p99_goal_us: Option<u64>) -> Vec<GroupFigu
                 max_lag_ms: Some(rate.max_lag_ms),
                 held: !rate.fell_behind,
             }),
-            stages: stage_figures(cell, group, several, p99_goal_us),
+            stages: stage_figures(cell, group, several, goal),
         })
         .collect()
 }
@@ -81,7 +82,7 @@ fn stage_figures(
     cell: &CellRecord,
     group: &GroupRecord,
     several: bool,
-    p99_goal_us: Option<u64>,
+    goal: Option<&Slo>,
 ) -> Vec<StageFigures> {
     group
         .stages
@@ -132,12 +133,23 @@ fn stage_figures(
                         max_lag_ms: None,
                         held: events_per_s >= HELD_SHARE * offered_per_s,
                     }),
-                met_goal: p99_goal_us
+                met_goal: goal
                     .filter(|_| latency.count > 0)
-                    .map(|goal| latency.p99_us <= goal),
+                    .map(|goal| percentile_us(&latency, goal.percentile) <= goal.bound_us),
             }
         })
         .collect()
+}
+
+/// The percentile a stage goal names, of the percentiles an interval keeps (50, 95, 99;
+/// another is read as the next kept one above it, or the maximum).
+pub fn percentile_us(latency: &LatencySummary, percentile: f64) -> u64 {
+    match percentile {
+        p if p <= 50.0 => latency.p50_us,
+        p if p <= 95.0 => latency.p95_us,
+        p if p <= 99.0 => latency.p99_us,
+        _ => latency.max_us,
+    }
 }
 
 /// The last stage (1-based) from the start that met the goal, with the first that did

@@ -2,7 +2,8 @@
 //! has a closed-loop reader group and a writer group holding 200 inserts/s, each group
 //! recorded and reported apart (its statements, events, rate held) and together (the
 //! cell's); and a built-in workload under `--stages` of connections, each stage recorded
-//! with its own figures and its connections brought in at their stage.
+//! with its own figures, its connections brought in at their stage, and judged by
+//! `--stage-goal` in the report and the verdict.
 
 use crate::common;
 
@@ -137,13 +138,17 @@ fn stages_of_connections_record_each_stage_with_its_own_figures() {
             "run",
             "oltp_point_select",
             "--engines",
-            "innodb",
+            "innodb,myisam",
+            "--repeat",
+            "1",
             "--table-size",
             "2000",
             "--stages",
             "2s:2,2s:8,2s:16",
             "--report-interval",
             "500ms",
+            "--stage-goal",
+            "p99<1h",
             "--no-crash",
             "--no-db",
             "--format",
@@ -169,10 +174,7 @@ fn stages_of_connections_record_each_stage_with_its_own_figures() {
             )
         })
         .collect();
-    assert_eq!(
-        bounds,
-        [(0.0, 2.0, 2.0), (2.0, 4.0, 8.0), (4.0, 6.0, 16.0)]
-    );
+    assert_eq!(bounds, [(0.0, 2.0, 2.0), (2.0, 4.0, 8.0), (4.0, 6.0, 16.0)]);
     // Connections came in at their stage: the first two ran all three stages, 2..8 the
     // last two, 8..16 the last only (what the shape says, whatever the machine's pace).
     let per_worker: Vec<u64> = cell["per_worker_events"]
@@ -205,5 +207,18 @@ fn stages_of_connections_record_each_stage_with_its_own_figures() {
     assert!(stdout.contains("Stages"), "{stdout}");
     for target in ["2 conn.", "8 conn.", "16 conn."] {
         assert!(stdout.contains(target), "{target}\n{stdout}");
+    }
+    // The stage goal is recorded and every stage judged by it.
+    assert_eq!(record["stage_goal"]["text"], "p99<1h");
+    for setup in ["InnoDB", "MyISAM"] {
+        assert!(
+            stdout.contains(&format!("{setup}, all: met p99<1h at every stage")),
+            "{stdout}"
+        );
+        // The verdict says it too, per set-up.
+        assert!(
+            stdout.contains(&format!("{setup}: stages met p99<1h at every stage")),
+            "{stdout}"
+        );
     }
 }

@@ -18,6 +18,7 @@
 //! format the [`Verdicts`]), nor define a statistic, nor know a study by its name.
 
 mod basis;
+mod client_groups;
 mod noise;
 mod over_time;
 mod rank;
@@ -124,6 +125,10 @@ pub struct RowVerdict {
     /// like; none where the cells were too short to tell.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub over_time: Option<String>,
+    /// Per set-up: whether each client group with a rate held it, and up to which stage
+    /// of a load shape the stage goal was met; none where cells ran neither.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_groups: Option<String>,
     /// The verdict in a sentence.
     pub text: String,
 }
@@ -239,6 +244,11 @@ impl View {
         row.over_time = over_time::clause(ranked, &self.cells);
         if let Some(clause) = &row.over_time {
             row.text = format!("{}; over time, {clause}", row.text);
+        }
+        row.client_groups =
+            client_groups::clause(ranked, &self.record.cells, self.record.stage_goal.as_ref());
+        if let Some(clause) = &row.client_groups {
+            row.text = format!("{}; {clause}", row.text);
         }
     }
 

@@ -326,6 +326,7 @@ pub(super) fn rank<'a>(
         against,
         why: Vec::new(),
         over_time: None,
+        client_groups: None,
         text: String::new(),
     })
 }

@@ -604,6 +604,7 @@ mod tests {
             }],
             why: Vec::new(),
             over_time: None,
+            client_groups: None,
             text: String::new(),
         };
         let rows = [
@@ -643,6 +644,7 @@ mod tests {
             against,
             why: Vec::new(),
             over_time: None,
+            client_groups: None,
             text: String::new(),
         }
     }
