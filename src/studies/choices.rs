@@ -29,6 +29,13 @@ pub struct StudyArgs {
     #[arg(long, value_name = "COMMAND")]
     pub check: Option<String>,
 
+    /// A client group beside a Lua script's own connections, running another script on
+    /// the same tables: NAME:THREADS[:RATE]=SCRIPT.lua, RATE as 200/s (the group's) or
+    /// 100/s/conn (each connection's), closed loop without; repeatable. Scenario files
+    /// give theirs as [[phases.groups]]
+    #[arg(long = "group", value_parser = GroupArg::parse, value_name = "NAME:THREADS[:RATE]=SCRIPT")]
+    pub groups: Vec<GroupArg>,
+
     /// A Lua script's own options, `--name=value` as sysbench spells them: taken from the
     /// command line before it is parsed (see `cli::parse`).
     #[arg(skip)]
@@ -47,9 +54,79 @@ impl Default for StudyArgs {
             scale: None,
             rows: None,
             check: None,
+            groups: Vec::new(),
             script_options: Vec::new(),
             flags: no_flags(),
         }
+    }
+}
+
+/// `--group NAME:THREADS[:RATE]=SCRIPT`: a client group beside the study's own
+/// connections.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupArg {
+    pub name: String,
+    pub threads: u32,
+    /// Events per second, and whether for each connection (`/s/conn`) or the group.
+    pub rate: Option<(f64, bool)>,
+    pub script: String,
+    /// As given, for the record.
+    pub text: String,
+}
+
+impl GroupArg {
+    pub fn parse(text: &str) -> Result<GroupArg, String> {
+        let usage = "give NAME:THREADS[:RATE]=SCRIPT, e.g. writers:2:200/s=oltp_insert.lua or writers:4:50/s/conn=oltp_insert.lua";
+        let (spec, script) = text
+            .split_once('=')
+            .ok_or_else(|| format!("--group '{text}' names no script: {usage}"))?;
+        let parts: Vec<&str> = spec.split(':').collect();
+        let (name, threads, rate) = match parts.as_slice() {
+            [name, threads] => (*name, *threads, None),
+            [name, threads, rate] => (*name, *threads, Some(*rate)),
+            _ => return Err(format!("--group '{text}': {usage}")),
+        };
+        let valid_name = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !valid_name {
+            return Err(format!(
+                "--group '{text}': a group's name is letters, digits, '_' or '-' (it prefixes its statements' names)"
+            ));
+        }
+        let threads: u32 = threads
+            .parse()
+            .ok()
+            .filter(|threads| *threads > 0)
+            .ok_or_else(|| {
+                format!("--group '{text}': '{threads}' is not a number of connections (1 or more)")
+            })?;
+        let rate = rate
+            .map(|rate| {
+                let (number, per_connection) = match rate.strip_suffix("/conn") {
+                    Some(number) => (number, true),
+                    None => (rate, false),
+                };
+                number
+                    .trim_end_matches("/s")
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|rate| rate.is_finite() && *rate > 0.0)
+                    .map(|rate| (rate, per_connection))
+                    .ok_or_else(|| format!("--group '{text}': '{rate}' is not a rate (200/s for the group, 50/s/conn for each connection)"))
+            })
+            .transpose()?;
+        if script.is_empty() {
+            return Err(format!("--group '{text}' names no script: {usage}"));
+        }
+        Ok(GroupArg {
+            name: name.to_string(),
+            threads,
+            rate,
+            script: script.to_string(),
+            text: text.to_string(),
+        })
     }
 }
 

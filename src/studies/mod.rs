@@ -20,7 +20,7 @@ mod tests;
 pub mod tpcc;
 pub mod ycsb;
 
-pub use choices::{declare_flags, no_flags, StudyArgs};
+pub use choices::{declare_flags, no_flags, GroupArg, StudyArgs};
 
 use crate::plan::{Matrix, Plan, Study};
 use crate::report::formats::Format;
@@ -56,6 +56,11 @@ pub trait Kind: Sync {
     /// The studies of this kind `enginebench list` shows: name and what it is.
     fn listed(&self) -> Vec<(String, String)> {
         Vec::new()
+    }
+
+    /// Whether its studies run `--group`s beside their own connections.
+    fn takes_groups(&self) -> bool {
+        false
     }
 
     /// The kind's report: which table sections, in which order.
@@ -111,16 +116,23 @@ pub fn plan_study(
     agent: Option<crate::plan::AgentShare>,
 ) -> anyhow::Result<Plan> {
     choices::check_servers(&matrix.servers)?;
-    let study = KINDS
+    let named = KINDS
         .iter()
-        .find_map(|kind| kind.study_named(name, matrix, args))
-        .unwrap_or_else(|| {
-            let known: Vec<String> = KINDS.iter().filter_map(|kind| kind.run_names()).collect();
+        .find_map(|kind| Some((kind, kind.study_named(name, matrix, args)?)));
+    if let Some((kind, _)) = &named {
+        if !args.groups.is_empty() && !kind.takes_groups() {
             anyhow::bail!(
-                "unknown study '{name}': {} (see `enginebench list`)",
-                known.join("; ")
-            )
-        })?;
+                "--group runs a Lua script beside a Lua script's own connections (run SCRIPT.lua --group NAME:THREADS[:RATE]=OTHER.lua); '{name}' is not one: for a scenario file, give its run phase [[phases.groups]]; for any study, --stages shapes its load"
+            );
+        }
+    }
+    let study = named.map(|(_, study)| study).unwrap_or_else(|| {
+        let known: Vec<String> = KINDS.iter().filter_map(|kind| kind.run_names()).collect();
+        anyhow::bail!(
+            "unknown study '{name}': {} (see `enginebench list`)",
+            known.join("; ")
+        )
+    })?;
     let own: Vec<String> = crate::plan::own_profiles(&*study)
         .into_iter()
         .map(|profile| profile.name)

@@ -222,3 +222,117 @@ fn stages_of_connections_record_each_stage_with_its_own_figures() {
         );
     }
 }
+
+#[test]
+fn a_lua_script_runs_beside_another_as_a_writer_group_at_its_rate() {
+    common::require_mariadb();
+    let tmpdir = common::private_tmpdir("lua-groups");
+    let (output, record) = common::run_recorded(
+        &tmpdir,
+        &[
+            "run",
+            "/usr/share/sysbench/oltp_read_only.lua",
+            "--engines",
+            "innodb",
+            "--table-size",
+            "2000",
+            "--threads",
+            "2",
+            "--time",
+            "4s",
+            "--group",
+            "writers:2:100/s=/usr/share/sysbench/oltp_insert.lua",
+            "--repeat",
+            "1",
+            "--no-crash",
+            "--no-db",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let cell = &record["cells"][0];
+    assert_eq!(cell["outcome"], "completed", "{stderr}");
+    let (main, writers) = (group(cell, "main"), group(cell, "writers"));
+    assert_eq!(main["threads"], 2);
+    assert_eq!(main["pacing"], "closed_loop");
+    assert_eq!(writers["threads"], 2);
+    let achieved = writers["rate"]["achieved_per_s"].as_f64().unwrap();
+    assert!(
+        (achieved - 100.0).abs() <= 5.0,
+        "writers achieved {achieved}/s of 100/s"
+    );
+    // Each script's statements are its group's: the writers' inserts are the server's.
+    let queries = cell["queries"].as_array().unwrap();
+    let inserts: u64 = queries
+        .iter()
+        .filter(|q| q["name"].as_str().unwrap().starts_with("writers/insert"))
+        .map(|q| q["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(inserts, writers["events"].as_u64().unwrap());
+    assert_eq!(
+        cell["server_status_delta"]["Com_insert"].as_u64().unwrap(),
+        inserts
+    );
+    assert!(queries
+        .iter()
+        .any(|q| q["name"].as_str().unwrap().starts_with("main/select")));
+    assert!(!queries
+        .iter()
+        .any(|q| q["name"].as_str().unwrap().starts_with("main/insert")));
+}
+
+#[test]
+fn a_group_the_study_cannot_run_is_refused_naming_the_fix() {
+    let tmpdir = common::private_tmpdir("bad-groups");
+    for (args, expected) in [
+        (
+            vec![
+                "run",
+                "oltp_point_select",
+                "--group",
+                "w:1=/usr/share/sysbench/oltp_insert.lua",
+            ],
+            "[[phases.groups]]",
+        ),
+        (
+            vec![
+                "run",
+                "/usr/share/sysbench/oltp_read_only.lua",
+                "--group",
+                "w:x=oltp_insert.lua",
+            ],
+            "not a number of connections",
+        ),
+        (
+            vec![
+                "run",
+                "/usr/share/sysbench/oltp_read_only.lua",
+                "--group",
+                "w:1:fast=oltp_insert.lua",
+            ],
+            "is not a rate",
+        ),
+        (
+            vec![
+                "run",
+                "/usr/share/sysbench/oltp_read_only.lua",
+                "--group",
+                "main:1=/usr/share/sysbench/oltp_insert.lua",
+            ],
+            "is taken",
+        ),
+        (
+            vec!["run", "oltp_point_select", "--stages", "10s:2,ten:8"],
+            "is not a duration",
+        ),
+    ] {
+        let output = common::enginebench(&tmpdir)
+            .args(&args)
+            .arg("--dry-run")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{args:?} succeeded");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}

@@ -12,6 +12,7 @@
 pub mod api;
 mod connection;
 mod fast;
+mod groups;
 mod native;
 mod report;
 pub mod script;
@@ -60,6 +61,9 @@ impl Kind for LuaKind {
                 .into(),
         )]
     }
+    fn takes_groups(&self) -> bool {
+        true
+    }
     fn layout(&self) -> Layout {
         report::layout()
     }
@@ -82,11 +86,18 @@ pub struct LuaParams {
     /// `enginebench sysbench … run`: only the cells, in the database named, on the
     /// tables the user prepared (nothing made, nothing dropped, no engine chosen).
     pub cells_only: bool,
+    /// `--group`s as given: other scripts run beside this one, on the same tables.
+    pub groups: Vec<String>,
+    #[serde(skip)]
+    lua_groups: Vec<groups::LuaGroup>,
     /// The last of the run's cells (its record's index) the step after a cell looked at:
     /// a step whose cell did not run (its round was decided) finds that one again.
     #[serde(skip)]
     looked_at: Arc<Mutex<Option<usize>>>,
 }
+
+/// The client group the study's own script runs as, beside `--group`s.
+const MAIN_GROUP: &str = "main";
 
 /// The kind's own steps: after each cell, ROLLBACKs that undid nothing mark the set-up
 /// not comparable, and `--check` runs.
@@ -160,6 +171,7 @@ pub fn lua_study(name: &str, args: &StudyArgs) -> anyhow::Result<LuaParams> {
             script.name
         );
     }
+    let lua_groups = groups::lua_groups(&args.groups, &settings, &declared, MAIN_GROUP)?;
     Ok(LuaParams {
         script: name.to_string(),
         options: settings.given.clone(),
@@ -168,6 +180,8 @@ pub fn lua_study(name: &str, args: &StudyArgs) -> anyhow::Result<LuaParams> {
         settings: Arc::new(settings),
         declared: Arc::new(declared),
         cells_only: false,
+        groups: args.groups.iter().map(|group| group.text.clone()).collect(),
+        lua_groups,
         looked_at: Arc::default(),
     })
 }
@@ -296,6 +310,8 @@ impl LuaParams {
             settings: Arc::new(settings),
             declared: Arc::new(declared),
             cells_only: true,
+            groups: Vec::new(),
+            lua_groups: Vec::new(),
             looked_at: Arc::default(),
         }
     }
@@ -519,12 +535,39 @@ impl StudyKind for LuaParams {
         settings.global.threads = cell.threads;
         settings.global.time = link.pacing.stop.duration.map_or(0.0, |t| t.as_secs_f64());
         settings.global.events = link.pacing.stop.events_total.unwrap_or(0) as f64;
-        Ok(Box::new(workload::LuaWorkload::new(
+        let main = workload::LuaWorkload::new(
             Arc::new(settings),
             Arc::clone(&self.declared),
             self.engine_spec(&link.spec, cell.engine),
             link.seed,
-        )?))
+        )?;
+        if self.lua_groups.is_empty() {
+            return Ok(Box::new(main));
+        }
+        let arrivals = link
+            .pacing
+            .rate
+            .map_or(crate::scenario::Arrivals::Constant, |rate| rate.arrivals);
+        let mut beside = Vec::new();
+        for (index, group) in self.lua_groups.iter().enumerate() {
+            let mut settings = (*group.settings).clone();
+            settings.global = self.settings_for(cell.engine).global;
+            settings.global.threads = group.arg.threads;
+            settings.global.time = link.pacing.stop.duration.map_or(0.0, |t| t.as_secs_f64());
+            settings.global.events = 0.0;
+            let workload = workload::LuaWorkload::new(
+                Arc::new(settings),
+                Arc::clone(&group.declared),
+                self.engine_spec(&link.spec, cell.engine),
+                // Each group draws its own values.
+                link.seed ^ ((index as u64 + 1) << 40),
+            )?;
+            beside.push((groups::client_group(&group.arg, arrivals), workload));
+        }
+        Ok(Box::new(groups::grouped(
+            (MAIN_GROUP.into(), cell.threads, link.pacing.rate, main),
+            beside,
+        )))
     }
 
     fn run_own_step(

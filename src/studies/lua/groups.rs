@@ -1,0 +1,118 @@
+//! `--group NAME:THREADS[:RATE]=SCRIPT` for Lua studies: other scripts run beside the
+//! study's own, on the same tables, each on its own connections and pacing, measured
+//! apart (the driver's client groups). Owns reading each group's script (its declarations,
+//! the study's options it takes) and putting the groups into one workload. Must not know
+//! how the driver paces or measures a group.
+
+use anyhow::bail;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::script::{Declared, Script, Settings};
+use super::workload::LuaWorkload;
+use crate::driver::client_groups::{ClientGroup, GroupPacing, Grouped, Stages};
+use crate::driver::{RateSpec, Workload};
+use crate::studies::GroupArg;
+
+/// One `--group`: its script, read and checked.
+#[derive(Debug, Clone)]
+pub struct LuaGroup {
+    pub arg: GroupArg,
+    pub settings: Arc<Settings>,
+    pub declared: Arc<Declared>,
+}
+
+/// The `--group`s, each script found, loaded and checked to have an event(); it takes
+/// the study's options it declares (and those no script declares: sysbench's own).
+pub fn lua_groups(
+    args: &[GroupArg],
+    main: &Settings,
+    main_declared: &Declared,
+    main_name: &str,
+) -> anyhow::Result<Vec<LuaGroup>> {
+    let mut groups: Vec<LuaGroup> = Vec::new();
+    for arg in args {
+        if arg.name == main_name || groups.iter().any(|group| group.arg.name == arg.name) {
+            bail!(
+                "--group '{}': the name '{}' is taken (the study's own connections are '{main_name}'): give each group a name of its own",
+                arg.text,
+                arg.name
+            );
+        }
+        let script = Script::find(&arg.script)
+            .map_err(|err| err.context(format!("--group '{}'", arg.text)))?;
+        let mut settings = Settings {
+            script,
+            command: "run".into(),
+            given: BTreeMap::new(),
+            global: main.global.clone(),
+            print_to_stderr: true,
+        };
+        let declared = super::declarations(&settings)?;
+        let declares = |declared: &Declared, name: &str| {
+            declared.options.iter().any(|(option, _, _)| option == name)
+        };
+        settings.given = main
+            .given
+            .iter()
+            .filter(|(name, _)| declares(&declared, name) || !declares(main_declared, name))
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
+        settings.options(&declared)?;
+        if !declared.has_function("event") {
+            bail!(
+                "--group '{}': {} defines no event() function, so the group has nothing to run",
+                arg.text,
+                settings.script.name
+            );
+        }
+        groups.push(LuaGroup {
+            arg: arg.clone(),
+            settings: Arc::new(settings),
+            declared: Arc::new(declared),
+        });
+    }
+    Ok(groups)
+}
+
+/// The study's own workload as group `main_name` (`threads` connections, paced as the
+/// cell is) beside each `--group`'s.
+pub fn grouped(
+    main: (String, u32, Option<RateSpec>, LuaWorkload),
+    groups: Vec<(ClientGroup, LuaWorkload)>,
+) -> Grouped {
+    let (name, threads, rate, workload) = main;
+    let mut all: Vec<(ClientGroup, Box<dyn Workload>)> = vec![(
+        ClientGroup {
+            name,
+            threads,
+            pacing: rate.map_or(GroupPacing::ClosedLoop, GroupPacing::Rate),
+            stages: Stages::default(),
+        },
+        Box::new(workload),
+    )];
+    all.extend(
+        groups
+            .into_iter()
+            .map(|(group, workload)| (group, Box::new(workload) as Box<dyn Workload>)),
+    );
+    Grouped::new(all)
+}
+
+/// A `--group`'s place among the cell's groups: its connections and pacing.
+pub fn client_group(arg: &GroupArg, arrivals: crate::scenario::Arrivals) -> ClientGroup {
+    let rate = |events_per_s| RateSpec {
+        events_per_s,
+        arrivals,
+    };
+    ClientGroup {
+        name: arg.name.clone(),
+        threads: arg.threads,
+        pacing: match arg.rate {
+            None => GroupPacing::ClosedLoop,
+            Some((per_s, false)) => GroupPacing::Rate(rate(per_s)),
+            Some((per_s, true)) => GroupPacing::RatePerConnection(rate(per_s)),
+        },
+        stages: Stages::default(),
+    }
+}
