@@ -29,9 +29,10 @@ pub struct StudyArgs {
     #[arg(long, value_name = "COMMAND")]
     pub check: Option<String>,
 
-    /// A client group beside a Lua script's own connections, running another script on
-    /// the same tables: NAME:THREADS[:RATE]=SCRIPT.lua, RATE as 200/s (the group's) or
-    /// 100/s/conn (each connection's), closed loop without; repeatable. Scenario files
+    /// A client group beside the study's own connections: NAME:THREADS[:RATE]=WHAT, RATE
+    /// as 200/s (the group's) or 100/s/conn (each connection's), closed loop without;
+    /// repeatable. WHAT is another Lua script (beside a Lua study, on the same tables) or a
+    /// TPC-C mix (beside TPC-C's terminals, e.g. reports:1:5/s=0,0,0,0,1). Scenario files
     /// give theirs as [[phases.groups]]
     #[arg(long = "group", value_parser = GroupArg::parse, value_name = "NAME:THREADS[:RATE]=SCRIPT")]
     pub groups: Vec<GroupArg>,
@@ -69,6 +70,7 @@ pub struct GroupArg {
     pub threads: u32,
     /// Events per second, and whether for each connection (`/s/conn`) or the group.
     pub rate: Option<(f64, bool)>,
+    /// What the group runs: a Lua script, a TPC-C mix.
     pub script: String,
     /// As given, for the record.
     pub text: String,
@@ -127,6 +129,28 @@ impl GroupArg {
             script: script.to_string(),
             text: text.to_string(),
         })
+    }
+
+    /// Its place among a cell's client groups: its connections and pacing.
+    pub fn client_group(
+        &self,
+        arrivals: crate::scenario::Arrivals,
+    ) -> crate::driver::client_groups::ClientGroup {
+        use crate::driver::client_groups::{ClientGroup, GroupPacing, Stages};
+        let rate = |events_per_s| crate::driver::RateSpec {
+            events_per_s,
+            arrivals,
+        };
+        ClientGroup {
+            name: self.name.clone(),
+            threads: self.threads,
+            pacing: match self.rate {
+                None => GroupPacing::ClosedLoop,
+                Some((per_s, false)) => GroupPacing::Rate(rate(per_s)),
+                Some((per_s, true)) => GroupPacing::RatePerConnection(rate(per_s)),
+            },
+            stages: Stages::default(),
+        }
     }
 }
 

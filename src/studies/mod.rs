@@ -122,7 +122,7 @@ pub fn plan_study(
     if let Some((kind, _)) = &named {
         if !args.groups.is_empty() && !kind.takes_groups() {
             anyhow::bail!(
-                "--group runs a Lua script beside a Lua script's own connections (run SCRIPT.lua --group NAME:THREADS[:RATE]=OTHER.lua); '{name}' is not one: for a scenario file, give its run phase [[phases.groups]]; for any study, --stages shapes its load"
+                "--group runs beside a Lua script (run SCRIPT.lua --group NAME:THREADS[:RATE]=OTHER.lua) or TPC-C's terminals (run tpcc --group NAME:THREADS[:RATE]=NO,P,OS,D,SL); '{name}' takes none: for a scenario file, give its run phase [[phases.groups]]; for any study, --stages shapes its load"
             );
         }
     }

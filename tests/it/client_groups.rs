@@ -336,3 +336,72 @@ fn a_group_the_study_cannot_run_is_refused_naming_the_fix() {
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn tpc_c_runs_a_reporting_group_beside_its_terminals() {
+    common::require_mariadb();
+    let tmpdir = common::private_tmpdir("tpcc-groups");
+    let (output, record) = common::run_recorded(
+        &tmpdir,
+        &[
+            "run",
+            "tpcc",
+            "--engines",
+            "innodb",
+            "--warehouses",
+            "1",
+            "--threads",
+            "2",
+            "--time",
+            "3s",
+            "--group",
+            "reports:1:5/s=0,0,0,0,1",
+            "--repeat",
+            "1",
+            "--no-crash",
+            "--no-db",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let cell = &record["cells"][0];
+    assert_eq!(cell["outcome"], "completed", "{stderr}");
+    let (terminals, reports) = (group(cell, "terminals"), group(cell, "reports"));
+    assert_eq!(terminals["threads"], 2);
+    assert_eq!(reports["threads"], 1);
+    // The reporting group ran its own mix: Stock-Level only, one per event, at its rate.
+    let queries = cell["queries"].as_array().unwrap();
+    let of_reports: Vec<&str> = queries
+        .iter()
+        .map(|q| q["name"].as_str().unwrap())
+        .filter(|name| name.starts_with("reports/"))
+        .filter(|name| {
+            queries
+                .iter()
+                .any(|q| q["name"] == *name && q["count"].as_u64().unwrap() > 0)
+        })
+        .collect();
+    assert!(!of_reports.is_empty());
+    assert!(
+        of_reports.iter().all(|name| name.starts_with("reports/sl_")
+            || ["reports/Stock-Level", "reports/begin"].contains(name)),
+        "{of_reports:?}"
+    );
+    assert_eq!(
+        query_count(cell, "reports/Stock-Level"),
+        reports["events"].as_u64().unwrap()
+    );
+    assert!(reports["rate"]["achieved_per_s"].as_f64().unwrap() <= 5.5);
+    // TPC-C's figures count every group's transactions: New-Orders came from the terminals.
+    assert!(query_count(cell, "terminals/New-Order") > 0);
+    assert!(stdout.contains("terminals/New-Order"), "{stdout}");
+    let nopm: f64 = stdout
+        .split("TPC-C per cell")
+        .nth(1)
+        .and_then(|table| table.lines().find(|line| line.starts_with("| InnoDB")))
+        .and_then(|row| row.split('|').nth(4))
+        .and_then(|figure| figure.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no NOPM in\n{stdout}"));
+    assert!(nopm > 0.0, "{stdout}");
+}

@@ -98,21 +98,3 @@ pub fn grouped(
     );
     Grouped::new(all)
 }
-
-/// A `--group`'s place among the cell's groups: its connections and pacing.
-pub fn client_group(arg: &GroupArg, arrivals: crate::scenario::Arrivals) -> ClientGroup {
-    let rate = |events_per_s| RateSpec {
-        events_per_s,
-        arrivals,
-    };
-    ClientGroup {
-        name: arg.name.clone(),
-        threads: arg.threads,
-        pacing: match arg.rate {
-            None => GroupPacing::ClosedLoop,
-            Some((per_s, false)) => GroupPacing::Rate(rate(per_s)),
-            Some((per_s, true)) => GroupPacing::RatePerConnection(rate(per_s)),
-        },
-        stages: Stages::default(),
-    }
-}

@@ -562,7 +562,7 @@ impl StudyKind for LuaParams {
                 // Each group draws its own values.
                 link.seed ^ ((index as u64 + 1) << 40),
             )?;
-            beside.push((groups::client_group(&group.arg, arrivals), workload));
+            beside.push((group.arg.client_group(arrivals), workload));
         }
         Ok(Box::new(groups::grouped(
             (MAIN_GROUP.into(), cell.threads, link.pacing.rate, main),

@@ -63,6 +63,9 @@ impl Kind for TpccKind {
                 .into(),
         )]
     }
+    fn takes_groups(&self) -> bool {
+        true
+    }
     fn layout(&self) -> Layout {
         Layout {
             tables: report_tables,
@@ -179,6 +182,11 @@ pub struct TpccParams {
     pub think: bool,
     /// When the rows were made ("now" in their dates).
     pub loaded_at: String,
+    /// `--group`s as given: terminals of their own, each group with its mix and pacing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<String>,
+    #[serde(skip)]
+    group_mixes: Vec<(super::GroupArg, Mix)>,
 }
 
 /// The matrix's values a TPC-C record keeps.
@@ -225,14 +233,41 @@ pub fn tpcc_study(args: &StudyArgs) -> anyhow::Result<TpccParams> {
             ),
         }
     }
+    let mut group_mixes: Vec<(super::GroupArg, Mix)> = Vec::new();
+    for group in &args.groups {
+        if group.name == MAIN_GROUP || group_mixes.iter().any(|(g, _)| g.name == group.name) {
+            bail!(
+                "--group '{}': the name '{}' is taken (TPC-C's own terminals are '{MAIN_GROUP}'): give each group a name of its own",
+                group.text,
+                group.name
+            );
+        }
+        let mix = Mix::parse(&group.script).with_context(|| {
+            format!(
+                "--group '{}': TPC-C's groups run a mix, NAME:THREADS[:RATE]=NO,P,OS,D,SL",
+                group.text
+            )
+        })?;
+        group_mixes.push((group.clone(), mix));
+    }
     let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     Ok(TpccParams {
         warehouses,
         mix,
         think,
         loaded_at: now.trim_end_matches('Z').replace('T', " "),
+        groups: args.groups.iter().map(|group| group.text.clone()).collect(),
+        group_mixes,
     })
 }
+
+/// Whether query kind `name` is TPC-C's `kind`, in any client group (`terminals/kind`).
+fn is_kind(name: &str, kind: &str) -> bool {
+    name == kind || name.rsplit_once('/').is_some_and(|(_, own)| own == kind)
+}
+
+/// The client group TPC-C's own terminals run as, beside `--group`s.
+const MAIN_GROUP: &str = "terminals";
 
 /// The kind's own step after each cell: the consistency conditions checked.
 const CHECK: usize = 0;
@@ -325,15 +360,43 @@ impl StudyKind for TpccParams {
         }
     }
 
-    fn workload(&self, _cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
-        Ok(Box::new(transactions::TpccWorkload {
-            spec: link.spec,
+    fn workload(&self, cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
+        let terminals = |mix: Mix, seed: u64| transactions::TpccWorkload {
+            spec: link.spec.clone(),
             warehouses: self.warehouses,
-            mix: self.mix,
-            seed: link.seed,
+            mix,
+            seed,
             think: self.think,
             shared: Default::default(),
-        }))
+        };
+        if self.group_mixes.is_empty() {
+            return Ok(Box::new(terminals(self.mix, link.seed)));
+        }
+        // The terminals, then each group's: a mix of its own on connections of its own.
+        use crate::driver::client_groups::{ClientGroup, GroupPacing, Grouped, Stages};
+        let arrivals = link
+            .pacing
+            .rate
+            .map_or(crate::scenario::Arrivals::Constant, |rate| rate.arrivals);
+        let mut groups: Vec<(ClientGroup, Box<dyn Workload>)> = vec![(
+            ClientGroup {
+                name: MAIN_GROUP.into(),
+                threads: cell.threads,
+                pacing: link
+                    .pacing
+                    .rate
+                    .map_or(GroupPacing::ClosedLoop, GroupPacing::Rate),
+                stages: Stages::default(),
+            },
+            Box::new(terminals(self.mix, link.seed)),
+        )];
+        for (index, (group, mix)) in self.group_mixes.iter().enumerate() {
+            groups.push((
+                group.client_group(arrivals),
+                Box::new(terminals(*mix, link.seed ^ ((index as u64 + 1) << 40))),
+            ));
+        }
+        Ok(Box::new(Grouped::new(groups)))
     }
 
     fn crash_check(&self) -> Option<String> {
@@ -377,7 +440,11 @@ impl StudyKind for TpccParams {
         )?;
         let mut why: Vec<String> = Vec::new();
         if let Some(cell) = host.last_cell() {
-            for mismatch in cell.mismatches.iter().filter(|m| m.name == "rollback") {
+            for mismatch in cell
+                .mismatches
+                .iter()
+                .filter(|m| is_kind(&m.name, "rollback"))
+            {
                 why.push(format!(
                     "{} ROLLBACK(s) not honoured ({})",
                     mismatch.count, mismatch.example
@@ -448,11 +515,13 @@ fn tpcc_section(view: &View) -> Section {
     };
     let record = &view.record;
     for (index, cell) in record.cells.iter().enumerate() {
+        // Summed over client groups (`terminals/no_commit`, `reports/sl_commit`).
         let count = |name: &str| {
             cell.queries
                 .iter()
-                .find(|q| q.name == name)
-                .map_or(0, |q| q.count)
+                .filter(|q| is_kind(&q.name, name))
+                .map(|q| q.count)
+                .sum::<u64>()
         };
         let commits: u64 = [
             "no_commit",
@@ -504,10 +573,15 @@ fn tpcc_section(view: &View) -> Section {
         rows: Vec::new(),
     };
     for cell in &record.cells {
-        for name in transactions::TRANSACTIONS {
-            let Some(query) = cell.queries.iter().find(|q| q.name == name) else {
-                continue;
-            };
+        let named = transactions::TRANSACTIONS.iter().flat_map(|name| {
+            cell.queries
+                .iter()
+                .filter(move |q| is_kind(&q.name, name))
+                // A group whose mix leaves a transaction out has no row for it.
+                .filter(|q| !q.name.contains('/') || q.count + q.failed > 0)
+        });
+        for query in named {
+            let name = &query.name;
             let latency = &query.latency_us;
             per_type.rows.push(vec![
                 Cell::text(Setup::of_cell(cell).label()),
