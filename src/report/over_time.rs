@@ -56,6 +56,9 @@ fn seconds(s: f64) -> String {
 }
 
 fn settling_words(time: &CellTime) -> String {
+    if time.staged {
+        return "by stage (see Stages; all counted)".into();
+    }
     match time.reading.steady.settling {
         Settling::TooShort => "too short to tell".into(),
         Settling::FromStart => "from the start".into(),

@@ -25,6 +25,9 @@ pub struct CellTime {
     pub p99_us: Vec<f64>,
     /// How many measured intervals each point stands for (a long cell's were merged).
     pub merged_by: u32,
+    /// The cell ran a load shape: its stages are read in the stages table, and no part of
+    /// it is a warm-up to leave out (its first stage is what was asked for).
+    pub staged: bool,
 }
 
 impl CellTime {
@@ -66,11 +69,13 @@ pub fn cell_time(cell: &CellRecord, tolerance: f64) -> Option<CellTime> {
             max_latency_us: interval.event_latency_us.max_us as f64,
         })
         .collect();
+    let staged = cell.groups.iter().any(|group| !group.stages.is_empty());
     let options = TimeOptions {
         tolerance,
-        // The driver left a --warmup out of the measurement: what was measured is
-        // what the user asked to be judged, from its first interval.
-        forced_warmup_s: cell.warmup_s.filter(|w| *w > 0.0).map(|_| 0.0),
+        // The driver left a --warmup out of the measurement, or the cell's stages shaped
+        // it: what was measured is what the user asked to be judged, from its first
+        // interval.
+        forced_warmup_s: (staged || cell.warmup_s.is_some_and(|w| w > 0.0)).then_some(0.0),
         latency_bound_us: None,
     };
     let reading = time::read_time(&points, &options);
@@ -104,6 +109,7 @@ pub fn cell_time(cell: &CellRecord, tolerance: f64) -> Option<CellTime> {
             .map(|i| i.event_latency_us.p99_us as f64)
             .collect(),
         merged_by: cell.intervals_merged_by.unwrap_or(1),
+        staged,
         points,
         reading,
     })

@@ -302,6 +302,7 @@ mod tests {
             })
             .collect();
         CellTime {
+            staged: false,
             stall_looks: list.iter().map(|_| Some("checkpoint flushing")).collect(),
             reading: TimeReading {
                 steady: Steady {

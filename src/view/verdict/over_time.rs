@@ -154,6 +154,7 @@ mod tests {
             .collect();
         let reading = read_time(&points, &TimeOptions::default());
         CellTime {
+            staged: false,
             stall_looks: reading.stalls.list.iter().map(|_| None).collect(),
             datadir_bytes: vec![None; points.len()],
             p99_us: vec![0.0; points.len()],
