@@ -408,6 +408,32 @@ impl Plan {
                 slo.events_needed()
             );
         }
+        if let Some(shape) = &self.matrix.stages {
+            let stages: Vec<String> = shape
+                .stages
+                .0
+                .iter()
+                .map(|stage| {
+                    let unit = if shape.of_rate { "/s" } else { " conn." };
+                    let target = if stage.from == stage.to {
+                        format!("{}{unit}", stage.to)
+                    } else {
+                        format!("{} → {}{unit}", stage.from, stage.to)
+                    };
+                    format!("{} at {target}", humantime::format_duration(stage.duration))
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "\n--stages: each cell runs its {} as stages ({}), each stage reported on its own{}",
+                if shape.of_rate { "offered rate" } else { "connections" },
+                stages.join(", "),
+                self.matrix
+                    .stage_goal
+                    .as_ref()
+                    .map_or(String::new(), |goal| format!(" and judged by {}", goal.text))
+            );
+        }
         let (cells, more) = match &self.matrix.until_decided {
             Some(until) => {
                 let optional = self
