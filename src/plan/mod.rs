@@ -354,6 +354,41 @@ impl Plan {
             .sum()
     }
 
+    /// `--stages` in words: what each cell's stages are and the goal they are judged by.
+    fn stages_note(&self) -> Option<String> {
+        let shape = self.matrix.stages.as_ref()?;
+        let unit = if shape.of_rate { "/s" } else { " conn." };
+        let stages: Vec<String> = shape
+            .stages
+            .0
+            .iter()
+            .map(|stage| {
+                let target = if stage.from == stage.to {
+                    format!("{}{unit}", stage.to)
+                } else {
+                    format!("{} → {}{unit}", stage.from, stage.to)
+                };
+                format!("{} at {target}", humantime::format_duration(stage.duration))
+            })
+            .collect();
+        Some(format!(
+            "--stages: each cell runs its {} as stages ({}), each stage reported on its own{}",
+            if shape.of_rate {
+                "offered rate"
+            } else {
+                "connections"
+            },
+            stages.join(", "),
+            self.matrix
+                .stage_goal
+                .as_ref()
+                .map_or(String::new(), |goal| format!(
+                    " and judged by {}",
+                    goal.text
+                ))
+        ))
+    }
+
     /// The plan as `--dry-run` prints it: one line per step, numbered cells, and the time
     /// the timed cells take.
     pub fn describe(&self) -> String {
@@ -408,31 +443,8 @@ impl Plan {
                 slo.events_needed()
             );
         }
-        if let Some(shape) = &self.matrix.stages {
-            let stages: Vec<String> = shape
-                .stages
-                .0
-                .iter()
-                .map(|stage| {
-                    let unit = if shape.of_rate { "/s" } else { " conn." };
-                    let target = if stage.from == stage.to {
-                        format!("{}{unit}", stage.to)
-                    } else {
-                        format!("{} → {}{unit}", stage.from, stage.to)
-                    };
-                    format!("{} at {target}", humantime::format_duration(stage.duration))
-                })
-                .collect();
-            let _ = writeln!(
-                out,
-                "\n--stages: each cell runs its {} as stages ({}), each stage reported on its own{}",
-                if shape.of_rate { "offered rate" } else { "connections" },
-                stages.join(", "),
-                self.matrix
-                    .stage_goal
-                    .as_ref()
-                    .map_or(String::new(), |goal| format!(" and judged by {}", goal.text))
-            );
+        if let Some(note) = self.stages_note() {
+            let _ = writeln!(out, "\n{note}");
         }
         let (cells, more) = match &self.matrix.until_decided {
             Some(until) => {
