@@ -10,6 +10,7 @@
 
 pub mod choices;
 pub mod durability;
+pub mod ibench;
 pub mod lua;
 pub mod prepare;
 pub mod replay;
@@ -83,6 +84,7 @@ pub const KINDS: &[&dyn Kind] = &[
     &tpcc::KIND,
     &durability::KIND,
     &ycsb::KIND,
+    &ibench::KIND,
 ];
 
 /// Every report format `--format` takes: the report's own and the kinds', in

@@ -70,7 +70,7 @@ fn rows_changed(status: &std::collections::BTreeMap<String, i64>) -> f64 {
 /// Bytes the server sent toward storage, and from what: the block layer's count
 /// (/proc/PID/io write_bytes) where the datadir is on a device, else (tmpfs, where that is
 /// 0) the bytes of its write calls less what it sent to clients.
-fn written_bytes(process: &ProcessDelta, bytes_sent: i64) -> (f64, &'static str) {
+pub fn written_bytes(process: &ProcessDelta, bytes_sent: i64) -> (f64, &'static str) {
     if process.storage_write_bytes > 0 {
         (
             process.storage_write_bytes as f64,

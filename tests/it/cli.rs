@@ -114,7 +114,7 @@ fn an_unknown_study_lists_the_built_in_ones() {
         .assert()
         .code(1)
         .stderr(
-            "Error: unknown study 's9': a sysbench Lua script is path/to/script.lua; the built-in studies are s0, s1, s2, s3, s4, accounts, cluster; the sysbench workloads oltp_point_select, oltp_read_only, oltp_read_write, oltp_write_only, oltp_update_index, oltp_update_non_index, oltp_insert, oltp_delete, select_random_points, select_random_ranges, bulk_insert; TPC-C is tpcc; what a crash loses is durability; YCSB is ycsb (see `enginebench list`)\n",
+            "Error: unknown study 's9': a sysbench Lua script is path/to/script.lua; the built-in studies are s0, s1, s2, s3, s4, accounts, cluster; the sysbench workloads oltp_point_select, oltp_read_only, oltp_read_write, oltp_write_only, oltp_update_index, oltp_update_non_index, oltp_insert, oltp_delete, select_random_points, select_random_ranges, bulk_insert; TPC-C is tpcc; what a crash loses is durability; YCSB is ycsb; the insert benchmark is ibench (see `enginebench list`)\n",
         );
     common::assert_nothing_left(&tmp);
 }

@@ -27,6 +27,7 @@ mod durability;
 mod evidence;
 mod external;
 mod hlog;
+mod ibench;
 mod layout;
 mod load;
 mod lua;

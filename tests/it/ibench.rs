@@ -1,0 +1,220 @@
+//! The insert benchmark on a real throwaway server: every step on InnoDB and RocksDB (the
+//! MyRocks plugin) with two clients, each on its own table, and what the kind promises
+//! checked: the steps run in ibench's order, l.i0 loads --rows rows per table, l.x adds
+//! the indexes (one ALTER on InnoDB, three on RocksDB), l.i1 and l.i2 delete as many rows
+//! as they insert at 50 and 5 rows per statement, every statement counted is one the
+//! server counted (Com_insert, Com_delete, Com_select, Com_alter_table), the query steps
+//! run a closed-loop reader group beside writers held to a rate, the write debt is reduced
+//! before them and each step's size measured, and the report's per-step table says whether
+//! the writers held their rate. Bad choices fail before any server starts.
+
+use crate::common;
+
+use serde_json::Value;
+
+fn count(cell: &Value, kind: &str) -> u64 {
+    cell["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| q["name"] == kind)
+        .map(|q| q["count"].as_u64().unwrap() + q["failed"].as_u64().unwrap())
+        .sum()
+}
+
+fn delta(cell: &Value, name: &str) -> u64 {
+    cell["server_status_delta"][name].as_u64().unwrap_or(0)
+}
+
+const STEPS: [&str; 10] = [
+    "l.i0", "l.x", "l.i1", "l.i2", "qr100", "qp100", "qr500", "qp500", "qr1000", "qp1000",
+];
+const ROWS: u64 = 20_000;
+const CLIENTS: u64 = 2;
+
+/// Each statement the cell counted is one the server executed, kind by kind.
+fn check_counts(cell: &Value, step: &str, what: &str) {
+    let (prefix, rows_per_commit) = match step {
+        "l.i0" => ("", 100),
+        "l.x" => ("", 0),
+        "l.i1" => ("", 50),
+        "l.i2" => ("", 5),
+        _ => ("writers/", 50),
+    };
+    let inserts = count(cell, &format!("{prefix}insert"));
+    let deletes = count(cell, &format!("{prefix}delete"));
+    assert_eq!(inserts, delta(cell, "Com_insert"), "{what}: Com_insert");
+    assert_eq!(deletes, delta(cell, "Com_delete"), "{what}: Com_delete");
+    let selects = count(cell, &format!("{prefix}get_min"))
+        + ["market", "register", "pdc", "point", "min_max"]
+            .iter()
+            .map(|kind| count(cell, &format!("queries/{kind}")))
+            .sum::<u64>();
+    assert_eq!(selects, delta(cell, "Com_select"), "{what}: Com_select");
+    assert_eq!(
+        count(cell, "create_index"),
+        delta(cell, "Com_alter_table"),
+        "{what}: Com_alter_table"
+    );
+    match step {
+        "l.i0" => {
+            // 200 INSERTs of 100 rows per table.
+            assert_eq!(inserts, CLIENTS * ROWS / 100, "{what}");
+            assert_eq!(delta(cell, "Handler_write"), CLIENTS * ROWS, "{what}");
+        }
+        "l.x" => {
+            let alters = if cell["engine"] == "rocksdb" { 3 } else { 1 };
+            assert_eq!(count(cell, "create_index"), CLIENTS * alters, "{what}");
+        }
+        _ => {
+            assert!(inserts > 0, "{what}: no inserts");
+            // Each event inserts and deletes rows_per_commit rows: the table stays the
+            // size l.i0 left.
+            assert_eq!(inserts, deletes, "{what}");
+            assert_eq!(
+                delta(cell, "Handler_delete"),
+                deletes * rows_per_commit,
+                "{what}: rows deleted"
+            );
+        }
+    }
+}
+
+#[test]
+// Long by design: one run, step by step: its assertions read in the order things happen.
+#[allow(clippy::too_many_lines)]
+fn ibench_runs_every_step_on_innodb_and_rocksdb_and_each_statement_is_one_the_server_counted() {
+    common::require_mariadb();
+    let tmpdir = common::private_tmpdir("ibench");
+    let (output, record) = common::run_recorded(
+        &tmpdir,
+        &[
+            "run",
+            "ibench",
+            "--engines",
+            "innodb,rocksdb",
+            "--rows",
+            "20000",
+            "--time",
+            "1s",
+            "--threads",
+            "2",
+            "--no-db",
+            "--format",
+            "markdown",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(record["kind"], "ibench");
+    assert_eq!(record["parameters"]["rows_per_table"], ROWS);
+
+    // ibench's steps in its order, the engines alternating step by step.
+    let cells = record["cells"].as_array().unwrap();
+    let order: Vec<(&str, &str)> = cells
+        .iter()
+        .map(|c| {
+            (
+                c["variant"].as_str().unwrap(),
+                c["engine"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let expected: Vec<(&str, &str)> = STEPS
+        .iter()
+        .flat_map(|step| [(*step, "innodb"), (*step, "rocksdb")])
+        .collect();
+    assert_eq!(order, expected);
+
+    for cell in cells {
+        let step = cell["variant"].as_str().unwrap();
+        let what = format!("{step} on {}", cell["engine"]);
+        assert_eq!(cell["outcome"], "completed", "{what}: {cell:#}");
+        assert_eq!(cell["failed_events"], 0, "{what}");
+        assert_eq!(cell["threads"], CLIENTS, "{what}");
+        check_counts(cell, step, &what);
+        let groups = cell["groups"].as_array();
+        if !step.starts_with('q') {
+            continue;
+        }
+        // A closed-loop reader and a writer per client, the writers paced per connection
+        // at the step's rows/s in events of 50 rows.
+        let groups = groups.unwrap_or_else(|| panic!("{what}: no groups"));
+        assert_eq!(groups.len(), 2, "{what}");
+        assert_eq!(groups[0]["name"], "queries");
+        assert_eq!(groups[0]["pacing"], "closed_loop");
+        assert_eq!(groups[1]["name"], "writers");
+        assert_eq!(groups[1]["pacing"], "rate_per_connection");
+        let rows_per_s: f64 = step[2..].parse().unwrap();
+        assert_eq!(groups[1]["rate_per_s"], rows_per_s / 50.0, "{what}");
+        assert!(groups[1]["rate"]["achieved_per_s"].as_f64().unwrap() > 0.0);
+        assert!(count(cell, "queries/market") + count(cell, "queries/point") > 0);
+    }
+
+    // The kind's own steps: tables made, write debt reduced once before the query steps,
+    // each step's size measured, per engine.
+    let steps = record["steps"].as_array().unwrap();
+    let named = |name: &'static str| -> Vec<&Value> {
+        steps.iter().filter(|s| s["name"] == name).collect()
+    };
+    assert_eq!(named("ibench create tables").len(), 2);
+    let debt = named("ibench reduce write debt");
+    assert_eq!(debt.len(), 2);
+    assert!(
+        debt.iter()
+            .any(|s| s["detail"].as_str().unwrap().contains("memtable flushed")),
+        "{debt:?}"
+    );
+    assert_eq!(named("ibench size").len(), 2 * STEPS.len());
+
+    // The per-step table, with the writers' rate held or not on every query step.
+    assert!(stdout.contains("ibench per step"), "{stdout}");
+    for step in STEPS {
+        for engine in ["InnoDB", "RocksDB"] {
+            let line = stdout
+                .lines()
+                .find(|line| {
+                    line.starts_with(&format!("| {step} "))
+                        && line.contains(&format!("| {engine} "))
+                        && line.contains("|       2 |")
+                })
+                .unwrap_or_else(|| panic!("no row for {step} on {engine}: {stdout}"));
+            if step.starts_with('q') {
+                assert!(
+                    line.contains("| held: ") || line.contains("| NOT held: "),
+                    "{line}"
+                );
+            }
+        }
+    }
+    common::assert_nothing_left(&tmpdir);
+}
+
+#[test]
+fn ibench_refuses_bad_rows_an_unknown_step_and_its_own_pacing_before_starting() {
+    let tmpdir = common::private_tmpdir("ibench-errors");
+    let refused = |args: &[&str]| {
+        let output = common::enginebench(&tmpdir)
+            .args(["run", "ibench", "--no-db"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{args:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let err = refused(&["--rows", "0"]);
+    assert!(
+        err.contains("Error: --rows 0: give the rows each client's table is loaded with in l.i0, 1 or more (e.g. --rows 200000)"),
+        "{err}"
+    );
+    let err = refused(&["--steps", "l.i1,qr200"]);
+    assert!(
+        err.contains("Error: --steps qr200: no such ibench step; the steps are l.i0, l.x, l.i1, l.i2, qr100, qp100, qr500, qp500, qr1000, qp1000"),
+        "{err}"
+    );
+    let err = refused(&["--rate", "100"]);
+    assert!(err.contains("ibench paces its own steps"), "{err}");
+    assert!(!err.contains("starting a throwaway"), "{err}");
+    common::assert_nothing_left(&tmpdir);
+}
