@@ -6,6 +6,7 @@
 //! Owns the section's wording. Must not judge a rate held (the view does), nor know a
 //! study by its name.
 
+use crate::report::over_time::{sparkline, SPARKLINE_WIDTH};
 use crate::report::section::{Block, Cell, Section, Table};
 use crate::view::client_groups::{cell_groups, goal_held_until, GroupFigures, Held};
 use crate::view::{Setup, View};
@@ -72,6 +73,7 @@ pub fn section(view: &View) -> Option<Section> {
                 Cell::figure(ms(group.event_latency_us.p99_us)),
                 Cell::figure(ms(group.event_latency_us.max_us)),
                 Cell::text(figures.held.as_ref().map_or("-".into(), held_words)),
+                Cell::text(sparkline(&figures.rates_per_s, SPARKLINE_WIDTH)),
             ]);
             for stage in &figures.stages {
                 stage_rows.push(vec![
@@ -108,11 +110,11 @@ pub fn section(view: &View) -> Option<Section> {
     }
     let header = |names: &[&str]| names.iter().map(|name| name.to_string()).collect();
     let mut blocks = vec![Block::Table {
-        caption: "Client groups: each group's connections, pacing, events/s and event latency (ms, from each event's intended start when paced), and whether a group with a rate held it (within 5% of what it offered, no event over a second late)".into(),
+        caption: "Client groups: each group's connections, pacing, events/s and event latency (ms, from each event's intended start when paced), whether a group with a rate held it (within 5% of what it offered, no event over a second late), and its events/s from start to end".into(),
         table: Table {
             header: header(&[
                 "phase", "set-up", "repeat", "group", "conn.", "pacing", "events/s", "p50",
-                "p99", "max", "rate",
+                "p99", "max", "rate", "events/s over time",
             ]),
             rows: group_rows,
         },

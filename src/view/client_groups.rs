@@ -44,6 +44,8 @@ pub struct GroupFigures<'a> {
     pub record: &'a GroupRecord,
     pub held: Option<Held>,
     pub stages: Vec<StageFigures>,
+    /// Its events/s in each report interval, in order.
+    pub rates_per_s: Vec<f64>,
 }
 
 /// A cell's groups; empty for a cell that ran neither groups nor stages.
@@ -60,6 +62,14 @@ pub fn cell_groups<'a>(cell: &'a CellRecord, goal: Option<&Slo>) -> Vec<GroupFig
                 held: !rate.fell_behind,
             }),
             stages: stage_figures(cell, group, several, goal),
+            rates_per_s: cell
+                .intervals
+                .iter()
+                .map(|interval| {
+                    let span_s = (interval.end_s - interval.start_s).max(f64::EPSILON);
+                    group_events(interval, &group.name, several).count as f64 / span_s
+                })
+                .collect(),
         })
         .collect()
 }
