@@ -126,6 +126,8 @@ fn a_closed_loop_reader_group_and_a_writer_group_at_200_per_s_are_recorded_apart
     assert!(stdout.contains("Client groups"), "{stdout}");
     assert!(stdout.contains("held 200/s"), "{stdout}");
     assert!(stdout.contains("writers/insert"), "{stdout}");
+    std::fs::remove_file(&scenario).unwrap();
+    common::assert_nothing_left(&tmpdir);
 }
 
 #[test]
@@ -221,6 +223,7 @@ fn stages_of_connections_record_each_stage_with_its_own_figures() {
             "{stdout}"
         );
     }
+    common::assert_nothing_left(&tmpdir);
 }
 
 #[test]
@@ -279,6 +282,7 @@ fn a_lua_script_runs_beside_another_as_a_writer_group_at_its_rate() {
     assert!(!queries
         .iter()
         .any(|q| q["name"].as_str().unwrap().starts_with("main/insert")));
+    common::assert_nothing_left(&tmpdir);
 }
 
 #[test]
@@ -335,6 +339,7 @@ fn a_group_the_study_cannot_run_is_refused_naming_the_fix() {
         assert!(!output.status.success(), "{args:?} succeeded");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
+    common::assert_nothing_left(&tmpdir);
 }
 
 #[test]
@@ -404,4 +409,5 @@ fn tpc_c_runs_a_reporting_group_beside_its_terminals() {
         .and_then(|figure| figure.trim().parse().ok())
         .unwrap_or_else(|| panic!("no NOPM in\n{stdout}"));
     assert!(nopm > 0.0, "{stdout}");
+    common::assert_nothing_left(&tmpdir);
 }
