@@ -322,6 +322,7 @@ pub fn run_cell(
                 threads,
                 kinds: &kinds,
                 groups: &groups,
+                group_slots: &group_slots,
             },
             clock,
             observer,
@@ -619,6 +620,8 @@ struct CoordinateConfig<'a> {
     threads: usize,
     kinds: &'a [String],
     groups: &'a [client_groups::ClientGroup],
+    /// The groups' own event slots, past the query kinds (empty with one group).
+    group_slots: &'a [String],
 }
 
 fn coordinate(
@@ -636,12 +639,8 @@ fn coordinate(
         threads,
         kinds: query_kinds,
         groups,
+        group_slots,
     } = cell;
-    let group_slots: Vec<String> = if groups.len() > 1 {
-        groups.iter().map(|group| group.name.clone()).collect()
-    } else {
-        Vec::new()
-    };
     let measure_started = clock.started;
     let tick = Duration::from_millis(100).min(config.report_interval);
     let events_expected = match (stop.events_per_thread, stop.events_total) {
@@ -679,7 +678,7 @@ fn coordinate(
             let end_s = elapsed.as_secs_f64();
             let record = interval_record(kinds, groups, &interval, start_s, end_s);
             intervals.push(record.clone());
-            clock.log_interval(kinds, &group_slots, &interval, start_s, end_s);
+            clock.log_interval(kinds, group_slots, &interval, start_s, end_s);
             latest = Some(record);
             closed = latest.as_ref();
             while next_interval <= elapsed {

@@ -357,18 +357,16 @@ impl Plan {
     /// `--stages` in words: what each cell's stages are and the goal they are judged by.
     fn stages_note(&self) -> Option<String> {
         let shape = self.matrix.stages.as_ref()?;
-        let unit = if shape.of_rate { "/s" } else { " conn." };
         let stages: Vec<String> = shape
             .stages
             .0
             .iter()
             .map(|stage| {
-                let target = if stage.from == stage.to {
-                    format!("{}{unit}", stage.to)
-                } else {
-                    format!("{} → {}{unit}", stage.from, stage.to)
-                };
-                format!("{} at {target}", humantime::format_duration(stage.duration))
+                format!(
+                    "{} at {}",
+                    humantime::format_duration(stage.duration),
+                    crate::scenario::load_shape::target_words(stage.from, stage.to, shape.of_rate)
+                )
             })
             .collect();
         Some(format!(

@@ -8,6 +8,7 @@
 
 use crate::report::over_time::{sparkline, SPARKLINE_WIDTH};
 use crate::report::section::{Block, Cell, Section, Table};
+use crate::scenario::load_shape::target_words;
 use crate::view::client_groups::{cell_groups, goal_held_until, GroupFigures, Held};
 use crate::view::{Setup, View};
 
@@ -41,15 +42,6 @@ pub fn held_words(held: &Held) -> String {
 
 fn ms(us: u64) -> String {
     format!("{:.2}", us as f64 / 1000.0)
-}
-
-fn target_words(from: f64, to: f64, rate: bool) -> String {
-    let unit = if rate { "/s" } else { " conn." };
-    if (from - to).abs() < 1e-9 {
-        format!("{to:.0}{unit}")
-    } else {
-        format!("{from:.0} → {to:.0}{unit}")
-    }
 }
 
 /// The section; none when no cell ran groups or stages.

@@ -110,6 +110,17 @@ impl Stages {
     }
 }
 
+/// A stage's target in words: "8 conn." held, "0 → 2000/s" ramped (`of_rate`: the target
+/// is an offered rate).
+pub fn target_words(from: f64, to: f64, of_rate: bool) -> String {
+    let unit = if of_rate { "/s" } else { " conn." };
+    if (from - to).abs() < 1e-9 {
+        format!("{to:.0}{unit}")
+    } else {
+        format!("{from:.0} → {to:.0}{unit}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -110,11 +110,8 @@ impl GroupArg {
                     Some(number) => (number, true),
                     None => (rate, false),
                 };
-                number
-                    .trim_end_matches("/s")
-                    .parse::<f64>()
+                crate::units::parse_rate(number.trim_end_matches("/s"))
                     .ok()
-                    .filter(|rate| rate.is_finite() && *rate > 0.0)
                     .map(|rate| (rate, per_connection))
                     .ok_or_else(|| format!("--group '{text}': '{rate}' is not a rate (200/s for the group, 50/s/conn for each connection)"))
             })

@@ -506,16 +506,8 @@ fn run_groups(
             return Err(resolver.error(at, format!("{owner}: threads must be at least 1")));
         }
         let rate = |value: &str| {
-            value
-                .trim()
-                .trim_end_matches("/s")
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|rate| rate.is_finite() && *rate > 0.0)
-                .ok_or_else(|| {
-                    format!("'{value}' is not a rate: give events per second, e.g. 200/s")
-                })
+            crate::units::parse_rate(value.trim().trim_end_matches("/s"))
+                .map_err(|_| format!("'{value}' is not a rate: give events per second, e.g. 200/s"))
         };
         let pacing = match (
             resolver.parsed(&owner, &group.rate, rate)?,

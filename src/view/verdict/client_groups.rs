@@ -8,7 +8,8 @@
 
 use crate::measure::slo::Slo;
 use crate::results::{CellRecord, OutcomeRecord};
-use crate::view::client_groups::{cell_groups, goal_held_until, GroupFigures, StageFigures};
+use crate::scenario::load_shape::target_words;
+use crate::view::client_groups::{cell_groups, goal_held_until, GroupFigures};
 use crate::view::Group;
 
 /// "InnoDB: writers held 200/s in every repeat, met p99<10ms up to stage 2 (8 conn.),
@@ -65,12 +66,19 @@ fn setup_clause(group: &Group, cells: &[CellRecord], goal: Option<&Slo>) -> Opti
                 .min_by_key(|((_, missed), _)| *missed);
             if let Some(((last_met, missed), stages)) = worst {
                 let stage_words = |number: usize| {
-                    stages
-                        .iter()
-                        .find(|stage| stage.number == number)
-                        .map_or(String::new(), |stage| {
-                            format!(" ({})", target(stage, client_group))
-                        })
+                    stages.iter().find(|stage| stage.number == number).map_or(
+                        String::new(),
+                        |stage| {
+                            format!(
+                                " ({})",
+                                target_words(
+                                    stage.from,
+                                    stage.to,
+                                    client_group.record.stages_set_rate
+                                )
+                            )
+                        },
+                    )
                 };
                 let met = match last_met {
                     Some(stage) => format!(
@@ -93,17 +101,4 @@ fn setup_clause(group: &Group, cells: &[CellRecord], goal: Option<&Slo>) -> Opti
         }
     }
     (!said.is_empty()).then(|| format!("{}: {}", group.setup.label(), said.join(", ")))
-}
-
-fn target(stage: &StageFigures, group: &GroupFigures) -> String {
-    let unit = if group.record.stages_set_rate {
-        "/s"
-    } else {
-        " conn."
-    };
-    if (stage.from - stage.to).abs() < 1e-9 {
-        format!("{:.0}{unit}", stage.to)
-    } else {
-        format!("{:.0} → {:.0}{unit}", stage.from, stage.to)
-    }
 }
