@@ -294,8 +294,20 @@ fn unsynced_profiles_lose_on_a_process_crash_except_relaxed_innodb() {
             let both = trials(&record, engine, Some(profile), "process");
             assert_eq!(both.len(), 2, "{engine} {profile}: {:#}", record["crashes"]);
             for trial in &both {
-                assert!(trial.get("error").is_none(), "{trial}");
                 assert!(number(trial, "acknowledged") > 0, "{trial}");
+                // MyRocks at its default rocksdb_wal_recovery_mode=1 refuses to open a WAL
+                // whose last record the kill tore in the middle of its once-a-second
+                // write (2 of 8 trials measured): the server restarts without it, and
+                // the trial is a set-up that did not come back, with the log's reason.
+                if engine == "rocksdb" && trial["recovery_s"].is_null() {
+                    let error = trial["error"].as_str().unwrap_or_default();
+                    assert!(
+                        error.contains("without RocksDB") && error.contains("Corruption"),
+                        "{trial}"
+                    );
+                    continue;
+                }
+                assert!(trial.get("error").is_none(), "{trial}");
                 assert!(number(trial, "lost") <= number(trial, "acknowledged"));
                 assert_eq!(number(trial, "phantom"), 0, "{trial}");
                 // Recovery replays a prefix of the log: a transaction is all there or
@@ -304,9 +316,13 @@ fn unsynced_profiles_lose_on_a_process_crash_except_relaxed_innodb() {
                 assert!(trial.get("invariant_violations").is_none(), "{trial}");
             }
             let lost: u64 = both.iter().map(|trial| number(trial, "lost")).sum();
+            let not_back = both.iter().any(|trial| trial["recovery_s"].is_null());
             match (engine, profile) {
                 ("innodb", "relaxed") => assert_eq!(lost, 0, "{both:#?}"),
-                _ => assert!(lost > 0, "{engine} {profile} lost nothing: {both:#?}"),
+                _ => assert!(
+                    lost > 0 || not_back,
+                    "{engine} {profile} lost nothing: {both:#?}"
+                ),
             }
         }
     }

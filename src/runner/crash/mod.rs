@@ -334,6 +334,9 @@ fn restart_and_check(
             record.power_cut = recovery.power_cut;
             record.recovery_s = recovery.recovery_s;
             record.error = recovery.error;
+            if record.recovery_s.is_some() {
+                engine_came_back(bench, record);
+            }
             record.recovery_s.is_none()
         }
         Err(err) => {
@@ -349,6 +352,40 @@ fn restart_and_check(
         }
     }
     gone
+}
+
+/// A server that restarted without the trial's engine (MyRocks refuses to open a WAL that
+/// ends in a torn record at its default rocksdb_wal_recovery_mode=1) did not bring its
+/// data back: the trial is recorded as not back, with the error log's reason and the way
+/// out, and the walk starts a fresh server.
+fn engine_came_back(bench: &mut Bench, record: &mut CrashRecord) {
+    let engine = record.engine;
+    if bench.target.check_engines(&[engine]).is_ok() {
+        return;
+    }
+    let log = bench.target.error_log_tail(10).unwrap_or_default();
+    let errors: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains("[ERROR]"))
+        .map(|line| line.split_once("[ERROR] ").map_or(line, |(_, text)| text))
+        .collect();
+    let why = if errors.is_empty() {
+        log.clone()
+    } else {
+        errors.join("; ")
+    };
+    let way_out = if engine == Engine::RocksDb && why.contains("Corruption") {
+        " (its data stays unreadable until the log is repaired; \
+         --server-opt rocksdb_wal_recovery_mode=2 replays the log up to a torn record \
+         and drops what follows)"
+    } else {
+        ""
+    };
+    record.error = Some(format!(
+        "the server restarted in {:.1} s without {engine}: {why}{way_out}",
+        record.recovery_s.unwrap_or_default()
+    ));
+    record.recovery_s = None;
 }
 
 /// The ledger's database made afresh on `engine`, its accounts opened.
@@ -414,8 +451,11 @@ fn verify_into(
             record.check_table = check_table;
         }
         Err(err) => {
+            // The error log says why (an engine that did not load after the crash, as a
+            // rule): the reader needs it, not only the client's error.
+            let log = bench.target.error_log_tail(10).unwrap_or_default();
             record.error = Some(format!(
-                "the server came back but its tables could not be checked: {err}"
+                "the server came back but its tables could not be checked: {err}; its error log: {log}"
             ));
         }
     }
