@@ -34,6 +34,8 @@ pub enum Finished {
     /// Some cells failed; their errors are in the results and the tables.
     CellsFailed,
     Interrupted,
+    /// The command printed its own ending (sysbench's words): exit with this code.
+    Exit(u8),
 }
 
 impl Finished {
@@ -42,6 +44,7 @@ impl Finished {
             Finished::Success => 0,
             Finished::CellsFailed => 1,
             Finished::Interrupted => crate::interrupt::INTERRUPTED_EXIT_CODE,
+            Finished::Exit(code) => code,
         }
     }
 }

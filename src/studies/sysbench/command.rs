@@ -1,94 +1,378 @@
-//! `enginebench sysbench …`, sysbench's drop-in: a shell script or CI job that runs
-//! sysbench changes one word. `prepare`, `cleanup`, `help` and a script's own commands run
-//! the script as sysbench would, its output on stdout ([`start`]); `run` ([`SysbenchRun`])
-//! runs one cell on the named server (nothing created or dropped), with sysbench's
-//! `--report-interval` lines (or the script's hooks) as it goes, and sysbench's report
-//! (and `--histogram`) at the end. The command (commands/sysbench.rs) carries the run out
-//! through the pipeline every measuring command shares and stores it like any other.
+//! `enginebench sysbench`, sysbench's drop-in: a shell script or CI job that runs
+//! sysbench changes one word. Every command prints on stdout what sysbench 1.0.20 prints,
+//! in its order and words (`--help`, `--version`, a script only loaded, a script on
+//! standard input, `help`, `prepare`, `cleanup`, a script's own commands, and the
+//! refusals, as [`Said`]); `run` ([`SysbenchRun`]) gives the cell to measure on the named
+//! server (nothing created or dropped), sysbench's opening lines, its `--report-interval`
+//! lines (or the script's hooks) and its report. enginebench's own lines go to stderr
+//! with `--verbose` only. The command (commands/sysbench.rs) measures the cell and stores
+//! it like any other run.
 //!
 //! Owns: what each sysbench command does and prints, in sysbench's order. Must not read
-//! the command line (`command_line.rs`) nor know how scripts run (studies::lua).
+//! the command line (`command_line.rs`) nor know how scripts run (studies::lua), nor how a
+//! cell is measured.
 
 use std::cell::RefCell;
+use std::io::Read as _;
 use std::rc::Rc;
 
-use super::command_line::{self, Globals};
+use super::command_line::{self, Asked, Globals, Invocation};
+use super::said::Said;
 use super::{format, hooks, intervals};
 use crate::engine::Engine;
 use crate::plan::{Matrix, Plan};
 use crate::report::formats::Format as _;
-use crate::runner::{RunOutput, RunResult};
-use crate::server::{ConnectionSpec, Dsn, ServerArgsResolved};
+use crate::results::RunRecord;
+use crate::runner::IntervalHook;
+use crate::server::{ConnectionSpec, Dsn};
 use crate::studies::lua::script::{Declared, Script, Settings};
 use crate::studies::lua::{self, LuaParams};
 
+/// The first line sysbench prints for every command but `--help` and `--version`: its
+/// version and its LuaJIT's (enginebench's LuaJIT is built in, 2.1 as sysbench's).
+pub const HEADER: &str = "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta3)";
+
+/// sysbench's built-in tests: they measure the machine, not a database.
+const BUILT_IN_TESTS: [&str; 5] = ["fileio", "cpu", "memory", "threads", "mutex"];
+
 /// What `enginebench sysbench` has left to do once it has started.
 pub enum Start {
-    /// The command is done (`help`, `prepare`, `cleanup`, a script's own).
+    /// The command is done (`--help`, `help`, `prepare`, `cleanup`, a script's own, a
+    /// script only loaded).
     Done,
-    /// `run`: its cells to measure.
+    /// `run`: its cell to measure.
     Run(Box<SysbenchRun>),
 }
 
-/// Reads `args` as sysbench does, says which sysbench this is, and carries out every
-/// command but `run`.
+/// Reads `args` as sysbench does and carries out every command but `run`. Refusals come
+/// back as [`Said`], in sysbench's words.
 pub fn start(args: &[String]) -> anyhow::Result<Start> {
-    let invocation = command_line::read(args)?;
-    let globals = invocation.globals;
-    let script = Script::find(&invocation.script)?;
-    let settings = Settings {
-        script,
-        command: invocation.command.clone(),
-        given: invocation.options,
-        global: globals.global.clone(),
-        print_to_stderr: false,
+    let invocation = match command_line::read(args)? {
+        Asked::Help => {
+            out!("{}", include_str!("usage.txt"));
+            return Ok(Start::Done);
+        }
+        Asked::Version => {
+            outln!("sysbench 1.0.20");
+            return Ok(Start::Done);
+        }
+        Asked::Script(invocation) => *invocation,
     };
-    let declared = lua::declarations(&settings)?;
-    outln!(
-        "sysbench 1.0.20 compatible (enginebench {}, LuaJIT 2.1)\n",
+    verbose(&invocation.globals, &format!(
+        "enginebench {} runs sysbench 1.0.20's command line: its output on stdout, enginebench's own lines here (without --verbose, none)",
         env!("CARGO_PKG_VERSION")
-    );
-    let dsn = globals.dsn();
-    match invocation.command.as_str() {
-        "help" => {
-            out!("{}", settings.help(&declared));
+    ));
+    outln!("{HEADER}\n");
+    let Invocation {
+        globals,
+        options,
+        given,
+        script,
+        command,
+    } = invocation;
+    let script = match script {
+        None => {
+            // sysbench runs a script given on standard input, and does no more.
+            load(&globals, stdin_script()?, options)?;
+            return Ok(Start::Done);
+        }
+        Some(name) => name,
+    };
+    if let Some(test) = BUILT_IN_TESTS.iter().find(|test| **test == script) {
+        return Err(built_in_refused(test, command.is_none()).into());
+    }
+    let found = Script::find(&script).map_err(|_| {
+        Said::fatal(format!(
+            "Cannot find benchmark '{script}': no such built-in test, file or module"
+        ))
+    })?;
+    let (settings, declared) = load(&globals, found, options)?;
+    let Some(command) = command else {
+        // No command: the script was loaded (its main chunk run), nothing more to do.
+        return Ok(Start::Done);
+    };
+    let mut settings = settings;
+    settings.command = command.clone();
+    if let Err(err) = settings.options(&declared) {
+        return Err(option_refused(&settings, &given, err));
+    }
+    carry_out(&script, &command, settings, declared, globals)
+}
+
+/// A loaded script's `command` carried out as sysbench does; `run` handed back.
+fn carry_out(
+    script: &str,
+    command: &str,
+    settings: Settings,
+    declared: Declared,
+    globals: Globals,
+) -> anyhow::Result<Start> {
+    let command = command.to_string();
+    let custom = declared.commands.contains_key(&command);
+    match command.as_str() {
+        "help" if !custom && !declared.has_function("help") => {
+            if !declared.declares_options {
+                return Err(Said::stderr(format!(
+                    "'{script}' test does not implement the 'help' command."
+                ))
+                .into());
+            }
+            out!("{}", help_text(script, &settings.help(&declared)));
             Ok(Start::Done)
         }
-        "run" => {
-            // sysbench's interval lines as the run goes, unless the script's own hook
-            // prints them (called once the run is over: `call_report_hooks`).
-            let lines = globals.global.report_interval > 0.0
-                && !hooks::declares(&declared, "report_intermediate");
-            Ok(Start::Run(Box::new(SysbenchRun {
-                settings,
-                declared,
-                dsn,
-                globals,
-                lines,
-                hook_error: Rc::default(),
-            })))
+        "run" if !custom => {
+            if !declared.has_function("event") {
+                return Err(
+                    Said::fatal(format!("cannot find the event() function in {script}")).into(),
+                );
+            }
+            Ok(Start::Run(Box::new(SysbenchRun::new(
+                settings, declared, globals,
+            ))))
         }
-        other => {
-            settings.options(&declared)?;
+        _ => {
+            let builtin = matches!(command.as_str(), "prepare" | "cleanup" | "help");
+            let defined = custom || (builtin && declared.has_function(&command));
+            if !defined {
+                return Err(if builtin {
+                    Said::stderr(format!(
+                        "'{script}' test does not implement the '{command}' command."
+                    ))
+                } else {
+                    Said::stderr(format!("Unknown command: {command}"))
+                }
+                .into());
+            }
+            driver_named(&globals)?;
+            let dsn = globals.dsn();
             let spec = ConnectionSpec::tcp(&dsn, Some(&globals.global.mysql_db));
             lua::run_command(
                 &settings,
                 &declared,
-                other,
+                &command,
                 &spec,
                 globals.global.threads,
                 globals.seed(),
-            )?;
+            )
+            .map_err(|err| {
+                flush_script_output();
+                command_failed(&globals, &command, custom, &err)
+            })?;
+            flush_script_output();
             Ok(Start::Done)
         }
     }
 }
 
-/// `run`: the cells on the named server, stored, and sysbench's report printed.
+/// What the script printed so far, out before enginebench's next line: Lua's `print`
+/// writes to C's stdout, whose buffer (a block on a pipe) is not Rust's.
+pub fn flush_script_output() {
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    // SAFETY: fflush(NULL) flushes every C output stream; it takes no pointer of ours.
+    unsafe { libc::fflush(std::ptr::null_mut()) };
+}
+
+/// A script's help as sysbench prints it (`sb_print_options`): the script named as it was
+/// given, and the descriptions in a column one past the longest option.
+fn help_text(script: &str, help: &str) -> String {
+    let rows: Vec<(&str, &str)> = help
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.strip_prefix("  "))
+        .filter_map(|row| row.split_once(' '))
+        .map(|(flag, rest)| (flag, rest.trim_start()))
+        .collect();
+    let width = rows.iter().map(|(flag, _)| flag.len()).max().unwrap_or(0) + 1;
+    let mut out = format!("{script} options:\n");
+    for (flag, rest) in rows {
+        out.push_str(&format!("  {flag:<width$}{rest}\n"));
+    }
+    out.push('\n');
+    out
+}
+
+/// An enginebench line of its own, on stderr with `--verbose` only.
+fn verbose(globals: &Globals, line: &str) {
+    if globals.verbose {
+        crate::console::note(line);
+    }
+}
+
+/// The script read from standard input, as sysbench reads one given no name (or "-").
+fn stdin_script() -> anyhow::Result<Script> {
+    let mut source = String::new();
+    std::io::stdin()
+        .read_to_string(&mut source)
+        .map_err(|err| Said::fatal(format!("cannot read the script from standard input: {err}")))?;
+    Ok(Script {
+        name: "(stdin)".into(),
+        path: std::env::current_dir()
+            .unwrap_or_else(|_| ".".into())
+            .join("stdin.lua"),
+        source,
+    })
+}
+
+/// `script` loaded as sysbench loads it (its main chunk run, what it prints printed):
+/// its settings and what it declares.
+fn load(
+    globals: &Globals,
+    script: Script,
+    options: std::collections::BTreeMap<String, String>,
+) -> anyhow::Result<(Settings, Declared)> {
+    let settings = Settings {
+        script,
+        command: String::new(),
+        given: options,
+        global: globals.global.clone(),
+        print_to_stderr: false,
+    };
+    let declared = lua::declarations(&settings).map_err(|err| {
+        // sysbench reports a script that fails to load as a FATAL line of the Lua error.
+        flush_script_output();
+        Said::fatal(format!("{:#}", err.root_cause()))
+    })?;
+    flush_script_output();
+    Ok((settings, declared))
+}
+
+/// The refusal of sysbench's built-in `test`: enginebench measures databases.
+fn built_in_refused(test: &str, no_command: bool) -> Said {
+    if no_command {
+        return Said::stderr(format!(
+            "The '{test}' test requires a command argument. See 'sysbench {test} help'"
+        ));
+    }
+    Said::fatal(format!(
+        "'{test}' is one of sysbench's built-in tests, which measure the machine rather than a database: enginebench sysbench runs Lua scripts against MySQL and MariaDB; run `sysbench {test}` itself"
+    ))
+}
+
+/// An option the script does not declare, refused as sysbench refuses it ("invalid option:
+/// --name=value" on stderr); any other error of the options as it is.
+fn option_refused(
+    settings: &Settings,
+    given: &std::collections::BTreeMap<String, String>,
+    err: anyhow::Error,
+) -> anyhow::Error {
+    let text = err.to_string();
+    let unknown = settings
+        .given
+        .keys()
+        .find(|name| text.contains(&format!("unknown option --{}", name.replace('_', "-"))));
+    match unknown.and_then(|name| given.get(name)) {
+        Some(arg) => Said::stderr(format!("invalid option: {arg}")).into(),
+        None => err,
+    }
+}
+
+/// Refuses a `--db-driver` other than mysql, as sysbench's driver() does.
+fn driver_named(globals: &Globals) -> anyhow::Result<()> {
+    match globals.db_driver() {
+        "mysql" => Ok(()),
+        other => Err(Said::fatal(format!("invalid database driver name: '{other}'")).into()),
+    }
+}
+
+/// A script's failure as sysbench prints it: a FATAL line each, a refused connection
+/// first said as sysbench's driver says it ("unable to connect to MySQL server on …").
+fn failure_words(globals: &Globals, why: &str) -> Said {
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    for line in why.lines().filter(|line| !line.trim().is_empty()) {
+        // "worker 3: …": sysbench names no thread.
+        let line = match line.split_once(": ") {
+            Some((worker, rest)) if worker.starts_with("worker ") => rest,
+            _ => line,
+        };
+        let line = match line.split_once(CONNECTION_FAILED) {
+            Some((script, cause)) => {
+                stdout.push_str(&format!(
+                    "FATAL: unable to connect to MySQL server on {}, aborting...\n",
+                    server_words(globals)
+                ));
+                // enginebench's fix (TLS, the account) is its own line: --verbose only.
+                let (cause, hint) = match cause.split_once("; ") {
+                    Some((cause, hint)) if hint.contains("--mysql-ssl") => (cause, Some(hint)),
+                    _ => (cause, None),
+                };
+                stdout.push_str(&format!("FATAL: {}\n", error_words(cause)));
+                if let (Some(hint), true) = (hint, globals.verbose) {
+                    stderr.push_str(&format!("enginebench: {hint}\n"));
+                }
+                format!("{script}connection creation failed")
+            }
+            None => line.to_string(),
+        };
+        stdout.push_str(&format!("FATAL: {line}\n"));
+    }
+    Said {
+        stdout,
+        stderr,
+        exit_code: 1,
+    }
+}
+
+/// A command's failure (prepare, cleanup, a script's own); sysbench runs a command the
+/// script declares (`sysbench.cmdline.commands`) through `sysbench.cmdline.call_command`.
+fn command_failed(
+    globals: &Globals,
+    command: &str,
+    declared: bool,
+    err: &anyhow::Error,
+) -> anyhow::Error {
+    let mut text = format!("{err:#}");
+    if declared {
+        text = text.replacen(
+            &format!("`{command}' function failed"),
+            "`sysbench.cmdline.call_command' function failed",
+            1,
+        );
+    }
+    failure_words(globals, &text).into()
+}
+
+/// The server as sysbench's driver names it: "socket '…'" or "host '…', port N".
+fn server_words(globals: &Globals) -> String {
+    let global = &globals.global;
+    if global.mysql_socket.is_empty() {
+        format!(
+            "host '{}', port {}",
+            global.mysql_host, global.mysql_port as u32
+        )
+    } else {
+        format!("socket '{}'", global.mysql_socket)
+    }
+}
+
+/// How the script's failed connection ends its message: "…: connection creation failed:
+/// ERROR 1049 (42000): Unknown database 'x'".
+const CONNECTION_FAILED: &str = "connection creation failed: ";
+
+/// A connection's error as sysbench's driver prints it: "error 1049: Unknown database
+/// 'x'" (from "ERROR 1049 (42000): …" or "client error 2002: …").
+fn error_words(cause: &str) -> String {
+    let cause = cause.trim_start_matches("client ");
+    let Some((code, message)) = cause.split_once(": ") else {
+        return cause.to_string();
+    };
+    // "ERROR 1045 (28000)": the number, not the SQLSTATE.
+    let number: String = code
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(char::is_ascii_digit)
+        .collect();
+    if number.is_empty() {
+        return cause.to_string();
+    }
+    format!("error {number}: {message}")
+}
+
+/// `run`: one cell of `--threads` on the named server, sysbench's lines around it.
 pub struct SysbenchRun {
     settings: Settings,
     declared: Declared,
-    dsn: Dsn,
     globals: Globals,
     /// sysbench's `--report-interval` lines are printed as the run goes.
     lines: bool,
@@ -98,11 +382,24 @@ pub struct SysbenchRun {
 }
 
 impl SysbenchRun {
+    fn new(settings: Settings, declared: Declared, globals: Globals) -> SysbenchRun {
+        // sysbench's interval lines as the run goes, unless the script's own hook prints
+        // them.
+        let lines = globals.global.report_interval > 0.0
+            && !hooks::declares(&declared, "report_intermediate");
+        SysbenchRun {
+            settings,
+            declared,
+            globals,
+            lines,
+            hook_error: Rc::default(),
+        }
+    }
+
     /// The plan (one cell of `--threads` on the tables as they are) and the server it runs
-    /// on, sysbench's opening lines printed and the server reached first, as sysbench
-    /// connects its workers before it says "Threads started!".
-    pub fn plan(&self) -> anyhow::Result<(Plan, ServerArgsResolved)> {
-        self.settings.options(&self.declared)?;
+    /// on, with sysbench's opening lines printed. Nothing connects here: the script's
+    /// workers connect when it says.
+    pub fn plan(&self) -> anyhow::Result<(Plan, Dsn)> {
         let engine = self
             .settings
             .given
@@ -125,28 +422,42 @@ impl SysbenchRun {
         };
         outln!("Running the test with following options:");
         outln!("Number of threads: {}", global.threads);
+        if global.rate > 0.0 {
+            outln!("Target transaction rate: {}/sec", global.rate as i64);
+        }
         if global.report_interval > 0.0 {
             outln!(
                 "Report intermediate results every {} second(s)",
-                global.report_interval
+                global.report_interval as i64
             );
         }
-        // A server that cannot be reached is named before "Threads started!", as there.
-        ConnectionSpec::tcp(&self.dsn, Some(&global.mysql_db)).connect()?;
-        outln!("\nThreads started!\n");
+        if global.rand_seed != 0 {
+            outln!(
+                "Initializing random number generator from seed ({}).\n",
+                global.rand_seed as i32
+            );
+        } else {
+            outln!("Initializing random number generator from current time\n");
+        }
+        outln!();
+        outln!("Initializing worker threads...\n");
+        driver_named(&self.globals)?;
         let plan = Plan::new(std::sync::Arc::new(study), &matrix);
-        let server = ServerArgsResolved {
-            dsn: Some(self.dsn.clone()),
-            more_dsns: Vec::new(),
-            routing: Default::default(),
-            force: true,
-            database: global.mysql_db.clone(),
-            options: Default::default(),
-        };
-        Ok((plan, server))
+        Ok((plan, self.globals.dsn()))
     }
 
-    /// How often the run's progress is stored.
+    /// The database the script's tables are in (`--mysql-db`).
+    pub fn database(&self) -> &str {
+        &self.globals.global.mysql_db
+    }
+
+    /// `--verbose`: enginebench's own lines on stderr.
+    pub fn verbose(&self) -> bool {
+        self.globals.verbose
+    }
+
+    /// How often the run's progress is measured and stored: `--report-interval`, at
+    /// least a second.
     pub fn store_interval(&self) -> std::time::Duration {
         self.globals.store_interval()
     }
@@ -156,56 +467,63 @@ impl SysbenchRun {
         self.globals.percentile
     }
 
-    /// `output` shows the run's progress as sysbench does: its `--report-interval` lines,
-    /// or the script's own `report_intermediate` called as each interval closes.
-    pub fn show_progress(&self, output: &mut RunOutput) -> anyhow::Result<()> {
-        if self.lines {
-            output.interval_hook = Some(intervals::report_interval_lines());
-        }
+    /// What each closing interval prints: sysbench's `--report-interval` line, or the
+    /// script's own `report_intermediate`.
+    pub fn interval_hook(&self) -> anyhow::Result<Option<IntervalHook>> {
         let report_interval = self.globals.global.report_interval;
         if report_interval > 0.0 && hooks::declares(&self.declared, "report_intermediate") {
-            output.interval_hook = Some(hooks::intermediate(
+            return Ok(Some(hooks::intermediate(
                 &self.settings,
                 &self.declared,
                 report_interval,
                 self.globals.percentile,
                 Rc::clone(&self.hook_error),
-            )?);
+            )?));
         }
-        Ok(())
+        Ok(self.lines.then(intervals::report_interval_lines))
     }
 
-    /// What follows the run before its report: the line that ends the interval lines, the
-    /// script's `report_cumulative`, sysbench's `--histogram`. Returns the format the
-    /// report is printed in: sysbench's, unless the script's cumulative hook replaced it
-    /// (as in sysbench).
-    pub fn before_report(&self, outcome: &RunResult) -> anyhow::Result<Option<&'static str>> {
-        if self.lines {
-            outln!();
-        }
+    /// A worker that could not start (its `thread_init` failed, its first connection was
+    /// refused), in sysbench's words.
+    pub fn workers_failed(&self, why: &str) -> Said {
+        let mut said = failure_words(&self.globals, why);
+        said.stdout
+            .push_str("FATAL: Thread initialization failed!\n");
+        said
+    }
+
+    /// Everything after the measured run, on stdout: the script's `report_cumulative`
+    /// (instead of sysbench's report) or sysbench's report, and `--histogram` before it.
+    pub fn report(&self, record: &RunRecord) -> anyhow::Result<()> {
         if let Some(err) = self.hook_error.borrow_mut().take() {
             return Err(err);
         }
-        let cell = match outcome {
-            Ok(record) => record.cells.first(),
-            Err((_, record)) => record.cells.first(),
-        };
-        let cumulative_hook = hooks::declares(&self.declared, "report_cumulative");
-        if let (Some(cell), true) = (cell, cumulative_hook) {
-            hooks::cumulative(
-                &self.settings,
-                &self.declared,
-                cell,
-                self.globals.percentile,
-            )?;
-        }
+        let cell = record.cells.first();
         if self.globals.histogram {
             let events = cell
                 .and_then(|cell| crate::measure::decode_histogram(&cell.event_histogram_v2).ok());
             if let Some(events) = events {
-                outln!("{}", format::latency_histogram(&events));
+                // sysbench ends its histogram with a line of one space.
+                out!("{} \n", format::latency_histogram(&events));
             }
         }
-        Ok((!cumulative_hook).then_some(format::FORMAT.name()))
+        if hooks::declares(&self.declared, "report_cumulative") {
+            if let Some(cell) = cell {
+                hooks::cumulative(
+                    &self.settings,
+                    &self.declared,
+                    cell,
+                    self.globals.percentile,
+                )?;
+            }
+            return Ok(());
+        }
+        let view = crate::view::View::of(record);
+        out!(
+            "{}",
+            format::sysbench_report(&view, self.globals.percentile)
+        );
+        let _ = format::FORMAT.name();
+        Ok(())
     }
 }

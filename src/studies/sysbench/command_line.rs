@@ -12,6 +12,7 @@ use anyhow::bail;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::said::Said;
 use crate::server::Dsn;
 use crate::studies::lua::script::{GlobalOptions, OptionValue, Settings};
 
@@ -19,40 +20,56 @@ use crate::studies::lua::script::{GlobalOptions, OptionValue, Settings};
 /// and its command.
 pub struct Invocation {
     pub globals: Globals,
-    /// The script's own options, `--name=value` by name (`-` read as `_`).
+    /// The script's own options, `--name=value` by name (`-` read as `_`), and each as
+    /// it was given (for sysbench's "invalid option: --name=value").
     pub options: BTreeMap<String, String>,
-    /// A path or a name on sysbench's path.
-    pub script: String,
-    /// `run` unless another is named (`prepare`, `cleanup`, `help`, a script's own).
-    pub command: String,
+    pub given: BTreeMap<String, String>,
+    /// A path or a name on sysbench's path; None (or "-"): the script on standard input.
+    pub script: Option<String>,
+    /// None: the script is only loaded (its main chunk run), as sysbench does.
+    pub command: Option<String>,
 }
 
-/// `args` read as sysbench reads its command line, refused with the option to fix.
-pub fn read(args: &[String]) -> anyhow::Result<Invocation> {
+/// What the command line asks for.
+pub enum Asked {
+    /// `--help`: sysbench's usage.
+    Help,
+    /// `--version`.
+    Version,
+    Script(Box<Invocation>),
+}
+
+/// `args` read as sysbench reads its command line, refused in sysbench's words
+/// ([`Said`]) where sysbench has some.
+pub fn read(args: &[String]) -> anyhow::Result<Asked> {
     let mut line = read_line(args)?;
-    let globals = take_globals(&mut line.options)?;
-    if globals.db_driver != "mysql" {
-        bail!(
-            "--db-driver={}: enginebench speaks to MySQL and MariaDB only (--db-driver=mysql)",
-            globals.db_driver
-        );
-    }
-    let Some(script) = line.positional.first().cloned() else {
-        bail!(
-            "no script: enginebench sysbench [options] SCRIPT COMMAND (e.g. oltp_read_write run)"
-        );
+    // sysbench answers --help and --version before it checks any value.
+    let flag = |name: &str| {
+        line.options
+            .get(name)
+            .is_some_and(|value| !matches!(value.as_str(), "off" | "false" | "0"))
     };
-    let command = line
-        .positional
-        .get(1)
-        .cloned()
-        .unwrap_or_else(|| "run".into());
-    Ok(Invocation {
+    if flag("help") {
+        return Ok(Asked::Help);
+    }
+    if flag("version") {
+        return Ok(Asked::Version);
+    }
+    let globals = take_globals(&mut line.options)?;
+    let mut positional = line.positional.into_iter();
+    let script = positional.next().filter(|name| name != "-");
+    let given = line
+        .given
+        .into_iter()
+        .filter(|(name, _)| line.options.contains_key(name))
+        .collect();
+    Ok(Asked::Script(Box::new(Invocation {
         globals,
         options: line.options,
+        given,
         script,
-        command,
-    })
+        command: positional.next(),
+    })))
 }
 
 /// sysbench's command line, read.
@@ -60,6 +77,8 @@ pub fn read(args: &[String]) -> anyhow::Result<Invocation> {
 struct SysbenchLine {
     /// `--name=value` by name (`-` read as `_`), sysbench's and the script's alike.
     options: BTreeMap<String, String>,
+    /// Each option as it was written, by name.
+    given: BTreeMap<String, String>,
     /// The script (a path or a name on sysbench's path), then the command.
     positional: Vec<String>,
 }
@@ -69,17 +88,14 @@ fn read_line(args: &[String]) -> anyhow::Result<SysbenchLine> {
     for arg in args {
         if let Some(flag) = arg.strip_prefix("--") {
             let (name, value) = flag.split_once('=').unwrap_or((flag, "on"));
-            line.options
-                .insert(Settings::option_name(name), value.to_string());
-        } else {
+            let name = Settings::option_name(name);
+            line.options.insert(name.clone(), value.to_string());
+            line.given.insert(name, arg.clone());
+        } else if line.positional.len() < 2 {
             line.positional.push(arg.clone());
+        } else {
+            return Err(Said::stderr(format!("Unrecognized command line argument: {arg}")).into());
         }
-    }
-    if line.positional.len() > 2 {
-        bail!(
-            "unexpected '{}': sysbench takes [options] SCRIPT COMMAND, with options as --name=value",
-            line.positional[2]
-        );
     }
     Ok(line)
 }
@@ -91,6 +107,8 @@ pub struct Globals {
     pub percentile: f64,
     /// `--histogram`: sysbench's latency histogram before the report.
     pub histogram: bool,
+    /// `--verbose` (enginebench's own): its lines on stderr; without it, none.
+    pub verbose: bool,
     password: Option<String>,
     port: u16,
     db_driver: String,
@@ -125,10 +143,21 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
     const SECONDS: std::ops::RangeInclusive<f64> = 0.0..=1.8e19;
     let seconds = "seconds, 0 or more (e.g. 60)";
     if let Some(value) = take("threads") {
-        global.threads = number("threads", &value)?;
-        if global.threads == 0 {
-            bail!("--threads=0: at least 1 thread");
-        }
+        global.threads = match value.parse::<u32>() {
+            Ok(threads) if threads > 0 => threads,
+            // sysbench's words, before its header (at least 1 thread).
+            _ => {
+                return Err(Said {
+                    stdout: format!(
+                        "FATAL: Invalid value for --threads: {}.\n\n",
+                        value.parse::<i64>().unwrap_or(0)
+                    ),
+                    stderr: String::new(),
+                    exit_code: 1,
+                }
+                .into())
+            }
+        };
     }
     if let Some(value) = take("time") {
         global.time = within("time", &value, SECONDS, seconds)?;
@@ -225,6 +254,9 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
     }
     tls.check().map_err(|err| anyhow::anyhow!(err))?;
     let db_driver = take("db_driver").unwrap_or_else(|| "mysql".into());
+    // sysbench takes `--test=NAME` (deprecated) for the script.
+    take("test");
+    let verbose = take("verbose").is_some_and(|value| !matches!(value.as_str(), "off" | "0"));
     // Accepted as sysbench accepts them; enginebench's own behaviour covers them.
     for ignored in ["verbosity", "forced_shutdown", "luajit_cmd"] {
         take(ignored);
@@ -234,6 +266,7 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
         warmup,
         percentile,
         histogram,
+        verbose,
         password,
         port,
         db_driver,
@@ -264,6 +297,11 @@ impl Globals {
             database: Some(self.global.mysql_db.clone()),
             tls: self.tls.clone(),
         }
+    }
+
+    /// `--db-driver`: sysbench's name of the driver (enginebench has `mysql` only).
+    pub fn db_driver(&self) -> &str {
+        &self.db_driver
     }
 
     /// The run's seed: `--rand-seed`, or the clock's for its 0 (sysbench's default).
@@ -306,8 +344,8 @@ mod tests {
             ),
             ("--events=-5", "--events=-5: a count of events"),
             ("--rate=inf", "--rate=inf: events per second"),
-            ("--threads=0", "--threads=0: at least 1 thread"),
-            ("--threads=many", "--threads=many: a number"),
+            ("--threads=0", "FATAL: Invalid value for --threads: 0."),
+            ("--threads=many", "FATAL: Invalid value for --threads: 0."),
         ] {
             let err = globals_of(&[arg, "oltp_read_write", "run"]).err().unwrap();
             assert!(err.to_string().starts_with(says), "{arg}: {err}");

@@ -91,15 +91,53 @@ pub fn format(view: &View, percentile: f64) -> String {
                 other => format!(" ({other:?})").to_lowercase(),
             }
         );
-        out.push_str(&cell_report(cell, figures, percentile));
+        out.push_str(&cell_report(cell, figures, percentile, true));
         out.push('\n');
     }
     out
 }
 
+/// sysbench's own report of `view`'s cell, as `sysbench … run` ends: no title, and
+/// nothing sysbench does not print (the rate section is enginebench's).
+pub fn sysbench_report(view: &View, percentile: f64) -> String {
+    let mut out = String::new();
+    for (cell, figures) in view.record.cells.iter().zip(&view.cells) {
+        out.push_str(&cell_report(cell, figures, percentile, false));
+        out.push('\n');
+    }
+    out
+}
+
+/// sysbench's "Latency (ms):" block: min, avg and max, the chosen percentile (or
+/// "disabled" at 0), the sum; in sysbench's printf widths ("%39.2f", "%3dth percentile:
+/// %27.2f").
+fn latency_lines(min_avg_max_ms: [f64; 3], (percentile, at_ms): (f64, f64), sum_ms: f64) -> String {
+    let [min, avg, max] = min_avg_max_ms;
+    let mut out = String::from("Latency (ms):\n");
+    let _ = writeln!(out, "         min: {min:>39.2}");
+    let _ = writeln!(out, "         avg: {avg:>39.2}");
+    let _ = writeln!(out, "         max: {max:>39.2}");
+    if percentile > 0.0 {
+        let _ = writeln!(
+            out,
+            "        {:>3}th percentile: {at_ms:>27.2}",
+            percentile as i64
+        );
+    } else {
+        let _ = writeln!(out, "         percentile stats:               disabled");
+    }
+    let _ = writeln!(out, "         sum: {sum_ms:>39.2}");
+    out
+}
+
 // Long by design: sysbench's per-cell report, line for line as sysbench prints it.
 #[allow(clippy::too_many_lines)]
-fn cell_report(cell: &CellRecord, figures: &CellFigures, percentile: f64) -> String {
+fn cell_report(
+    cell: &CellRecord,
+    figures: &CellFigures,
+    percentile: f64,
+    with_rate: bool,
+) -> String {
     let statements = figures.statements;
     let total = statements.total();
     let seconds = figures.seconds;
@@ -114,45 +152,49 @@ fn cell_report(cell: &CellRecord, figures: &CellFigures, percentile: f64) -> Str
     let (events_avg, events_sd) = figures.fairness_events;
     let (busy_avg, busy_sd) = figures.fairness_busy_s;
     let mut out = String::new();
-    let _ = writeln!(out, "SQL statistics:");
-    let _ = writeln!(out, "    queries performed:");
-    let _ = writeln!(
-        out,
-        "        read:                            {}",
-        statements.read
-    );
-    let _ = writeln!(
-        out,
-        "        write:                           {}",
-        statements.write
-    );
-    let _ = writeln!(
-        out,
-        "        other:                           {}",
-        statements.other
-    );
-    let _ = writeln!(out, "        total:                           {total}");
-    let _ = writeln!(
-        out,
-        "    transactions:                        {:<6} ({:.2} per sec.)",
-        cell.events,
-        per_s(cell.events)
-    );
-    let _ = writeln!(
-        out,
-        "    queries:                             {total:<6} ({:.2} per sec.)",
-        per_s(total)
-    );
-    let _ = writeln!(
-        out,
-        "    ignored errors:                      {:<6} ({:.2} per sec.)",
-        cell.failed_events,
-        per_s(cell.failed_events)
-    );
-    let _ = writeln!(
-        out,
-        "    reconnects:                          0      (0.00 per sec.)"
-    );
+    // sysbench prints its SQL statistics only when the script used a database driver;
+    // a script that sent nothing has none.
+    if total > 0 || cell.failed_events > 0 || with_rate {
+        let _ = writeln!(out, "SQL statistics:");
+        let _ = writeln!(out, "    queries performed:");
+        let _ = writeln!(
+            out,
+            "        read:                            {}",
+            statements.read
+        );
+        let _ = writeln!(
+            out,
+            "        write:                           {}",
+            statements.write
+        );
+        let _ = writeln!(
+            out,
+            "        other:                           {}",
+            statements.other
+        );
+        let _ = writeln!(out, "        total:                           {total}");
+        let _ = writeln!(
+            out,
+            "    transactions:                        {:<6} ({:.2} per sec.)",
+            cell.events,
+            per_s(cell.events)
+        );
+        let _ = writeln!(
+            out,
+            "    queries:                             {total:<6} ({:.2} per sec.)",
+            per_s(total)
+        );
+        let _ = writeln!(
+            out,
+            "    ignored errors:                      {:<6} ({:.2} per sec.)",
+            cell.failed_events,
+            per_s(cell.failed_events)
+        );
+        let _ = writeln!(
+            out,
+            "    reconnects:                          0      (0.00 per sec.)"
+        );
+    }
     let _ = writeln!(out);
     let _ = writeln!(out, "General statistics:");
     let _ = writeln!(
@@ -166,32 +208,16 @@ fn cell_report(cell: &CellRecord, figures: &CellFigures, percentile: f64) -> Str
         cell.events
     );
     let _ = writeln!(out);
-    let _ = writeln!(out, "Latency (ms):");
-    let _ = writeln!(
-        out,
-        "         min:                                    {:.2}",
-        ms(latency.min_us as f64)
-    );
-    let _ = writeln!(
-        out,
-        "         avg:                                    {:.2}",
-        ms(latency.avg_us)
-    );
-    let _ = writeln!(
-        out,
-        "         max:                                    {:.2}",
-        ms(latency.max_us as f64)
-    );
-    let _ = writeln!(
-        out,
-        "         {:.0}th percentile:                        {chosen:.2}",
-        percentile
-    );
-    let _ = writeln!(
-        out,
-        "         sum:                                    {sum_ms:.2}"
-    );
-    if let Some(rate) = &cell.rate {
+    out.push_str(&latency_lines(
+        [
+            ms(latency.min_us as f64),
+            ms(latency.avg_us),
+            ms(latency.max_us as f64),
+        ],
+        (percentile, chosen),
+        sum_ms,
+    ));
+    if let (Some(rate), true) = (&cell.rate, with_rate) {
         let _ = writeln!(out);
         let _ = writeln!(
             out,
@@ -233,4 +259,27 @@ fn cell_report(cell: &CellRecord, figures: &CellFigures, percentile: f64) -> Str
         "    execution time (avg/stddev):   {busy_avg:.4}/{busy_sd:.2}"
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latency_lines_are_in_sysbenchs_widths() {
+        // As sysbench 1.0.20 printed them (figures of a run, one of each width).
+        assert_eq!(
+            latency_lines([0.72, 3.95, 63.58], (95.0, 11.02), 5992.15),
+            "Latency (ms):\n\
+             \x20        min:                                    0.72\n\
+             \x20        avg:                                    3.95\n\
+             \x20        max:                                   63.58\n\
+             \x20        95th percentile:                       11.02\n\
+             \x20        sum:                                 5992.15\n"
+        );
+        let disabled = latency_lines([0.01, 0.03, 2.79], (0.0, 0.0), 2979.82);
+        assert!(disabled.contains("\n         percentile stats:               disabled\n"));
+        let hundredth = latency_lines([0.01, 0.03, 2.79], (100.0, 2.79), 2979.82);
+        assert!(hundredth.contains("\n        100th percentile:                        2.79\n"));
+    }
 }

@@ -41,6 +41,15 @@ pub fn interval_line(interval: &IntervalMeasurement, threads: u32) -> String {
     );
     let errors: u64 = interval.kinds.iter().map(|(_, _, failed)| failed).sum();
     let per_s = |n: u64| n as f64 / seconds;
+    if reads + writes + other == 0 {
+        // sysbench's line for a script without a database: events per second.
+        return format!(
+            "[ {:.0}s ] thds: {threads} eps: {:.2} lat (ms,95%): {:.2}",
+            interval.end_s,
+            per_s(interval.events.count),
+            interval.events.p95_us as f64 / 1000.0,
+        );
+    }
     format!(
         "[ {:.0}s ] thds: {threads} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,95%): {:.2} err/s: {:.2} reconn/s: 0.00",
         interval.end_s,

@@ -20,6 +20,7 @@ pub mod format;
 mod hooks;
 pub mod intervals;
 pub mod oltp;
+pub mod said;
 pub mod sbtest;
 mod tables;
 mod workload;
