@@ -87,7 +87,7 @@ impl Kind for IbenchKind {
     }
 }
 
-/// ibench's own flags on `run`.
+// ibench's own flags on `run` (a plain comment: a doc comment would become `run`'s about).
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Insert benchmark (run ibench)")]
 struct IbenchFlags {

@@ -8,7 +8,8 @@ use super::oltp::OltpOptions;
 use crate::scenario::distributions::{RandSpec, RandType};
 use crate::units::{parse_count, parse_switch};
 
-/// sysbench's workload options, with its names, meanings and defaults.
+// sysbench's workload options, with its names, meanings and defaults (a plain comment: a
+// doc comment would become `run`'s about).
 #[derive(Debug, Args, Clone)]
 #[command(next_help_heading = "sysbench workload options")]
 pub struct OltpArgs {

@@ -153,7 +153,7 @@ impl Mix {
     }
 }
 
-/// TPC-C's own flags on `run`.
+// TPC-C's own flags on `run` (a plain comment: a doc comment would become `run`'s about).
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "TPC-C (run tpcc)")]
 struct TpccFlags {

@@ -78,7 +78,7 @@ impl Kind for YcsbKind {
     }
 }
 
-/// YCSB's own flags on `run`.
+// YCSB's own flags on `run` (a plain comment: a doc comment would become `run`'s about).
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "YCSB (run ycsb)")]
 struct YcsbFlags {
