@@ -126,11 +126,7 @@ fn measure(run: &SysbenchRun) -> anyhow::Result<Finished> {
     match &measured.outcome {
         CellOutcome::Failed(why) => {
             // sysbench stops without its report when a worker fails.
-            let mut said = Said::fatal(why.lines().next().unwrap_or_default());
-            for line in why.lines().skip(1) {
-                said.stdout.push_str(&format!("FATAL: {line}\n"));
-            }
-            Ok(print_said(&said))
+            Ok(print_said(&run.run_failed(why)))
         }
         CellOutcome::Stalled(_) => {
             let why = record.cells[0].error.clone().unwrap_or_default();

@@ -142,7 +142,12 @@ fn server() -> (ThrowawayServer, Vec<String>) {
 
 /// Scripts of the cases: one that only prints, one without `event`, one with a custom
 /// command, and hooks on a script that never connects.
-const SCRIPTS: [(&str, &str); 5] = [
+const SCRIPTS: [(&str, &str); 6] = [
+    (
+        "failing.lua",
+        "function thread_init() n = 0 end\n\
+         function event() n = n + 1 if n == 50 then error('boom at ' .. n) end end\n",
+    ),
     (
         "prints.lua",
         "print('loaded', sysbench.rand.uniform(1, 10) >= 1)\n",
@@ -235,6 +240,7 @@ fn every_command_line_prints_what_sysbench_prints() {
         case(&["--events=2000", "--threads=2", "hooks.lua", "run"]),
         case(&["--time=3", "--report-interval=2", "hooks.lua", "run"]),
         case(&["--events=5000", "no_db.lua", "run"]),
+        case(&["--events=1000", "failing.lua", "run"]),
         case(&["--time=3", "--report-interval=2", "no_db.lua", "run"]),
         case(&[
             "--mysql-host=127.0.0.1",

@@ -281,11 +281,14 @@ fn failure_words(globals: &Globals, why: &str) -> Said {
     let mut stdout = String::new();
     let mut stderr = String::new();
     for line in why.lines().filter(|line| !line.trim().is_empty()) {
-        // "worker 3: …": sysbench names no thread.
-        let line = match line.split_once(": ") {
-            Some((worker, rest)) if worker.starts_with("worker ") => rest,
-            _ => line,
-        };
+        // "worker 3: Lua thread 3: …": sysbench names no thread.
+        let mut line = line;
+        while let Some((thread, rest)) = line.split_once(": ") {
+            if !(thread.starts_with("worker ") || thread.starts_with("Lua thread ")) {
+                break;
+            }
+            line = rest;
+        }
         let line = match line.split_once(CONNECTION_FAILED) {
             Some((script, cause)) => {
                 stdout.push_str(&format!(
@@ -490,6 +493,14 @@ impl SysbenchRun {
         said.stdout
             .push_str("FATAL: Thread initialization failed!\n");
         said
+    }
+
+    /// A script that failed during the run (its `event` raised an error, a statement
+    /// failed fatally), in sysbench's words: sysbench runs the events in its own Lua
+    /// function, `thread_run`.
+    pub fn run_failed(&self, why: &str) -> Said {
+        let why = why.replace("`event' function failed", "`thread_run' function failed");
+        failure_words(&self.globals, &why)
     }
 
     /// Everything after the measured run, on stdout: the script's `report_cumulative`
