@@ -11,6 +11,7 @@ use corosensei::CoroutineResult;
 
 use super::coroutine::{self, Co, Wait, WAIT_EXCEPT, WAIT_READ, WAIT_TIMEOUT, WAIT_WRITE};
 use super::epoll::Epoll;
+use super::stats::{self, LoopStats};
 
 enum Waiting {
     Nothing,
@@ -62,9 +63,18 @@ pub(crate) fn run_loop<'a, R>(
     // whether its writability is watched.
     let mut owner: Vec<(u32, bool)> = Vec::new();
     let mut events: Vec<libc::epoll_event> = vec![libc::epoll_event { events: 0, u64: 0 }; 1024];
+    let mut stats = stats::wanted().then(|| LoopStats::new(slots.len()));
+    // Workers woken by the last wait and not yet resumed (for `stats`).
+    let mut woken_left = 0usize;
 
     loop {
         while let Some((id, answer)) = ready.pop_front() {
+            if woken_left > 0 {
+                woken_left -= 1;
+                if let Some(stats) = &mut stats {
+                    stats.resumed_woken();
+                }
+            }
             let slot = &mut slots[id];
             let running = slot.coroutine.as_mut().expect("a live coroutine");
             let result = coroutine::resume(running, answer);
@@ -190,7 +200,15 @@ pub(crate) fn run_loop<'a, R>(
         if io_waiters_with_deadline > 0 {
             cap(next_sweep.saturating_duration_since(now));
         }
+        let since = stats.as_mut().map(|stats| {
+            let in_flight = slots
+                .iter()
+                .filter(|slot| matches!(slot.waiting, Waiting::Io { want, .. } if want & WAIT_READ != 0))
+                .count();
+            stats.before_wait(in_flight)
+        });
         let count = epoll.wait(&mut events, timeout);
+        let queued_before = ready.len();
         for event in &events[..count] {
             let id = event.u64 as usize;
             let slot = &mut slots[id];
@@ -219,6 +237,13 @@ pub(crate) fn run_loop<'a, R>(
                 }
             }
         }
+        woken_left = ready.len() - queued_before;
+        if let (Some(stats), Some(since)) = (&mut stats, since) {
+            stats.after_wait(since, count, woken_left);
+        }
+    }
+    if let Some(stats) = &stats {
+        stats.print();
     }
     results
         .into_iter()

@@ -15,12 +15,14 @@
 //!
 //! Owns: which driver a cell runs on and how many loops it gets; the parts live beside it
 //! (`coroutine`: suspending and waking a worker; `event_loop`: the loop; `epoll`: the
-//! kernel's wait; `rlimit`: the open-file limit). Must not know workloads or statements.
+//! kernel's wait; `rlimit`: the open-file limit; `stats`: what each loop did, printed with
+//! `ENGINEBENCH_LOOP_STATS=1`). Must not know workloads or statements.
 
 mod coroutine;
 mod epoll;
 mod event_loop;
 mod rlimit;
+mod stats;
 
 use std::cell::Cell;
 
@@ -80,8 +82,9 @@ pub fn kind(chosen: Option<DriverKind>) -> DriverKind {
 
 /// Event loops for `workers` connections: one per connection while there are at most two
 /// connections per CPU this process may run on (its affinity, which `--client-cpus`
-/// narrows), else one per 16 connections (or the workload's `connections_per_loop`), at most
-/// two per CPU (`ENGINEBENCH_EVENT_LOOPS` fixes the number, to measure the driver).
+/// narrows), else one per 16 connections (or the workload's `connections_per_loop`), at
+/// least one per CPU and at most two (`ENGINEBENCH_EVENT_LOOPS` fixes the number, to
+/// measure the driver).
 pub fn loop_count(workers: usize, connections_per_loop: Option<usize>) -> usize {
     // For measuring the driver itself: a fixed number of loops.
     if let Some(loops) = std::env::var("ENGINEBENCH_EVENT_LOOPS")
@@ -120,11 +123,26 @@ fn loops_for(workers: usize, cpus: usize, connections_per_loop: usize) -> usize 
     //   bottleneck, one thread among as many busy server threads): 16 connections a loop.
     //   At 64 connections 4 loops were as light as 2 and up to 7% faster (7 rounds), so
     //   loops may outnumber the CPUs, up to the two per CPU that few connections get.
+    // - But never fewer loops than CPUs (measured 2026-11-27, ENGINEBENCH_LOOP_STATS=1): a
+    //   loop is one thread among the server's, and each statement it sends wakes a server
+    //   thread on the loop's own CPU (a unix socket's wake-ups are synchronous, meant for a
+    //   sender that now blocks, as sysbench's threads do), which preempts it: one loop for
+    //   16 connections was switched out involuntarily 18-26k times a second, ran 19-32% of
+    //   the time and waited in epoll only 10-11%, so its ready connections waited behind a
+    //   preempted thread (12-15 of the 16 ready at each wake-up, 22-44 µs from wake-up to
+    //   resume), whatever order it served them in. Fewer statements were in flight than
+    //   connections: 0.84-0.95x sysbench's QPS. With a loop per CPU a preempted loop holds
+    //   back half the connections while the other CPU's loop sends: on oltp_point_select at
+    //   16 connections (8 alternated rounds of 4-5 s) 2 loops gave 70-84k QPS where 1 gave
+    //   62-76k and 4 gave 69-77k (sysbench 56-83k), at 4.7-6.7 µs of client CPU per
+    //   statement against 6.1-6.6 for one loop and 7.0-8.2 for four.
     let (workers, cpus) = (workers.max(1), cpus.max(1));
     if workers <= 2 * cpus {
         workers
     } else {
-        workers.div_ceil(connections_per_loop.max(1)).min(2 * cpus)
+        workers
+            .div_ceil(connections_per_loop.max(1))
+            .clamp(cpus, 2 * cpus)
     }
 }
 
@@ -136,18 +154,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_few_connections_get_a_loop_each_and_many_share_one_per_16_up_to_two_per_cpu() {
+    fn a_few_connections_get_a_loop_each_and_many_share_one_per_16_one_to_two_per_cpu() {
         assert_eq!(loops_for(1, 2, CONNECTIONS_PER_LOOP), 1);
         assert_eq!(loops_for(4, 2, CONNECTIONS_PER_LOOP), 4);
-        assert_eq!(loops_for(5, 2, CONNECTIONS_PER_LOOP), 1);
-        assert_eq!(loops_for(16, 2, CONNECTIONS_PER_LOOP), 1);
+        // Never fewer loops than CPUs: one preempted loop would hold back every connection.
+        assert_eq!(loops_for(5, 2, CONNECTIONS_PER_LOOP), 2);
+        assert_eq!(loops_for(16, 2, CONNECTIONS_PER_LOOP), 2);
         assert_eq!(loops_for(17, 2, CONNECTIONS_PER_LOOP), 2);
+        assert_eq!(loops_for(48, 2, CONNECTIONS_PER_LOOP), 3);
         assert_eq!(loops_for(64, 2, CONNECTIONS_PER_LOOP), 4);
         assert_eq!(loops_for(10_000, 2, CONNECTIONS_PER_LOOP), 4);
         assert_eq!(loops_for(16, 8, CONNECTIONS_PER_LOOP), 16);
-        assert_eq!(loops_for(17, 8, CONNECTIONS_PER_LOOP), 2);
-        assert_eq!(loops_for(64, 8, CONNECTIONS_PER_LOOP), 4);
+        assert_eq!(loops_for(17, 8, CONNECTIONS_PER_LOOP), 8);
+        assert_eq!(loops_for(64, 8, CONNECTIONS_PER_LOOP), 8);
+        assert_eq!(loops_for(200, 8, CONNECTIONS_PER_LOOP), 13);
         assert_eq!(loops_for(10_000, 8, CONNECTIONS_PER_LOOP), 16);
+        assert_eq!(loops_for(3, 1, CONNECTIONS_PER_LOOP), 1);
         assert_eq!(loops_for(0, 0, CONNECTIONS_PER_LOOP), 1);
         // A workload that fills a loop sooner asks for fewer connections per loop.
         assert_eq!(loops_for(16, 2, 8), 2);
