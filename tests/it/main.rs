@@ -47,6 +47,7 @@ mod server_lifecycle;
 mod stalls;
 mod store;
 mod study_kind;
+mod sysbench_legacy;
 mod tls;
 mod topology;
 mod tpcc;
