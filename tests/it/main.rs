@@ -48,6 +48,7 @@ mod stalls;
 mod store;
 mod study_kind;
 mod sysbench_drop_in;
+mod sysbench_legacy;
 mod tls;
 mod topology;
 mod tpcc;

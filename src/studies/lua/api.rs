@@ -129,7 +129,8 @@ pub struct Context {
     pub(super) rng: RefCell<SmallRng>,
     default_rand: Distribution,
     generators: [Distribution; 5],
-    pub(super) unique: Cell<u32>,
+    /// This state's draw for the process's unique sequence's offset (the first state's
+    /// draw is the one kept: `native::next_unique`).
     pub(super) unique_offset: u32,
 }
 
@@ -164,7 +165,6 @@ impl Context {
                 of(RandType::Pareto)?,
                 of(RandType::Zipfian)?,
             ],
-            unique: Cell::new(0),
             unique_offset,
             rng: RefCell::new(rng),
         })

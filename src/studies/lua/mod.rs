@@ -1,7 +1,8 @@
-//! The Lua kind: a sysbench 1.0 Lua script run unchanged as a study
-//! (`enginebench run SCRIPT.lua [--option=value …]`). Per engine a fresh database and the
-//! script's `prepare` (its connections default to the engine, and `mysql_storage_engine`
-//! is set to it); then the cells (threads × repeats × engines, engines innermost, each
+//! The Lua kind: a sysbench 1.0 Lua script (or a 0.5-era one, on the API sysbench 1.0
+//! keeps for them) run unchanged as a study (`enginebench run SCRIPT.lua
+//! [--option=value …]`). Per engine a fresh database and the script's `prepare` (its
+//! connections default to the engine, and `mysql_storage_engine`, or a 0.5-era script's
+//! `mysql_table_engine`, is set to it); then the cells (threads × repeats × engines, engines innermost, each
 //! statement a query kind under its digest), after each cell `--check COMMAND` if given
 //! (a script command whose failure marks the set-up not comparable); then each engine's
 //! `cleanup`. Also `enginebench sysbench …`'s commands (studies/sysbench/command.rs) run
@@ -316,8 +317,6 @@ impl LuaParams {
         }
     }
 
-    /// The script's settings for `engine`: `mysql_storage_engine` set to it when the
-    /// script takes that option.
     /// The script's `command` on `engine`'s database, at the run's most threads up to 8:
     /// what it printed.
     fn run_on(
@@ -339,6 +338,10 @@ impl LuaParams {
         )
     }
 
+    /// The script's settings for `engine`: `mysql_storage_engine` set to it when the
+    /// script takes that option; a 0.5-era script (declaring none) has its tables made on
+    /// it through `mysql_table_engine`, which its CREATE TABLE names (unless given). Under
+    /// `enginebench sysbench` the engine only labels the run: nothing is set.
     fn settings_for(&self, engine: Engine) -> Settings {
         let mut settings = (*self.settings).clone();
         if self
@@ -350,6 +353,12 @@ impl LuaParams {
             settings
                 .given
                 .insert("mysql_storage_engine".into(), engine.key().into());
+        }
+        if !self.declared.declares_options && !self.cells_only {
+            settings
+                .given
+                .entry("mysql_table_engine".into())
+                .or_insert_with(|| engine.key().into());
         }
         settings
     }

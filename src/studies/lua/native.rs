@@ -7,6 +7,8 @@
 use mlua::{AnyUserData, Lua};
 use rand::Rng;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
 
 use super::api::Context;
 use super::connection::Conn;
@@ -64,13 +66,7 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
     let ctx = Rc::clone(&context);
     native.set(
         "rand_unique",
-        lua.create_function(move |_, ()| {
-            let index = ctx.unique.get();
-            ctx.unique.set(index.wrapping_add(1));
-            Ok(unique_permutation(
-                (unique_permutation(index).wrapping_add(ctx.unique_offset)) ^ 0x5bf0_3635,
-            ))
-        })?,
+        lua.create_function(move |_, ()| Ok(next_unique(ctx.unique_offset)))?,
     )?;
     let ctx = Rc::clone(&context);
     native.set(
@@ -116,6 +112,20 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
     Ok(())
 }
 
+/// The process's unique sequence, one for every state as sysbench's is one for every
+/// thread: `sysbench.rand.unique()` (0.5's `sb_rand_uniq`, which scripts give rows their
+/// ids with) never draws a number twice, whichever thread draws it.
+static UNIQUE_INDEX: AtomicU32 = AtomicU32::new(0);
+static UNIQUE_OFFSET: OnceLock<u32> = OnceLock::new();
+
+/// The sequence's next number; `offset` (a state's random draw) places the sequence when
+/// it is first drawn from.
+fn next_unique(offset: u32) -> u32 {
+    let offset = *UNIQUE_OFFSET.get_or_init(|| offset);
+    let index = UNIQUE_INDEX.fetch_add(1, Ordering::Relaxed);
+    unique_permutation(unique_permutation(index).wrapping_add(offset) ^ 0x5bf0_3635)
+}
+
 /// sysbench's unique-number permutation (a quadratic residue mod the largest prime below
 /// 2^32), which gives each of 2^32 draws a distinct value.
 fn unique_permutation(x: u32) -> u32 {
@@ -145,6 +155,15 @@ mod tests {
     fn unique_numbers_do_not_repeat() {
         let drawn: std::collections::HashSet<u32> = (0..100_000u32)
             .map(|i| unique_permutation(unique_permutation(i).wrapping_add(7) ^ 0x5bf0_3635))
+            .collect();
+        assert_eq!(drawn.len(), 100_000);
+    }
+
+    #[test]
+    fn states_share_one_unique_sequence() {
+        // Two states (their own offsets) drawing in turn, as two threads' scripts do.
+        let drawn: std::collections::HashSet<u32> = (0..50_000u32)
+            .flat_map(|_| [next_unique(11), next_unique(99_999)])
             .collect();
         assert_eq!(drawn.len(), 100_000);
     }

@@ -549,13 +549,6 @@ function sysbench.report_csv(stat)
                        stat.errors / seconds, stat.reconnects / seconds))
 end
 
--- What enginebench does not provide says so by name, instead of "attempt to call a nil
--- value".
-local function unsupported(what, instead)
-   return function()
-      error(what .. " is not supported by enginebench" .. (instead and ("; " .. instead) or ""), 2)
-   end
-end
 -- sysbench's bounded histograms (sysbench.histogram.new(size, min, max), h:update(value),
 -- h:print()): `size` buckets spaced logarithmically from `min` to `max`, a value counted in
 -- the nearest, printed as sb_histogram_print prints them. One per Lua state, as sysbench's
@@ -599,36 +592,4 @@ function histogram_methods.print(self)
                              string.rep("*", width), count))
       end
    end
-end
-for _, name in ipairs({ "db_connect", "db_disconnect", "db_query", "db_bulk_insert_init",
-                        "db_bulk_insert_next", "db_bulk_insert_done", "db_prepare",
-                        "db_bind_param", "db_bind_result", "db_execute", "db_store_results",
-                        "db_free_results", "db_close" }) do
-   _G[name] = unsupported(name .. " (sysbench 0.5's API)",
-                          "use sysbench.sql.driver():connect() (sysbench 1.0's)")
-end
-
--- sysbench 1.0's compatibility names for 0.5-era scripts (oltp_common.lua still uses
--- sb_rand).
-thread_id = sysbench.tid
-test = sysbench.cmdline.script_path
-
-function sb_rnd()
-   return sysbench.rand.uniform_uint64() % 4294967296
-end
-
-sb_rand = sysbench.rand.default
-sb_rand_str = sysbench.rand.string
-sb_rand_uniform = sysbench.rand.uniform
-sb_rand_gaussian = sysbench.rand.gaussian
-sb_rand_special = sysbench.rand.special
-
-function sb_rand_uniq(a, b)
-   a = a or 0
-   b = b or 4294967295
-   local value
-   repeat
-      value = sysbench.rand.unique()
-   until value >= a and value <= b
-   return value
 end

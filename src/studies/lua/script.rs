@@ -1,9 +1,11 @@
 //! A sysbench Lua script as enginebench runs it: found (a path, or a name sysbench would
 //! find on its module path), its options read as sysbench reads them (declared in
 //! `sysbench.cmdline.options`, spelled `--name=value` with `-` or `_`), and a Lua state
-//! opened for one thread with the API, `sysbench.opt` and `sysbench.tid` in place before
-//! the script's own top-level code runs, as sysbench does. Errors name the script's file
-//! and line and the function that failed.
+//! opened for one thread with the API (sysbench 1.0's, prelude.lua, and 0.5's it keeps,
+//! legacy.lua), `sysbench.opt` and `sysbench.tid` in place before the script's own
+//! top-level code runs, as sysbench does; a script that declares no options gets them as
+//! globals too, after that code. Errors name the script's file and line and the function
+//! that failed.
 //!
 //! Owns: finding scripts, their options, opening states, calling their functions. Must
 //! not know cells, the runner or reports.
@@ -20,6 +22,8 @@ use super::native;
 use crate::scenario::distributions::{RandSpec, RandType};
 
 const PRELUDE: &str = include_str!("prelude.lua");
+/// sysbench 0.5's names, on top of the prelude's API.
+const LEGACY: &str = include_str!("legacy.lua");
 
 /// Where sysbench's own scripts live when Debian's package is installed.
 const SYSBENCH_DIRS: [&str; 2] = ["/usr/share/sysbench", "/usr/local/share/sysbench"];
@@ -437,6 +441,9 @@ impl State {
             lua.load(PRELUDE)
                 .set_name("=enginebench's sysbench API")
                 .exec()?;
+            lua.load(LEGACY)
+                .set_name("=enginebench's sysbench 0.5 API")
+                .exec()?;
             if settings.print_to_stderr {
                 // A study's stdout holds its report: the script's lines go to stderr, and
                 // are kept (`State::printed`) for the step that ran them.
@@ -455,29 +462,26 @@ impl State {
             Ok(())
         };
         setup().map_err(|err| anyhow::anyhow!("setting up the Lua API: {err}"))?;
-        if let Some(declared) = declared {
-            let opt: mlua::Table = lua
-                .load("return sysbench.opt")
-                .eval()
+        let options = match declared {
+            Some(declared) => settings.options(declared)?,
+            None => Vec::new(),
+        };
+        let opt: mlua::Table = lua
+            .load("return sysbench.opt")
+            .eval()
+            .map_err(|err| anyhow::anyhow!("{err}"))?;
+        for (name, value) in &options {
+            let value = value.to_lua(&lua).map_err(|err| anyhow::anyhow!("{err}"))?;
+            opt.set(name.as_str(), value)
                 .map_err(|err| anyhow::anyhow!("{err}"))?;
-            for (name, value) in settings.options(declared)? {
-                let value = value.to_lua(&lua).map_err(|err| anyhow::anyhow!("{err}"))?;
-                opt.set(name.as_str(), value.clone())
-                    .map_err(|err| anyhow::anyhow!("{err}"))?;
-                if !declared.declares_options {
-                    // sysbench's legacy API: options are globals too, unless a function
-                    // already has the name.
-                    let existing: Value = lua.globals().get(name.as_str()).unwrap_or(Value::Nil);
-                    if !matches!(existing, Value::Function(_)) {
-                        let _ = lua.globals().set(name.as_str(), value);
-                    }
-                }
-            }
         }
         lua.load(settings.script.source.as_str())
             .set_name(format!("@{}", settings.script.path.display()))
             .exec()
             .map_err(|err| anyhow::anyhow!("{}", lua_error_text(&err)))?;
+        if declared.is_some_and(|declared| !declared.declares_options) {
+            export_legacy_globals(&lua, &options).map_err(|err| anyhow::anyhow!("{err}"))?;
+        }
         Ok(State { lua, context, tid })
     }
 
@@ -622,6 +626,57 @@ impl State {
             .map(drop)
             .map_err(|err| self.failed(name, &err))
     }
+}
+
+/// sysbench's options that 0.5's scripts read as globals and `sysbench.opt` does not hold
+/// here (the deprecated spellings and switches enginebench has no use for), with
+/// sysbench 1.0.20's defaults.
+const LEGACY_ONLY: [(&str, LegacyDefault); 12] = [
+    ("num_threads", LegacyDefault::Number(1.0)),
+    ("max_requests", LegacyDefault::Number(0.0)),
+    ("max_time", LegacyDefault::Number(0.0)),
+    ("tx_rate", LegacyDefault::Number(0.0)),
+    ("thread_stack_size", LegacyDefault::Number(65536.0)),
+    ("forced_shutdown", LegacyDefault::Text("off")),
+    ("debug", LegacyDefault::Bool(false)),
+    ("validate", LegacyDefault::Bool(false)),
+    ("mysql_compression", LegacyDefault::Bool(false)),
+    ("mysql_debug", LegacyDefault::Bool(false)),
+    ("mysql_dry_run", LegacyDefault::Bool(false)),
+    ("mysql_ssl", LegacyDefault::Bool(false)),
+];
+
+#[derive(Clone, Copy)]
+enum LegacyDefault {
+    Number(f64),
+    Text(&'static str),
+    Bool(bool),
+}
+
+/// sysbench's legacy API: a script that declares no options sees every option as a global
+/// too (those given as text, sysbench's own typed), set after its top-level code ran and
+/// before any of its functions is called, as sysbench exports them; a name a function
+/// holds by then is left alone.
+fn export_legacy_globals(lua: &Lua, options: &[(String, OptionValue)]) -> mlua::Result<()> {
+    let globals = lua.globals();
+    let defaults = LEGACY_ONLY.iter().map(|(name, default)| {
+        let value = match *default {
+            LegacyDefault::Number(n) => OptionValue::Number(n),
+            LegacyDefault::Text(text) => OptionValue::Text(text.into()),
+            LegacyDefault::Bool(b) => OptionValue::Bool(b),
+        };
+        (name.to_string(), value)
+    });
+    let all = defaults
+        .filter(|(name, _)| !options.iter().any(|(known, _)| known == name))
+        .chain(options.iter().cloned());
+    for (name, value) in all {
+        if matches!(globals.get::<Value>(name.as_str())?, Value::Function(_)) {
+            continue;
+        }
+        globals.set(name.as_str(), value.to_lua(lua)?)?;
+    }
+    Ok(())
 }
 
 fn lua_quote(text: &str) -> String {
