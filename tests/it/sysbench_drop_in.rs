@@ -240,6 +240,13 @@ fn every_command_line_prints_what_sysbench_prints() {
         case(&["--events=2000", "--threads=2", "hooks.lua", "run"]),
         case(&["--time=3", "--report-interval=2", "hooks.lua", "run"]),
         case(&["--events=5000", "no_db.lua", "run"]),
+        case(&[
+            "--num-threads=2",
+            "--max-requests=500",
+            "--max-time=3",
+            "no_db.lua",
+            "run",
+        ]),
         case(&["--events=1000", "failing.lua", "run"]),
         case(&["--time=3", "--report-interval=2", "no_db.lua", "run"]),
         case(&[

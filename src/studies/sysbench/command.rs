@@ -62,6 +62,9 @@ pub fn start(args: &[String]) -> anyhow::Result<Start> {
         "enginebench {} runs sysbench 1.0.20's command line: its output on stdout, enginebench's own lines here (without --verbose, none)",
         env!("CARGO_PKG_VERSION")
     ));
+    for warning in &invocation.globals.warnings {
+        outln!("{warning}");
+    }
     outln!("{HEADER}\n");
     let Invocation {
         globals,

@@ -109,6 +109,8 @@ pub struct Globals {
     pub histogram: bool,
     /// `--verbose` (enginebench's own): its lines on stderr; without it, none.
     pub verbose: bool,
+    /// sysbench's warnings of deprecated options, printed before its header.
+    pub warnings: Vec<String>,
     password: Option<String>,
     port: u16,
     db_driver: String,
@@ -119,6 +121,26 @@ pub struct Globals {
 #[allow(clippy::too_many_lines)]
 fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Globals> {
     let mut global = GlobalOptions::default();
+    // sysbench 0.5's names, which 1.0.20 still reads when they are above 0 (--num-threads
+    // above 1), with a warning each.
+    let mut warnings = Vec::new();
+    for (old, new) in [
+        ("num_threads", "threads"),
+        ("max_requests", "events"),
+        ("max_time", "time"),
+        ("tx_rate", "rate"),
+    ] {
+        if let Some(value) = options.remove(old) {
+            let floor = if old == "num_threads" { 1.0 } else { 0.0 };
+            if value.parse::<f64>().is_ok_and(|n| n > floor) {
+                warnings.push(format!(
+                    "WARNING: --{} is deprecated, use --{new} instead",
+                    old.replace('_', "-")
+                ));
+                options.insert(new.to_string(), value);
+            }
+        }
+    }
     let mut take = |name: &str| options.remove(name);
     fn number<T: std::str::FromStr>(name: &str, value: &str) -> anyhow::Result<T> {
         value
@@ -267,6 +289,7 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
         percentile,
         histogram,
         verbose,
+        warnings,
         password,
         port,
         db_driver,
