@@ -122,7 +122,13 @@ fn measure(run: &SysbenchRun) -> anyhow::Result<Finished> {
         }
     };
     record.finish(status, None);
-    store(run, &record)?;
+    // A store that cannot be written loses the stored copy only: the report is printed
+    // and the exit code is the run's, as sysbench's would be.
+    if let Err(err) = store(run, &record) {
+        crate::console::note(&format!(
+            "enginebench: the run was not stored: {err:#} (set ENGINEBENCH_DB to a writable file)"
+        ));
+    }
     match &measured.outcome {
         CellOutcome::Failed(why) => {
             // sysbench stops without its report when a worker fails.
