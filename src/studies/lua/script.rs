@@ -380,21 +380,31 @@ impl Settings {
         Ok(values)
     }
 
-    /// The script's `help`, as sysbench prints its options.
+    /// The script's `help`, as sysbench prints its options (`sb_print_options`): the
+    /// script named as it was given, the descriptions in a column one past the longest
+    /// option.
     pub fn help(&self, declared: &Declared) -> String {
-        let mut out = format!("{} options:\n", self.script.name.trim_end_matches(".lua"));
-        for (name, description, default) in &declared.options {
-            let shown = default
-                .as_ref()
-                .map(|d| format!(" [{}]", d.shown()))
-                .unwrap_or_default();
-            let flag = match default {
-                Some(OptionValue::Bool(_)) => format!("--{name}[=on|off]"),
-                Some(OptionValue::Number(_)) => format!("--{name}=N"),
-                Some(OptionValue::List(_)) => format!("--{name}=[LIST,...]"),
-                _ => format!("--{name}=STRING"),
-            };
-            out.push_str(&format!("  {flag:<29} {description}{shown}\n"));
+        let rows: Vec<(String, String)> = declared
+            .options
+            .iter()
+            .map(|(name, description, default)| {
+                let shown = default
+                    .as_ref()
+                    .map(|d| format!(" [{}]", d.shown()))
+                    .unwrap_or_default();
+                let flag = match default {
+                    Some(OptionValue::Bool(_)) => format!("--{name}[=on|off]"),
+                    Some(OptionValue::Number(_)) => format!("--{name}=N"),
+                    Some(OptionValue::List(_)) => format!("--{name}=[LIST,...]"),
+                    _ => format!("--{name}=STRING"),
+                };
+                (flag, format!("{description}{shown}"))
+            })
+            .collect();
+        let width = rows.iter().map(|(flag, _)| flag.len()).max().unwrap_or(0) + 1;
+        let mut out = format!("{} options:\n", self.script.name);
+        for (flag, text) in rows {
+            out.push_str(&format!("  {flag:<width$}{text}\n"));
         }
         out.push('\n');
         out

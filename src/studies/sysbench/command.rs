@@ -120,7 +120,7 @@ fn carry_out(
                 ))
                 .into());
             }
-            out!("{}", help_text(script, &settings.help(&declared)));
+            out!("{}", settings.help(&declared));
             Ok(Start::Done)
         }
         "run" if !custom => {
@@ -174,25 +174,6 @@ pub fn flush_script_output() {
     let _ = std::io::stdout().flush();
     // SAFETY: fflush(NULL) flushes every C output stream; it takes no pointer of ours.
     unsafe { libc::fflush(std::ptr::null_mut()) };
-}
-
-/// A script's help as sysbench prints it (`sb_print_options`): the script named as it was
-/// given, and the descriptions in a column one past the longest option.
-fn help_text(script: &str, help: &str) -> String {
-    let rows: Vec<(&str, &str)> = help
-        .lines()
-        .skip(1)
-        .filter_map(|line| line.strip_prefix("  "))
-        .filter_map(|row| row.split_once(' '))
-        .map(|(flag, rest)| (flag, rest.trim_start()))
-        .collect();
-    let width = rows.iter().map(|(flag, _)| flag.len()).max().unwrap_or(0) + 1;
-    let mut out = format!("{script} options:\n");
-    for (flag, rest) in rows {
-        out.push_str(&format!("  {flag:<width$}{rest}\n"));
-    }
-    out.push('\n');
-    out
 }
 
 /// An enginebench line of its own, on stderr with `--verbose` only.
