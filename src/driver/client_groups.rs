@@ -188,8 +188,13 @@ pub(super) fn cell_groups(
     rate: Option<RateSpec>,
     stages: &Stages,
 ) -> Vec<ClientGroup> {
-    let groups = workload.client_groups();
+    let mut groups = workload.client_groups();
     if !groups.is_empty() {
+        // `--stages` shapes the study's own connections (its workload's first group, made
+        // with the cell's threads and rate); the groups beside keep their own pacing.
+        if let Some(own) = groups.first_mut().filter(|own| own.stages.is_empty()) {
+            own.stages = stages.clone();
+        }
         return groups;
     }
     let pacing = rate.map_or(GroupPacing::ClosedLoop, GroupPacing::Rate);
@@ -235,5 +240,59 @@ mod tests {
             ..per_connection
         };
         assert_eq!(closed.offered_rate_at(1.0), None);
+    }
+
+    /// A workload that runs nothing, to give `cell_groups` its groups.
+    struct Idle;
+    impl Workload for Idle {
+        fn query_kinds(&self) -> Vec<String> {
+            vec!["nothing".into()]
+        }
+        fn open_worker(&self, _: usize) -> anyhow::Result<Box<dyn crate::driver::Worker>> {
+            anyhow::bail!("never opened")
+        }
+    }
+
+    #[test]
+    fn stages_shape_the_studys_own_group_and_leave_the_others_paced() {
+        let rate = RateSpec {
+            events_per_s: 200.0,
+            arrivals: crate::scenario::Arrivals::Constant,
+        };
+        let own = ClientGroup {
+            name: "main".into(),
+            threads: 8,
+            pacing: GroupPacing::ClosedLoop,
+            stages: Stages::default(),
+        };
+        let writers = ClientGroup {
+            name: "writers".into(),
+            threads: 2,
+            pacing: GroupPacing::Rate(rate),
+            stages: Stages::default(),
+        };
+        let grouped = Grouped::new(vec![
+            (own.clone(), Box::new(Idle) as Box<dyn Workload>),
+            (writers.clone(), Box::new(Idle) as Box<dyn Workload>),
+        ]);
+        let shape = Stages::parse("2s:2,2s:8").unwrap();
+        let groups = cell_groups(&grouped, 8, None, &shape);
+        assert_eq!(
+            groups[0].stages, shape,
+            "the study's own connections are shaped"
+        );
+        assert_eq!(groups[0].threads, 8);
+        assert_eq!(
+            groups[1], writers,
+            "the group beside keeps its rate, unshaped"
+        );
+        // Without --stages nothing changes; a group with stages of its own keeps them.
+        assert_eq!(cell_groups(&grouped, 8, None, &Stages::default())[0], own);
+        let ramped = ClientGroup {
+            stages: Stages::parse("4s:1..8").unwrap(),
+            ..own
+        };
+        let grouped = Grouped::new(vec![(ramped.clone(), Box::new(Idle) as Box<dyn Workload>)]);
+        assert_eq!(cell_groups(&grouped, 8, None, &shape)[0], ramped);
     }
 }

@@ -31,9 +31,10 @@ pub struct StudyArgs {
 
     /// A client group beside the study's own connections: NAME:THREADS[:RATE]=WHAT, RATE
     /// as 200/s (the group's) or 100/s/conn (each connection's), closed loop without;
-    /// repeatable. WHAT is another Lua script (beside a Lua study, on the same tables) or a
-    /// TPC-C mix (beside TPC-C's terminals, e.g. reports:1:5/s=0,0,0,0,1). Scenario files
-    /// give theirs as [[phases.groups]]
+    /// repeatable. WHAT is another sysbench workload (beside one, on the same tables, e.g.
+    /// writers:2:100/s=oltp_insert), another Lua script (beside a Lua study) or a TPC-C mix
+    /// (beside TPC-C's terminals, e.g. reports:1:5/s=0,0,0,0,1). Scenario files give theirs
+    /// as [[phases.groups]]. With --stages, the stages shape the study's own connections
     #[arg(long = "group", value_parser = GroupArg::parse, value_name = "NAME:THREADS[:RATE]=SCRIPT")]
     pub groups: Vec<GroupArg>,
 

@@ -124,7 +124,7 @@ pub fn plan_study(
     if let Some((kind, _)) = &named {
         if !args.groups.is_empty() && !kind.takes_groups() {
             anyhow::bail!(
-                "--group runs beside a Lua script (run SCRIPT.lua --group NAME:THREADS[:RATE]=OTHER.lua) or TPC-C's terminals (run tpcc --group NAME:THREADS[:RATE]=NO,P,OS,D,SL); '{name}' takes none: for a scenario file, give its run phase [[phases.groups]]; for any study, --stages shapes its load"
+                "--group runs beside a sysbench workload (run oltp_read_only --group NAME:THREADS[:RATE]=oltp_insert), a Lua script (run SCRIPT.lua --group NAME:THREADS[:RATE]=OTHER.lua) or TPC-C's terminals (run tpcc --group NAME:THREADS[:RATE]=NO,P,OS,D,SL); '{name}' takes none: for a scenario file, give its run phase [[phases.groups]]; for any study, --stages shapes its load"
             );
         }
     }

@@ -286,6 +286,86 @@ fn a_lua_script_runs_beside_another_as_a_writer_group_at_its_rate() {
 }
 
 #[test]
+fn a_sysbench_workload_runs_beside_another_shaped_by_stages_while_the_writers_hold_their_rate() {
+    common::require_mariadb();
+    let tmpdir = common::private_tmpdir("oltp-groups");
+    let (output, record) = common::run_recorded(
+        &tmpdir,
+        &[
+            "run",
+            "oltp_point_select",
+            "--engines",
+            "innodb",
+            "--repeat",
+            "1",
+            "--table-size",
+            "2000",
+            "--group",
+            "writers:2:100/s=oltp_insert",
+            "--stages",
+            "2s:1,2s:3",
+            "--report-interval",
+            "500ms",
+            "--no-crash",
+            "--no-db",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(
+        record["parameters"]["groups"][0],
+        "writers:2:100/s=oltp_insert"
+    );
+    let cell = &record["cells"][0];
+    assert_eq!(cell["outcome"], "completed", "{stderr}");
+    let (main, writers) = (group(cell, "main"), group(cell, "writers"));
+    // --stages shaped the study's own connections, not the group beside them.
+    assert_eq!(main["pacing"], "closed_loop");
+    assert_eq!(main["threads"], 3);
+    let targets: Vec<f64> = main["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|stage| stage["to"].as_f64().unwrap())
+        .collect();
+    assert_eq!(targets, [1.0, 3.0]);
+    assert!(writers.get("stages").is_none(), "{writers}");
+    assert_eq!(writers["pacing"], "rate");
+    assert_eq!(writers["threads"], 2);
+    // Their rate is the group's (whether a busy machine let them hold it is the first
+    // test's business, on a lighter load).
+    assert_eq!(writers["rate"]["target_per_s"], 100.0, "{writers}");
+    // Each group ran its own workload: point selects for main, oltp_insert's one INSERT
+    // per event for the writers, and the server counted exactly those inserts.
+    let inserts = query_count(cell, "writers/insert");
+    assert_eq!(writers["events"].as_u64().unwrap(), inserts);
+    assert_eq!(
+        main["events"].as_u64().unwrap(),
+        query_count(cell, "main/point_select")
+    );
+    assert_eq!(query_count(cell, "main/insert"), 0);
+    assert_eq!(
+        cell["server_status_delta"]["Com_insert"].as_u64().unwrap(),
+        inserts
+    );
+    // The record classes each group's statements as sysbench does.
+    assert_eq!(record["statement_classes"]["writers/insert"], "write");
+    assert_eq!(record["statement_classes"]["main/point_select"], "read");
+    // sysbench's table has a row per group under the cell's, with the writers' rate.
+    let row = |label: &str| {
+        stdout
+            .lines()
+            .find(|line| line.contains(label))
+            .unwrap_or_else(|| panic!("no row {label}\n{stdout}"))
+            .to_string()
+    };
+    assert!(row("main: 3").contains('-'), "{stdout}");
+    assert!(row("writers: 2").contains(" 100"), "{stdout}");
+    common::assert_nothing_left(&tmpdir);
+}
+
+#[test]
 fn a_group_the_study_cannot_run_is_refused_naming_the_fix() {
     let tmpdir = common::private_tmpdir("bad-groups");
     for (args, expected) in [
@@ -296,6 +376,14 @@ fn a_group_the_study_cannot_run_is_refused_naming_the_fix() {
                 "--group",
                 "w:1=/usr/share/sysbench/oltp_insert.lua",
             ],
+            "run the study as a script too: enginebench run /usr/share/sysbench/oltp_point_select.lua --group",
+        ),
+        (
+            vec!["run", "oltp_point_select", "--group", "w:1=bulk_insert"],
+            "runs alone",
+        ),
+        (
+            vec!["run", "ycsb", "--group", "w:1=oltp_insert"],
             "[[phases.groups]]",
         ),
         (

@@ -32,7 +32,7 @@ use clap::{Args, FromArgMatches};
 use serde::Serialize;
 use std::sync::Arc;
 
-use super::{Kind, StudyArgs};
+use super::{GroupArg, Kind, StudyArgs};
 use crate::console::TableStyle;
 use crate::driver::Workload;
 use crate::engine::Engine;
@@ -65,8 +65,12 @@ impl Kind for SysbenchKind {
             options
                 .map_err(anyhow::Error::from)
                 .and_then(|options| sysbench_study(workload, options))
+                .and_then(|study| study.with_groups(&args.groups))
                 .map(|study| Arc::new(study) as Study),
         )
+    }
+    fn takes_groups(&self) -> bool {
+        true
     }
     fn declare_flags(&self, command: clap::Command) -> clap::Command {
         OltpArgs::augment_args(command)
@@ -112,7 +116,16 @@ fn report_tables(view: &View, style: TableStyle) -> String {
 pub struct OltpParams {
     pub workload: OltpKind,
     pub options: OltpOptions,
+    /// `--group`s as given: other sysbench workloads beside this one, on its tables.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<String>,
+    #[serde(skip)]
+    pub group_workloads: Vec<(GroupArg, OltpKind)>,
 }
+
+/// The client group the study's own workload runs as, beside `--group`s (a Lua study's
+/// name for it too).
+const MAIN_GROUP: &str = "main";
 
 /// The matrix's values a sysbench workload's record keeps.
 const RECORDED: &[&str] = &[
@@ -146,7 +159,64 @@ impl OltpParams {
 /// The workload with its options (sysbench's defaults for those not given).
 pub fn sysbench_study(workload: OltpKind, options: OltpOptions) -> anyhow::Result<OltpParams> {
     crate::scenario::distributions::Distribution::new(options.rand).map_err(anyhow::Error::msg)?;
-    Ok(OltpParams { workload, options })
+    Ok(OltpParams {
+        workload,
+        options,
+        groups: Vec::new(),
+        group_workloads: Vec::new(),
+    })
+}
+
+impl OltpParams {
+    /// The study with `args` beside it: each group's WHAT names another of sysbench's
+    /// workloads (`oltp_insert` or `oltp_insert.lua`), run on the same tables with the same
+    /// options. bulk_insert makes tables of its own per cell, so it takes no part.
+    fn with_groups(mut self, args: &[GroupArg]) -> anyhow::Result<OltpParams> {
+        for arg in args {
+            if arg.name == MAIN_GROUP
+                || self.group_workloads.iter().any(|(g, _)| g.name == arg.name)
+            {
+                anyhow::bail!(
+                    "--group '{}': the name '{}' is taken (the study's own connections are '{MAIN_GROUP}'): give each group a name of its own",
+                    arg.text,
+                    arg.name
+                );
+            }
+            let kind = OltpKind::from_name(arg.script.trim_end_matches(".lua")).ok_or_else(|| {
+                let names: Vec<&str> = OltpKind::ALL.iter().map(|k| k.name()).collect();
+                anyhow::anyhow!(
+                    "--group '{}': '{}' is not one of sysbench's workloads ({}); to run a Lua script beside, run the study as a script too: enginebench run /usr/share/sysbench/{}.lua --group {}",
+                    arg.text,
+                    arg.script,
+                    names.join(", "),
+                    self.workload.name(),
+                    arg.text
+                )
+            })?;
+            if kind == OltpKind::BulkInsert || self.workload == OltpKind::BulkInsert {
+                anyhow::bail!(
+                    "--group '{}': bulk_insert makes tables of its own in every cell, so it runs alone: give the groups another workload",
+                    arg.text
+                );
+            }
+            self.group_workloads.push((arg.clone(), kind));
+            self.groups.push(arg.text.clone());
+        }
+        Ok(self)
+    }
+
+    /// Every workload the cells run: the study's own, then its groups'.
+    fn all_workloads(&self) -> impl Iterator<Item = OltpKind> + '_ {
+        std::iter::once(self.workload).chain(self.group_workloads.iter().map(|(_, kind)| *kind))
+    }
+
+    /// The workload whose tables the cells need: the study's own, unless it works on
+    /// sbtest1 only and a group needs all `--tables`.
+    fn widest_workload(&self) -> OltpKind {
+        self.all_workloads()
+            .find(|kind| !kind.single_table())
+            .unwrap_or(self.workload)
+    }
 }
 
 impl StudyKind for OltpParams {
@@ -170,17 +240,34 @@ impl StudyKind for OltpParams {
         record.statement_classes = oltp::query_kinds(self.workload, &self.options)
             .into_iter()
             .collect();
+        // With groups, the driver names each group's statements `group/statement`.
+        for (name, kind) in std::iter::once((MAIN_GROUP, self.workload)).chain(
+            self.group_workloads
+                .iter()
+                .map(|(arg, kind)| (arg.name.as_str(), *kind)),
+        ) {
+            if self.group_workloads.is_empty() {
+                break;
+            }
+            for (statement, class) in oltp::query_kinds(kind, &self.options) {
+                record
+                    .statement_classes
+                    .insert(format!("{name}/{statement}"), class);
+            }
+        }
     }
 
     fn phase(&self, _phase: usize, matrix: &Matrix) -> RunPhase {
         RunPhase {
-            writes: !matches!(
-                self.workload,
-                OltpKind::PointSelect
-                    | OltpKind::ReadOnly
-                    | OltpKind::SelectRandomPoints
-                    | OltpKind::SelectRandomRanges
-            ),
+            writes: self.all_workloads().any(|kind| {
+                !matches!(
+                    kind,
+                    OltpKind::PointSelect
+                        | OltpKind::ReadOnly
+                        | OltpKind::SelectRandomPoints
+                        | OltpKind::SelectRandomRanges
+                )
+            }),
             ..RunPhase::of_matrix(self.name(), matrix, "events")
         }
     }
@@ -191,9 +278,12 @@ impl StudyKind for OltpParams {
     }
 
     fn tables(&self, engine: Engine, matrix: &Matrix) -> TableSet {
-        let set = self
-            .workload
-            .table_set(&self.options, matrix.max_threads(), engine, matrix.seed);
+        let set = self.widest_workload().table_set(
+            &self.options,
+            matrix.max_threads(),
+            engine,
+            matrix.seed,
+        );
         if !self.engines_side_by_side(matrix) {
             return set;
         }
@@ -247,7 +337,7 @@ impl StudyKind for OltpParams {
                 };
                 format!(
                     "{}, each engine's in a database of its own (<database>_<engine>)",
-                    self.workload.describe_fresh_tables(
+                    self.widest_workload().describe_fresh_tables(
                         &self.options,
                         matrix.max_threads(),
                         &engines
@@ -256,9 +346,10 @@ impl StudyKind for OltpParams {
             }
             Step::PrepareTables {
                 engine: Some(engine),
-            } => self
-                .workload
-                .describe_tables(&self.options, matrix.max_threads(), *engine),
+            } => {
+                self.widest_workload()
+                    .describe_tables(&self.options, matrix.max_threads(), *engine)
+            }
             Step::EmptyTables { engine } => format!(
                 "empty the tables of {} on {engine} (it counts ids from 1 again)",
                 self.workload.name()
@@ -271,12 +362,42 @@ impl StudyKind for OltpParams {
     }
 
     fn workload(&self, cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
-        Ok(Box::new(OltpWorkload {
-            spec: link.spec,
-            kind: self.workload,
+        let oltp = |kind: OltpKind, threads: u32, seed: u64| OltpWorkload {
+            spec: link.spec.clone(),
+            kind,
             options: self.options.clone(),
-            threads: cell.threads,
-            seed: link.seed,
-        }))
+            threads,
+            seed,
+        };
+        if self.group_workloads.is_empty() {
+            return Ok(Box::new(oltp(self.workload, cell.threads, link.seed)));
+        }
+        // The study's own connections, then each group's: a workload of its own on
+        // connections of its own, each drawing its own values.
+        use crate::driver::client_groups::{ClientGroup, GroupPacing, Grouped, Stages};
+        let arrivals = link
+            .pacing
+            .rate
+            .map_or(crate::scenario::Arrivals::Constant, |rate| rate.arrivals);
+        let mut groups: Vec<(ClientGroup, Box<dyn Workload>)> = vec![(
+            ClientGroup {
+                name: MAIN_GROUP.into(),
+                threads: cell.threads,
+                pacing: link
+                    .pacing
+                    .rate
+                    .map_or(GroupPacing::ClosedLoop, GroupPacing::Rate),
+                stages: Stages::default(),
+            },
+            Box::new(oltp(self.workload, cell.threads, link.seed)),
+        )];
+        for (index, (arg, kind)) in self.group_workloads.iter().enumerate() {
+            let seed = link.seed ^ ((index as u64 + 1) << 40);
+            groups.push((
+                arg.client_group(arrivals),
+                Box::new(oltp(*kind, arg.threads, seed)),
+            ));
+        }
+        Ok(Box::new(Grouped::new(groups)))
     }
 }

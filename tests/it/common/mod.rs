@@ -289,6 +289,8 @@ pub fn oltp_params(
                 table_size: 2000,
                 ..Default::default()
             },
+            groups: Vec::new(),
+            group_workloads: Vec::new(),
         },
         matrix: enginebench::plan::Matrix {
             engines: vec![enginebench::engine::Engine::InnoDb],
