@@ -49,8 +49,15 @@ pub fn section(view: &View) -> Option<Section> {
     let mut group_rows = Vec::new();
     let mut stage_rows = Vec::new();
     let mut goal_lines = Vec::new();
+    // Each repeat is judged apart: with several, a goal line says which one it is.
+    let repeated = view.record.cells.iter().any(|cell| cell.repeat > 1);
     for cell in &view.record.cells {
         let setup = Setup::of_cell(cell).label();
+        let judged_cell = if repeated {
+            format!("{setup} repeat {}", cell.repeat)
+        } else {
+            setup.clone()
+        };
         for figures in cell_groups(cell, view.record.stage_goal.as_ref()) {
             let group = figures.record;
             group_rows.push(vec![
@@ -86,13 +93,16 @@ pub fn section(view: &View) -> Option<Section> {
             if let (Some(goal), true) = (goal, judged) {
                 goal_lines.push(match goal_held_until(&figures.stages) {
                     Some((last_met, missed)) => format!(
-                        "{setup}, {}: met {} {}; missed it from stage {missed}",
+                        "{judged_cell}, {}: met {} {}; missed it from stage {missed}",
                         group.name,
                         goal.text,
                         last_met
                             .map_or("at no stage".into(), |stage| format!("up to stage {stage}"))
                     ),
-                    None => format!("{setup}, {}: met {} at every stage", group.name, goal.text),
+                    None => format!(
+                        "{judged_cell}, {}: met {} at every stage",
+                        group.name, goal.text
+                    ),
                 });
             }
         }
