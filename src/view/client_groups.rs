@@ -1,8 +1,9 @@
 //! Each cell's client groups and stages as reports read them: per group its rate and
-//! latency, whether a group with a rate held it (within 5% of what it offered, no event
-//! over a second late), and per stage of a load shape its rate, p99 and (with a latency
-//! goal) whether it met it. Owns those judgements; must not word them, nor know where the
-//! groups came from or what they ran.
+//! latency, interval by interval too, the rate a paced group offered over time, whether it
+//! held it (within 5% of what it offered, no event over a second late), and per stage of a
+//! load shape its rate, p99 and (with a latency goal) whether it met it. Owns those
+//! judgements; must not word or draw them, nor know where the groups came from or what
+//! they ran.
 
 use crate::measure::slo::Slo;
 use crate::measure::LatencySummary;
@@ -46,6 +47,12 @@ pub struct GroupFigures<'a> {
     pub stages: Vec<StageFigures>,
     /// Its events/s in each report interval, in order.
     pub rates_per_s: Vec<f64>,
+    /// Its p99 event latency in each report interval, µs (from each event's intended start
+    /// when paced); None where it finished no event, which has no latency to tell.
+    pub p99_us: Vec<Option<f64>>,
+    /// What a paced group offered over the measured phase, as the corners of a line
+    /// (seconds into the phase, events/s); empty for a closed loop.
+    pub offered_per_s: Vec<(f64, f64)>,
 }
 
 /// A cell's groups; empty for a cell that ran neither groups nor stages.
@@ -70,8 +77,49 @@ pub fn cell_groups<'a>(cell: &'a CellRecord, goal: Option<&Slo>) -> Vec<GroupFig
                     group_events(interval, &group.name, several).count as f64 / span_s
                 })
                 .collect(),
+            p99_us: cell
+                .intervals
+                .iter()
+                .map(|interval| {
+                    let events = group_events(interval, &group.name, several);
+                    (events.count > 0).then_some(events.p99_us as f64)
+                })
+                .collect(),
+            offered_per_s: offered_line(cell, group),
         })
         .collect()
+}
+
+/// The rate a paced group offered: stage by stage when its stages set it (a stage's
+/// target is the group's rate, or with a rate per connection its connections, times that
+/// rate; a ramp goes from its first to its last), else flat at its rate over the cell's
+/// intervals. Empty for a closed loop.
+fn offered_line(cell: &CellRecord, group: &GroupRecord) -> Vec<(f64, f64)> {
+    let per_target = match group.pacing.as_str() {
+        "rate" => Some(1.0),
+        "rate_per_connection" => group.rate_per_s,
+        _ => return Vec::new(),
+    };
+    let staged = group.stages_set_rate || group.pacing == "rate_per_connection";
+    if let (Some(per_target), true, false) = (per_target, staged, group.stages.is_empty()) {
+        return group
+            .stages
+            .iter()
+            .flat_map(|stage| {
+                [
+                    (stage.start_s, per_target * stage.from),
+                    (stage.end_s, per_target * stage.to),
+                ]
+            })
+            .collect();
+    }
+    let offered_per_s = group.rate.as_ref().map(|rate| rate.target_per_s);
+    match (offered_per_s, cell.intervals.last()) {
+        (Some(offered_per_s), Some(last)) => {
+            vec![(0.0, offered_per_s), (last.end_s, offered_per_s)]
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// The group's events in `interval`: its own count with several groups, the cell's

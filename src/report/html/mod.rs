@@ -22,6 +22,7 @@ use crate::view::{Group, PhaseKind, View};
 
 mod assets;
 mod chart;
+mod group_charts;
 mod study_charts;
 mod time_charts;
 

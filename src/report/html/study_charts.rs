@@ -1,10 +1,11 @@
 //! The HTML report's charts of a view: run phases (throughput and latency against threads,
 //! or phases side by side), latency percentiles per cell, loads and sequences; a run
-//! phase's charts over time are `time_charts`'. Owns which figure each part of a study gets
+//! phase's charts over time are `time_charts`', and per client group `group_charts`'. Owns which figure each part of a study gets
 //! and its wording; draws through `chart`. Must not compute a statistic: every value is the
 //! view's.
 
 use super::chart::*;
+use super::group_charts::group_time_charts;
 use super::time_charts::{setups, time_charts};
 use crate::view::stats::MIN_N_FOR_CI;
 use crate::view::{distinct, Group, GroupKind, PhaseKind, View};
@@ -30,7 +31,7 @@ pub(super) fn median_of(n: usize) -> String {
 
 /// Charts of the run phases: the figure against threads per set-up (S1's charts), latency
 /// percentiles at the highest thread count, and throughput, latency and size over time at
-/// every thread count.
+/// every thread count (per client group too, where the cells ran several).
 pub(super) fn run_phase_charts(view: &View) -> String {
     let mut out = String::new();
     for phase in view.phases_of(PhaseKind::Run) {
@@ -117,6 +118,7 @@ pub(super) fn run_phase_charts(view: &View) -> String {
         }
         for &thread_count in threads {
             out.push_str(&time_charts(view, &cells, phase, thread_count));
+            out.push_str(&group_time_charts(view, &cells, phase, thread_count));
         }
     }
     out

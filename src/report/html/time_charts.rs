@@ -3,7 +3,8 @@
 //! shaded and the steady start marked where the cell's time reading tells them.
 //!
 //! Owns which repeat is drawn (the one the group's timeline names, so these charts agree
-//! with the view's choice) and the charts' wording. Must not find a stall or a steady start
+//! with the view's choice), the charts' wording, and the frame (x axis, legend, p99 scale)
+//! that `group_charts`' charts over time share with these. Must not find a stall or a steady start
 //! (the view's `CellTime` has them), nor know how a chart is drawn beyond `chart`'s figures.
 
 use super::chart::*;
@@ -23,16 +24,29 @@ pub(super) type Drawn<'a> = (Setup, &'a CellTime);
 /// groups at every thread count (their set-ups give the series their colours, the same as
 /// in the phase's other charts).
 pub(super) fn time_charts(view: &View, groups: &[&Group], phase: &str, threads: u32) -> String {
-    let drawn: Vec<Drawn> = groups
+    let drawn: Vec<Drawn> = drawn_cells(view, groups, threads)
+        .into_iter()
+        .map(|(setup, _, time)| (setup, time))
+        .collect();
+    time_figures(&setups(groups), &drawn, phase, threads)
+}
+
+/// Each set-up's drawn repeat at `threads`: its cell (index into the view's record) and
+/// that cell's time reading, for a cell with two points or more to draw.
+pub(super) fn drawn_cells<'a>(
+    view: &'a View,
+    groups: &[&Group],
+    threads: u32,
+) -> Vec<(Setup, usize, &'a CellTime)> {
+    groups
         .iter()
         .filter(|g| g.threads == Some(threads))
         .filter_map(|g| {
             let cell = g.timeline.as_ref()?.cell;
             let time = view.cells.get(cell)?.time.as_ref()?;
-            (time.points.len() >= 2).then(|| (g.setup.clone(), time))
+            (time.points.len() >= 2).then(|| (g.setup.clone(), cell, time))
         })
-        .collect();
-    time_figures(&setups(groups), &drawn, phase, threads)
+        .collect()
 }
 
 /// Throughput, p99 latency and (where measured) datadir size over time, one line per
@@ -83,18 +97,18 @@ pub(super) fn time_figures(all: &[Setup], drawn: &[Drawn], phase: &str, threads:
 
 /// What the charts over time of a phase and thread count share: their words, x axis and
 /// legend.
-struct Frame<'a> {
-    phase: &'a str,
+pub(super) struct Frame<'a> {
+    pub(super) phase: &'a str,
     /// "8 threads".
-    threads: String,
+    pub(super) threads: String,
     /// What the shading and dashed lines are, or why there are none.
     read: &'static str,
     end_s: f64,
-    multiples: Multiples,
+    pub(super) multiples: Multiples,
 }
 
 impl<'a> Frame<'a> {
-    fn of(all: &[Setup], drawn: &[Drawn], phase: &'a str, threads: u32) -> Frame<'a> {
+    pub(super) fn of(all: &[Setup], drawn: &[Drawn], phase: &'a str, threads: u32) -> Frame<'a> {
         Frame {
             phase,
             threads: format!("{threads} thread{}", if threads == 1 { "" } else { "s" }),
@@ -112,7 +126,7 @@ impl<'a> Frame<'a> {
     }
 
     /// A figure over time with no panels yet.
-    fn figure(
+    pub(super) fn figure(
         &self,
         title: &str,
         what: &str,
@@ -143,28 +157,20 @@ impl<'a> Frame<'a> {
     }
 }
 
-/// Each interval's p99, in ms once any reaches one (fewer digits to read), else µs; on a
-/// log axis when the values span more than [`LOG_SPAN`].
+/// Each interval's p99, on the [`P99Scale`] of the drawn cells' p99s.
 fn latency_figure(frame: &Frame, drawn: &[Drawn]) -> Figure {
-    let p99_us: Vec<f64> = drawn
-        .iter()
-        .flat_map(|(_, time)| time.p99_us.iter().take(used(time).len()).copied())
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .collect();
-    let max_us = p99_us.iter().copied().fold(0.0f64, f64::max);
-    let min_us = p99_us.iter().copied().fold(f64::INFINITY, f64::min);
-    let (unit, per_us) = if max_us >= 1000.0 {
-        ("ms", 1e-3)
-    } else {
-        ("µs", 1.0)
-    };
-    let log_y = max_us > LOG_SPAN * min_us;
+    let scale = P99Scale::of(
+        drawn
+            .iter()
+            .flat_map(|(_, time)| time.p99_us.iter().take(used(time).len()).copied()),
+    );
+    let per_us = scale.per_us;
     let mut latency = frame.figure(
         "p99 latency over time",
         "99th percentile of event latency in each report interval",
-        format!("p99 {unit}{}", if log_y { " (log scale)" } else { "" }),
-        format!("{unit} p99"),
-        log_y,
+        scale.y_title(),
+        scale.y_unit(),
+        scale.log_y,
     );
     latency.panels = time_panels(&frame.multiples, drawn, |time| {
         used(time)
@@ -176,9 +182,46 @@ fn latency_figure(frame: &Frame, drawn: &[Drawn]) -> Figure {
     latency
 }
 
+/// How a chart of p99 latencies reads: in ms once any reaches one (fewer digits to read),
+/// else µs; on a log axis when they span more than [`LOG_SPAN`].
+pub(super) struct P99Scale {
+    pub(super) unit: &'static str,
+    /// What a µs is in `unit`.
+    pub(super) per_us: f64,
+    pub(super) log_y: bool,
+}
+
+impl P99Scale {
+    /// The scale of these p99s (µs); zeros and gaps are not latencies and do not count.
+    pub(super) fn of(p99_us: impl Iterator<Item = f64>) -> P99Scale {
+        let p99_us: Vec<f64> = p99_us.filter(|v| v.is_finite() && *v > 0.0).collect();
+        let max_us = p99_us.iter().copied().fold(0.0f64, f64::max);
+        let min_us = p99_us.iter().copied().fold(f64::INFINITY, f64::min);
+        let (unit, per_us) = if max_us >= 1000.0 {
+            ("ms", 1e-3)
+        } else {
+            ("µs", 1.0)
+        };
+        P99Scale {
+            unit,
+            per_us,
+            log_y: max_us > LOG_SPAN * min_us,
+        }
+    }
+
+    pub(super) fn y_title(&self) -> String {
+        let log = if self.log_y { " (log scale)" } else { "" };
+        format!("p99 {}{log}", self.unit)
+    }
+
+    pub(super) fn y_unit(&self) -> String {
+        format!("{} p99", self.unit)
+    }
+}
+
 /// The points statistics use the rates of: all but a final sliver of an interval, whose
 /// rate is mostly noise (the reading's `end_index`).
-fn used(time: &CellTime) -> &[crate::view::time::Point] {
+pub(super) fn used(time: &CellTime) -> &[crate::view::time::Point] {
     &time.points[..time.reading.steady.end_index.min(time.points.len())]
 }
 
