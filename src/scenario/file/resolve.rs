@@ -509,7 +509,7 @@ fn run_groups(
             crate::units::parse_rate(value.trim().trim_end_matches("/s"))
                 .map_err(|_| format!("'{value}' is not a rate: give events per second, e.g. 200/s"))
         };
-        let pacing = match (
+        let mut pacing = match (
             resolver.parsed(&owner, &group.rate, rate)?,
             resolver.parsed(&owner, &group.rate_per_connection, rate)?,
         ) {
@@ -530,6 +530,13 @@ fn run_groups(
                 crate::scenario::load_shape::Stages::parse,
             )?
             .unwrap_or_default();
+        let stages_at = group.stages.as_ref().map_or(at, |text| text.span().start);
+        let of_rate = group
+            .stages
+            .as_ref()
+            .is_some_and(|text| text.get_ref().contains("/s"));
+        pacing = shaped_pacing(pacing, &stages, of_rate, group.threads)
+            .map_err(|message| resolver.error(stages_at, format!("{owner}: {message}")))?;
         let mut events = Vec::new();
         for event in &group.events {
             events.push(run_event(resolver, event, at)?);
@@ -543,6 +550,38 @@ fn run_groups(
         });
     }
     Ok(groups)
+}
+
+/// A group's pacing with its stages: stages written as rates (`/s`) set a group's rate,
+/// so a group without one is paced by them (its rate their peak, as `--stages` does);
+/// stages of connections cannot reach past the group's `threads`.
+fn shaped_pacing(
+    pacing: GroupRate,
+    stages: &crate::scenario::load_shape::Stages,
+    of_rate: bool,
+    threads: Option<u32>,
+) -> Result<GroupRate, String> {
+    if stages.is_empty() {
+        return Ok(pacing);
+    }
+    match pacing {
+        GroupRate::ClosedLoop if of_rate => return Ok(GroupRate::Rate(stages.peak())),
+        GroupRate::RatePerConnection(_) if of_rate => {
+            return Err(
+                "stages written as rates (/s) set the group's rate: give rate = \"…/s\" instead of rate_per_connection, or stages of connections (without /s)".into(),
+            )
+        }
+        GroupRate::ClosedLoop | GroupRate::RatePerConnection(_) => {
+            let peak = stages.peak().ceil() as u32;
+            if let Some(threads) = threads.filter(|&threads| threads < peak) {
+                return Err(format!(
+                    "its stages reach {peak} connections but threads = {threads}: leave threads out (the stages open as many as they reach) or write the stages' rates with /s and a rate"
+                ));
+            }
+        }
+        GroupRate::Rate(_) => {}
+    }
+    Ok(pacing)
 }
 
 /// An event of a run phase: a weight of 1 or more, statements whose `?` placeholders each
