@@ -7,7 +7,7 @@
 
 use super::section::{Block, Cell, Section, Table};
 use crate::console::TableStyle;
-use crate::view::verdict::{Standing, Verdicts};
+use crate::view::verdict::{RowVerdict, Standing, Verdicts};
 use crate::view::View;
 
 /// The verdict section of `view` (none for a run with nothing to rank and nothing named).
@@ -26,24 +26,16 @@ pub fn section_of(verdicts: &Verdicts) -> Section {
         blocks.push(Block::Line(format!("{}\n", noise.text)));
     }
     for phase in &verdicts.phases {
+        // Each row with its client groups' rows right under it.
         let rows = phase
             .rows
             .iter()
-            .map(|row| {
-                vec![
-                    Cell::text(if row.place().is_empty() {
-                        "all".to_string()
-                    } else {
-                        row.place()
-                    }),
-                    Cell::text(match row.standing() {
-                        Some(Standing::Leads) => row.leader.clone().unwrap_or_default(),
-                        _ => "-".into(),
-                    }),
-                    Cell::text(&row.text),
-                    Cell::text(row.why.join("; ")),
-                ]
+            .flat_map(|row| {
+                std::iter::once(row).chain(phase.client_groups.iter().filter(|group_row| {
+                    group_row.threads == row.threads && group_row.method == row.method
+                }))
             })
+            .map(row_cells)
             .collect();
         blocks.push(Block::Table {
             caption: format!(
@@ -109,6 +101,23 @@ pub fn section_of(verdicts: &Verdicts) -> Section {
         title: "Verdict".into(),
         blocks,
     }
+}
+
+/// One row of a phase's table: where, the decided leader, the verdict, why.
+fn row_cells(row: &RowVerdict) -> Vec<Cell> {
+    vec![
+        Cell::text(if row.place().is_empty() {
+            "all".to_string()
+        } else {
+            row.place()
+        }),
+        Cell::text(match row.standing() {
+            Some(Standing::Leads) => row.leader.clone().unwrap_or_default(),
+            _ => "-".into(),
+        }),
+        Cell::text(&row.text),
+        Cell::text(row.why.join("; ")),
+    ]
 }
 
 /// The section as terminal or Markdown text, titled, or "" when there is none.

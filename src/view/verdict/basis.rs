@@ -7,15 +7,26 @@
 //! times a paced event from when it was due, not from when it began, so a set-up that
 //! falls behind pays for the queue it built: wrk2's correction of coordinated omission).
 //!
+//! A cell that ran several client groups is also judged group by group, on the same idea:
+//! a closed-loop group on its own events/s, a group with a rate (for the group or per
+//! connection) on its p99 from the intended start, its throughput being its rate.
+//!
 //! Owns: the choice of the figure per repeat and which way is better. Must not rank nor
 //! word (`rank` and `words` do).
 
 use serde::Serialize;
 
-use crate::view::{Group, GroupKind, Pace};
+use crate::results::{CellRecord, GroupRecord, OutcomeRecord};
+use crate::view::{distinct, Group, GroupKind, Pace};
 
 /// The figure a paced phase is judged on.
 pub const PACED_METRIC: &str = "p99 latency µs";
+
+/// The figure a client group with a rate is judged on.
+pub const PACED_GROUP_METRIC: &str = "p99 µs from intended start";
+
+/// The figure a closed-loop client group is judged on.
+pub const CLOSED_LOOP_GROUP_METRIC: &str = "events/s";
 
 /// What a phase's set-ups are judged on, and why.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
@@ -76,6 +87,80 @@ impl Judge {
             Basis::OwnFigure => group.values.clone(),
             Basis::PacedLatency { .. } => group.event_p99_us.clone(),
         }
+    }
+}
+
+/// What one client group of a phase's cells is judged on, and why: the group by its name
+/// (the same name on every set-up, from the same scenario).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct GroupBasis {
+    pub name: String,
+    pub metric: &'static str,
+    pub higher_is_better: bool,
+    /// The rate a paced group was given (for the group, or for each connection): its
+    /// events/s is that rate wherever it held it, so its latency is judged; none for a
+    /// closed loop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_per_s: Option<f64>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub per_connection: bool,
+}
+
+impl GroupBasis {
+    fn of(record: &GroupRecord) -> GroupBasis {
+        let per_connection = record.pacing == "rate_per_connection";
+        let rate_per_s = record
+            .rate_per_s
+            .filter(|_| record.pacing == "rate" || per_connection);
+        GroupBasis {
+            name: record.name.clone(),
+            metric: match rate_per_s {
+                Some(_) => PACED_GROUP_METRIC,
+                None => CLOSED_LOOP_GROUP_METRIC,
+            },
+            higher_is_better: rate_per_s.is_none(),
+            rate_per_s,
+            per_connection,
+        }
+    }
+
+    /// The client groups of `groups`' cells that ran two or more, by name in the order
+    /// they first appear; none where every cell ran one group or none (the cell's own
+    /// figure is then the group's).
+    pub fn of_cells(groups: &[&Group], cells: &[CellRecord]) -> Vec<GroupBasis> {
+        let several = || {
+            groups
+                .iter()
+                .flat_map(|g| g.cells.iter().filter_map(|&i| cells.get(i)))
+                .filter(|cell| cell.groups.len() > 1)
+                .flat_map(|cell| &cell.groups)
+        };
+        distinct(several().map(|record| record.name.clone()))
+            .into_iter()
+            .filter_map(|name| several().find(|record| record.name == name))
+            .map(GroupBasis::of)
+            .collect()
+    }
+
+    /// The group's figures on one set-up, one per completed repeat that ran it, in run
+    /// order (the repeats paired by round, as the phase's are): its events/s, or its p99
+    /// from the intended start (the cell's record keeps the p99 of the group's whole
+    /// histogram; a repeat where it finished no event has none).
+    pub fn values(&self, group: &Group, cells: &[CellRecord]) -> Vec<f64> {
+        group
+            .cells
+            .iter()
+            .zip(&group.outcomes)
+            .filter(|(_, outcome)| **outcome == OutcomeRecord::Completed)
+            .filter_map(|(&cell, _)| cells.get(cell))
+            .filter(|cell| cell.groups.len() > 1)
+            .filter_map(|cell| cell.groups.iter().find(|g| g.name == self.name))
+            .filter_map(|record| match self.rate_per_s {
+                None => Some(record.events_per_s),
+                Some(_) => (record.event_latency_us.count > 0)
+                    .then_some(record.event_latency_us.p99_us as f64),
+            })
+            .collect()
     }
 }
 

@@ -8,10 +8,14 @@
 //! 1+T), equivalent within ±T, undecided with the repeats it would take. Query kinds whose
 //! leader disagrees with their phase's are named; crossovers (a leader that changes with
 //! the thread count) are put in words; each ranked row carries its why lines (the counters
-//! that differ most) and the phase its plan differences with their fixes. Set-ups that
-//! cannot win (a failed, crashed or unoffered repeat, a check that found less work done,
-//! too many failed statements) are named with the reason and never ranked. A paragraph on
-//! top answers the study's question for the machine that ran it.
+//! that differ most) and the phase its plan differences with their fixes. Where the cells
+//! ran two or more client groups, each group gets a row of its own under its phase row,
+//! ranked alike on the group's own figure ([`GroupBasis`]: a closed loop's events/s, a
+//! paced group's p99 from the intended start), and a sentence in the paragraph on top: the
+//! whole cell's events/s adds the readers to the paced writers and speaks for neither.
+//! Set-ups that cannot win (a failed, crashed or unoffered repeat, a check that found less
+//! work done, too many failed statements) are named with the reason and never ranked. A
+//! paragraph on top answers the study's question for the machine that ran it.
 //!
 //! Owns: what a verdict is (its types and thresholds) and the walk over the phases that
 //! makes one, asking `rank` who leads and `words` how to say it. Must not draw (reports
@@ -31,7 +35,7 @@ pub use until_decided::still_undecided;
 use super::stats::{DecisionRule, Ratio, DEFAULT_TOLERANCE_PCT};
 use super::{distinct, Group, GroupKind, PhaseKind, View};
 
-pub use basis::{Basis, PACED_METRIC};
+pub use basis::{Basis, GroupBasis, PACED_GROUP_METRIC, PACED_METRIC};
 pub use noise::{Drift, Noise};
 pub use over_time::shift_text;
 pub use words::{basis_text, ratio_text, tolerance_text};
@@ -74,6 +78,10 @@ pub struct PhaseVerdict {
     pub rows: Vec<RowVerdict>,
     /// Per query kind, where the phase has several.
     pub query_kinds: Vec<RowVerdict>,
+    /// Per client group, where the phase's cells ran two or more: one row per group at
+    /// each place of `rows` (same thread count), judged on the group's own figure.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub client_groups: Vec<RowVerdict>,
     /// The leader changing with the thread count, in words.
     pub crossover: Option<String>,
     /// Statements whose plans differ between set-ups, with the fix where one is known.
@@ -110,12 +118,15 @@ pub struct Against {
 }
 
 /// One comparison of set-ups: a phase at a thread count (or a load method), or one query
-/// kind of it.
+/// kind or one client group of it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RowVerdict {
     pub threads: Option<u32>,
     pub method: Option<String>,
     pub query_kind: Option<String>,
+    /// A client group's row: which group, and what it is judged on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_group: Option<GroupBasis>,
     /// The set-up with the best median among those ranked; none with fewer than two.
     pub leader: Option<String>,
     pub against: Vec<Against>,
@@ -252,6 +263,30 @@ impl View {
         }
     }
 
+    /// A cell row's query-kind rows and client-group rows, each in its sentence.
+    fn worded_sub_rows(
+        &self,
+        ranked: &[&Group],
+        row: &RowVerdict,
+        rule: &DecisionRule,
+    ) -> (Vec<RowVerdict>, Vec<RowVerdict>) {
+        let kinds = self
+            .query_kind_rows(ranked, row)
+            .into_iter()
+            .map(|mut kind_row| {
+                kind_row.text = words::row_text(&kind_row, rule);
+                kind_row
+            });
+        let groups = self
+            .client_group_rows(ranked, row)
+            .into_iter()
+            .map(|mut group_row| {
+                group_row.text = client_groups::row_text(&group_row, rule);
+                group_row
+            });
+        (kinds.collect(), groups.collect())
+    }
+
     /// The verdicts of this run: a function of the record alone.
     pub fn verdicts(&self) -> Verdicts {
         let rule = self.decision_rule();
@@ -279,6 +314,7 @@ impl View {
             let places = distinct(groups.iter().map(|g| (g.method.clone(), g.threads)));
             let mut rows = Vec::new();
             let mut query_kinds = Vec::new();
+            let mut client_group_rows = Vec::new();
             for (method, threads) in places {
                 let bucket: Vec<&Group> = groups
                     .iter()
@@ -313,12 +349,9 @@ impl View {
                 row.text = words::row_text(&row, &rule);
                 if kind == GroupKind::Cell {
                     self.say_over_time(&mut row, &ranked);
-                    query_kinds.extend(self.query_kind_rows(&ranked, &row).into_iter().map(
-                        |mut kind_row| {
-                            kind_row.text = words::row_text(&kind_row, &rule);
-                            kind_row
-                        },
-                    ));
+                    let (kinds, groups) = self.worded_sub_rows(&ranked, &row, &rule);
+                    query_kinds.extend(kinds);
+                    client_group_rows.extend(groups);
                 }
                 rows.push(row);
             }
@@ -338,11 +371,13 @@ impl View {
                 basis: judge.basis,
                 rows,
                 query_kinds,
+                client_groups: client_group_rows,
             });
         }
         let setup_order: Vec<String> = self.setups.iter().map(|s| s.label()).collect();
         let safety = words::safety_sentences(safety, &setup_order);
-        let answer = self.answer(&phases, &not_ranked, &safety);
+        let answered = client_groups::with_group_phases(&phases);
+        let answer = self.answer(&answered, &not_ranked, &safety);
         Verdicts {
             answer,
             tolerance_pct: rule.tolerance * 100.0,

@@ -1,12 +1,12 @@
 //! Who leads: the deciding half of the verdicts. Which set-ups may be ranked (and, when one
 //! may not, why, as a value), the leader by the median of its repeats and its standing
-//! against each other set-up, the per-query-kind rankings, and the runs of thread counts
-//! one leader holds (what a crossover is made of).
+//! against each other set-up, the per-query-kind and per-client-group rankings, and the
+//! runs of thread counts one leader holds (what a crossover is made of).
 //!
 //! Owns: every comparison and threshold applied. Must not word anything: sentences and
 //! reasons are `words`'s, made from what this returns.
 
-use super::basis::Judge;
+use super::basis::{GroupBasis, Judge};
 use super::{Against, RowVerdict, Standing, MAX_FAILED_STATEMENT_SHARE, MIN_REPEATS_FOR_VERDICT};
 use crate::results::OutcomeRecord;
 use crate::view::stats::{decide, paired_ratios, ratio_of_medians, Answer, DecisionRule, Ratio};
@@ -171,6 +171,36 @@ impl View {
     }
 }
 
+impl View {
+    /// Per client group of cells that ran two or more: the set-ups ranked on the group's
+    /// own figure ([`GroupBasis`]), by the same rule and among the same set-ups as the
+    /// phase row (their `text` is left for `words`).
+    pub(super) fn client_group_rows(
+        &self,
+        ranked: &[&Group],
+        phase_row: &RowVerdict,
+    ) -> Vec<RowVerdict> {
+        let cells = &self.record.cells;
+        GroupBasis::of_cells(ranked, cells)
+            .into_iter()
+            .filter_map(|basis| {
+                let row = rank(
+                    ranked,
+                    |g| basis.values(g, cells),
+                    basis.higher_is_better,
+                    &self.decision_rule(),
+                )?;
+                Some(RowVerdict {
+                    threads: phase_row.threads,
+                    method: phase_row.method.clone(),
+                    client_group: Some(basis),
+                    ..row
+                })
+            })
+            .collect()
+    }
+}
+
 /// What a set-up that lost data in a crash stands against the best one that lost nothing.
 pub(super) enum SafetyCost {
     /// It would have led the best safe set-up by this much.
@@ -322,6 +352,7 @@ pub(super) fn rank<'a>(
         threads: None,
         method: None,
         query_kind: None,
+        client_group: None,
         leader: Some(lead_group.setup.label()),
         against,
         why: Vec::new(),

@@ -15,7 +15,8 @@ use crate::view::stats::{DecisionRule, Ratio};
 use crate::view::{distinct, Pace, View};
 
 impl RowVerdict {
-    /// "16 threads", "load method 'LOAD DATA'", or "" for a phase of one comparison.
+    /// "16 threads", "load method 'LOAD DATA'", "2 threads, group writers (p99 µs from
+    /// intended start)", or "" for a phase of one comparison.
     pub fn place(&self) -> String {
         let mut parts = Vec::new();
         if let Some(method) = &self.method {
@@ -26,6 +27,9 @@ impl RowVerdict {
         }
         if let Some(kind) = &self.query_kind {
             parts.push(kind.clone());
+        }
+        if let Some(group) = &self.client_group {
+            parts.push(format!("group {} ({})", group.name, group.metric));
         }
         parts.join(", ")
     }
@@ -594,6 +598,7 @@ mod tests {
             threads: Some(threads),
             method: None,
             query_kind: None,
+            client_group: None,
             leader: Some(leader.into()),
             against: vec![Against {
                 setup: "other".into(),
@@ -640,6 +645,7 @@ mod tests {
             threads: Some(threads),
             method: None,
             query_kind: None,
+            client_group: None,
             leader: Some("InnoDB".into()),
             against,
             why: Vec::new(),
@@ -719,6 +725,7 @@ mod tests {
                 equivalent,
             ],
             query_kinds: Vec::new(),
+            client_groups: Vec::new(),
             crossover: None,
             plans_differ: Vec::new(),
         };
@@ -760,6 +767,7 @@ mod tests {
                 ..row(4, vec![against("MyISAM", 1.77, Standing::Leads)])
             }],
             query_kinds: Vec::new(),
+            client_groups: Vec::new(),
             crossover: None,
             plans_differ: Vec::new(),
         };
