@@ -8,7 +8,7 @@
 
 use super::rank::{leader_spans, SafetyCost, WhyNotRanked};
 use super::{
-    Basis, NotRanked, PhaseVerdict, RowVerdict, Standing, MAX_FAILED_STATEMENT_SHARE,
+    Against, Basis, NotRanked, PhaseVerdict, RowVerdict, Standing, MAX_FAILED_STATEMENT_SHARE,
     MIN_REPEATS_FOR_VERDICT,
 };
 use crate::view::stats::{DecisionRule, Ratio};
@@ -313,16 +313,36 @@ pub fn tolerance_text(pct: f64) -> String {
 /// the tolerance's edge, where no practical number of repeats decides.
 const MOST_REPEATS_QUOTED: usize = 100;
 
+/// A paired interval wider than this factor (high ÷ low) says the repeats disagree, not
+/// that the difference sits at the tolerance's edge.
+const WIDE_PAIRED_INTERVAL: f64 = 2.0;
+
 /// "about 9 more would tell" for an undecided comparison after `repeats` that would take
 /// `needed` in all; where none was estimated or it is more than [`MOST_REPEATS_QUOTED`]
-/// more, that the difference sits at the tolerance's edge.
-fn more_text(repeats: usize, needed: Option<u32>) -> String {
+/// more, why: the repeats disagree (`widest`, the widest paired interval, spans more than
+/// [`WIDE_PAIRED_INTERVAL`]×), or else the difference sits at the tolerance's edge.
+fn more_text(repeats: usize, needed: Option<u32>, widest: Option<Ratio>) -> String {
     match needed.map(|needed| (needed as usize).saturating_sub(repeats).max(1)) {
         Some(more) if more <= MOST_REPEATS_QUOTED => format!("about {more} more would tell"),
-        _ => format!(
-            "more than {MOST_REPEATS_QUOTED} more would be needed: the difference sits near the tolerance"
-        ),
+        _ => match widest.filter(|paired| paired.high > WIDE_PAIRED_INTERVAL * paired.low) {
+            Some(paired) => format!(
+                "more than {MOST_REPEATS_QUOTED} more would be needed: the repeats disagree too widely, their ratio paired by round anywhere from {:.2} to {:.2}",
+                paired.low, paired.high
+            ),
+            None => format!(
+                "more than {MOST_REPEATS_QUOTED} more would be needed: the difference sits near the tolerance"
+            ),
+        },
     }
+}
+
+/// The widest paired interval of the undecided comparisons among `against`.
+fn widest_undecided<'a>(against: impl Iterator<Item = &'a Against>) -> Option<Ratio> {
+    against
+        .filter(|a| matches!(a.standing, Standing::Undecided { .. }))
+        .filter_map(|a| a.paired)
+        .filter(|paired| paired.low > 0.0)
+        .max_by(|x, y| (x.high / x.low).total_cmp(&(y.high / y.low)))
 }
 
 /// How the repeats were looked at: "repeats paired by round until decided (3 to 12 per
@@ -402,7 +422,7 @@ pub(super) fn row_text(row: &RowVerdict, rule: &DecisionRule) -> String {
         parts.push(format!(
             "undecided after {repeats} repeats ({leader} ahead by {}): {}",
             open.join(", "),
-            more_text(repeats, needed)
+            more_text(repeats, needed, widest_undecided(row.against.iter()))
         ));
     }
     if !few.is_empty() {
@@ -505,7 +525,11 @@ fn unled_parts(phase: &PhaseVerdict, rule: &DecisionRule, repeats: usize) -> Vec
             format!("undecided after {repeats} repeats"),
             format!(
                 " ({})",
-                more_text(repeats, needed.and_then(|n| n.into_iter().max()))
+                more_text(
+                    repeats,
+                    needed.and_then(|n| n.into_iter().max()),
+                    widest_undecided(phase.rows.iter().flat_map(|row| row.against.iter()))
+                )
             ),
         ),
         (
@@ -583,197 +607,5 @@ fn phase_sentence(phase: &PhaseVerdict, rule: &DecisionRule, repeats: usize) -> 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::view::verdict::Against;
-
-    #[test]
-    fn a_crossover_is_put_in_words() {
-        let ratio = |r: f64| Ratio {
-            ratio: r,
-            low: r - 0.05,
-            high: r + 0.05,
-        };
-        let row = |threads: u32, leader: &str, r: f64| RowVerdict {
-            threads: Some(threads),
-            method: None,
-            query_kind: None,
-            client_group: None,
-            leader: Some(leader.into()),
-            against: vec![Against {
-                setup: "other".into(),
-                times_better: Some(ratio(r)),
-                paired: Some(ratio(r)),
-                pairs: 3,
-                standing: Standing::Leads,
-            }],
-            why: Vec::new(),
-            over_time: None,
-            client_groups: None,
-            text: String::new(),
-        };
-        let rows = [
-            row(1, "MyISAM", 4.0),
-            row(5, "MyISAM", 2.0),
-            row(20, "InnoDB", 1.12),
-            row(50, "InnoDB", 1.3),
-        ];
-        assert_eq!(
-            crossover(&rows).unwrap(),
-            "MyISAM leads up to 5 threads; from 20 threads InnoDB leads, 1.12× [1.07, 1.17]"
-        );
-        assert_eq!(crossover(&rows[..2]), None);
-    }
-
-    fn against(setup: &str, ratio: f64, standing: Standing) -> Against {
-        let interval = Ratio {
-            ratio,
-            low: ratio - 0.02,
-            high: ratio + 0.02,
-        };
-        Against {
-            setup: setup.into(),
-            times_better: Some(interval),
-            paired: Some(interval),
-            pairs: 3,
-            standing,
-        }
-    }
-
-    fn row(threads: u32, against: Vec<Against>) -> RowVerdict {
-        RowVerdict {
-            threads: Some(threads),
-            method: None,
-            query_kind: None,
-            client_group: None,
-            leader: Some("InnoDB".into()),
-            against,
-            why: Vec::new(),
-            over_time: None,
-            client_groups: None,
-            text: String::new(),
-        }
-    }
-
-    #[test]
-    fn the_three_answers_are_put_in_words() {
-        let rule = DecisionRule::default();
-        let equivalent = row(16, vec![against("MyISAM", 1.02, Standing::Equivalent)]);
-        assert_eq!(
-            row_text(&equivalent, &rule),
-            "equivalent within ±5% (InnoDB ahead by 1.02× [1.00, 1.04] over MyISAM)"
-        );
-        let undecided = |needed| {
-            row(
-                4,
-                vec![against(
-                    "MyISAM",
-                    1.15,
-                    Standing::Undecided {
-                        repeats_needed: needed,
-                    },
-                )],
-            )
-        };
-        assert_eq!(
-            row_text(&undecided(Some(12)), &rule),
-            "undecided after 3 repeats (InnoDB ahead by 1.15× [1.13, 1.17] over MyISAM): about 9 more would tell"
-        );
-        for far in [None, Some(500)] {
-            assert!(
-                row_text(&undecided(far), &rule).ends_with(
-                    ": more than 100 more would be needed: the difference sits near the tolerance"
-                ),
-                "{far:?}"
-            );
-        }
-        let tighter = DecisionRule::sequential(2.5, 3, 12);
-        assert!(row_text(&equivalent, &tighter).starts_with("equivalent within ±2.5% ("));
-        // A lead over one set-up and equivalence with another: both said, the row equivalent.
-        let mixed = row(
-            1,
-            vec![
-                against("MyISAM", 1.5, Standing::Leads),
-                against("Aria", 1.01, Standing::Equivalent),
-            ],
-        );
-        assert_eq!(mixed.standing(), Some(Standing::Equivalent));
-        assert_eq!(
-            row_text(&mixed, &rule),
-            "InnoDB leads by 1.50× [1.48, 1.52] over MyISAM; equivalent within ±5% (InnoDB ahead by 1.01× [0.99, 1.03] over Aria)"
-        );
-        // The paragraph's sentence: leads, equivalences and what is undecided with the
-        // most repeats any row would take.
-        let phase = PhaseVerdict {
-            phase: "select".into(),
-            metric: "wall ms",
-            higher_is_better: false,
-            basis: Basis::OwnFigure,
-            rows: vec![
-                row(1, vec![against("MyISAM", 1.5, Standing::Leads)]),
-                undecided(Some(12)),
-                row(
-                    8,
-                    vec![against(
-                        "MyISAM",
-                        1.08,
-                        Standing::Undecided {
-                            repeats_needed: Some(20),
-                        },
-                    )],
-                ),
-                equivalent,
-            ],
-            query_kinds: Vec::new(),
-            client_groups: Vec::new(),
-            crossover: None,
-            plans_differ: Vec::new(),
-        };
-        assert_eq!(
-            phase_sentence(&phase, &rule, 3),
-            "select: InnoDB leads at 1 thread, by 1.50×; equivalent within ±5% at 16 threads; undecided after 3 repeats at 4 and 8 threads (about 17 more would tell)."
-        );
-    }
-
-    #[test]
-    fn a_paced_phase_says_it_is_judged_on_latency_and_why() {
-        assert_eq!(basis_text(&Basis::OwnFigure), None);
-        let captured = |speed| Basis::PacedLatency {
-            paced: Pace::Captured { speed },
-        };
-        assert_eq!(
-            basis_text(&captured(1.0)).unwrap(),
-            "judged on p99 latency from the intended start: the run was paced at the captured rate, so throughput is the same everywhere"
-        );
-        assert!(basis_text(&captured(2.5))
-            .unwrap()
-            .contains("paced at 2.5× the captured rate"));
-        let rate = Basis::PacedLatency {
-            paced: Pace::Rate {
-                target_per_s: 500.0,
-            },
-        };
-        assert!(basis_text(&rate)
-            .unwrap()
-            .contains("paced at --rate 500/s,"));
-        // Lower is better: the leader's lower p99 is worded as a lead, as any metric's.
-        let phase = PhaseVerdict {
-            phase: "replay".into(),
-            metric: super::super::PACED_METRIC,
-            higher_is_better: false,
-            basis: captured(1.0),
-            rows: vec![RowVerdict {
-                threads: None,
-                ..row(4, vec![against("MyISAM", 1.77, Standing::Leads)])
-            }],
-            query_kinds: Vec::new(),
-            client_groups: Vec::new(),
-            crossover: None,
-            plans_differ: Vec::new(),
-        };
-        assert_eq!(
-            phase_sentence(&phase, &DecisionRule::default(), 6),
-            "replay (judged on p99 latency from the intended start: the run was paced at the captured rate, so throughput is the same everywhere): InnoDB leads, by 1.77×."
-        );
-    }
-}
+#[path = "words_tests.rs"]
+mod tests;
