@@ -326,14 +326,25 @@ fn more_text(repeats: usize, needed: Option<u32>, widest: Option<Ratio>) -> Stri
         Some(more) if more <= MOST_REPEATS_QUOTED => format!("about {more} more would tell"),
         _ => match widest.filter(|paired| paired.high > WIDE_PAIRED_INTERVAL * paired.low) {
             Some(paired) => format!(
-                "more than {MOST_REPEATS_QUOTED} more would be needed: the repeats disagree too widely, their ratio paired by round anywhere from {:.2} to {:.2}",
-                paired.low, paired.high
+                "more than {MOST_REPEATS_QUOTED} more would be needed: the repeats disagree too widely, their ratio paired by round anywhere from {} to {}",
+                two_significant(paired.low),
+                two_significant(paired.high)
             ),
             None => format!(
                 "more than {MOST_REPEATS_QUOTED} more would be needed: the difference sits near the tolerance"
             ),
         },
     }
+}
+
+/// A ratio with two decimals, or two significant digits below 0.1 (0.0017, not 0.00).
+fn two_significant(ratio: f64) -> String {
+    let decimals = if ratio > 0.0 && ratio < 0.1 {
+        (1.0 - ratio.log10().floor()) as usize
+    } else {
+        2
+    };
+    format!("{ratio:.decimals$}")
 }
 
 /// The widest paired interval of the undecided comparisons among `against`.

@@ -103,17 +103,17 @@ fn the_three_answers_are_put_in_words() {
             "{far:?}"
         );
     }
-    // Out of reach because the repeats disagree (a paired interval of 0.02 to 57): said so,
+    // Out of reach because the repeats disagree (a paired interval of 0.0017 to 57): said so,
     // not blamed on the tolerance.
     let mut spread = undecided(None);
     spread.against[0].paired = Some(Ratio {
         ratio: 1.0,
-        low: 0.02,
+        low: 0.0017,
         high: 57.11,
     });
     assert!(
         row_text(&spread, &rule).ends_with(
-            ": more than 100 more would be needed: the repeats disagree too widely, their ratio paired by round anywhere from 0.02 to 57.11"
+            ": more than 100 more would be needed: the repeats disagree too widely, their ratio paired by round anywhere from 0.0017 to 57.11"
         ),
         "{}",
         row_text(&spread, &rule)
