@@ -85,8 +85,8 @@ pub struct Matrix {
     /// A load shape within each cell (k6's stages), instead of --time: DURATION:TARGET
     /// held or DURATION:FROM..TO ramped, comma-separated. Targets are connections
     /// ("10s:2,10s:8,10s:16"), or the offered rate when written with /s
-    /// ("20s:500/s,20s:1000/s,20s:0..2000/s")
-    #[arg(long, value_parser = LoadShape::parse, value_name = "SHAPE", conflicts_with_all = ["time", "loops", "events"])]
+    /// ("20s:500/s,20s:1000/s,20s:0..2000/s", which pace the cell: not with --rate)
+    #[arg(long, value_parser = LoadShape::parse, value_name = "SHAPE", conflicts_with_all = ["time", "loops", "events", "rate"])]
     pub stages: Option<LoadShape>,
 
     /// A latency goal each stage of a load shape is judged by, e.g. 'p99<10ms' (p50, p95

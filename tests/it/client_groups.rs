@@ -458,6 +458,18 @@ fn a_group_the_study_cannot_run_is_refused_naming_the_fix() {
             vec!["run", "oltp_point_select", "--stages", "10s:2,ten:8"],
             "is not a duration",
         ),
+        // Stages under --rate ran as rates of 1/s and 4/s: the stages pace a cell alone.
+        (
+            vec![
+                "run",
+                "oltp_point_select",
+                "--rate",
+                "500",
+                "--stages",
+                "2s:1,2s:4",
+            ],
+            "cannot be used with '--stages",
+        ),
     ] {
         let output = common::enginebench(&tmpdir)
             .args(&args)
