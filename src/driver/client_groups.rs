@@ -26,6 +26,29 @@ impl Grouped {
         Grouped { groups }
     }
 
+    /// A study's own workload as group `name` (the cell's `threads` connections, paced as
+    /// the cell is: closed loop, or `rate`) with `others` beside it, each on connections
+    /// and pacing of its own.
+    pub fn beside_own(
+        name: &str,
+        threads: u32,
+        rate: Option<RateSpec>,
+        own: Box<dyn Workload>,
+        others: Vec<(ClientGroup, Box<dyn Workload>)>,
+    ) -> Grouped {
+        let mut groups = vec![(
+            ClientGroup {
+                name: name.into(),
+                threads,
+                pacing: rate.map_or(GroupPacing::ClosedLoop, GroupPacing::Rate),
+                stages: Stages::default(),
+            },
+            own,
+        )];
+        groups.extend(others);
+        Grouped { groups }
+    }
+
     fn prefixed(&self, group: &ClientGroup, kind: &str) -> String {
         if self.groups.len() == 1 || kind.is_empty() {
             kind.to_string()
@@ -178,6 +201,12 @@ impl Worker for GroupWorker {
     fn done(&self) -> bool {
         self.inner.done()
     }
+}
+
+/// The seed of the `index`th group beside a study's own (from 0): each group draws values
+/// of its own, the same ones in every run with `seed`.
+pub fn group_seed(seed: u64, index: usize) -> u64 {
+    seed ^ ((index as u64 + 1) << 40)
 }
 
 /// The groups a cell runs: the workload's own, or one group of `threads` connections paced

@@ -219,6 +219,15 @@ pub struct Pacing {
     pub rate: Option<RateSpec>,
 }
 
+impl Pacing {
+    /// How intended starts are spaced for groups paced beside the cell: as the cell's rate
+    /// spaces them, evenly without one.
+    pub fn arrivals(&self) -> crate::scenario::Arrivals {
+        self.rate
+            .map_or(crate::scenario::Arrivals::Constant, |rate| rate.arrivals)
+    }
+}
+
 /// `--stage-goal`: one latency bound on a percentile intervals keep.
 fn parse_stage_goal(text: &str) -> Result<crate::measure::slo::Slo, String> {
     let goal = crate::measure::slo::Slo::parse(text)?;

@@ -1,17 +1,13 @@
 //! `--group NAME:THREADS[:RATE]=SCRIPT` for Lua studies: other scripts run beside the
 //! study's own, on the same tables, each on its own connections and pacing, measured
 //! apart (the driver's client groups). Owns reading each group's script (its declarations,
-//! the study's options it takes) and putting the groups into one workload. Must not know
-//! how the driver paces or measures a group.
+//! the study's options it takes). Must not know how the driver paces or measures a group.
 
 use anyhow::bail;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::script::{Declared, Script, Settings};
-use super::workload::LuaWorkload;
-use crate::driver::client_groups::{ClientGroup, GroupPacing, Grouped, Stages};
-use crate::driver::{RateSpec, Workload};
 use crate::studies::GroupArg;
 
 /// One `--group`: its script, read and checked.
@@ -73,28 +69,4 @@ pub fn lua_groups(
         });
     }
     Ok(groups)
-}
-
-/// The study's own workload as group `main_name` (`threads` connections, paced as the
-/// cell is) beside each `--group`'s.
-pub fn grouped(
-    main: (String, u32, Option<RateSpec>, LuaWorkload),
-    groups: Vec<(ClientGroup, LuaWorkload)>,
-) -> Grouped {
-    let (name, threads, rate, workload) = main;
-    let mut all: Vec<(ClientGroup, Box<dyn Workload>)> = vec![(
-        ClientGroup {
-            name,
-            threads,
-            pacing: rate.map_or(GroupPacing::ClosedLoop, GroupPacing::Rate),
-            stages: Stages::default(),
-        },
-        Box::new(workload),
-    )];
-    all.extend(
-        groups
-            .into_iter()
-            .map(|(group, workload)| (group, Box::new(workload) as Box<dyn Workload>)),
-    );
-    Grouped::new(all)
 }

@@ -19,6 +19,7 @@ mod report;
 pub mod script;
 pub mod workload;
 
+use crate::driver::client_groups::{group_seed, ClientGroup, Grouped};
 use anyhow::{bail, Context as _};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -553,11 +554,7 @@ impl StudyKind for LuaParams {
         if self.lua_groups.is_empty() {
             return Ok(Box::new(main));
         }
-        let arrivals = link
-            .pacing
-            .rate
-            .map_or(crate::scenario::Arrivals::Constant, |rate| rate.arrivals);
-        let mut beside = Vec::new();
+        let mut beside: Vec<(ClientGroup, Box<dyn Workload>)> = Vec::new();
         for (index, group) in self.lua_groups.iter().enumerate() {
             let mut settings = (*group.settings).clone();
             settings.global = self.settings_for(cell.engine).global;
@@ -568,13 +565,18 @@ impl StudyKind for LuaParams {
                 Arc::new(settings),
                 Arc::clone(&group.declared),
                 self.engine_spec(&link.spec, cell.engine),
-                // Each group draws its own values.
-                link.seed ^ ((index as u64 + 1) << 40),
+                group_seed(link.seed, index),
             )?;
-            beside.push((group.arg.client_group(arrivals), workload));
+            beside.push((
+                group.arg.client_group(link.pacing.arrivals()),
+                Box::new(workload),
+            ));
         }
-        Ok(Box::new(groups::grouped(
-            (MAIN_GROUP.into(), cell.threads, link.pacing.rate, main),
+        Ok(Box::new(Grouped::beside_own(
+            MAIN_GROUP,
+            cell.threads,
+            link.pacing.rate,
+            Box::new(main),
             beside,
         )))
     }

@@ -304,10 +304,7 @@ fn client_groups(
     use crate::scenario::file::GroupRate;
     let rate = |events_per_s: f64| crate::driver::RateSpec {
         events_per_s,
-        arrivals: link
-            .pacing
-            .rate
-            .map_or(crate::scenario::Arrivals::Constant, |rate| rate.arrivals),
+        arrivals: link.pacing.arrivals(),
     };
     Grouped::new(
         groups
@@ -334,7 +331,7 @@ fn client_groups(
                     events: group.events.clone(),
                     ignore_errors: ignore_errors.to_vec(),
                     // Each group draws its own values.
-                    seed: link.seed ^ ((index as u64 + 1) << 40),
+                    seed: crate::driver::client_groups::group_seed(link.seed, index),
                 });
                 (
                     ClientGroup {

@@ -374,30 +374,25 @@ impl StudyKind for OltpParams {
         }
         // The study's own connections, then each group's: a workload of its own on
         // connections of its own, each drawing its own values.
-        use crate::driver::client_groups::{ClientGroup, GroupPacing, Grouped, Stages};
-        let arrivals = link
-            .pacing
-            .rate
-            .map_or(crate::scenario::Arrivals::Constant, |rate| rate.arrivals);
-        let mut groups: Vec<(ClientGroup, Box<dyn Workload>)> = vec![(
-            ClientGroup {
-                name: MAIN_GROUP.into(),
-                threads: cell.threads,
-                pacing: link
-                    .pacing
-                    .rate
-                    .map_or(GroupPacing::ClosedLoop, GroupPacing::Rate),
-                stages: Stages::default(),
-            },
+        use crate::driver::client_groups::{group_seed, Grouped};
+        let beside = self
+            .group_workloads
+            .iter()
+            .enumerate()
+            .map(|(index, (arg, kind))| {
+                let workload = oltp(*kind, arg.threads, group_seed(link.seed, index));
+                (
+                    arg.client_group(link.pacing.arrivals()),
+                    Box::new(workload) as Box<dyn Workload>,
+                )
+            })
+            .collect();
+        Ok(Box::new(Grouped::beside_own(
+            MAIN_GROUP,
+            cell.threads,
+            link.pacing.rate,
             Box::new(oltp(self.workload, cell.threads, link.seed)),
-        )];
-        for (index, (arg, kind)) in self.group_workloads.iter().enumerate() {
-            let seed = link.seed ^ ((index as u64 + 1) << 40);
-            groups.push((
-                arg.client_group(arrivals),
-                Box::new(oltp(*kind, arg.threads, seed)),
-            ));
-        }
-        Ok(Box::new(Grouped::new(groups)))
+            beside,
+        )))
     }
 }

@@ -373,30 +373,25 @@ impl StudyKind for TpccParams {
             return Ok(Box::new(terminals(self.mix, link.seed)));
         }
         // The terminals, then each group's: a mix of its own on connections of its own.
-        use crate::driver::client_groups::{ClientGroup, GroupPacing, Grouped, Stages};
-        let arrivals = link
-            .pacing
-            .rate
-            .map_or(crate::scenario::Arrivals::Constant, |rate| rate.arrivals);
-        let mut groups: Vec<(ClientGroup, Box<dyn Workload>)> = vec![(
-            ClientGroup {
-                name: MAIN_GROUP.into(),
-                threads: cell.threads,
-                pacing: link
-                    .pacing
-                    .rate
-                    .map_or(GroupPacing::ClosedLoop, GroupPacing::Rate),
-                stages: Stages::default(),
-            },
+        use crate::driver::client_groups::{group_seed, Grouped};
+        let beside = self
+            .group_mixes
+            .iter()
+            .enumerate()
+            .map(|(index, (group, mix))| {
+                (
+                    group.client_group(link.pacing.arrivals()),
+                    Box::new(terminals(*mix, group_seed(link.seed, index))) as Box<dyn Workload>,
+                )
+            })
+            .collect();
+        Ok(Box::new(Grouped::beside_own(
+            MAIN_GROUP,
+            cell.threads,
+            link.pacing.rate,
             Box::new(terminals(self.mix, link.seed)),
-        )];
-        for (index, (group, mix)) in self.group_mixes.iter().enumerate() {
-            groups.push((
-                group.client_group(arrivals),
-                Box::new(terminals(*mix, link.seed ^ ((index as u64 + 1) << 40))),
-            ));
-        }
-        Ok(Box::new(Grouped::new(groups)))
+            beside,
+        )))
     }
 
     fn crash_check(&self) -> Option<String> {
