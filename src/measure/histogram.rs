@@ -65,6 +65,19 @@ impl LatencySummary {
         }
     }
 
+    /// The summary of encoded histograms (`histogram_v2` texts) merged: percentiles of
+    /// the whole, never averaged; one that does not decode is left out.
+    pub fn of_encoded<'a>(encoded: impl IntoIterator<Item = &'a str>) -> LatencySummary {
+        let mut all = new_histogram();
+        for part in encoded
+            .into_iter()
+            .filter_map(|text| decode_histogram(text).ok())
+        {
+            merge(&mut all, &part);
+        }
+        LatencySummary::from_histogram(&all)
+    }
+
     pub fn from_histogram(histogram: &Histogram<u64>) -> LatencySummary {
         if histogram.is_empty() {
             return LatencySummary::default();

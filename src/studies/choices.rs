@@ -129,6 +129,22 @@ impl GroupArg {
         })
     }
 
+    /// Refuses `args` where a group takes the study's own group's name (`own`, which
+    /// `own_words` describe, e.g. "TPC-C's own terminals") or another group's: each
+    /// group's name prefixes its statements' names, so two alike would merge.
+    pub fn check_names(args: &[GroupArg], own: &str, own_words: &str) -> anyhow::Result<()> {
+        for (index, arg) in args.iter().enumerate() {
+            if arg.name == own || args[..index].iter().any(|other| other.name == arg.name) {
+                anyhow::bail!(
+                    "--group '{}': the name '{}' is taken ({own_words} are '{own}'): give each group a name of its own",
+                    arg.text,
+                    arg.name
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// Its place among a cell's client groups: its connections and pacing.
     pub fn client_group(
         &self,

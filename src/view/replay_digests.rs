@@ -74,13 +74,12 @@ impl View {
             } else {
                 0.0
             });
-            let mut all = new_histogram();
-            for query in cells.iter().flat_map(|c| &c.queries) {
-                if let Ok(part) = decode_histogram(&query.histogram_v2) {
-                    let _ = all.add(&part);
-                }
-            }
-            overall_us.push(LatencySummary::from_histogram(&all));
+            overall_us.push(LatencySummary::of_encoded(
+                cells
+                    .iter()
+                    .flat_map(|c| &c.queries)
+                    .map(|q| q.histogram_v2.as_str()),
+            ));
             for cell in &cells {
                 for mismatch in &cell.mismatches {
                     if !examples

@@ -26,15 +26,9 @@ pub fn lua_groups(
     main_declared: &Declared,
     main_name: &str,
 ) -> anyhow::Result<Vec<LuaGroup>> {
+    GroupArg::check_names(args, main_name, "the study's own connections")?;
     let mut groups: Vec<LuaGroup> = Vec::new();
     for arg in args {
-        if arg.name == main_name || groups.iter().any(|group| group.arg.name == arg.name) {
-            bail!(
-                "--group '{}': the name '{}' is taken (the study's own connections are '{main_name}'): give each group a name of its own",
-                arg.text,
-                arg.name
-            );
-        }
         let script = Script::find(&arg.script)
             .map_err(|err| err.context(format!("--group '{}'", arg.text)))?;
         let mut settings = Settings {

@@ -172,16 +172,8 @@ impl OltpParams {
     /// workloads (`oltp_insert` or `oltp_insert.lua`), run on the same tables with the same
     /// options. bulk_insert makes tables of its own per cell, so it takes no part.
     fn with_groups(mut self, args: &[GroupArg]) -> anyhow::Result<OltpParams> {
+        GroupArg::check_names(args, MAIN_GROUP, "the study's own connections")?;
         for arg in args {
-            if arg.name == MAIN_GROUP
-                || self.group_workloads.iter().any(|(g, _)| g.name == arg.name)
-            {
-                anyhow::bail!(
-                    "--group '{}': the name '{}' is taken (the study's own connections are '{MAIN_GROUP}'): give each group a name of its own",
-                    arg.text,
-                    arg.name
-                );
-            }
             let kind = OltpKind::from_name(arg.script.trim_end_matches(".lua")).ok_or_else(|| {
                 let names: Vec<&str> = OltpKind::ALL.iter().map(|k| k.name()).collect();
                 anyhow::anyhow!(
@@ -241,14 +233,12 @@ impl StudyKind for OltpParams {
             .into_iter()
             .collect();
         // With groups, the driver names each group's statements `group/statement`.
-        for (name, kind) in std::iter::once((MAIN_GROUP, self.workload)).chain(
-            self.group_workloads
-                .iter()
-                .map(|(arg, kind)| (arg.name.as_str(), *kind)),
-        ) {
-            if self.group_workloads.is_empty() {
-                break;
-            }
+        let named = self
+            .group_workloads
+            .iter()
+            .map(|(arg, kind)| (arg.name.as_str(), *kind));
+        let grouped = (!self.group_workloads.is_empty()).then_some((MAIN_GROUP, self.workload));
+        for (name, kind) in grouped.into_iter().chain(named) {
             for (statement, class) in oltp::query_kinds(kind, &self.options) {
                 record
                     .statement_classes

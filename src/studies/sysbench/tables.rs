@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use crate::console::new_table;
 use crate::console::TableStyle;
-use crate::measure::{decode_histogram, LatencySummary};
+use crate::measure::LatencySummary;
 use crate::report::text::sections::*;
 use crate::results::{CellRecord, GroupRecord, OutcomeRecord, RateRecord};
 use crate::view::stats::Summary;
@@ -147,7 +147,12 @@ fn client_group_rows<'a>(view: &'a View, group: &Group, rate_columns: bool) -> V
                     .collect(),
             )
         };
-        let latency = merged_latency(cells.iter().filter_map(of_group));
+        let latency = LatencySummary::of_encoded(
+            cells
+                .iter()
+                .filter_map(of_group)
+                .map(|g| g.event_histogram_v2.as_str()),
+        );
         let mut row = vec![
             right(format!("  {name}: {}", client_group.threads)),
             right(format!(
@@ -189,23 +194,6 @@ fn group_statements_per_s(view: &View, cell: &CellRecord, name: &str, failed: bo
         .map(|q| if failed { q.failed } else { q.count })
         .sum();
     crate::view::per_second(count, cell).unwrap_or_default()
-}
-
-/// The event latency of a client group over its repeats, from their merged histograms.
-fn merged_latency<'a>(groups: impl Iterator<Item = &'a GroupRecord>) -> LatencySummary {
-    let mut merged: Option<hdrhistogram::Histogram<u64>> = None;
-    for histogram in groups.filter_map(|g| decode_histogram(&g.event_histogram_v2).ok()) {
-        match &mut merged {
-            Some(all) => {
-                let _ = all.add(&histogram);
-            }
-            None => merged = Some(histogram),
-        }
-    }
-    merged
-        .as_ref()
-        .map(LatencySummary::from_histogram)
-        .unwrap_or_default()
 }
 
 /// A client group's target (marked when any repeat did not keep it) and its largest lag

@@ -233,15 +233,9 @@ pub fn tpcc_study(args: &StudyArgs) -> anyhow::Result<TpccParams> {
             ),
         }
     }
+    super::GroupArg::check_names(&args.groups, MAIN_GROUP, "TPC-C's own terminals")?;
     let mut group_mixes: Vec<(super::GroupArg, Mix)> = Vec::new();
     for group in &args.groups {
-        if group.name == MAIN_GROUP || group_mixes.iter().any(|(g, _)| g.name == group.name) {
-            bail!(
-                "--group '{}': the name '{}' is taken (TPC-C's own terminals are '{MAIN_GROUP}'): give each group a name of its own",
-                group.text,
-                group.name
-            );
-        }
         let mix = Mix::parse(&group.script).with_context(|| {
             format!(
                 "--group '{}': TPC-C's groups run a mix, NAME:THREADS[:RATE]=NO,P,OS,D,SL",
