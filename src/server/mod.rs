@@ -6,6 +6,7 @@
 pub mod builds;
 pub mod caps;
 mod cgroup;
+mod datadir_template;
 mod dsn;
 mod error_log;
 pub mod option_files;

@@ -529,8 +529,13 @@ impl ThrowawayServer {
 
 impl Drop for ThrowawayServer {
     fn drop(&mut self) {
-        // After Ctrl-C the user waits: a server gets a few seconds to shut down cleanly.
-        let grace = if registry::hurried() {
+        // A datadir about to be removed needs no clean shutdown (its flushes and checkpoint
+        // are work nobody reads): the server is killed. One that is kept, or under a
+        // power-loss file system that writes back on unmount, shuts down cleanly; after
+        // Ctrl-C the user waits, so it gets a few seconds.
+        let grace = if !self.keep_datadir && self.power_fs.is_none() {
+            Duration::ZERO
+        } else if registry::hurried() {
             Duration::from_secs(5)
         } else {
             Duration::from_secs(30)
@@ -607,10 +612,24 @@ fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
+/// A datadir as the build's own installer makes it: a copy of the one it made before
+/// (`datadir_template`), else made now.
+fn initialise_datadir(
+    tree: &ServerTree,
+    datadir: &Path,
+    tmpdir: &Path,
+    root_dir: &Path,
+    caps: &ChildCaps,
+) -> Result<(), ServerError> {
+    super::datadir_template::install_or_copy(tree, datadir, || {
+        run_installer(tree, datadir, tmpdir, root_dir, caps)
+    })
+}
+
 /// A datadir made by the build's own installer: MariaDB's `mariadb-install-db` from the
 /// same tree (another version's would write its own system tables), MySQL's
 /// `mysqld --initialize-insecure`.
-fn initialise_datadir(
+fn run_installer(
     tree: &ServerTree,
     datadir: &Path,
     tmpdir: &Path,

@@ -1,0 +1,198 @@
+//! Installed datadirs kept as templates: a throwaway server's datadir is a copy of the one its
+//! build's installer made the first time, as mysql-test-run copies its bootstrap datadir for
+//! each server. The installer (`mariadb-install-db`, `mysqld --initialize-insecure`) takes
+//! 0.4–4 s of mostly waiting on its disk syncs; the copy a tenth of that. Owns the cache's
+//! layout, its key, and the copy; must not know how a server is installed or started.
+//!
+//! The copy is exact where it matters to what a server then does: data blocks are copied, and
+//! the ranges the installer had only reserved (InnoDB's redo log is one 96 MB `fallocate`d file
+//! with a few KB written) are reserved again, not written, so the first writes into them cost
+//! what they cost on an installed datadir. The template itself is kept sparse (7 MB, not 114).
+
+use std::fs;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use super::builds::ServerTree;
+
+/// Bumped when what an installed datadir holds changes meaning (the installer's arguments).
+const LAYOUT: u32 = 1;
+/// Copies go in blocks of this size; a block of zeros is left a hole, reserved at the end.
+const BLOCK_BYTES: usize = 64 * 1024;
+
+/// Where the templates live: beside the fetched builds, one directory per key.
+fn templates_dir() -> PathBuf {
+    super::builds::cache_dir()
+        .parent()
+        .map(|dir| dir.join("datadirs"))
+        .unwrap_or_else(|| std::env::temp_dir().join("enginebench-datadirs"))
+}
+
+/// What makes two installed datadirs the same: the build (its server binary and installer,
+/// by path, size and modification time), the user it runs as, and this file's layout.
+fn key(tree: &ServerTree) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    LAYOUT.hash(&mut hasher);
+    tree.flavour.name().hash(&mut hasher);
+    for path in [Some(&tree.binary), tree.installer.as_ref(), tree.basedir.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        path.hash(&mut hasher);
+        if let Ok(meta) = fs::metadata(path) {
+            (meta.len(), meta.mtime(), meta.mtime_nsec()).hash(&mut hasher);
+        }
+    }
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() }.hash(&mut hasher);
+    format!("{}-{:016x}", tree.flavour.name(), hasher.finish())
+}
+
+/// Fills `datadir` (empty) as `install` would: from the build's template when there is one,
+/// else by running `install` and keeping what it made as the template. A template that cannot
+/// be read or kept is only a slower start, never an error of its own.
+pub(super) fn install_or_copy(
+    tree: &ServerTree,
+    datadir: &Path,
+    install: impl FnOnce() -> Result<(), super::ServerError>,
+) -> Result<(), super::ServerError> {
+    if std::env::var_os("ENGINEBENCH_NO_DATADIR_TEMPLATE").is_some() {
+        return install();
+    }
+    let template = templates_dir().join(key(tree));
+    if template.is_dir() && copy_tree(&template, datadir, CopyMode::Restore).is_ok() {
+        return Ok(());
+    }
+    // A partial copy is wiped: the installer wants an empty directory.
+    if let Ok(entries) = fs::read_dir(datadir) {
+        for entry in entries.flatten() {
+            let _ = fs::remove_dir_all(entry.path()).or_else(|_| fs::remove_file(entry.path()));
+        }
+    }
+    install()?;
+    keep(datadir, &template);
+    Ok(())
+}
+
+/// Keeps `datadir` as `template`: copied beside it under a name of its own, then renamed into
+/// place, so that a concurrent reader sees the whole template or none (the first of two
+/// processes installing at once wins; the other's copy is dropped).
+fn keep(datadir: &Path, template: &Path) {
+    let Some(parent) = template.parent() else {
+        return;
+    };
+    if fs::create_dir_all(parent).is_err() {
+        return;
+    }
+    let staging = parent.join(format!(
+        ".staging-{}-{}",
+        std::process::id(),
+        rand::random::<u32>()
+    ));
+    let kept = copy_tree(datadir, &staging, CopyMode::Keep).is_ok()
+        && fs::rename(&staging, template).is_ok();
+    if !kept {
+        let _ = fs::remove_dir_all(&staging);
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum CopyMode {
+    /// Into the cache: holes only.
+    Keep,
+    /// Out of the cache: holes reserved again up to each file's length.
+    Restore,
+}
+
+/// Copies the tree `from` into `to` (created), files block by block with their permissions.
+fn copy_tree(from: &Path, to: &Path, mode: CopyMode) -> std::io::Result<()> {
+    fs::create_dir_all(to)?;
+    fs::set_permissions(to, fs::metadata(from)?.permissions())?;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if entry.file_name() == "auto.cnf" {
+            // MySQL's server_uuid: each server makes its own (replicas refuse a primary with theirs).
+            continue;
+        }
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target, mode)?;
+        } else if kind.is_file() {
+            copy_file(&entry.path(), &target, mode)?;
+        }
+        // An installer makes no links or sockets; anything else is left out.
+    }
+    Ok(())
+}
+
+fn copy_file(from: &Path, to: &Path, mode: CopyMode) -> std::io::Result<()> {
+    let mut source = fs::File::open(from)?;
+    let meta = source.metadata()?;
+    let mut target = fs::File::create(to)?;
+    let mut block = vec![0u8; BLOCK_BYTES];
+    loop {
+        let read = read_full(&mut source, &mut block)?;
+        if read == 0 {
+            break;
+        }
+        if block[..read].iter().all(|&byte| byte == 0) {
+            target.seek(SeekFrom::Current(read as i64))?;
+        } else {
+            target.write_all(&block[..read])?;
+        }
+    }
+    target.set_len(meta.len())?;
+    if mode == CopyMode::Restore && meta.len() > 0 {
+        use std::os::fd::AsRawFd;
+        // SAFETY: reserving blocks of a file we hold open; mode 0 keeps its length.
+        // A file system without fallocate leaves the holes, which read the same.
+        unsafe {
+            libc::fallocate(target.as_raw_fd(), 0, 0, meta.len() as libc::off_t);
+        }
+    }
+    fs::set_permissions(to, meta.permissions())?;
+    Ok(())
+}
+
+/// Reads until `buf` is full or the file ends.
+fn read_full(file: &mut fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(filled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_and_restored_file_reads_the_same_and_is_reserved_to_its_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("installed");
+        fs::create_dir_all(source.join("mysql")).unwrap();
+        // A header, a long run of zeros, a tail: the shape of InnoDB's redo log.
+        let mut bytes = vec![7u8; 100];
+        bytes.extend(vec![0u8; 5 * BLOCK_BYTES]);
+        bytes.extend(b"tail");
+        fs::write(source.join("ib_logfile0"), &bytes).unwrap();
+        fs::write(source.join("mysql").join("user.MAI"), b"root").unwrap();
+        let kept = dir.path().join("kept");
+        copy_tree(&source, &kept, CopyMode::Keep).unwrap();
+        let restored = dir.path().join("restored");
+        copy_tree(&kept, &restored, CopyMode::Restore).unwrap();
+        assert_eq!(fs::read(restored.join("ib_logfile0")).unwrap(), bytes);
+        assert_eq!(fs::read(restored.join("mysql/user.MAI")).unwrap(), b"root");
+        // Kept sparse, restored reserved: no fewer blocks than its length needs.
+        let blocks = |path: &Path| fs::metadata(path).unwrap().blocks() * 512;
+        assert!(blocks(&kept.join("ib_logfile0")) < bytes.len() as u64);
+        assert!(blocks(&restored.join("ib_logfile0")) >= bytes.len() as u64);
+    }
+}
