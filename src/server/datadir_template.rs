@@ -36,9 +36,13 @@ fn key(tree: &ServerTree) -> String {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     LAYOUT.hash(&mut hasher);
     tree.flavour.name().hash(&mut hasher);
-    for path in [Some(&tree.binary), tree.installer.as_ref(), tree.basedir.as_ref()]
-        .into_iter()
-        .flatten()
+    for path in [
+        Some(&tree.binary),
+        tree.installer.as_ref(),
+        tree.basedir.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
     {
         path.hash(&mut hasher);
         if let Ok(meta) = fs::metadata(path) {
