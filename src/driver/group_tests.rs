@@ -181,8 +181,10 @@ fn stages_of_rate_offer_each_stage_its_rate() {
             let group = &cell.groups[0];
             assert!(group.group.pacing.stages_set_rate());
             let offered = group.rate.unwrap().target_per_s;
-            // Averaged over the cell as it ran (its wall time may run a little past 1 s).
-            assert!((200.0..=260.0).contains(&offered), "{offered}");
+            // Averaged over the cell as it ran: at most the stages' 250 events in 1 s (a
+            // loaded machine stretches the wall time, which only lowers it). Each stage's
+            // own rate is `the_offered_rate_follows_the_pacing_and_the_stages`'s to check.
+            assert!(offered > 0.0 && offered <= 260.0, "{offered}");
             // The first half of the cell ran far fewer events than the second.
             let (first, second): (Vec<_>, Vec<_>) = cell
                 .intervals
