@@ -41,8 +41,10 @@ pub fn interval_line(interval: &IntervalMeasurement, threads: u32) -> String {
     );
     let errors: u64 = interval.kinds.iter().map(|(_, _, failed)| failed).sum();
     let per_s = |n: u64| n as f64 / seconds;
-    if reads + writes + other == 0 {
-        // sysbench's line for a script without a database: events per second.
+    if reads + writes + other == 0 && interval.events.count > 0 {
+        // sysbench's line for a script without a database: events per second. An interval
+        // in which nothing completed at all (a server or machine that stalled) is not one:
+        // it keeps the statements' line, at zero.
         return format!(
             "[ {:.0}s ] thds: {threads} eps: {:.2} lat (ms,95%): {:.2}",
             interval.end_s,
@@ -61,4 +63,42 @@ pub fn interval_line(interval: &IntervalMeasurement, threads: u32) -> String {
         interval.events.p95_us as f64 / 1000.0,
         per_s(errors),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::LatencySummary;
+
+    fn interval(kinds: Vec<(String, LatencySummary, u64)>, events: u64) -> IntervalMeasurement {
+        IntervalMeasurement {
+            start_s: 0.0,
+            end_s: 2.0,
+            kinds,
+            events: LatencySummary {
+                count: events,
+                ..LatencySummary::default()
+            },
+            groups: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_interval_in_which_nothing_completed_keeps_the_statements_line() {
+        let point = "SELECT c FROM sbtest1 WHERE id=?".to_string();
+        // Nothing completed (a stalled server, a starved machine): tps at zero, as sysbench.
+        let stalled = interval_line(&interval(vec![], 0), 2);
+        assert!(
+            stalled.starts_with("[ 2s ] thds: 2 tps: 0.00 qps: 0.00"),
+            "{stalled}"
+        );
+        let named = interval_line(&interval(vec![(point, LatencySummary::default(), 0)], 0), 2);
+        assert!(named.contains("tps: 0.00 qps: 0.00"), "{named}");
+        // Events and no statement: a script without a database.
+        let no_database = interval_line(&interval(vec![], 40), 2);
+        assert!(
+            no_database.starts_with("[ 2s ] thds: 2 eps: 20.00"),
+            "{no_database}"
+        );
+    }
 }
