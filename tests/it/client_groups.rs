@@ -4,6 +4,13 @@
 //! cell's), and given a verdict row of its own (InnoDB against MyISAM); and a built-in workload under `--stages` of connections, each stage recorded
 //! with its own figures, its connections brought in at their stage, and judged by
 //! `--stage-goal` in the report and the verdict.
+//!
+//! No assertion here depends on how fast the machine is (issue 64): a paced group is checked
+//! for what the design promises — its target is the rate asked, its schedule never offers
+//! more events than the rate allows, and its record tells the truth about what it achieved
+//! (a group that fell below 95% of its rate or started an event over a second late says it
+//! fell behind, and the report says so too). How close to its rate a group gets on this
+//! machine is `bench/paced_groups.sh`'s business.
 
 use crate::common;
 
@@ -51,6 +58,65 @@ fn query_count(cell: &Value, name: &str) -> u64 {
         .map_or(0, |q| q["count"].as_u64().unwrap())
 }
 
+/// Asserts that a paced rate's record (a cell's `rate` or a group's) tells the truth about
+/// what was achieved, whatever the machine's pace:
+/// - its target is the rate asked;
+/// - its achieved rate is its `events` over the cell's wall time;
+/// - a rate under 95% of the target, or an event started more than a second late, is
+///   flagged `fell_behind` (the record's own definition: `rate_outcome` in
+///   src/driver/mod.rs). Checked one way only: a record that says it kept its rate had
+///   both; a stricter flag (say, a schedule that ended behind) would still pass;
+/// - late events (each started more than 1 ms after its intended time) mean a lag of at
+///   least 1 ms;
+/// - the schedule never ran ahead: at most `most_events`, what the schedule could offer
+///   (each connection's schedule starts at its own start and stops at its own deadline,
+///   so a late start cannot add events).
+///
+/// Values within a hair (1e-9 relative) of a boundary are left alone: JSON may round the
+/// last bit of a figure the driver compared exactly.
+pub(crate) fn assert_rate_tells_the_truth(
+    rate: &Value,
+    target_per_s: f64,
+    events: u64,
+    wall_ms: f64,
+    most_events: u64,
+    what: &str,
+) {
+    let number = |name: &str| {
+        rate[name]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{what}: no {name} in {rate}"))
+    };
+    assert_eq!(number("target_per_s"), target_per_s, "{what}: {rate}");
+    let achieved = number("achieved_per_s");
+    let max_lag_ms = number("max_lag_ms");
+    let late = rate["late_events"].as_u64().unwrap();
+    let fell_behind = rate["fell_behind"].as_bool().unwrap();
+    let wall_s = wall_ms / 1000.0;
+    assert!(
+        (achieved * wall_s - events as f64).abs() <= 1e-6 * (events as f64).max(1.0),
+        "{what}: achieved {achieved}/s over {wall_s} s is not its {events} events: {rate}"
+    );
+    let clearly_short = achieved < 0.95 * target_per_s * (1.0 - 1e-9);
+    let clearly_late = max_lag_ms > 1000.0 * (1.0 + 1e-9);
+    if clearly_short || clearly_late {
+        assert!(
+            fell_behind,
+            "{what}: {achieved}/s of {target_per_s}/s, lag up to {max_lag_ms} ms, and not flagged: {rate}"
+        );
+    }
+    if late > 0 {
+        assert!(
+            max_lag_ms >= 1.0,
+            "{what}: {late} events started over 1 ms late, yet the lag was {max_lag_ms} ms: {rate}"
+        );
+    }
+    assert!(
+        events <= most_events,
+        "{what}: the schedule never runs ahead: {events} events, at most {most_events} were due"
+    );
+}
+
 fn group<'a>(cell: &'a Value, name: &str) -> &'a Value {
     cell["groups"]
         .as_array()
@@ -58,6 +124,36 @@ fn group<'a>(cell: &'a Value, name: &str) -> &'a Value {
         .iter()
         .find(|g| g["name"] == name)
         .unwrap_or_else(|| panic!("no group {name} in {}", cell["groups"]))
+}
+
+/// The MIXED run's writers were paced at 200/s, and each engine's record says truly how
+/// well they kept it (whether this machine let them is bench/paced_groups.sh's business):
+/// at most 200/s × 6 s, one more per connection. The report says what each record says:
+/// its writers held 200/s, or fell behind it.
+fn assert_the_writers_are_said_truly(record: &Value, stdout: &str) {
+    let mut fell_behind = Vec::new();
+    for cell in record["cells"].as_array().unwrap() {
+        assert_eq!(cell["outcome"], "completed", "{cell}");
+        let writers = group(cell, "writers");
+        assert_rate_tells_the_truth(
+            &writers["rate"],
+            200.0,
+            writers["events"].as_u64().unwrap(),
+            cell["wall_ms"].as_f64().unwrap(),
+            200 * 6 + 2,
+            &format!("{} writers", cell["engine"]),
+        );
+        fell_behind.push(writers["rate"]["fell_behind"].as_bool().unwrap());
+    }
+    if fell_behind.contains(&true) {
+        assert!(
+            stdout.contains("fell behind: ") && stdout.contains("/s of 200/s"),
+            "{fell_behind:?}\n{stdout}"
+        );
+    }
+    if fell_behind.contains(&false) {
+        assert!(stdout.contains("held 200/s ("), "{fell_behind:?}\n{stdout}");
+    }
 }
 
 #[test]
@@ -71,10 +167,11 @@ fn a_closed_loop_reader_group_and_a_writer_group_at_200_per_s_are_recorded_apart
         &[
             "run",
             scenario.to_str().unwrap(),
-            // What is tested is that the driver holds a rate the server can take. With a
-            // log fsync at every commit, InnoDB on this kind of VM stalls commits for up
-            // to 1.2 s now and then (measured: 0.2–1.2 s in 5 of 6 four-second runs; none
-            // with the fsync once a second), which no pacing can hide.
+            // A rate the server can take, so that the quiet outcome (the rate held) is the
+            // usual one. With a log fsync at every commit, InnoDB on this kind of VM
+            // stalls commits for up to 1.2 s now and then (measured: 0.2–1.2 s in 5 of 6
+            // four-second runs; none with the fsync once a second). Either way the
+            // assertions below hold: they check that the record tells the truth.
             "--server-opt",
             "innodb_flush_log_at_trx_commit=2",
             "--no-crash",
@@ -95,15 +192,9 @@ fn a_closed_loop_reader_group_and_a_writer_group_at_200_per_s_are_recorded_apart
     assert_eq!(cell["outcome"], "completed", "{stderr}");
     let (readers, writers) = (group(cell, "readers"), group(cell, "writers"));
 
-    // The writers held their rate: within 5% of 200/s over the measured time.
     assert_eq!(writers["pacing"], "rate");
     assert_eq!(writers["threads"], 2);
-    let achieved = writers["rate"]["achieved_per_s"].as_f64().unwrap();
-    assert!(
-        (achieved - 200.0).abs() <= 10.0,
-        "writers achieved {achieved}/s of 200/s\n{stdout}"
-    );
-    assert_eq!(writers["rate"]["fell_behind"], false, "{stdout}");
+    assert_the_writers_are_said_truly(&record, &stdout);
     // Apart: each group's events are its own statements, named with its prefix.
     let inserts = query_count(cell, "writers/insert");
     let points = query_count(cell, "readers/point");
@@ -111,8 +202,8 @@ fn a_closed_loop_reader_group_and_a_writer_group_at_200_per_s_are_recorded_apart
     assert_eq!(readers["events"].as_u64().unwrap(), points);
     assert_eq!(readers["pacing"], "closed_loop");
     assert!(readers.get("rate").is_none());
-    // The readers ran as fast as they could: far more than the writers' paced events.
-    assert!(points > 5 * inserts, "{points} reads, {inserts} inserts");
+    // The readers ran, unpaced (how many more than the writers is the machine's pace).
+    assert!(points > 0, "{points} reads");
     // Together: the cell's events are both groups'.
     assert_eq!(cell["events"].as_u64().unwrap(), points + inserts);
     // Each interval says what each group did, and they add up to the cell's.
@@ -133,9 +224,7 @@ fn a_closed_loop_reader_group_and_a_writer_group_at_200_per_s_are_recorded_apart
         cell["server_status_delta"]["Com_insert"].as_u64().unwrap(),
         inserts
     );
-    // The report shows the groups and says the writers held 200/s.
     assert!(stdout.contains("Client groups"), "{stdout}");
-    assert!(stdout.contains("held 200/s"), "{stdout}");
     assert!(stdout.contains("writers/insert"), "{stdout}");
     // The verdict ranks each group apart, under its phase row: the readers on their
     // events/s, the paced writers on their p99 from the intended start (one repeat: too
@@ -230,16 +319,20 @@ fn stages_of_connections_record_each_stage_with_its_own_figures() {
         .iter()
         .map(|v| v.as_f64().unwrap())
         .collect();
+    // A connection starts no event outside its stages' time, so its time inside events is
+    // at most that time and the one event it had begun when the time ran out: at most the
+    // cell's slowest (closed loop: an event's latency is its service time). A fixed slack
+    // instead (it was 300 ms) fails whenever a loaded machine stretches that last event.
+    let slowest_ms = cell["event_latency_us"]["max_us"].as_f64().unwrap() / 1000.0;
     for (worker, busy) in busy_ms.iter().enumerate() {
         let active_s = match worker {
             0..=1 => 6.0,
             2..=7 => 4.0,
             _ => 2.0,
         };
-        // Time inside events cannot exceed the time the shape gave the connection.
         assert!(
-            *busy <= active_s * 1000.0 + 300.0,
-            "worker {worker} busy {busy} ms of {active_s} s"
+            *busy <= active_s * 1000.0 + slowest_ms + 1.0,
+            "worker {worker} busy {busy} ms of {active_s} s (slowest event {slowest_ms} ms)"
         );
         assert!(per_worker[worker] > 0, "worker {worker} ran no event");
     }
@@ -283,7 +376,9 @@ fn a_lua_script_runs_beside_another_as_a_writer_group_at_its_rate() {
             "4s",
             "--group",
             "writers:2:100/s=/usr/share/sysbench/oltp_insert.lua",
-            // A rate the server can take (see the first test: commit stalls of a second).
+            // A rate the server can take, so that the rate held is the usual outcome (see
+            // the first test: commit stalls of a second); the record must tell the truth
+            // either way.
             "--server-opt",
             "innodb_flush_log_at_trx_commit=2",
             "--repeat",
@@ -300,10 +395,18 @@ fn a_lua_script_runs_beside_another_as_a_writer_group_at_its_rate() {
     assert_eq!(main["threads"], 2);
     assert_eq!(main["pacing"], "closed_loop");
     assert_eq!(writers["threads"], 2);
-    let achieved = writers["rate"]["achieved_per_s"].as_f64().unwrap();
-    assert!(
-        (achieved - 100.0).abs() <= 5.0,
-        "writers achieved {achieved}/s of 100/s"
+    assert_eq!(writers["pacing"], "rate");
+    // Paced at the group's 100/s, and the record says truly how well they kept it: this
+    // assertion once required 95–105/s, and failed at 90.1/s and at 21.7/s on a loaded
+    // machine (issue 64); the figure is bench/paced_groups.sh's. At most 100/s × 4 s, one
+    // more per connection.
+    assert_rate_tells_the_truth(
+        &writers["rate"],
+        100.0,
+        writers["events"].as_u64().unwrap(),
+        cell["wall_ms"].as_f64().unwrap(),
+        100 * 4 + 2,
+        "writers",
     );
     // Each script's statements are its group's: the writers' inserts are the server's.
     let queries = cell["queries"].as_array().unwrap();
@@ -326,8 +429,43 @@ fn a_lua_script_runs_beside_another_as_a_writer_group_at_its_rate() {
     common::assert_nothing_left(&tmpdir);
 }
 
+/// The stages-and-groups run's paced groups: the writers' rate is the group's, and the
+/// record says truly how well they kept it (whether a busy machine let them is
+/// bench/paced_groups.sh's business); the flood fell behind, and says so: under 95% of
+/// 1,000,000/s on one connection is every machine's outcome, not this one's pace. The
+/// stages make the cell 4 s long: at most the rate × 4 s, one more per connection.
+fn assert_the_paced_groups_are_said_truly(cell: &Value) {
+    let wall_ms = cell["wall_ms"].as_f64().unwrap();
+    let writers = group(cell, "writers");
+    assert_rate_tells_the_truth(
+        &writers["rate"],
+        100.0,
+        writers["events"].as_u64().unwrap(),
+        wall_ms,
+        100 * 4 + 2,
+        "writers",
+    );
+    let flood = group(cell, "flood");
+    assert_eq!(flood["pacing"], "rate");
+    assert_eq!(flood["threads"], 1);
+    assert_rate_tells_the_truth(
+        &flood["rate"],
+        1_000_000.0,
+        flood["events"].as_u64().unwrap(),
+        wall_ms,
+        1_000_000 * 4 + 1,
+        "flood",
+    );
+    assert_eq!(flood["rate"]["fell_behind"], true, "{flood}");
+    assert_eq!(
+        flood["events"].as_u64().unwrap(),
+        query_count(cell, "flood/point_select")
+    );
+}
+
 #[test]
-fn a_sysbench_workload_runs_beside_another_shaped_by_stages_while_the_writers_hold_their_rate() {
+fn a_sysbench_workload_runs_beside_another_shaped_by_stages_with_paced_groups_saying_how_they_kept_their_rates(
+) {
     common::require_mariadb();
     let tmpdir = common::private_tmpdir("oltp-groups");
     let (output, record) = common::run_recorded(
@@ -343,6 +481,11 @@ fn a_sysbench_workload_runs_beside_another_shaped_by_stages_while_the_writers_ho
             "2000",
             "--group",
             "writers:2:100/s=oltp_insert",
+            // A rate no single connection can serve (a point select takes tens of µs at
+            // best): a group that surely falls behind, which the record and the table
+            // must say.
+            "--group",
+            "flood:1:1000000/s=oltp_point_select",
             "--stages",
             "2s:1,2s:3",
             "--report-interval",
@@ -374,9 +517,7 @@ fn a_sysbench_workload_runs_beside_another_shaped_by_stages_while_the_writers_ho
     assert!(writers.get("stages").is_none(), "{writers}");
     assert_eq!(writers["pacing"], "rate");
     assert_eq!(writers["threads"], 2);
-    // Their rate is the group's (whether a busy machine let them hold it is the first
-    // test's business, on a lighter load).
-    assert_eq!(writers["rate"]["target_per_s"], 100.0, "{writers}");
+    assert_the_paced_groups_are_said_truly(cell);
     // Each group ran its own workload: point selects for main, oltp_insert's one INSERT
     // per event for the writers, and the server counted exactly those inserts.
     let inserts = query_count(cell, "writers/insert");
@@ -402,7 +543,15 @@ fn a_sysbench_workload_runs_beside_another_shaped_by_stages_while_the_writers_ho
             .to_string()
     };
     assert!(row("main: 3").contains('-'), "{stdout}");
-    assert!(row("writers: 2").contains(" 100"), "{stdout}");
+    // A group that did not keep its rate is marked so; one that did is not.
+    let writers_row = row("writers: 2");
+    assert!(writers_row.contains(" 100"), "{stdout}");
+    assert_eq!(
+        writers_row.contains("(not kept)"),
+        writers["rate"]["fell_behind"] == true,
+        "{writers}\n{stdout}"
+    );
+    assert!(row("flood: 1").contains("1000000 (not kept)"), "{stdout}");
     common::assert_nothing_left(&tmpdir);
 }
 
@@ -538,7 +687,16 @@ fn tpc_c_runs_a_reporting_group_beside_its_terminals() {
         query_count(cell, "reports/Stock-Level"),
         reports["events"].as_u64().unwrap()
     );
-    assert!(reports["rate"]["achieved_per_s"].as_f64().unwrap() <= 5.5);
+    // At its rate, and the record says truly how well it kept it: at most 5/s × 3 s, one
+    // more for the connection (a bound of the schedule, not of the machine's pace).
+    assert_rate_tells_the_truth(
+        &reports["rate"],
+        5.0,
+        reports["events"].as_u64().unwrap(),
+        cell["wall_ms"].as_f64().unwrap(),
+        5 * 3 + 1,
+        "reports",
+    );
     // TPC-C's figures count every group's transactions: New-Orders came from the terminals.
     assert!(query_count(cell, "terminals/New-Order") > 0);
     assert!(stdout.contains("terminals/New-Order"), "{stdout}");

@@ -168,19 +168,35 @@ fn sysbench_format_rate_mode_and_a_thousand_connections_from_the_command_line() 
     .collect::<Vec<_>>());
     assert!(table.contains("target/s"), "{table}");
     let record: serde_json::Value = common::read_json(&json);
-    let rate = &record["cells"][0]["rate"];
-    let achieved = rate["achieved_per_s"].as_f64().unwrap();
-    // The record says whether the driver kept the rate: when it says so, the rate was kept;
-    // when the machine was too busy, it says that instead (never a silent shortfall).
-    if rate["fell_behind"] == false {
-        assert!(
-            (360.0..440.0).contains(&achieved),
-            "achieved {achieved}/s for 400/s, and not flagged: {rate}"
+    // The record says truly whether the driver kept the rate: when it says so, it held at
+    // least 95% and no event started a second late; when the machine was too busy, it says
+    // that instead (never a silent shortfall). How close to 400/s this machine gets is
+    // bench/paced_groups.sh's figure, not a test's (a 360–440/s window here failed now
+    // and then on a shared 2-core machine, issue 64).
+    // The schedule never runs ahead. Poisson gaps are random: 800 events are due on
+    // average in 2 s, give or take 28, so the bound is 1,000 (7 standard deviations
+    // above), not 800 plus a connection's one: no schedule reaches it by chance.
+    let cells = record["cells"].as_array().unwrap();
+    let rates: Vec<String> = cells.iter().map(|cell| cell["rate"].to_string()).collect();
+    for cell in cells {
+        assert_eq!(cell["outcome"], "completed", "{}", cell["error"]);
+        crate::client_groups::assert_rate_tells_the_truth(
+            &cell["rate"],
+            400.0,
+            cell["events"].as_u64().unwrap(),
+            cell["wall_ms"].as_f64().unwrap(),
+            1000,
+            &format!("--rate 400, cell {}", cell["index"]),
         );
     }
-    assert!(
-        achieved < 440.0,
-        "the schedule never runs ahead: {achieved}/s"
+    // The table marks a rate that was not kept (in any repeat), and warns; one that was,
+    // it does not.
+    let not_kept = cells.iter().any(|cell| cell["rate"]["fell_behind"] == true);
+    assert_eq!(table.contains("(not kept)"), not_kept, "{rates:?}\n{table}");
+    assert_eq!(
+        table.contains("the driver could not keep the requested rate"),
+        not_kept,
+        "{rates:?}\n{table}"
     );
 
     let many = tmp.with_extension("many.json");

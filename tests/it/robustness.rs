@@ -148,8 +148,11 @@ fn a_query_that_hangs_ends_the_cell_with_a_clear_error_and_the_server_stays_usab
         &mut ProgressOnly(|_: &enginebench::driver::Progress| {}),
     )
     .unwrap();
+    // A bound of minutes against a hang, not a speed claim: the 1 s timeout fires on any
+    // machine, and the message below (the server's 1969) is what shows it did; a cell
+    // that waited behind the lock without it would wait for the lock's own timeout.
     assert!(
-        started.elapsed() < Duration::from_secs(10),
+        started.elapsed() < Duration::from_secs(120),
         "took {:?}",
         started.elapsed()
     );
