@@ -209,7 +209,8 @@ fn two_agents_load_one_server_and_merge_exactly() {
     let merged_info = merged.merged.as_ref().unwrap();
     assert_eq!(merged_info.parts.len(), 2);
     // One host, one clock: the offset is the rendezvous's spread, not a clock's error.
-    assert!(merged_info.max_clock_offset_ms < 2000.0);
+    // A bound of a minute: how far apart two agents start is the machine's pace.
+    assert!(merged_info.max_clock_offset_ms < 60_000.0);
 
     // What the run made on the shared server is gone, the rendezvous included.
     let left: Vec<String> = root.query("SHOW DATABASES LIKE 'enginebench\\_%'").unwrap();
