@@ -34,7 +34,7 @@ pub use crate::measure::{CellObserver, IntervalMeasurement, Progress, ProgressOn
 use crate::measure::{IntervalHistograms, LatencySummary, QueryHistograms, QueryRecorder};
 pub use crate::scenario::Arrivals;
 pub use events::DriverKind;
-pub use watchdog::{StallBound, StallReport};
+pub use watchdog::{CellWatch, Liveness, StallBound, StallReport};
 pub use worker::WorkerFigures;
 use worker::*;
 pub use workload::{
@@ -124,11 +124,24 @@ pub struct CellMeasurement {
 }
 
 /// Runs one cell: `config.threads` workers of `workload`, closed loop.
-// Long by design: a cell's life in order (set-up, warm-up, measurement, collection) inside one thread scope that borrows its workers.
-#[allow(clippy::too_many_lines)]
 pub fn run_cell(
     workload: &dyn Workload,
     config: &CellConfig,
+    observer: &mut dyn CellObserver,
+) -> Result<CellMeasurement, DriverError> {
+    run_watched_cell(workload, config, None, observer)
+}
+
+/// [`run_cell`], with a way to look at the server (`watch`) when nothing completes for
+/// longer than the default stall bound: a server found busy is waited for, one found
+/// silent ends the cell with why. Beside the configuration, not in it: the look is the
+/// caller's code, not a setting to compare or record.
+// Long by design: a cell's life in order (set-up, warm-up, measurement, collection) inside one thread scope that borrows its workers.
+#[allow(clippy::too_many_lines)]
+pub fn run_watched_cell(
+    workload: &dyn Workload,
+    config: &CellConfig,
+    watch: Option<CellWatch>,
     observer: &mut dyn CellObserver,
 ) -> Result<CellMeasurement, DriverError> {
     let kinds = workload.query_kinds();
@@ -190,7 +203,7 @@ pub fn run_cell(
     };
     let panic_on_purpose = fault_worker_panic();
     let sockets = std::sync::Arc::new(abandon::CellSockets::default());
-    let mut guard = watchdog::Guard::new(&shared, &sockets, config.stall, threads);
+    let mut guard = watchdog::Guard::new(&shared, &sockets, config.stall, threads, watch);
     // Stages without another stop condition end with the last stage.
     let stages_total = groups.iter().map(|group| group.stages.total()).max();
     let stop = StopCondition {

@@ -3,9 +3,18 @@
 //! flight, for longer than the stall bound) and bounds Ctrl-C (workers get a short grace
 //! to finish their statement, then the cell stops waiting for them). Either way the cell
 //! gives up on its statements in flight: their ends are not recorded, and every socket of
-//! the cell is shut so that no worker stays blocked on it. This module must not know what
-//! a statement does, nor what the caller does with a stalled server.
+//! the cell is shut so that no worker stays blocked on it.
+//!
+//! A slow statement is not a silent server: past the default bound, a cell given a
+//! [`CellWatch`] asks it (on a helper thread, so the coordinator's ticks go on) whether the
+//! server is busy with the statements or silent, keeps waiting for a busy one (saying so
+//! every few seconds) and ends the cell when the look finds it silent, with why. A fixed
+//! `--stall-timeout` is that bound whatever the server does: no look is taken. This module
+//! must not know what a statement does, how the server is looked at, nor what the caller
+//! does with a stalled server.
 
+use std::sync::mpsc::{self, TryRecvError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::abandon::CellSockets;
@@ -24,6 +33,41 @@ const STALL_MARGIN: Duration = Duration::from_secs(5);
 const SETUP_FLOOR: Duration = Duration::from_secs(30);
 /// After Ctrl-C: how long workers may take to finish the statement they are in.
 const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
+/// How soon a server found busy is looked at again: a server stopped after the last look
+/// is found within this (and the look's own few seconds).
+const LOOK_AGAIN: Duration = Duration::from_secs(5);
+/// How often the wait for a busy server is said on the terminal.
+const SAY_BUSY_EVERY: Duration = Duration::from_secs(10);
+/// How long one look may take before the server is called silent anyway: its own
+/// connection waits a few seconds at most, so a look this late is stuck itself.
+const LOOK_LIMIT: Duration = Duration::from_secs(30);
+
+/// What a look at the server found, for a cell that has waited past its bound.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Liveness {
+    /// It is working on the statements: keep waiting. What it is busy with, in words
+    /// ("2 statements (ALTER TABLE pi1 … 43%, 31 s; …)").
+    Busy(String),
+    /// It does not answer, or does nothing: why, in words ("the server process is
+    /// stopped").
+    Silent(String),
+}
+
+/// How a cell may look at its server: the caller's probe (it may take seconds; it runs on
+/// a helper thread) and the cell's name for the lines it prints.
+#[derive(Clone)]
+pub struct CellWatch {
+    pub label: String,
+    pub look: Arc<dyn Fn() -> Liveness + Send + Sync>,
+}
+
+impl std::fmt::Debug for CellWatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CellWatch")
+            .field("label", &self.label)
+            .finish_non_exhaustive()
+    }
+}
 
 /// How long a cell may go without any statement completing.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -37,6 +81,14 @@ pub struct StallBound {
 }
 
 impl StallBound {
+    /// How long a step outside the cells (a table load, an index build) may find its server
+    /// silent before it gives up on it: `--stall-timeout`, or the least default bound (the
+    /// step's statements are not timed, so nothing moves the bound up; a busy server is
+    /// waited for whatever it takes).
+    pub fn for_setup(&self) -> Duration {
+        self.fixed.unwrap_or(STALL_FLOOR)
+    }
+
     fn now(&self, slowest: Duration, setup: bool) -> Duration {
         if let Some(fixed) = self.fixed {
             return fixed;
@@ -60,6 +112,9 @@ pub struct StallReport {
     pub during: &'static str,
     /// The slowest statement completed before, for the message.
     pub slowest: Duration,
+    /// What a look at the server found (a stopped process, no answer, a lock wait), when
+    /// the cell could look: the default bound with a [`CellWatch`].
+    pub cause: Option<String>,
 }
 
 impl StallReport {
@@ -80,8 +135,12 @@ impl StallReport {
                 short_duration(self.slowest)
             )
         };
+        let cause = self
+            .cause
+            .as_ref()
+            .map_or(String::new(), |cause| format!("; {cause}"));
         format!(
-            "the server stopped answering: nothing completed for {:.1} s during the {} (bound {:.0} s{slowest}), {} ({kinds})",
+            "the server stopped answering: nothing completed for {:.1} s during the {} (bound {:.0} s{slowest}), {} ({kinds}){cause}",
             self.silent.as_secs_f64(),
             self.during,
             self.bound.as_secs_f64(),
@@ -104,6 +163,8 @@ pub(super) struct Guard<'a> {
     last_ready: usize,
     last_progress: Instant,
     interrupted_at: Option<Instant>,
+    /// Looks at the server past the default bound (None: a fixed bound, or no watch).
+    looks: Option<Looks>,
     /// Set once the cell has given up on its statements in flight.
     pub(super) abandoned: bool,
     pub(super) stalled: Option<StallReport>,
@@ -115,6 +176,7 @@ impl<'a> Guard<'a> {
         sockets: &'a CellSockets,
         bound: StallBound,
         threads: usize,
+        watch: Option<CellWatch>,
     ) -> Guard<'a> {
         Guard {
             shared,
@@ -125,6 +187,8 @@ impl<'a> Guard<'a> {
             last_ready: 0,
             last_progress: Instant::now(),
             interrupted_at: None,
+            // A fixed bound is the user's "whatever the server does": nothing to look at.
+            looks: watch.filter(|_| bound.fixed.is_none()).map(Looks::new),
             abandoned: false,
             stalled: None,
         }
@@ -163,6 +227,9 @@ impl<'a> Guard<'a> {
             self.last_completed = completed;
             self.last_ready = ready;
             self.last_progress = now;
+            if let Some(looks) = &mut self.looks {
+                looks.reset();
+            }
             return false;
         }
         let slowest = Duration::from_micros(slowest_us);
@@ -171,6 +238,14 @@ impl<'a> Guard<'a> {
         if silent < bound {
             return false;
         }
+        // Connections still opening are not statements the server could show as busy.
+        let cause = match (&mut self.looks, setup) {
+            (Some(looks), false) => match looks.judge(now, silent, bound) {
+                Verdict::Wait => return false,
+                Verdict::Silent(why) => Some(why),
+            },
+            _ => None,
+        };
         let in_flight = if setup {
             vec![("connections opening".to_string(), waiting)]
         } else {
@@ -196,6 +271,7 @@ impl<'a> Guard<'a> {
             in_flight,
             during,
             slowest,
+            cause,
         });
         self.abandon(histograms);
         true
@@ -211,6 +287,111 @@ impl<'a> Guard<'a> {
         self.shared.abort.store(true, Ordering::Release);
         histograms.activity.abandon();
         self.sockets.shut_all();
+    }
+}
+
+/// The looks at a cell's server once it has waited past the default bound: one at a time
+/// on a helper thread, and again every [`LOOK_AGAIN`] while the server is found busy.
+struct Looks {
+    watch: CellWatch,
+    /// The look under way: when it began, and where its answer comes.
+    pending: Option<(Instant, mpsc::Receiver<Liveness>)>,
+    /// When the next look may begin (None: at once).
+    next: Option<Instant>,
+    /// When the wait for a busy server was last said.
+    said: Option<Instant>,
+}
+
+/// What the looks make of a cell past its bound.
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    /// Busy, or not known yet: keep waiting.
+    Wait,
+    /// Silent: end the cell, with why.
+    Silent(String),
+}
+
+impl Looks {
+    fn new(watch: CellWatch) -> Looks {
+        Looks {
+            watch,
+            pending: None,
+            next: None,
+            said: None,
+        }
+    }
+
+    /// Something completed: the next wait past the bound starts with a fresh look (a look
+    /// still under way is left to end on its own; its answer is not wanted).
+    fn reset(&mut self) {
+        self.pending = None;
+        self.next = None;
+    }
+
+    /// One tick past the bound (`silent` without an answer): polls the look under way, or
+    /// begins the next one when it is due.
+    fn judge(&mut self, now: Instant, silent: Duration, bound: Duration) -> Verdict {
+        if let Some((started, answer)) = &self.pending {
+            match answer.try_recv() {
+                Ok(Liveness::Busy(what)) => {
+                    self.pending = None;
+                    self.next = Some(now + LOOK_AGAIN);
+                    self.say_busy(now, &what, silent, bound);
+                }
+                Ok(Liveness::Silent(why)) => return Verdict::Silent(why),
+                Err(TryRecvError::Empty) if now.duration_since(*started) < LOOK_LIMIT => {}
+                Err(TryRecvError::Empty) => {
+                    return Verdict::Silent(format!(
+                        "a look at the server did not end within {} s",
+                        LOOK_LIMIT.as_secs()
+                    ))
+                }
+                Err(TryRecvError::Disconnected) => {
+                    return Verdict::Silent(
+                        "the look at the server failed (a bug in enginebench; please report it)"
+                            .into(),
+                    )
+                }
+            }
+            return Verdict::Wait;
+        }
+        if self.next.is_some_and(|next| now < next) {
+            return Verdict::Wait;
+        }
+        let (sender, answer) = mpsc::channel();
+        let look = Arc::clone(&self.watch.look);
+        let spawned = std::thread::Builder::new()
+            .name("server-look".into())
+            .spawn(move || {
+                // The cell may have moved on (a statement completed): then nobody listens.
+                let _ = sender.send(look());
+            });
+        match spawned {
+            Ok(_) => {
+                self.pending = Some((now, answer));
+                Verdict::Wait
+            }
+            Err(err) => Verdict::Silent(format!(
+                "no thread could be started to look at the server ({err})"
+            )),
+        }
+    }
+
+    /// Says, at most every [`SAY_BUSY_EVERY`], that the cell waits for a busy server.
+    fn say_busy(&mut self, now: Instant, what: &str, silent: Duration, bound: Duration) {
+        if self
+            .said
+            .is_some_and(|said| now.duration_since(said) < SAY_BUSY_EVERY)
+        {
+            return;
+        }
+        self.said = Some(now);
+        crate::console::note(&format!(
+            "{}: the server is busy with {what}: waiting ({:.0} s since a statement last completed; the {:.0} s stall bound is for a server that does not answer)",
+            self.watch.label,
+            silent.as_secs_f64(),
+            bound.as_secs_f64()
+        ));
     }
 }
 
@@ -236,6 +417,158 @@ fn plural(count: u64, one: &str, many: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::driver::{
+        run_watched_cell, CellConfig, CellOutcome, DriverKind, ProgressOnly, QueryFailure,
+        StopCondition, Worker, Workload,
+    };
+    use crate::measure::{Progress, QueryRecorder};
+    use std::sync::atomic::AtomicUsize;
+
+    /// A watch whose looks answer `answers` in turn (the last for ever), counting them.
+    fn watch(answers: Vec<Liveness>, looks: Arc<AtomicUsize>) -> CellWatch {
+        CellWatch {
+            label: "l.x [1/1]".into(),
+            look: Arc::new(move || {
+                let look = looks.fetch_add(1, Ordering::SeqCst);
+                answers[look.min(answers.len() - 1)].clone()
+            }),
+        }
+    }
+
+    /// Ticks past a 10 s bound, a simulated second apart, until the looks give a verdict
+    /// other than waiting or `enough` looks were taken; the verdicts, in order. Each tick
+    /// gives the look's thread a moment; a minute of them guards against a hang.
+    fn tick_past_the_bound(looks: &mut Looks, taken: &AtomicUsize, enough: usize) -> Vec<Verdict> {
+        let start = Instant::now();
+        let bound = Duration::from_secs(10);
+        let mut verdicts = Vec::new();
+        for second in 0..60_000u64 {
+            let now = start + Duration::from_secs(second);
+            let verdict = looks.judge(now, bound + Duration::from_secs(second), bound);
+            let waiting = verdict == Verdict::Wait;
+            verdicts.push(verdict);
+            if !waiting || taken.load(Ordering::SeqCst) >= enough {
+                return verdicts;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        panic!("no verdict and too few looks after 60,000 ticks");
+    }
+
+    #[test]
+    fn a_busy_server_is_waited_for_past_the_bound_and_looked_at_again() {
+        let taken = Arc::new(AtomicUsize::new(0));
+        let mut looks = Looks::new(watch(
+            vec![Liveness::Busy(
+                "1 statement (ALTER TABLE pi1 … 43%, 31 s)".into(),
+            )],
+            Arc::clone(&taken),
+        ));
+        let verdicts = tick_past_the_bound(&mut looks, &taken, 3);
+        assert!(verdicts.iter().all(|verdict| *verdict == Verdict::Wait));
+        assert!(
+            taken.load(Ordering::SeqCst) >= 3,
+            "looked at again while busy"
+        );
+    }
+
+    #[test]
+    fn a_server_found_silent_ends_the_wait_with_why_even_after_it_was_busy() {
+        let taken = Arc::new(AtomicUsize::new(0));
+        let mut looks = Looks::new(watch(
+            vec![
+                Liveness::Busy("1 statement (ALTER TABLE pi1 …)".into()),
+                Liveness::Silent("the server process is stopped".into()),
+            ],
+            Arc::clone(&taken),
+        ));
+        let verdicts = tick_past_the_bound(&mut looks, &taken, usize::MAX);
+        assert_eq!(
+            verdicts.last(),
+            Some(&Verdict::Silent("the server process is stopped".into()))
+        );
+        assert_eq!(taken.load(Ordering::SeqCst), 2);
+    }
+
+    /// One event: a statement (a sleep here) of `statement`.
+    struct Slow {
+        statement: Duration,
+    }
+    struct SlowWorker {
+        statement: Duration,
+    }
+    impl Workload for Slow {
+        fn query_kinds(&self) -> Vec<String> {
+            vec!["create_index".into()]
+        }
+        fn open_worker(&self, _: usize) -> anyhow::Result<Box<dyn Worker>> {
+            Ok(Box::new(SlowWorker {
+                statement: self.statement,
+            }))
+        }
+    }
+    impl Worker for SlowWorker {
+        fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
+            let statement = self.statement;
+            recorder.measure(0, || {
+                std::thread::sleep(statement);
+                Ok::<_, mysql::Error>(())
+            })
+        }
+    }
+
+    /// A cell of one statement longer than the least default bound, watched by `answer`.
+    fn cell_watched_by(answer: Liveness) -> CellOutcome {
+        let config = CellConfig {
+            threads: 1,
+            stop: StopCondition {
+                events_per_thread: Some(1),
+                ..StopCondition::default()
+            },
+            report_interval: Duration::from_secs(1),
+            driver: Some(DriverKind::Threads),
+            ..CellConfig::default()
+        };
+        let workload = Slow {
+            statement: STALL_FLOOR + Duration::from_secs(2),
+        };
+        let watch = watch(vec![answer], Arc::default());
+        run_watched_cell(
+            &workload,
+            &config,
+            Some(watch),
+            &mut ProgressOnly(|_: &Progress| {}),
+        )
+        .unwrap()
+        .outcome
+    }
+
+    #[test]
+    fn a_statement_longer_than_the_bound_completes_on_a_busy_server_and_stalls_on_a_silent_one() {
+        // Side by side: each waits out a statement longer than the bound.
+        let busy = std::thread::spawn(|| {
+            cell_watched_by(Liveness::Busy("1 statement (ALTER TABLE pi1 …)".into()))
+        });
+        let silent = cell_watched_by(Liveness::Silent(
+            "the server process is stopped (state T)".into(),
+        ));
+        assert_eq!(busy.join().unwrap(), CellOutcome::Completed);
+        let CellOutcome::Stalled(stall) = silent else {
+            panic!("expected a stall, got {silent:?}");
+        };
+        assert_eq!(
+            stall.cause.as_deref(),
+            Some("the server process is stopped (state T)")
+        );
+        assert!(
+            stall
+                .describe()
+                .ends_with("(create_index: 1); the server process is stopped (state T)"),
+            "{}",
+            stall.describe()
+        );
+        assert_eq!(stall.bound, STALL_FLOOR);
+    }
 
     #[test]
     fn the_default_bound_follows_the_slowest_statement_above_a_floor() {

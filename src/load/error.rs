@@ -14,6 +14,8 @@ pub struct LoadError {
     pub server_error: String,
     pub code: Option<u16>,
     pub hint: Option<&'static str>,
+    /// It failed building the secondary indexes after the rows were in.
+    pub index_build: bool,
 }
 
 impl LoadError {
@@ -25,6 +27,7 @@ impl LoadError {
             server_error: message,
             code: None,
             hint: None,
+            index_build: false,
         }
     }
 
@@ -39,6 +42,7 @@ impl LoadError {
     pub(super) fn index(table: &str, message: String) -> Self {
         LoadError {
             hint: Some("building the secondary indexes failed after the rows were loaded"),
+            index_build: true,
             ..LoadError::setup(table, message)
         }
     }
@@ -55,6 +59,19 @@ impl LoadError {
             server_error: crate::server::describe_mysql_error(err),
             code,
             hint: hint_for(code, err),
+            index_build: false,
+        }
+    }
+
+    /// What the load was doing when it failed, for a message from outside that names it:
+    /// "the load of table sbtest1 (rows 1..=100000)", "the index build of table sbtest1".
+    pub fn during(&self) -> String {
+        match self.chunk {
+            Some((first, last)) => {
+                format!("the load of table {} (rows {first}..={last})", self.table)
+            }
+            None if self.index_build => format!("the index build of table {}", self.table),
+            None => format!("the preparation of table {}", self.table),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The bench a run works at: the target and the run's workspace on it, the runner's own
-//! probe connection, the record and where it is saved, and the life of the server under
-//! the study (a profile's server, a cold restart, a fresh one after a crash). It must not
-//! know what a step measures.
+//! probe connection, the record and where it is saved, the watch over the server while a
+//! set-up step runs, and the life of the server under the study (a profile's server, a
+//! cold restart, a fresh one after a crash). It must not know what a step measures.
 
 use anyhow::anyhow;
 use std::time::Instant;
@@ -31,6 +31,9 @@ pub struct Bench<'a> {
     /// The (throwaway) server was stopped because it stopped answering: its replacement
     /// is not "after a crash".
     pub stopped_unanswering: bool,
+    /// The watch over the server while a set-up step runs (None during cells, whose
+    /// driver watches on its own, and between steps).
+    pub setup_guard: Option<super::setup_guard::SetupGuard>,
     /// How servers are opened: the command line's choices, plus the current profile's.
     server: ServerArgsResolved,
     /// The command line's server options, which each profile's extend.
@@ -121,6 +124,7 @@ impl<'a> Bench<'a> {
             probe_broken: false,
             unanswering: false,
             stopped_unanswering: false,
+            setup_guard: None,
             base_options: server.options.clone(),
             server: server.clone(),
             engines,
@@ -146,6 +150,12 @@ impl<'a> Bench<'a> {
 
     pub fn save(&mut self) -> anyhow::Result<()> {
         self.output.save(self.record)
+    }
+
+    /// Whether the set-up step under way gave up on its server, and why: its statements'
+    /// errors are then that, not a crash.
+    pub fn setup_gave_up(&self) -> Option<super::setup_guard::GaveUp> {
+        self.setup_guard.as_ref().and_then(|guard| guard.gave_up())
     }
 
     /// A connection to `database` for the study's own work.

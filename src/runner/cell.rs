@@ -1,7 +1,8 @@
 //! One measured cell: the plan's cell turned into a workload and a driver configuration,
-//! driven with progress on stderr and the server's counters sampled around it, and recorded
-//! — as crashed, with the end of the server's error log, when the server died during it.
-//! This must not know how a workload issues its statements.
+//! driven with progress on stderr, the server's counters sampled around it and a way for
+//! the driver's watchdog to look at the server (busy or silent) when it is slow to answer,
+//! and recorded — as crashed, with the end of the server's error log, when the server died
+//! during it. This must not know how a workload issues its statements.
 
 use std::time::Duration;
 
@@ -10,7 +11,9 @@ use super::cell_on_nodes::{NodesPlan, WatchingNodes};
 use super::progress::{CellProgress, IntervalLines};
 use super::rendezvous::Rendezvous;
 use crate::console::note;
-use crate::driver::{run_cell, CellConfig, CellMeasurement, CellOutcome, Workload};
+use crate::driver::{
+    run_watched_cell, CellConfig, CellMeasurement, CellOutcome, CellWatch, Liveness, Workload,
+};
 use crate::measure::{new_histogram, statement_probe, CellObserver, CounterSampler};
 use crate::plan::{CellLink, CellStep, Plan};
 use crate::results::{CellKey, CellRecord, EvidenceRecord, MismatchRecord, OutcomeRecord};
@@ -50,10 +53,12 @@ pub fn measure_as(
     record_cell(plan, bench, cell, probe, configured, driven)
 }
 
-/// A cell ready to drive: its workload, the driver's configuration, its label and key.
+/// A cell ready to drive: its workload, the driver's configuration, how its watchdog
+/// looks at the server, its label and key.
 struct Configured {
     workload: Box<dyn Workload>,
     config: CellConfig,
+    watch: CellWatch,
     label: String,
     key: CellKey,
 }
@@ -100,9 +105,27 @@ fn configure(
     Ok(Configured {
         workload,
         config,
+        watch: cell_watch(bench, &label),
         label,
         key,
     })
+}
+
+/// How the cell's watchdog looks at the server once nothing has completed for longer than
+/// the default stall bound: the target's own look, judged as a cell's (its statements are
+/// expected on the server, and moving).
+fn cell_watch(bench: &Bench, label: &str) -> CellWatch {
+    let watch = crate::targets::ServerWatch::of(bench.target.as_ref());
+    CellWatch {
+        label: label.to_string(),
+        look: std::sync::Arc::new(move || {
+            let look = watch.look();
+            match look.silence(true) {
+                Some(why) => Liveness::Silent(why),
+                None => Liveness::Busy(look.busy_words()),
+            }
+        }),
+    }
 }
 
 /// What driving a cell gave: the measurement, each node's part and a fault's, the counters
@@ -141,6 +164,7 @@ fn drive(
     let Configured {
         workload,
         config,
+        watch,
         label,
         ..
     } = configured;
@@ -188,7 +212,12 @@ fn drive(
     let (measured, node_records, fault) = match nodes_plan {
         Some(nodes_plan) => {
             let mut watching = WatchingNodes::new(observer, nodes_plan);
-            let measured = run_cell(workload.as_ref(), config, &mut watching)?;
+            let measured = run_watched_cell(
+                workload.as_ref(),
+                config,
+                Some(watch.clone()),
+                &mut watching,
+            )?;
             let intervals: Vec<(f64, f64, u64, u64)> = measured
                 .intervals
                 .iter()
@@ -205,7 +234,7 @@ fn drive(
             (measured, nodes, fault)
         }
         None => (
-            run_cell(workload.as_ref(), config, observer)?,
+            run_watched_cell(workload.as_ref(), config, Some(watch.clone()), observer)?,
             Vec::new(),
             None,
         ),
@@ -325,6 +354,7 @@ fn record_cell(
         config,
         label,
         key,
+        ..
     } = configured;
     let Driven {
         measured,

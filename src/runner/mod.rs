@@ -3,8 +3,9 @@
 //! loop ([`run`] and `walk`) is the whole of it; what a step does lives beside it: server
 //! life in `bench`, tables and loads in `tables`, DDL, load and sequence phases in
 //! `phases`, measured cells in `cell` (with `--slo`, searches of probe cells in `capacity`),
-//! a kind's own steps through [`StepHost`]. The runner must not know how reports look, nor
-//! tell study kinds apart (each kind says what differs).
+//! a kind's own steps through [`StepHost`]; every step but a cell's and the server's own
+//! runs under `setup_guard`, which gives up on a server gone silent. The runner must not
+//! know how reports look, nor tell study kinds apart (each kind says what differs).
 
 mod bench;
 mod capacity;
@@ -21,6 +22,7 @@ mod phases;
 mod progress;
 pub use progress::IntervalHook;
 mod rendezvous;
+mod setup_guard;
 mod tables;
 mod walk;
 
@@ -172,6 +174,26 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
     }
 }
 
+/// Whether `step` runs under the set-up guard: every step that sets up or measures outside
+/// the cells, not a cell (its driver watches its own statements) nor a step that starts,
+/// restarts or crashes the server on purpose.
+fn guarded(step: &Step) -> bool {
+    match step {
+        Step::PrepareTables { .. }
+        | Step::EmptyTables { .. }
+        | Step::Ddl { .. }
+        | Step::Load { .. }
+        | Step::Sequence { .. }
+        | Step::Footprints
+        | Step::Own { .. } => true,
+        Step::StartProfile { .. }
+        | Step::ColdRestart
+        | Step::Cell(_)
+        | Step::FreshServer
+        | Step::Crash { .. } => false,
+    }
+}
+
 /// The real bench carries the walk's steps out on its server.
 impl walk::Workbench for Bench<'_> {
     fn interrupted(&self) -> bool {
@@ -200,6 +222,74 @@ impl walk::Workbench for Bench<'_> {
     }
 
     fn run_step(&mut self, plan: &Plan, step: &Step) -> anyhow::Result<walk::StepEnd> {
+        if !guarded(step) {
+            return self.run_unguarded_step(plan, step);
+        }
+        let bound = crate::driver::StallBound {
+            fixed: plan.matrix.stall_timeout,
+            at_least: None,
+        };
+        self.setup_guard = Some(setup_guard::SetupGuard::watch(
+            crate::targets::ServerWatch::of(self.target.as_ref()),
+            bound.for_setup(),
+        ));
+        let result = self.run_unguarded_step(plan, step);
+        let gave_up = self
+            .setup_guard
+            .take()
+            .and_then(setup_guard::SetupGuard::finish);
+        let Some(gave_up) = gave_up else {
+            return result;
+        };
+        // The server was stopped: the next steps need a fresh one, not "after a crash".
+        self.stopped_unanswering = true;
+        self.probe_broken = true;
+        match result {
+            // A load's error is already the guard's, naming its table.
+            Err(err) if format!("{err:#}").contains("the server stopped answering during") => {
+                Err(err)
+            }
+            Err(err) => Err(anyhow::anyhow!(
+                "{} (the step's own error: {err:#})",
+                gave_up.during(&format!("\"{}\"", plan.describe_step(step)))
+            )),
+            Ok(end) => Ok(walk::StepEnd {
+                server_died: true,
+                ..end
+            }),
+        }
+    }
+
+    fn replace_after_crash(&mut self) -> anyhow::Result<()> {
+        Bench::replace_after_crash(self)
+    }
+
+    fn save(&mut self) -> anyhow::Result<()> {
+        Bench::save(self)
+    }
+
+    fn undecided(&self, plan: &Plan, cell: &crate::plan::CellStep) -> bool {
+        let Some(judge) = &self.output.judge else {
+            return false;
+        };
+        let group = CellGroup {
+            profile: self.profile.clone(),
+            phase: plan.phase(cell.phase).name,
+            threads: cell.threads,
+        };
+        judge(self.record, &group)
+    }
+
+    fn budget_spent(&mut self) {
+        if let Some(until) = &mut self.record.until_decided {
+            until.budget_spent = true;
+        }
+    }
+}
+
+impl Bench<'_> {
+    /// Carries out one step.
+    fn run_unguarded_step(&mut self, plan: &Plan, step: &Step) -> anyhow::Result<walk::StepEnd> {
         let mut end = walk::StepEnd::default();
         match step {
             Step::StartProfile { profile } => self.start_profile(plan, *profile)?,
@@ -250,31 +340,5 @@ impl walk::Workbench for Bench<'_> {
             }
         }
         Ok(end)
-    }
-
-    fn replace_after_crash(&mut self) -> anyhow::Result<()> {
-        Bench::replace_after_crash(self)
-    }
-
-    fn save(&mut self) -> anyhow::Result<()> {
-        Bench::save(self)
-    }
-
-    fn undecided(&self, plan: &Plan, cell: &crate::plan::CellStep) -> bool {
-        let Some(judge) = &self.output.judge else {
-            return false;
-        };
-        let group = CellGroup {
-            profile: self.profile.clone(),
-            phase: plan.phase(cell.phase).name,
-            threads: cell.threads,
-        };
-        judge(self.record, &group)
-    }
-
-    fn budget_spent(&mut self) {
-        if let Some(until) = &mut self.record.until_decided {
-            until.budget_spent = true;
-        }
     }
 }

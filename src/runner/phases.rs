@@ -150,10 +150,13 @@ pub fn sequence(
                 elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
             });
             if let Err(err) = result {
-                error = Some(format!(
-                    "step {step_name}: {err:#}{}",
-                    failure_context(bench.target.as_mut(), disk_before.as_ref())
-                ));
+                error = Some(match bench.setup_gave_up() {
+                    Some(gave_up) => gave_up.during(&format!("step {step_name} of {name}")),
+                    None => format!(
+                        "step {step_name}: {err:#}{}",
+                        failure_context(bench.target.as_mut(), disk_before.as_ref())
+                    ),
+                });
                 break;
             }
         }

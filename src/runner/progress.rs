@@ -1,10 +1,10 @@
-//! Progress on stderr while a cell runs: a bar on a terminal, plain lines otherwise (one
-//! per finished cell, plus one per report interval when asked for), or a caller's own
-//! [`IntervalHook`] as each interval closes. A timed cell of a minute or more also says,
-//! every `LONG_CELL_LINE_EVERY` (or on the bar), how far it is, how long it has left and its
-//! current rate, so that a 30-minute run is never silent. Results never go here. Must not
-//! know what a hook prints or for which command: the command (or its kind of study) owns
-//! its lines.
+//! Progress on stderr while a cell runs: a bar on a terminal (with notes printed above it,
+//! not drawn over), plain lines otherwise (one per finished cell, plus one per report
+//! interval when asked for), or a caller's own [`IntervalHook`] as each interval closes. A
+//! timed cell of a minute or more also says, every `LONG_CELL_LINE_EVERY` (or on the bar),
+//! how far it is, how long it has left and its current rate, so that a 30-minute run is
+//! never silent. Results never go here. Must not know what a hook prints or for which
+//! command: the command (or its kind of study) owns its lines.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::cell::Cell;
@@ -17,6 +17,8 @@ use crate::driver::Progress;
 
 pub struct CellProgress {
     bar: Option<ProgressBar>,
+    /// While the bar is drawn, notes are printed above it (not drawn over).
+    _notes: Option<crate::console::NotesThrough>,
     label: String,
     intervals: IntervalLines,
     /// Where the current rate is measured from: (elapsed, events done) at the last line.
@@ -90,8 +92,14 @@ impl CellProgress {
             bar.set_prefix(label.clone());
             bar
         });
+        let notes = bar.clone().map(|bar| {
+            crate::console::notes_through(std::sync::Arc::new(move |message: &str| {
+                bar.println(message)
+            }))
+        });
         CellProgress {
             bar,
+            _notes: notes,
             label,
             intervals,
             rate_since: Cell::new((Duration::ZERO, 0)),

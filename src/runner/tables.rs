@@ -295,10 +295,14 @@ fn record(
             Ok(outcome)
         }
         Err(err) => {
-            let message = format!(
-                "{err}{}",
-                failure_context(bench.target.as_mut(), disk_before)
-            );
+            // A server the set-up guard gave up on did not die: the guard says what it was.
+            let message = match bench.setup_gave_up() {
+                Some(gave_up) => gave_up.during(&err.during()),
+                None => format!(
+                    "{err}{}",
+                    failure_context(bench.target.as_mut(), disk_before)
+                ),
+            };
             load_record.error = Some(message.clone());
             bench.record.loads.push(load_record);
             bench.save()?;

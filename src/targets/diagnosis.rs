@@ -1,9 +1,17 @@
 //! Why something failed on a target, from what the target shows: a full filesystem under
-//! the datadir (with free space before and after, and the server's own ENOSPC line), or a
-//! server that died (with the end of its error log). It must not know what was running.
+//! the datadir (with free space before and after, and the server's own ENOSPC line), a
+//! server that died (with the end of its error log), or one that stopped answering (what a
+//! new connection sees). And whether a server that has not answered for a while is busy or
+//! silent ([`ServerWatch`]): its process (stopped, gone, using CPU or doing I/O), a new
+//! connection's answer, and the statements its process list shows. It must not know what
+//! was running.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use super::Target;
-use crate::measure::{filesystem_of, FilesystemState};
+use crate::measure::{filesystem_of, sample_process, FilesystemState, ProcessSample};
+use crate::server::ConnectionSpec;
 
 /// What the datadir's filesystem and the server's state add to an error message (empty
 /// when neither explains anything). `disk_before` is the filesystem before the failed work.
@@ -167,4 +175,474 @@ fn engine_status_lines(conn: &mut mysql::Conn, engine: crate::engine::Engine) ->
         .take(LINES_KEPT)
         .map(String::from)
         .collect()
+}
+
+/// A way to look at a server that has not answered for a while, without disturbing it:
+/// its process when it is ours (by pid and start time, so a reused pid is never taken for
+/// it), and a new connection bounded by [`ASK_LIMIT`]. Keeps the process's counters of the
+/// last look, so each look tells whether it moved since.
+pub struct ServerWatch {
+    spec: ConnectionSpec,
+    process: Option<Process>,
+    last: Mutex<Option<(Instant, ProcessSample)>>,
+}
+
+/// The server's process, as first seen.
+#[derive(Debug, Clone, Copy)]
+struct Process {
+    pid: u32,
+    /// /proc/PID/stat's start time: the same pid with another start is another process.
+    started: u64,
+}
+
+/// What a look at a server found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerLook {
+    /// Its process is stopped (state T or t: SIGSTOP, a debugger, a paused container).
+    Stopped(char),
+    /// Its process has ended.
+    Gone,
+    /// A new connection got no answer within [`ASK_LIMIT`].
+    NoAnswer,
+    /// A new connection was answered: the busy sessions, and how the process moved since
+    /// the last look (None: not ours to read).
+    Answered {
+        sessions: Vec<BusySession>,
+        moved: Option<Movement>,
+    },
+}
+
+/// One session of the process list that runs a statement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BusySession {
+    pub id: u64,
+    pub state: String,
+    pub seconds: f64,
+    /// MariaDB's PROGRESS (0-100), when the statement reports one.
+    pub progress: Option<f64>,
+    /// The statement's start, one line.
+    pub statement: String,
+    /// It waits for a lock (a metadata or table lock, or an InnoDB row lock).
+    pub lock_wait: bool,
+}
+
+/// How much a process used between two looks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Movement {
+    pub over: Duration,
+    pub cpu_us: u64,
+    /// Bytes read and written (storage and write calls).
+    pub io_bytes: u64,
+}
+
+impl Movement {
+    /// Whether it did work: more CPU than an idle server's background threads use (1% of
+    /// a core), or a megabyte of I/O.
+    pub fn moved(&self) -> bool {
+        self.cpu_us * 100 >= self.over.as_micros() as u64 || self.io_bytes >= 1 << 20
+    }
+}
+
+/// With no look before, the counters are compared over this window.
+const FIRST_WINDOW: Duration = Duration::from_secs(1);
+/// How long a server stopped on purpose gets to end on SIGTERM before SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+
+impl ServerWatch {
+    /// A watch over `target`'s server: its process too when it runs here as ours.
+    pub fn of(target: &dyn Target) -> ServerWatch {
+        let process = target
+            .server_pid()
+            .filter(|_| target.is_private())
+            .and_then(|pid| {
+                let stat = process_stat(pid)?;
+                Some(Process {
+                    pid,
+                    started: stat.started,
+                })
+            });
+        ServerWatch {
+            spec: target.admin_spec(),
+            process,
+            last: Mutex::new(None),
+        }
+    }
+
+    /// One look: the process first (a stopped or ended one needs no connection), then a
+    /// new connection's answer and the busy sessions it shows.
+    pub fn look(&self) -> ServerLook {
+        let moved = match self.process {
+            Some(process) => match process_stat(process.pid) {
+                Some(stat) if stat.started == process.started => match stat.state {
+                    'T' | 't' => return ServerLook::Stopped(stat.state),
+                    'Z' | 'X' | 'x' => return ServerLook::Gone,
+                    _ => self.movement(process.pid),
+                },
+                _ => return ServerLook::Gone,
+            },
+            None => None,
+        };
+        let Ok(mut conn) = self.spec.with_read_limit(ASK_LIMIT).connect() else {
+            return ServerLook::NoAnswer;
+        };
+        match busy_sessions(&mut conn) {
+            Some(sessions) => ServerLook::Answered { sessions, moved },
+            None => ServerLook::NoAnswer,
+        }
+    }
+
+    /// The process's use since the last look (over [`FIRST_WINDOW`] at the first).
+    fn movement(&self, pid: u32) -> Option<Movement> {
+        let previous = self.last.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let (then, before) = match previous {
+            Some(previous) => previous,
+            None => {
+                let first = (Instant::now(), sample_process(pid)?);
+                std::thread::sleep(FIRST_WINDOW);
+                first
+            }
+        };
+        let now = (Instant::now(), sample_process(pid)?);
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(now);
+        let delta = now.1.delta_since(&before);
+        Some(Movement {
+            over: now.0.duration_since(then),
+            cpu_us: delta.cpu_us,
+            io_bytes: delta.storage_read_bytes
+                + delta.storage_write_bytes
+                + delta.syscall_write_bytes,
+        })
+    }
+
+    /// Stops the server's process when it is ours and still the one first seen (SIGTERM
+    /// with SIGCONT, SIGKILL if that does not end it within a few seconds), which ends
+    /// every statement waiting on it; says how. None: not ours to stop.
+    pub fn stop_if_ours(&self, why: &str) -> Option<String> {
+        let process = self.process?;
+        let same = || {
+            process_stat(process.pid).filter(|stat| {
+                stat.started == process.started && !matches!(stat.state, 'Z' | 'X' | 'x')
+            })
+        };
+        same()?;
+        let signal = |signal| {
+            // SAFETY: signalling the server we started, checked above by its start time (a
+            // child is not reaped, so its pid not reused, before its owner waits for it).
+            unsafe { libc::kill(process.pid as libc::pid_t, signal) };
+        };
+        signal(libc::SIGTERM);
+        signal(libc::SIGCONT);
+        let started = Instant::now();
+        while started.elapsed() < STOP_GRACE {
+            if same().is_none() {
+                return Some(format!(
+                    "stopped by enginebench ({why}): it ended on SIGTERM in {:.1} s",
+                    started.elapsed().as_secs_f64()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if same().is_some() {
+            signal(libc::SIGKILL);
+        }
+        Some(format!(
+            "stopped by enginebench ({why}): killed with SIGKILL, as SIGTERM had not ended it within {} s",
+            STOP_GRACE.as_secs()
+        ))
+    }
+}
+
+impl ServerLook {
+    /// Why the server is to be called silent, if it is: stopped, gone, no answer, or every
+    /// busy session waiting for a lock while nothing moved. With `statements_expected` (a
+    /// cell whose statements are in flight) also a server that runs none of them, or whose
+    /// statements do not move (no CPU, no I/O; a statement asked to sleep excepted).
+    pub fn silence(&self, statements_expected: bool) -> Option<String> {
+        let (sessions, moved) = match self {
+            ServerLook::Stopped(state) => {
+                return Some(format!(
+                    "the server process is stopped (state {state}: SIGSTOP, a debugger or a paused container): it runs nothing until continued"
+                ))
+            }
+            ServerLook::Gone => return Some("the server process is gone".into()),
+            ServerLook::NoAnswer => {
+                return Some(format!(
+                    "a new connection got no answer within {} s",
+                    ASK_LIMIT.as_secs()
+                ))
+            }
+            ServerLook::Answered { sessions, moved } => (sessions, moved),
+        };
+        let still = |movement: &Movement| {
+            format!(
+                "it used {:.0} ms of CPU and {} KiB of I/O in the last {:.0} s",
+                movement.cpu_us as f64 / 1000.0,
+                movement.io_bytes / 1024,
+                movement.over.as_secs_f64()
+            )
+        };
+        let moved_not = moved.filter(|movement| !movement.moved());
+        if !sessions.is_empty()
+            && sessions.iter().all(|session| session.lock_wait)
+            && moved.is_none_or(|movement| !movement.moved())
+        {
+            return Some(format!(
+                "waiting on a lock: every busy session waits for one ({}){}",
+                describe_sessions(sessions, 2),
+                moved.map_or(String::new(), |movement| format!(
+                    ", and nothing else moves: {}",
+                    still(&movement)
+                ))
+            ));
+        }
+        if !statements_expected {
+            return None;
+        }
+        if sessions.is_empty() {
+            return Some(
+                "a new connection was answered, but the server runs none of the statements in flight (no busy session in its process list)"
+                    .into(),
+            );
+        }
+        let asked_to_sleep = sessions.iter().any(|session| session.state == "User sleep");
+        match moved_not {
+            Some(movement) if !asked_to_sleep => Some(format!(
+                "a new connection was answered, but its {} busy sessions do not move: {}",
+                sessions.len(),
+                still(&movement)
+            )),
+            _ => None,
+        }
+    }
+
+    /// What the server is busy with, in words: "2 statements (ALTER TABLE pi1 … 43%, 31 s;
+    /// …)".
+    pub fn busy_words(&self) -> String {
+        match self {
+            ServerLook::Answered { sessions, .. } => format!(
+                "{} ({})",
+                if sessions.len() == 1 {
+                    "1 statement".to_string()
+                } else {
+                    format!("{} statements", sessions.len())
+                },
+                describe_sessions(sessions, 2)
+            ),
+            _ => "nothing".into(),
+        }
+    }
+}
+
+/// The first `shown` sessions (the longest running first), then how many more.
+fn describe_sessions(sessions: &[BusySession], shown: usize) -> String {
+    let mut words: Vec<String> = sessions
+        .iter()
+        .take(shown)
+        .map(|session| {
+            // Its first words, cut at a word's end.
+            let mut statement: String = session.statement.chars().take(40).collect();
+            let cut = if statement.len() < session.statement.len() {
+                if let Some(space) = statement.rfind(' ') {
+                    statement.truncate(space);
+                }
+                " …"
+            } else {
+                ""
+            };
+            let mut how = Vec::new();
+            match session.progress.filter(|progress| *progress > 0.0) {
+                Some(progress) => how.push(format!("{progress:.0}%")),
+                None if !session.state.is_empty() => how.push(session.state.clone()),
+                None => {}
+            }
+            how.push(format!("{:.0} s", session.seconds));
+            format!("{statement}{cut} {}", how.join(", "))
+        })
+        .collect();
+    if sessions.len() > shown {
+        words.push(format!("and {} more", sessions.len() - shown));
+    }
+    words.join("; ")
+}
+
+/// The sessions running a statement, the longest first, each marked when it waits for a
+/// lock; None when the server did not answer. MariaDB's process list has TIME_MS and
+/// PROGRESS; MySQL's has neither (whole seconds, no progress).
+fn busy_sessions(conn: &mut mysql::Conn) -> Option<Vec<BusySession>> {
+    use mysql::prelude::Queryable;
+    const MARIADB: &str = "SELECT ID, TIME_MS / 1000, STATE, PROGRESS, LEFT(INFO, 200) FROM information_schema.PROCESSLIST \
+         WHERE ID <> CONNECTION_ID() AND COMMAND NOT IN ('Sleep', 'Daemon', 'Binlog Dump') AND INFO IS NOT NULL ORDER BY TIME_MS DESC";
+    const MYSQL: &str = "SELECT ID, TIME, STATE, NULL, LEFT(INFO, 200) FROM information_schema.PROCESSLIST \
+         WHERE ID <> CONNECTION_ID() AND COMMAND NOT IN ('Sleep', 'Daemon', 'Binlog Dump') AND INFO IS NOT NULL ORDER BY TIME DESC";
+    type Row = (
+        u64,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    );
+    let rows: Vec<Row> = match conn.query(MARIADB) {
+        Ok(rows) => rows,
+        // The server answered, without those columns: MySQL.
+        Err(mysql::Error::MySqlError(_)) => conn.query(MYSQL).ok()?,
+        Err(_) => return None,
+    };
+    // InnoDB's row lock waits show in its transactions, not in the session's state.
+    let row_lock_waits: Vec<u64> = conn
+        .query("SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'")
+        .unwrap_or_default();
+    let number = |text: &Option<String>| text.as_deref().and_then(|t| t.trim().parse::<f64>().ok());
+    Some(
+        rows.into_iter()
+            .map(|(id, seconds, state, progress, info)| {
+                let state = state.unwrap_or_default();
+                BusySession {
+                    id,
+                    seconds: number(&seconds).unwrap_or(0.0),
+                    progress: number(&progress),
+                    statement: info
+                        .unwrap_or_default()
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    lock_wait: row_lock_waits.contains(&id)
+                        || (state.starts_with("Waiting for") && state.contains("lock")),
+                    state,
+                }
+            })
+            .collect(),
+    )
+}
+
+/// What /proc/PID/stat says of a process: its state letter and start time.
+struct ProcessStat {
+    state: char,
+    started: u64,
+}
+
+fn process_stat(pid: u32) -> Option<ProcessStat> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name (which may hold spaces and parentheses) start at
+    // field 3 (the state); the start time is field 22.
+    let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
+    Some(ProcessStat {
+        state: fields.first()?.chars().next()?,
+        started: fields.get(19)?.parse().ok()?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(state: &str, lock_wait: bool) -> BusySession {
+        BusySession {
+            id: 12,
+            state: state.into(),
+            seconds: 31.4,
+            progress: None,
+            statement: "ALTER TABLE pi1 add index pi1_marketsegment (productid, customerid, price)"
+                .into(),
+            lock_wait,
+        }
+    }
+
+    fn movement(cpu_ms: u64) -> Option<Movement> {
+        Some(Movement {
+            over: Duration::from_secs(5),
+            cpu_us: cpu_ms * 1000,
+            io_bytes: 0,
+        })
+    }
+
+    #[test]
+    fn a_stopped_gone_or_unanswering_server_is_silent_whatever_is_expected() {
+        for look in [
+            ServerLook::Stopped('T'),
+            ServerLook::Gone,
+            ServerLook::NoAnswer,
+        ] {
+            assert!(look.silence(false).is_some(), "{look:?}");
+            assert!(look.silence(true).is_some(), "{look:?}");
+        }
+        assert!(ServerLook::Stopped('T')
+            .silence(true)
+            .unwrap()
+            .starts_with("the server process is stopped (state T"));
+        assert_eq!(
+            ServerLook::NoAnswer.silence(true).unwrap(),
+            "a new connection got no answer within 3 s"
+        );
+    }
+
+    #[test]
+    fn a_statement_that_moves_is_busy_and_said_with_its_progress() {
+        let mut building = session("altering table", false);
+        building.progress = Some(43.2);
+        let look = ServerLook::Answered {
+            sessions: vec![building, session("altering table", false)],
+            moved: movement(4_000),
+        };
+        assert_eq!(look.silence(true), None);
+        assert_eq!(
+            look.busy_words(),
+            "2 statements (ALTER TABLE pi1 add index … 43%, 31 s; ALTER TABLE pi1 add index … altering table, 31 s)"
+        );
+        // Not ours to read: an answer with working sessions is enough.
+        let external = ServerLook::Answered {
+            sessions: vec![session("Sending data", false)],
+            moved: None,
+        };
+        assert_eq!(external.silence(true), None);
+    }
+
+    #[test]
+    fn sessions_waiting_on_a_lock_with_nothing_moving_are_silent() {
+        let look = ServerLook::Answered {
+            sessions: vec![session("Waiting for table metadata lock", true)],
+            moved: movement(2),
+        };
+        let why = look.silence(false).unwrap();
+        assert!(
+            why.starts_with("waiting on a lock: every busy session waits for one (ALTER TABLE pi1"),
+            "{why}"
+        );
+        // The lock's holder working elsewhere is not a silent server.
+        let working = ServerLook::Answered {
+            sessions: vec![session("Waiting for table metadata lock", true)],
+            moved: movement(3_000),
+        };
+        assert_eq!(working.silence(true), None);
+    }
+
+    #[test]
+    fn a_cell_expects_its_statements_on_the_server_and_moving() {
+        let idle = ServerLook::Answered {
+            sessions: Vec::new(),
+            moved: movement(0),
+        };
+        assert_eq!(idle.silence(false), None, "set-up between statements");
+        assert!(idle
+            .silence(true)
+            .unwrap()
+            .contains("runs none of the statements in flight"));
+        let still = ServerLook::Answered {
+            sessions: vec![session("Updating", false)],
+            moved: movement(1),
+        };
+        assert!(still.silence(true).unwrap().contains("do not move"));
+        assert_eq!(still.silence(false), None);
+        let sleeping = ServerLook::Answered {
+            sessions: vec![session("User sleep", false)],
+            moved: movement(0),
+        };
+        assert_eq!(sleeping.silence(true), None, "asked to sleep");
+    }
+
+    #[test]
+    fn a_process_is_read_with_its_state_and_start_time() {
+        let own = process_stat(std::process::id()).unwrap();
+        assert!(matches!(own.state, 'R' | 'S' | 'D'), "{}", own.state);
+        assert!(own.started > 0);
+    }
 }

@@ -12,7 +12,9 @@ mod external;
 mod throwaway;
 mod workspace;
 
-pub use diagnosis::{ask_unanswering, disk_state, failure_context, UnansweringServer};
+pub use diagnosis::{
+    ask_unanswering, disk_state, failure_context, ServerLook, ServerWatch, UnansweringServer,
+};
 pub use external::External;
 pub use throwaway::Throwaway;
 

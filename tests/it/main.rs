@@ -44,6 +44,7 @@ mod s0_counts;
 mod scenario_files;
 mod schema;
 mod server_lifecycle;
+mod setup_stalls;
 mod stalls;
 mod store;
 mod study_kind;
