@@ -10,30 +10,9 @@
 use crate::common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::{server_of, signal};
-
-/// Waits for the exit, at most `limit` (a hang guard: the bounds under test are far
-/// shorter); returns the status, stdout and stderr.
-fn finish_within(
-    mut running: common::Running,
-    limit: Duration,
-) -> (std::process::ExitStatus, String, String) {
-    let started = Instant::now();
-    while running.child.try_wait().unwrap().is_none() {
-        if started.elapsed() > limit {
-            let _ = running.child.kill();
-            let (_, _, stderr) = running.finish();
-            panic!(
-                "enginebench did not end within {} s: it hangs. stderr:\n{stderr}",
-                limit.as_secs()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    running.finish()
-}
 
 fn run(tmp: &Path, json: &Path, args: &[&str]) -> common::Running {
     let mut command = common::enginebench(tmp);
@@ -71,7 +50,7 @@ fn a_server_stopped_during_an_index_build_is_called_silent_with_the_cause() {
     running.wait_for_line(|line| line.starts_with("[ ") && line.contains("] l.x "));
     let server = server_of(&tmp);
     signal(server, libc::SIGSTOP);
-    let (status, _, stderr) = finish_within(running, Duration::from_secs(240));
+    let (status, _, stderr) = common::Running::finish_within(running, Duration::from_secs(240));
 
     assert_eq!(status.code(), Some(1), "a cell did not complete: {stderr}");
     assert!(
@@ -132,7 +111,7 @@ fn a_table_load_on_a_server_stopped_mid_load_ends_with_the_table_the_cause_and_t
     std::thread::sleep(Duration::from_millis(500));
     let server = server_of(&tmp);
     signal(server, libc::SIGSTOP);
-    let (status, _, stderr) = finish_within(running, Duration::from_secs(180));
+    let (status, _, stderr) = common::Running::finish_within(running, Duration::from_secs(180));
 
     assert!(!status.success(), "{stderr}");
     assert!(

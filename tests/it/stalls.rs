@@ -9,7 +9,7 @@
 use crate::common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use enginebench::server::{ServerOptions, ThrowawayServer};
 
@@ -45,27 +45,6 @@ fn oltp_run(tmp: &Path, json: &Path, driver: &str, stall: &str, extra: &[&str]) 
     common::Running::spawn(command)
 }
 
-/// Waits for the exit, at most `limit` (a hang guard: the bounds under test are far
-/// shorter); returns the status, stdout and stderr.
-fn finish_within(
-    mut running: common::Running,
-    limit: Duration,
-) -> (std::process::ExitStatus, String, String) {
-    let started = Instant::now();
-    while running.child.try_wait().unwrap().is_none() {
-        if started.elapsed() > limit {
-            let _ = running.child.kill();
-            let (_, _, stderr) = running.finish();
-            panic!(
-                "enginebench did not end within {} s: it hangs. stderr:\n{stderr}",
-                limit.as_secs()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    running.finish()
-}
-
 fn interval_line_of(cell: &'static str) -> impl Fn(&str) -> bool {
     move |line: &str| line.starts_with("[ ") && line.contains(cell)
 }
@@ -95,7 +74,7 @@ fn a_stopped_throwaway_server_ends_its_cell_and_the_next_runs_on_a_fresh_one() {
         running.wait_for_line(interval_line_of("[1/2]"));
         let server = server_of(&tmp);
         signal(server, libc::SIGSTOP);
-        let (status, _, stderr) = finish_within(running, Duration::from_secs(120));
+        let (status, _, stderr) = common::Running::finish_within(running, Duration::from_secs(120));
 
         // The study goes on, and its exit says a cell did not complete.
         assert_eq!(status.code(), Some(1), "{driver}: {stderr}");
@@ -172,7 +151,7 @@ fn a_stopped_external_server_ends_the_run_with_what_was_measured() {
         );
         running.wait_for_line(interval_line_of("[1/2]"));
         signal(server.pid(), libc::SIGSTOP);
-        let ended = finish_within(running, Duration::from_secs(60));
+        let ended = common::Running::finish_within(running, Duration::from_secs(60));
         // Continued before anything can fail: the server is dropped (stopped) at the end.
         signal(server.pid(), libc::SIGCONT);
         let (status, _, stderr) = ended;
@@ -217,7 +196,7 @@ fn ctrl_c_ends_a_cell_whose_server_stopped_answering_and_keeps_what_it_measured(
         signal(server, libc::SIGSTOP);
         std::thread::sleep(Duration::from_millis(300));
         signal(running.child.id(), libc::SIGINT);
-        let (status, _, stderr) = finish_within(running, Duration::from_secs(60));
+        let (status, _, stderr) = common::Running::finish_within(running, Duration::from_secs(60));
 
         assert_eq!(status.code(), Some(130), "{driver}: {stderr}");
         assert!(
@@ -259,7 +238,7 @@ fn a_listener_that_accepts_and_never_answers_is_named_not_waited_for() {
         &format!("mysql://root@127.0.0.1:{port}"),
     ]);
     let (status, _, stderr) =
-        finish_within(common::Running::spawn(command), Duration::from_secs(60));
+        common::Running::finish_within(common::Running::spawn(command), Duration::from_secs(60));
     assert!(!status.success(), "{stderr}");
     assert!(
         stderr.contains(&format!("cannot connect to mysql://root@127.0.0.1:{port}")),

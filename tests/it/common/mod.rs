@@ -157,6 +157,27 @@ impl Running {
         }
     }
 
+    /// Waits for the exit, at most `limit` (a hang guard: the bounds under test are far
+    /// shorter); returns the status, stdout and stderr.
+    pub fn finish_within(
+        mut self,
+        limit: std::time::Duration,
+    ) -> (std::process::ExitStatus, String, String) {
+        let started = std::time::Instant::now();
+        while self.child.try_wait().unwrap().is_none() {
+            if started.elapsed() > limit {
+                let _ = self.child.kill();
+                let (_, _, stderr) = self.finish();
+                panic!(
+                    "enginebench did not end within {} s: it hangs. stderr:\n{stderr}",
+                    limit.as_secs()
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        self.finish()
+    }
+
     /// Waits for the exit; returns the output with all of stderr.
     pub fn finish(mut self) -> (std::process::ExitStatus, String, String) {
         use std::io::Read;
