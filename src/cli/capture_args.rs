@@ -121,6 +121,11 @@ pub struct ReplayArgs {
     #[arg(long, default_value = "1", value_parser = parse_speed)]
     pub speed: Speed,
 
+    /// Print every table and explanation after the summary, not the summary alone
+    /// (ENGINEBENCH_DETAIL=1 makes it the default)
+    #[arg(long, env = "ENGINEBENCH_DETAIL", value_parser = clap::builder::FalseyValueParser::new())]
+    pub detail: bool,
+
     /// Repeats per engine
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,

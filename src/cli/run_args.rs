@@ -55,6 +55,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "RATE", value_parser = parse_hold, requires = "slo")]
     pub hold: Option<f64>,
 
+    /// Print every table and explanation after the summary, not the summary alone
+    /// (ENGINEBENCH_DETAIL=1 makes it the default)
+    #[arg(long, env = "ENGINEBENCH_DETAIL", value_parser = clap::builder::FalseyValueParser::new())]
+    pub detail: bool,
+
     /// How the results are printed when the run ends
     #[arg(long, default_value = "text", value_parser = format_names())]
     pub format: String,

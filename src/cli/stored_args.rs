@@ -96,6 +96,11 @@ pub struct ReportArgs {
     /// The latency percentile the sysbench format reports
     #[arg(long, default_value_t = 95.0, value_parser = parse_percentile)]
     pub percentile: f64,
+
+    /// Print every table and explanation after the summary, not the summary alone
+    /// (ENGINEBENCH_DETAIL=1 makes it the default)
+    #[arg(long, env = "ENGINEBENCH_DETAIL", value_parser = clap::builder::FalseyValueParser::new())]
+    pub detail: bool,
 }
 
 impl ReportArgs {

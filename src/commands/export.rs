@@ -26,6 +26,8 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Finished> {
         percentile: args.percentile,
         // An export is for another program: Markdown tables, never terminal drawing.
         terminal: false,
+        // An export holds every table.
+        detail: true,
     };
     write_report(format, &input, args.output.as_deref())?;
     Ok(Finished::Success)

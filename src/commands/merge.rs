@@ -34,7 +34,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<Finished> {
         false,
     )?;
     let saved = output.finish(&record);
-    let finished = finish_run(Ok(record), &output, "text", 95.0)?;
+    let finished = finish_run(Ok(record), &output, "text", 95.0, false)?;
     saved?;
     Ok(finished)
 }

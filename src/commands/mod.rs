@@ -111,8 +111,17 @@ pub fn finish_run(
     output: &RunOutput,
     format: &str,
     percentile: f64,
+    detail: bool,
 ) -> anyhow::Result<Finished> {
-    finish_run_printing(outcome, output, Some(format), percentile)
+    finish_run_printing(outcome, output, Some(format), percentile, detail)
+}
+
+/// Where the rest of a summarised report is, after the summary: on stdout, as the
+/// summary's last line.
+pub fn note_more(run: &str) {
+    out!(
+        "More: `enginebench report {run} --detail` prints every table, `enginebench report {run} --html report.html` draws the charts.\n"
+    );
 }
 
 /// `finish_run`, the tables printed in `format` unless None (the caller printed its own).
@@ -121,6 +130,7 @@ pub fn finish_run_printing(
     output: &RunOutput,
     format: Option<&str>,
     percentile: f64,
+    detail: bool,
 ) -> anyhow::Result<Finished> {
     let (record, error) = match outcome {
         Ok(record) => (record, None),
@@ -144,6 +154,7 @@ pub fn finish_run_printing(
             label: "this run",
             percentile,
             terminal: style == crate::console::TableStyle::Terminal,
+            detail,
         };
         let tables = crate::cli::format_named(format).render(&input)?;
         if json_on_stdout {
@@ -157,12 +168,24 @@ pub fn finish_run_printing(
         let text = crate::report::verdict::record_with_verdict(&record, view)?;
         output.results.save_final_text(&text)?;
     }
-    if let Some(store) = &output.store {
-        if let Some(id) = store.run_id() {
-            note(&format!(
-                "stored as run {id} in {}: `enginebench report {id} --html report.html` draws its charts, `enginebench compare {id} OTHER` compares it",
-                store.path().display()
-            ));
+    let stored = output
+        .store
+        .as_ref()
+        .and_then(|store| Some((store.run_id()?, store)));
+    if let Some((id, store)) = &stored {
+        note(&format!(
+            "stored as run {id} in {}: `enginebench report {id} --html report.html` draws its charts, `enginebench compare {id} OTHER` compares it",
+            store.path().display()
+        ));
+    }
+    let summarised = !detail
+        && !json_on_stdout
+        && matches!(format, Some("text" | "markdown"))
+        && view.as_ref().is_some_and(crate::report::summary::compares);
+    if summarised {
+        match &stored {
+            Some((id, _)) => note_more(&id.to_string()),
+            None => out!("More: run again with --detail to print every table.\n"),
         }
     }
     if let Some(error) = error {

@@ -38,6 +38,6 @@ pub fn run(args: PrepareArgs) -> anyhow::Result<Finished> {
                 ..RunOutput::quiet(std::time::Duration::from_secs(1))
             })
         },
-        |outcome, output| finish_run(outcome, output, "text", 95.0),
+        |outcome, output| finish_run(outcome, output, "text", 95.0, false),
     )
 }

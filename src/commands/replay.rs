@@ -46,6 +46,6 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
                 false,
             )
         },
-        |outcome, output| finish_run(outcome, output, "text", 95.0),
+        |outcome, output| finish_run(outcome, output, "text", 95.0, args.detail),
     )
 }

@@ -18,7 +18,11 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Finished> {
         label: &label,
         percentile: args.percentile,
         terminal: crate::console::table_style(false) == crate::console::TableStyle::Terminal,
+        detail: args.detail,
     };
     write_report(format, &input, path)?;
+    if path.is_none() && !args.detail && crate::report::summary::compares(&view) {
+        super::note_more(&args.run);
+    }
     Ok(Finished::Success)
 }

@@ -44,6 +44,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
                 args.report_interval_given(),
             )
         },
-        |outcome, output| finish_run(outcome, output, &args.format, args.percentile),
+        |outcome, output| finish_run(outcome, output, &args.format, args.percentile, args.detail),
     )
 }

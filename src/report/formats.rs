@@ -29,6 +29,8 @@ pub struct ReportInput<'a> {
     pub terminal: bool,
     /// The tables the record's kind of study lays out (the studies' registry says which).
     pub layout: super::text::Layout,
+    /// Every table after the summary (`--detail`), not the summary alone.
+    pub detail: bool,
 }
 
 /// One way of writing a report.
@@ -117,6 +119,26 @@ pub fn fits_file(formats: &[&'static dyn Format], format: &dyn Format, path: &Pa
     }
 }
 
+/// The tables people read: the summary, then with `--detail` (or where the run has no two
+/// set-ups to compare, so that the summary has no table of its own) every section.
+fn tables(input: &ReportInput, style: TableStyle) -> String {
+    let view = input.view;
+    let mut out = super::summary::text(view, style);
+    if input.detail || !super::summary::compares(view) {
+        out.push_str(
+            &(super::verdict::text(view, style)
+                + &super::capacity::text(view, style)
+                + &not_comparable_section(view)
+                + &crash_section(view, style)
+                + &super::durability::text(view, style)
+                + &super::over_time::text(view, style)
+                + &super::client_groups::text(view, style)
+                + &(input.layout.tables)(view, style)),
+        );
+    }
+    out
+}
+
 impl Format for Text {
     fn name(&self) -> &'static str {
         "text"
@@ -133,14 +155,7 @@ impl Format for Text {
         } else {
             TableStyle::Markdown
         };
-        Ok(super::verdict::text(input.view, style)
-            + &super::capacity::text(input.view, style)
-            + &not_comparable_section(input.view)
-            + &crash_section(input.view, style)
-            + &super::durability::text(input.view, style)
-            + &super::over_time::text(input.view, style)
-            + &super::client_groups::text(input.view, style)
-            + &(input.layout.tables)(input.view, style))
+        Ok(tables(input, style))
     }
 }
 
@@ -155,14 +170,7 @@ impl Format for Markdown {
         &["md", "markdown", "txt"]
     }
     fn render(&self, input: &ReportInput) -> anyhow::Result<String> {
-        Ok(super::verdict::text(input.view, TableStyle::Markdown)
-            + &super::capacity::text(input.view, TableStyle::Markdown)
-            + &not_comparable_section(input.view)
-            + &crash_section(input.view, TableStyle::Markdown)
-            + &super::durability::text(input.view, TableStyle::Markdown)
-            + &super::over_time::text(input.view, TableStyle::Markdown)
-            + &super::client_groups::text(input.view, TableStyle::Markdown)
-            + &(input.layout.tables)(input.view, TableStyle::Markdown))
+        Ok(tables(input, TableStyle::Markdown))
     }
 }
 

@@ -17,5 +17,6 @@ pub mod formats;
 pub mod html;
 pub mod over_time;
 pub mod section;
+pub mod summary;
 pub mod text;
 pub mod verdict;

@@ -212,30 +212,38 @@ fn efficiency_table(efficiencies: &[Efficiency]) -> Block {
 
 /// What each amplification was computed from, one line per set-up.
 fn workings(efficiencies: &[Efficiency]) -> Vec<String> {
+    // One worked example of write amplification per set-up (the table has every figure,
+    // computed alike), and each set-up's space amplification once: it is the table's, the
+    // same at every thread count.
     let mut items = Vec::new();
+    let mut explained: Vec<&str> = Vec::new();
     for e in efficiencies {
-        let place = match e.threads {
+        let Some(w) = &e.write else { continue };
+        if explained.contains(&e.setup.as_str()) {
+            continue;
+        }
+        explained.push(&e.setup);
+        let at = match e.threads {
             Some(threads) => format!(
-                "{} at {threads} thread{}",
-                e.setup,
+                ", e.g. at {threads} thread{}",
                 if threads == 1 { "" } else { "s" }
             ),
-            None => e.setup.clone(),
+            None => String::new(),
         };
-        if let Some(w) = &e.write {
-            items.push(format!(
-                "{place}: write amplification {:.2} = {:.1} MB {} ÷ {:.1} MB of rows changed ({:.0} rows inserted, updated or deleted × {:.0} B a row)",
-                w.times, w.bytes / 1e6, w.from, w.logical_bytes / 1e6, w.rows, w.row_bytes
-            ));
-        }
+        items.push(format!(
+            "{}{at}: write amplification {:.2} = {:.1} MB {} ÷ {:.1} MB of rows changed ({:.0} rows inserted, updated or deleted × {:.0} B a row); the table's others alike",
+            e.setup, w.times, w.bytes / 1e6, w.from, w.logical_bytes / 1e6, w.rows, w.row_bytes
+        ));
+    }
+    for e in efficiencies {
         for (moment, s) in &e.space {
             items.push(format!(
-                "{place}: space amplification {moment} {:.2} = {:.1} MB on disk ({}) ÷ {:.1} MB of rows ({:.0} rows × {:.0} B)",
-                s.times, s.bytes / 1e6, s.from, s.logical_bytes / 1e6, s.rows, s.row_bytes
+                "{}: space amplification {moment} {:.2} = {:.1} MB on disk ({}) ÷ {:.1} MB of rows ({:.0} rows × {:.0} B)",
+                e.setup, s.times, s.bytes / 1e6, s.from, s.logical_bytes / 1e6, s.rows, s.row_bytes
             ));
         }
     }
-    items
+    crate::view::distinct(items)
 }
 
 /// The section; none when no cell can tell and nothing was amplified.

@@ -33,11 +33,14 @@ pub struct Table {
     pub rows: Vec<Vec<Cell>>,
 }
 
-/// One cell's text, and whether it is a figure (right-aligned).
+/// One cell's text, whether it is a figure (right-aligned), and where a table is read as
+/// a heat map, how good it is (0 the best of its row, 1 the worst shown; HTML shades it,
+/// text has the figure alone).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
     pub text: String,
     pub figure: bool,
+    pub heat: Option<f64>,
 }
 
 impl Cell {
@@ -45,6 +48,7 @@ impl Cell {
         Cell {
             text: text.into(),
             figure: false,
+            heat: None,
         }
     }
 
@@ -52,7 +56,14 @@ impl Cell {
         Cell {
             text: text.into(),
             figure: true,
+            heat: None,
         }
+    }
+
+    /// The cell shaded as a heat map's (0 best … 1 worst).
+    pub fn with_heat(mut self, heat: f64) -> Cell {
+        self.heat = Some(heat.clamp(0.0, 1.0));
+        self
     }
 }
 
@@ -103,9 +114,10 @@ pub fn to_html(section: &Section) -> String {
                 let _ = write!(out, "<p>{}</p>", escape(line.trim_end()));
             }
             Block::Table { caption, table } => {
+                // A wide table scrolls inside its box, never the page.
                 let _ = write!(
                     out,
-                    "<p>{}</p><table class=\"evidence\"><tr>",
+                    "<p>{}</p><div class=\"scroll\"><table class=\"evidence\"><tr>",
                     escape(caption)
                 );
                 for (column, name) in table.header.iter().enumerate() {
@@ -125,16 +137,24 @@ pub fn to_html(section: &Section) -> String {
                 for row in &table.rows {
                     out.push_str("<tr>");
                     for cell in row {
+                        // Green for the best of a row through amber to red for the
+                        // worst: a hue from 120° down to 0°, light enough for black text.
+                        let shade = cell.heat.map_or(String::new(), |heat| {
+                            format!(
+                                " style=\"background:hsl({:.0},70%,82%)\"",
+                                120.0 * (1.0 - heat)
+                            )
+                        });
                         let _ = write!(
                             out,
-                            "<td{}>{}</td>",
+                            "<td{}{shade}>{}</td>",
                             if cell.figure { "" } else { " class=\"l\"" },
                             escape(&cell.text)
                         );
                     }
                     out.push_str("</tr>\n");
                 }
-                out.push_str("</table>\n");
+                out.push_str("</table></div>\n");
             }
             Block::List { caption, items } => {
                 let _ = write!(out, "<p>{}</p><ul>", escape(caption));
@@ -202,7 +222,9 @@ mod tests {
         assert!(text.contains("| InnoDB |  1200 |"), "{text}");
         assert!(text.ends_with("Notes\n- a & b\n\n"), "{text}");
         let html = to_html(&section());
-        assert!(html.starts_with("<p>two engines &lt;compared&gt;</p><p>Per engine</p><table"));
+        assert!(html.starts_with(
+            "<p>two engines &lt;compared&gt;</p><p>Per engine</p><div class=\"scroll\"><table"
+        ));
         assert!(
             html.contains("<th class=\"l\">engine</th><th>ops/s</th>"),
             "{html}"

@@ -5,7 +5,7 @@
 
 use hdrhistogram::Histogram;
 
-use super::stats::{summarise, warnings, Summary};
+use super::stats::{summarise, Summary};
 use super::{is_transaction, per_second, statements, Phase, PhaseKind, Setup};
 use crate::measure::{
     decode_histogram, new_histogram, per_statement, LatencySummary, PerStatement, ProcessDelta,
@@ -172,8 +172,8 @@ impl Group {
         key
     }
 
-    pub fn warnings(&self) -> Vec<String> {
-        warnings(&self.key(), &self.values, self.higher_is_better)
+    pub fn warnings(&self) -> Vec<super::stats::CellWarning> {
+        super::stats::cell_warnings(&self.key(), &self.values, self.higher_is_better)
     }
 
     /// The statements' latency at `quantile` (0.999: p99.9) over the group's repeats, from

@@ -350,9 +350,12 @@ impl View {
             .unwrap_or(StatementClass::Other)
     }
 
-    /// What the repeats cannot support: too few for an interval, a repeat far off, a wide
-    /// spread.
+    /// What the repeats cannot support: too few for an interval (unless the run chose its
+    /// count itself, deciding on paired rounds rather than each cell's interval), a repeat
+    /// far off, a wide spread. Two or fewer of a kind are named one by one; more are one
+    /// line with their count and the worst.
     pub fn warnings(&self) -> Vec<String> {
+        use stats::CellWarning;
         let mut lines = Vec::new();
         let most_repeats = self
             .groups
@@ -360,9 +363,48 @@ impl View {
             .map(|g| g.values.len())
             .max()
             .unwrap_or(0);
-        lines.extend(stats::too_few_warning(most_repeats));
-        for group in &self.groups {
-            lines.extend(group.warnings());
+        if self.record.until_decided.is_none() {
+            lines.extend(stats::too_few_warning(most_repeats));
+        }
+        let all: Vec<CellWarning> = self.groups.iter().flat_map(Group::warnings).collect();
+        let far: Vec<&CellWarning> = all
+            .iter()
+            .filter(|w| matches!(w, CellWarning::FarRepeat { .. }))
+            .collect();
+        let spread: Vec<&CellWarning> = all
+            .iter()
+            .filter(|w| matches!(w, CellWarning::Spread { .. }))
+            .collect();
+        let worst = |of: &[&CellWarning]| {
+            of.iter()
+                .copied()
+                .max_by(|a, b| badness(a).total_cmp(&badness(b)))
+                .map(CellWarning::text)
+                .unwrap_or_default()
+        };
+        fn badness(warning: &CellWarning) -> f64 {
+            match warning {
+                CellWarning::FarRepeat { factor, .. } => *factor,
+                CellWarning::Spread { pct, .. } => *pct,
+            }
+        }
+        if far.len() > 2 {
+            lines.push(format!(
+                "{} cells had a repeat 1.5× or more slower than their median; the worst, {}",
+                far.len(),
+                worst(&far)
+            ));
+        } else {
+            lines.extend(far.iter().map(|w| w.text()));
+        }
+        if spread.len() > 2 {
+            lines.push(format!(
+                "{} cells' repeats spread over more than half their median; the widest, {}",
+                spread.len(),
+                worst(&spread)
+            ));
+        } else {
+            lines.extend(spread.iter().map(|w| w.text()));
         }
         lines
     }

@@ -399,9 +399,59 @@ pub fn too_few_warning(n: usize) -> Option<String> {
     })
 }
 
+/// What one cell's repeats cannot support.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CellWarning {
+    /// A repeat `factor` times worse than the median (1-based `repeat`).
+    FarRepeat {
+        label: String,
+        repeat: usize,
+        factor: f64,
+    },
+    /// The repeats spread over `pct` per cent of the median, from `min` to `max`.
+    Spread {
+        label: String,
+        pct: f64,
+        min: f64,
+        max: f64,
+    },
+}
+
+impl CellWarning {
+    pub fn text(&self) -> String {
+        match self {
+            CellWarning::FarRepeat {
+                label,
+                repeat,
+                factor,
+            } => format!(
+                "{label}: repeat {repeat} was {factor:.1}× slower than the median: use --repeat 10 or a quieter machine"
+            ),
+            CellWarning::Spread {
+                label,
+                pct,
+                min,
+                max,
+            } => format!(
+                "{label}: repeats spread over {pct:.0}% of the median ({} to {}): the figure is not stable here",
+                figure(*min),
+                figure(*max)
+            ),
+        }
+    }
+}
+
 /// Named warnings about one cell's repeats (`values` in run order, `label` naming the
 /// cell): a repeat far from the others, a wide spread.
 pub fn warnings(label: &str, values: &[f64], higher_is_better: bool) -> Vec<String> {
+    cell_warnings(label, values, higher_is_better)
+        .iter()
+        .map(CellWarning::text)
+        .collect()
+}
+
+/// [`warnings`] as values, for reports that group them.
+pub fn cell_warnings(label: &str, values: &[f64], higher_is_better: bool) -> Vec<CellWarning> {
     let Some(summary) = summarise(values) else {
         return Vec::new();
     };
@@ -425,20 +475,21 @@ pub fn warnings(label: &str, values: &[f64], higher_is_better: bool) -> Vec<Stri
                 value / summary.median
             };
             if factor >= 1.5 {
-                out.push(format!(
-                    "{label}: repeat {} was {factor:.1}× slower than the median: use --repeat 10 or a quieter machine",
-                    index + 1,
-                ));
+                out.push(CellWarning::FarRepeat {
+                    label: label.to_string(),
+                    repeat: index + 1,
+                    factor,
+                });
             }
         }
         let spread = (summary.max - summary.min) / summary.median;
         if spread > 0.5 {
-            out.push(format!(
-                "{label}: repeats spread over {:.0}% of the median ({} to {}): the figure is not stable here",
-                spread * 100.0,
-                figure(summary.min),
-                figure(summary.max)
-            ));
+            out.push(CellWarning::Spread {
+                label: label.to_string(),
+                pct: spread * 100.0,
+                min: summary.min,
+                max: summary.max,
+            });
         }
     }
     out

@@ -399,3 +399,55 @@ fn a_run_on_three_profiles_shows_three_small_charts_side_by_side() {
         }
     }
 }
+
+/// The demo's report reads like a decision: at 1366×768 its first screen holds the
+/// headline and the relative table, no warning lies above them, and nothing makes the
+/// page scroll sideways.
+#[test]
+fn the_first_screen_of_the_demo_report_holds_the_answer() {
+    let (html, _view) = report_of("s0-demo.json", "browser-first-screen");
+    let browser = Browser::start("browser-first-screen");
+    browser.call(
+        "POST",
+        "/window/rect",
+        Some(json!({"width": 1366, "height": 768})),
+    );
+    browser.open(&html.0);
+    let measured = browser.execute(
+        "var s=document.getElementById('summary');\
+         var head=s.querySelector('p').getBoundingClientRect();\
+         var table=s.querySelector('table').getBoundingClientRect();\
+         var warns=[...document.querySelectorAll('.warn')].filter(w=>w.offsetParent!==null)\
+           .map(w=>w.getBoundingClientRect().top);\
+         return {height:innerHeight,width:document.documentElement.clientWidth,\
+           scroll:document.documentElement.scrollWidth,head:head.top,\
+           table:table.bottom,headline:s.querySelector('p').textContent,warns:warns};",
+        json!([]),
+    );
+    let number = |key: &str| measured[key].as_f64().unwrap();
+    assert!(
+        number("height") <= 768.0 && number("width") <= 1366.0,
+        "{measured}"
+    );
+    assert!(
+        measured["headline"]
+            .as_str()
+            .unwrap()
+            .starts_with("Run InnoDB (durable)"),
+        "{measured}"
+    );
+    assert!(
+        number("table") <= number("height"),
+        "the relative table ends below the first screen: {measured}"
+    );
+    for top in measured["warns"].as_array().unwrap() {
+        assert!(
+            top.as_f64().unwrap() > number("table"),
+            "a warning above the answer: {measured}"
+        );
+    }
+    assert!(
+        number("scroll") <= number("width"),
+        "the page scrolls sideways: {measured}"
+    );
+}

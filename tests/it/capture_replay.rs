@@ -400,6 +400,7 @@ fn broken_capture_files_are_refused_with_the_cause() {
     let refused = |text: &str, expected: &str| {
         std::fs::write(&file, text).unwrap();
         let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+            .env("ENGINEBENCH_DETAIL", "1")
             .env("TMPDIR", &tmp)
             .arg("replay")
             .arg(&file)

@@ -14,6 +14,7 @@ use std::process::Command;
 /// Runs `enginebench run ARGS --driver DRIVER --json FILE` and returns the record.
 fn spawn(args: &[&str], driver: &str, json: &Path, tmpdir: &Path) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .env("ENGINEBENCH_DETAIL", "1")
         .arg("run")
         .args(args)
         .args(["--no-db", "--driver", driver, "--json"])
@@ -437,6 +438,7 @@ fn the_event_driver_falls_back_to_epoll_wait_and_completes_the_same_work() {
     let tmpdir = common::private_tmpdir("epoll-wait");
     let json = tmpdir.join("run.json");
     let child = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .env("ENGINEBENCH_DETAIL", "1")
         .args([
             "run",
             "oltp_read_only",

@@ -37,6 +37,7 @@ fn run_against(
     let mut command = Command::new(env!("CARGO_BIN_EXE_enginebench"));
     command
         .env("TMPDIR", tmp)
+        .env("ENGINEBENCH_DETAIL", "1")
         .env("ENGINEBENCH_DB", common::store_of(tmp))
         .env_remove("ENGINEBENCH_DSN_PASSWORD")
         .args([
@@ -197,6 +198,7 @@ fn a_database_in_the_dsn_path_is_the_one_worked_in() {
     let run = |extra: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_enginebench"))
             .env("TMPDIR", &tmp)
+            .env("ENGINEBENCH_DETAIL", "1")
             .args([
                 "run",
                 "s0",

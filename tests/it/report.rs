@@ -113,7 +113,13 @@ fn the_html_report_is_one_file_that_needs_no_network() {
             name,
             enginebench::studies::layout_of(&record.kind),
         );
-        assert!(!html.contains("src=") && !html.contains("href=") && !html.contains("@import"));
+        assert!(!html.contains("src=") && !html.contains("@import"));
+        // Links only within the page (its table of contents).
+        assert_eq!(
+            html.matches("href=").count(),
+            html.matches("href=\"#").count(),
+            "{name}"
+        );
         assert_eq!(html.matches("<script").count(), 1, "{name}");
         assert!(html.contains("<script>(function(){"), "{name}");
         let urls = html.matches("http").count();
@@ -201,10 +207,31 @@ fn report_prints_the_saved_tables_without_a_server() {
         .unwrap();
     common::assert_success(&output);
     let record = read_record(&file).unwrap();
+    let view = View::of(&record);
+    let summary = enginebench::report::summary::text(&view, TableStyle::Markdown);
+    // By default the summary alone, and where the rest is.
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
-        enginebench::report::verdict::text(&View::of(&record), TableStyle::Markdown)
-            + &enginebench::report::durability::text(&View::of(&record), TableStyle::Markdown)
+        format!(
+            "{summary}More: `enginebench report {} --detail` prints every table, `enginebench report {} --html report.html` draws the charts.\n",
+            file.display(),
+            file.display()
+        )
+    );
+    let detail = assert_cmd::Command::cargo_bin("enginebench")
+        .unwrap()
+        .arg("report")
+        .arg(&file)
+        .arg("--detail")
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    common::assert_success(&detail);
+    assert_eq!(
+        String::from_utf8_lossy(&detail.stdout),
+        summary
+            + &enginebench::report::verdict::text(&view, TableStyle::Markdown)
+            + &enginebench::report::durability::text(&view, TableStyle::Markdown)
             + &tables(&record, TableStyle::Markdown)
     );
 }
@@ -622,4 +649,62 @@ fn capacity_and_frontier_from_a_saved_slo_run() {
         enginebench::report::capacity::text(&view, TableStyle::Markdown),
         section("charts"),
     ));
+}
+
+/// `make demo`'s answer fits one screen and opens with what to run and what the faster
+/// set-ups lose; `--detail` holds every table the report has, and says nothing more than
+/// twice (blank lines and the tables' own rules and headers aside).
+#[test]
+fn the_demo_answers_on_one_screen_and_the_detail_says_nothing_more_than_twice() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/s0-demo.json");
+    let report = |detail: bool| {
+        let mut command = assert_cmd::Command::cargo_bin("enginebench").unwrap();
+        command
+            .arg("report")
+            .arg(&file)
+            .env_remove("ENGINEBENCH_DETAIL")
+            .env("PATH", "/nonexistent");
+        if detail {
+            command.arg("--detail");
+        }
+        let output = command.output().unwrap();
+        common::assert_success(&output);
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let summary = report(false);
+    let lines: Vec<&str> = summary.lines().collect();
+    assert!(lines.len() <= 30, "{} lines:\n{summary}", lines.len());
+    assert_eq!(lines[0], "Summary");
+    assert!(lines[1].starts_with("Run InnoDB (durable): "), "{summary}");
+    assert!(
+        lines[2].contains("MyISAM (durable) is up to ") && lines[2].contains(" but lost "),
+        "{summary}"
+    );
+    assert!(lines[3].starts_with("Trust: "), "{summary}");
+    assert!(lines.last().unwrap().contains("--detail"), "{summary}");
+
+    let detail = report(true);
+    let record = read_record(&file).unwrap();
+    let view = View::of(&record);
+    // Every section of the tables is in the detail, after the same summary.
+    assert!(detail.starts_with(summary.lines().next().unwrap()));
+    for section in [
+        enginebench::report::verdict::text(&view, TableStyle::Markdown),
+        enginebench::report::durability::text(&view, TableStyle::Markdown),
+        tables(&record, TableStyle::Markdown),
+    ] {
+        assert!(detail.contains(&section), "{section}");
+    }
+    let mut seen = std::collections::HashMap::<&str, usize>::new();
+    for line in detail.lines() {
+        let structure = line.trim().is_empty()
+            || line.starts_with("|-")
+            || line.starts_with("| threads |")
+            || line.starts_with("| statement |");
+        if !structure {
+            *seen.entry(line).or_default() += 1;
+        }
+    }
+    let repeated: Vec<_> = seen.iter().filter(|(_, n)| **n > 2).collect();
+    assert!(repeated.is_empty(), "{repeated:#?}");
 }

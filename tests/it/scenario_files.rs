@@ -307,6 +307,7 @@ fn the_built_in_example_prints_and_runs() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("accounts");
     let show = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .env("ENGINEBENCH_DETAIL", "1")
         .args(["show", "accounts"])
         .output()
         .unwrap();
@@ -690,6 +691,7 @@ fn study_s2_runs_sysbenchs_transaction_under_three_memory_profiles() {
     // sysbench's report from the saved record: statements grouped by their SQL as sysbench
     // groups its own, per transaction 14 reads, 4 writes, BEGIN + COMMIT.
     let report = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .env("ENGINEBENCH_DETAIL", "1")
         .args(["report", "--format", "sysbench"])
         .arg(&json)
         .output()

@@ -34,7 +34,7 @@ fn s0_verdict_names_the_leader_per_thread_count_with_an_interval_and_a_why() {
         .unwrap();
     common::assert_success(&output);
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.starts_with("Verdict\nOn this machine ("), "{stdout}");
+    assert_summary_then_verdict(&stdout);
     let record = common::read_json(&json);
     let phases = record["verdict"]["phases"].as_array().unwrap();
     assert_eq!(phases.len(), 1, "{phases:?}");
@@ -221,4 +221,11 @@ fn without_a_fixed_count_each_group_runs_rounds_until_its_verdict_is_decided() {
         stderr.contains("--max-repeat") && stderr.contains("--repeat"),
         "{stderr}"
     );
+}
+
+/// The summary opens a run's output; with --detail (the harness's default) the verdict
+/// follows.
+fn assert_summary_then_verdict(stdout: &str) {
+    assert!(stdout.starts_with("Summary\n"), "{stdout}");
+    assert!(stdout.contains("\nVerdict\nOn this machine ("), "{stdout}");
 }

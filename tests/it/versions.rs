@@ -15,6 +15,7 @@ use enginebench::targets::{ensure_database, Target, Throwaway};
 /// Fetches `name` unless it is cached, as `make test` on a fresh machine must.
 fn fetched(name: &str) {
     let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .env("ENGINEBENCH_DETAIL", "1")
         .args(["server", "get", name])
         .output()
         .unwrap();
@@ -138,6 +139,7 @@ fn three_builds_each_start_from_their_own_tree() {
         assert!(cell["events"].as_u64().unwrap() > 0);
     }
     let listed = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .env("ENGINEBENCH_DETAIL", "1")
         .args(["server", "list"])
         .output()
         .unwrap();
@@ -257,6 +259,7 @@ fn builds_that_cannot_be_had_say_why_and_leave_nothing() {
     let cache = common::private_tmpdir("server-cache");
     // A mirror nobody answers on: the fetch fails while reading the package lists.
     let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .env("ENGINEBENCH_DETAIL", "1")
         .args(["server", "get", "mariadb-11.8"])
         .env("XDG_CACHE_HOME", &cache)
         .env("ENGINEBENCH_APT_MIRROR", "http://127.0.0.1:9/debian")
@@ -278,6 +281,7 @@ fn builds_that_cannot_be_had_say_why_and_leave_nothing() {
 
     let run = |build: &str| {
         let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+            .env("ENGINEBENCH_DETAIL", "1")
             .args(["run", "oltp_point_select", "--server-bin", build, "--no-db"])
             .env("XDG_CACHE_HOME", &cache)
             .output()
@@ -296,6 +300,7 @@ fn builds_that_cannot_be_had_say_why_and_leave_nothing() {
         run("mariadb-99")
     );
     let unknown = Command::new(env!("CARGO_BIN_EXE_enginebench"))
+        .env("ENGINEBENCH_DETAIL", "1")
         .args(["server", "get", "postgres"])
         .output()
         .unwrap();
@@ -314,6 +319,7 @@ fn two_processes_fetching_one_build_on_an_empty_cache_both_succeed() {
     let cache = common::private_tmpdir("fetch-twice");
     let spawn = || {
         Command::new(env!("CARGO_BIN_EXE_enginebench"))
+            .env("ENGINEBENCH_DETAIL", "1")
             .args(["server", "get", "mariadb-11.8"])
             .env("XDG_CACHE_HOME", &cache)
             .stdout(std::process::Stdio::piped())

@@ -15,7 +15,12 @@ figure h3{font-size:15px;font-weight:600;margin:8px 8px 2px}.panels{display:flex
 g.off{display:none}.hit{fill:none;stroke:none;pointer-events:all;cursor:crosshair}.hit:hover,.hit:focus{stroke:#222;stroke-width:1.5;outline:none}\
 #tip{position:fixed;z-index:10;pointer-events:none;background:#222;color:#fff;font-size:12px;line-height:1.4;padding:4px 8px;border-radius:4px;white-space:pre-line;max-width:340px}\
 .warn{background:#fff6e0;border-left:4px solid #e6a100;padding:6px 10px;font-size:14px}\
-pre{font-size:12px;background:#fafafa;padding:8px;overflow-x:auto}.better{color:#006b3c}.worse{color:#b00020}";
+pre{font-size:12px;background:#fafafa;padding:8px;overflow-x:auto}.better{color:#006b3c}.worse{color:#b00020}\
+.sub{color:#555;margin-top:-8px}.scroll{overflow-x:auto;max-width:100%}\
+.summary>p:first-child{font-size:18px;font-weight:600;margin:8px 0}.summary ul{font-size:14px;padding-left:20px}\
+details.trust{margin:12px 0;font-size:14px}details.trust summary{cursor:pointer;color:#333}\
+nav.toc{font-size:14px;margin:12px 0}nav.toc ol{columns:2;margin:4px 0}\
+@media print{body{max-width:none;margin:0}details.trust>*{display:block}nav.toc,#tip,.legend button{display:none}section{break-inside:avoid-page}}";
 
 /// The page's only script, inline: a point's or bar's value in a tooltip on hover or
 /// keyboard focus (its `data-tip`), and legend buttons that hide or show their series in

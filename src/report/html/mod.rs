@@ -271,11 +271,57 @@ pub fn page(view: &View, label: &str, layout: Layout) -> String {
     let mut body = String::new();
     let _ = writeln!(
         body,
-        "<h1>enginebench: {}</h1><p>{}</p>",
+        "<h1>enginebench: {}</h1><p class=\"sub\">{} — {}</p>",
         escape(&record.study),
-        escape(&record.title)
+        escape(&record.title),
+        escape(label)
     );
-    let _ = writeln!(body, "<table>");
+    // The decision first: the summary's headline, relative table and safety fill the
+    // first screen; how far it holds and what ran follow, folded.
+    if crate::report::summary::compares(view) {
+        let summary = crate::report::summary::section(view);
+        let _ = writeln!(
+            body,
+            "<section id=\"summary\" class=\"summary\">{}</section>",
+            crate::report::section::to_html(&summary)
+        );
+    }
+    let sections = sections(view, layout);
+    let _ = writeln!(
+        body,
+        "<details class=\"trust\"><summary>The run: machine, server, status and {} warning(s)</summary>{}{}</details>",
+        view.warnings().len(),
+        run_facts(view, label),
+        view.warnings()
+            .iter()
+            .map(|warning| format!("<p class=\"warn\">{}</p>", escape(warning)))
+            .collect::<String>()
+    );
+    let shown: Vec<&Section> = sections.iter().filter(|s| !s.html.is_empty()).collect();
+    let _ = writeln!(
+        body,
+        "<nav class=\"toc\"><b>Contents</b><ol>{}</ol></nav>",
+        shown
+            .iter()
+            .map(|s| format!("<li><a href=\"#{}\">{}</a></li>", s.id, escape(&s.title)))
+            .collect::<String>()
+    );
+    for section in shown {
+        let _ = writeln!(
+            body,
+            "<section id=\"{}\"><h2>{}</h2>{}</section>",
+            section.id,
+            escape(&section.title),
+            section.html
+        );
+    }
+    document(&format!("enginebench {}", record.study), &body)
+}
+
+/// What ran, where: a table of facts.
+fn run_facts(view: &View, label: &str) -> String {
+    let record = &view.record;
+    let mut body = String::from("<table>");
     let mut fact = |name: &str, value: String| {
         let _ = writeln!(
             body,
@@ -321,22 +367,8 @@ pub fn page(view: &View, label: &str, layout: Layout) -> String {
             ),
         );
     }
-    let _ = writeln!(body, "</table>");
-    for warning in &view.warnings() {
-        let _ = writeln!(body, "<p class=\"warn\">{}</p>", escape(warning));
-    }
-    for section in sections(view, layout) {
-        if !section.html.is_empty() {
-            let _ = writeln!(
-                body,
-                "<section id=\"{}\"><h2>{}</h2>{}</section>",
-                section.id,
-                escape(&section.title),
-                section.html
-            );
-        }
-    }
-    document(&format!("enginebench {}", record.study), &body)
+    body.push_str("</table>");
+    body
 }
 
 fn document(title: &str, body: &str) -> String {

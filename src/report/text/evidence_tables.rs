@@ -9,18 +9,42 @@ use crate::console::{new_table, TableStyle};
 use crate::view::{PhaseKind, View};
 
 /// "Plans and rows per statement" for every run phase with evidence; empty without.
+/// Phases whose statements behaved alike share one table: the same rows under each phase
+/// would say one thing several times.
 pub fn section(view: &View, style: TableStyle) -> String {
-    let mut out = String::new();
+    // (the phases, their table and plan differences), in phase order.
+    let mut shown: Vec<(Vec<&str>, String)> = Vec::new();
     for phase in view.phases_of(PhaseKind::Run) {
-        let rows = view.statement_evidence(&phase.name);
-        if rows.is_empty() {
+        let Some(body) = phase_table(view, &phase.name, style) else {
             continue;
+        };
+        match shown.iter_mut().find(|(_, shared)| *shared == body) {
+            Some((phases, _)) => phases.push(&phase.name),
+            None => shown.push((vec![&phase.name], body)),
         }
+    }
+    let mut out = String::new();
+    for (phases, body) in shown {
         let _ = writeln!(
             out,
             "{} {} — plans and rows per statement (EXPLAIN, and session counters over a few executions after the phase)",
-            view.record.study, phase.name
+            view.record.study,
+            phases.join(", ")
         );
+        out.push_str(&body);
+        out.push('\n');
+    }
+    out
+}
+
+/// One phase's evidence table and its plan differences; none without evidence.
+fn phase_table(view: &View, phase: &str, style: TableStyle) -> Option<String> {
+    let rows = view.statement_evidence(phase);
+    if rows.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    {
         let mut table = new_table(style);
         table.set_header(vec![
             "statement",
@@ -63,16 +87,15 @@ pub fn section(view: &View, style: TableStyle) -> String {
             ]);
         }
         let _ = writeln!(out, "{table}");
-        let differences = view.plan_differences(&phase.name);
+        let differences = view.plan_differences(phase);
         if !differences.is_empty() {
             let _ = writeln!(out, "plans differ:");
             for line in differences {
                 let _ = writeln!(out, "  {line}");
             }
         }
-        out.push('\n');
     }
-    out
+    Some(out)
 }
 
 fn right(text: String) -> Cell {

@@ -257,9 +257,15 @@ pub fn counter_section(rows: &[(u32, Vec<&Group>)], style: TableStyle) -> String
             ));
         }
     }
+    let phase = rows
+        .iter()
+        .flat_map(|(_, groups)| groups.first())
+        .map(|group| format!("{} — s", group.phase))
+        .next()
+        .unwrap_or_else(|| "S".into());
     let _ = writeln!(
         out,
-        "Server counters per statement (summed over completed repeats)"
+        "{phase}erver counters per statement (summed over completed repeats)"
     );
     let _ = writeln!(out, "{table}");
     for line in why_lines.iter().chain(warnings.iter()) {

@@ -26,6 +26,7 @@ mod client_groups;
 mod noise;
 mod over_time;
 mod rank;
+mod summary;
 mod until_decided;
 mod words;
 
@@ -38,6 +39,7 @@ use super::{distinct, Group, GroupKind, PhaseKind, View};
 pub use basis::{Basis, GroupBasis, PACED_GROUP_METRIC, PACED_METRIC};
 pub use noise::{Drift, Noise};
 pub use over_time::shift_text;
+pub use summary::{Gap, RelativeCell, RelativeRow, SetupColumn, Summary};
 pub use words::{basis_text, ratio_text, tolerance_text};
 
 /// The fewest repeats a side needs for a decision (the first look, [`super::stats::FIRST_LOOK_REPEATS`]).
@@ -287,6 +289,34 @@ impl View {
         (kinds.collect(), groups.collect())
     }
 
+    /// The phases whose set-ups may be compared, in the view's order, each with its
+    /// groups of the kind it is judged on (a searched run phase: its capacities); none
+    /// with fewer than two set-ups.
+    fn comparable_phases(&self) -> Vec<(String, Vec<&Group>)> {
+        if self.setups.len() < 2 {
+            return Vec::new();
+        }
+        self.phases
+            .iter()
+            .filter_map(|phase| {
+                let label = phase.label().to_string();
+                let searched = self
+                    .groups_of(GroupKind::Capacity)
+                    .any(|g| g.phase == label);
+                let kind = match phase.kind {
+                    PhaseKind::Run if searched => GroupKind::Capacity,
+                    PhaseKind::Run => GroupKind::Cell,
+                    PhaseKind::Load => GroupKind::Load,
+                    PhaseKind::Sequence => GroupKind::Sequence,
+                    PhaseKind::Ddl => return None,
+                };
+                let groups: Vec<&Group> =
+                    self.groups_of(kind).filter(|g| g.phase == label).collect();
+                (!groups.is_empty()).then_some((label, groups))
+            })
+            .collect()
+    }
+
     /// The verdicts of this run: a function of the record alone.
     pub fn verdicts(&self) -> Verdicts {
         let rule = self.decision_rule();
@@ -294,22 +324,8 @@ impl View {
         let mut not_ranked = Vec::new();
         let mut safety = Vec::new();
         let mut noises = Vec::new();
-        for phase in &self.phases {
-            let label = phase.label().to_string();
-            let searched = self
-                .groups_of(GroupKind::Capacity)
-                .any(|g| g.phase == label);
-            let kind = match phase.kind {
-                PhaseKind::Run if searched => GroupKind::Capacity,
-                PhaseKind::Run => GroupKind::Cell,
-                PhaseKind::Load => GroupKind::Load,
-                PhaseKind::Sequence => GroupKind::Sequence,
-                PhaseKind::Ddl => continue,
-            };
-            let groups: Vec<&Group> = self.groups_of(kind).filter(|g| g.phase == label).collect();
-            if groups.is_empty() || self.setups.len() < 2 {
-                continue;
-            }
+        for (label, groups) in self.comparable_phases() {
+            let kind = groups[0].kind;
             let judge = basis::Judge::of(&groups);
             let places = distinct(groups.iter().map(|g| (g.method.clone(), g.threads)));
             let mut rows = Vec::new();

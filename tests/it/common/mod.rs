@@ -201,6 +201,9 @@ pub fn enginebench(tmpdir: &Path) -> std::process::Command {
     command
         .env("TMPDIR", tmpdir)
         .env("ENGINEBENCH_DB", store_of(tmpdir))
+        // Most tests read the tables: every one after the summary (tests of the summary
+        // alone remove it).
+        .env("ENGINEBENCH_DETAIL", "1")
         .env_remove("ENGINEBENCH_FAULT")
         .env_remove("ENGINEBENCH_DRIVER")
         .env_remove("ENGINEBENCH_EVENT_LOOPS")
