@@ -11,6 +11,7 @@ fn enginebench(tmpdir: &std::path::Path) -> Command {
     command
         .env("TMPDIR", tmpdir)
         .env("ENGINEBENCH_DB", common::store_of(tmpdir))
+        .env("ENGINEBENCH_DETAIL", "1")
         .env_remove("ENGINEBENCH_FAULT");
     command
 }

@@ -118,7 +118,7 @@ fn counters_footprints_and_the_why_line_of_a_real_run() {
 
     let tables =
         enginebench::studies::tables(&enginebench::view::View::of(&record), TableStyle::Markdown);
-    assert!(tables.contains("Server counters per statement"), "{tables}");
+    assert!(tables.contains("server counters per statement"), "{tables}");
     // The leader against the other, each with its own kind of lock wait.
     let why = tables
         .lines()

@@ -140,7 +140,12 @@ fn a_run_is_stored_and_listed_exported_and_drawn_without_running_again() {
     assert!(html.starts_with("<!DOCTYPE html>"));
     // Nothing to fetch: one inline script, no linked files (SVG's xmlns is a name, not a
     // link).
-    assert!(!html.contains("src=") && !html.contains("href="));
+    assert!(!html.contains("src="));
+    // Links only within the page (its table of contents).
+    assert_eq!(
+        html.matches("href=").count(),
+        html.matches("href=\"#").count()
+    );
     assert_eq!(html.matches("<script").count(), 1);
     assert!(
         html.matches("<svg").count() >= 4,
