@@ -266,7 +266,9 @@ fn intended_starts_that_never_came_because_the_server_held_an_event_are_reported
                 &mut ProgressOnly(|_: &Progress| {}),
             )
             .unwrap();
-            let writers = cell.groups[1].rate.expect("a paced group has a rate outcome");
+            let writers = cell.groups[1]
+                .rate
+                .expect("a paced group has a rate outcome");
             // The schedule: each writer one event per 20 ms from the measured start
             // (writer 1 staggered by 10 ms). Writer 0's second intended start, 20 ms in,
             // had waited 980 ms when the cell ended at 1 s, whatever the machine's pace.
@@ -276,6 +278,25 @@ fn intended_starts_that_never_came_because_the_server_held_an_event_are_reported
                 writers.max_lag_us / 1000
             );
             assert!(writers.fell_behind, "{kind:?}: {writers:?}");
+            // Writer 0's intended starts at 20, 40 … 980 ms and writer 1's at 30 … 990 ms
+            // never came: 49 each.
+            assert_eq!(writers.missed_events, 98, "{kind:?}: {writers:?}");
+            // The lateness was the server's: it held an event 1.5 s.
+            assert_eq!(
+                writers.behind,
+                Some(BehindCause::Server),
+                "{kind:?}: {writers:?}"
+            );
+            assert!(
+                writers.longest_event_us >= 1_500_000,
+                "{kind:?}: {writers:?}"
+            );
+            assert!(
+                writers.longest_event_at_s.is_some(),
+                "{kind:?}: {writers:?}"
+            );
+            // The closed-loop group has no schedule to fall behind.
+            assert!(cell.groups[0].rate.is_none());
         });
     }
 }
@@ -333,7 +354,9 @@ fn a_paced_group_held_back_by_a_connection_hogging_its_loop_is_reported_late_by_
             )
             .unwrap();
             assert_eq!(cell.driver, "events");
-            let writers = cell.groups[1].rate.expect("a paced group has a rate outcome");
+            let writers = cell.groups[1]
+                .rate
+                .expect("a paced group has a rate outcome");
             // The writers' intended starts run from the measured start, one per 10 ms:
             // those inside the hog's 1.2 s waited for the loop (at least 1.19 s for the
             // first of them, whichever ran first).
@@ -342,6 +365,124 @@ fn a_paced_group_held_back_by_a_connection_hogging_its_loop_is_reported_late_by_
                 "the record says lag ≤ {} ms",
                 writers.max_lag_us / 1000
             );
+            // The driver's: the intended starts were due and the connection free, and the
+            // loop (the only one, 0) did not run it.
+            assert!(writers.max_driver_delay_us >= 1_150_000, "{writers:?}");
+            assert_eq!(writers.driver_delay_loop, Some(0), "{writers:?}");
+            assert_eq!(writers.behind, Some(BehindCause::Client), "{writers:?}");
+        });
+    });
+}
+
+/// A closed-loop connection whose events never suspend (a script that computes without a
+/// statement) gives its event loop back between events: a paced group on the same loop
+/// gets its intended starts, instead of none until the closed loop's deadline.
+#[test]
+fn a_closed_loop_that_never_suspends_leaves_a_paced_group_on_its_loop_its_turns() {
+    events::with_kind(DriverKind::Events, || {
+        events::with_loops(1, || {
+            struct Spinner;
+            struct SpinnerWorker;
+            impl Workload for Spinner {
+                fn query_kinds(&self) -> Vec<String> {
+                    vec!["spin".into()]
+                }
+                fn open_worker(&self, _: usize) -> anyhow::Result<Box<dyn Worker>> {
+                    Ok(Box::new(SpinnerWorker))
+                }
+            }
+            impl Worker for SpinnerWorker {
+                fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
+                    recorder.measure(0, || {
+                        // Holds the loop's thread; never suspends.
+                        std::thread::sleep(Duration::from_millis(2));
+                        Ok::<_, mysql::Error>(())
+                    })
+                }
+            }
+            let workload = Grouped::new(vec![
+                (
+                    group("spinner", 1, GroupPacing::ClosedLoop, ""),
+                    Box::new(Spinner) as Box<dyn Workload>,
+                ),
+                (
+                    group("writers", 1, GroupPacing::Rate(rate(100.0)), ""),
+                    Box::new(Sleeper {
+                        kind: "insert",
+                        sleep: Duration::from_micros(100),
+                    }),
+                ),
+            ]);
+            let cell = run_cell(
+                &workload,
+                &config(Duration::from_millis(500)),
+                &mut ProgressOnly(|_: &Progress| {}),
+            )
+            .unwrap();
+            let writers = &cell.groups[1];
+            assert!(writers.events > 0, "the paced group never got the loop");
+            assert!(cell.groups[0].events > 0);
+            let rate = writers.rate.expect("a paced group has a rate outcome");
+            // Whatever it kept, its lateness is the driver's and on loop 0.
+            assert_eq!(rate.driver_delay_loop, Some(0), "{rate:?}");
+        });
+    });
+}
+
+/// A paced connection whose loop never ran it (its every intended start came and went
+/// while it was free) is late by the driver, not by a server that held nothing.
+#[test]
+fn intended_starts_missed_on_a_free_connection_are_the_drivers() {
+    events::with_kind(DriverKind::Events, || {
+        events::with_loops(1, || {
+            struct Blocker;
+            struct BlockerWorker;
+            impl Workload for Blocker {
+                fn query_kinds(&self) -> Vec<String> {
+                    vec!["block".into()]
+                }
+                fn open_worker(&self, _: usize) -> anyhow::Result<Box<dyn Worker>> {
+                    Ok(Box::new(BlockerWorker))
+                }
+            }
+            impl Worker for BlockerWorker {
+                fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
+                    recorder.measure(0, || {
+                        // Holds the loop's thread past the end of the cell.
+                        std::thread::sleep(Duration::from_millis(1200));
+                        Ok::<_, mysql::Error>(())
+                    })
+                }
+            }
+            // The blocker is worker 0: resumed first when the measured phase begins.
+            let workload = Grouped::new(vec![
+                (
+                    group("blocker", 1, GroupPacing::ClosedLoop, ""),
+                    Box::new(Blocker) as Box<dyn Workload>,
+                ),
+                (
+                    group("writers", 1, GroupPacing::Rate(rate(100.0)), ""),
+                    Box::new(Sleeper {
+                        kind: "insert",
+                        sleep: Duration::from_micros(100),
+                    }),
+                ),
+            ]);
+            let cell = run_cell(
+                &workload,
+                &config(Duration::from_secs(1)),
+                &mut ProgressOnly(|_: &Progress| {}),
+            )
+            .unwrap();
+            let rate = cell.groups[1]
+                .rate
+                .expect("a paced group has a rate outcome");
+            // Its intended starts at 0, 10 … 990 ms all came due while the loop was held.
+            assert_eq!(cell.groups[1].events, 0, "{rate:?}");
+            assert_eq!(rate.missed_events, 100, "{rate:?}");
+            assert!(rate.max_lag_us >= 999_000, "{rate:?}");
+            assert_eq!(rate.behind, Some(BehindCause::Client), "{rate:?}");
+            assert_eq!(rate.driver_delay_loop, Some(0), "{rate:?}");
         });
     });
 }

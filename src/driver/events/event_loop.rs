@@ -57,6 +57,8 @@ pub(crate) fn run_loop<'a, R>(
     let mut ready: VecDeque<(usize, c_int)> = (0..slots.len()).map(|id| (id, 0)).collect();
     let mut timers: BinaryHeap<std::cmp::Reverse<(Instant, usize, u64)>> = BinaryHeap::new();
     let mut parked: Vec<usize> = Vec::new();
+    // Coroutines that yielded: resumed after the timers and sockets due meanwhile.
+    let mut yielded: Vec<usize> = Vec::new();
     let mut io_waiters_with_deadline = 0usize;
     let mut next_sweep = Instant::now() + Duration::from_millis(100);
     // Which slot owns each registered socket (index: fd; 0: none, else slot + 1), and
@@ -122,6 +124,10 @@ pub(crate) fn run_loop<'a, R>(
                     slot.waiting = Waiting::Parked;
                     coroutine::wait_for_turn(id);
                 }
+                CoroutineResult::Yield(Wait::Yield) => {
+                    slot.waiting = Waiting::Nothing;
+                    yielded.push(id);
+                }
                 CoroutineResult::Yield(Wait::Forget(fd)) => {
                     if owner.get(fd as usize).map(|o| o.0) == Some(id as u32 + 1) {
                         epoll.delete(fd);
@@ -185,7 +191,7 @@ pub(crate) fn run_loop<'a, R>(
                 }
             }
         }
-        if !ready.is_empty() {
+        if !ready.is_empty() && yielded.is_empty() {
             continue;
         }
         let mut timeout: Option<Duration> = timers
@@ -199,6 +205,10 @@ pub(crate) fn run_loop<'a, R>(
         }
         if io_waiters_with_deadline > 0 {
             cap(next_sweep.saturating_duration_since(now));
+        }
+        if !yielded.is_empty() || !ready.is_empty() {
+            // Someone is ready to run: only a look at the sockets.
+            cap(Duration::ZERO);
         }
         let since = stats.as_mut().map(|stats| {
             let in_flight = slots
@@ -238,6 +248,8 @@ pub(crate) fn run_loop<'a, R>(
             }
         }
         woken_left = ready.len() - queued_before;
+        // After whatever became due while they ran.
+        ready.extend(yielded.drain(..).map(|id| (id, 0)));
         if let (Some(stats), Some(since)) = (&mut stats, since) {
             stats.after_wait(since, count, woken_left);
         }

@@ -27,7 +27,8 @@ mod stats;
 use std::cell::Cell;
 
 pub(crate) use coroutine::{
-    in_coroutine, sleep, sleep_until, suspend, ConnectTurn, Wait, WAIT_TIMEOUT,
+    in_coroutine, sleep, sleep_until, suspend, suspensions, yield_now, ConnectTurn, Wait,
+    WAIT_TIMEOUT,
 };
 pub use epoll::wait_call;
 pub(crate) use event_loop::run_loop;
