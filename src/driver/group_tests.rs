@@ -370,6 +370,9 @@ fn a_paced_group_held_back_by_a_connection_hogging_its_loop_is_reported_late_by_
             assert!(writers.max_driver_delay_us >= 1_150_000, "{writers:?}");
             assert_eq!(writers.driver_delay_loop, Some(0), "{writers:?}");
             assert_eq!(writers.behind, Some(BehindCause::Client), "{writers:?}");
+            // The loop ran the hog 1.2 s without looking at the writers.
+            assert!(writers.loop_held_us >= 1_200_000, "{writers:?}");
+            assert_eq!(writers.loop_held_on, Some(0), "{writers:?}");
         });
     });
 }

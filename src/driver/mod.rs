@@ -103,6 +103,12 @@ pub struct RateOutcome {
     /// in seconds into the measured phase.
     pub longest_event_us: u64,
     pub longest_event_at_s: Option<f64>,
+    /// The longest its event loop ran other connections without looking at this group's
+    /// (their answers, their intended starts), and all such stretches of 10 ms or more
+    /// added up, on that loop (0 on the thread driver).
+    pub loop_held_us: u64,
+    pub loop_held_total_us: u64,
+    pub loop_held_on: Option<usize>,
     /// The rate was not kept: under 95% of it achieved, or an event started (or waited
     /// to) more than a second late.
     pub fell_behind: bool,
@@ -135,6 +141,8 @@ struct Lateness {
     driver_delay_loop: Option<usize>,
     longest_event_us: u64,
     longest_event_started: Option<Instant>,
+    loop_held: events::LoopHeld,
+    loop_held_on: Option<usize>,
     /// When the last of its workers ended.
     finished: Option<Instant>,
 }
@@ -153,6 +161,10 @@ impl Lateness {
         if report.longest_event_us > self.longest_event_us {
             self.longest_event_us = report.longest_event_us;
             self.longest_event_started = report.longest_event_started;
+        }
+        if report.loop_held.longest_us > self.loop_held.longest_us {
+            self.loop_held = report.loop_held;
+            self.loop_held_on = Some(on_loop);
         }
         self.finished = self.finished.max(report.finished_at);
     }
@@ -609,18 +621,26 @@ fn rate_outcome(
         longest_event_at_s: lateness
             .longest_event_started
             .map(|at| at.saturating_duration_since(measure_started).as_secs_f64()),
+        loop_held_us: lateness.loop_held.longest_us,
+        loop_held_total_us: lateness.loop_held.long_total_us,
+        loop_held_on: lateness.loop_held_on,
         fell_behind,
-        behind: fell_behind.then(|| behind_cause(&lateness)).flatten(),
+        behind: fell_behind.then(|| behind_cause(&lateness, wall)).flatten(),
     }
 }
 
 /// Whose the lag was: the driver's when its own delays (due events on free connections
-/// started late) make at least half of the worst lag, else the server's (events in
-/// flight held later ones back); none when nothing was late.
-fn behind_cause(lateness: &Lateness) -> Option<BehindCause> {
+/// started late, or its loop running other connections without looking at this group's
+/// answers) make at least half of the worst lag, or its loop was held so for a quarter of
+/// the time; else the server's (events in flight held later ones back); none when
+/// nothing was late.
+fn behind_cause(lateness: &Lateness, wall: Duration) -> Option<BehindCause> {
     let late_us = worker::LATE.as_micros() as u64;
-    if lateness.max_driver_delay_us > late_us
-        && 2 * lateness.max_driver_delay_us >= lateness.max_lag_us
+    let driver_us = lateness
+        .max_driver_delay_us
+        .max(lateness.loop_held.longest_us);
+    if (driver_us > late_us && 2 * driver_us >= lateness.max_lag_us)
+        || 4 * lateness.loop_held.long_total_us >= wall.as_micros() as u64
     {
         Some(BehindCause::Client)
     } else if lateness.max_lag_us > late_us || lateness.missed_events > 0 {
@@ -652,7 +672,15 @@ fn run_event_loop<'a>(
         .collect();
     let released = || shared.phase.load(Ordering::Acquire) != PHASE_SETUP;
     match catch_unwind(AssertUnwindSafe(|| events::run_loop(counted, &released))) {
-        Ok(reports) => reports,
+        Ok((reports, held)) => reports
+            .into_iter()
+            .map(|report| {
+                report.map(|report| WorkerReport {
+                    loop_held: held,
+                    ..report
+                })
+            })
+            .collect(),
         Err(payload) => {
             let left = count - returned.get();
             shared.abort.store(true, Ordering::Release);

@@ -92,6 +92,9 @@ pub(super) struct WorkerReport {
     /// The longest event (service time) and when it started.
     pub(super) longest_event_us: u64,
     pub(super) longest_event_started: Option<Instant>,
+    /// How long the worker's event loop ran without looking at its connections (none on
+    /// the thread driver).
+    pub(super) loop_held: events::LoopHeld,
     pub(super) latency_overflows: u64,
     pub(super) failed_events: u64,
     pub(super) errors_by_code: BTreeMap<(usize, u16), u64>,
@@ -278,6 +281,7 @@ pub(super) fn run_worker(
             max_driver_delay_us: 0,
             longest_event_us: 0,
             longest_event_started: None,
+            loop_held: events::LoopHeld::default(),
             failed_events: 0,
             errors_by_code: BTreeMap::new(),
             failure: None,

@@ -637,6 +637,15 @@ pub struct RateRecord {
     pub longest_event_ms: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub longest_event_at_s: Option<f64>,
+    /// The longest its event loop ran other connections without looking at this one's
+    /// (their answers, their intended starts), ms; all such stretches of 10 ms or more on
+    /// that loop added up, s; and which loop (events driver only).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub loop_held_ms: f64,
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub loop_held_total_s: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_held_on: Option<usize>,
     /// Why it fell behind, when it did and the figures tell: "server" (events in flight
     /// held later intended starts back) or "client" (due events on free connections were
     /// started late by the driver).
@@ -646,6 +655,10 @@ pub struct RateRecord {
 
 fn is_zero(count: &u64) -> bool {
     *count == 0
+}
+
+fn is_zero_f64(value: &f64) -> bool {
+    *value == 0.0
 }
 
 impl RateRecord {
@@ -661,6 +674,9 @@ impl RateRecord {
             driver_delay_loop: rate.driver_delay_loop,
             longest_event_ms: rate.longest_event_us as f64 / 1000.0,
             longest_event_at_s: rate.longest_event_at_s,
+            loop_held_ms: rate.loop_held_us as f64 / 1000.0,
+            loop_held_total_s: rate.loop_held_total_us as f64 / 1e6,
+            loop_held_on: rate.loop_held_on,
             behind: rate.behind,
         }
     }
@@ -676,6 +692,14 @@ impl RateRecord {
                 ),
                 None => "the server held its events".into(),
             }),
+            crate::driver::BehindCause::Client if self.loop_held_ms > self.max_driver_delay_ms => {
+                Some(format!(
+                    "the driver: its loop{} ran other connections up to {:.0} ms at a time without looking at these ({:.1} s in all)",
+                    self.loop_held_on.map_or(String::new(), |on| format!(" {on}")),
+                    self.loop_held_ms,
+                    self.loop_held_total_s
+                ))
+            }
             crate::driver::BehindCause::Client => Some(format!(
                 "the driver started due events up to {:.0} ms late{}",
                 self.max_driver_delay_ms,

@@ -30,8 +30,24 @@ struct Slot<R> {
     seq: u64,
 }
 
+/// How long a loop ran its coroutines without looking at its sockets and timers, since its
+/// parked workers were released (the warm-up or measured phase): what every connection of
+/// the loop waited for, whatever it was waiting for (an answer, its intended start).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct LoopHeld {
+    /// The longest such stretch, µs.
+    pub(crate) longest_us: u64,
+    /// All stretches of at least [`HELD_LONG`], added up, µs.
+    pub(crate) long_total_us: u64,
+}
+
+/// A stretch without a look at sockets and timers this long is counted in
+/// [`LoopHeld::long_total_us`] (well above a loop's usual round of a few hundred µs).
+const HELD_LONG: Duration = Duration::from_millis(10);
+
 /// Runs `tasks` as coroutines on this thread until all have returned; their results in
-/// order. `released` is polled (every few ms) while a task is parked.
+/// order, and how long the loop was held at most. `released` is polled (every few ms)
+/// while a task is parked.
 ///
 /// Panics propagate as from a function call (the tasks catch their own).
 // Long by design: the event loop: resuming, waiting and waking stay in one loop so the hot path has no calls between them.
@@ -39,7 +55,7 @@ struct Slot<R> {
 pub(crate) fn run_loop<'a, R>(
     tasks: Vec<Box<dyn FnOnce() -> R + 'a>>,
     released: &dyn Fn() -> bool,
-) -> Vec<R> {
+) -> (Vec<R>, LoopHeld) {
     let epoll = Epoll::new();
     let mut slots: Vec<Slot<R>> = Vec::with_capacity(tasks.len());
     for task in tasks {
@@ -68,6 +84,9 @@ pub(crate) fn run_loop<'a, R>(
     let mut stats = stats::wanted().then(|| LoopStats::new(slots.len()));
     // Workers woken by the last wait and not yet resumed (for `stats`).
     let mut woken_left = 0usize;
+    let mut held = LoopHeld::default();
+    // When the loop last looked at its sockets (a wait returned).
+    let mut looked_at = Instant::now();
 
     loop {
         while let Some((id, answer)) = ready.pop_front() {
@@ -151,9 +170,18 @@ pub(crate) fn run_loop<'a, R>(
             continue;
         }
         if live == 0 {
+            let stretch = looked_at.elapsed();
+            held.longest_us = held.longest_us.max(stretch.as_micros() as u64);
+            if stretch >= HELD_LONG {
+                held.long_total_us += stretch.as_micros() as u64;
+            }
             break;
         }
         if !parked.is_empty() && released() {
+            // From here on the loop's stretches are measured: connecting and preparing
+            // (set-up) are not the cell's.
+            held = LoopHeld::default();
+            looked_at = Instant::now();
             for id in parked.drain(..) {
                 slots[id].waiting = Waiting::Nothing;
                 ready.push_back((id, 0));
@@ -217,7 +245,13 @@ pub(crate) fn run_loop<'a, R>(
                 .count();
             stats.before_wait(in_flight)
         });
+        let stretch = now.saturating_duration_since(looked_at);
+        held.longest_us = held.longest_us.max(stretch.as_micros() as u64);
+        if stretch >= HELD_LONG {
+            held.long_total_us += stretch.as_micros() as u64;
+        }
         let count = epoll.wait(&mut events, timeout);
+        looked_at = Instant::now();
         let queued_before = ready.len();
         for event in &events[..count] {
             let id = event.u64 as usize;
@@ -257,10 +291,13 @@ pub(crate) fn run_loop<'a, R>(
     if let Some(stats) = &stats {
         stats.print();
     }
-    results
-        .into_iter()
-        .map(|result| result.expect("every task returned"))
-        .collect()
+    (
+        results
+            .into_iter()
+            .map(|result| result.expect("every task returned"))
+            .collect(),
+        held,
+    )
 }
 
 #[cfg(test)]
@@ -295,7 +332,7 @@ mod tests {
             })
             .collect();
         let started = Instant::now();
-        let results = run_loop(tasks, &|| released.load(Ordering::Acquire));
+        let (results, _) = run_loop(tasks, &|| released.load(Ordering::Acquire));
         // A hang guard: the point is the order below, not the pace.
         assert!(started.elapsed() < Duration::from_secs(30));
         assert_eq!(results, (0..50).map(|i| i * 2).collect::<Vec<_>>());

@@ -31,7 +31,7 @@ pub(crate) use coroutine::{
     WAIT_TIMEOUT,
 };
 pub use epoll::wait_call;
-pub(crate) use event_loop::run_loop;
+pub(crate) use event_loop::{run_loop, LoopHeld};
 pub use rlimit::raise_open_files;
 
 /// How workers are run: one OS thread per connection, or coroutines on event loops.
