@@ -85,6 +85,9 @@ pub struct GroupMeasurement {
 pub struct RateOutcome {
     pub target_per_s: f64,
     pub achieved_per_s: f64,
+    /// The time `achieved_per_s` is over: the cell's wall time, or a group's own (from
+    /// the measured start to its last worker's end, at least its offered time).
+    pub achieved_over_s: f64,
     /// The furthest any event started behind its intended time; for an intended start
     /// that never came (the cell ended while the connection was still in an earlier
     /// event), how long it had waited by the end.
@@ -612,6 +615,7 @@ fn rate_outcome(
     RateOutcome {
         target_per_s,
         achieved_per_s,
+        achieved_over_s: wall.as_secs_f64(),
         max_lag_us: lateness.max_lag_us,
         late_events: lateness.late_events,
         missed_events: lateness.missed_events,

@@ -613,6 +613,12 @@ pub struct FaultRecord {
 pub struct RateRecord {
     pub target_per_s: f64,
     pub achieved_per_s: f64,
+    /// The time `achieved_per_s` is over, s: the cell's wall time for a cell's rate, the
+    /// group's own for a group's (from the measured start to its last connection's end,
+    /// at least the time it was offered events), so events = achieved × this. Absent
+    /// from records written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub achieved_over_s: Option<f64>,
     /// The furthest an event started behind its intended start; for an intended start
     /// that never came (the cell ended while its connection was still in an earlier
     /// event), how long it had waited by the end.
@@ -666,6 +672,7 @@ impl RateRecord {
         RateRecord {
             target_per_s: rate.target_per_s,
             achieved_per_s: rate.achieved_per_s,
+            achieved_over_s: Some(rate.achieved_over_s),
             max_lag_ms: rate.max_lag_us as f64 / 1000.0,
             late_events: rate.late_events,
             fell_behind: rate.fell_behind,
