@@ -130,31 +130,86 @@ fn a_closed_loop_group_and_a_paced_group_are_measured_apart_and_together() {
     }
 }
 
+/// Sleeps `sleep` per event, like [`Sleeper`], and notes when each event began, on
+/// which connection.
+struct Stamped {
+    sleep: Duration,
+    event_starts: std::sync::Arc<std::sync::Mutex<Vec<(usize, Instant)>>>,
+}
+struct StampedWorker {
+    sleep: Duration,
+    index: usize,
+    event_starts: std::sync::Arc<std::sync::Mutex<Vec<(usize, Instant)>>>,
+}
+impl Stamped {
+    fn new(sleep: Duration) -> Stamped {
+        Stamped {
+            sleep,
+            event_starts: Default::default(),
+        }
+    }
+    /// The events that began before `until`, on connection `on` (any with None).
+    fn began_before(&self, until: Instant, on: Option<usize>) -> usize {
+        let starts = self.event_starts.lock().unwrap();
+        starts
+            .iter()
+            .filter(|(index, at)| *at < until && on.map_or(true, |on| on == *index))
+            .count()
+    }
+}
+impl Workload for Stamped {
+    fn query_kinds(&self) -> Vec<String> {
+        vec!["q".into()]
+    }
+    fn open_worker(&self, index: usize) -> anyhow::Result<Box<dyn Worker>> {
+        Ok(Box::new(StampedWorker {
+            sleep: self.sleep,
+            index,
+            event_starts: self.event_starts.clone(),
+        }))
+    }
+}
+impl Worker for StampedWorker {
+    fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
+        let began = Instant::now();
+        self.event_starts.lock().unwrap().push((self.index, began));
+        let sleep = self.sleep;
+        recorder.measure(0, || {
+            events::sleep(sleep);
+            Ok::<_, mysql::Error>(())
+        })
+    }
+}
+
 #[test]
 fn stages_of_connections_bring_connections_in_at_their_stage() {
     for kind in [DriverKind::Threads, DriverKind::Events] {
         events::with_kind(kind, || {
-            let workload = Sleeper {
-                kind: "q",
-                sleep: Duration::from_millis(2),
-            };
+            let workload = Stamped::new(Duration::from_millis(2));
             let mut cfg = config(Duration::ZERO);
             cfg.stop.duration = None;
             cfg.threads = 1;
             cfg.stages = Stages::parse("600ms:1,600ms:3").unwrap();
+            let called = Instant::now();
             let cell = run_cell(&workload, &cfg, &mut ProgressOnly(|_: &Progress| {})).unwrap();
-            // The stages set the connections and the length: 3 workers, about 1.2 s.
+            // The stages set the connections (3), and the cell ends with the last stage
+            // (it has no other stop condition).
             assert_eq!(cell.per_worker.len(), 3, "{kind:?}");
-            assert!(cell.wall < Duration::from_secs(3), "{:?}", cell.wall);
-            let events: Vec<u64> = cell.per_worker.iter().map(|w| w.events).collect();
-            // Connections 1 and 2 only ran in the second stage: half of connection 0's
-            // time.
-            assert!(events[1] > 0 && events[2] > 0, "{events:?}");
-            assert!(
-                (events[1] as f64) < 0.75 * events[0] as f64
-                    && (events[2] as f64) < 0.75 * events[0] as f64,
-                "{kind:?}: {events:?}"
-            );
+            assert_eq!(cell.outcome, CellOutcome::Completed, "{kind:?}");
+            // Connections 1 and 2 are brought in at the second stage: whatever the
+            // machine's pace, neither began an event before 600 ms into the measured
+            // phase (which began after the call).
+            let second_stage = called + Duration::from_millis(600);
+            for connection in [1, 2] {
+                assert_eq!(
+                    workload.began_before(second_stage, Some(connection)),
+                    0,
+                    "{kind:?}: connection {connection} began events in the first stage"
+                );
+            }
+            // Every event is counted once, on its connection.
+            let per_worker: u64 = cell.per_worker.iter().map(|w| w.events).sum();
+            assert_eq!(per_worker, cell.events, "{kind:?}");
             assert_eq!(cell.groups.len(), 1);
             assert_eq!(cell.groups[0].group.stages.0.len(), 2);
         });
@@ -165,15 +220,13 @@ fn stages_of_connections_bring_connections_in_at_their_stage() {
 fn stages_of_rate_offer_each_stage_its_rate() {
     for kind in [DriverKind::Threads, DriverKind::Events] {
         events::with_kind(kind, || {
-            let workload = Sleeper {
-                kind: "q",
-                sleep: Duration::from_micros(100),
-            };
+            let workload = Stamped::new(Duration::from_micros(100));
             let mut cfg = config(Duration::ZERO);
             cfg.stop.duration = None;
             cfg.threads = 2;
             cfg.rate = Some(rate(1.0));
             cfg.stages = Stages::parse("500ms:100,500ms:400").unwrap();
+            let called = Instant::now();
             let cell = run_cell(&workload, &cfg, &mut ProgressOnly(|_: &Progress| {})).unwrap();
             // 50 events offered in the first stage, 200 in the second: the schedule can
             // offer no more than that, whatever the machine's pace.
@@ -185,21 +238,14 @@ fn stages_of_rate_offer_each_stage_its_rate() {
             // loaded machine stretches the wall time, which only lowers it). Each stage's
             // own rate is `the_offered_rate_follows_the_pacing_and_the_stages`'s to check.
             assert!(offered > 0.0 && offered <= 260.0, "{offered}");
-            // The first half of the cell ran far fewer events than the second.
-            let (first, second): (Vec<_>, Vec<_>) = cell
-                .intervals
-                .iter()
-                .partition(|interval| interval.end_s <= 0.5);
-            let count = |part: &[&IntervalMeasurement]| {
-                part.iter()
-                    .map(|interval| interval.events.count)
-                    .sum::<u64>()
-            };
+            // The first stage's 500 ms offer at most its 50 events, one more per
+            // connection, whatever the machine's pace: no event begins before its
+            // intended start, and the schedule runs from the measured start (after the
+            // call).
+            let in_first_stage = workload.began_before(called + Duration::from_millis(500), None);
             assert!(
-                count(&first) < count(&second),
-                "{kind:?}: {} then {}",
-                count(&first),
-                count(&second)
+                in_first_stage <= 52,
+                "{kind:?}: {in_first_stage} events began in the first stage"
             );
         });
     }

@@ -116,7 +116,10 @@ pub(crate) fn assert_rate_tells_the_truth(
         );
     }
     if let Some(behind) = rate.get("behind") {
-        assert!(fell_behind, "{what}: behind ({behind}) yet not flagged: {rate}");
+        assert!(
+            fell_behind,
+            "{what}: behind ({behind}) yet not flagged: {rate}"
+        );
         assert!(
             behind == "server" || behind == "client",
             "{what}: behind is the server or the client: {rate}"

@@ -331,10 +331,9 @@ mod tests {
                 }) as Box<dyn FnOnce() -> usize>
             })
             .collect();
-        let started = Instant::now();
+        // The point is the order below, not the pace: a loop that hung would never
+        // return to be asserted on, so no time is.
         let (results, _) = run_loop(tasks, &|| released.load(Ordering::Acquire));
-        // A hang guard: the point is the order below, not the pace.
-        assert!(started.elapsed() < Duration::from_secs(30));
         assert_eq!(results, (0..50).map(|i| i * 2).collect::<Vec<_>>());
         let order = order.into_inner().unwrap();
         assert_eq!(order.first(), Some(&49));
