@@ -153,7 +153,7 @@ impl Stamped {
         let starts = self.event_starts.lock().unwrap();
         starts
             .iter()
-            .filter(|(index, at)| *at < until && on.map_or(true, |on| on == *index))
+            .filter(|(index, at)| *at < until && on.is_none_or(|on| on == *index))
             .count()
     }
 }
