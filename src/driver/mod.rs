@@ -85,13 +85,92 @@ pub struct GroupMeasurement {
 pub struct RateOutcome {
     pub target_per_s: f64,
     pub achieved_per_s: f64,
-    /// The furthest any event started behind its intended time.
+    /// The time `achieved_per_s` is over: the cell's wall time, or a group's own (from
+    /// the measured start to its last worker's end, at least its offered time).
+    pub achieved_over_s: f64,
+    /// The furthest any event started behind its intended time; for an intended start
+    /// that never came (the cell ended while the connection was still in an earlier
+    /// event), how long it had waited by the end.
     pub max_lag_us: u64,
     /// Events that started more than 1 ms late.
     pub late_events: u64,
-    /// The driver could not keep the rate: under 95% of it achieved, or an event started
-    /// more than a second late.
+    /// Intended starts due before the end that never started.
+    pub missed_events: u64,
+    /// The most the driver started an event after it was due and its connection free:
+    /// the client's own share of the lag (a busy loop or thread, a late timer).
+    pub max_driver_delay_us: u64,
+    /// Where that was: the event loop (events driver) or worker thread (threads driver).
+    pub driver_delay_loop: Option<usize>,
+    /// The longest event from its start to its end (the server's share: an event in
+    /// flight holds its connection's later intended starts back), and when it started,
+    /// in seconds into the measured phase.
+    pub longest_event_us: u64,
+    pub longest_event_at_s: Option<f64>,
+    /// The longest its event loop ran other connections without looking at this group's
+    /// (their answers, their intended starts), and all such stretches of 10 ms or more
+    /// added up, on that loop (0 on the thread driver).
+    pub loop_held_us: u64,
+    pub loop_held_total_us: u64,
+    pub loop_held_on: Option<usize>,
+    /// The rate was not kept: under 95% of it achieved, or an event started (or waited
+    /// to) more than a second late.
     pub fell_behind: bool,
+    /// Why, when it fell behind and the figures tell.
+    pub behind: Option<BehindCause>,
+}
+
+/// Why a paced group or cell fell behind its schedule.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum BehindCause {
+    /// Its events were in flight: the server held them (a stall, or slower than the
+    /// schedule allows at this many connections), and later intended starts waited.
+    Server,
+    /// The driver started events that were due, on free connections, late: its loop or
+    /// thread was busy with something else or not scheduled.
+    Client,
+}
+
+/// What a paced group's (or cell's) workers measured of their lateness, put together.
+#[derive(Debug, Clone, Copy, Default)]
+struct Lateness {
+    events: u64,
+    max_lag_us: u64,
+    late_events: u64,
+    missed_events: u64,
+    max_driver_delay_us: u64,
+    driver_delay_loop: Option<usize>,
+    longest_event_us: u64,
+    longest_event_started: Option<Instant>,
+    loop_held: events::LoopHeld,
+    loop_held_on: Option<usize>,
+    /// When the last of its workers ended.
+    finished: Option<Instant>,
+}
+
+impl Lateness {
+    fn add(&mut self, report: &WorkerReport, on_loop: usize) {
+        self.events += report.figures.events;
+        self.max_lag_us = self.max_lag_us.max(report.max_lag_us);
+        self.late_events += report.late_events;
+        self.missed_events += report.missed_events;
+        if report.max_driver_delay_us > self.max_driver_delay_us || self.driver_delay_loop.is_none()
+        {
+            self.max_driver_delay_us = self.max_driver_delay_us.max(report.max_driver_delay_us);
+            self.driver_delay_loop = Some(on_loop);
+        }
+        if report.longest_event_us > self.longest_event_us {
+            self.longest_event_us = report.longest_event_us;
+            self.longest_event_started = report.longest_event_started;
+        }
+        if report.loop_held.longest_us > self.loop_held.longest_us {
+            self.loop_held = report.loop_held;
+            self.loop_held_on = Some(on_loop);
+        }
+        self.finished = self.finished.max(report.finished_at);
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -200,6 +279,7 @@ pub fn run_watched_cell(
         finished: AtomicUsize::new(0),
         abort: AtomicBool::new(false),
         events: (0..threads).map(|_| PaddedCounter::default()).collect(),
+        measure_started: std::sync::OnceLock::new(),
     };
     let panic_on_purpose = fault_worker_panic();
     let sockets = std::sync::Arc::new(abandon::CellSockets::default());
@@ -317,6 +397,8 @@ pub fn run_watched_cell(
             observer.measuring_started();
         }
         let measure_started = Instant::now();
+        // Before the phase moves: a worker that sees the measured phase sees its start.
+        let _ = shared.measure_started.set(measure_started);
         let clock = MeasureClock {
             started: measure_started,
             started_unix_s: interval_log::unix_now_s(),
@@ -388,14 +470,18 @@ pub fn run_watched_cell(
     let mut failure = None;
     let mut last_finish = measure_started;
     let mut per_worker = Vec::with_capacity(threads);
-    let (mut max_lag_us, mut late_events) = (0, 0);
-    // Per client group: events, furthest lag, late events.
-    let mut group_figures = vec![(0u64, 0u64, 0u64); groups.len()];
+    let mut cell_lateness = Lateness::default();
+    // Per client group.
+    let mut group_figures = vec![Lateness::default(); groups.len()];
     for (worker_index, report) in reports.into_iter().enumerate() {
         let report = report.map_err(|message| DriverError::WorkerPanicked {
             worker: worker_index,
             message,
         })?;
+        // Worker i ran on loop (or thread) i % loops.
+        let on_loop = worker_index % loops.max(1);
+        group_figures[placements[worker_index].0].add(&report, on_loop);
+        cell_lateness.add(&report, on_loop);
         failed_events += report.failed_events;
         latency_overflows += report.latency_overflows;
         for (key, count) in report.errors_by_code {
@@ -409,13 +495,7 @@ pub fn run_watched_cell(
                 .failure
                 .map(|message| format!("worker {worker_index}: {message}"));
         }
-        let figures = &mut group_figures[placements[worker_index].0];
-        figures.0 += report.figures.events;
-        figures.1 = figures.1.max(report.max_lag_us);
-        figures.2 += report.late_events;
         per_worker.push(report.figures);
-        max_lag_us = max_lag_us.max(report.max_lag_us);
-        late_events += report.late_events;
     }
     let events: u64 = shared
         .events
@@ -434,27 +514,44 @@ pub fn run_watched_cell(
             None => CellOutcome::Completed,
         },
     };
-    let rate = config
-        .rate
-        .filter(|_| !shaped)
-        .map(|rate| rate_outcome(rate.events_per_s, events, wall, max_lag_us, late_events));
+    let rate = config.rate.filter(|_| !shaped).map(|rate| {
+        rate_outcome(
+            rate.events_per_s,
+            Lateness {
+                events,
+                ..cell_lateness
+            },
+            wall,
+            measure_started,
+        )
+    });
     let group_measurements: Vec<GroupMeasurement> = if shaped {
         groups
             .iter()
             .zip(&group_figures)
             .enumerate()
-            .map(|(index, (group, &(group_events, lag_us, late)))| {
-                let wall_s = wall.as_secs_f64();
+            .map(|(index, (group, &lateness))| {
+                // The group's own time: another group's last event (a closed loop's long
+                // statement, its connection's goodbye) does not thin this one's rate.
+                // It offered events until the deadline (its workers stop at the last
+                // intended start before it) or until the cell ended, if that was sooner.
+                let offered_for = stop.duration.map_or(Duration::ZERO, |d| d.min(wall));
+                let group_wall = lateness.finished.map_or(wall, |end| {
+                    end.saturating_duration_since(measure_started)
+                        .max(offered_for)
+                });
                 GroupMeasurement {
                     group: group.clone(),
-                    events: group_events,
+                    events: lateness.events,
                     event_latency: match group_slots.is_empty() {
                         true => histograms.total_event.clone(),
                         false => histograms.total_ok[kinds.len() + index].clone(),
                     },
-                    rate: group.offered_rate_over(0.0, wall_s).map(|target_per_s| {
-                        rate_outcome(target_per_s, group_events, wall, lag_us, late)
-                    }),
+                    rate: group.offered_rate_over(0.0, group_wall.as_secs_f64()).map(
+                        |target_per_s| {
+                            rate_outcome(target_per_s, lateness, group_wall, measure_started)
+                        },
+                    ),
                 }
             })
             .collect()
@@ -506,21 +603,54 @@ pub fn run_watched_cell(
     })
 }
 
-/// How well `events` over `wall` kept a `target_per_s` schedule.
+/// How well the events over `wall` kept a `target_per_s` schedule, and why not.
 fn rate_outcome(
     target_per_s: f64,
-    events: u64,
+    lateness: Lateness,
     wall: Duration,
-    max_lag_us: u64,
-    late_events: u64,
+    measure_started: Instant,
 ) -> RateOutcome {
-    let achieved_per_s = events as f64 / wall.as_secs_f64().max(1e-9);
+    let achieved_per_s = lateness.events as f64 / wall.as_secs_f64().max(1e-9);
+    let fell_behind = achieved_per_s < 0.95 * target_per_s || lateness.max_lag_us > 1_000_000;
     RateOutcome {
         target_per_s,
         achieved_per_s,
-        max_lag_us,
-        late_events,
-        fell_behind: achieved_per_s < 0.95 * target_per_s || max_lag_us > 1_000_000,
+        achieved_over_s: wall.as_secs_f64(),
+        max_lag_us: lateness.max_lag_us,
+        late_events: lateness.late_events,
+        missed_events: lateness.missed_events,
+        max_driver_delay_us: lateness.max_driver_delay_us,
+        driver_delay_loop: lateness.driver_delay_loop,
+        longest_event_us: lateness.longest_event_us,
+        longest_event_at_s: lateness
+            .longest_event_started
+            .map(|at| at.saturating_duration_since(measure_started).as_secs_f64()),
+        loop_held_us: lateness.loop_held.longest_us,
+        loop_held_total_us: lateness.loop_held.long_total_us,
+        loop_held_on: lateness.loop_held_on,
+        fell_behind,
+        behind: fell_behind.then(|| behind_cause(&lateness, wall)).flatten(),
+    }
+}
+
+/// Whose the lag was: the driver's when its own delays (due events on free connections
+/// started late, or its loop running other connections without looking at this group's
+/// answers) make at least half of the worst lag, or its loop was held so for a quarter of
+/// the time; else the server's (events in flight held later ones back); none when
+/// nothing was late.
+fn behind_cause(lateness: &Lateness, wall: Duration) -> Option<BehindCause> {
+    let late_us = worker::LATE.as_micros() as u64;
+    let driver_us = lateness
+        .max_driver_delay_us
+        .max(lateness.loop_held.longest_us);
+    if (driver_us > late_us && 2 * driver_us >= lateness.max_lag_us)
+        || 4 * lateness.loop_held.long_total_us >= wall.as_micros() as u64
+    {
+        Some(BehindCause::Client)
+    } else if lateness.max_lag_us > late_us || lateness.missed_events > 0 {
+        Some(BehindCause::Server)
+    } else {
+        None
     }
 }
 
@@ -546,7 +676,15 @@ fn run_event_loop<'a>(
         .collect();
     let released = || shared.phase.load(Ordering::Acquire) != PHASE_SETUP;
     match catch_unwind(AssertUnwindSafe(|| events::run_loop(counted, &released))) {
-        Ok(reports) => reports,
+        Ok((reports, held)) => reports
+            .into_iter()
+            .map(|report| {
+                report.map(|report| WorkerReport {
+                    loop_held: held,
+                    ..report
+                })
+            })
+            .collect(),
         Err(payload) => {
             let left = count - returned.get();
             shared.abort.store(true, Ordering::Release);

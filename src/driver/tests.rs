@@ -180,10 +180,12 @@ fn rate_mode_charges_a_stall_to_every_event_it_delays() {
                 stall: Duration::from_millis(100),
                 stall_at: 20,
             };
+            // Stopped by a count, not a duration: every event the stall delayed runs,
+            // however slowly the machine gets round to it.
             let mut cfg = config(
                 1,
                 StopCondition {
-                    duration: Some(Duration::from_millis(600)),
+                    events_per_thread: Some(60),
                     ..StopCondition::default()
                 },
             );
@@ -200,7 +202,9 @@ fn rate_mode_charges_a_stall_to_every_event_it_delays() {
             };
             // What the design promises, whatever the machine's pace: service time sees
             // the stall in the stalled event only (a loaded scheduler may stretch
-            // another), latency from the intended start in every event it delayed.
+            // another), latency from the intended start in every event it delayed. Event
+            // 20 began no sooner than its intended 100 ms and ended 100 ms later, so
+            // events 21 to 36 (intended at 105 … 180 ms) began at least 20 ms late.
             assert!(
                 slow(&cell.event_service) >= 1,
                 "service time sees the stall"
@@ -217,12 +221,7 @@ fn rate_mode_charges_a_stall_to_every_event_it_delays() {
             let rate = cell.rate.unwrap();
             assert!(rate.max_lag_us >= 80_000, "max lag {}", rate.max_lag_us);
             assert!(rate.late_events >= 10);
-            // The schedule never runs ahead: no more events than were due.
-            assert!(
-                cell.events <= 121,
-                "{} events in 600 ms at 200/s",
-                cell.events
-            );
+            assert_eq!(cell.events, 60);
         });
     }
 }
@@ -249,7 +248,10 @@ fn a_rate_the_driver_cannot_keep_is_flagged() {
             let cell = run_cell(&workload, &cfg, &mut ProgressOnly(|_: &Progress| {})).unwrap();
             let rate = cell.rate.unwrap();
             assert!(rate.fell_behind, "{rate:?}");
-            assert!(rate.achieved_per_s < 1000.0);
+            // Why, in the record's own terms: a 2-ms event on the one connection holds
+            // back the next intended start (200 µs apart on average), so the next event
+            // began late, or the end overtook it.
+            assert!(rate.late_events + rate.missed_events > 0, "{rate:?}");
         });
     }
 }
@@ -285,7 +287,6 @@ fn counts_every_event_of_every_worker_once() {
                 cell.kinds[0].ok.min() >= 300,
                 "sleep latency below the sleep"
             );
-            assert!(cell.wall >= Duration::from_millis(60));
             assert!(ticks > 0);
         });
     }
@@ -374,9 +375,10 @@ fn a_duration_stops_the_cell_and_warmup_is_not_recorded() {
             let mut cfg = config(2, stop);
             cfg.warmup = Some(Duration::from_millis(200));
             let cell = run_cell(&workload, &cfg, &mut ProgressOnly(|_: &Progress| {})).unwrap();
+            // The duration is a floor of the measured phase (the stop condition, not a
+            // pace). A cell that ignored it would never return to be asserted on: an
+            // upper bound here would only turn a slow machine into a failure.
             assert!(cell.wall >= Duration::from_millis(200));
-            // A hang guard: a cell that ignored its 200 ms would run on.
-            assert!(cell.wall < Duration::from_secs(30));
             // Only measured events are counted; the warm-up ran as long but left no trace.
             assert_eq!(cell.kinds[0].ok.len(), cell.events);
             assert!(

@@ -42,6 +42,10 @@ pub(super) struct Shared {
     pub(super) finished: AtomicUsize,
     pub(super) abort: AtomicBool,
     pub(super) events: Vec<PaddedCounter>,
+    /// When the measured phase began (set before the phase moves to it): every paced
+    /// worker's intended starts and deadline run from here, not from whenever its thread
+    /// or loop got round to it, so a worker resumed late is late by its schedule.
+    pub(super) measure_started: std::sync::OnceLock<Instant>,
 }
 
 impl Shared {
@@ -80,6 +84,17 @@ pub(super) struct WorkerReport {
     pub(super) figures: WorkerFigures,
     pub(super) max_lag_us: u64,
     pub(super) late_events: u64,
+    /// Intended starts that came due before the deadline and never started.
+    pub(super) missed_events: u64,
+    /// The most an event started after it was both due and its connection free (the
+    /// previous event ended): the driver's own share of the lag.
+    pub(super) max_driver_delay_us: u64,
+    /// The longest event (service time) and when it started.
+    pub(super) longest_event_us: u64,
+    pub(super) longest_event_started: Option<Instant>,
+    /// How long the worker's event loop ran without looking at its connections (none on
+    /// the thread driver).
+    pub(super) loop_held: events::LoopHeld,
     pub(super) latency_overflows: u64,
     pub(super) failed_events: u64,
     pub(super) errors_by_code: BTreeMap<(usize, u16), u64>,
@@ -109,6 +124,7 @@ pub(super) fn fault_worker_panic() -> bool {
 
 /// The worker's schedule in rate mode: its share of the rate, staggered among workers;
 /// with stages of rate, the gap follows the rate offered at each intended start.
+#[derive(Clone)]
 pub(super) struct Schedule<'a> {
     pub(super) next: Instant,
     pub(super) gap_s: f64,
@@ -179,7 +195,39 @@ impl<'a> Schedule<'a> {
         self.next += Duration::from_secs_f64(gap);
         self.follow_stages();
     }
+
+    /// The intended starts from `next` on that were due more than [`LATE`] before `end`
+    /// and never started (the worker ended first: its event in flight outlasted the
+    /// cell), and how long the oldest of them had waited at `end`.
+    pub(super) fn missed_before(&self, end: Instant) -> (u64, Duration) {
+        let Some(cutoff) = end.checked_sub(LATE) else {
+            return (0, Duration::ZERO);
+        };
+        if self.next >= cutoff {
+            return (0, Duration::ZERO);
+        }
+        let waited = end.duration_since(self.next);
+        let mut ahead = self.clone();
+        let mut missed = 0u64;
+        while ahead.next < cutoff {
+            if missed == MISSED_COUNTED_ONE_BY_ONE {
+                // The rest at the current gap: a long stall at a high rate.
+                let rest_s = cutoff.duration_since(ahead.next).as_secs_f64();
+                missed += (rest_s / ahead.gap_s.max(1e-9)).ceil() as u64;
+                break;
+            }
+            missed += 1;
+            ahead.advance();
+        }
+        (missed, waited)
+    }
 }
+
+/// An event that starts later than this after its intended start is late.
+pub(super) const LATE: Duration = Duration::from_millis(1);
+
+/// Missed intended starts are counted one by one up to this many, then estimated.
+const MISSED_COUNTED_ONE_BY_ONE: u64 = 1_000_000;
 
 /// With stages of connections: waits while this connection is not among the active ones,
 /// in slices, handing intervals over. False when the cell stopped (or ended) meanwhile.
@@ -229,6 +277,11 @@ pub(super) fn run_worker(
             max_lag_us: 0,
             late_events: 0,
             latency_overflows: 0,
+            missed_events: 0,
+            max_driver_delay_us: 0,
+            longest_event_us: 0,
+            longest_event_started: None,
+            loop_held: events::LoopHeld::default(),
             failed_events: 0,
             errors_by_code: BTreeMap::new(),
             failure: None,
@@ -248,11 +301,17 @@ pub(super) fn run_worker(
         };
         shared.wait_past_setup();
         recorder.discard = true;
+        // When the last warm-up event ended: the connection is busy until then.
+        let mut warmed_until = None;
         while shared.phase.load(Ordering::Acquire) == PHASE_WARMUP {
             if shared.abort.load(Ordering::Relaxed) || interrupt::requested() {
                 return report;
             }
-            if let Err(failure) = worker.event(&mut recorder) {
+            let suspended = events::suspensions();
+            let result = worker.event(&mut recorder);
+            warmed_until = Some(Instant::now());
+            give_the_loop_back(suspended);
+            if let Err(failure) = result {
                 if failure.class == ErrorClass::Fatal {
                     report.failure = Some(format!("during warm-up: {}", failure.message));
                     shared.abort.store(true, Ordering::Release);
@@ -261,7 +320,17 @@ pub(super) fn run_worker(
             }
         }
         recorder.discard = false;
-        let started = Instant::now();
+        // The cell's measured start, the same for every worker: one resumed late (its
+        // loop busy with another connection, its thread not scheduled) starts its
+        // schedule on time and finds its first intended starts already due.
+        let started = shared
+            .measure_started
+            .get()
+            .copied()
+            .unwrap_or_else(Instant::now);
+        // When the connection was last free to start its next event.
+        let mut free_since = warmed_until.map_or(started, |end| end.max(started));
+        let mut ended_by_deadline = false;
         let deadline = stop.duration.map(|d| started + d);
         let rate_stages =
             (pacing.stages_set_rate && !pacing.stages.is_empty()).then_some(pacing.stages);
@@ -327,6 +396,7 @@ pub(super) fn run_worker(
                 // Sleep until the intended start, unless that is past the deadline.
                 let now = Instant::now();
                 if deadline.is_some_and(|deadline| schedule.next >= deadline) {
+                    ended_by_deadline = true;
                     break;
                 }
                 if schedule.next > now {
@@ -337,6 +407,7 @@ pub(super) fn run_worker(
             // One clock read serves both the deadline and the event's start.
             let event_started = Instant::now();
             if deadline.is_some_and(|deadline| event_started >= deadline) {
+                ended_by_deadline = true;
                 break;
             }
             if stop.events_total.is_some() && !holding_unit {
@@ -345,31 +416,35 @@ pub(super) fn run_worker(
                 }
                 holding_unit = true;
             }
-            let intended = match &schedule {
-                Some(schedule) => {
-                    let lag = event_started.saturating_duration_since(schedule.next);
-                    report.max_lag_us = report.max_lag_us.max(lag.as_micros() as u64);
-                    if lag > Duration::from_millis(1) {
-                        report.late_events += 1;
-                    }
-                    schedule.next
-                }
-                None => match scripted {
-                    Some(next) => {
-                        let lag = event_started.saturating_duration_since(next);
-                        report.max_lag_us = report.max_lag_us.max(lag.as_micros() as u64);
-                        if lag > Duration::from_millis(1) {
-                            report.late_events += 1;
-                        }
-                        next
-                    }
-                    None => event_started,
-                },
+            let intended = match (&schedule, scripted) {
+                (Some(schedule), _) => Some(schedule.next),
+                (None, Some(next)) => Some(next),
+                (None, None) => None,
             };
+            if let Some(intended) = intended {
+                let lag = event_started.saturating_duration_since(intended);
+                report.max_lag_us = report.max_lag_us.max(lag.as_micros() as u64);
+                if lag > LATE {
+                    report.late_events += 1;
+                }
+                // Of the lag, what the previous event does not explain: the event was due
+                // and its connection free, and the driver did not start it.
+                let delay = event_started.saturating_duration_since(intended.max(free_since));
+                report.max_driver_delay_us =
+                    report.max_driver_delay_us.max(delay.as_micros() as u64);
+            }
+            let intended = intended.unwrap_or(event_started);
+            let suspended = events::suspensions();
             let result = worker.event(&mut recorder);
             let ended = Instant::now();
+            free_since = ended;
+            give_the_loop_back(suspended);
             let service_us = ended.duration_since(event_started).as_micros() as u64;
             report.figures.busy_us += service_us;
+            if service_us > report.longest_event_us {
+                report.longest_event_us = service_us;
+                report.longest_event_started = Some(event_started);
+            }
             match result {
                 Ok(()) if schedule.is_none() && scripted.is_none() && !pacing.record_service => {
                     recorder.record_closed_loop_event(service_us)
@@ -401,6 +476,21 @@ pub(super) fn run_worker(
                 panic!("fault injected by ENGINEBENCH_FAULT=worker-panic");
             }
         }
+        // Intended starts the deadline overtook while an event was in flight: lateness
+        // too, measured at the end since they never started (a server that held an
+        // event until the end of the cell otherwise left no trace in the lag).
+        if let (Some(schedule), Some(deadline), true) = (&schedule, deadline, ended_by_deadline) {
+            let end = Instant::now().min(deadline);
+            let (missed, waited) = schedule.missed_before(end);
+            report.missed_events = missed;
+            report.max_lag_us = report.max_lag_us.max(waited.as_micros() as u64);
+            if missed > 0 {
+                // Due on a free connection and never started: the driver's delay.
+                let delay = end.saturating_duration_since(schedule.next.max(free_since));
+                report.max_driver_delay_us =
+                    report.max_driver_delay_us.max(delay.as_micros() as u64);
+            }
+        }
         if report.failure.is_none() {
             if let Err(failure) = worker.finish(&mut recorder) {
                 report.failure = Some(failure.message);
@@ -422,6 +512,16 @@ pub(super) fn run_worker(
         shared.abort.store(true, Ordering::Release);
         panic_message(payload.as_ref())
     })
+}
+
+/// On an event loop, after an event that never suspended (it computed, or blocked the
+/// thread, without a statement): yields, so that the loop's other connections, due paced
+/// starts and answers get their turn instead of waiting for this worker's whole run.
+#[inline]
+fn give_the_loop_back(suspensions_before: u64) {
+    if events::in_coroutine() && events::suspensions() == suspensions_before {
+        events::yield_now();
+    }
 }
 
 pub(super) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {

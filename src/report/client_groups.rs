@@ -22,7 +22,8 @@ fn pacing_words(figures: &GroupFigures) -> String {
     }
 }
 
-/// "held 200/s (199.6/s, lag ≤ 3 ms)" or "fell behind: 150.2/s of 200/s".
+/// "held 200/s (199.6/s, lag ≤ 3 ms)" or "fell behind: 24.9/s of 100/s, lag ≤ 2990 ms:
+/// the server held an event 3.0 s from 1.0 s in".
 pub fn held_words(held: &Held) -> String {
     let lag = held
         .max_lag_ms
@@ -33,8 +34,12 @@ pub fn held_words(held: &Held) -> String {
             held.offered_per_s, held.achieved_per_s
         )
     } else {
+        let why = held
+            .behind
+            .as_ref()
+            .map_or(String::new(), |why| format!(": {why}"));
         format!(
-            "fell behind: {:.1}/s of {:.0}/s{lag}",
+            "fell behind: {:.1}/s of {:.0}/s{lag}{why}",
             held.achieved_per_s, held.offered_per_s
         )
     }

@@ -93,13 +93,7 @@ pub fn group_records(groups: &[GroupMeasurement], wall_s: f64) -> Vec<GroupRecor
                 },
                 event_latency_us: LatencySummary::from_histogram(&measured.event_latency),
                 event_histogram_v2: encode_histogram(&measured.event_latency),
-                rate: measured.rate.map(|rate| super::RateRecord {
-                    target_per_s: rate.target_per_s,
-                    achieved_per_s: rate.achieved_per_s,
-                    max_lag_ms: rate.max_lag_us as f64 / 1000.0,
-                    late_events: rate.late_events,
-                    fell_behind: rate.fell_behind,
-                }),
+                rate: measured.rate.as_ref().map(super::RateRecord::of),
             }
         })
         .collect()

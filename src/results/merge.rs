@@ -512,9 +512,16 @@ fn merge_cell(shares: &[(&Part, &CellRecord)]) -> Result<CellRecord, MergeError>
     cell.rate = (!rates.is_empty()).then(|| RateRecord {
         target_per_s: rates.iter().map(|r| r.target_per_s).sum(),
         achieved_per_s: per_second(cell.events),
+        achieved_over_s: Some(wall_s),
         max_lag_ms: rates.iter().map(|r| r.max_lag_ms).fold(0.0, f64::max),
         late_events: rates.iter().map(|r| r.late_events).sum(),
         fell_behind: rates.iter().any(|r| r.fell_behind),
+        missed_events: rates.iter().map(|r| r.missed_events).sum(),
+        ..rates
+            .iter()
+            .copied()
+            .max_by(|a, b| a.max_lag_ms.total_cmp(&b.max_lag_ms))
+            .unwrap_or_default()
     });
 
     if every_log {

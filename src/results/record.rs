@@ -609,13 +609,112 @@ pub struct FaultRecord {
     pub cluster_size: Vec<(f64, u64)>,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RateRecord {
     pub target_per_s: f64,
     pub achieved_per_s: f64,
+    /// The time `achieved_per_s` is over, s: the cell's wall time for a cell's rate, the
+    /// group's own for a group's (from the measured start to its last connection's end,
+    /// at least the time it was offered events), so events = achieved × this. Absent
+    /// from records written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub achieved_over_s: Option<f64>,
+    /// The furthest an event started behind its intended start; for an intended start
+    /// that never came (the cell ended while its connection was still in an earlier
+    /// event), how long it had waited by the end.
     pub max_lag_ms: f64,
+    /// Events that started more than 1 ms late.
     pub late_events: u64,
     pub fell_behind: bool,
+    /// Intended starts due before the end of the cell that never started.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub missed_events: u64,
+    /// The most the driver started an event after it was due and its connection free
+    /// (the client's own share of the lag: a busy event loop or thread, a late timer).
+    #[serde(default)]
+    pub max_driver_delay_ms: f64,
+    /// Where that was: the event loop (driver "events") or worker thread ("threads").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver_delay_loop: Option<usize>,
+    /// The longest event from its start to its end (the server's share: an event in
+    /// flight holds its connection's later intended starts back), and when it started,
+    /// in seconds into the measured phase.
+    #[serde(default)]
+    pub longest_event_ms: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub longest_event_at_s: Option<f64>,
+    /// The longest its event loop ran other connections without looking at this one's
+    /// (their answers, their intended starts), ms; all such stretches of 10 ms or more on
+    /// that loop added up, s; and which loop (events driver only).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub loop_held_ms: f64,
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub loop_held_total_s: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_held_on: Option<usize>,
+    /// Why it fell behind, when it did and the figures tell: "server" (events in flight
+    /// held later intended starts back) or "client" (due events on free connections were
+    /// started late by the driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behind: Option<crate::driver::BehindCause>,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
+}
+
+fn is_zero_f64(value: &f64) -> bool {
+    *value == 0.0
+}
+
+impl RateRecord {
+    pub fn of(rate: &crate::driver::RateOutcome) -> RateRecord {
+        RateRecord {
+            target_per_s: rate.target_per_s,
+            achieved_per_s: rate.achieved_per_s,
+            achieved_over_s: Some(rate.achieved_over_s),
+            max_lag_ms: rate.max_lag_us as f64 / 1000.0,
+            late_events: rate.late_events,
+            fell_behind: rate.fell_behind,
+            missed_events: rate.missed_events,
+            max_driver_delay_ms: rate.max_driver_delay_us as f64 / 1000.0,
+            driver_delay_loop: rate.driver_delay_loop,
+            longest_event_ms: rate.longest_event_us as f64 / 1000.0,
+            longest_event_at_s: rate.longest_event_at_s,
+            loop_held_ms: rate.loop_held_us as f64 / 1000.0,
+            loop_held_total_s: rate.loop_held_total_us as f64 / 1e6,
+            loop_held_on: rate.loop_held_on,
+            behind: rate.behind,
+        }
+    }
+
+    /// Why it fell behind, in a few words: "the server held an event 3.0 s from 1.0 s
+    /// into the cell" or "the driver started due events up to 300 ms late (loop 0)".
+    pub fn behind_words(&self) -> Option<String> {
+        match self.behind? {
+            crate::driver::BehindCause::Server => Some(match self.longest_event_at_s {
+                Some(at_s) => format!(
+                    "the server held an event {:.1} s from {at_s:.1} s in",
+                    self.longest_event_ms / 1000.0
+                ),
+                None => "the server held its events".into(),
+            }),
+            crate::driver::BehindCause::Client if self.loop_held_ms > self.max_driver_delay_ms => {
+                Some(format!(
+                    "the driver: its loop{} ran other connections up to {:.0} ms at a time without looking at these ({:.1} s in all)",
+                    self.loop_held_on.map_or(String::new(), |on| format!(" {on}")),
+                    self.loop_held_ms,
+                    self.loop_held_total_s
+                ))
+            }
+            crate::driver::BehindCause::Client => Some(format!(
+                "the driver started due events up to {:.0} ms late{}",
+                self.max_driver_delay_ms,
+                self.driver_delay_loop
+                    .map_or(String::new(), |on| format!(" (loop {on})"))
+            )),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
@@ -733,13 +832,7 @@ impl CellRecord {
                 .iter()
                 .map(|w| w.busy_us as f64 / 1000.0)
                 .collect(),
-            rate: measured.rate.map(|rate| RateRecord {
-                target_per_s: rate.target_per_s,
-                achieved_per_s: rate.achieved_per_s,
-                max_lag_ms: rate.max_lag_us as f64 / 1000.0,
-                late_events: rate.late_events,
-                fell_behind: rate.fell_behind,
-            }),
+            rate: measured.rate.as_ref().map(RateRecord::of),
             groups: super::client_groups::group_records(&measured.groups, wall_s),
             measure_started_unix_s: (measured.measure_started_unix_s > 0.0)
                 .then_some(measured.measure_started_unix_s),

@@ -294,10 +294,7 @@ impl ConnectionSpec {
         let unreachable = |err: mysql::Error| ServerError::Unreachable {
             target: self.label.clone(),
             cause: if read_limit::timed_out(&err) {
-                format!(
-                    "it accepted the connection but did not finish the login within {} s (a server that is stopped or overloaded, or something that is not a MySQL server)",
-                    read_limit::HANDSHAKE_LIMIT.as_secs()
-                )
+                tls::login_stalled(read_limit::HANDSHAKE_LIMIT, self.tls.mode())
             } else {
                 tls::describe_connect_error(&err, &self.tls)
             },
@@ -324,6 +321,12 @@ impl ConnectionSpec {
 /// A connection whose login waits at most [`read_limit::HANDSHAKE_LIMIT`] for the server
 /// (the crate's connect timeout covers only the TCP connect); after it, reads wait as the
 /// options say (for ever, unless a read timeout is set).
+///
+/// The login runs on a helper thread and is given up at the limit: the socket's own
+/// timeouts bound each read, but a TLS handshake that stalls after the greeting is tried
+/// again by every later write of the half-made connection (its login packet, then the
+/// COM_QUIT its drop sends), each waiting the limit anew: 30 s for a 10-s limit (issue
+/// 64). The helper ends by itself within those few limits.
 fn bounded_login(opts: Opts) -> Result<Conn, mysql::Error> {
     let own_limit = opts.get_read_timeout().is_none();
     let opts: Opts = if own_limit {
@@ -334,7 +337,25 @@ fn bounded_login(opts: Opts) -> Result<Conn, mysql::Error> {
     } else {
         opts
     };
-    let conn = Conn::new(opts)?;
+    let (sender, login) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("login".into())
+        .spawn(move || {
+            // Nobody listening: the caller gave up; the connection closes here.
+            let _ = sender.send(Conn::new(opts));
+        })
+        .map_err(mysql::Error::IoError)?;
+    // A little past the limit, so that the crate's own timeout (a greeting never sent)
+    // is the one reported when it comes first.
+    let conn = match login.recv_timeout(read_limit::HANDSHAKE_LIMIT + Duration::from_secs(1)) {
+        Ok(login) => login?,
+        Err(_) => {
+            return Err(mysql::Error::IoError(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the login did not finish in time",
+            )))
+        }
+    };
     if own_limit {
         use std::os::fd::AsRawFd;
         read_limit::set_socket_timeouts(conn.as_raw_fd(), None);

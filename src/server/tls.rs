@@ -228,6 +228,19 @@ impl TlsOptions {
 
 /// A failed connection's cause, with the TLS fix when TLS is what failed: the server
 /// refusing plain connections, offering no TLS, or a certificate that does not check out.
+/// What a login that ran out of `limit` after the TCP connect was: said the same way for
+/// both clients, the TLS handshake named when TLS was asked (it may be what stalled).
+pub fn login_stalled(limit: std::time::Duration, mode: SslMode) -> String {
+    let tls = match mode {
+        SslMode::Disabled => "",
+        _ => ", its TLS handshake included,",
+    };
+    format!(
+        "it accepted the connection but did not finish the login{tls} within {} s (a server that is stopped or overloaded, something between that stopped passing data on, or something that is not a MySQL server)",
+        limit.as_secs()
+    )
+}
+
 pub fn describe_connect_error(err: &mysql::Error, tls: &TlsOptions) -> String {
     let cause = crate::sqlerror::describe_mysql_error(err);
     let text = cause.to_ascii_lowercase();

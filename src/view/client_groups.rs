@@ -13,13 +13,15 @@ use crate::results::{CellRecord, GroupRecord, IntervalRecord};
 pub const HELD_SHARE: f64 = 0.95;
 
 /// Whether a paced group (or stage) kept its rate.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Held {
     pub offered_per_s: f64,
     pub achieved_per_s: f64,
     /// The furthest an event started behind its schedule (whole cell; None per stage).
     pub max_lag_ms: Option<f64>,
     pub held: bool,
+    /// Why it was not held, in a few words, when the record tells (whole cell only).
+    pub behind: Option<String>,
 }
 
 /// One stage of a group's load shape, as it ran.
@@ -67,6 +69,7 @@ pub fn cell_groups<'a>(cell: &'a CellRecord, goal: Option<&Slo>) -> Vec<GroupFig
                 achieved_per_s: rate.achieved_per_s,
                 max_lag_ms: Some(rate.max_lag_ms),
                 held: !rate.fell_behind,
+                behind: rate.behind_words(),
             }),
             stages: stage_figures(cell, group, several, goal),
             rates_per_s: cell
@@ -189,6 +192,7 @@ fn stage_figures(
                         offered_per_s,
                         achieved_per_s: events_per_s,
                         max_lag_ms: None,
+                        behind: None,
                         held: events_per_s >= HELD_SHARE * offered_per_s,
                     }),
                 met_goal: goal

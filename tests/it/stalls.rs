@@ -151,7 +151,7 @@ fn a_stopped_external_server_ends_the_run_with_what_was_measured() {
         );
         running.wait_for_line(interval_line_of("[1/2]"));
         signal(server.pid(), libc::SIGSTOP);
-        let ended = common::Running::finish_within(running, Duration::from_secs(60));
+        let ended = common::Running::finish_within(running, Duration::from_secs(180));
         // Continued before anything can fail: the server is dropped (stopped) at the end.
         signal(server.pid(), libc::SIGCONT);
         let (status, _, stderr) = ended;
@@ -196,7 +196,7 @@ fn ctrl_c_ends_a_cell_whose_server_stopped_answering_and_keeps_what_it_measured(
         signal(server, libc::SIGSTOP);
         std::thread::sleep(Duration::from_millis(300));
         signal(running.child.id(), libc::SIGINT);
-        let (status, _, stderr) = common::Running::finish_within(running, Duration::from_secs(60));
+        let (status, _, stderr) = common::Running::finish_within(running, Duration::from_secs(180));
 
         assert_eq!(status.code(), Some(130), "{driver}: {stderr}");
         assert!(
@@ -238,7 +238,7 @@ fn a_listener_that_accepts_and_never_answers_is_named_not_waited_for() {
         &format!("mysql://root@127.0.0.1:{port}"),
     ]);
     let (status, _, stderr) =
-        common::Running::finish_within(common::Running::spawn(command), Duration::from_secs(60));
+        common::Running::finish_within(common::Running::spawn(command), Duration::from_secs(180));
     assert!(!status.success(), "{stderr}");
     assert!(
         stderr.contains(&format!("cannot connect to mysql://root@127.0.0.1:{port}")),

@@ -334,3 +334,124 @@ fn a_server_without_tls_is_refused_when_tls_is_required() {
     let _ = std::fs::remove_dir_all(tmp.with_extension("certs"));
     common::assert_nothing_left(&tmp);
 }
+
+/// A relay to `server_port` that passes on the server's greeting (its first packet, which
+/// offers TLS) and then nothing either way, holding both sockets open: the client's TLS
+/// handshake, begun after the TCP connect and the greeting, is never answered, as with a
+/// server that stopped (or a middlebox that died) at that moment. The server is real; the
+/// relay only goes dead.
+fn relay_dead_after_the_greeting(server_port: u16) -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for mut client in listener.incoming().flatten() {
+            let Ok(mut server) = std::net::TcpStream::connect(("127.0.0.1", server_port)) else {
+                continue;
+            };
+            let mut header = [0u8; 4];
+            if server.read_exact(&mut header).is_err() {
+                continue;
+            }
+            let length = u32::from_le_bytes([header[0], header[1], header[2], 0]) as usize;
+            let mut greeting = vec![0u8; length];
+            if server.read_exact(&mut greeting).is_err() {
+                continue;
+            }
+            let _ = client.write_all(&header);
+            let _ = client.write_all(&greeting);
+            held.push((client, server));
+        }
+    });
+    port
+}
+
+/// Issue 64's carry-over: a TLS handshake that stalls after the TCP connect ends within
+/// the login's bound with a message that says so, on both clients (the runner's, on
+/// rustls, and the measured connections', on libmariadb's OpenSSL), instead of waiting for
+/// ever. Each attempt runs on a thread of its own, so that a hang fails the test (after
+/// minutes) instead of hanging the suite.
+#[test]
+fn a_tls_handshake_that_stalls_after_the_connect_ends_with_why() {
+    let tmp = common::private_tmpdir("tls-stall");
+    let (certs, server_opts) = make_certificates(&tmp.with_extension("certs"));
+    let server = tls_server(server_opts);
+    let accepted_before = tls_accepts(&server);
+    let relay = relay_dead_after_the_greeting(server.port());
+    let query = format!("?ssl-mode=VERIFY_CA&ssl-ca={}", certs.ca.display());
+    let spec = ConnectionSpec::tcp(
+        &Dsn::parse(&url(relay, "shop", &query)).unwrap(),
+        Some("shop"),
+    );
+    let attempt = |connect: Box<dyn FnOnce(ConnectionSpec) -> String + Send>| {
+        let (sender, answer) = std::sync::mpsc::channel();
+        let spec = spec.clone();
+        std::thread::spawn(move || sender.send(connect(spec)));
+        answer
+            .recv_timeout(std::time::Duration::from_secs(180))
+            .expect("the stalled TLS handshake was waited for, for minutes: it hangs")
+    };
+    // The runner's connection: its login's own 10-s bound, the TLS handshake named.
+    let runners = attempt(Box::new(|spec| match spec.connect() {
+        Ok(_) => "connected".into(),
+        Err(err) => err.to_string(),
+    }));
+    let stalled = |message: &str, limit_s: u64| {
+        message.contains(&format!(
+            "cannot connect to mysql://bench:***@127.0.0.1:{relay}"
+        )) && message.contains(&format!(
+            "did not finish the login, its TLS handshake included, within {limit_s} s"
+        ))
+    };
+    assert!(stalled(&runners, 10), "{runners}");
+    // The measured connections, opened by a cell's workers on each driver: blocking on
+    // worker threads, non-blocking in the event loop's coroutines; libmariadb's connect
+    // timeout (5 s) bounds the handshake. The cell fails naming why.
+    for driver in [
+        enginebench::driver::DriverKind::Threads,
+        enginebench::driver::DriverKind::Events,
+    ] {
+        let outcome = attempt(Box::new(move |spec| worker_opening_through(spec, driver)));
+        assert!(
+            outcome.starts_with("Failed(\"worker 0: ") && stalled(&outcome, 5),
+            "{driver:?}: {outcome}"
+        );
+    }
+    // No handshake got through the relay.
+    assert_eq!(tls_accepts(&server), accepted_before);
+    drop(server);
+    let _ = std::fs::remove_dir_all(tmp.with_extension("certs"));
+    common::assert_nothing_left(&tmp);
+}
+
+/// A cell of one worker whose connection is `spec`'s, on `driver`: how it ended.
+fn worker_opening_through(spec: ConnectionSpec, driver: enginebench::driver::DriverKind) -> String {
+    use enginebench::driver::{CellConfig, StopCondition, Worker, Workload};
+    struct Connects(ConnectionSpec);
+    impl Workload for Connects {
+        fn query_kinds(&self) -> Vec<String> {
+            vec!["none".into()]
+        }
+        fn open_worker(&self, _: usize) -> anyhow::Result<Box<dyn Worker>> {
+            enginebench::driver::libmariadb::Connection::connect_worker(&self.0)?;
+            anyhow::bail!("connected through a relay that passes nothing on")
+        }
+    }
+    let config = CellConfig {
+        threads: 1,
+        stop: StopCondition {
+            duration: Some(std::time::Duration::from_secs(1)),
+            ..StopCondition::default()
+        },
+        driver: Some(driver),
+        ..CellConfig::default()
+    };
+    let cell = enginebench::driver::run_cell(
+        &Connects(spec),
+        &config,
+        &mut enginebench::driver::ProgressOnly(|_: &enginebench::driver::Progress| {}),
+    )
+    .unwrap();
+    format!("{:?}", cell.outcome)
+}

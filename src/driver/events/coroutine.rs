@@ -35,6 +35,9 @@ pub(crate) enum Wait {
     Forget(RawFd),
     /// A turn to connect (see `ConnectTurn`).
     ConnectTurn,
+    /// Nothing: the loop's other ready coroutines, due timers and ready sockets go first
+    /// (a worker whose event never suspended gives its loop back between events).
+    Yield,
 }
 
 /// Connections of one loop that may be connecting at once. Thousands of connections
@@ -110,6 +113,23 @@ pub(super) type Co<R> = Coroutine<c_int, Wait, R, DefaultStack>;
 thread_local! {
     /// The running coroutine's yielder; null outside coroutines (the thread driver).
     static CURRENT: Cell<*const Yielder<c_int, Wait>> = const { Cell::new(std::ptr::null()) };
+    /// Suspensions on this thread so far: unchanged across a call, the caller's coroutine
+    /// held the loop's thread throughout it.
+    static SUSPENSIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many times coroutines of this thread have suspended.
+#[inline]
+pub(crate) fn suspensions() -> u64 {
+    SUSPENSIONS.with(Cell::get)
+}
+
+/// Inside a coroutine, lets the loop's other coroutines, timers and sockets run before
+/// this one goes on; outside, nothing.
+pub(crate) fn yield_now() {
+    if in_coroutine() {
+        suspend(Wait::Yield);
+    }
 }
 
 /// Whether the caller runs inside an event loop's coroutine (and must not block).
@@ -123,6 +143,7 @@ pub(crate) fn in_coroutine() -> bool {
 pub(crate) fn suspend(wait: Wait) -> c_int {
     let yielder = CURRENT.with(Cell::get);
     assert!(!yielder.is_null(), "suspend outside an event loop");
+    SUSPENSIONS.with(|count| count.set(count.get() + 1));
     // SAFETY: the pointer was set by this coroutine's own body (see `start`) and the
     // yielder lives as long as the coroutine, which is running now.
     let answer = unsafe { &*yielder }.suspend(wait);

@@ -27,10 +27,11 @@ mod stats;
 use std::cell::Cell;
 
 pub(crate) use coroutine::{
-    in_coroutine, sleep, sleep_until, suspend, ConnectTurn, Wait, WAIT_TIMEOUT,
+    in_coroutine, sleep, sleep_until, suspend, suspensions, yield_now, ConnectTurn, Wait,
+    WAIT_TIMEOUT,
 };
 pub use epoll::wait_call;
-pub(crate) use event_loop::run_loop;
+pub(crate) use event_loop::{run_loop, LoopHeld};
 pub use rlimit::raise_open_files;
 
 /// How workers are run: one OS thread per connection, or coroutines on event loops.
@@ -67,6 +68,21 @@ pub fn with_kind<T>(kind: DriverKind, body: impl FnOnce() -> T) -> T {
     result
 }
 
+thread_local! {
+    /// A number of event loops for cells run from this thread only (`with_loops`): tests
+    /// put connections of different groups on one loop.
+    static LOOPS_HERE: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Runs `body` with cells started from this thread on `loops` event loops (as
+/// `ENGINEBENCH_EVENT_LOOPS` does for the whole process).
+pub fn with_loops<T>(loops: usize, body: impl FnOnce() -> T) -> T {
+    let before = LOOPS_HERE.with(|here| here.replace(Some(loops)));
+    let result = body();
+    LOOPS_HERE.with(|here| here.set(before));
+    result
+}
+
 /// The driver a cell runs on: its configuration's (`--driver`), else `with_kind`'s, else
 /// `ENGINEBENCH_DRIVER`, else the default.
 pub fn kind(chosen: Option<DriverKind>) -> DriverKind {
@@ -87,10 +103,11 @@ pub fn kind(chosen: Option<DriverKind>) -> DriverKind {
 /// measure the driver).
 pub fn loop_count(workers: usize, connections_per_loop: Option<usize>) -> usize {
     // For measuring the driver itself: a fixed number of loops.
-    if let Some(loops) = std::env::var("ENGINEBENCH_EVENT_LOOPS")
-        .ok()
-        .and_then(|n| n.parse::<usize>().ok())
-    {
+    if let Some(loops) = LOOPS_HERE.with(Cell::get).or_else(|| {
+        std::env::var("ENGINEBENCH_EVENT_LOOPS")
+            .ok()
+            .and_then(|n| n.parse::<usize>().ok())
+    }) {
         return loops.clamp(1, workers.max(1));
     }
     // SAFETY: sched_getaffinity writes into the set we pass, of the size we pass.

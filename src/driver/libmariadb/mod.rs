@@ -506,7 +506,20 @@ impl Connection {
     /// when TLS is what failed (a server that takes TLS only, a certificate refused).
     pub fn connect_worker(spec: &ConnectionSpec) -> anyhow::Result<Connection> {
         Connection::connect(spec).map_err(|err| {
-            anyhow::anyhow!(crate::server::tls::describe_connect_error(&err, spec.tls()))
+            // libmariadb's connect timeout bounds the greeting and the TLS handshake too;
+            // it reports running out of it as errno 110 inside another error ("TLS/SSL
+            // error: Connection timed out (110)").
+            let text = err.to_string();
+            match spec.opts().get_tcp_connect_timeout() {
+                Some(limit) if text.contains("timed out") || text.contains("system error: 110") => {
+                    anyhow::anyhow!(
+                        "cannot connect to {}: {}",
+                        spec.label(),
+                        crate::server::tls::login_stalled(limit, spec.tls().mode())
+                    )
+                }
+                _ => anyhow::anyhow!(crate::server::tls::describe_connect_error(&err, spec.tls())),
+            }
         })
     }
 

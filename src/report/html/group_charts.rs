@@ -329,6 +329,7 @@ mod tests {
                 max_lag_ms: 3.0,
                 late_events: 0,
                 fell_behind: false,
+                ..RateRecord::default()
             }),
         }
     }

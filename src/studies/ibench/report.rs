@@ -108,7 +108,7 @@ fn writers_held(cell: &CellRecord, step: IbenchStep) -> String {
     let held = figures
         .iter()
         .find(|group| group.record.name == super::operations::WRITERS_GROUP)
-        .and_then(|group| group.held);
+        .and_then(|group| group.held.clone());
     match held {
         Some(held) => format!(
             "{}: {:.0} of {:.0} rows/s",

@@ -245,7 +245,10 @@ fn cell_report(
             ms(cell.event_service_us.max_us as f64)
         );
         if rate.fell_behind {
-            let _ = writeln!(out, "    WARNING: the driver could not keep the rate");
+            let why = rate
+                .behind_words()
+                .map_or(String::new(), |why| format!(": {why}"));
+            let _ = writeln!(out, "    WARNING: the rate was not kept{why}");
         }
     }
     let _ = writeln!(out);

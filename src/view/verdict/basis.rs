@@ -201,6 +201,7 @@ mod tests {
                 max_lag_ms: 0.5,
                 late_events: 0,
                 fell_behind: false,
+                ..crate::results::RateRecord::default()
             });
             cell.event_latency_us.count = 100;
             cell.event_latency_us.p99_us = 1_000 + index as u64;

@@ -113,9 +113,9 @@ fn setup_clause(group: &Group, cells: &[CellRecord], goal: Option<&Slo>) -> Opti
         };
         let held: Vec<bool> = repeats
             .iter()
-            .filter_map(|figures| figures.get(index)?.held.map(|held| held.held))
+            .filter_map(|figures| figures.get(index)?.held.as_ref().map(|held| held.held))
             .collect();
-        if let Some(offered) = client_group.held.map(|held| held.offered_per_s) {
+        if let Some(offered) = client_group.held.as_ref().map(|held| held.offered_per_s) {
             let missed = held.iter().filter(|held| !**held).count();
             said.push(match missed {
                 0 => format!("{name} held {offered:.0}/s in every repeat"),
@@ -210,6 +210,7 @@ mod tests {
                 max_lag_ms: 1.0,
                 late_events: 0,
                 fell_behind: false,
+                ..RateRecord::default()
             }),
         }
     }
