@@ -8,6 +8,7 @@ use crate::server::Dsn;
 mod capture_args;
 mod run_args;
 mod server_args;
+mod short_help;
 mod stored_args;
 mod values;
 
@@ -107,7 +108,7 @@ pub fn parse() -> Cli {
 /// study's own flags added to `run` (declared in the kind's folder).
 pub fn command() -> clap::Command {
     use clap::CommandFactory;
-    Cli::command().mut_subcommand("run", crate::studies::declare_flags)
+    short_help::apply(Cli::command().mut_subcommand("run", crate::studies::declare_flags))
 }
 
 /// `args` without a Lua script's options, and those options (name, value; a bare

@@ -28,6 +28,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub matrix: Matrix,
 
+    /// Print the plan and exit without starting a server.
+    ///
     /// Print the plan (steps, cells in the order they run, the time timed cells take) and
     /// exit without starting a server
     #[arg(long)]
@@ -40,6 +42,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_db: bool,
 
+    /// Capacity under a latency goal, e.g. 'p99<5ms'.
+    ///
     /// Capacity under a latency goal, e.g. 'p99<5ms' or 'p99.9<20ms,failed<1%': each cell
     /// becomes a search for the highest offered rate that meets it (open loop, latency from
     /// each event's intended start), bisected until bracketed within --slo-precision
@@ -55,6 +59,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "RATE", value_parser = parse_hold, requires = "slo")]
     pub hold: Option<f64>,
 
+    /// Print every table after the summary (ENGINEBENCH_DETAIL=1: always).
+    ///
     /// Print every table and explanation after the summary, not the summary alone
     /// (ENGINEBENCH_DETAIL=1 makes it the default)
     #[arg(long, env = "ENGINEBENCH_DETAIL", value_parser = clap::builder::FalseyValueParser::new())]
@@ -73,6 +79,8 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_duration)]
     pub report_interval: Option<Duration>,
 
+    /// Write the whole run as JSON to FILE (`-`: stdout).
+    ///
     /// Write the whole run as JSON to FILE (`-` = stdout; tables then go to stderr)
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,

@@ -11,6 +11,8 @@ use crate::units::parse_key_value;
 #[derive(Debug, Args, Clone)]
 pub struct ServerArgs {
     /// Use this server instead of a throwaway one: mysql://USER[:PASSWORD]@HOST[:PORT].
+    ///
+    /// Use this server instead of a throwaway one: mysql://USER[:PASSWORD]@HOST[:PORT].
     /// Given several times (an existing cluster's nodes), each connection goes to the next
     #[arg(long, value_parser = Dsn::parse, value_name = "URL")]
     pub dsn: Vec<Dsn>,
@@ -55,6 +57,8 @@ pub struct ServerArgs {
     #[arg(long, conflicts_with = "dsn")]
     pub keep_datadir: bool,
 
+    /// Cap the throwaway server's memory, e.g. 256M; several compare the caps.
+    ///
     /// Cap the throwaway server's memory, page cache included (its own cgroup), e.g. 256M;
     /// a profile's memory_limit wins. Several (256M,512M,1G): `run` compares them, each a
     /// profile of its own (with --slo, the capacity per cap)

@@ -21,15 +21,21 @@ use crate::units::{
 /// and, once the plan is made, as the study completed it ([`Matrix::completed`]).
 #[derive(Debug, Clone, Args)]
 pub struct Matrix {
+    /// Engines to compare: myisam, innodb, aria, memory, rocksdb.
+    ///
     /// Engines to compare: myisam, innodb, aria, memory, rocksdb [default: the scenario
     /// file's, else myisam,innodb; sysbench workloads innodb]
     #[arg(long, value_delimiter = ',')]
     pub engines: Vec<Engine>,
 
+    /// Thread counts to compare, e.g. 1,5,20,50.
+    ///
     /// Thread counts to compare, e.g. 1,5,20,50 [default: s0 1,5,20,50; sysbench workloads 1]
     #[arg(long, value_parser = parse_thread_count, value_delimiter = ',')]
     pub threads: Vec<u32>,
 
+    /// Repeats per cell, fixed [default: until every comparison is decided].
+    ///
     /// Repeats per cell, fixed; tables show the best and the median [default: where a
     /// server runs two engines or more, repeats until every comparison is decided (see
     /// --max-repeat); else the scenario file's; sysbench workloads 1]
@@ -60,6 +66,8 @@ pub struct Matrix {
     #[arg(long, value_parser = parse_duration)]
     pub time: Option<Duration>,
 
+    /// Loops per thread [default: 200]; ignored with --time.
+    ///
     /// Loops per thread (s0's Q; ignored with --time) [default: 200]; on a sysbench workload,
     /// events each connection completes (with --time, whichever comes first)
     #[arg(long, value_parser = parse_count)]
@@ -73,6 +81,8 @@ pub struct Matrix {
     #[arg(long, value_parser = parse_duration)]
     pub warmup: Option<Duration>,
 
+    /// Open loop at this many events per second in all.
+    ///
     /// Open loop: this many events per second in all; latency is measured from each
     /// event's intended start (coordinated omission corrected)
     #[arg(long, value_parser = parse_rate)]
@@ -123,6 +133,8 @@ pub struct Matrix {
     #[arg(long)]
     pub cold: bool,
 
+    /// Run on each of these builds side by side: system, mariadb-11.8, mysql, a directory.
+    ///
     /// Run the whole study on each of these server builds, side by side (a profile per
     /// build, crossed with the study's own): system, mariadb-11.8, mysql (see `enginebench
     /// server list`), tarball directories or binaries
@@ -139,6 +151,8 @@ pub struct Matrix {
     #[arg(long, value_delimiter = ',', alias = "variants")]
     pub phases: Vec<String>,
 
+    /// A server profile by name: durable, relaxed, unsafe or the study's own; repeatable.
+    ///
     /// A server profile to run on, by name: the study's own (e.g. cluster's "Spider over
     /// 2") or a built-in one every study has, `durable` (every commit synced: flush at
     /// commit 1, doublewrite, sync_binlog=1), `relaxed` (flush at commit 2, no doublewrite,
@@ -148,6 +162,8 @@ pub struct Matrix {
     #[arg(long = "profile", value_name = "NAME")]
     pub profiles: Vec<String>,
 
+    /// Crash each set-up first and count what it lost: process, power, or both.
+    ///
     /// Crash each set-up before its cells (which then run on a fresh server) and check
     /// what it lost against what the client was told: `process` (the server killed with SIGKILL), `power` (its datadir on
     /// enginebench's power-loss file system, unsynced writes dropped); both: process,power
