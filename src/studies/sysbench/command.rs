@@ -16,7 +16,7 @@ use std::cell::RefCell;
 use std::io::Read as _;
 use std::rc::Rc;
 
-use super::command_line::{self, Asked, Globals, Invocation};
+use super::command_line::{self, level, Asked, Globals, Invocation};
 use super::said::Said;
 use super::{format, hooks, intervals};
 use crate::engine::Engine;
@@ -65,7 +65,9 @@ pub fn start(args: &[String]) -> anyhow::Result<Start> {
     for warning in &invocation.globals.warnings {
         outln!("{warning}");
     }
-    outln!("{HEADER}\n");
+    if invocation.globals.logs(level::NOTICE) {
+        outln!("{HEADER}\n");
+    }
     let Invocation {
         globals,
         options,
@@ -76,7 +78,7 @@ pub fn start(args: &[String]) -> anyhow::Result<Start> {
     let script = match script {
         None => {
             // sysbench runs a script given on standard input, and does no more.
-            load(&globals, stdin_script()?, options)?;
+            load(&globals, stdin_script()?, options, None)?;
             return Ok(Start::Done);
         }
         Some(name) => name,
@@ -89,7 +91,7 @@ pub fn start(args: &[String]) -> anyhow::Result<Start> {
             "Cannot find benchmark '{script}': no such built-in test, file or module"
         ))
     })?;
-    let (settings, declared) = load(&globals, found, options)?;
+    let (settings, declared) = load(&globals, found, options, command.as_deref())?;
     let Some(command) = command else {
         // No command: the script was loaded (its main chunk run), nothing more to do.
         return Ok(Start::Done);
@@ -99,18 +101,20 @@ pub fn start(args: &[String]) -> anyhow::Result<Start> {
     if let Err(err) = settings.options(&declared) {
         return Err(option_refused(&settings, &given, err));
     }
-    carry_out(&script, &command, settings, declared, globals)
+    carry_out(&command, settings, declared, globals)
 }
 
 /// A loaded script's `command` carried out as sysbench does; `run` handed back.
 fn carry_out(
-    script: &str,
     command: &str,
     settings: Settings,
     declared: Declared,
     globals: Globals,
 ) -> anyhow::Result<Start> {
     let command = command.to_string();
+    // sysbench names the script by the last part of the name it was given.
+    let script = settings.script.short_name().to_string();
+    let script = script.as_str();
     let custom = declared.commands.contains_key(&command);
     match command.as_str() {
         "help" if !custom && !declared.has_function("help") => {
@@ -146,7 +150,6 @@ fn carry_out(
                 }
                 .into());
             }
-            driver_named(&globals)?;
             let dsn = globals.dsn();
             let spec = ConnectionSpec::tcp(&dsn, Some(&globals.global.mysql_db));
             lua::run_command(
@@ -190,7 +193,7 @@ fn stdin_script() -> anyhow::Result<Script> {
         .read_to_string(&mut source)
         .map_err(|err| Said::fatal(format!("cannot read the script from standard input: {err}")))?;
     Ok(Script {
-        name: "(stdin)".into(),
+        name: crate::studies::lua::script::STDIN_NAME.into(),
         path: std::env::current_dir()
             .unwrap_or_else(|_| ".".into())
             .join("stdin.lua"),
@@ -204,10 +207,11 @@ fn load(
     globals: &Globals,
     script: Script,
     options: std::collections::BTreeMap<String, String>,
+    command: Option<&str>,
 ) -> anyhow::Result<(Settings, Declared)> {
     let settings = Settings {
         script,
-        command: String::new(),
+        command: command.unwrap_or_default().to_string(),
         given: options,
         global: globals.global.clone(),
         print_to_stderr: false,
@@ -248,14 +252,6 @@ fn option_refused(
     match unknown.and_then(|name| given.get(name)) {
         Some(arg) => Said::stderr(format!("invalid option: {arg}")).into(),
         None => err,
-    }
-}
-
-/// Refuses a `--db-driver` other than mysql, as sysbench's driver() does.
-fn driver_named(globals: &Globals) -> anyhow::Result<()> {
-    match globals.db_driver() {
-        "mysql" => Ok(()),
-        other => Err(Said::fatal(format!("invalid database driver name: '{other}'")).into()),
     }
 }
 
@@ -407,30 +403,23 @@ impl SysbenchRun {
             seed: self.globals.seed(),
             ..Matrix::default()
         };
-        outln!("Running the test with following options:");
-        outln!("Number of threads: {}", global.threads);
-        if global.rate > 0.0 {
-            outln!("Target transaction rate: {}/sec", global.rate as i64);
+        if self.globals.logs(level::NOTICE) {
+            out!("{}", opening_lines(&self.globals, ""));
         }
-        if global.report_interval > 0.0 {
-            outln!(
-                "Report intermediate results every {} second(s)",
-                global.report_interval as i64
-            );
-        }
-        if global.rand_seed != 0 {
-            outln!(
-                "Initializing random number generator from seed ({}).\n",
-                global.rand_seed as i32
-            );
-        } else {
-            outln!("Initializing random number generator from current time\n");
-        }
-        outln!();
-        outln!("Initializing worker threads...\n");
-        driver_named(&self.globals)?;
         let plan = Plan::new(std::sync::Arc::new(study), &matrix);
         Ok((plan, self.globals.dsn()))
+    }
+
+    /// What sysbench prints once every worker has started: each worker's debug lines (at
+    /// `--verbosity=5`), then "Threads started!".
+    pub fn threads_started(&self) {
+        started_lines(&self.globals);
+    }
+
+    /// What sysbench prints when the run ends, before its report (at `--verbosity=4` and
+    /// above): which limit ended it, said by every thread (repeats counted), and "Done.".
+    pub fn ended(&self, events: u64) {
+        ended_lines(&self.globals, events);
     }
 
     /// The database the script's tables are in (`--mysql-db`).
@@ -467,7 +456,7 @@ impl SysbenchRun {
                 Rc::clone(&self.hook_error),
             )?));
         }
-        Ok(self.lines.then(intervals::report_interval_lines))
+        Ok((self.lines && self.globals.logs(level::NOTICE)).then(intervals::report_interval_lines))
     }
 
     /// A worker that could not start (its `thread_init` failed, its first connection was
@@ -494,7 +483,7 @@ impl SysbenchRun {
             return Err(err);
         }
         let cell = record.cells.first();
-        if self.globals.histogram {
+        if self.globals.histogram && self.globals.logs(level::NOTICE) {
             let events = cell
                 .and_then(|cell| crate::measure::decode_histogram(&cell.event_histogram_v2).ok());
             if let Some(events) = events {
@@ -513,6 +502,9 @@ impl SysbenchRun {
             }
             return Ok(());
         }
+        if !self.globals.logs(level::NOTICE) {
+            return Ok(());
+        }
         let view = crate::view::View::of(record);
         out!(
             "{}",
@@ -521,4 +513,79 @@ impl SysbenchRun {
         let _ = format::FORMAT.name();
         Ok(())
     }
+}
+
+/// sysbench's opening lines of a run (`Running the test with following options:` …
+/// `Initializing worker threads...`), with what a built-in test says of its mode
+/// (`mode`, its own lines) before the workers start.
+pub fn opening_lines(globals: &Globals, mode: &str) -> String {
+    let global = &globals.global;
+    let mut out = String::from("Running the test with following options:\n");
+    out.push_str(&format!("Number of threads: {}\n", global.threads));
+    if global.rate > 0.0 {
+        out.push_str(&format!(
+            "Target transaction rate: {}/sec\n",
+            global.rate as i64
+        ));
+    }
+    if global.report_interval > 0.0 {
+        out.push_str(&format!(
+            "Report intermediate results every {} second(s)\n",
+            global.report_interval as i64
+        ));
+    }
+    if global.rand_seed != 0 {
+        out.push_str(&format!(
+            "Initializing random number generator from seed ({}).\n\n",
+            global.rand_seed as i32
+        ));
+    } else {
+        out.push_str("Initializing random number generator from current time\n\n");
+    }
+    out.push('\n');
+    out.push_str(mode);
+    out.push_str("Initializing worker threads...\n\n");
+    if globals.logs(level::DEBUG) {
+        // sysbench's background threads, started before its workers.
+        if global.rate > 0.0 {
+            out.push_str("DEBUG: Event generating thread started\n");
+        }
+        if global.report_interval > 0.0 {
+            out.push_str("DEBUG: Reporting thread started\n");
+        }
+    }
+    out
+}
+
+/// Every worker started: at debug level each one's two lines, then "Threads started!".
+pub fn started_lines(globals: &Globals) {
+    flush_script_output();
+    if globals.logs(level::DEBUG) {
+        for thread in 0..globals.global.threads {
+            outln!("DEBUG: Worker thread (#{thread}) started");
+            outln!("DEBUG: Worker thread (#{thread}) initialized");
+        }
+    }
+    if globals.logs(level::NOTICE) {
+        outln!("Threads started!\n");
+    }
+}
+
+/// The run over, at info level: the limit that ended it, once per thread (sysbench's log
+/// says a repeated line once, then how many times it came again), then "Done.".
+pub fn ended_lines(globals: &Globals, events: u64) {
+    if !globals.logs(level::INFO) {
+        return;
+    }
+    flush_script_output();
+    let global = &globals.global;
+    let by_events = global.events > 0.0 && events >= global.events as u64;
+    outln!(
+        "{} limit exceeded, exiting...",
+        if by_events { "Event" } else { "Time" }
+    );
+    if global.threads > 1 {
+        outln!("(last message repeated {} times)", global.threads - 1);
+    }
+    outln!("Done.\n");
 }
