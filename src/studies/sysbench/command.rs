@@ -18,10 +18,9 @@ use std::rc::Rc;
 
 use super::command_line::{self, level, Asked, Globals, Invocation};
 use super::said::Said;
-use super::{format, hooks, intervals};
+use super::{builtin, format, hooks, intervals};
 use crate::engine::Engine;
 use crate::plan::{Matrix, Plan};
-use crate::report::formats::Format as _;
 use crate::results::RunRecord;
 use crate::runner::IntervalHook;
 use crate::server::{ConnectionSpec, Dsn};
@@ -31,9 +30,6 @@ use crate::studies::lua::{self, LuaParams};
 /// The first line sysbench prints for every command but `--help` and `--version`: its
 /// version and its LuaJIT's (enginebench's LuaJIT is built in, 2.1 as sysbench's).
 pub const HEADER: &str = "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta3)";
-
-/// sysbench's built-in tests: they measure the machine, not a database.
-const BUILT_IN_TESTS: [&str; 5] = ["fileio", "cpu", "memory", "threads", "mutex"];
 
 /// What `enginebench sysbench` has left to do once it has started.
 pub enum Start {
@@ -83,8 +79,8 @@ pub fn start(args: &[String]) -> anyhow::Result<Start> {
         }
         Some(name) => name,
     };
-    if let Some(test) = BUILT_IN_TESTS.iter().find(|test| **test == script) {
-        return Err(built_in_refused(test, command.is_none()).into());
+    if builtin::NAMES.contains(&script.as_str()) {
+        return built_in(&script, command.as_deref(), &given, globals);
     }
     let found = Script::find(&script).map_err(|_| {
         Said::fatal(format!(
@@ -225,16 +221,51 @@ fn load(
     Ok((settings, declared))
 }
 
-/// The refusal of sysbench's built-in `test`: enginebench measures databases.
-fn built_in_refused(test: &str, no_command: bool) -> Said {
-    if no_command {
-        return Said::stderr(format!(
+/// sysbench's built-in `test` (cpu, memory, threads, mutex, fileio) and its command:
+/// `run` handed back to measure, the others done here.
+fn built_in(
+    test: &str,
+    command: Option<&str>,
+    given: &std::collections::BTreeMap<String, String>,
+    globals: Globals,
+) -> anyhow::Result<Start> {
+    let Some(command) = command else {
+        return Err(Said::stderr(format!(
             "The '{test}' test requires a command argument. See 'sysbench {test} help'"
-        ));
+        ))
+        .into());
+    };
+    // The test's options, spelled as given (`--file-test-mode=rndrw`), by name.
+    let options: std::collections::BTreeMap<String, String> = given
+        .iter()
+        .map(|(name, arg)| {
+            let value = arg.split_once('=').map_or("on", |(_, value)| value);
+            (name.clone(), value.to_string())
+        })
+        .collect();
+    let global = &globals.global;
+    match builtin::carry_out(
+        test,
+        command,
+        &options,
+        global.events as u64,
+        global.verbosity,
+    )? {
+        builtin::Command::Done => Ok(Start::Done),
+        builtin::Command::Run(running) => Ok(Start::Run(Box::new(SysbenchRun {
+            of: RunOf::BuiltIn(
+                builtin::BuiltInParams {
+                    test: test.to_string(),
+                    options,
+                    running,
+                }
+                .into(),
+            ),
+            globals,
+            lines: false,
+            hook_error: Rc::default(),
+        }))),
     }
-    Said::fatal(format!(
-        "'{test}' is one of sysbench's built-in tests, which measure the machine rather than a database: enginebench sysbench runs Lua scripts against MySQL and MariaDB; run `sysbench {test}` itself"
-    ))
 }
 
 /// An option the script does not declare, refused as sysbench refuses it ("invalid option:
@@ -354,14 +385,22 @@ fn error_words(cause: &str) -> String {
 
 /// `run`: one cell of `--threads` on the named server, sysbench's lines around it.
 pub struct SysbenchRun {
-    settings: Settings,
-    declared: Declared,
+    of: RunOf,
     globals: Globals,
     /// sysbench's `--report-interval` lines are printed as the run goes.
     lines: bool,
     /// The first error of the script's `report_intermediate`, which fails the command once
     /// the run is saved.
     hook_error: Rc<RefCell<Option<anyhow::Error>>>,
+}
+
+/// What a run runs: a script, or one of sysbench's built-in tests.
+enum RunOf {
+    Script {
+        settings: Box<Settings>,
+        declared: Box<Declared>,
+    },
+    BuiltIn(std::sync::Arc<builtin::BuiltInParams>),
 }
 
 impl SysbenchRun {
@@ -371,8 +410,10 @@ impl SysbenchRun {
         let lines = globals.global.report_interval > 0.0
             && !hooks::declares(&declared, "report_intermediate");
         SysbenchRun {
-            settings,
-            declared,
+            of: RunOf::Script {
+                settings: Box::new(settings),
+                declared: Box::new(declared),
+            },
             globals,
             lines,
             hook_error: Rc::default(),
@@ -383,18 +424,11 @@ impl SysbenchRun {
     /// on, with sysbench's opening lines printed. Nothing connects here: the script's
     /// workers connect when it says.
     pub fn plan(&self) -> anyhow::Result<(Plan, Dsn)> {
-        let engine = self
-            .settings
-            .given
-            .get("mysql_storage_engine")
-            .and_then(|name| name.parse::<Engine>().ok())
-            .unwrap_or(Engine::InnoDb);
         let global = &self.globals.global;
-        let study = LuaParams::as_sysbench_runs(self.settings.clone(), self.declared.clone());
         // sysbench's run: one cell of its threads on the tables as they are, `engine` only
         // labelling it.
-        let matrix = Matrix {
-            engines: vec![engine],
+        let mut matrix = Matrix {
+            engines: vec![Engine::InnoDb],
             threads: vec![global.threads],
             time: self.globals.time_limit(),
             events: (global.events > 0.0).then_some(global.events as u64),
@@ -403,10 +437,46 @@ impl SysbenchRun {
             seed: self.globals.seed(),
             ..Matrix::default()
         };
-        if self.globals.logs(level::NOTICE) {
-            out!("{}", opening_lines(&self.globals, ""));
-        }
-        let plan = Plan::new(std::sync::Arc::new(study), &matrix);
+        let notice = self.globals.logs(level::NOTICE);
+        let study: std::sync::Arc<dyn crate::plan::StudyKind> = match &self.of {
+            RunOf::Script { settings, declared } => {
+                if let Some(engine) = settings
+                    .given
+                    .get("mysql_storage_engine")
+                    .and_then(|name| name.parse::<Engine>().ok())
+                {
+                    matrix.engines = vec![engine];
+                }
+                if notice {
+                    out!("{}", opening_lines(&self.globals));
+                    out!("{}", workers_lines(&self.globals));
+                }
+                std::sync::Arc::new(LuaParams::as_sysbench_runs(
+                    (**settings).clone(),
+                    (**declared).clone(),
+                ))
+            }
+            RunOf::BuiltIn(params) => {
+                // A test with its own limit (memory's total size, mutex's one event per
+                // thread) runs that many events per thread, whatever --events says.
+                if let Some(each) = params.running.events_per_thread(global.threads) {
+                    matrix.events = None;
+                    matrix.loops = Some(each);
+                }
+                // The test's mode lines are notices (or info, at 4).
+                if notice {
+                    out!("{}", opening_lines(&self.globals));
+                    out!("{}", params.running.mode_lines(global.verbosity));
+                }
+                flush_script_output();
+                params.running.start(global.threads, matrix.seed)?;
+                if notice {
+                    out!("{}", workers_lines(&self.globals));
+                }
+                params.clone()
+            }
+        };
+        let plan = Plan::new(study, &matrix);
         Ok((plan, self.globals.dsn()))
     }
 
@@ -447,10 +517,28 @@ impl SysbenchRun {
     /// script's own `report_intermediate`.
     pub fn interval_hook(&self) -> anyhow::Result<Option<IntervalHook>> {
         let report_interval = self.globals.global.report_interval;
-        if report_interval > 0.0 && hooks::declares(&self.declared, "report_intermediate") {
+        let (settings, declared) = match &self.of {
+            RunOf::Script { settings, declared } => (settings, declared),
+            RunOf::BuiltIn(params) => {
+                let shown = report_interval > 0.0 && self.globals.logs(level::NOTICE);
+                let running = std::sync::Arc::clone(&params.running);
+                return Ok(shown.then(|| {
+                    Rc::new(
+                        move |interval: &crate::measure::IntervalMeasurement, threads: u32| {
+                            outln!(
+                                "[ {:.0}s ] {}",
+                                interval.end_s,
+                                running.interval_line(interval, threads)
+                            );
+                        },
+                    ) as IntervalHook
+                }));
+            }
+        };
+        if report_interval > 0.0 && hooks::declares(declared, "report_intermediate") {
             return Ok(Some(hooks::intermediate(
-                &self.settings,
-                &self.declared,
+                settings,
+                declared,
                 report_interval,
                 self.globals.percentile,
                 Rc::clone(&self.hook_error),
@@ -491,34 +579,39 @@ impl SysbenchRun {
                 out!("{} \n", format::latency_histogram(&events));
             }
         }
-        if hooks::declares(&self.declared, "report_cumulative") {
-            if let Some(cell) = cell {
-                hooks::cumulative(
-                    &self.settings,
-                    &self.declared,
-                    cell,
-                    self.globals.percentile,
-                )?;
+        let script = match &self.of {
+            RunOf::Script { settings, declared } => Some((settings, declared)),
+            RunOf::BuiltIn(_) => None,
+        };
+        if let (Some((settings, declared)), Some(cell)) = (script, cell) {
+            if hooks::declares(declared, "report_cumulative") {
+                hooks::cumulative(settings, declared, cell, self.globals.percentile)?;
+                return Ok(());
             }
-            return Ok(());
         }
         if !self.globals.logs(level::NOTICE) {
             return Ok(());
         }
         let view = crate::view::View::of(record);
+        if let (RunOf::BuiltIn(params), Some(cell), Some(figures)) =
+            (&self.of, cell, view.cells.first())
+        {
+            out!(
+                "{}",
+                params.running.report_lines(cell.events, figures.seconds)
+            );
+        }
         out!(
             "{}",
             format::sysbench_report(&view, self.globals.percentile)
         );
-        let _ = format::FORMAT.name();
         Ok(())
     }
 }
 
-/// sysbench's opening lines of a run (`Running the test with following options:` …
-/// `Initializing worker threads...`), with what a built-in test says of its mode
-/// (`mode`, its own lines) before the workers start.
-pub fn opening_lines(globals: &Globals, mode: &str) -> String {
+/// sysbench's opening lines of a run (`Running the test with following options:` … the
+/// seed), after which a built-in test says its mode.
+pub fn opening_lines(globals: &Globals) -> String {
     let global = &globals.global;
     let mut out = String::from("Running the test with following options:\n");
     out.push_str(&format!("Number of threads: {}\n", global.threads));
@@ -543,10 +636,15 @@ pub fn opening_lines(globals: &Globals, mode: &str) -> String {
         out.push_str("Initializing random number generator from current time\n\n");
     }
     out.push('\n');
-    out.push_str(mode);
-    out.push_str("Initializing worker threads...\n\n");
+    out
+}
+
+/// "Initializing worker threads...", and at debug level sysbench's background threads,
+/// started before its workers.
+pub fn workers_lines(globals: &Globals) -> String {
+    let global = &globals.global;
+    let mut out = String::from("Initializing worker threads...\n\n");
     if globals.logs(level::DEBUG) {
-        // sysbench's background threads, started before its workers.
         if global.rate > 0.0 {
             out.push_str("DEBUG: Event generating thread started\n");
         }
