@@ -3,8 +3,9 @@
 //! in its order and words (`--help`, `--version`, a script only loaded, a script on
 //! standard input, `help`, `prepare`, `cleanup`, a script's own commands, and the
 //! refusals, as [`Said`]); `run` ([`SysbenchRun`]) gives the cell to measure on the named
-//! server (nothing created or dropped), sysbench's opening lines, its `--report-interval`
-//! lines (or the script's hooks) and its report. enginebench's own lines go to stderr
+//! server (nothing created or dropped), or of a built-in test (`builtin`), sysbench's
+//! opening lines, its `--report-interval` lines (or the script's hooks) and its report,
+//! each at the `--verbosity` sysbench prints it. enginebench's own lines go to stderr
 //! with `--verbose` only. The command (commands/sysbench.rs) measures the cell and stores
 //! it like any other run.
 //!
