@@ -213,7 +213,17 @@ fn the_built_in_tests_print_what_sysbench_prints() {
     ];
     let found = differences(&tmp, &dir, &cases);
     assert!(found.is_empty(), "{}", found.join("\n\n"));
-    // fileio's whole cycle, each program on no files: prepare, each mode, cleanup.
+    std::fs::remove_dir_all(&dir).unwrap();
+    common::assert_nothing_left(&tmp);
+}
+
+/// fileio's whole cycle, each program on no files: prepare, each mode (fsync variants,
+/// O_DIRECT, interval lines), cleanup; what both print compared step by step.
+#[test]
+fn fileio_prepares_runs_and_cleans_up_as_sysbench_does() {
+    let tmp = common::private_tmpdir("sysbench-fileio");
+    let dir = tmp.join("work");
+    std::fs::create_dir_all(&dir).unwrap();
     let files = ["--file-num=4", "--file-total-size=8M"];
     let with = |rest: &[&'static str]| -> Vec<&'static str> {
         files.iter().copied().chain(rest.iter().copied()).collect()

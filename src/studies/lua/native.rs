@@ -36,19 +36,6 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
         })?,
     )?;
     native.set("count_ignored", lua.create_function(|_, ()| Ok(()))?)?;
-    // sysbench.cmdline.print_test_options: the options the script declares now, in
-    // sysbench's layout.
-    native.set(
-        "test_options_text",
-        lua.create_function(|lua, ()| {
-            let options: mlua::Value = lua.load("return sysbench.cmdline.options").eval()?;
-            let mut declared = super::script::Declared::default();
-            if let mlua::Value::Table(options) = options {
-                (declared.options, declared.option_types) = super::script::read_options(&options)?;
-            }
-            Ok(super::script::options_text(&declared))
-        })?,
-    )?;
     let ctx = Rc::clone(&context);
     native.set(
         "fatal_sql_error",

@@ -537,6 +537,7 @@ impl State {
             path.push_str(&default);
             package.set("path", path)?;
             native::install(&lua, Rc::clone(&context))?;
+            install_test_options(&lua)?;
             let sysbench = lua.create_table()?;
             sysbench.set("tid", tid)?;
             // As sysbench sets them: the command only when one was given, the script as
@@ -727,6 +728,24 @@ impl State {
             .map(drop)
             .map_err(|err| self.failed(name, &err))
     }
+}
+
+/// `test_options_text`, behind sysbench.cmdline.print_test_options: the options the
+/// script declares now, in sysbench's layout.
+fn install_test_options(lua: &Lua) -> mlua::Result<()> {
+    let native: mlua::Table = lua.globals().get("__enginebench")?;
+    native.set(
+        "test_options_text",
+        lua.create_function(|lua, ()| {
+            let options: mlua::Value = lua.load("return sysbench.cmdline.options").eval()?;
+            let mut declared = Declared::default();
+            if let mlua::Value::Table(options) = options {
+                (declared.options, declared.option_types) = read_options(&options)?;
+            }
+            Ok(options_text(&declared))
+        })?,
+    )?;
+    Ok(())
 }
 
 /// sysbench's options that 0.5's scripts read as globals and `sysbench.opt` does not hold

@@ -10,12 +10,13 @@
 //! Owns: the fileio test's options, files, requests and report. Must not know how events
 //! are driven.
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt as _, OpenOptionsExt as _};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::fileio_requests::{Buffer, Mode, Next, Operation, Request};
 use super::{
     fatal, option, size_words, OptionSpec, Test, Values, BOOL, DOUBLE, INT, LIST, SIZE, STRING,
 };
@@ -24,112 +25,25 @@ use crate::measure::{IntervalMeasurement, QueryRecorder};
 use crate::sqlerror::QueryFailure;
 use crate::studies::sysbench::said::Said;
 
+// sysbench's table of options, one a line.
+#[rustfmt::skip]
 pub const OPTIONS: &[OptionSpec] = &[
     option("file-num", "number of files to create", Some("128"), INT),
-    option(
-        "file-block-size",
-        "block size to use in all IO operations",
-        Some("16384"),
-        INT,
-    ),
-    option(
-        "file-total-size",
-        "total size of files to create",
-        Some("2G"),
-        SIZE,
-    ),
-    option(
-        "file-test-mode",
-        "test mode {seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw}",
-        None,
-        STRING,
-    ),
-    option(
-        "file-io-mode",
-        "file operations mode {sync,async,mmap}",
-        Some("sync"),
-        STRING,
-    ),
-    option(
-        "file-async-backlog",
-        "number of asynchronous operatons to queue per thread",
-        Some("128"),
-        INT,
-    ),
-    option(
-        "file-extra-flags",
-        "list of additional flags to use to open files {sync,dsync,direct}",
-        Some(""),
-        LIST,
-    ),
-    option(
-        "file-fsync-freq",
-        "do fsync() after this number of requests (0 - don't use fsync())",
-        Some("100"),
-        INT,
-    ),
-    option(
-        "file-fsync-all",
-        "do fsync() after each write operation",
-        Some("off"),
-        BOOL,
-    ),
-    option(
-        "file-fsync-end",
-        "do fsync() at the end of test",
-        Some("on"),
-        BOOL,
-    ),
-    option(
-        "file-fsync-mode",
-        "which method to use for synchronization {fsync, fdatasync}",
-        Some("fsync"),
-        STRING,
-    ),
-    option(
-        "file-merged-requests",
-        "merge at most this number of IO requests if possible (0 - don't merge)",
-        Some("0"),
-        INT,
-    ),
-    option(
-        "file-rw-ratio",
-        "reads/writes ratio for combined test",
-        Some("1.5"),
-        DOUBLE,
-    ),
+    option("file-block-size", "block size to use in all IO operations", Some("16384"), INT),
+    option("file-total-size", "total size of files to create", Some("2G"), SIZE),
+    option("file-test-mode", "test mode {seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw}", None, STRING),
+    option("file-io-mode", "file operations mode {sync,async,mmap}", Some("sync"), STRING),
+    option("file-async-backlog", "number of asynchronous operatons to queue per thread", Some("128"), INT),
+    option("file-extra-flags", "list of additional flags to use to open files {sync,dsync,direct}", Some(""), LIST),
+    option("file-fsync-freq", "do fsync() after this number of requests (0 - don't use fsync())", Some("100"), INT),
+    option("file-fsync-all", "do fsync() after each write operation", Some("off"), BOOL),
+    option("file-fsync-end", "do fsync() at the end of test", Some("on"), BOOL),
+    option("file-fsync-mode", "which method to use for synchronization {fsync, fdatasync}", Some("fsync"), STRING),
+    option("file-merged-requests", "merge at most this number of IO requests if possible (0 - don't merge)", Some("0"), INT),
+    option("file-rw-ratio", "reads/writes ratio for combined test", Some("1.5"), DOUBLE),
 ];
 
 const MEGABYTE: f64 = 1024.0 * 1024.0;
-
-#[derive(Clone, Copy, PartialEq)]
-enum Mode {
-    SeqWrite,
-    SeqRewrite,
-    SeqRead,
-    RndRead,
-    RndWrite,
-    RndRw,
-}
-
-impl Mode {
-    fn words(self) -> &'static str {
-        match self {
-            Mode::SeqWrite => "sequential write (creation)",
-            Mode::SeqRewrite => "sequential rewrite",
-            Mode::SeqRead => "sequential read",
-            Mode::RndRead => "random read",
-            Mode::RndWrite => "random write",
-            Mode::RndRw => "random r/w",
-        }
-    }
-    fn random(self) -> bool {
-        matches!(self, Mode::RndRead | Mode::RndWrite | Mode::RndRw)
-    }
-    fn writes(self) -> bool {
-        !matches!(self, Mode::SeqRead | Mode::RndRead)
-    }
-}
 
 /// The options every command reads (sysbench's parse_arguments).
 struct Layout {
@@ -536,97 +450,6 @@ impl Counts {
     }
 }
 
-/// sysbench's request generator's state.
-#[derive(Default)]
-struct Next {
-    position: u64,
-    file: usize,
-    fsynced_file: usize,
-    requests: u64,
-    dirty: bool,
-    reads: u64,
-    writes: u64,
-}
-
-/// The run's settings each worker needs.
-#[derive(Clone, Copy)]
-struct Request {
-    mode: Mode,
-    file_size: u64,
-    block_size: u64,
-    request_size: u64,
-    fsync_freq: u64,
-    fsync_all: bool,
-    fsync_end: bool,
-    data_only: bool,
-    rw_ratio: f64,
-}
-
-enum Operation {
-    Read { file: usize, at: u64, size: u64 },
-    Write { file: usize, at: u64, size: u64 },
-    Fsync { file: usize },
-}
-
-impl Request {
-    /// The next request, as sysbench's file_get_seq_request / file_get_rnd_request.
-    fn next(&self, shared: &Shared) -> Operation {
-        let mut next = shared.next.lock().unwrap_or_else(|e| e.into_inner());
-        let writing = match self.mode {
-            Mode::SeqWrite | Mode::SeqRewrite | Mode::RndWrite => true,
-            Mode::RndRw => (next.reads + 1) as f64 / (next.writes + 1) as f64 >= self.rw_ratio,
-            Mode::SeqRead | Mode::RndRead => false,
-        };
-        let fsync_due = self.fsync_freq != 0
-            && next.dirty
-            && (writing || self.mode.random())
-            && next.requests % self.fsync_freq == 0;
-        if fsync_due {
-            let file = next.fsynced_file;
-            next.fsynced_file += 1;
-            if next.fsynced_file == shared.files.len() {
-                next.fsynced_file = 0;
-                next.dirty = false;
-            }
-            return Operation::Fsync { file };
-        }
-        next.requests += 1;
-        if writing {
-            next.dirty = true;
-            next.writes += 1;
-        } else {
-            next.reads += 1;
-        }
-        let (file, at, size) = if self.mode.random() {
-            let total = self.file_size * shared.files.len() as u64;
-            let unit: f64 = shared.rng.lock().unwrap_or_else(|e| e.into_inner()).gen();
-            let mut at = (unit * total as f64) as u64;
-            at -= at % self.block_size;
-            let file = ((at / self.file_size) as usize).min(shared.files.len() - 1);
-            let at = at % self.file_size;
-            (file, at, self.block_size.min(self.file_size - at))
-        } else {
-            if next.file == shared.files.len() {
-                next.file = 0;
-                next.position = 0;
-            }
-            let (file, at) = (next.file, next.position);
-            let size = self.request_size.min(self.file_size - at);
-            next.position += size;
-            if next.position == self.file_size {
-                next.file += 1;
-                next.position = 0;
-            }
-            (file, at, size)
-        };
-        if writing {
-            Operation::Write { file, at, size }
-        } else {
-            Operation::Read { file, at, size }
-        }
-    }
-}
-
 struct FileWorkload {
     shared: Arc<Shared>,
     request: Request,
@@ -674,7 +497,10 @@ impl FileWorker {
 impl Worker for FileWorker {
     fn event(&mut self, _recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
         let counts = &self.shared.counts;
-        match self.request.next(&self.shared) {
+        match self
+            .request
+            .next(&self.shared.next, &self.shared.rng, self.shared.files.len())
+        {
             Operation::Fsync { file } => self.fsync(file),
             Operation::Write { file, at, size } => {
                 let bytes = &self.buffer.bytes()[..size as usize];
@@ -718,32 +544,5 @@ impl Worker for FileWorker {
             }
         }
         Ok(())
-    }
-}
-
-/// A zeroed buffer aligned to the page, as O_DIRECT needs (sysbench's sb_memalign).
-struct Buffer {
-    memory: Vec<u8>,
-    offset: usize,
-    len: usize,
-}
-
-impl Buffer {
-    const ALIGN: usize = 4096;
-
-    fn new(len: usize) -> Buffer {
-        let memory = vec![0u8; len + Self::ALIGN];
-        let offset = memory.as_ptr().align_offset(Self::ALIGN);
-        Buffer {
-            memory,
-            offset,
-            len,
-        }
-    }
-    fn bytes(&self) -> &[u8] {
-        &self.memory[self.offset..self.offset + self.len]
-    }
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        &mut self.memory[self.offset..self.offset + self.len]
     }
 }

@@ -12,6 +12,7 @@
 
 mod cpu;
 mod fileio;
+mod fileio_requests;
 mod memory;
 mod mutex;
 mod threads;
