@@ -80,6 +80,7 @@ fn measure(run: &SysbenchRun) -> anyhow::Result<Finished> {
         ..CellConfig::default()
     };
     let mut observer = SysbenchProgress {
+        run,
         hook: run.interval_hook()?,
         threads: cell.threads,
         started: Cell::new(false),
@@ -142,6 +143,7 @@ fn measure(run: &SysbenchRun) -> anyhow::Result<Finished> {
         }
         _ => {
             command::flush_script_output();
+            run.ended(measured.events);
             run.report(&record)?;
             command::flush_script_output();
             Ok(finished)
@@ -176,17 +178,17 @@ fn store(run: &SysbenchRun, record: &RunRecord) -> anyhow::Result<()> {
 
 /// sysbench's progress: "Threads started!" once every worker is ready, then each
 /// interval's line (or the script's hook) as it closes.
-struct SysbenchProgress {
+struct SysbenchProgress<'a> {
+    run: &'a SysbenchRun,
     hook: Option<IntervalHook>,
     threads: u32,
     started: Cell<bool>,
 }
 
-impl CellObserver for SysbenchProgress {
+impl CellObserver for SysbenchProgress<'_> {
     fn workers_ready(&mut self) -> Result<(), String> {
         self.started.set(true);
-        command::flush_script_output();
-        outln!("Threads started!\n");
+        self.run.threads_started();
         Ok(())
     }
 

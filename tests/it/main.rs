@@ -48,6 +48,7 @@ mod setup_stalls;
 mod stalls;
 mod store;
 mod study_kind;
+mod sysbench_all;
 mod sysbench_drop_in;
 mod sysbench_legacy;
 mod tls;

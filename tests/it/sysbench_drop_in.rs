@@ -18,12 +18,12 @@ use super::common;
 use enginebench::server::{ServerOptions, ThrowawayServer};
 
 /// One command line, run by both tools in `dir`, with `stdin` given to each.
-struct Case {
-    args: Vec<String>,
-    stdin: Option<String>,
+pub(super) struct Case {
+    pub(super) args: Vec<String>,
+    pub(super) stdin: Option<String>,
 }
 
-fn case(args: &[&str]) -> Case {
+pub(super) fn case(args: &[&str]) -> Case {
     Case {
         args: args.iter().map(ToString::to_string).collect(),
         stdin: None,
@@ -70,7 +70,7 @@ fn mask(text: &str) -> String {
     masked_lines.join("\n")
 }
 
-fn run_tool(tool: &mut Command, case: &Case, dir: &Path) -> Output {
+pub(super) fn run_tool(tool: &mut Command, case: &Case, dir: &Path) -> Output {
     let mut child = tool
         .args(&case.args)
         .current_dir(dir)
@@ -88,7 +88,7 @@ fn run_tool(tool: &mut Command, case: &Case, dir: &Path) -> Output {
 }
 
 /// The case under sysbench, then under `enginebench sysbench`.
-fn both(tmp: &Path, dir: &Path, case: &Case) -> (Output, Output) {
+pub(super) fn both(tmp: &Path, dir: &Path, case: &Case) -> (Output, Output) {
     let reference = run_tool(&mut Command::new("sysbench"), case, dir);
     let mut ours = common::enginebench(tmp);
     ours.arg("sysbench");
@@ -96,7 +96,7 @@ fn both(tmp: &Path, dir: &Path, case: &Case) -> (Output, Output) {
 }
 
 /// What differs between the two tools' outputs of `case`, in words (None: nothing).
-fn compared(case: &Case, reference: &Output, ours: &Output) -> Option<String> {
+pub(super) fn compared(case: &Case, reference: &Output, ours: &Output) -> Option<String> {
     let mut found = Vec::new();
     if reference.status.code() != ours.status.code() {
         found.push(format!(
@@ -121,7 +121,7 @@ fn compared(case: &Case, reference: &Output, ours: &Output) -> Option<String> {
 }
 
 /// A throwaway server with the `sbtest` database, and sysbench's options to reach it.
-fn server() -> (ThrowawayServer, Vec<String>) {
+pub(super) fn server() -> (ThrowawayServer, Vec<String>) {
     common::require_mariadb();
     let found = Command::new("sysbench").arg("--version").output();
     assert!(
@@ -141,8 +141,28 @@ fn server() -> (ThrowawayServer, Vec<String>) {
 }
 
 /// Scripts of the cases: one that only prints, one without `event`, one with a custom
-/// command, and hooks on a script that never connects.
-const SCRIPTS: [(&str, &str); 6] = [
+/// command, hooks on a script that never connects, and a help of its own that prints
+/// the options through `sysbench.cmdline.print_test_options` (every type of option).
+const SCRIPTS: [(&str, &str); 7] = [
+    (
+        "helpful.lua",
+        "sysbench.cmdline.options = {\n\
+           rows = {'rows per table', 1000},\n\
+           size = {'bytes per row', '16K', sysbench.cmdline.ARG_SIZE},\n\
+           count = {'a count', 3, sysbench.cmdline.ARG_INT},\n\
+           fast = {'go fast', false},\n\
+           hosts = {'hosts', {'a', 'b'}},\n\
+           note = {'a note'},\n\
+         }\n\
+         sysbench.cmdline.commands = { x = {function() print('x ran', sysbench.opt.rows) end, sysbench.cmdline.PARALLEL_COMMAND} }\n\
+         function help()\n\
+           print('helpful.lua: a help of its own')\n\
+           sysbench.cmdline.print_test_options()\n\
+           print('x:', sysbench.cmdline.command_defined('x'), sysbench.cmdline.command_parallel('x'), sysbench.cmdline.call_command('x'))\n\
+           print('y:', sysbench.cmdline.command_defined('y'), sysbench.cmdline.call_command('y'), sysbench.cmdline.read_cmdline_options())\n\
+         end\n\
+         function event() end\n",
+    ),
     (
         "failing.lua",
         "function thread_init() n = 0 end\n\
@@ -269,6 +289,61 @@ fn every_command_line_prints_what_sysbench_prints() {
         with_server(&["--events=100", "--rand-seed=7", "oltp_point_select", "run"]),
         with_server(&["--time=1", "--percentile=99", "oltp_read_only", "run"]),
         with_server(&["--time=1", "--percentile=0", "oltp_point_select", "run"]),
+        // --verbosity: 0 and 1 print only what the script prints (and FATAL lines), 4
+        // adds the limit and "Done.", 5 the debug lines (one thread and no reporting
+        // thread: otherwise the order of the threads' lines is a race in sysbench).
+        case(&[
+            "--verbosity=0",
+            "--events=300",
+            "--threads=2",
+            "prints.lua",
+            "run",
+        ]),
+        case(&["--verbosity=0", "--events=2000", "hooks.lua", "run"]),
+        case(&[
+            "--verbosity=1",
+            "--time=2",
+            "--report-interval=1",
+            "no_db.lua",
+            "run",
+        ]),
+        case(&["--verbosity=1", "--events=100", "failing.lua", "run"]),
+        case(&[
+            "--verbosity=4",
+            "--events=500",
+            "--threads=3",
+            "no_db.lua",
+            "run",
+        ]),
+        case(&["--verbosity=4", "--time=1", "no_db.lua", "run"]),
+        case(&["--verbosity=5", "--events=500", "no_db.lua", "run"]),
+        case(&["--verbosity=2", "--events=100", "no_db.lua", "run"]),
+        case(&["--verbosity=9", "no_db.lua", "run"]),
+        case(&["--verbosity=-1", "no_db.lua", "run"]),
+        case(&["--verbosity=loud", "no_db.lua", "run"]),
+        case(&["--verbosity=0", "oltp_read_write", "help"]),
+        case(&["--verbosity=0", "custom.lua", "count"]),
+        with_server(&["--verbosity=0", "--events=50", "oltp_point_select", "run"]),
+        with_server(&[
+            "--verbosity=1",
+            "--events=50",
+            "--report-interval=1",
+            "oltp_read_only",
+            "run",
+        ]),
+        with_server(&["--verbosity=5", "--events=50", "oltp_point_select", "run"]),
+        // A script's help naming it as sysbench does, and one of its own through
+        // sysbench.cmdline.
+        case(&["/usr/share/sysbench/oltp_read_write.lua", "help"]),
+        case(&["./no_event.lua", "help"]),
+        case(&["helpful.lua", "help"]),
+        case(&["--rows=7", "helpful.lua", "x"]),
+        // An unknown driver: sysbench's line, then the script's failure.
+        case(&["--db-driver=nonexisting", "oltp_read_write", "prepare"]),
+        case(&["--db-driver=nonexisting", "oltp_read_write", "run"]),
+        case(&["--db-driver=nonexisting", "oltp_read_write", "cleanup"]),
+        case(&["--db-driver=nonexisting", "--events=10", "no_db.lua", "run"]),
+        case(&["--db-driver=nonexisting", "oltp_read_write", "help"]),
     ];
     // Each shipped script's run.
     for script in [

@@ -66,6 +66,52 @@ sysbench.cmdline.ARG_FILE = 7
 sysbench.cmdline.ARG_MAX = 8
 sysbench.opt = sysbench.opt or {}
 
+-- sysbench.cmdline's functions, as sysbench 1.0.20 has them. Options are read by
+-- enginebench from the table itself (script.rs), so reading them here only checks it.
+function sysbench.cmdline.read_cmdline_options()
+   local options = sysbench.cmdline.options
+   if options == nil then
+      return true
+   end
+   assert(type(options) == "table", "wrong type for sysbench.cmdline.options: " .. type(options))
+   for name, def in pairs(options) do
+      assert(type(name) == "string" and type(def) == "table",
+             "wrong table structure in sysbench.cmdline.options")
+      assert(def[1] ~= nil, "nil description for option " .. name)
+   end
+   return true
+end
+
+function sysbench.cmdline.command_defined(name)
+   local commands = sysbench.cmdline.commands
+   return type(commands) == "table" and commands[name] ~= nil and commands[name][1] ~= nil
+end
+
+function sysbench.cmdline.command_parallel(name)
+   return sysbench.cmdline.command_defined(name) and
+      sysbench.cmdline.commands[name][2] == sysbench.cmdline.PARALLEL_COMMAND
+end
+
+-- Runs a declared command: false when there is none, else whether it succeeded (no
+-- value returned counts as success, as in sysbench).
+function sysbench.cmdline.call_command(name)
+   if not sysbench.cmdline.command_defined(name) then
+      return false
+   end
+   local rc = sysbench.cmdline.commands[name][1]()
+   if rc == nil then
+      return true
+   end
+   return rc and true or false
+end
+
+-- The script's options in sysbench's help layout (what `SCRIPT help` prints after its
+-- "NAME options:" line), for a script's own help().
+function sysbench.cmdline.print_test_options()
+   local text = native.test_options_text()
+   print(text:sub(1, -2))
+end
+
 -- The per-statement calls, made through ffi as sysbench makes its own (src/studies/lua/fast.rs):
 -- a parameter's buffer, which param:set writes and each execution reads.
 ffi.cdef[[
@@ -177,7 +223,11 @@ local param_mt = {
 }
 
 function sysbench.sql.driver(name)
-   if name ~= nil and name ~= "mysql" then
+   -- sysbench's db_create(): the name given, else --db-driver; an unknown one logged as
+   -- a FATAL line before the error the script sees.
+   name = name or sysbench.opt.db_driver or "mysql"
+   if name ~= "mysql" then
+      print(string.format("FATAL: invalid database driver name: '%s'", tostring(name)))
       error("failed to initialize the DB driver", 2)
    end
    return setmetatable({ sname = "mysql", lname = "MySQL driver" }, driver_mt)
@@ -208,6 +258,10 @@ local function raise_sql_error(self, query, errno, state, message, ignorable, le
       sql_state = state,
       sql_errmsg = message,
    }
+   if ignorable and (sysbench.opt.verbosity or 3) >= 5 then
+      -- sysbench's driver logs an error of --mysql-ignore-errors at debug level.
+      print(string.format("DEBUG: Ignoring error %u %s, ", errno, message))
+   end
    if ignorable or (type(sysbench.hooks.sql_error_ignorable) == "function"
                     and sysbench.hooks.sql_error_ignorable(errdesc)) then
       native.count_ignored()
@@ -547,6 +601,28 @@ function sysbench.report_csv(stat)
                        stat.reads / seconds, stat.writes / seconds, stat.other / seconds,
                        stat.latency_pct * 1000,
                        stat.errors / seconds, stat.reconnects / seconds))
+end
+
+-- sysbench.report_json: each interval as a JSON object in one array, "[" before the first
+-- and "]" once the reporting state closes (a userdata's finalizer).
+function sysbench.report_json(stat)
+   if not __enginebench_json_open then
+      io.write('[\n')
+      __enginebench_json_open = newproxy(true)
+      getmetatable(__enginebench_json_open).__gc = function() io.write('\n]\n') end
+   else
+      io.write(',\n')
+   end
+   local seconds = stat.time_interval
+   io.write(string.format('  {\n    "time": %4.0f,\n    "threads": %u,\n    "tps": %4.2f,\n' ..
+                          '    "qps": {\n      "total": %4.2f,\n      "reads": %4.2f,\n' ..
+                          '      "writes": %4.2f,\n      "other": %4.2f\n    },\n' ..
+                          '    "latency": %4.2f,\n    "errors": %4.2f,\n    "reconnects": %4.2f\n  }',
+                          stat.time_total, stat.threads_running, stat.events / seconds,
+                          (stat.reads + stat.writes + stat.other) / seconds,
+                          stat.reads / seconds, stat.writes / seconds, stat.other / seconds,
+                          stat.latency_pct * 1000, stat.errors / seconds,
+                          stat.reconnects / seconds))
 end
 
 -- sysbench's bounded histograms (sysbench.histogram.new(size, min, max), h:update(value),

@@ -25,6 +25,9 @@ const PRELUDE: &str = include_str!("prelude.lua");
 /// sysbench 0.5's names, on top of the prelude's API.
 const LEGACY: &str = include_str!("legacy.lua");
 
+/// The name of a script read from standard input.
+pub const STDIN_NAME: &str = "(stdin)";
+
 /// Where sysbench's own scripts live when Debian's package is installed.
 const SYSBENCH_DIRS: [&str; 2] = ["/usr/share/sysbench", "/usr/local/share/sysbench"];
 
@@ -69,6 +72,17 @@ impl Script {
             path,
             source,
         })
+    }
+
+    /// The name sysbench gives the script in its messages: the last part of the name it
+    /// was given (`oltp_read_write`, `oltp_read_write.lua` for `/usr/share/…/oltp_read_write.lua`).
+    pub fn short_name(&self) -> &str {
+        self.name.rsplit('/').next().unwrap_or(&self.name)
+    }
+
+    /// Whether it was read from standard input.
+    pub fn from_stdin(&self) -> bool {
+        self.name == STDIN_NAME
     }
 
     /// The directory `require` looks in first (the script's own).
@@ -162,6 +176,8 @@ fn format_number(n: f64) -> String {
 #[derive(Debug, Clone, Default)]
 pub struct Declared {
     pub options: Vec<(String, String, Option<OptionValue>)>,
+    /// The options whose type the script gave (`sysbench.cmdline.ARG_*`).
+    pub option_types: BTreeMap<String, i64>,
     /// Whether it declares options at all (a script that does not takes any option, and
     /// sees them as globals too: sysbench's legacy API).
     pub declares_options: bool,
@@ -194,6 +210,13 @@ pub struct GlobalOptions {
     pub mysql_socket: String,
     pub mysql_user: String,
     pub mysql_db: String,
+    /// `--db-driver`: the name `sysbench.sql.driver()` takes when given none.
+    pub db_driver: String,
+    /// `--verbosity`: sysbench's log level, 0 (fatal only) to 5 (debug).
+    pub verbosity: u8,
+    /// sysbench's command line after its name (`sysbench.cmdline.argv[1..]`).
+    #[serde(skip)]
+    pub argv: Vec<String>,
 }
 
 impl Default for GlobalOptions {
@@ -213,6 +236,9 @@ impl Default for GlobalOptions {
             mysql_socket: String::new(),
             mysql_user: "sbtest".into(),
             mysql_db: "sbtest".into(),
+            db_driver: "mysql".into(),
+            verbosity: 3,
+            argv: Vec::new(),
         }
     }
 }
@@ -238,10 +264,10 @@ impl GlobalOptions {
             ("rand_spec_res", Number(75.0)),
             ("rand_pareto_h", Number(0.2)),
             ("rand_zipfian_exp", Number(0.8)),
-            ("db_driver", Text("mysql".into())),
+            ("db_driver", Text(self.db_driver.clone())),
             ("db_ps_mode", Text("auto".into())),
             ("db_debug", Bool(false)),
-            ("verbosity", Number(3.0)),
+            ("verbosity", Number(f64::from(self.verbosity))),
             ("mysql_host", List(vec![self.mysql_host.clone()])),
             ("mysql_port", List(vec![format_number(self.mysql_port)])),
             (
@@ -380,35 +406,105 @@ impl Settings {
         Ok(values)
     }
 
-    /// The script's `help`, as sysbench prints its options (`sb_print_options`): the
-    /// script named as it was given, the descriptions in a column one past the longest
-    /// option.
+    /// The script's `help`, as sysbench prints it: "NAME options:" (the script's name as
+    /// sysbench shortens it), then its options.
     pub fn help(&self, declared: &Declared) -> String {
-        let rows: Vec<(String, String)> = declared
-            .options
-            .iter()
-            .map(|(name, description, default)| {
-                let shown = default
-                    .as_ref()
-                    .map(|d| format!(" [{}]", d.shown()))
-                    .unwrap_or_default();
-                let flag = match default {
-                    Some(OptionValue::Bool(_)) => format!("--{name}[=on|off]"),
-                    Some(OptionValue::Number(_)) => format!("--{name}=N"),
-                    Some(OptionValue::List(_)) => format!("--{name}=[LIST,...]"),
-                    _ => format!("--{name}=STRING"),
-                };
-                (flag, format!("{description}{shown}"))
-            })
-            .collect();
-        let width = rows.iter().map(|(flag, _)| flag.len()).max().unwrap_or(0) + 1;
-        let mut out = format!("{} options:\n", self.script.name);
-        for (flag, text) in rows {
-            out.push_str(&format!("  {flag:<width$}{text}\n"));
-        }
-        out.push('\n');
-        out
+        format!(
+            "{} options:\n{}",
+            self.script.short_name(),
+            options_text(declared)
+        )
     }
+}
+
+/// A script's options as sysbench prints them (`sb_print_options`, which
+/// `sysbench.cmdline.print_test_options` calls): sorted by name, each flag spelled by its
+/// type (declared, else its default's), the descriptions in a column one past the longest
+/// flag, the default in brackets, then a blank line.
+pub fn options_text(declared: &Declared) -> String {
+    let rows: Vec<(String, String)> = declared
+        .options
+        .iter()
+        .map(|(name, description, default)| {
+            let shown = default
+                .as_ref()
+                .map(|d| format!(" [{}]", d.shown()))
+                .unwrap_or_default();
+            let kind = declared
+                .option_types
+                .get(name)
+                .copied()
+                .unwrap_or(match default {
+                    Some(OptionValue::Bool(_)) => ARG_BOOL,
+                    Some(OptionValue::Number(_)) => ARG_DOUBLE,
+                    Some(OptionValue::List(_)) => ARG_LIST,
+                    _ => ARG_STRING,
+                });
+            let spelled = match kind {
+                ARG_BOOL => "[=on|off]",
+                ARG_INT | ARG_DOUBLE => "=N",
+                ARG_SIZE => "=SIZE",
+                ARG_STRING => "=STRING",
+                ARG_LIST => "=[LIST,...]",
+                ARG_FILE => "=FILENAME",
+                _ => "=UNKNOWN",
+            };
+            (
+                format!("--{name}{spelled}"),
+                format!("{description}{shown}"),
+            )
+        })
+        .collect();
+    let width = rows.iter().map(|(flag, _)| flag.len()).max().unwrap_or(0) + 1;
+    let mut out = String::new();
+    for (flag, text) in rows {
+        out.push_str(&format!("  {flag:<width$}{text}\n"));
+    }
+    out.push('\n');
+    out
+}
+
+/// sysbench's option types (`sysbench.cmdline.ARG_*`, its sb_arg_type_t).
+const ARG_BOOL: i64 = 1;
+const ARG_INT: i64 = 2;
+const ARG_SIZE: i64 = 3;
+const ARG_DOUBLE: i64 = 4;
+const ARG_STRING: i64 = 5;
+const ARG_LIST: i64 = 6;
+const ARG_FILE: i64 = 7;
+
+/// `sysbench.cmdline.options` read: each option's name, description and default, sorted
+/// by name, and the types given explicitly (its definition's third field).
+type ReadOptions = (
+    Vec<(String, String, Option<OptionValue>)>,
+    BTreeMap<String, i64>,
+);
+
+pub fn read_options(options: &mlua::Table) -> mlua::Result<ReadOptions> {
+    let mut read = Vec::new();
+    let mut types = BTreeMap::new();
+    for pair in options.pairs::<String, mlua::Table>() {
+        let (name, definition) = pair?;
+        let description: String = definition.get(1).unwrap_or_default();
+        let default = match definition.get::<Value>(2)? {
+            Value::Boolean(b) => Some(OptionValue::Bool(b)),
+            Value::Integer(n) => Some(OptionValue::Number(n as f64)),
+            Value::Number(n) => Some(OptionValue::Number(n)),
+            Value::String(s) => Some(OptionValue::Text(s.to_str()?.to_string())),
+            Value::Table(items) => Some(OptionValue::List(
+                items
+                    .sequence_values::<String>()
+                    .collect::<Result<_, _>>()?,
+            )),
+            _ => None,
+        };
+        if let Some(kind) = definition.get::<Option<i64>>(3)? {
+            types.insert(name.clone(), kind);
+        }
+        read.push((name, description, default));
+    }
+    read.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok((read, types))
 }
 
 /// One thread's Lua state with the script loaded.
@@ -441,11 +537,24 @@ impl State {
             path.push_str(&default);
             package.set("path", path)?;
             native::install(&lua, Rc::clone(&context))?;
+            install_test_options(&lua)?;
             let sysbench = lua.create_table()?;
             sysbench.set("tid", tid)?;
+            // As sysbench sets them: the command only when one was given, the script as
+            // it was named (none on standard input), argv from 0 ("sysbench").
             let cmdline = lua.create_table()?;
-            cmdline.set("command", settings.command.as_str())?;
-            cmdline.set("script_path", settings.script.path.display().to_string())?;
+            if !settings.command.is_empty() {
+                cmdline.set("command", settings.command.as_str())?;
+            }
+            if !settings.script.from_stdin() {
+                cmdline.set("script_path", settings.script.name.as_str())?;
+            }
+            let argv = lua.create_table()?;
+            argv.raw_set(0, "sysbench")?;
+            for (index, arg) in settings.global.argv.iter().enumerate() {
+                argv.raw_set(index + 1, arg.as_str())?;
+            }
+            cmdline.set("argv", argv)?;
             sysbench.set("cmdline", cmdline)?;
             lua.globals().set("sysbench", sysbench)?;
             lua.load(PRELUDE)
@@ -543,24 +652,7 @@ impl State {
             let cmdline: mlua::Table = sysbench.get("cmdline")?;
             if let Value::Table(options) = cmdline.get::<Value>("options")? {
                 declared.declares_options = true;
-                for pair in options.pairs::<String, mlua::Table>() {
-                    let (name, definition) = pair?;
-                    let description: String = definition.get(1).unwrap_or_default();
-                    let default = match definition.get::<Value>(2)? {
-                        Value::Boolean(b) => Some(OptionValue::Bool(b)),
-                        Value::Integer(n) => Some(OptionValue::Number(n as f64)),
-                        Value::Number(n) => Some(OptionValue::Number(n)),
-                        Value::String(s) => Some(OptionValue::Text(s.to_str()?.to_string())),
-                        Value::Table(items) => Some(OptionValue::List(
-                            items
-                                .sequence_values::<String>()
-                                .collect::<Result<_, _>>()?,
-                        )),
-                        _ => None,
-                    };
-                    declared.options.push((name, description, default));
-                }
-                declared.options.sort_by(|a, b| a.0.cmp(&b.0));
+                (declared.options, declared.option_types) = read_options(&options)?;
             }
             if let Value::Table(commands) = cmdline.get::<Value>("commands")? {
                 for pair in commands.pairs::<String, Value>() {
@@ -636,6 +728,24 @@ impl State {
             .map(drop)
             .map_err(|err| self.failed(name, &err))
     }
+}
+
+/// `test_options_text`, behind sysbench.cmdline.print_test_options: the options the
+/// script declares now, in sysbench's layout.
+fn install_test_options(lua: &Lua) -> mlua::Result<()> {
+    let native: mlua::Table = lua.globals().get("__enginebench")?;
+    native.set(
+        "test_options_text",
+        lua.create_function(|lua, ()| {
+            let options: mlua::Value = lua.load("return sysbench.cmdline.options").eval()?;
+            let mut declared = Declared::default();
+            if let mlua::Value::Table(options) = options {
+                (declared.options, declared.option_types) = read_options(&options)?;
+            }
+            Ok(options_text(&declared))
+        })?,
+    )?;
+    Ok(())
 }
 
 /// sysbench's options that 0.5's scripts read as globals and `sysbench.opt` does not hold

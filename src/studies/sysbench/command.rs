@@ -3,8 +3,9 @@
 //! in its order and words (`--help`, `--version`, a script only loaded, a script on
 //! standard input, `help`, `prepare`, `cleanup`, a script's own commands, and the
 //! refusals, as [`Said`]); `run` ([`SysbenchRun`]) gives the cell to measure on the named
-//! server (nothing created or dropped), sysbench's opening lines, its `--report-interval`
-//! lines (or the script's hooks) and its report. enginebench's own lines go to stderr
+//! server (nothing created or dropped), or of a built-in test (`builtin`), sysbench's
+//! opening lines, its `--report-interval` lines (or the script's hooks) and its report,
+//! each at the `--verbosity` sysbench prints it. enginebench's own lines go to stderr
 //! with `--verbose` only. The command (commands/sysbench.rs) measures the cell and stores
 //! it like any other run.
 //!
@@ -16,12 +17,11 @@ use std::cell::RefCell;
 use std::io::Read as _;
 use std::rc::Rc;
 
-use super::command_line::{self, Asked, Globals, Invocation};
+use super::command_line::{self, level, Asked, Globals, Invocation};
 use super::said::Said;
-use super::{format, hooks, intervals};
+use super::{builtin, format, hooks, intervals};
 use crate::engine::Engine;
 use crate::plan::{Matrix, Plan};
-use crate::report::formats::Format as _;
 use crate::results::RunRecord;
 use crate::runner::IntervalHook;
 use crate::server::{ConnectionSpec, Dsn};
@@ -31,9 +31,6 @@ use crate::studies::lua::{self, LuaParams};
 /// The first line sysbench prints for every command but `--help` and `--version`: its
 /// version and its LuaJIT's (enginebench's LuaJIT is built in, 2.1 as sysbench's).
 pub const HEADER: &str = "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta3)";
-
-/// sysbench's built-in tests: they measure the machine, not a database.
-const BUILT_IN_TESTS: [&str; 5] = ["fileio", "cpu", "memory", "threads", "mutex"];
 
 /// What `enginebench sysbench` has left to do once it has started.
 pub enum Start {
@@ -65,7 +62,9 @@ pub fn start(args: &[String]) -> anyhow::Result<Start> {
     for warning in &invocation.globals.warnings {
         outln!("{warning}");
     }
-    outln!("{HEADER}\n");
+    if invocation.globals.logs(level::NOTICE) {
+        outln!("{HEADER}\n");
+    }
     let Invocation {
         globals,
         options,
@@ -76,20 +75,20 @@ pub fn start(args: &[String]) -> anyhow::Result<Start> {
     let script = match script {
         None => {
             // sysbench runs a script given on standard input, and does no more.
-            load(&globals, stdin_script()?, options)?;
+            load(&globals, stdin_script()?, options, None)?;
             return Ok(Start::Done);
         }
         Some(name) => name,
     };
-    if let Some(test) = BUILT_IN_TESTS.iter().find(|test| **test == script) {
-        return Err(built_in_refused(test, command.is_none()).into());
+    if builtin::NAMES.contains(&script.as_str()) {
+        return built_in(&script, command.as_deref(), &given, globals);
     }
     let found = Script::find(&script).map_err(|_| {
         Said::fatal(format!(
             "Cannot find benchmark '{script}': no such built-in test, file or module"
         ))
     })?;
-    let (settings, declared) = load(&globals, found, options)?;
+    let (settings, declared) = load(&globals, found, options, command.as_deref())?;
     let Some(command) = command else {
         // No command: the script was loaded (its main chunk run), nothing more to do.
         return Ok(Start::Done);
@@ -99,18 +98,20 @@ pub fn start(args: &[String]) -> anyhow::Result<Start> {
     if let Err(err) = settings.options(&declared) {
         return Err(option_refused(&settings, &given, err));
     }
-    carry_out(&script, &command, settings, declared, globals)
+    carry_out(&command, settings, declared, globals)
 }
 
 /// A loaded script's `command` carried out as sysbench does; `run` handed back.
 fn carry_out(
-    script: &str,
     command: &str,
     settings: Settings,
     declared: Declared,
     globals: Globals,
 ) -> anyhow::Result<Start> {
     let command = command.to_string();
+    // sysbench names the script by the last part of the name it was given.
+    let script = settings.script.short_name().to_string();
+    let script = script.as_str();
     let custom = declared.commands.contains_key(&command);
     match command.as_str() {
         "help" if !custom && !declared.has_function("help") => {
@@ -146,7 +147,6 @@ fn carry_out(
                 }
                 .into());
             }
-            driver_named(&globals)?;
             let dsn = globals.dsn();
             let spec = ConnectionSpec::tcp(&dsn, Some(&globals.global.mysql_db));
             lua::run_command(
@@ -190,7 +190,7 @@ fn stdin_script() -> anyhow::Result<Script> {
         .read_to_string(&mut source)
         .map_err(|err| Said::fatal(format!("cannot read the script from standard input: {err}")))?;
     Ok(Script {
-        name: "(stdin)".into(),
+        name: crate::studies::lua::script::STDIN_NAME.into(),
         path: std::env::current_dir()
             .unwrap_or_else(|_| ".".into())
             .join("stdin.lua"),
@@ -204,10 +204,11 @@ fn load(
     globals: &Globals,
     script: Script,
     options: std::collections::BTreeMap<String, String>,
+    command: Option<&str>,
 ) -> anyhow::Result<(Settings, Declared)> {
     let settings = Settings {
         script,
-        command: String::new(),
+        command: command.unwrap_or_default().to_string(),
         given: options,
         global: globals.global.clone(),
         print_to_stderr: false,
@@ -221,16 +222,51 @@ fn load(
     Ok((settings, declared))
 }
 
-/// The refusal of sysbench's built-in `test`: enginebench measures databases.
-fn built_in_refused(test: &str, no_command: bool) -> Said {
-    if no_command {
-        return Said::stderr(format!(
+/// sysbench's built-in `test` (cpu, memory, threads, mutex, fileio) and its command:
+/// `run` handed back to measure, the others done here.
+fn built_in(
+    test: &str,
+    command: Option<&str>,
+    given: &std::collections::BTreeMap<String, String>,
+    globals: Globals,
+) -> anyhow::Result<Start> {
+    let Some(command) = command else {
+        return Err(Said::stderr(format!(
             "The '{test}' test requires a command argument. See 'sysbench {test} help'"
-        ));
+        ))
+        .into());
+    };
+    // The test's options, spelled as given (`--file-test-mode=rndrw`), by name.
+    let options: std::collections::BTreeMap<String, String> = given
+        .iter()
+        .map(|(name, arg)| {
+            let value = arg.split_once('=').map_or("on", |(_, value)| value);
+            (name.clone(), value.to_string())
+        })
+        .collect();
+    let global = &globals.global;
+    match builtin::carry_out(
+        test,
+        command,
+        &options,
+        global.events as u64,
+        global.verbosity,
+    )? {
+        builtin::Command::Done => Ok(Start::Done),
+        builtin::Command::Run(running) => Ok(Start::Run(Box::new(SysbenchRun {
+            of: RunOf::BuiltIn(
+                builtin::BuiltInParams {
+                    test: test.to_string(),
+                    options,
+                    running,
+                }
+                .into(),
+            ),
+            globals,
+            lines: false,
+            hook_error: Rc::default(),
+        }))),
     }
-    Said::fatal(format!(
-        "'{test}' is one of sysbench's built-in tests, which measure the machine rather than a database: enginebench sysbench runs Lua scripts against MySQL and MariaDB; run `sysbench {test}` itself"
-    ))
 }
 
 /// An option the script does not declare, refused as sysbench refuses it ("invalid option:
@@ -248,14 +284,6 @@ fn option_refused(
     match unknown.and_then(|name| given.get(name)) {
         Some(arg) => Said::stderr(format!("invalid option: {arg}")).into(),
         None => err,
-    }
-}
-
-/// Refuses a `--db-driver` other than mysql, as sysbench's driver() does.
-fn driver_named(globals: &Globals) -> anyhow::Result<()> {
-    match globals.db_driver() {
-        "mysql" => Ok(()),
-        other => Err(Said::fatal(format!("invalid database driver name: '{other}'")).into()),
     }
 }
 
@@ -358,14 +386,22 @@ fn error_words(cause: &str) -> String {
 
 /// `run`: one cell of `--threads` on the named server, sysbench's lines around it.
 pub struct SysbenchRun {
-    settings: Settings,
-    declared: Declared,
+    of: RunOf,
     globals: Globals,
     /// sysbench's `--report-interval` lines are printed as the run goes.
     lines: bool,
     /// The first error of the script's `report_intermediate`, which fails the command once
     /// the run is saved.
     hook_error: Rc<RefCell<Option<anyhow::Error>>>,
+}
+
+/// What a run runs: a script, or one of sysbench's built-in tests.
+enum RunOf {
+    Script {
+        settings: Box<Settings>,
+        declared: Box<Declared>,
+    },
+    BuiltIn(std::sync::Arc<builtin::BuiltInParams>),
 }
 
 impl SysbenchRun {
@@ -375,8 +411,10 @@ impl SysbenchRun {
         let lines = globals.global.report_interval > 0.0
             && !hooks::declares(&declared, "report_intermediate");
         SysbenchRun {
-            settings,
-            declared,
+            of: RunOf::Script {
+                settings: Box::new(settings),
+                declared: Box::new(declared),
+            },
             globals,
             lines,
             hook_error: Rc::default(),
@@ -387,18 +425,11 @@ impl SysbenchRun {
     /// on, with sysbench's opening lines printed. Nothing connects here: the script's
     /// workers connect when it says.
     pub fn plan(&self) -> anyhow::Result<(Plan, Dsn)> {
-        let engine = self
-            .settings
-            .given
-            .get("mysql_storage_engine")
-            .and_then(|name| name.parse::<Engine>().ok())
-            .unwrap_or(Engine::InnoDb);
         let global = &self.globals.global;
-        let study = LuaParams::as_sysbench_runs(self.settings.clone(), self.declared.clone());
         // sysbench's run: one cell of its threads on the tables as they are, `engine` only
         // labelling it.
-        let matrix = Matrix {
-            engines: vec![engine],
+        let mut matrix = Matrix {
+            engines: vec![Engine::InnoDb],
             threads: vec![global.threads],
             time: self.globals.time_limit(),
             events: (global.events > 0.0).then_some(global.events as u64),
@@ -407,30 +438,59 @@ impl SysbenchRun {
             seed: self.globals.seed(),
             ..Matrix::default()
         };
-        outln!("Running the test with following options:");
-        outln!("Number of threads: {}", global.threads);
-        if global.rate > 0.0 {
-            outln!("Target transaction rate: {}/sec", global.rate as i64);
-        }
-        if global.report_interval > 0.0 {
-            outln!(
-                "Report intermediate results every {} second(s)",
-                global.report_interval as i64
-            );
-        }
-        if global.rand_seed != 0 {
-            outln!(
-                "Initializing random number generator from seed ({}).\n",
-                global.rand_seed as i32
-            );
-        } else {
-            outln!("Initializing random number generator from current time\n");
-        }
-        outln!();
-        outln!("Initializing worker threads...\n");
-        driver_named(&self.globals)?;
-        let plan = Plan::new(std::sync::Arc::new(study), &matrix);
+        let notice = self.globals.logs(level::NOTICE);
+        let study: std::sync::Arc<dyn crate::plan::StudyKind> = match &self.of {
+            RunOf::Script { settings, declared } => {
+                if let Some(engine) = settings
+                    .given
+                    .get("mysql_storage_engine")
+                    .and_then(|name| name.parse::<Engine>().ok())
+                {
+                    matrix.engines = vec![engine];
+                }
+                if notice {
+                    out!("{}", opening_lines(&self.globals));
+                    out!("{}", workers_lines(&self.globals));
+                }
+                std::sync::Arc::new(LuaParams::as_sysbench_runs(
+                    (**settings).clone(),
+                    (**declared).clone(),
+                ))
+            }
+            RunOf::BuiltIn(params) => {
+                // A test with its own limit (memory's total size, mutex's one event per
+                // thread) runs that many events per thread, whatever --events says.
+                if let Some(each) = params.running.events_per_thread(global.threads) {
+                    matrix.events = None;
+                    matrix.loops = Some(each);
+                }
+                // The test's mode lines are notices (or info, at 4).
+                if notice {
+                    out!("{}", opening_lines(&self.globals));
+                    out!("{}", params.running.mode_lines(global.verbosity));
+                }
+                flush_script_output();
+                params.running.start(global.threads, matrix.seed)?;
+                if notice {
+                    out!("{}", workers_lines(&self.globals));
+                }
+                params.clone()
+            }
+        };
+        let plan = Plan::new(study, &matrix);
         Ok((plan, self.globals.dsn()))
+    }
+
+    /// What sysbench prints once every worker has started: each worker's debug lines (at
+    /// `--verbosity=5`), then "Threads started!".
+    pub fn threads_started(&self) {
+        started_lines(&self.globals);
+    }
+
+    /// What sysbench prints when the run ends, before its report (at `--verbosity=4` and
+    /// above): which limit ended it, said by every thread (repeats counted), and "Done.".
+    pub fn ended(&self, events: u64) {
+        ended_lines(&self.globals, events);
     }
 
     /// The database the script's tables are in (`--mysql-db`).
@@ -458,16 +518,34 @@ impl SysbenchRun {
     /// script's own `report_intermediate`.
     pub fn interval_hook(&self) -> anyhow::Result<Option<IntervalHook>> {
         let report_interval = self.globals.global.report_interval;
-        if report_interval > 0.0 && hooks::declares(&self.declared, "report_intermediate") {
+        let (settings, declared) = match &self.of {
+            RunOf::Script { settings, declared } => (settings, declared),
+            RunOf::BuiltIn(params) => {
+                let shown = report_interval > 0.0 && self.globals.logs(level::NOTICE);
+                let running = std::sync::Arc::clone(&params.running);
+                return Ok(shown.then(|| {
+                    Rc::new(
+                        move |interval: &crate::measure::IntervalMeasurement, threads: u32| {
+                            outln!(
+                                "[ {:.0}s ] {}",
+                                interval.end_s,
+                                running.interval_line(interval, threads)
+                            );
+                        },
+                    ) as IntervalHook
+                }));
+            }
+        };
+        if report_interval > 0.0 && hooks::declares(declared, "report_intermediate") {
             return Ok(Some(hooks::intermediate(
-                &self.settings,
-                &self.declared,
+                settings,
+                declared,
                 report_interval,
                 self.globals.percentile,
                 Rc::clone(&self.hook_error),
             )?));
         }
-        Ok(self.lines.then(intervals::report_interval_lines))
+        Ok((self.lines && self.globals.logs(level::NOTICE)).then(intervals::report_interval_lines))
     }
 
     /// A worker that could not start (its `thread_init` failed, its first connection was
@@ -494,7 +572,7 @@ impl SysbenchRun {
             return Err(err);
         }
         let cell = record.cells.first();
-        if self.globals.histogram {
+        if self.globals.histogram && self.globals.logs(level::NOTICE) {
             let events = cell
                 .and_then(|cell| crate::measure::decode_histogram(&cell.event_histogram_v2).ok());
             if let Some(events) = events {
@@ -502,23 +580,111 @@ impl SysbenchRun {
                 out!("{} \n", format::latency_histogram(&events));
             }
         }
-        if hooks::declares(&self.declared, "report_cumulative") {
-            if let Some(cell) = cell {
-                hooks::cumulative(
-                    &self.settings,
-                    &self.declared,
-                    cell,
-                    self.globals.percentile,
-                )?;
+        let script = match &self.of {
+            RunOf::Script { settings, declared } => Some((settings, declared)),
+            RunOf::BuiltIn(_) => None,
+        };
+        if let (Some((settings, declared)), Some(cell)) = (script, cell) {
+            if hooks::declares(declared, "report_cumulative") {
+                hooks::cumulative(settings, declared, cell, self.globals.percentile)?;
+                return Ok(());
             }
+        }
+        if !self.globals.logs(level::NOTICE) {
             return Ok(());
         }
         let view = crate::view::View::of(record);
+        if let (RunOf::BuiltIn(params), Some(cell), Some(figures)) =
+            (&self.of, cell, view.cells.first())
+        {
+            out!(
+                "{}",
+                params.running.report_lines(cell.events, figures.seconds)
+            );
+        }
         out!(
             "{}",
             format::sysbench_report(&view, self.globals.percentile)
         );
-        let _ = format::FORMAT.name();
         Ok(())
     }
+}
+
+/// sysbench's opening lines of a run (`Running the test with following options:` … the
+/// seed), after which a built-in test says its mode.
+pub fn opening_lines(globals: &Globals) -> String {
+    let global = &globals.global;
+    let mut out = String::from("Running the test with following options:\n");
+    out.push_str(&format!("Number of threads: {}\n", global.threads));
+    if global.rate > 0.0 {
+        out.push_str(&format!(
+            "Target transaction rate: {}/sec\n",
+            global.rate as i64
+        ));
+    }
+    if global.report_interval > 0.0 {
+        out.push_str(&format!(
+            "Report intermediate results every {} second(s)\n",
+            global.report_interval as i64
+        ));
+    }
+    if global.rand_seed != 0 {
+        out.push_str(&format!(
+            "Initializing random number generator from seed ({}).\n\n",
+            global.rand_seed as i32
+        ));
+    } else {
+        out.push_str("Initializing random number generator from current time\n\n");
+    }
+    out.push('\n');
+    out
+}
+
+/// "Initializing worker threads...", and at debug level sysbench's background threads,
+/// started before its workers.
+pub fn workers_lines(globals: &Globals) -> String {
+    let global = &globals.global;
+    let mut out = String::from("Initializing worker threads...\n\n");
+    if globals.logs(level::DEBUG) {
+        if global.rate > 0.0 {
+            out.push_str("DEBUG: Event generating thread started\n");
+        }
+        if global.report_interval > 0.0 {
+            out.push_str("DEBUG: Reporting thread started\n");
+        }
+    }
+    out
+}
+
+/// Every worker started: at debug level each one's two lines, then "Threads started!".
+pub fn started_lines(globals: &Globals) {
+    flush_script_output();
+    if globals.logs(level::DEBUG) {
+        for thread in 0..globals.global.threads {
+            outln!("DEBUG: Worker thread (#{thread}) started");
+            outln!("DEBUG: Worker thread (#{thread}) initialized");
+        }
+    }
+    if globals.logs(level::NOTICE) {
+        outln!("Threads started!\n");
+    }
+}
+
+/// The run over, at info level: the limit that ended it, once per thread (sysbench's log
+/// says a repeated line once, then how many times it came again), then "Done.".
+pub fn ended_lines(globals: &Globals, events: u64) {
+    if !globals.logs(level::INFO) {
+        return;
+    }
+    flush_script_output();
+    let global = &globals.global;
+    let by_events = global.events > 0.0 && events >= global.events as u64;
+    outln!(
+        "{} limit exceeded, exiting...",
+        if by_events { "Event" } else { "Time" }
+    );
+    if global.threads > 1 {
+        outln!("(last message repeated {} times)", global.threads - 1);
+    }
+    outln!("Done.\n");
 }

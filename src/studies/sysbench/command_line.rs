@@ -55,7 +55,8 @@ pub fn read(args: &[String]) -> anyhow::Result<Asked> {
     if flag("version") {
         return Ok(Asked::Version);
     }
-    let globals = take_globals(&mut line.options)?;
+    let mut globals = take_globals(&mut line.options)?;
+    globals.global.argv = args.to_vec();
     let mut positional = line.positional.into_iter();
     let script = positional.next().filter(|name| name != "-");
     let given = line
@@ -279,8 +280,14 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
     // sysbench takes `--test=NAME` (deprecated) for the script.
     take("test");
     let verbose = take("verbose").is_some_and(|value| !matches!(value.as_str(), "off" | "0"));
+    global.verbosity = verbosity(take("verbosity"))?;
+    // --debug sets the log to debug, as sysbench's does.
+    if take("debug").is_some_and(|value| matches!(value.as_str(), "on" | "true" | "1")) {
+        global.verbosity = level::DEBUG;
+    }
+    global.db_driver = db_driver.clone();
     // Accepted as sysbench accepts them; enginebench's own behaviour covers them.
-    for ignored in ["verbosity", "forced_shutdown", "luajit_cmd"] {
+    for ignored in ["forced_shutdown", "luajit_cmd"] {
         take(ignored);
     }
     Ok(Globals {
@@ -297,7 +304,48 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
     })
 }
 
+/// sysbench's log levels: what it prints at each `--verbosity` (a message is printed when
+/// its level is at most the verbosity). FATAL lines and what scripts print come always.
+pub mod level {
+    /// Warnings (a deprecated option's comes before the log starts: always).
+    pub const WARNING: u8 = 2;
+    /// The header, the run's opening lines, interval lines and the report.
+    pub const NOTICE: u8 = 3;
+    /// "Event limit exceeded, exiting...", "Done.".
+    pub const INFO: u8 = 4;
+    /// "DEBUG: Worker thread (#0) started" and the like.
+    pub const DEBUG: u8 = 5;
+}
+
+/// `--verbosity=N` read as sysbench reads it: an integer (else its complaint on stderr),
+/// kept as its `unsigned char` (so -1 is 255), at most 5 (else its complaint on stdout).
+fn verbosity(value: Option<String>) -> anyhow::Result<u8> {
+    let Some(value) = value else {
+        return Ok(level::NOTICE);
+    };
+    let number: i32 = value.parse().map_err(|_| {
+        Said::stderr(format!(
+            "Invalid value for the 'verbosity' option: '{value}'"
+        ))
+    })?;
+    let kept = number as u8;
+    if kept > level::DEBUG {
+        return Err(Said {
+            stdout: format!("Invalid value for verbosity: {kept}\n"),
+            stderr: String::new(),
+            exit_code: 1,
+        }
+        .into());
+    }
+    Ok(kept)
+}
+
 impl Globals {
+    /// Whether sysbench prints a message of `level` at this `--verbosity`.
+    pub fn logs(&self, level: u8) -> bool {
+        level <= self.global.verbosity
+    }
+
     /// `--time`: how long the run lasts (0: no limit, as sysbench takes it).
     pub fn time_limit(&self) -> Option<Duration> {
         (self.global.time > 0.0).then(|| Duration::from_secs_f64(self.global.time))

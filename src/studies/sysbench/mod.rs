@@ -13,6 +13,7 @@
 //! studies stage knows any of it; it must not know how the runner, the driver or the
 //! report stage work inside.
 
+pub mod builtin;
 pub mod command;
 pub mod command_line;
 mod flags;
