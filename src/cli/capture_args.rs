@@ -126,9 +126,10 @@ pub struct ReplayArgs {
     #[arg(long, env = "ENGINEBENCH_DETAIL", value_parser = clap::builder::FalseyValueParser::new())]
     pub detail: bool,
 
-    /// Repeats per engine
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    pub repeat: u32,
+    /// Repeats per engine, fixed [default: on two engines or more, until every comparison
+    /// is decided (3 to 12); else 1]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: Option<u32>,
 
     /// Capacity under a latency goal, e.g. 'p99<5ms': the replay runs as fast as it can,
     /// then at offered rates (each connection its share, in its captured order) until the

@@ -19,7 +19,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
     let matrix = Matrix {
         engines: args.engines.clone(),
         servers: args.servers.clone(),
-        repeat: Some(args.repeat),
+        // None: decide, then stop, where two engines share the server (as `run` does).
+        repeat: args.repeat,
         // A replay issues what was captured: nothing is drawn at random.
         seed: 0,
         ..Matrix::default()

@@ -538,7 +538,14 @@ impl crate::plan::StepHost for Bench<'_> {
             after_cell: self.record.cells.len().saturating_sub(1),
             why,
         };
-        self.record.not_comparable.push(record);
+        // Once per cell: a step that runs again after no new cell says nothing new.
+        let already = self.record.not_comparable.iter().any(|marked| {
+            (marked.engine, &marked.profile, marked.after_cell)
+                == (record.engine, &record.profile, record.after_cell)
+        });
+        if !already {
+            self.record.not_comparable.push(record);
+        }
     }
 
     fn record_step(&mut self, step: StepRecord) -> anyhow::Result<()> {

@@ -66,6 +66,8 @@ fn replay(tmp: &Path, file: &Path, json: &Path) -> std::process::Output {
             "innodb,myisam",
             "--speed",
             "max",
+            "--repeat",
+            "1",
             "--no-db",
             "--json",
         ])
@@ -447,7 +449,14 @@ fn an_engine_that_cannot_hold_a_table_is_named_and_the_others_replay() {
     let output = common::enginebench(&tmp)
         .arg("replay")
         .arg(&file)
-        .args(["--engines", "memory,innodb", "--no-db", "--json"])
+        .args([
+            "--engines",
+            "memory,innodb",
+            "--repeat",
+            "1",
+            "--no-db",
+            "--json",
+        ])
         .arg(&json)
         .output()
         .unwrap();

@@ -117,7 +117,8 @@ fn a_paced_replay_is_judged_on_latency_and_engines_ignoring_rollback_are_not_com
     drop(server);
 
     // Replayed at the captured pace (the default) on two engines that honour ROLLBACK and
-    // two that do not, three repeats each, so that the transactional two are ranked.
+    // two that do not, with no --repeat: like `run`, the replay repeats until its
+    // comparison is decided (or out of reach), from the first look at 3 repeats.
     let json = tmp.with_extension("replay.json");
     let output = common::enginebench(&tmp)
         .arg("replay")
@@ -125,8 +126,6 @@ fn a_paced_replay_is_judged_on_latency_and_engines_ignoring_rollback_are_not_com
         .args([
             "--engines",
             "innodb,rocksdb,myisam,memory",
-            "--repeat",
-            "3",
             "--no-db",
             "--json",
         ])
@@ -136,7 +135,23 @@ fn a_paced_replay_is_judged_on_latency_and_engines_ignoring_rollback_are_not_com
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let record = read_record(&json).unwrap_or_else(|err| panic!("{err:#}\n{stdout}{stderr}"));
-    assert_eq!(record.cells.len(), 12, "{stderr}");
+    let until = record
+        .until_decided
+        .as_ref()
+        .expect("a replay decides by default");
+    assert_eq!(until.min_repeats, 3);
+    for engine in [
+        Engine::InnoDb,
+        Engine::RocksDb,
+        Engine::MyIsam,
+        Engine::Memory,
+    ] {
+        let repeats = record.cells.iter().filter(|c| c.engine == engine).count();
+        assert!(
+            (3..=until.max_repeats as usize).contains(&repeats),
+            "{engine}: {repeats} repeats"
+        );
+    }
     assert!(
         record
             .cells
@@ -188,6 +203,21 @@ fn a_paced_replay_is_judged_on_latency_and_engines_ignoring_rollback_are_not_com
         )
     );
     let row = &phase.rows[0];
+    // An answer, not "too few repeats": a lead, equivalence, or undecided after the
+    // repeats the run made, with what would decide it.
+    assert_ne!(
+        row.standing(),
+        Some(enginebench::view::verdict::Standing::TooFewRepeats),
+        "{row:?}"
+    );
+    assert!(stdout.starts_with("Summary\n"), "{stdout}");
+    let headline = stdout.lines().nth(1).unwrap_or_default();
+    assert!(
+        ["Run ", "Any of them", "Undecided", "It depends"]
+            .iter()
+            .any(|start| headline.starts_with(start)),
+        "{headline}"
+    );
     let mut ranked: Vec<&str> = row.against.iter().map(|a| a.setup.as_str()).collect();
     ranked.extend(row.leader.as_deref());
     ranked.sort_unstable();

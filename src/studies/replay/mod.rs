@@ -344,7 +344,10 @@ impl StudyKind for ReplayParams {
         match what {
             LOAD_SNAPSHOT => snapshot::load_snapshot(self, host, engine, matrix),
             AFTER_CELL => {
-                if let Some(why) = host.last_cell().and_then(rollbacks_not_honoured) {
+                // The cell this step follows may have been left out (a round that repeats
+                // only what is undecided): then the last cell is another engine's.
+                let own = host.last_cell().filter(|cell| cell.engine == engine);
+                if let Some(why) = own.and_then(rollbacks_not_honoured) {
                     host.mark_not_comparable(engine, why);
                 }
                 Ok(())
