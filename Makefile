@@ -1,8 +1,9 @@
 # The two commands of the README. Both install what is missing first (scripts/setup).
+# `make docs` builds the guide (docs/guide) with mdBook into docs/guide/book.
 CARGO ?= cargo
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: demo test setup
+.PHONY: demo test setup docs
 
 setup:
 	@scripts/setup
@@ -21,3 +22,11 @@ demo: setup
 # FRESH=1 (and CI=true, as CI sets it): with an empty private build cache and TMPDIR.
 test:
 	@scripts/test $(if $(FRESH),--fresh)
+
+# The guide, with mdBook (installed from crates.io into ~/.cargo/bin when missing; Debian has
+# no package of it). Its reference pages are generated and its commands run by the test
+# suite (tests/it/guide.rs, tests/it/guide_reference.rs); scripts/regen-guide writes them anew.
+docs:
+	@command -v mdbook >/dev/null 2>&1 || $(CARGO) install mdbook --locked
+	mdbook build docs/guide
+	@echo "guide: $(CURDIR)/docs/guide/book/index.html"

@@ -1,7 +1,8 @@
 //! The shape of the house, checked: the modules import one another without circles and
-//! only downward through the stages listed here (README, Layout), no study is named outside
-//! its home (the scenario stage, its kind's folder), and every module opens with a comment
-//! saying what it owns.
+//! only downward through the stages listed here (the guide's "The layers, and one cell's
+//! path", docs/guide/src/how-it-works/layers.md), that page's layout names every stage and
+//! only files that exist, no study is named outside its home (the scenario stage, its
+//! kind's folder), and every module opens with a comment saying what it owns.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -380,4 +381,65 @@ fn no_source_file_is_over_800_lines() {
         })
         .collect();
     assert!(long.is_empty(), "split these by job: {long:?}");
+}
+
+/// The guide's layout (the first fenced block of docs/guide/src/how-it-works/layers.md)
+/// names every stage of `LAYERS`, and every file or folder it names exists: a `src/…` path
+/// as written, a bare `name.rs` or `name/` somewhere under the `src/` folder of its entry.
+#[test]
+fn the_guides_layout_names_every_stage_and_only_files_that_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page =
+        std::fs::read_to_string(root.join("docs/guide/src/how-it-works/layers.md")).unwrap();
+    let start = page.find("```\n").expect("the layout block") + 4;
+    let block = &page[start..start + page[start..].find("```").unwrap()];
+    let mut wrong = Vec::new();
+    for layer in LAYERS.iter().flat_map(|layer| layer.iter()) {
+        let named = ["/", ".rs"]
+            .iter()
+            .any(|end| block.contains(&format!("src/{layer}{end}")));
+        if !named && *layer != "main" {
+            wrong.push(format!("the stage src/{layer} is not in the layout"));
+        }
+    }
+    // Every name under `dir`, at any depth.
+    fn names_under(dir: &Path, out: &mut BTreeSet<String>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.path().is_dir() {
+                out.insert(format!("{name}/"));
+                names_under(&entry.path(), out);
+            } else {
+                out.insert(name);
+            }
+        }
+    }
+    let mut entry_dir: Option<PathBuf> = None;
+    for line in block.lines() {
+        if !line.starts_with(' ') {
+            let first = line.split_whitespace().next().unwrap_or("");
+            entry_dir = first
+                .strip_prefix("src/")
+                .filter(|rest| rest.ends_with('/'))
+                .map(|rest| root.join("src").join(rest));
+        }
+        let words = line.split(|c: char| !(c.is_alphanumeric() || "_./".contains(c)));
+        for word in words.map(|w| w.trim_end_matches('.')) {
+            if word.starts_with("src/") {
+                if !root.join(word).exists() {
+                    wrong.push(format!("{word} does not exist"));
+                }
+            } else if word.ends_with(".rs") || (word.ends_with('/') && !word.contains('.')) {
+                let Some(dir) = &entry_dir else { continue };
+                let bare = word.rsplit_once('/').map_or(word, |(_, last)| last);
+                let bare = if bare.is_empty() { word } else { bare };
+                let mut names = BTreeSet::new();
+                names_under(dir, &mut names);
+                if !names.contains(bare) && !root.join(word).exists() {
+                    wrong.push(format!("{word} (under {}) does not exist", dir.display()));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "the guide's layout has drifted: {wrong:?}");
 }

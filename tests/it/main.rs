@@ -26,6 +26,8 @@ mod drivers;
 mod durability;
 mod evidence;
 mod external;
+mod guide;
+mod guide_reference;
 mod hlog;
 mod ibench;
 mod layout;

@@ -1,4 +1,4 @@
-//! Scenario files: exact errors for broken files (before any server starts), the README's
+//! Scenario files: exact errors for broken files (before any server starts), the guide's
 //! tutorial run as written, the built-in example, and a fuzzer over the parser.
 
 use crate::common;
@@ -222,10 +222,13 @@ fn run_with_json<S: AsRef<std::ffi::OsStr>>(
     (output, record)
 }
 
-/// The README's tutorial scenario, exactly as printed there.
-fn tutorial() -> String {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+/// The guide's tutorial scenario (its page "Your own study"), exactly as printed there.
+pub fn tutorial() -> String {
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/guide/src/compare/scenario-file.md"
+    ))
+    .unwrap();
     let start = readme
         .find("<!-- tutorial:start -->\n```toml\n")
         .expect("tutorial start marker")
@@ -237,7 +240,7 @@ fn tutorial() -> String {
 }
 
 #[test]
-fn the_readme_tutorial_runs_as_written() {
+fn the_guide_tutorial_runs_as_written() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("tutorial");
     let file = tmp.with_extension("shop.toml");
