@@ -57,7 +57,10 @@ fn pages() -> Vec<(PathBuf, String)> {
 }
 
 fn shown(path: &Path) -> String {
-    path.strip_prefix(repo()).unwrap_or(path).display().to_string()
+    path.strip_prefix(repo())
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 /// A fenced block: where it starts (its line and byte offset), its info string, its text,
@@ -178,7 +181,9 @@ fn is_env_name(name: &str) -> bool {
 /// The values that name a file the command reads (a scenario, a script, a capture, a
 /// record, a certificate, an option file), never one it writes.
 fn input_files(words: &[String]) -> Vec<String> {
-    const OUTPUTS: &[&str] = &["--json", "--out", "-o", "--output", "--html", "--hlog", "--dir"];
+    const OUTPUTS: &[&str] = &[
+        "--json", "--out", "-o", "--output", "--html", "--hlog", "--dir",
+    ];
     const INPUTS: &[&str] = &[
         ".toml", ".lua", ".ebcap", ".json", ".cnf", ".pem", ".log", ".sql", ".yaml",
     ];
@@ -226,6 +231,8 @@ fn runs_as(words: &[String]) -> Option<Vec<String>> {
 fn workdir(tmp: &Path) -> PathBuf {
     let dir = tmp.join("work");
     std::fs::create_dir_all(&dir).unwrap();
+    // Runs 1, 2 and 3, whatever an earlier run of this test left.
+    let _ = std::fs::remove_file(common::store_of(tmp));
     for name in ["scenarios", "tests", "schema", "bench"] {
         std::os::unix::fs::symlink(repo().join(name), dir.join(name)).unwrap();
     }
@@ -371,7 +378,12 @@ fn every_command_in_the_guide_is_accepted_and_the_cheap_ones_run() {
                 let real = check_command(command, illustrative, &work, &tmp, &mut found);
                 ran += usize::from(real.is_some());
                 problems.extend(found.into_iter().map(|problem| {
-                    format!("{}:{}: `{}`: {problem}", shown(&path), command.line, command.text)
+                    format!(
+                        "{}:{}: `{}`: {problem}",
+                        shown(&path),
+                        command.line,
+                        command.text
+                    )
                 }));
                 if !check_output {
                     continue;
@@ -403,7 +415,10 @@ fn every_command_in_the_guide_is_accepted_and_the_cheap_ones_run() {
         }
     }
     eprintln!("{checked} command lines checked, {ran} of them run");
-    assert!(checked > 50, "the guide's command lines were not found: {checked}");
+    assert!(
+        checked > 50,
+        "the guide's command lines were not found: {checked}"
+    );
     assert!(
         illustrative_blocks <= MOST_ILLUSTRATIVE_BLOCKS,
         "{illustrative_blocks} blocks are marked illustrative (at most \
@@ -447,7 +462,11 @@ fn heading_ids(text: &str) -> Vec<String> {
                     .iter()
                     .filter(|seen| **seen == id || seen.starts_with(&format!("{id}-")))
                     .count();
-                ids.push(if repeats == 0 { id.clone() } else { format!("{id}-{repeats}") });
+                ids.push(if repeats == 0 {
+                    id.clone()
+                } else {
+                    format!("{id}-{repeats}")
+                });
             }
             _ => {}
         }
@@ -460,9 +479,17 @@ fn rendered(path: &Path, text: &str) -> String {
     text.lines()
         .map(|line| match line.trim().strip_prefix("{{#include ") {
             Some(rest) => {
-                let file = path.parent().unwrap().join(rest.trim_end_matches("}}").trim());
-                std::fs::read_to_string(&file)
-                    .unwrap_or_else(|_| panic!("{}: includes {}, which is missing", shown(path), file.display()))
+                let file = path
+                    .parent()
+                    .unwrap()
+                    .join(rest.trim_end_matches("}}").trim());
+                std::fs::read_to_string(&file).unwrap_or_else(|_| {
+                    panic!(
+                        "{}: includes {}, which is missing",
+                        shown(path),
+                        file.display()
+                    )
+                })
             }
             None => line.to_string(),
         })
@@ -477,7 +504,9 @@ fn every_link_and_anchor_in_the_guide_resolves() {
     for (path, text) in pages() {
         let text = rendered(&path, &text);
         for event in Parser::new(&text) {
-            let (Event::Start(Tag::Link { dest_url, .. }) | Event::Start(Tag::Image { dest_url, .. })) = event else {
+            let (Event::Start(Tag::Link { dest_url, .. })
+            | Event::Start(Tag::Image { dest_url, .. })) = event
+            else {
                 continue;
             };
             if dest_url.contains("://") || dest_url.starts_with("mailto:") {
@@ -491,7 +520,10 @@ fn every_link_and_anchor_in_the_guide_resolves() {
                 path.parent().unwrap().join(file)
             };
             if !target.exists() {
-                problems.push(format!("{}: links to {dest_url}, which does not exist", shown(&path)));
+                problems.push(format!(
+                    "{}: links to {dest_url}, which does not exist",
+                    shown(&path)
+                ));
                 continue;
             }
             if anchor.is_empty() || target.extension().is_none_or(|e| e != "md") {
@@ -502,7 +534,7 @@ fn every_link_and_anchor_in_the_guide_resolves() {
                 problems.push(format!(
                     "{}: links to {dest_url}, but {} has no heading with the id {anchor}",
                     shown(&path),
-                    shown(&target)
+                    shown(&target.canonicalize().unwrap())
                 ));
             }
         }
@@ -515,7 +547,9 @@ fn every_link_and_anchor_in_the_guide_resolves() {
         };
         let relative = relative.display().to_string();
         if relative != "SUMMARY.md" && !summary.contains(&format!("({relative})")) {
-            problems.push(format!("docs/guide/src/{relative} is not listed in SUMMARY.md"));
+            problems.push(format!(
+                "docs/guide/src/{relative} is not listed in SUMMARY.md"
+            ));
         }
     }
     assert!(checked > 20, "the guide's links were not found: {checked}");

@@ -133,7 +133,11 @@ fn object_section(title: &str, _name: &str, definition: &Value) -> String {
             out.push_str(&format!(
                 "| `{field}` | {} | {} | {} |\n",
                 type_of(spec),
-                if required.contains(field.as_str()) { "yes" } else { "no" },
+                if required.contains(field.as_str()) {
+                    "yes"
+                } else {
+                    "no"
+                },
                 one_line(spec["description"].as_str().unwrap_or("")).replace('|', "\\|"),
             ));
         }

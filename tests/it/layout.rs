@@ -389,8 +389,7 @@ fn no_source_file_is_over_800_lines() {
 #[test]
 fn the_guides_layout_names_every_stage_and_only_files_that_exist() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let page =
-        std::fs::read_to_string(root.join("docs/guide/src/how-it-works/layers.md")).unwrap();
+    let page = std::fs::read_to_string(root.join("docs/guide/src/how-it-works/layers.md")).unwrap();
     let start = page.find("```\n").expect("the layout block") + 4;
     let block = &page[start..start + page[start..].find("```").unwrap()];
     let mut wrong = Vec::new();
@@ -441,5 +440,8 @@ fn the_guides_layout_names_every_stage_and_only_files_that_exist() {
             }
         }
     }
-    assert!(wrong.is_empty(), "the guide's layout has drifted: {wrong:?}");
+    assert!(
+        wrong.is_empty(),
+        "the guide's layout has drifted: {wrong:?}"
+    );
 }
