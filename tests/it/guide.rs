@@ -278,7 +278,12 @@ fn check_command(
         return None;
     }
     for file in input_files(&command.words) {
-        if !repo().join(&file).exists() {
+        if file.starts_with('/') && !Path::new(&file).exists() {
+            problems.push(format!(
+                "it names {file}, which this machine lacks (a package's file: `make setup` \
+                 and `scripts/setup --test` install what the guide's lines use)"
+            ));
+        } else if !repo().join(&file).exists() {
             problems.push(format!(
                 "it names {file}, which is not in the repository: name a file of the \
                  repository (scenarios/, tests/fixtures/) or mark the block \
