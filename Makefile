@@ -27,6 +27,6 @@ test:
 # no package of it). Its reference pages are generated and its commands run by the test
 # suite (tests/it/guide.rs, tests/it/guide_reference.rs); scripts/regen-guide writes them anew.
 docs:
-	@command -v mdbook >/dev/null 2>&1 || $(CARGO) install mdbook --locked
+	@command -v mdbook >/dev/null 2>&1 || $(CARGO) install mdbook --locked --version "^0.5"
 	mdbook build docs/guide
 	@echo "guide: $(CURDIR)/docs/guide/book/index.html"

@@ -403,8 +403,9 @@ fn an_agent_without_a_shared_server_or_threads_to_share_is_refused() {
     common::assert_nothing_left(&tmp);
 }
 
-/// The README's ssh recipe, with ssh and scp standing in for themselves on this machine
-/// (two "hosts", both local): agents started, parts copied back, merged.
+/// The guide's ssh recipe (docs/guide/src/scale/agents.md), with ssh and scp standing in
+/// for themselves on this machine (two "hosts", both local): agents started, parts copied
+/// back, merged.
 #[test]
 fn the_ssh_recipe_runs_agents_and_merges_their_parts() {
     common::require_mariadb();
@@ -466,8 +467,9 @@ fn the_ssh_recipe_runs_agents_and_merges_their_parts() {
     common::assert_nothing_left(&tmp);
 }
 
-/// The README's Kubernetes recipe: an Indexed Job whose container command, with the
-/// index Kubernetes sets, is a valid agent command line for every pod.
+/// The guide's Kubernetes recipe (docs/guide/src/scale/agents.md): an Indexed Job whose
+/// container command, with the index Kubernetes sets, is a valid agent command line for
+/// every pod.
 #[test]
 fn the_kubernetes_recipe_gives_every_pod_its_agent() {
     let manifest = std::fs::read_to_string(concat!(

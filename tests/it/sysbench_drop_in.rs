@@ -6,7 +6,8 @@
 //! (statement counters and connections, equal), and a shell script that greps sysbench's
 //! summary reading the same fields from both.
 //!
-//! What still differs is listed where it is skipped, and in the README.
+//! What still differs is listed where it is skipped, and in the guide
+//! (docs/guide/src/workload/lua.md).
 
 use std::io::Write as _;
 use std::path::Path;
