@@ -538,10 +538,20 @@ impl crate::plan::StepHost for Bench<'_> {
             after_cell: self.record.cells.len().saturating_sub(1),
             why,
         };
-        // Once per cell: a step that runs again after no new cell says nothing new.
+        // Each reason once per cell: a step that runs again after no new cell says
+        // nothing new (another check on the same cell may say something else).
         let already = self.record.not_comparable.iter().any(|marked| {
-            (marked.engine, &marked.profile, marked.after_cell)
-                == (record.engine, &record.profile, record.after_cell)
+            (
+                marked.engine,
+                &marked.profile,
+                marked.after_cell,
+                &marked.why,
+            ) == (
+                record.engine,
+                &record.profile,
+                record.after_cell,
+                &record.why,
+            )
         });
         if !already {
             self.record.not_comparable.push(record);

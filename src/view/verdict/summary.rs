@@ -163,7 +163,7 @@ impl View {
         let recommendation = recommendation_text(verdicts, &recommended, &safe_setups, &setups);
         let recommended = recommended.map(|r| r.setup);
         Summary {
-            faster_costs: faster_costs_text(&costs, recommended.as_deref()),
+            faster_costs: faster_costs_text(&costs, recommended.as_deref(), &setups),
             recommendation,
             recommended,
             safety: self.safety_lines(),
@@ -486,7 +486,11 @@ fn places_text(places: &[String]) -> String {
 /// What the faster set-ups lose against the recommended one: "Faster, but losing commits:
 /// MyISAM (durable) up to 4.18× (update at 1 thread), lost 9,396 of 9,396 acknowledged
 /// commits on a power loss; …".
-fn faster_costs_text(costs: &[(String, SafetyCost)], recommended: Option<&str>) -> Option<String> {
+fn faster_costs_text(
+    costs: &[(String, SafetyCost)],
+    recommended: Option<&str>,
+    setups: &[SetupColumn],
+) -> Option<String> {
     let recommended = recommended?;
     let mut best: Vec<(String, String, f64, Vec<String>)> = Vec::new();
     for (place, cost) in costs {
@@ -514,6 +518,8 @@ fn faster_costs_text(costs: &[(String, SafetyCost)], recommended: Option<&str>) 
     if best.is_empty() {
         return None;
     }
+    // In the run's order of set-ups, whichever comparison was walked first.
+    best.sort_by_key(|(setup, ..)| setups.iter().position(|s| s.setup == *setup));
     let parts: Vec<String> = best
         .into_iter()
         .map(|(setup, place, times, losses)| {
@@ -563,7 +569,8 @@ fn trust_text(
         undecided.len(),
         looks.text
     )];
-    if let Some(noise) = noise {
+    // A spread that rounds to nothing is not worth a clause (nor a claim of cancelling it).
+    if let Some(noise) = noise.filter(|noise| noise.together_pct >= 0.05) {
         parts.push(format!(
             "the machine moved every set-up together by ±{:.1}% from round to round, which pairing cancels",
             noise.together_pct
