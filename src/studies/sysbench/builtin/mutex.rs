@@ -111,9 +111,13 @@ impl Worker for MutexWorker {
     fn event(&mut self, _recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
         for _ in 0..self.locks {
             let at = self.rng.gen_range(0..self.counters.len());
+            // sysbench's `c++` loop: the count passes through black_box, or an optimising
+            // build drops the loop as work without effect (a release build ran 300× less).
+            let mut spun: u64 = 0;
             for _ in 0..self.loops {
-                std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
+                spun = std::hint::black_box(spun.wrapping_add(1));
             }
+            std::hint::black_box(spun);
             *self.counters[at]
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner()) += 1;
