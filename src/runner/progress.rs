@@ -182,11 +182,13 @@ impl CellProgress {
         }
     }
 
-    /// Ends the bar and leaves one line saying how the cell went.
+    /// Ends the cell: on a terminal its bar goes (the next cell's takes its place, so a
+    /// run of 500 cells is one live line, not 500 left behind); elsewhere one line says
+    /// how the cell went.
     pub fn finish(self, summary: &str) {
         let line = format!("{}: {summary}", self.label);
         match self.bar {
-            Some(bar) => bar.finish_with_message(summary.to_string()),
+            Some(bar) => bar.finish_and_clear(),
             None => note(&line),
         }
     }
