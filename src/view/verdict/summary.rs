@@ -466,7 +466,26 @@ fn recommendation_text(
                     words::tolerance_text(verdicts.tolerance_pct)
                 )
             } else {
-                "Undecided: no set-up leads a comparison yet (see the trust line for what would decide it).".into()
+                // Who is ahead so far, though nothing is decided: the medians' leaders.
+                let ahead: Vec<String> = distinct(rows.iter().filter_map(|r| r.leader.clone()))
+                    .into_iter()
+                    .map(|leader| {
+                        let count = rows
+                            .iter()
+                            .filter(|r| r.leader.as_deref() == Some(leader.as_str()))
+                            .count();
+                        format!("{leader} in {count}")
+                    })
+                    .collect();
+                if ahead.is_empty() {
+                    "Undecided: no set-up leads a comparison yet (the trust line says what would decide it).".into()
+                } else {
+                    format!(
+                        "Undecided: no lead is decided yet; ahead so far, of {} comparisons: {} (the trust line says what would decide it).",
+                        rows.len(),
+                        ahead.join(", ")
+                    )
+                }
             }
         }
     }
