@@ -26,7 +26,6 @@ use super::error_log::{
 use super::powerfs::{self, PowerFs};
 use super::{registry, ConnectionSpec, ServerError};
 
-#[path = "throwaway_crash.rs"]
 mod crash;
 
 /// The prefix of every directory enginebench creates for a server.

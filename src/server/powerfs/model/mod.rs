@@ -635,9 +635,7 @@ fn copy_into_pages(dirty: &mut Dirty, offset: u64, data: &[u8], create: bool) {
     }
 }
 
-#[path = "namespace.rs"]
 mod namespace;
 
 #[cfg(test)]
-#[path = "model_tests.rs"]
 mod tests;

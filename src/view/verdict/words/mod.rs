@@ -618,5 +618,4 @@ fn phase_sentence(phase: &PhaseVerdict, rule: &DecisionRule, repeats: usize) -> 
 }
 
 #[cfg(test)]
-#[path = "words_tests.rs"]
 mod tests;
