@@ -370,14 +370,28 @@ fn every_module_says_what_it_owns() {
     }
 }
 
-/// A file that holds several jobs is split by job: none in src/ is over 800 lines.
+/// Files that may still pass the bound, each with why; none may grow past 800 lines.
+const LONG_FILES_FOR_NOW: &[&str] = &[
+    // Being reworked by the answer-first summary's session; split once that lands.
+    "view/verdict/summary.rs",
+];
+
+/// A file that holds several jobs is split by job: none in src/ is over 600 lines (the
+/// ones listed above excepted, and they stay under 800).
 #[test]
-fn no_source_file_is_over_800_lines() {
+fn no_source_file_is_over_600_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let long: Vec<String> = source_files()
         .into_iter()
         .filter_map(|file| {
             let lines = std::fs::read_to_string(&file).unwrap().lines().count();
-            (lines > 800).then(|| format!("{} ({lines} lines)", file.display()))
+            let name = file.strip_prefix(&src).unwrap().display().to_string();
+            let bound = if LONG_FILES_FOR_NOW.contains(&name.as_str()) {
+                800
+            } else {
+                600
+            };
+            (lines > bound).then(|| format!("{name} ({lines} lines)"))
         })
         .collect();
     assert!(long.is_empty(), "split these by job: {long:?}");

@@ -1,4 +1,5 @@
-//! Unit tests of statement digests: literals become placeholders, alike statements share a digest, odd text never panics.
+//! Unit tests of statement digests: literals become placeholders, alike statements share a digest,
+//! odd text never panics.
 
 use super::{digest, literals, parameterise, Literal};
 

@@ -1,4 +1,5 @@
-//! Unit tests of the capture file format: read back as written, a cut last line kept with a warning, malformed files named by line.
+//! Unit tests of the capture file format: read back as written, a cut last line kept with a
+//! warning, malformed files named by line.
 
 use super::*;
 

@@ -1,4 +1,5 @@
-//! Unit tests of the wire protocol reader: results followed to their end, prepares and executions decoded, odd packets never panic.
+//! Unit tests of the wire protocol reader: results followed to their end, prepares and executions
+//! decoded, odd packets never panic.
 
 use super::*;
 

@@ -1,4 +1,5 @@
-//! Unit tests of the latency histograms: recorders merged across threads and intervals, large latencies kept, encodings round-trip.
+//! Unit tests of the latency histograms: recorders merged across threads and intervals, large
+//! latencies kept, encodings round-trip.
 
 use super::*;
 

@@ -1,4 +1,5 @@
-//! Unit tests of the diagnosis of a stalled cell: which server states are silent, busy or worth naming.
+//! Unit tests of the diagnosis of a stalled cell: which server states are silent, busy or worth
+//! naming.
 
 use super::*;
 

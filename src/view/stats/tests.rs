@@ -1,4 +1,5 @@
-//! Unit tests of the view's statistics: summaries, intervals, sequential looks and warnings on known samples.
+//! Unit tests of the view's statistics: summaries, intervals, sequential looks and warnings on
+//! known samples.
 
 use super::*;
 

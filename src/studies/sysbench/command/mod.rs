@@ -28,6 +28,12 @@ use crate::server::{ConnectionSpec, Dsn};
 use crate::studies::lua::script::{Declared, Script, Settings};
 use crate::studies::lua::{self, LuaParams};
 
+mod lines;
+pub use lines::{ended_lines, opening_lines, started_lines, workers_lines};
+
+mod failure;
+use failure::{command_failed, failure_words};
+
 /// The first line sysbench prints for every command but `--help` and `--version`: its
 /// version and its LuaJIT's (enginebench's LuaJIT is built in, 2.1 as sysbench's).
 pub const HEADER: &str = "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta3)";
@@ -46,7 +52,7 @@ pub enum Start {
 pub fn start(args: &[String]) -> anyhow::Result<Start> {
     let invocation = match command_line::read(args)? {
         Asked::Help => {
-            out!("{}", include_str!("usage.txt"));
+            out!("{}", include_str!("../usage.txt"));
             return Ok(Start::Done);
         }
         Asked::Version => {
@@ -287,103 +293,6 @@ fn option_refused(
     }
 }
 
-/// A script's failure as sysbench prints it: a FATAL line each, a refused connection
-/// first said as sysbench's driver says it ("unable to connect to MySQL server on …").
-fn failure_words(globals: &Globals, why: &str) -> Said {
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    for line in why.lines().filter(|line| !line.trim().is_empty()) {
-        // "worker 3: Lua thread 3: …": sysbench names no thread.
-        let mut line = line;
-        while let Some((thread, rest)) = line.split_once(": ") {
-            if !(thread.starts_with("worker ") || thread.starts_with("Lua thread ")) {
-                break;
-            }
-            line = rest;
-        }
-        let line = match line.split_once(CONNECTION_FAILED) {
-            Some((script, cause)) => {
-                stdout.push_str(&format!(
-                    "FATAL: unable to connect to MySQL server on {}, aborting...\n",
-                    server_words(globals)
-                ));
-                // enginebench's fix (TLS, the account) is its own line: --verbose only.
-                let (cause, hint) = match cause.split_once("; ") {
-                    Some((cause, hint)) if hint.contains("--mysql-ssl") => (cause, Some(hint)),
-                    _ => (cause, None),
-                };
-                stdout.push_str(&format!("FATAL: {}\n", error_words(cause)));
-                if let (Some(hint), true) = (hint, globals.verbose) {
-                    stderr.push_str(&format!("enginebench: {hint}\n"));
-                }
-                format!("{script}connection creation failed")
-            }
-            None => line.to_string(),
-        };
-        stdout.push_str(&format!("FATAL: {line}\n"));
-    }
-    Said {
-        stdout,
-        stderr,
-        exit_code: 1,
-    }
-}
-
-/// A command's failure (prepare, cleanup, a script's own); sysbench runs a command the
-/// script declares (`sysbench.cmdline.commands`) through `sysbench.cmdline.call_command`.
-fn command_failed(
-    globals: &Globals,
-    command: &str,
-    declared: bool,
-    err: &anyhow::Error,
-) -> anyhow::Error {
-    let mut text = format!("{err:#}");
-    if declared {
-        text = text.replacen(
-            &format!("`{command}' function failed"),
-            "`sysbench.cmdline.call_command' function failed",
-            1,
-        );
-    }
-    failure_words(globals, &text).into()
-}
-
-/// The server as sysbench's driver names it: "socket '…'" or "host '…', port N".
-fn server_words(globals: &Globals) -> String {
-    let global = &globals.global;
-    if global.mysql_socket.is_empty() {
-        format!(
-            "host '{}', port {}",
-            global.mysql_host, global.mysql_port as u32
-        )
-    } else {
-        format!("socket '{}'", global.mysql_socket)
-    }
-}
-
-/// How the script's failed connection ends its message: "…: connection creation failed:
-/// ERROR 1049 (42000): Unknown database 'x'".
-const CONNECTION_FAILED: &str = "connection creation failed: ";
-
-/// A connection's error as sysbench's driver prints it: "error 1049: Unknown database
-/// 'x'" (from "ERROR 1049 (42000): …" or "client error 2002: …").
-fn error_words(cause: &str) -> String {
-    let cause = cause.trim_start_matches("client ");
-    let Some((code, message)) = cause.split_once(": ") else {
-        return cause.to_string();
-    };
-    // "ERROR 1045 (28000)": the number, not the SQLSTATE.
-    let number: String = code
-        .chars()
-        .skip_while(|c| !c.is_ascii_digit())
-        .take_while(char::is_ascii_digit)
-        .collect();
-    if number.is_empty() {
-        return cause.to_string();
-    }
-    format!("error {number}: {message}")
-}
-
 /// `run`: one cell of `--threads` on the named server, sysbench's lines around it.
 pub struct SysbenchRun {
     of: RunOf,
@@ -608,83 +517,4 @@ impl SysbenchRun {
         );
         Ok(())
     }
-}
-
-/// sysbench's opening lines of a run (`Running the test with following options:` … the
-/// seed), after which a built-in test says its mode.
-pub fn opening_lines(globals: &Globals) -> String {
-    let global = &globals.global;
-    let mut out = String::from("Running the test with following options:\n");
-    out.push_str(&format!("Number of threads: {}\n", global.threads));
-    if global.rate > 0.0 {
-        out.push_str(&format!(
-            "Target transaction rate: {}/sec\n",
-            global.rate as i64
-        ));
-    }
-    if global.report_interval > 0.0 {
-        out.push_str(&format!(
-            "Report intermediate results every {} second(s)\n",
-            global.report_interval as i64
-        ));
-    }
-    if global.rand_seed != 0 {
-        out.push_str(&format!(
-            "Initializing random number generator from seed ({}).\n\n",
-            global.rand_seed as i32
-        ));
-    } else {
-        out.push_str("Initializing random number generator from current time\n\n");
-    }
-    out.push('\n');
-    out
-}
-
-/// "Initializing worker threads...", and at debug level sysbench's background threads,
-/// started before its workers.
-pub fn workers_lines(globals: &Globals) -> String {
-    let global = &globals.global;
-    let mut out = String::from("Initializing worker threads...\n\n");
-    if globals.logs(level::DEBUG) {
-        if global.rate > 0.0 {
-            out.push_str("DEBUG: Event generating thread started\n");
-        }
-        if global.report_interval > 0.0 {
-            out.push_str("DEBUG: Reporting thread started\n");
-        }
-    }
-    out
-}
-
-/// Every worker started: at debug level each one's two lines, then "Threads started!".
-pub fn started_lines(globals: &Globals) {
-    flush_script_output();
-    if globals.logs(level::DEBUG) {
-        for thread in 0..globals.global.threads {
-            outln!("DEBUG: Worker thread (#{thread}) started");
-            outln!("DEBUG: Worker thread (#{thread}) initialized");
-        }
-    }
-    if globals.logs(level::NOTICE) {
-        outln!("Threads started!\n");
-    }
-}
-
-/// The run over, at info level: the limit that ended it, once per thread (sysbench's log
-/// says a repeated line once, then how many times it came again), then "Done.".
-pub fn ended_lines(globals: &Globals, events: u64) {
-    if !globals.logs(level::INFO) {
-        return;
-    }
-    flush_script_output();
-    let global = &globals.global;
-    let by_events = global.events > 0.0 && events >= global.events as u64;
-    outln!(
-        "{} limit exceeded, exiting...",
-        if by_events { "Event" } else { "Time" }
-    );
-    if global.threads > 1 {
-        outln!("(last message repeated {} times)", global.threads - 1);
-    }
-    outln!("Done.\n");
 }
