@@ -454,7 +454,12 @@ fn the_guides_layout_names_every_stage_and_only_files_that_exist() {
                 let bare = if bare.is_empty() { word } else { bare };
                 let mut names = BTreeSet::new();
                 names_under(dir, &mut names);
-                if !names.contains(bare) && !root.join(word).exists() {
+                // A module is `name.rs` or the folder `name/` with its mod.rs: either spelling
+                // names it.
+                let as_folder = bare.strip_suffix(".rs").map(|stem| format!("{stem}/"));
+                let named =
+                    names.contains(bare) || as_folder.is_some_and(|folder| names.contains(&folder));
+                if !named && !root.join(word).exists() {
                     wrong.push(format!("{word} (under {}) does not exist", dir.display()));
                 }
             }
