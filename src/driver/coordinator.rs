@@ -2,7 +2,6 @@
 //! phase's clock and interval log, progress ticks and interval records, workers awaited after
 //! a give-up. It must not know kinds of study, records or reports.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// Runs one event loop's workers. If the loop itself fails (a bug: each worker catches its

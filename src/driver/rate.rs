@@ -1,7 +1,6 @@
 //! How well a paced cell kept its schedule: its rate outcome and whose the lag was (driver
 //! or server). It must not know workers' connections or how a rate is reported.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// How well the events over `wall` kept a `target_per_s` schedule, and why not.

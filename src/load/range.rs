@@ -2,7 +2,6 @@
 //! DATA (TSV) or multi-row INSERT. It must not know studies, plans or which tables a study
 //! loads.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// Rows are made in chunks of this many ids, each from its own seeded RNG, so that every

@@ -1,7 +1,6 @@
 //! What the view reads off a record: each cell's figures (statements, rates, latencies) and
 //! the run's phases with their kinds. It must not know reports, formats or verdicts.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// The name under which the runner records a DDL phase's statement.

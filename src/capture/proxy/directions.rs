@@ -2,7 +2,6 @@
 //! capture) and server to client (responses followed to their end, latencies timed). It
 //! must not know files, summaries or how a capture is replayed.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 pub(super) fn client_to_server(

@@ -2,7 +2,6 @@
 //! summaries made again, intervals joined on one clock. It must not know files, agents' clocks
 //! or how a merged run is reported.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// One cell across the agents that ran it.

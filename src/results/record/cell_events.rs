@@ -2,7 +2,6 @@
 //! faults injected and how a paced cell kept its rate. Shapes of the record only; it must
 //! not know how they are measured or shown.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// A cell whose server stopped answering.

@@ -2,7 +2,6 @@
 //! records, counters and outcome put into the record's shape. It must not know studies or
 //! reports, and adds no field a record does not already have.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 impl CellRecord {

@@ -1,7 +1,6 @@
 //! A measured cell's record: crash, stall, probe judgement and nodes' parts put in, said,
 //! evidence gathered and saved. It must not know how the cell was driven.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// The cell recorded (crashed, stalled, a probe's judgement, the nodes' parts), said, its

@@ -2,7 +2,6 @@
 //! unpacked into one tree and patched to run from there. It must not know servers, datadirs
 //! or which build a run asked for.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 // Long by design: a build fetched, unpacked and patched in the steps the archive needs.

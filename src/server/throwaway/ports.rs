@@ -1,7 +1,6 @@
 //! Loopback ports for throwaway servers: free ones found by binding and giving back, in a
 //! range below the kernel's ephemeral ports. It must not know servers, datadirs or topologies.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 pub(in crate::server) fn free_loopback_port() -> Result<u16, ServerError> {

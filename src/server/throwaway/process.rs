@@ -2,7 +2,6 @@
 //! life, and the datadir its build's installer (or template) makes, a Galera joiner's empty.
 //! It must not know studies, crashes or why a server is started.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// Starts `binary` with `args` in its own process group, tied to our life, its output

@@ -2,7 +2,6 @@
 //! sysbench's prepare, cleanup and help functions), in one state or in one per thread. It
 //! must not know plans, cells or records.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// What `settings`' script declares, read from a state of its own.

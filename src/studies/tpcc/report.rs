@@ -2,7 +2,6 @@
 //! specification's limits, and the check's findings, as a section of the view. It must not
 //! know how sections are rendered.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// Per cell: New-Orders and transactions per minute, the user aborts' share of New-Orders,

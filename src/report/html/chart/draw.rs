@@ -1,7 +1,6 @@
 //! Drawing a figure with plotters: line and bar series, a panel with its axes, overlays and
 //! the chart's frame, as SVG. It must not know views, records or which figures a report shows.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// Draws one series' lines, markers and whiskers; returns its points' hover targets.

@@ -2,7 +2,6 @@
 //! groups, shaped pacing, events, node kills), sequence and load phases, each error naming
 //! the phase. It must not know engines' servers, plans or how phases are run.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// A `[[phases]]` entry, by its kind.

@@ -2,7 +2,6 @@
 //! backing files, what a commit makes final, and what a power cut drops and undoes. It must
 //! not know FUSE or servers.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 impl Model {

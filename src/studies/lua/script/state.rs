@@ -2,7 +2,6 @@
 //! sysbench 1.0's legacy globals, then the script's own code; its hooks called by name. It
 //! must not know plans, cells or how the figures are recorded.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// One thread's Lua state with the script loaded.

@@ -1,7 +1,6 @@
 //! A script's failure in sysbench's words: FATAL lines, a refused connection said as
 //! sysbench's driver says it, the server named. It must not know how a run goes on after.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// A script's failure as sysbench prints it: a FATAL line each, a refused connection

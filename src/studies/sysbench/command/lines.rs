@@ -1,7 +1,6 @@
 //! The lines sysbench prints around a run, word for word: the opening options, the worker
 //! threads, "Threads started!" and the end. It must not know scripts, states or figures.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// sysbench's opening lines of a run (`Running the test with following options:` … the

@@ -2,7 +2,6 @@
 //! delivery, stock-level), each its statements in the specification's order, and the
 //! rollback a new-order asks for. It must not know pacing, recording or the workload's threads.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 impl Terminal {

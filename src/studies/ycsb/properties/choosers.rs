@@ -2,7 +2,6 @@
 //! the operation, the key (uniform, zipfian, latest, hotspot…), the key's name and a field's
 //! length. It must not know connections, statements or records.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// CoreWorkload's `buildKeyName`: `user` and the key number (its fnvhash64 when inserts

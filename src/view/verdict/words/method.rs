@@ -1,7 +1,6 @@
 //! The words for how an answer was decided: the basis a phase is judged on, the tolerance,
 //! how the repeats were looked at and how many more would tell. It must not rank or decide.
 
-#[allow(clippy::wildcard_imports)]
 use super::*;
 
 /// Why a phase is judged on what it is, where that is not its own figure: "judged on p99
