@@ -1,6 +1,9 @@
 //! enginebench: compare MySQL/MariaDB storage engines and configurations on throwaway
 //! servers, with numbers people can trust.
 //!
+//! The import order of the modules is written once, in [`LAYERS`] (with [`CROSSINGS`], the
+//! imports against it made on purpose); `tests/it/layout.rs` fails on any other.
+//!
 //! The pipeline, one module per stage, data flowing one way:
 //! `scenario` (and `capture`, a recorded workload) → `plan` → `targets` (on `server`) → `driver` → `measure` → `results` →
 //! `view` → `report`, with `runner` walking a plan's steps and `commands` wiring the stages
@@ -33,11 +36,66 @@ pub mod view;
 
 pub use commands::Finished;
 
+/// The layers of the crate, lowest first: a module may use modules of its own layer or of
+/// layers below, and nothing above but the [`CROSSINGS`]. The README's Layout follows this
+/// order; `tests/it/layout.rs` reads it.
+pub const LAYERS: &[&[&str]] = &[
+    // Leaves every stage may use (`interrupt` is handed the servers' teardown by `run`).
+    &[
+        "units",
+        "engine",
+        "console",
+        "sqlerror",
+        "fan_out",
+        "interrupt",
+    ],
+    &["server"],
+    &["measure"],
+    &["load"],
+    &["scenario", "capture"],
+    // The command line's definitions and value parsers.
+    &["cli"],
+    &["targets"],
+    &["driver"],
+    &["results"],
+    // The view and its reports read records only: they know neither plans nor the runner.
+    &["view"],
+    &["report"],
+    &["plan"],
+    &["runner"],
+    // Each kind of study: its plan, workload, record part and report layout.
+    &["studies"],
+    &["commands", "lib"],
+];
+
+/// Imports against [`LAYERS`] made on purpose, each with why: (from, to, why).
+pub const CROSSINGS: &[(&str, &str, &str)] = &[
+    (
+        "cli",
+        "studies",
+        "`run`'s flags include each kind's, declared by the kinds' registry, and the report \
+         formats are the registry's",
+    ),
+    (
+        "cli",
+        "report",
+        "`--format` names a report format, checked against the formats' list when parsed",
+    ),
+    (
+        "cli",
+        "plan",
+        "the matrix flags (engines, threads, repeats, agent shares) parse into the plan's types",
+    ),
+];
+
 use cli::{Cli, Command, ServerCommand};
 
 /// Runs one command line.
 pub fn run(cli: Cli) -> anyhow::Result<Finished> {
-    interrupt::install_handler();
+    interrupt::install_handler(interrupt::Teardown {
+        hurry: server::hurry_teardown,
+        emergency: server::emergency_teardown,
+    });
     match cli.command {
         Command::Run(args) => commands::run::run(*args),
         Command::Sysbench { args } => commands::sysbench::run(args),

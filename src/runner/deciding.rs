@@ -9,17 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use crate::plan::{CellStep, Plan};
-use crate::results::RunRecord;
-
-/// A group of cells whose set-ups are compared round by round: one phase at one thread
-/// count on one server (its profile, if the study has them).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CellGroup {
-    pub profile: Option<String>,
-    /// The phase's name, as the cells' `variant` holds it.
-    pub phase: String,
-    pub threads: u32,
-}
+use crate::results::{CellGroup, RunRecord};
 
 /// Whether a group's comparisons are still undecided on the record so far (the view's
 /// verdict, which the runner must not know, answers).

@@ -13,11 +13,12 @@ mod cell;
 mod cell_on_nodes;
 mod crash;
 mod deciding;
+pub use crate::results::CellGroup;
 pub use crash::{
     create_tables as ledger_tables, fill_accounts_sql as ledger_accounts_sql, Ledger,
     LedgerWorkload,
 };
-pub use deciding::{CellGroup, Judge};
+pub use deciding::Judge;
 mod phases;
 mod progress;
 pub use progress::IntervalHook;

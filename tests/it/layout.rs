@@ -1,31 +1,14 @@
 //! The shape of the house, checked: the modules import one another without circles and
-//! only downward through the stages listed here (the guide's "The layers, and one cell's
-//! path", docs/guide/src/how-it-works/layers.md), that page's layout names every stage and
-//! only files that exist, no study is named outside its home (the scenario stage, its
-//! kind's folder), and every module opens with a comment saying what it owns.
+//! only downward through the layers of `src/lib.rs` (`LAYERS`, and `CROSSINGS` made on
+//! purpose), the guide's layout (docs/guide/src/how-it-works/layers.md) names every stage and
+//! only files that exist, no study is named outside its home (the scenario stage, its kind's
+//! folder), and every module opens with a comment saying what it owns.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The stages, lowest first: a module may use modules of its own layer or of layers below.
-const LAYERS: &[&[&str]] = &[
-    // Leaves every stage may use.
-    &["units", "engine", "console", "sqlerror", "fan_out"],
-    &["server", "interrupt"],
-    &["measure"],
-    &["load"],
-    &["scenario", "capture"],
-    &["targets"],
-    &["driver"],
-    &["results"],
-    &["plan"],
-    &["runner"],
-    &["view"],
-    &["report"],
-    // Each kind of study: its plan, workload, record part and report layout.
-    &["studies"],
-    &["cli", "commands", "lib"],
-];
+// The layers, written once in `src/lib.rs`, with the imports against them made on purpose.
+use enginebench::{CROSSINGS, LAYERS};
 
 fn source_files() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -116,7 +99,25 @@ fn every_module_has_a_place_in_the_stages() {
     for module in imports().keys() {
         assert!(
             layer_of(module).is_some(),
-            "src/{module} is in no layer of tests/layout.rs: give it its stage"
+            "src/{module} is in no layer of LAYERS in src/lib.rs: give it its stage"
+        );
+    }
+}
+
+/// A crossing listed on purpose is one the code makes, against the layers: a stale one
+/// would hide the next import that goes up.
+#[test]
+fn every_crossing_is_an_import_against_the_layers() {
+    let graph = imports();
+    for (from, to, why) in CROSSINGS {
+        assert!(!why.is_empty(), "{from} → {to}: say why");
+        assert!(
+            graph.get(*from).is_some_and(|used| used.contains(*to)),
+            "{from} → {to} is listed in CROSSINGS but {from} no longer uses {to}: remove it"
+        );
+        assert!(
+            layer_of(to) > layer_of(from),
+            "{from} → {to} goes down the layers: it needs no crossing"
         );
     }
 }
@@ -129,8 +130,13 @@ fn imports_only_go_down_the_stages() {
             continue;
         };
         for target in used {
+            let crossing = CROSSINGS
+                .iter()
+                .any(|(from, to, _)| *from == module && *to == target);
             match layer_of(&target) {
-                Some(layer) if layer > own => wrong.push(format!("{module} uses {target}")),
+                Some(layer) if layer > own && !crossing => {
+                    wrong.push(format!("{module} uses {target}"))
+                }
                 _ => {}
             }
         }
@@ -314,7 +320,7 @@ fn no_import_circles_between_files() {
     let graph = file_imports();
     // It sees `super::` paths and `crate::` paths, grouped or not.
     assert!(graph["server/topology.rs"].contains("server/shape.rs"));
-    assert!(graph["server/topology.rs"].contains("server/throwaway.rs"));
+    assert!(graph["server/topology.rs"].contains("server/throwaway/mod.rs"));
     assert!(graph["runner/mod.rs"].contains("plan/mod.rs"));
     let edges: usize = graph.values().map(BTreeSet::len).sum();
     eprintln!("{} files, {edges} file imports", graph.len());
@@ -370,14 +376,28 @@ fn every_module_says_what_it_owns() {
     }
 }
 
-/// A file that holds several jobs is split by job: none in src/ is over 800 lines.
+/// Files that may still pass the bound, each with why; none may grow past 800 lines.
+const LONG_FILES_FOR_NOW: &[&str] = &[
+    // Being reworked by the answer-first summary's session; split once that lands.
+    "view/verdict/summary.rs",
+];
+
+/// A file that holds several jobs is split by job: none in src/ is over 600 lines (the
+/// ones listed above excepted, and they stay under 800).
 #[test]
-fn no_source_file_is_over_800_lines() {
+fn no_source_file_is_over_600_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let long: Vec<String> = source_files()
         .into_iter()
         .filter_map(|file| {
             let lines = std::fs::read_to_string(&file).unwrap().lines().count();
-            (lines > 800).then(|| format!("{} ({lines} lines)", file.display()))
+            let name = file.strip_prefix(&src).unwrap().display().to_string();
+            let bound = if LONG_FILES_FOR_NOW.contains(&name.as_str()) {
+                800
+            } else {
+                600
+            };
+            (lines > bound).then(|| format!("{name} ({lines} lines)"))
         })
         .collect();
     assert!(long.is_empty(), "split these by job: {long:?}");
@@ -434,7 +454,12 @@ fn the_guides_layout_names_every_stage_and_only_files_that_exist() {
                 let bare = if bare.is_empty() { word } else { bare };
                 let mut names = BTreeSet::new();
                 names_under(dir, &mut names);
-                if !names.contains(bare) && !root.join(word).exists() {
+                // A module is `name.rs` or the folder `name/` with its mod.rs: either spelling
+                // names it.
+                let as_folder = bare.strip_suffix(".rs").map(|stem| format!("{stem}/"));
+                let named =
+                    names.contains(bare) || as_folder.is_some_and(|folder| names.contains(&folder));
+                if !named && !root.join(word).exists() {
                     wrong.push(format!("{word} (under {}) does not exist", dir.display()));
                 }
             }

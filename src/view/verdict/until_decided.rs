@@ -4,8 +4,8 @@
 //! alone, so that a run stops exactly where its report will say "leads" or "equivalent".
 //! Must not decide when to ask, nor run anything.
 
+use crate::results::CellGroup;
 use crate::results::RunRecord;
-use crate::runner::CellGroup;
 use crate::view::View;
 
 use super::Standing;

@@ -1,0 +1,148 @@
+//! TPC-C's report section: tpmC, each transaction's response times against the
+//! specification's limits, and the check's findings, as a section of the view. It must not
+//! know how sections are rendered.
+
+use super::*;
+
+/// Per cell: New-Orders and transactions per minute, the user aborts' share of New-Orders,
+/// and whether the set-up is comparable; then each consistency check.
+// Long by design: the TPC-C section's tables, written in the order they read.
+#[allow(clippy::too_many_lines)]
+pub(super) fn tpcc_section(view: &View) -> Section {
+    let mut table = Table {
+        header: [
+            "set-up",
+            "threads",
+            "repeat",
+            "NOPM",
+            "TPM",
+            "rollbacks % of New-Orders",
+            "errors",
+            "comparable",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: Vec::new(),
+    };
+    let record = &view.record;
+    for (index, cell) in record.cells.iter().enumerate() {
+        // Summed over client groups (`terminals/no_commit`, `reports/sl_commit`).
+        let count = |name: &str| {
+            cell.queries
+                .iter()
+                .filter(|q| is_kind(&q.name, name))
+                .map(|q| q.count)
+                .sum::<u64>()
+        };
+        let commits: u64 = [
+            "no_commit",
+            "p_commit",
+            "os_commit",
+            "d_commit",
+            "sl_commit",
+        ]
+        .iter()
+        .map(|name| count(name))
+        .sum();
+        let rollbacks = count("rollback");
+        // The measured phase's wall time: a cell of an event count has no duration.
+        let minutes = (cell.wall_ms / 60_000.0).max(1e-9);
+        let new_orders = count("no_commit") + rollbacks;
+        let caveat = record.not_comparable.iter().find(|n| {
+            n.engine == cell.engine && n.profile == cell.profile && n.after_cell == index
+        });
+        table.rows.push(vec![
+            Cell::text(Setup::of_cell(cell).label()),
+            Cell::figure(cell.threads.to_string()),
+            Cell::figure(cell.repeat.to_string()),
+            Cell::figure(format!("{:.0}", count("no_commit") as f64 / minutes)),
+            Cell::figure(format!("{:.0}", (commits + rollbacks) as f64 / minutes)),
+            Cell::figure(if new_orders == 0 {
+                "-".into()
+            } else {
+                format!("{:.2}", 100.0 * rollbacks as f64 / new_orders as f64)
+            }),
+            Cell::figure(cell.failed_events.to_string()),
+            Cell::text(if caveat.is_some() { "NO" } else { "yes" }),
+        ]);
+    }
+    let mut per_type = Table {
+        header: [
+            "set-up",
+            "threads",
+            "repeat",
+            "transaction",
+            "completed",
+            "failed",
+            "p50 µs",
+            "p95 µs",
+            "p99 µs",
+            "max µs",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: Vec::new(),
+    };
+    for cell in &record.cells {
+        let named = transactions::TRANSACTIONS.iter().flat_map(|name| {
+            cell.queries
+                .iter()
+                .filter(move |q| is_kind(&q.name, name))
+                // A group whose mix leaves a transaction out has no row for it.
+                .filter(|q| !q.name.contains('/') || q.count + q.failed > 0)
+        });
+        for query in named {
+            let name = &query.name;
+            let latency = &query.latency_us;
+            per_type.rows.push(vec![
+                Cell::text(Setup::of_cell(cell).label()),
+                Cell::figure(cell.threads.to_string()),
+                Cell::figure(cell.repeat.to_string()),
+                Cell::text(name),
+                Cell::figure(query.count.to_string()),
+                Cell::figure(query.failed.to_string()),
+                Cell::figure(latency.p50_us.to_string()),
+                Cell::figure(latency.p95_us.to_string()),
+                Cell::figure(latency.p99_us.to_string()),
+                Cell::figure(latency.max_us.to_string()),
+            ]);
+        }
+    }
+    let mut blocks = vec![Block::Table {
+        caption: "TPC-C per cell (NOPM: New-Orders committed per minute; TPM: transactions per minute, user aborts included)".into(),
+        table,
+    }];
+    if !per_type.rows.is_empty() {
+        blocks.push(Block::Table {
+            caption: "Per transaction type (latency from START TRANSACTION to its end; failed: deadlocks and other errors, retried)".into(),
+            table: per_type,
+        });
+    }
+    let checks: Vec<String> = record
+        .steps
+        .iter()
+        .filter(|step| step.name == "consistency")
+        .map(|step| {
+            format!(
+                "{}: {}{}",
+                step.engine.map_or("-".into(), |e| e.to_string()),
+                step.detail,
+                step.error
+                    .as_ref()
+                    .map(|e| format!(" — not comparable: {e}"))
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    if !checks.is_empty() {
+        blocks.push(Block::List {
+            caption: "Consistency after each cell".into(),
+            items: checks,
+        });
+    }
+    Section {
+        id: "tpcc",
+        title: "TPC-C".into(),
+        blocks,
+    }
+}

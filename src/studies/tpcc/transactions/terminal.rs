@@ -1,0 +1,324 @@
+//! What a TPC-C terminal does: the five transactions (new-order, payment, order-status,
+//! delivery, stock-level), each its statements in the specification's order, and the
+//! rollback a new-order asks for. It must not know pacing, recording or the workload's threads.
+
+use super::*;
+
+impl Terminal {
+    /// A customer by id (40%) or by last name (60%, the middle one of those sorted by
+    /// first name): its id.
+    pub(super) fn pick_customer(
+        &mut self,
+        tx: &mut Tx,
+        w: u32,
+        d: u32,
+    ) -> Result<u32, QueryFailure> {
+        if self.rng.gen_range(1..=100) <= 60 {
+            let last = run_last_name(&mut self.rng);
+            let kind = at("customers_by_name");
+            let mut ids = Vec::new();
+            let statement = prepared(tx.statements, kind);
+            let params = [n(w), n(d), Param::Text(&last)];
+            tx.recorder.measure(kind, || {
+                statement.execute_rows(params.iter().copied(), |row| ids.push(row.int(0)))
+            })?;
+            if !ids.is_empty() {
+                return Ok(ids[ids.len().div_ceil(2) - 1] as u32);
+            }
+        }
+        Ok(nurand(&mut self.rng, 1023, RUN.c_id, 1, CUSTOMERS))
+    }
+
+    /// Another warehouse than `w` (or `w` when there is one).
+    pub(super) fn other_warehouse(&mut self, w: u32) -> u32 {
+        if self.warehouses == 1 {
+            return w;
+        }
+        let other = self.rng.gen_range(1..self.warehouses);
+        if other >= w {
+            other + 1
+        } else {
+            other
+        }
+    }
+
+    // Long by design: New-Order as the TPC-C specification writes it, step by step (2.4.2).
+    #[allow(clippy::too_many_lines)]
+    pub(super) fn new_order(&mut self, tx: &mut Tx) -> Result<(), QueryFailure> {
+        let w = self.home;
+        let d = self.rng.gen_range(1..=DISTRICTS);
+        let c = nurand(&mut self.rng, 1023, RUN.c_id, 1, CUSTOMERS);
+        let lines = self.rng.gen_range(5..=15u32);
+        let abort = self.rng.gen_range(1..=100) == 1;
+        let mut items = Vec::with_capacity(lines as usize);
+        let mut all_local = 1;
+        for line in 1..=lines {
+            let item = if abort && line == lines {
+                ITEMS + 1
+            } else {
+                nurand(&mut self.rng, 8191, RUN.ol_i_id, 1, ITEMS)
+            };
+            let supply = if self.rng.gen_range(1..=100) == 1 {
+                self.other_warehouse(w)
+            } else {
+                w
+            };
+            if supply != w {
+                all_local = 0;
+            }
+            items.push((item, supply, self.rng.gen_range(1..=10u32)));
+        }
+        tx.text(at("begin"))?;
+        tx.drop(at("no_get_customer_warehouse"), &[n(w), n(d), n(c)])?;
+        let order = tx
+            .first(at("no_get_district"), &[n(w), n(d)], |row| row.int(0))?
+            .unwrap_or(0);
+        tx.drop(at("no_update_district"), &[n(w), n(d)])?;
+        tx.drop(
+            at("no_insert_order"),
+            &[n(order), n(d), n(w), n(c), n(lines), n(all_local)],
+        )?;
+        tx.drop(at("no_insert_new_order"), &[n(order), n(d), n(w)])?;
+        // The items, in one statement (the list padded with the first item).
+        let item_ids: Vec<Param> = (0..MAX_LINES as usize)
+            .map(|line| n(items.get(line).unwrap_or(&items[0]).0))
+            .collect();
+        let mut prices: Vec<(i64, f64)> = Vec::with_capacity(items.len());
+        let kind = at("no_get_items");
+        let statement = prepared(tx.statements, kind);
+        tx.recorder.measure(kind, || {
+            statement.execute_rows(item_ids.iter().copied(), |row| {
+                prices.push((row.int(0), row.float(1)))
+            })
+        })?;
+        let price_of = |item: u32| {
+            prices
+                .iter()
+                .find(|(id, _)| *id == i64::from(item))
+                .map(|(_, price)| *price)
+        };
+        if items.iter().any(|&(item, _, _)| price_of(item).is_none()) {
+            // The specification's user abort: the unused item rolls the order back.
+            return self.roll_back(tx);
+        }
+        // Their stock rows, locked in one statement.
+        let stock_keys: Vec<Param> = (0..MAX_LINES as usize)
+            .flat_map(|line| {
+                let &(item, supply, _) = items.get(line).unwrap_or(&items[0]);
+                [n(supply), n(item)]
+            })
+            .collect();
+        // (warehouse, item, quantity, s_dist of the district)
+        let mut stock: Vec<(i64, i64, i64, String)> = Vec::with_capacity(items.len());
+        let kind = at("no_get_stocks");
+        let statement = &mut tx.stock[d as usize - 1];
+        tx.recorder.measure(kind, || {
+            statement.execute_rows(stock_keys.iter().copied(), |row| {
+                stock.push((
+                    row.int(0),
+                    row.int(1),
+                    row.int(2),
+                    String::from_utf8_lossy(row.get(4).unwrap_or_default()).into_owned(),
+                ))
+            })
+        })?;
+        // Each line takes its quantity from its stock row, in line order (an item ordered
+        // twice takes from what the first line left), and updates the row.
+        let mut amounts = Vec::with_capacity(items.len());
+        let mut dist_infos = Vec::with_capacity(items.len());
+        for &(item, supply, quantity) in &items {
+            let row = stock
+                .iter_mut()
+                .find(|(w, i, _, _)| *w == i64::from(supply) && *i == i64::from(item));
+            let (quantity_left, dist_info) = match row {
+                Some((_, _, left, dist)) => {
+                    let new_quantity = if *left >= i64::from(quantity) + 10 {
+                        *left - i64::from(quantity)
+                    } else {
+                        *left - i64::from(quantity) + 91
+                    };
+                    *left = new_quantity;
+                    (new_quantity, dist.clone())
+                }
+                None => (0, String::new()),
+            };
+            tx.drop(
+                at("no_update_stock"),
+                &[
+                    n(quantity_left),
+                    n(quantity),
+                    n(u32::from(supply != w)),
+                    n(item),
+                    n(supply),
+                ],
+            )?;
+            let price = price_of(item).unwrap_or_default();
+            amounts.push(format!("{:.2}", f64::from(quantity) * price));
+            dist_infos.push(dist_info);
+        }
+        // The lines, in one INSERT.
+        let mut line_values = Vec::with_capacity(items.len() * 9);
+        for (number, &(item, supply, quantity)) in items.iter().enumerate() {
+            line_values.extend([
+                n(order),
+                n(d),
+                n(w),
+                n(number as u32 + 1),
+                n(item),
+                n(supply),
+                n(quantity),
+                Param::Text(&amounts[number]),
+                Param::Text(&dist_infos[number]),
+            ]);
+        }
+        let kind = at("no_insert_order_lines");
+        let statement = match &mut tx.order_lines[items.len()] {
+            Some(statement) => statement,
+            empty => empty.insert(
+                tx.conn
+                    .prepare(&sql_with(kind, 1, lines))
+                    .map_err(|err| crate::sqlerror::classify(kind, &err))?,
+            ),
+        };
+        tx.recorder
+            .measure(kind, || statement.execute_drop(line_values.iter().copied()))?;
+        tx.text(at("no_commit"))
+    }
+
+    pub(super) fn payment(&mut self, tx: &mut Tx) -> Result<(), QueryFailure> {
+        let w = self.home;
+        let d = self.rng.gen_range(1..=DISTRICTS);
+        let (c_w, c_d) = if self.rng.gen_range(1..=100) <= 85 {
+            (w, d)
+        } else {
+            (self.other_warehouse(w), self.rng.gen_range(1..=DISTRICTS))
+        };
+        let paid = format!(
+            "{:.2}",
+            f64::from(self.rng.gen_range(100..=500_000u32)) / 100.0
+        );
+        let amount = Param::Text(&paid);
+        tx.text(at("begin"))?;
+        tx.drop(at("p_update_warehouse"), &[amount, n(w)])?;
+        tx.drop(at("p_get_warehouse"), &[n(w)])?;
+        tx.drop(at("p_update_district"), &[amount, n(w), n(d)])?;
+        tx.drop(at("p_get_district"), &[n(w), n(d)])?;
+        let c = self.pick_customer(tx, c_w, c_d)?;
+        let bad_credit = tx
+            .first(at("p_get_customer"), &[n(c_w), n(c_d), n(c)], |row| {
+                row.get(9) == Some(b"BC")
+            })?
+            .unwrap_or(false);
+        if bad_credit {
+            let old = tx
+                .first(at("p_get_customer_data"), &[n(c_w), n(c_d), n(c)], |row| {
+                    row.text(0)
+                })?
+                .unwrap_or_default();
+            let mut data = format!("{c} {c_d} {c_w} {d} {w} {paid} | {old}");
+            data.truncate(500);
+            tx.drop(
+                at("p_update_customer_bad_credit"),
+                &[amount, amount, Param::Text(&data), n(c_w), n(c_d), n(c)],
+            )?;
+        } else {
+            tx.drop(
+                at("p_update_customer"),
+                &[amount, amount, n(c_w), n(c_d), n(c)],
+            )?;
+        }
+        let history = alnum(&mut self.rng, 12, 24);
+        tx.drop(
+            at("p_insert_history"),
+            &[
+                n(c_d),
+                n(c_w),
+                n(c),
+                n(d),
+                n(w),
+                amount,
+                Param::Text(&history),
+            ],
+        )?;
+        tx.text(at("p_commit"))
+    }
+
+    pub(super) fn order_status(&mut self, tx: &mut Tx) -> Result<(), QueryFailure> {
+        let w = self.home;
+        let d = self.rng.gen_range(1..=DISTRICTS);
+        tx.text(at("begin"))?;
+        let c = self.pick_customer(tx, w, d)?;
+        tx.drop(at("os_get_customer"), &[n(w), n(d), n(c)])?;
+        if let Some(order) = tx.first(at("os_get_last_order"), &[n(w), n(d), n(c)], |row| {
+            row.int(0)
+        })? {
+            tx.drop(at("os_get_order_lines"), &[n(w), n(d), n(order)])?;
+        }
+        tx.text(at("os_commit"))
+    }
+
+    pub(super) fn delivery(&mut self, tx: &mut Tx) -> Result<(), QueryFailure> {
+        let w = self.home;
+        let carrier = self.rng.gen_range(1..=10u32);
+        tx.text(at("begin"))?;
+        for d in 1..=DISTRICTS {
+            let Some(o) = tx.first(at("d_get_new_order"), &[n(w), n(d)], |row| row.int(0))? else {
+                continue;
+            };
+            tx.drop(at("d_delete_new_order"), &[n(w), n(d), n(o)])?;
+            let customer = tx
+                .first(at("d_get_order_customer"), &[n(w), n(d), n(o)], |row| {
+                    row.int(0)
+                })?
+                .unwrap_or(0);
+            tx.drop(at("d_update_order"), &[n(carrier), n(w), n(d), n(o)])?;
+            tx.drop(at("d_update_order_lines"), &[n(w), n(d), n(o)])?;
+            let total = tx
+                .first(at("d_sum_amount"), &[n(w), n(d), n(o)], |row| row.float(0))?
+                .unwrap_or(0.0);
+            let total = format!("{total:.2}");
+            tx.drop(
+                at("d_update_customer"),
+                &[Param::Text(&total), n(w), n(d), n(customer)],
+            )?;
+        }
+        tx.text(at("d_commit"))
+    }
+
+    pub(super) fn stock_level(&mut self, tx: &mut Tx) -> Result<(), QueryFailure> {
+        let w = self.home;
+        let d = match self.district {
+            Some(d) => d,
+            None => self.rng.gen_range(1..=DISTRICTS),
+        };
+        let threshold = self.rng.gen_range(10..=20u32);
+        tx.text(at("begin"))?;
+        let next = tx
+            .first(at("sl_get_district"), &[n(w), n(d)], |row| row.int(0))?
+            .unwrap_or(0);
+        tx.drop(
+            at("sl_count_low_stock"),
+            &[n(w), n(d), n(next), n(next - 20), n(w), n(threshold)],
+        )?;
+        tx.text(at("sl_commit"))
+    }
+
+    /// The user abort's ROLLBACK; a warning means non-transactional changes stayed.
+    pub(super) fn roll_back(&mut self, tx: &mut Tx) -> Result<(), QueryFailure> {
+        tx.text(at("rollback"))?;
+        if tx.conn.warning_count() > 0 {
+            self.shared
+                .rollbacks_not_honoured
+                .fetch_add(1, Ordering::Relaxed);
+            if let Ok(mut first) = self.shared.first_warning.lock() {
+                if first.is_none() {
+                    *first = Some(
+                        first_warning(tx.conn)
+                            .unwrap_or_else(|| "the ROLLBACK left a warning".into()),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
