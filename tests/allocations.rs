@@ -72,13 +72,13 @@ fn sysbench_workloads_allocate_nothing_per_statement() {
     let server = ThrowawayServer::start(&ServerOptions::default()).unwrap();
     let target = common::as_external(&server);
     for (workload, short, long) in [
-        (OltpKind::PointSelect, 500, 8_500),
-        (OltpKind::ReadOnly, 100, 700),
-        (OltpKind::ReadWrite, 100, 600),
-        (OltpKind::UpdateNonIndex, 300, 6_300),
-        (OltpKind::Insert, 300, 6_300),
-        (OltpKind::SelectRandomPoints, 300, 6_300),
-        (OltpKind::SelectRandomRanges, 300, 6_300),
+        (OltpKind::PointSelect, 500, 4_500),
+        (OltpKind::ReadOnly, 100, 400),
+        (OltpKind::ReadWrite, 100, 350),
+        (OltpKind::UpdateNonIndex, 300, 3_300),
+        (OltpKind::Insert, 300, 3_300),
+        (OltpKind::SelectRandomPoints, 300, 3_300),
+        (OltpKind::SelectRandomRanges, 300, 3_300),
     ] {
         // The first run prepares the tables; the two measured runs then differ only in length.
         allocations_and_statements(workload, 50, &target);

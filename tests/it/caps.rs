@@ -77,6 +77,12 @@ fn s2_scarce_memory_profile_reads_from_storage_inside_its_cgroup() {
             "myisam",
             "--phases",
             "simple (read-only point selects)",
+            // The capped profile and one uncapped: the study's third profile would only
+            // load the same table once more.
+            "--profile",
+            "1 MB buffers",
+            "--profile",
+            "100 MB buffers",
             "--scale",
             "0.1",
             "--time",
@@ -161,7 +167,7 @@ fn s2_scarce_memory_profile_reads_from_storage_inside_its_cgroup() {
     // scheme) evicts the table between its load and its run on a busy machine (108 MB read
     // by the uncapped 100 MB profile in one fresh run), so that is not the design's to say.
     let cells = record["cells"].as_array().unwrap();
-    assert_eq!(cells.len(), 3);
+    assert_eq!(cells.len(), 2);
     for cell in cells {
         assert_eq!(cell["outcome"], "completed", "{cell}");
         let read = cell["server_process"]["storage_read_bytes"]
