@@ -317,16 +317,23 @@ fn intended_starts_that_never_came_because_the_server_held_an_event_are_reported
                 .expect("a paced group has a rate outcome");
             // The schedule: each writer one event per 20 ms from the measured start
             // (writer 1 staggered by 10 ms). Writer 0's second intended start, 20 ms in,
-            // had waited 980 ms when the cell ended at 1 s, whatever the machine's pace.
+            // had waited 980 ms when the cell ended at 1 s (less what a starved start
+            // shifted it by), where the record used to say "lag ≤ 5 ms".
             assert!(
-                writers.max_lag_us >= 979_000,
+                writers.max_lag_us >= 900_000,
                 "{kind:?}: the record says lag ≤ {} ms",
                 writers.max_lag_us / 1000
             );
             assert!(writers.fell_behind, "{kind:?}: {writers:?}");
             // Writer 0's intended starts at 20, 40 … 980 ms and writer 1's at 30 … 990 ms
-            // never came: 49 each.
-            assert_eq!(writers.missed_events, 98, "{kind:?}: {writers:?}");
+            // never came: 49 each, counted from the writer's own schedule, which starts
+            // when its thread does (a thread the machine starves at the start shifts it
+            // later, and a few of the last fall past the deadline), never more.
+            assert!(
+                (90..=98).contains(&writers.missed_events),
+                "{kind:?}: {} missed: {writers:?}",
+                writers.missed_events
+            );
             // The lateness was the server's: it held an event 1.5 s.
             assert_eq!(
                 writers.behind,

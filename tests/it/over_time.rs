@@ -185,7 +185,7 @@ fn an_insert_run_on_innodb_and_rocksdb_reports_write_and_space_amplification_wit
 fn a_cold_buffer_pool_on_slow_storage_is_a_warm_up_left_out_of_the_figures() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("over-time-cold");
-    // 300,000 rows (about 3,500 pages of 16 KB) read back at 10 ms a page, four at a time:
+    // 150,000 rows (about 1,750 pages of 16 KB) read back at 10 ms a page, four at a time:
     // the buffer pool takes seconds to fill, whatever the machine's speed.
     let (output, record) = common::run_recorded(
         &tmp,
@@ -193,13 +193,13 @@ fn a_cold_buffer_pool_on_slow_storage_is_a_warm_up_left_out_of_the_figures() {
             "run",
             "oltp_point_select",
             "--table-size",
-            "300000",
+            "150000",
             "--engines",
             "innodb",
             "--threads",
             "4",
             "--time",
-            "30s",
+            "15s",
             "--repeat",
             "1",
             "--report-interval",
@@ -222,7 +222,7 @@ fn a_cold_buffer_pool_on_slow_storage_is_a_warm_up_left_out_of_the_figures() {
     let time = view.cells[0]
         .time
         .as_ref()
-        .expect("30 one-second intervals");
+        .expect("15 one-second intervals");
     let points = &time.points;
     // It started cold: the first second read pages from storage (how many depends on how
     // much of that second this machine gave the server: some, on any machine).
