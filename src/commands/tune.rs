@@ -38,13 +38,14 @@ pub fn run(mut args: TuneArgs) -> anyhow::Result<Finished> {
         anyhow::bail!("tune needs --memory SIZE (e.g. --memory 2G): the memory each candidate server may use, which its memory variables are sized from");
     };
     let Some(budget) = run.matrix.budget else {
-        anyhow::bail!("tune needs --budget TIME (e.g. --budget 30m): how long the search may measure");
+        anyhow::bail!(
+            "tune needs --budget TIME (e.g. --budget 30m): how long the search may measure"
+        );
     };
     run.server.memory_limit = vec![memory_bytes];
     let server = resolve_server(&run.server)?;
-    let plan = |matrix: &crate::plan::Matrix| {
-        plan_study(&run.study, matrix, &run.study_args, &[], None)
-    };
+    let plan =
+        |matrix: &crate::plan::Matrix| plan_study(&run.study, matrix, &run.study_args, &[], None);
     let mut once = run.matrix.clone();
     once.repeat = Some(1);
     once.budget = None;

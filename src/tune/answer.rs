@@ -127,7 +127,10 @@ pub fn summary_text(tuned: &Tuned) -> String {
     };
     let _ = writeln!(text, "Recommended: {recommended}.");
     let _ = writeln!(text);
-    let _ = writeln!(text, "Tried (race, configuration, events/s over its rounds, what became of it):");
+    let _ = writeln!(
+        text,
+        "Tried (race, configuration, events/s over its rounds, what became of it):"
+    );
     for (race, entrant) in &outcome.tried {
         let fate = match (&entrant.out, entrant.baseline) {
             (Some(out), _) => out.text(),

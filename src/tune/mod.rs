@@ -133,10 +133,9 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
     };
     if let Some(record) = &mut measure.record {
         if let Ok(outcome) = &searched {
-            record.parameters.insert(
-                "tune".into(),
-                answer::recorded(outcome, &settings, engine),
-            );
+            record
+                .parameters
+                .insert("tune".into(), answer::recorded(outcome, &settings, engine));
         }
         record.finish(status, error);
     }

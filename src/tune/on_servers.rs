@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use mysql::prelude::Queryable;
 
 use super::race::{Entrant, Out};
-use super::space::ServerVariable;
 use super::search::Measure;
+use super::space::ServerVariable;
 use crate::plan::Plan;
 use crate::results::{CrashKind, RunRecord, Store};
 use crate::runner::{self, RunOutput};
@@ -154,7 +154,9 @@ impl Measure for OnServers<'_> {
             let cells: Vec<_> = run
                 .cells
                 .iter()
-                .filter(|cell| cell.profile.as_deref() == Some(&entrant.name) && !cell.warmup_repeat)
+                .filter(|cell| {
+                    cell.profile.as_deref() == Some(&entrant.name) && !cell.warmup_repeat
+                })
                 .collect();
             let failed = cells.iter().find_map(|cell| cell.error.clone());
             let figure = match (failed, cells.is_empty(), &error) {
@@ -162,7 +164,10 @@ impl Measure for OnServers<'_> {
                 (None, true, Some(run_error)) => Err(run_error.clone()),
                 (None, true, None) => Err("no cell was measured".into()),
                 (None, false, _) => Ok(super::race::geometric_mean(
-                    &cells.iter().map(|cell| cell.events_per_s).collect::<Vec<_>>(),
+                    &cells
+                        .iter()
+                        .map(|cell| cell.events_per_s)
+                        .collect::<Vec<_>>(),
                 )),
             };
             figures.insert(entrant.name.clone(), figure);
@@ -183,7 +188,11 @@ impl Measure for OnServers<'_> {
                 acknowledged: trial.acknowledged,
             }));
         }
-        if let Some(failed) = trials.iter().find_map(|trial| trial.error.clone()).or(error) {
+        if let Some(failed) = trials
+            .iter()
+            .find_map(|trial| trial.error.clone())
+            .or(error)
+        {
             // A trial that could not be verified proves nothing safe.
             return Ok(Some(Out::Failed {
                 error: format!("its crash trial could not be verified: {failed}"),
@@ -205,7 +214,9 @@ pub fn server_variables(
     server: &ServerArgsResolved,
 ) -> anyhow::Result<(BTreeMap<String, ServerVariable>, String)> {
     let throwaway = crate::server::ThrowawayServer::start(&server.options).map_err(|err| {
-        anyhow::anyhow!("the server did not start under these options and caps, so nothing was tuned: {err}")
+        anyhow::anyhow!(
+            "the server did not start under these options and caps, so nothing was tuned: {err}"
+        )
     })?;
     let mut conn = throwaway.connection_spec(None).connect()?;
     let version: String = conn.query_first("SELECT VERSION()")?.unwrap_or_default();
@@ -240,7 +251,11 @@ pub fn server_variables(
                 min: bound(min),
                 max: bound(max),
                 words: words
-                    .map(|list| list.split(',').map(|w| w.trim().to_ascii_uppercase()).collect())
+                    .map(|list| {
+                        list.split(',')
+                            .map(|w| w.trim().to_ascii_uppercase())
+                            .collect()
+                    })
                     .unwrap_or_default(),
             },
         );

@@ -173,14 +173,14 @@ impl Race {
         let Some(leader) = self.leader() else {
             return false;
         };
-        self.alive()
-            .filter(|e| e.name != leader.name)
-            .any(|other| match self.decision(leader, other).map(|d| d.answer) {
+        self.alive().filter(|e| e.name != leader.name).any(|other| {
+            match self.decision(leader, other).map(|d| d.answer) {
                 None => true,
                 Some(Answer::Undecided { more_repeats }) => more_repeats
                     .is_some_and(|more| self.rounds + more as usize <= 2 * self.max_rounds),
                 Some(Answer::Leads | Answer::Equivalent) => false,
-            })
+            }
+        })
     }
 
     pub fn baseline(&self) -> Option<&Entrant> {
@@ -231,7 +231,11 @@ mod tests {
 
     #[test]
     fn a_candidate_behind_by_a_decided_gap_is_dropped_and_the_baseline_stays() {
-        let entrants = vec![entrant("default", true), entrant("c1", false), entrant("c2", false)];
+        let entrants = vec![
+            entrant("default", true),
+            entrant("c1", false),
+            entrant("c2", false),
+        ];
         let mut race = Race::new(entrants, 5.0, 12);
         let truth = [("default", 100.0), ("c1", 200.0), ("c2", 50.0)];
         // Before the first look nothing is decided, so nothing leaves.

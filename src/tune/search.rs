@@ -22,8 +22,10 @@ use crate::view::stats::Decision;
 pub trait Measure {
     /// One round: each of `entrants` measured once, its figure (higher is better) or why
     /// it failed.
-    fn round(&mut self, entrants: &[&Entrant])
-        -> anyhow::Result<BTreeMap<String, Result<f64, String>>>;
+    fn round(
+        &mut self,
+        entrants: &[&Entrant],
+    ) -> anyhow::Result<BTreeMap<String, Result<f64, String>>>;
     /// The crash trials of one configuration: None if it lost nothing.
     fn crash_trials(&mut self, entrant: &Entrant) -> anyhow::Result<Option<Out>>;
     fn interrupted(&self) -> bool;
@@ -71,6 +73,7 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
     let mut spread = 1.0;
     let mut next_name = 1;
     let mut seconds_per_run: Option<f64> = None;
+    let mut seconds_per_trial: Option<f64> = None;
     let mut last: Option<Race> = None;
     let (mut budget_spent, mut interrupted, mut rounds) = (false, false, 0);
     for number in 1.. {
@@ -79,7 +82,8 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
             entrants.push(fresh(&elite.name, elite.settings.clone(), false));
         }
         let mut draws = 0;
-        while entrants.len() < settings.candidates + 1 + usize::from(elite.is_some()) && draws < 100 {
+        while entrants.len() < settings.candidates + 1 + usize::from(elite.is_some()) && draws < 100
+        {
             draws += 1;
             let around = elite.as_ref().map(|e| (e.settings.as_slice(), spread));
             let settings_drawn = settings.space.draw(&mut rng, settings.memory_bytes, around);
@@ -98,7 +102,20 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
             let alive: Vec<Entrant> = race.alive().cloned().collect();
             // The budget: no round starts that would end past it, as far as the rounds so
             // far tell.
-            let expected = seconds_per_run.unwrap_or(0.0) * alive.len() as f64;
+            // The crash trials of the candidates still in come after the race, within the
+            // budget too: each as long as the trials so far, or, before any, as two runs
+            // (a trial starts a server for each crash kind).
+            let per_run = seconds_per_run.unwrap_or(0.0);
+            let unchecked = alive
+                .iter()
+                .filter(|e| !e.baseline && !checked.contains_key(&e.settings))
+                .count();
+            let trials = if settings.keep_durability {
+                unchecked as f64 * seconds_per_trial.unwrap_or(2.0 * per_run)
+            } else {
+                0.0
+            };
+            let expected = per_run * alive.len() as f64 + trials;
             if started.elapsed().as_secs_f64() + expected > settings.budget.as_secs_f64() {
                 budget_spent = true;
                 break;
@@ -112,6 +129,9 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
             let figures = measure.round(&refs)?;
             seconds_per_run = Some(round_started.elapsed().as_secs_f64() / alive.len() as f64);
             rounds += 1;
+            if rounds == 1 {
+                refuse_a_budget_too_small(settings, started, per_round_of_two(seconds_per_run))?;
+            }
             race.add_round(|name| {
                 figures
                     .get(name)
@@ -119,11 +139,26 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
                     .unwrap_or_else(|| Err("not measured".into()))
             });
             if let Some(Some(Out::Failed { error })) = race.baseline().map(|b| b.out.clone()) {
-                anyhow::bail!("the default configuration failed, so nothing can be compared with it: {error}");
+                anyhow::bail!(
+                    "the default configuration failed, so nothing can be compared with it: {error}"
+                );
+            }
+            if settings.keep_durability {
+                // A leader drops others only once it is known to be safe: one that loses
+                // commits must not knock a safe configuration out of the race.
+                let trials_started = Instant::now();
+                let trialled = check_leader(&mut race, measure, &mut checked)?;
+                if trialled > 0 {
+                    seconds_per_trial =
+                        Some(trials_started.elapsed().as_secs_f64() / trialled as f64);
+                }
             }
             race.drop_behind();
         }
         if race.rounds == 0 {
+            if last.is_none() && interrupted {
+                anyhow::bail!("interrupted before a round was measured");
+            }
             if last.is_none() {
                 anyhow::bail!(
                     "--budget {} is too small for even one round of the default and the candidates: give a longer --budget (a round took about {:.0} s per configuration), or shorten the study's cells (--time)",
@@ -134,7 +169,11 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
             break;
         }
         if settings.keep_durability {
-            check_safety(&mut race, measure, &mut checked)?;
+            let trials_started = Instant::now();
+            let trialled = check_safety(&mut race, measure, &mut checked)?;
+            if trialled > 0 {
+                seconds_per_trial = Some(trials_started.elapsed().as_secs_f64() / trialled as f64);
+            }
         }
         elite = race.leader().filter(|leader| !leader.baseline).cloned();
         tried.extend(race.entrants.iter().cloned().map(|e| (number, e)));
@@ -167,13 +206,71 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
     })
 }
 
+/// A round of the default and one candidate, from the seconds one configuration's run took.
+fn per_round_of_two(seconds_per_run: Option<f64>) -> f64 {
+    2.0 * seconds_per_run.unwrap_or(0.0)
+}
+
+/// After the first round: refuses a budget that cannot hold the first look (its rounds
+/// of the default and one candidate), since no comparison could be decided within it.
+fn refuse_a_budget_too_small(
+    settings: &Settings,
+    started: Instant,
+    seconds_per_round_of_two: f64,
+) -> anyhow::Result<()> {
+    let first_look = crate::view::stats::FIRST_LOOK_REPEATS as f64 * seconds_per_round_of_two;
+    if first_look > settings.budget.as_secs_f64() {
+        anyhow::bail!(
+            "--budget {} is too small for even the default's first comparison: a round of the default and one candidate took {:.0} s here, and a comparison is first looked at after {} rounds, so give --budget {:.0}s or more (or shorten the study's cells with --time); the round measured is stored ({:.0} s spent)",
+            humantime::format_duration(settings.budget),
+            seconds_per_round_of_two,
+            crate::view::stats::FIRST_LOOK_REPEATS,
+            first_look.ceil() * 1.5,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+/// Crash trials on the race's leader until it is the default or a configuration that lost
+/// nothing (each unsafe one is out); returns how many configurations were trialled.
+fn check_leader(
+    race: &mut Race,
+    measure: &mut dyn Measure,
+    checked: &mut BTreeMap<Vec<(String, String)>, Option<Out>>,
+) -> anyhow::Result<usize> {
+    let mut trialled = 0;
+    while let Some(leader) = race.leader().filter(|leader| !leader.baseline).cloned() {
+        let verdict = match checked.get(&leader.settings) {
+            Some(known) => known.clone(),
+            None => {
+                trialled += 1;
+                let found = measure.crash_trials(&leader)?;
+                checked.insert(leader.settings.clone(), found.clone());
+                found
+            }
+        };
+        match verdict {
+            None => break,
+            Some(out) => {
+                if let Some(entrant) = race.entrants.iter_mut().find(|e| e.name == leader.name) {
+                    entrant.out = Some(out);
+                }
+            }
+        }
+    }
+    Ok(trialled)
+}
+
 /// Crash trials on every survivor but the default, once per configuration (the elite is
-/// not tried again): one that lost an acknowledged commit is out, measured unsafe.
+/// not tried again): one that lost an acknowledged commit is out, measured unsafe. Returns
+/// how many configurations were trialled.
 fn check_safety(
     race: &mut Race,
     measure: &mut dyn Measure,
     checked: &mut BTreeMap<Vec<(String, String)>, Option<Out>>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<usize> {
+    let mut trialled = 0;
     let survivors: Vec<usize> = race
         .entrants
         .iter()
@@ -186,6 +283,7 @@ fn check_safety(
         let verdict = match checked.get(&entrant.settings) {
             Some(known) => known.clone(),
             None => {
+                trialled += 1;
                 let found = measure.crash_trials(&entrant)?;
                 checked.insert(entrant.settings.clone(), found.clone());
                 found
@@ -193,7 +291,7 @@ fn check_safety(
         };
         race.entrants[index].out = verdict;
     }
-    Ok(())
+    Ok(trialled)
 }
 
 fn fresh(name: &str, settings: Vec<(String, String)>, baseline: bool) -> Entrant {
@@ -209,4 +307,115 @@ fn fresh(name: &str, settings: Vec<(String, String)>, baseline: bool) -> Entrant
 /// The figure an entrant is ranked by in its race.
 pub fn figure(entrant: &Entrant) -> f64 {
     geometric_mean(&entrant.figures)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fake bench: a configuration's figure is 100, doubled by flush 2 and raised by a
+    /// larger pool, with a drift per round that every configuration of the round shares;
+    /// its crash trials lose commits exactly when it sets flush 2.
+    struct Fake {
+        round: usize,
+        trialled: Vec<String>,
+    }
+
+    fn relaxed(entrant: &Entrant) -> bool {
+        entrant
+            .settings
+            .iter()
+            .any(|(name, value)| name == "innodb_flush_log_at_trx_commit" && value == "2")
+    }
+
+    impl Measure for Fake {
+        fn round(
+            &mut self,
+            entrants: &[&Entrant],
+        ) -> anyhow::Result<BTreeMap<String, Result<f64, String>>> {
+            self.round += 1;
+            let drift = [1.0, 0.8, 1.2, 0.9][self.round % 4];
+            Ok(entrants
+                .iter()
+                .map(|entrant| {
+                    let pool: f64 = entrant
+                        .settings
+                        .iter()
+                        .find(|(name, _)| name == "innodb_buffer_pool_size")
+                        .map_or(128.0 * 1048576.0, |(_, v)| v.parse().unwrap());
+                    let figure = 100.0
+                        * if relaxed(entrant) { 2.0 } else { 1.0 }
+                        * (pool / 1048576.0).ln()
+                        * drift;
+                    (entrant.name.clone(), Ok(figure))
+                })
+                .collect())
+        }
+
+        fn crash_trials(&mut self, entrant: &Entrant) -> anyhow::Result<Option<Out>> {
+            self.trialled.push(entrant.name.clone());
+            Ok(relaxed(entrant).then(|| Out::Unsafe {
+                kind: "a power loss".into(),
+                lost: 10,
+                acknowledged: 100,
+            }))
+        }
+
+        fn interrupted(&self) -> bool {
+            // Three races at most, whatever the clock says.
+            self.round >= 3 * 12
+        }
+    }
+
+    fn settings(keep_durability: bool) -> Settings {
+        let space = super::super::space::parse(
+            "[[variable]]\nname = \"innodb_buffer_pool_size\"\nmemory_share = [0.1, 0.5]\n\n[[variable]]\nname = \"innodb_flush_log_at_trx_commit\"\nvalues = [\"1\", \"2\"]\n",
+            "two.toml",
+        )
+        .unwrap();
+        Settings {
+            space,
+            memory_bytes: 1 << 30,
+            budget: Duration::from_secs(3600),
+            candidates: 4,
+            tolerance_pct: 5.0,
+            max_rounds: 12,
+            seed: 7,
+            keep_durability,
+        }
+    }
+
+    #[test]
+    fn a_configuration_that_loses_commits_is_never_the_best_when_durability_is_kept() {
+        let mut fake = Fake {
+            round: 0,
+            trialled: Vec::new(),
+        };
+        let outcome = search(&settings(true), &mut fake).unwrap();
+        assert!(!relaxed(&outcome.best), "{:?}", outcome.best);
+        assert!(!outcome.best.baseline, "a larger pool leads the default");
+        // Flush 2 was measured unsafe by a trial, not left out by a list.
+        assert!(outcome
+            .tried
+            .iter()
+            .any(|(_, e)| relaxed(e) && matches!(e.out, Some(Out::Unsafe { .. }))));
+        assert!(!fake.trialled.is_empty());
+        // Every race had the default in it.
+        for race in 1..=outcome.races {
+            assert!(outcome.tried.iter().any(|(r, e)| *r == race && e.baseline));
+        }
+        let lead = outcome.lead.unwrap();
+        assert!(lead.interval.low > 1.0, "{lead:?}");
+    }
+
+    #[test]
+    fn without_durability_the_fastest_wins_whatever_it_loses() {
+        let mut fake = Fake {
+            round: 0,
+            trialled: Vec::new(),
+        };
+        let outcome = search(&settings(false), &mut fake).unwrap();
+        assert!(relaxed(&outcome.best), "{:?}", outcome.best);
+        assert!(fake.trialled.is_empty());
+    }
 }

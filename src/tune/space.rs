@@ -24,7 +24,11 @@ const BUILT_IN: [(Engine, &str, &str); 4] = [
         "myrocks.toml",
         include_str!("../../spaces/myrocks.toml"),
     ),
-    (Engine::Aria, "aria.toml", include_str!("../../spaces/aria.toml")),
+    (
+        Engine::Aria,
+        "aria.toml",
+        include_str!("../../spaces/aria.toml"),
+    ),
     (
         Engine::MyIsam,
         "myisam.toml",
@@ -132,9 +136,16 @@ pub fn parse(text: &str, origin: &str) -> Result<Space, String> {
     for entry in file.variables {
         let line = line_of(text, entry.name.span().start);
         let at = |message: String| format!("{origin}:{line}: {message}");
-        let name = entry.name.into_inner().trim().to_ascii_lowercase().replace('-', "_");
+        let name = entry
+            .name
+            .into_inner()
+            .trim()
+            .to_ascii_lowercase()
+            .replace('-', "_");
         if variables.iter().any(|known| known.name == name) {
-            return Err(at(format!("{name} is given twice: keep one of its entries")));
+            return Err(at(format!(
+                "{name} is given twice: keep one of its entries"
+            )));
         }
         let log = entry.scale == Some(Scale::Log);
         let domain = match (entry.range, entry.memory_share, entry.values) {
@@ -305,7 +316,10 @@ impl Space {
                         .find(|(name, _)| *name == variable.name)
                         .map(|(_, value)| (value.as_str(), spread))
                 });
-                (variable.name.clone(), variable.domain.draw(rng, memory_bytes, near))
+                (
+                    variable.name.clone(),
+                    variable.domain.draw(rng, memory_bytes, near),
+                )
             })
             .collect()
     }
@@ -332,23 +346,32 @@ impl Domain {
     /// within that share of the domain's width around the value (irace's sampling around
     /// an elite configuration, its spread shrinking as the search goes on).
     fn draw(&self, rng: &mut impl Rng, memory_bytes: u64, near: Option<(&str, f64)>) -> String {
-        let between = |rng: &mut dyn rand::RngCore, low: f64, high: f64, log: bool, at: Option<f64>| {
-            let (low_t, high_t) = if log { (low.ln(), high.ln()) } else { (low, high) };
-            let (from, to) = match at {
-                Some(value) => {
-                    let centre = if log { value.max(low).ln() } else { value };
-                    let half = (high_t - low_t) * near.map_or(1.0, |(_, spread)| spread) / 2.0;
-                    ((centre - half).max(low_t), (centre + half).min(high_t))
+        let between =
+            |rng: &mut dyn rand::RngCore, low: f64, high: f64, log: bool, at: Option<f64>| {
+                let (low_t, high_t) = if log {
+                    (low.ln(), high.ln())
+                } else {
+                    (low, high)
+                };
+                let (from, to) = match at {
+                    Some(value) => {
+                        let centre = if log { value.max(low).ln() } else { value };
+                        let half = (high_t - low_t) * near.map_or(1.0, |(_, spread)| spread) / 2.0;
+                        ((centre - half).max(low_t), (centre + half).min(high_t))
+                    }
+                    None => (low_t, high_t),
+                };
+                let t = if to > from {
+                    rng.gen_range(from..=to)
+                } else {
+                    from
+                };
+                if log {
+                    t.exp()
+                } else {
+                    t
                 }
-                None => (low_t, high_t),
             };
-            let t = if to > from { rng.gen_range(from..=to) } else { from };
-            if log {
-                t.exp()
-            } else {
-                t
-            }
-        };
         let at = near.and_then(|(value, _)| value.parse::<f64>().ok());
         match self {
             Domain::Range { low, high, log } => {
@@ -362,9 +385,7 @@ impl Domain {
             }
             Domain::Values(values) => match near {
                 // Near a word: kept, or (with the spread's chance) another drawn.
-                Some((value, spread)) if !rng.gen_bool(spread.clamp(0.0, 1.0)) => {
-                    value.to_string()
-                }
+                Some((value, spread)) if !rng.gen_bool(spread.clamp(0.0, 1.0)) => value.to_string(),
                 _ => values[rng.gen_range(0..values.len())].clone(),
             },
         }
