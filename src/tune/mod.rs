@@ -27,12 +27,14 @@ use crate::plan::Plan;
 use crate::results::{CrashKind, RunStatus, Store};
 use crate::server::ServerArgsResolved;
 
+/// Plans the study over a matrix (the command line's study and its flags).
+pub type PlanStudy<'a> = Box<dyn Fn(&crate::plan::Matrix) -> anyhow::Result<Plan> + 'a>;
+
 /// What the command asks for, its flags checked.
 pub struct Request<'a> {
     /// The study planned once over the command line's matrix, its caps checked.
     pub first: Plan,
-    /// Plans the study over a matrix (the command line's study and its flags).
-    pub plan_study: Box<dyn Fn(&crate::plan::Matrix) -> anyhow::Result<Plan> + 'a>,
+    pub plan_study: PlanStudy<'a>,
     pub matrix: crate::plan::Matrix,
     pub server: ServerArgsResolved,
     pub space: Option<std::path::PathBuf>,

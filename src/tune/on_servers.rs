@@ -23,7 +23,7 @@ use crate::server::ServerArgsResolved;
 /// How each run of the tune is planned and where its record goes.
 pub struct OnServers<'a> {
     /// Plans the study over the matrix (the command line's), the caller's way.
-    pub plan_study: Box<dyn Fn(&crate::plan::Matrix) -> anyhow::Result<Plan> + 'a>,
+    pub plan_study: super::PlanStudy<'a>,
     pub matrix: crate::plan::Matrix,
     pub server: ServerArgsResolved,
     pub report_interval: std::time::Duration,
@@ -37,7 +37,7 @@ pub struct OnServers<'a> {
 
 impl<'a> OnServers<'a> {
     pub fn new(
-        plan_study: Box<dyn Fn(&crate::plan::Matrix) -> anyhow::Result<Plan> + 'a>,
+        plan_study: super::PlanStudy<'a>,
         matrix: crate::plan::Matrix,
         server: ServerArgsResolved,
         report_interval: std::time::Duration,
@@ -221,7 +221,15 @@ pub fn server_variables(
     let mut conn = throwaway.connection_spec(None).connect()?;
     let version: String = conn.query_first("SELECT VERSION()")?.unwrap_or_default();
     let label = format!("this server ({version})");
-    let rows: Vec<(String, Option<String>, Option<String>, Option<String>, Option<String>)> =
+    // Name, COMMAND_LINE_ARGUMENT, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, ENUM_VALUE_LIST.
+    type Row = (
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    );
+    let rows: Vec<Row> =
         conn.query(
             "SELECT LOWER(VARIABLE_NAME), COMMAND_LINE_ARGUMENT, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, ENUM_VALUE_LIST FROM information_schema.SYSTEM_VARIABLES",
         )

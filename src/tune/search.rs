@@ -63,74 +63,151 @@ pub struct Outcome {
     pub elapsed: Duration,
 }
 
+/// The search's state between races.
+struct State {
+    started: Instant,
+    rng: rand::rngs::SmallRng,
+    tried: Vec<(usize, Entrant)>,
+    /// Each configuration crash-tested so far: None if it lost nothing.
+    checked: BTreeMap<Vec<(String, String)>, Option<Out>>,
+    elite: Option<Entrant>,
+    spread: f64,
+    next_name: usize,
+    seconds_per_run: Option<f64>,
+    seconds_per_trial: Option<f64>,
+    rounds: usize,
+    budget_spent: bool,
+    interrupted: bool,
+}
+
 /// Runs the search on `measure`.
 pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<Outcome> {
-    let started = Instant::now();
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(settings.seed);
-    let mut tried: Vec<(usize, Entrant)> = Vec::new();
-    let mut checked: BTreeMap<Vec<(String, String)>, Option<Out>> = BTreeMap::new();
-    let mut elite: Option<Entrant> = None;
-    let mut spread = 1.0;
-    let mut next_name = 1;
-    let mut seconds_per_run: Option<f64> = None;
-    let mut seconds_per_trial: Option<f64> = None;
+    let mut state = State {
+        started: Instant::now(),
+        rng: rand::rngs::SmallRng::seed_from_u64(settings.seed),
+        tried: Vec::new(),
+        checked: BTreeMap::new(),
+        elite: None,
+        spread: 1.0,
+        next_name: 1,
+        seconds_per_run: None,
+        seconds_per_trial: None,
+        rounds: 0,
+        budget_spent: false,
+        interrupted: false,
+    };
     let mut last: Option<Race> = None;
-    let (mut budget_spent, mut interrupted, mut rounds) = (false, false, 0);
     for number in 1.. {
-        let mut entrants = vec![fresh("default", Vec::new(), true)];
-        if let Some(elite) = &elite {
-            entrants.push(fresh(&elite.name, elite.settings.clone(), false));
-        }
-        let mut draws = 0;
-        while entrants.len() < settings.candidates + 1 + usize::from(elite.is_some()) && draws < 100
-        {
-            draws += 1;
-            let around = elite.as_ref().map(|e| (e.settings.as_slice(), spread));
-            let settings_drawn = settings.space.draw(&mut rng, settings.memory_bytes, around);
-            let seen = entrants.iter().any(|e| e.settings == settings_drawn)
-                || tried.iter().any(|(_, e)| e.settings == settings_drawn);
-            if !seen {
-                entrants.push(fresh(&format!("c{next_name}"), settings_drawn, false));
-                next_name += 1;
-            }
-        }
+        let entrants = state.draw(settings);
         if entrants.len() < 2 {
             break;
         }
         let mut race = Race::new(entrants, settings.tolerance_pct, settings.max_rounds);
+        state.race(settings, &mut race, measure)?;
+        if race.rounds == 0 && last.is_none() {
+            anyhow::bail!("interrupted before a round was measured");
+        }
+        let cut_short = race.rounds < crate::view::stats::FIRST_LOOK_REPEATS && last.is_some();
+        if !cut_short && settings.keep_durability {
+            let trials_started = Instant::now();
+            let trialled = check_safety(&mut race, measure, &mut state.checked)?;
+            state.timed_trials(trials_started, trialled);
+        }
+        state
+            .tried
+            .extend(race.entrants.iter().cloned().map(|e| (number, e)));
+        // A race the budget cut before its first look decides nothing: the answer stays
+        // the previous race's.
+        if !cut_short {
+            state.elite = race.leader().filter(|leader| !leader.baseline).cloned();
+            last = Some(race);
+        }
+        state.spread /= 2.0;
+        state.interrupted = state.interrupted || measure.interrupted();
+        if state.budget_spent || state.interrupted {
+            break;
+        }
+    }
+    let race = last.ok_or_else(|| anyhow::anyhow!("the space gave no candidate to race"))?;
+    let best = race
+        .leader()
+        .cloned()
+        .ok_or_else(|| anyhow::anyhow!("no configuration finished a round"))?;
+    let baseline = race.baseline().expect("every race has the default");
+    let lead = (!best.baseline)
+        .then(|| race.decision(&best, baseline))
+        .flatten();
+    let races = state.tried.last().map_or(0, |(number, _)| *number);
+    Ok(Outcome {
+        races,
+        tried: state.tried,
+        best,
+        lead,
+        rounds: state.rounds,
+        budget_spent: state.budget_spent,
+        interrupted: state.interrupted,
+        elapsed: state.started.elapsed(),
+    })
+}
+
+impl State {
+    /// A race's entrants: the default, the elite, and new candidates (near the elite once
+    /// there is one), none tried before.
+    fn draw(&mut self, settings: &Settings) -> Vec<Entrant> {
+        let mut entrants = vec![fresh("default", Vec::new(), true)];
+        if let Some(elite) = &self.elite {
+            entrants.push(fresh(&elite.name, elite.settings.clone(), false));
+        }
+        let wanted = settings.candidates + entrants.len();
+        for _ in 0..100 {
+            if entrants.len() >= wanted {
+                break;
+            }
+            let around = self
+                .elite
+                .as_ref()
+                .map(|e| (e.settings.as_slice(), self.spread));
+            let drawn = settings
+                .space
+                .draw(&mut self.rng, settings.memory_bytes, around);
+            let seen = entrants.iter().any(|e| e.settings == drawn)
+                || self.tried.iter().any(|(_, e)| e.settings == drawn);
+            if !seen {
+                entrants.push(fresh(&format!("c{}", self.next_name), drawn, false));
+                self.next_name += 1;
+            }
+        }
+        entrants
+    }
+
+    /// Rounds of `race` until it is decided, the budget would be overrun or Ctrl-C.
+    fn race(
+        &mut self,
+        settings: &Settings,
+        race: &mut Race,
+        measure: &mut dyn Measure,
+    ) -> anyhow::Result<()> {
         while race.undecided() {
             let alive: Vec<Entrant> = race.alive().cloned().collect();
-            // The budget: no round starts that would end past it, as far as the rounds so
-            // far tell.
-            // The crash trials of the candidates still in come after the race, within the
-            // budget too: each as long as the trials so far, or, before any, as two runs
-            // (a trial starts a server for each crash kind).
-            let per_run = seconds_per_run.unwrap_or(0.0);
-            let unchecked = alive
-                .iter()
-                .filter(|e| !e.baseline && !checked.contains_key(&e.settings))
-                .count();
-            let trials = if settings.keep_durability {
-                unchecked as f64 * seconds_per_trial.unwrap_or(2.0 * per_run)
-            } else {
-                0.0
-            };
-            let expected = per_run * alive.len() as f64 + trials;
-            if started.elapsed().as_secs_f64() + expected > settings.budget.as_secs_f64() {
-                budget_spent = true;
+            if self.would_overrun(settings, &alive) {
+                self.budget_spent = true;
                 break;
             }
             if measure.interrupted() {
-                interrupted = true;
+                self.interrupted = true;
                 break;
             }
             let round_started = Instant::now();
             let refs: Vec<&Entrant> = alive.iter().collect();
             let figures = measure.round(&refs)?;
-            seconds_per_run = Some(round_started.elapsed().as_secs_f64() / alive.len() as f64);
-            rounds += 1;
-            if rounds == 1 {
-                refuse_a_budget_too_small(settings, started, per_round_of_two(seconds_per_run))?;
+            self.seconds_per_run = Some(round_started.elapsed().as_secs_f64() / alive.len() as f64);
+            self.rounds += 1;
+            if self.rounds == 1 {
+                refuse_a_budget_too_small(
+                    settings,
+                    self.started,
+                    per_round_of_two(self.seconds_per_run),
+                )?;
             }
             race.add_round(|name| {
                 figures
@@ -147,63 +224,37 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
                 // A leader drops others only once it is known to be safe: one that loses
                 // commits must not knock a safe configuration out of the race.
                 let trials_started = Instant::now();
-                let trialled = check_leader(&mut race, measure, &mut checked)?;
-                if trialled > 0 {
-                    seconds_per_trial =
-                        Some(trials_started.elapsed().as_secs_f64() / trialled as f64);
-                }
+                let trialled = check_leader(race, measure, &mut self.checked)?;
+                self.timed_trials(trials_started, trialled);
             }
             race.drop_behind();
         }
-        if race.rounds == 0 {
-            if last.is_none() && interrupted {
-                anyhow::bail!("interrupted before a round was measured");
-            }
-            if last.is_none() {
-                anyhow::bail!(
-                    "--budget {} is too small for even one round of the default and the candidates: give a longer --budget (a round took about {:.0} s per configuration), or shorten the study's cells (--time)",
-                    humantime::format_duration(settings.budget),
-                    seconds_per_run.unwrap_or(0.0)
-                );
-            }
-            break;
-        }
-        if settings.keep_durability {
-            let trials_started = Instant::now();
-            let trialled = check_safety(&mut race, measure, &mut checked)?;
-            if trialled > 0 {
-                seconds_per_trial = Some(trials_started.elapsed().as_secs_f64() / trialled as f64);
-            }
-        }
-        elite = race.leader().filter(|leader| !leader.baseline).cloned();
-        tried.extend(race.entrants.iter().cloned().map(|e| (number, e)));
-        last = Some(race);
-        spread /= 2.0;
-        if budget_spent || interrupted || measure.interrupted() {
-            interrupted = interrupted || measure.interrupted();
-            break;
+        Ok(())
+    }
+
+    /// Whether a round of `alive`, and the crash trials of those not yet checked, would
+    /// end past the budget, as far as the rounds and trials so far tell (a trial, before
+    /// any, as long as two runs: it starts a server for each crash kind).
+    fn would_overrun(&self, settings: &Settings, alive: &[Entrant]) -> bool {
+        let per_run = self.seconds_per_run.unwrap_or(0.0);
+        let unchecked = alive
+            .iter()
+            .filter(|e| !e.baseline && !self.checked.contains_key(&e.settings))
+            .count();
+        let trials = if settings.keep_durability {
+            unchecked as f64 * self.seconds_per_trial.unwrap_or(2.0 * per_run)
+        } else {
+            0.0
+        };
+        let expected = per_run * alive.len() as f64 + trials;
+        self.started.elapsed().as_secs_f64() + expected > settings.budget.as_secs_f64()
+    }
+
+    fn timed_trials(&mut self, started: Instant, trialled: usize) {
+        if trialled > 0 {
+            self.seconds_per_trial = Some(started.elapsed().as_secs_f64() / trialled as f64);
         }
     }
-    let race = last.ok_or_else(|| anyhow::anyhow!("the space gave no candidate to race"))?;
-    let best = race
-        .leader()
-        .cloned()
-        .ok_or_else(|| anyhow::anyhow!("no configuration finished a round"))?;
-    let baseline = race.baseline().expect("every race has the default");
-    let lead = (!best.baseline)
-        .then(|| race.decision(&best, baseline))
-        .flatten();
-    let races = tried.last().map_or(0, |(number, _)| *number);
-    Ok(Outcome {
-        races,
-        tried,
-        best,
-        lead,
-        rounds,
-        budget_spent,
-        interrupted,
-        elapsed: started.elapsed(),
-    })
 }
 
 /// A round of the default and one candidate, from the seconds one configuration's run took.
