@@ -118,7 +118,11 @@ pub fn command() -> clap::Command {
     short_help::apply(
         Cli::command()
             .mut_subcommand("run", crate::studies::declare_flags)
-            .mut_subcommand("tune", crate::studies::declare_flags),
+            .mut_subcommand("tune", |tune| {
+                // `tune --show-space ENGINE` names no study.
+                crate::studies::declare_flags(tune)
+                    .mut_arg("study", |study| study.required(false).default_value(""))
+            }),
     )
 }
 

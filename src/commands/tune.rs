@@ -20,6 +20,9 @@ pub fn run(mut args: TuneArgs) -> anyhow::Result<Finished> {
         return Ok(Finished::Success);
     }
     let run = &mut args.run;
+    if run.study.is_empty() {
+        anyhow::bail!("tune needs a STUDY: `enginebench tune STUDY --memory 2G --budget 30m` (`enginebench list` names the studies)");
+    }
     let refused = [
         (run.slo.is_some(), "--slo"),
         (run.agent.is_some(), "--agent"),

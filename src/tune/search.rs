@@ -113,6 +113,10 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
             let trialled = check_safety(&mut race, measure, &mut state.checked)?;
             state.timed_trials(trials_started, trialled);
         }
+        if race.rounds == 0 {
+            // The budget ended before this race's first round: nothing of it was tried.
+            break;
+        }
         state
             .tried
             .extend(race.entrants.iter().cloned().map(|e| (number, e)));
@@ -200,6 +204,12 @@ impl State {
             let round_started = Instant::now();
             let refs: Vec<&Entrant> = alive.iter().collect();
             let figures = measure.round(&refs)?;
+            if measure.interrupted() {
+                // Ctrl-C within the round: what it measured is in the record, but a round
+                // that not every configuration finished pairs nothing.
+                self.interrupted = true;
+                break;
+            }
             self.seconds_per_run = Some(round_started.elapsed().as_secs_f64() / alive.len() as f64);
             self.rounds += 1;
             if self.rounds == 1 {
