@@ -66,6 +66,9 @@ pub const LAYERS: &[&[&str]] = &[
     &["runner"],
     // Each kind of study: its plan, workload, record part and report layout.
     &["studies"],
+    // The tuner: races configurations through the runner; handed the study's plan by
+    // its command, so it knows no kind.
+    &["tune"],
     &["commands", "lib"],
 ];
 

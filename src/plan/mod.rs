@@ -9,6 +9,7 @@
 mod agents;
 pub mod durability_profiles;
 mod matrix;
+mod on_profiles;
 mod study;
 
 pub use agents::{preparing_only, AgentShare};
@@ -120,19 +121,6 @@ fn with_caps(profiles: Vec<Profile>, caps: &[CapVariant]) -> Vec<Profile> {
             })
         })
         .collect()
-}
-
-/// Numbers the cells of `steps` in run order, each with the count of them.
-fn number_cells(steps: &mut [Step]) {
-    let total = steps.iter().filter(|s| matches!(s, Step::Cell(_))).count();
-    let mut number = 0;
-    for step in steps {
-        if let Step::Cell(cell) = step {
-            number += 1;
-            cell.number = number;
-            cell.total = total;
-        }
-    }
 }
 
 /// One measured cell: a phase on one engine at one thread count, one repeat of it.
@@ -247,7 +235,7 @@ impl Plan {
                 study.name()
             ));
         }
-        number_cells(&mut steps);
+        on_profiles::number_cells(&mut steps);
         Plan {
             study,
             profiles,
@@ -256,19 +244,6 @@ impl Plan {
             agent: None,
             slo: None,
             notes,
-        }
-    }
-
-    /// The plan on `profiles` instead of its own (a tune's candidate configurations),
-    /// each on a server of its own, its steps laid out again for them.
-    #[must_use]
-    pub fn on_profiles(self, profiles: Vec<Profile>) -> Plan {
-        let mut steps = study::steps(&*self.study, profiles.len(), &self.matrix);
-        number_cells(&mut steps);
-        Plan {
-            profiles,
-            steps,
-            ..self
         }
     }
 

@@ -1,3 +1,6 @@
+//! The space format's unit tests: the built-in spaces parse, each refusal names its line,
+//! draws stay in their domain. Must not start a server (tests/it/tune.rs does).
+
 use super::*;
 use rand::SeedableRng;
 
