@@ -215,7 +215,7 @@ pub fn server_variables(
 ) -> anyhow::Result<(BTreeMap<String, ServerVariable>, String)> {
     let throwaway = crate::server::ThrowawayServer::start(&server.options).map_err(|err| {
         anyhow::anyhow!(
-            "the server did not start under these options and caps, so nothing was tuned: {err}"
+            "the server did not start under --memory and these options, so nothing was tuned (give --memory more): {err}"
         )
     })?;
     let mut conn = throwaway.connection_spec(None).connect()?;

@@ -103,6 +103,33 @@ fn a_malformed_space_or_missing_budget_is_refused_before_any_server_starts() {
     common::assert_nothing_left(&tmp);
 }
 
+#[test]
+fn a_memory_cap_the_server_cannot_start_under_is_refused_before_any_round() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("tune-memory-too-small");
+    let output = common::enginebench(&tmp)
+        .args([
+            "tune",
+            "s0",
+            "--engines",
+            "innodb",
+            "--memory",
+            "40M",
+            "--budget",
+            "30s",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("the server did not start under --memory and these options, so nothing was tuned (give --memory more)"),
+        "{stderr}"
+    );
+    assert!(!common::store_of(&tmp).exists(), "{stderr}");
+    common::assert_nothing_left(&tmp);
+}
+
 /// The tune's record in the store, by `enginebench export`.
 fn stored_tune(tmp: &std::path::Path) -> Value {
     let output = common::enginebench(tmp)
