@@ -31,6 +31,7 @@ pub mod server;
 pub mod sqlerror;
 pub mod studies;
 pub mod targets;
+pub mod tune;
 pub mod units;
 pub mod view;
 
@@ -65,6 +66,9 @@ pub const LAYERS: &[&[&str]] = &[
     &["runner"],
     // Each kind of study: its plan, workload, record part and report layout.
     &["studies"],
+    // The tuner: races configurations through the runner; handed the study's plan by
+    // its command, so it knows no kind.
+    &["tune"],
     &["commands", "lib"],
 ];
 
@@ -109,6 +113,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
         Command::Merge(args) => commands::merge::run(args),
         Command::Capture(args) => commands::capture::run(*args),
         Command::Replay(args) => commands::replay::run(*args),
+        Command::Tune(args) => commands::tune::run(*args),
         Command::Server { command } => match command {
             ServerCommand::Start(args) => commands::serve::run(&args),
             ServerCommand::Get { name } => commands::serve::get(&name),

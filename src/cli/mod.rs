@@ -10,12 +10,14 @@ mod run_args;
 mod server_args;
 mod short_help;
 mod stored_args;
+mod tune_args;
 mod values;
 
 pub use capture_args::*;
 pub use run_args::*;
 pub use server_args::*;
 pub use stored_args::*;
+pub use tune_args::*;
 pub use values::*;
 
 /// A password given in `--dsn` would be readable by every user of the machine in the
@@ -101,6 +103,11 @@ pub fn parse() -> Cli {
             run.study_args.flags = run_matches.clone();
         }
     }
+    if let (Command::Tune(tune), Some(("tune", tune_matches))) =
+        (&mut cli.command, matches.subcommand())
+    {
+        tune.run.study_args.flags = tune_matches.clone();
+    }
     cli
 }
 
@@ -108,7 +115,15 @@ pub fn parse() -> Cli {
 /// study's own flags added to `run` (declared in the kind's folder).
 pub fn command() -> clap::Command {
     use clap::CommandFactory;
-    short_help::apply(Cli::command().mut_subcommand("run", crate::studies::declare_flags))
+    short_help::apply(
+        Cli::command()
+            .mut_subcommand("run", crate::studies::declare_flags)
+            .mut_subcommand("tune", |tune| {
+                // `tune --show-space ENGINE` names no study.
+                crate::studies::declare_flags(tune)
+                    .mut_arg("study", |study| study.required(false).default_value(""))
+            }),
+    )
 }
 
 /// `args` without a Lua script's options, and those options (name, value; a bare
@@ -229,6 +244,11 @@ pub enum Command {
     /// Replay a capture on throwaway servers (or --dsn), on every engine and build asked
     /// for: each captured connection at its captured pace, results per statement digest
     Replay(Box<ReplayArgs>),
+    /// Find the server configuration to run for a study: candidates from a search space
+    /// raced on throwaway servers under a memory cap until a budget is spent, losers
+    /// dropped as the verdict's test decides, survivors crash-tested; prints the best with
+    /// its lead over the default and writes it as an option file (`--write-cnf`)
+    Tune(Box<TuneArgs>),
     /// Merge the parts of a run from several client hosts (`run --agent K/N --json PART`)
     /// into one run: histograms added interval by interval, events summed, each agent's
     /// figures kept

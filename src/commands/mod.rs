@@ -18,6 +18,7 @@ pub mod runs;
 pub mod serve;
 pub mod show;
 pub mod sysbench;
+pub mod tune;
 
 use anyhow::bail;
 use std::io::Write;

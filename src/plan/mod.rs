@@ -9,6 +9,7 @@
 mod agents;
 pub mod durability_profiles;
 mod matrix;
+mod on_profiles;
 mod study;
 
 pub use agents::{preparing_only, AgentShare};
@@ -234,15 +235,7 @@ impl Plan {
                 study.name()
             ));
         }
-        let total = steps.iter().filter(|s| matches!(s, Step::Cell(_))).count();
-        let mut number = 0;
-        for step in &mut steps {
-            if let Step::Cell(cell) = step {
-                number += 1;
-                cell.number = number;
-                cell.total = total;
-            }
-        }
+        on_profiles::number_cells(&mut steps);
         Plan {
             study,
             profiles,

@@ -182,7 +182,14 @@ fn is_env_name(name: &str) -> bool {
 /// record, a certificate, an option file), never one it writes.
 fn input_files(words: &[String]) -> Vec<String> {
     const OUTPUTS: &[&str] = &[
-        "--json", "--out", "-o", "--output", "--html", "--hlog", "--dir",
+        "--json",
+        "--out",
+        "-o",
+        "--output",
+        "--html",
+        "--hlog",
+        "--dir",
+        "--write-cnf",
     ];
     const INPUTS: &[&str] = &[
         ".toml", ".lua", ".ebcap", ".json", ".cnf", ".pem", ".log", ".sql", ".yaml",

@@ -56,6 +56,7 @@ mod sysbench_legacy;
 mod tls;
 mod topology;
 mod tpcc;
+mod tune;
 mod verdict;
 mod versions;
 mod ycsb;

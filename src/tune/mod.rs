@@ -1,0 +1,153 @@
+//! `enginebench tune`: the server configuration to run for a study, found by measurement
+//! and safe by construction. A search space ([`space`]: built-in per engine, or a file of
+//! one's own) is checked against the build's own variables on one throwaway server started
+//! under the memory cap before anything is measured; then iterated racing ([`search`],
+//! [`race`]) measures candidates with the runner, round after round, as `enginebench run`
+//! would ([`on_servers`]), dropping those the verdict's test says are behind, crash-testing
+//! survivors, until the budget is spent. The tune is stored as a run (every round's cells,
+//! each candidate a profile; the search's path in its parameters), and its answer is the
+//! best configuration, its lead over the default with a 95% interval, and an option file
+//! ([`answer`]). Owns the order of those stages. Must not know a study kind, nor how a
+//! cell is measured.
+
+mod answer;
+mod on_servers;
+pub mod race;
+pub mod search;
+pub mod space;
+
+use std::time::Duration;
+
+pub use answer::{cnf_text, summary_text};
+pub use on_servers::{server_variables, OnServers};
+pub use race::{Entrant, Out};
+pub use search::{search, Measure, Outcome, Settings};
+
+use crate::plan::Plan;
+use crate::results::{CrashKind, RunStatus, Store};
+use crate::server::ServerArgsResolved;
+
+/// Plans the study over a matrix (the command line's study and its flags).
+pub type PlanStudy<'a> = Box<dyn Fn(&crate::plan::Matrix) -> anyhow::Result<Plan> + 'a>;
+
+/// What the command asks for, its flags checked.
+pub struct Request<'a> {
+    /// The study planned once over the command line's matrix, its caps checked.
+    pub first: Plan,
+    pub plan_study: PlanStudy<'a>,
+    pub matrix: crate::plan::Matrix,
+    pub server: ServerArgsResolved,
+    pub space: Option<std::path::PathBuf>,
+    pub memory_bytes: u64,
+    pub budget: Duration,
+    pub candidates: usize,
+    pub keep_durability: bool,
+    pub report_interval: Duration,
+    /// Opens the result store (None: `--no-db`); called once the input is checked.
+    pub open_store: Box<dyn FnOnce() -> anyhow::Result<Option<Store>> + 'a>,
+}
+
+/// What the tune found, and where it was stored.
+pub struct Tuned {
+    pub outcome: Outcome,
+    pub space: space::Space,
+    pub run_id: Option<i64>,
+    pub store_path: Option<std::path::PathBuf>,
+    pub engine: crate::engine::Engine,
+}
+
+/// Checks the request (the study planned, the space read and checked against the build
+/// under the cap: every refusal before a round runs), then searches and stores the tune.
+pub fn run(request: Request) -> anyhow::Result<Tuned> {
+    let first = &request.first;
+    let engine = match first.matrix.engines[..] {
+        [one] => one,
+        _ => anyhow::bail!(
+            "tune searches one engine's variables at a time, and {} runs {}: give --engines with one of them",
+            first.study.name(),
+            first.matrix.engines.iter().map(|e| e.key()).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    if !first.profiles.is_empty() {
+        anyhow::bail!(
+            "{} compares server profiles of its own, and tune races configurations as profiles: tune a study without profiles (drop --profile)",
+            first.study.name()
+        );
+    }
+    let space = match &request.space {
+        Some(path) => space::read(path)?,
+        None => space::built_in(engine).ok_or_else(|| {
+            anyhow::anyhow!(
+                "no built-in search space for {} (there are spaces for {}): give one with --space FILE",
+                engine.key(),
+                space::built_in_engines().join(", ")
+            )
+        })?,
+    };
+    if let Some(own) = space.engine.filter(|own| *own != engine) {
+        anyhow::bail!(
+            "{} is a space for {}, and the study runs {}: give --engines {} or a space for {}",
+            space.origin,
+            own.key(),
+            engine.key(),
+            own.key(),
+            engine.key()
+        );
+    }
+    crate::console::note("starting a throwaway server to read which variables this build takes...");
+    let (variables, label) = server_variables(&request.server)?;
+    space
+        .check(&variables, &label, request.memory_bytes)
+        .map_err(anyhow::Error::msg)?;
+    let store = (request.open_store)()?;
+    let store_path = store.as_ref().map(|store| store.path().to_path_buf());
+    let crash_kinds = if request.matrix.crash.is_empty() {
+        vec![CrashKind::Process, CrashKind::Power]
+    } else {
+        request.matrix.crash.clone()
+    };
+    let settings = Settings {
+        space: space.clone(),
+        memory_bytes: request.memory_bytes,
+        budget: request.budget,
+        candidates: request.candidates,
+        tolerance_pct: request.matrix.tolerance_pct,
+        max_rounds: request
+            .matrix
+            .max_repeat
+            .map_or(crate::results::DEFAULT_MAX_REPEATS, |n| n as usize),
+        seed: request.matrix.seed,
+        keep_durability: request.keep_durability,
+    };
+    let mut measure = OnServers::new(
+        request.plan_study,
+        request.matrix,
+        request.server,
+        request.report_interval,
+        crash_kinds,
+        store,
+    );
+    let searched = search(&settings, &mut measure);
+    let (status, error) = match &searched {
+        Ok(outcome) if outcome.interrupted => (RunStatus::Interrupted, None),
+        Ok(_) => (RunStatus::Completed, None),
+        Err(err) => (RunStatus::Failed, Some(format!("{err:#}"))),
+    };
+    if let Some(record) = &mut measure.record {
+        if let Ok(outcome) = &searched {
+            record
+                .parameters
+                .insert("tune".into(), answer::recorded(outcome, &settings, engine));
+        }
+        record.finish(status, error);
+    }
+    measure.save()?;
+    let run_id = measure.store.as_ref().and_then(Store::run_id);
+    Ok(Tuned {
+        outcome: searched?,
+        space,
+        run_id,
+        store_path,
+        engine,
+    })
+}

@@ -1,0 +1,272 @@
+//! A tune's measurements on real throwaway servers, through the runner as `enginebench
+//! run` makes them: a round is one run of the study with every configuration still racing
+//! as a server profile of its own (each on its own server, under the `--memory` cap, the
+//! study's cells once); a safety check is a run of the crash trials alone on one
+//! configuration. Each run's record is folded into the tune's one record (its rounds as
+//! repeats), saved to the store after every round. Also the one server started before
+//! anything runs to read which variables the build takes. Owns: turning the search's
+//! requests into plans and records. Must not decide who races or wins.
+
+use std::collections::BTreeMap;
+
+use mysql::prelude::Queryable;
+
+use super::race::{Entrant, Out};
+use super::search::Measure;
+use super::space::ServerVariable;
+use crate::plan::Plan;
+use crate::results::{CrashKind, RunRecord, Store};
+use crate::runner::{self, RunOutput};
+use crate::scenario::file::Profile;
+use crate::server::ServerArgsResolved;
+
+/// How each run of the tune is planned and where its record goes.
+pub struct OnServers<'a> {
+    /// Plans the study over the matrix (the command line's), the caller's way.
+    pub plan_study: super::PlanStudy<'a>,
+    pub matrix: crate::plan::Matrix,
+    pub server: ServerArgsResolved,
+    pub report_interval: std::time::Duration,
+    /// The crash kinds a safety check runs.
+    pub crash_kinds: Vec<CrashKind>,
+    /// The tune's record, every round's cells in it; None before the first round.
+    pub record: Option<RunRecord>,
+    pub store: Option<Store>,
+    rounds: u32,
+}
+
+impl<'a> OnServers<'a> {
+    pub fn new(
+        plan_study: super::PlanStudy<'a>,
+        matrix: crate::plan::Matrix,
+        server: ServerArgsResolved,
+        report_interval: std::time::Duration,
+        crash_kinds: Vec<CrashKind>,
+        store: Option<Store>,
+    ) -> OnServers<'a> {
+        OnServers {
+            plan_study,
+            matrix,
+            server,
+            report_interval,
+            crash_kinds,
+            record: None,
+            store,
+            rounds: 0,
+        }
+    }
+
+    /// The study on `entrants`' configurations, once each (`crash`: the crash trials
+    /// alone).
+    fn plan(&self, entrants: &[&Entrant], crash: bool) -> anyhow::Result<Plan> {
+        let mut matrix = self.matrix.clone();
+        matrix.repeat = Some(1);
+        matrix.max_repeat = None;
+        matrix.budget = None;
+        matrix.warmup_repeats = 0;
+        matrix.no_crash = !crash;
+        matrix.crash = if crash {
+            self.crash_kinds.clone()
+        } else {
+            Vec::new()
+        };
+        let profiles = entrants
+            .iter()
+            .map(|entrant| Profile {
+                name: entrant.name.clone(),
+                server_opts: entrant.settings.clone(),
+                tmpfs: false,
+                server_bin: None,
+                caps: Default::default(),
+                topology: None,
+                write_to: None,
+                read_from: None,
+                cap_of: None,
+            })
+            .collect();
+        let mut plan = (self.plan_study)(&matrix)?.on_profiles(profiles);
+        if crash {
+            // The trials alone: each configuration's server, its crashes, nothing after.
+            plan.steps.retain(|step| {
+                matches!(
+                    step,
+                    crate::plan::Step::StartProfile { .. } | crate::plan::Step::Crash { .. }
+                )
+            });
+        }
+        Ok(plan)
+    }
+
+    /// One run of `plan`: its record (as far as it got) and its error, if any.
+    fn run(&self, plan: &Plan) -> (RunRecord, Option<String>) {
+        let output = RunOutput::quiet(self.report_interval);
+        match runner::run(plan, &self.server, &output) {
+            Ok(record) => (record, None),
+            Err((err, record)) => (*record, Some(format!("{err:#}"))),
+        }
+    }
+
+    /// `run`'s record folded into the tune's: its cells as repeat `round` (the crash
+    /// trials' run has none), its profiles and crash trials added, then saved.
+    fn fold(&mut self, mut run: RunRecord, round: Option<u32>) -> anyhow::Result<()> {
+        for cell in &mut run.cells {
+            cell.repeat = round.unwrap_or(cell.repeat);
+        }
+        match &mut self.record {
+            None => self.record = Some(run),
+            Some(record) => {
+                for cell in run.cells {
+                    let mut cell = cell;
+                    cell.index = record.cells.len();
+                    record.cells.push(cell);
+                }
+                for profile in run.profiles {
+                    if !record.profiles.iter().any(|p| p.name == profile.name) {
+                        record.profiles.push(profile);
+                    }
+                }
+                record.crashes.extend(run.crashes);
+                record.steps.extend(run.steps);
+                record.loads.extend(run.loads);
+            }
+        }
+        self.save()
+    }
+
+    pub fn save(&self) -> anyhow::Result<()> {
+        if let (Some(store), Some(record)) = (&self.store, &self.record) {
+            store.save(record)?;
+        }
+        Ok(())
+    }
+}
+
+impl Measure for OnServers<'_> {
+    fn round(
+        &mut self,
+        entrants: &[&Entrant],
+    ) -> anyhow::Result<BTreeMap<String, Result<f64, String>>> {
+        self.rounds += 1;
+        let plan = self.plan(entrants, false)?;
+        let (run, error) = self.run(&plan);
+        let mut figures = BTreeMap::new();
+        for entrant in entrants {
+            let cells: Vec<_> = run
+                .cells
+                .iter()
+                .filter(|cell| {
+                    cell.profile.as_deref() == Some(&entrant.name) && !cell.warmup_repeat
+                })
+                .collect();
+            let failed = cells.iter().find_map(|cell| cell.error.clone());
+            let figure = match (failed, cells.is_empty(), &error) {
+                (Some(cell_error), _, _) => Err(cell_error),
+                (None, true, Some(run_error)) => Err(run_error.clone()),
+                (None, true, None) => Err("no cell was measured".into()),
+                (None, false, _) => Ok(super::race::geometric_mean(
+                    &cells
+                        .iter()
+                        .map(|cell| cell.events_per_s)
+                        .collect::<Vec<_>>(),
+                )),
+            };
+            figures.insert(entrant.name.clone(), figure);
+        }
+        self.fold(run, Some(self.rounds))?;
+        Ok(figures)
+    }
+
+    fn crash_trials(&mut self, entrant: &Entrant) -> anyhow::Result<Option<Out>> {
+        let plan = self.plan(&[entrant], true)?;
+        let (run, error) = self.run(&plan);
+        let trials = run.crashes.clone();
+        self.fold(run, None)?;
+        if let Some(trial) = trials.iter().find(|trial| trial.lost > 0) {
+            return Ok(Some(Out::Unsafe {
+                kind: trial.kind.described().to_string(),
+                lost: trial.lost,
+                acknowledged: trial.acknowledged,
+            }));
+        }
+        if let Some(failed) = trials
+            .iter()
+            .find_map(|trial| trial.error.clone())
+            .or(error)
+        {
+            // A trial that could not be verified proves nothing safe.
+            return Ok(Some(Out::Failed {
+                error: format!("its crash trial could not be verified: {failed}"),
+            }));
+        }
+        Ok(None)
+    }
+
+    fn interrupted(&self) -> bool {
+        crate::interrupt::requested()
+    }
+}
+
+/// What the build takes, read from one throwaway server started under the tune's caps
+/// (which also shows the cap is one the server starts under): each variable's name, and
+/// whether it takes an option, its bounds and words (MariaDB's
+/// information_schema.SYSTEM_VARIABLES; a build without it gives names alone).
+pub fn server_variables(
+    server: &ServerArgsResolved,
+) -> anyhow::Result<(BTreeMap<String, ServerVariable>, String)> {
+    let throwaway = crate::server::ThrowawayServer::start(&server.options).map_err(|err| {
+        anyhow::anyhow!(
+            "the server did not start under --memory and these options, so nothing was tuned (give --memory more): {err}"
+        )
+    })?;
+    let mut conn = throwaway.connection_spec(None).connect()?;
+    let version: String = conn.query_first("SELECT VERSION()")?.unwrap_or_default();
+    let label = format!("this server ({version})");
+    // Name, COMMAND_LINE_ARGUMENT, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, ENUM_VALUE_LIST.
+    type Row = (
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    );
+    let rows: Vec<Row> =
+        conn.query(
+            "SELECT LOWER(VARIABLE_NAME), COMMAND_LINE_ARGUMENT, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, ENUM_VALUE_LIST FROM information_schema.SYSTEM_VARIABLES",
+        )
+        .unwrap_or_default();
+    let mut variables = BTreeMap::new();
+    if rows.is_empty() {
+        let names: Vec<(String, String)> = conn.query("SHOW GLOBAL VARIABLES")?;
+        for (name, _) in names {
+            variables.insert(
+                name.to_ascii_lowercase(),
+                ServerVariable {
+                    settable: true,
+                    ..Default::default()
+                },
+            );
+        }
+    }
+    for (name, argument, min, max, words) in rows {
+        let bound = |text: Option<String>| {
+            text.and_then(|text| text.parse::<f64>().ok())
+                .map(|n| n.max(0.0) as u64)
+        };
+        variables.insert(
+            name,
+            ServerVariable {
+                settable: argument.is_some(),
+                min: bound(min),
+                max: bound(max),
+                words: words
+                    .map(|list| {
+                        list.split(',')
+                            .map(|w| w.trim().to_ascii_uppercase())
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            },
+        );
+    }
+    Ok((variables, label))
+}

@@ -1,0 +1,290 @@
+//! One race (irace's idea: M. López-Ibáñez et al., "The irace package: Iterated racing
+//! for automatic algorithm configuration", Operations Research Perspectives 3, 2016):
+//! candidate configurations measured round after round, each round every one still in the
+//! race once, and a candidate dropped as soon as the leader's lead over it is decided by
+//! the verdict's own test — the rounds paired, their log-ratios' t interval with the error
+//! rate spent over every look ([`crate::view::stats::decide`]), so that stopping early
+//! holds the 95% level. The default configuration races too and is never dropped: every
+//! answer is a comparison with it. Owns: who is in, who leads, who is out and why. Must
+//! not know how a round is measured.
+
+use crate::view::stats::{self, Answer, DecisionRule, Ratio};
+
+/// A configuration in the race.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Entrant {
+    /// "default", "c1", "c2", …: its set-up's name in the record.
+    pub name: String,
+    /// Server variables it sets (none for the default).
+    pub settings: Vec<(String, String)>,
+    pub baseline: bool,
+    /// Its figure in each round of this race it ran (higher is better); None: it failed.
+    pub figures: Vec<f64>,
+    pub out: Option<Out>,
+}
+
+/// Why a candidate left the race.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "why")]
+pub enum Out {
+    /// The leader's lead over it was decided.
+    Behind {
+        leader: String,
+        /// Leader over it, paired by round, with its 95% interval.
+        lead: Ratio,
+        rounds: usize,
+    },
+    /// A round of it failed.
+    Failed { error: String },
+    /// A crash trial found it lost acknowledged commits.
+    Unsafe {
+        /// "a process crash", "a power loss".
+        kind: String,
+        lost: u64,
+        acknowledged: u64,
+    },
+}
+
+impl Out {
+    pub fn text(&self) -> String {
+        match self {
+            Out::Behind {
+                leader,
+                lead,
+                rounds,
+            } => format!(
+                "behind {leader}: {leader} did {} as much [95%: {}–{}] over {rounds} paired rounds",
+                stats_ratio(lead.ratio),
+                stats_ratio(lead.low),
+                stats_ratio(lead.high)
+            ),
+            Out::Failed { error } => format!("failed: {error}"),
+            Out::Unsafe {
+                kind,
+                lost,
+                acknowledged,
+            } => format!(
+                "measured unsafe: lost {lost} of {acknowledged} acknowledged commits in {kind}"
+            ),
+        }
+    }
+}
+
+fn stats_ratio(ratio: f64) -> String {
+    format!("{ratio:.2}×")
+}
+
+/// The race: its entrants and how comparisons are decided.
+#[derive(Debug, Clone)]
+pub struct Race {
+    pub entrants: Vec<Entrant>,
+    pub rounds: usize,
+    rule: DecisionRule,
+    max_rounds: usize,
+}
+
+impl Race {
+    /// A race of `entrants` (the baseline among them), deciding within ±`tolerance_pct`
+    /// over at most `max_rounds` rounds.
+    pub fn new(entrants: Vec<Entrant>, tolerance_pct: f64, max_rounds: usize) -> Race {
+        let max_rounds = max_rounds.max(stats::FIRST_LOOK_REPEATS);
+        Race {
+            entrants,
+            rounds: 0,
+            rule: DecisionRule::sequential(tolerance_pct, stats::FIRST_LOOK_REPEATS, max_rounds),
+            max_rounds,
+        }
+    }
+
+    /// The entrants still in.
+    pub fn alive(&self) -> impl Iterator<Item = &Entrant> {
+        self.entrants.iter().filter(|e| e.out.is_none())
+    }
+
+    /// A round's figures by name (None: that entrant's round failed): each entrant still
+    /// in gets its figure, a failed one leaves. The baseline's failure is the caller's to
+    /// report (nothing can be compared without it).
+    pub fn add_round(&mut self, figure_of: impl Fn(&str) -> Result<f64, String>) {
+        self.rounds += 1;
+        for entrant in self.entrants.iter_mut().filter(|e| e.out.is_none()) {
+            match figure_of(&entrant.name) {
+                Ok(figure) if figure.is_finite() && figure > 0.0 => entrant.figures.push(figure),
+                Ok(figure) => {
+                    entrant.out = Some(Out::Failed {
+                        error: format!("its figure was {figure}"),
+                    })
+                }
+                Err(error) => entrant.out = Some(Out::Failed { error }),
+            }
+        }
+    }
+
+    /// The entrant still in with the best geometric mean of its rounds.
+    pub fn leader(&self) -> Option<&Entrant> {
+        self.alive()
+            .filter(|e| !e.figures.is_empty())
+            .max_by(|a, b| geometric_mean(&a.figures).total_cmp(&geometric_mean(&b.figures)))
+    }
+
+    /// The leader over `other`, paired by round: None before the first look.
+    pub fn decision(&self, leader: &Entrant, other: &Entrant) -> Option<stats::Decision> {
+        let ratios = stats::paired_ratios(&other.figures, &leader.figures);
+        stats::decide(&ratios, &self.rule)
+    }
+
+    /// Drops every candidate the leader's lead over is decided; never the baseline nor
+    /// the leader. Returns the names dropped.
+    pub fn drop_behind(&mut self) -> Vec<String> {
+        let Some(leader) = self.leader().cloned() else {
+            return Vec::new();
+        };
+        let mut dropped = Vec::new();
+        let decisions: Vec<(usize, stats::Decision)> = self
+            .entrants
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.out.is_none() && !e.baseline && e.name != leader.name)
+            .filter_map(|(index, e)| Some((index, self.decision(&leader, e)?)))
+            .collect();
+        for (index, decision) in decisions {
+            if decision.answer == Answer::Leads {
+                let entrant = &mut self.entrants[index];
+                entrant.out = Some(Out::Behind {
+                    leader: leader.name.clone(),
+                    lead: decision.interval,
+                    rounds: decision.pairs,
+                });
+                dropped.push(entrant.name.clone());
+            }
+        }
+        dropped
+    }
+
+    /// Whether another round would still decide something: before the first look, or
+    /// while a comparison with the leader is undecided and within reach of the rounds left
+    /// (a futility stop, as the runner's decide-then-stop makes).
+    pub fn undecided(&self) -> bool {
+        if self.rounds >= self.max_rounds {
+            return false;
+        }
+        if self.rounds < stats::FIRST_LOOK_REPEATS {
+            return true;
+        }
+        let Some(leader) = self.leader() else {
+            return false;
+        };
+        self.alive().filter(|e| e.name != leader.name).any(|other| {
+            match self.decision(leader, other).map(|d| d.answer) {
+                None => true,
+                Some(Answer::Undecided { more_repeats }) => more_repeats
+                    .is_some_and(|more| self.rounds + more as usize <= 2 * self.max_rounds),
+                Some(Answer::Leads | Answer::Equivalent) => false,
+            }
+        })
+    }
+
+    pub fn baseline(&self) -> Option<&Entrant> {
+        self.entrants.iter().find(|e| e.baseline)
+    }
+}
+
+/// exp(mean of ln): the figure the race ranks by, as the decision's ratio is one of them.
+pub fn geometric_mean(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    (values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64).exp()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entrant(name: &str, baseline: bool) -> Entrant {
+        Entrant {
+            name: name.into(),
+            settings: Vec::new(),
+            baseline,
+            figures: Vec::new(),
+            out: None,
+        }
+    }
+
+    /// A fake measurement: each entrant's true figure times the round's drift, which
+    /// every entrant of a round shares (what pairing cancels), times a small noise of its own.
+    fn run(race: &mut Race, truth: &[(&str, f64)], rounds: usize) {
+        for round in 0..rounds {
+            let drift = [1.0, 0.7, 1.3, 0.9, 1.1, 0.8][round % 6];
+            let wobble = [1.0, 1.02, 0.98, 1.01, 0.99][round % 5];
+            race.add_round(|name| {
+                let (index, (_, figure)) = truth
+                    .iter()
+                    .enumerate()
+                    .find(|(_, (n, _))| *n == name)
+                    .unwrap();
+                let own = if index % 2 == 0 { wobble } else { 2.0 - wobble };
+                Ok(figure * drift * own)
+            });
+            race.drop_behind();
+        }
+    }
+
+    #[test]
+    fn a_candidate_behind_by_a_decided_gap_is_dropped_and_the_baseline_stays() {
+        let entrants = vec![
+            entrant("default", true),
+            entrant("c1", false),
+            entrant("c2", false),
+        ];
+        let mut race = Race::new(entrants, 5.0, 12);
+        let truth = [("default", 100.0), ("c1", 200.0), ("c2", 50.0)];
+        // Before the first look nothing is decided, so nothing leaves.
+        run(&mut race, &truth, 2);
+        assert!(race.alive().count() == 3 && race.undecided());
+        run(&mut race, &truth, 4);
+        assert_eq!(race.leader().unwrap().name, "c1");
+        let c2 = &race.entrants[2];
+        match &c2.out {
+            Some(Out::Behind { leader, lead, .. }) => {
+                assert_eq!(leader, "c1");
+                assert!(lead.low > 1.05, "{lead:?}");
+            }
+            other => panic!("c2 should be behind c1: {other:?}"),
+        }
+        // The default is behind by as much, and stays: it is what every answer is against.
+        let baseline = race.baseline().unwrap();
+        assert!(baseline.out.is_none());
+        let decision = race.decision(race.leader().unwrap(), baseline).unwrap();
+        assert_eq!(decision.answer, Answer::Leads);
+        assert!(!race.undecided());
+    }
+
+    #[test]
+    fn equal_candidates_stay_in_and_the_race_ends_at_its_rounds() {
+        let entrants = vec![entrant("default", true), entrant("c1", false)];
+        let mut race = Race::new(entrants, 5.0, 6);
+        run(&mut race, &[("default", 100.0), ("c1", 100.0)], 6);
+        assert!(race.entrants.iter().all(|e| e.out.is_none()));
+        assert!(!race.undecided());
+    }
+
+    #[test]
+    fn a_failed_round_takes_the_candidate_out_with_its_error() {
+        let entrants = vec![entrant("default", true), entrant("c1", false)];
+        let mut race = Race::new(entrants, 5.0, 6);
+        race.add_round(|name| {
+            if name == "c1" {
+                Err("the server did not start".into())
+            } else {
+                Ok(10.0)
+            }
+        });
+        assert_eq!(
+            race.entrants[1].out,
+            Some(Out::Failed {
+                error: "the server did not start".into()
+            })
+        );
+        assert_eq!(race.alive().count(), 1);
+    }
+}

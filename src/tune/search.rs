@@ -1,0 +1,482 @@
+//! The search: iterated racing (irace: M. López-Ibáñez, J. Dubois-Lacoste, L. Pérez Cáceres,
+//! M. Birattari, T. Stützle, Operations Research Perspectives 3, 2016). Each iteration draws
+//! candidates from the space — the first at random over it, later ones near the elite
+//! (the previous race's leader), the spread halving each time — races them with the elite
+//! and the default until the race is decided or its rounds are spent, then checks the
+//! survivors' safety with crash trials (when durability is kept, a survivor that lost an
+//! acknowledged commit is out, measured unsafe); and again while the budget lasts. Owns
+//! the order of iterations, rounds and checks, and the answer's figures (all from the last
+//! race's decided comparison with the default). Must not know how a round is measured
+//! ([`Measure`]: the runner's, or a fake in tests).
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+
+use super::race::{geometric_mean, Entrant, Out, Race};
+use super::space::Space;
+use crate::view::stats::Decision;
+
+/// What the search needs measured.
+pub trait Measure {
+    /// One round: each of `entrants` measured once, its figure (higher is better) or why
+    /// it failed.
+    fn round(
+        &mut self,
+        entrants: &[&Entrant],
+    ) -> anyhow::Result<BTreeMap<String, Result<f64, String>>>;
+    /// The crash trials of one configuration: None if it lost nothing.
+    fn crash_trials(&mut self, entrant: &Entrant) -> anyhow::Result<Option<Out>>;
+    fn interrupted(&self) -> bool;
+}
+
+/// How to search.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub space: Space,
+    pub memory_bytes: u64,
+    pub budget: Duration,
+    /// New candidates per race.
+    pub candidates: usize,
+    pub tolerance_pct: f64,
+    pub max_rounds: usize,
+    pub seed: u64,
+    /// Crash trials on every survivor, and no unsafe one recommended.
+    pub keep_durability: bool,
+}
+
+/// Where the search ended.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// Every entrant of every race, in the order they raced, with its race's number.
+    pub tried: Vec<(usize, Entrant)>,
+    /// The last race's leader among the safe survivors.
+    pub best: Entrant,
+    /// The best over the default, paired by round in the last race (None: the default is
+    /// the best, or too few rounds).
+    pub lead: Option<Decision>,
+    pub races: usize,
+    pub rounds: usize,
+    pub budget_spent: bool,
+    pub interrupted: bool,
+    pub elapsed: Duration,
+}
+
+/// The search's state between races.
+struct State {
+    started: Instant,
+    rng: rand::rngs::SmallRng,
+    tried: Vec<(usize, Entrant)>,
+    /// Each configuration crash-tested so far: None if it lost nothing.
+    checked: BTreeMap<Vec<(String, String)>, Option<Out>>,
+    elite: Option<Entrant>,
+    spread: f64,
+    next_name: usize,
+    seconds_per_run: Option<f64>,
+    seconds_per_trial: Option<f64>,
+    rounds: usize,
+    budget_spent: bool,
+    interrupted: bool,
+}
+
+/// Runs the search on `measure`.
+pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<Outcome> {
+    let mut state = State {
+        started: Instant::now(),
+        rng: rand::rngs::SmallRng::seed_from_u64(settings.seed),
+        tried: Vec::new(),
+        checked: BTreeMap::new(),
+        elite: None,
+        spread: 1.0,
+        next_name: 1,
+        seconds_per_run: None,
+        seconds_per_trial: None,
+        rounds: 0,
+        budget_spent: false,
+        interrupted: false,
+    };
+    let mut last: Option<Race> = None;
+    for number in 1.. {
+        let entrants = state.draw(settings);
+        if entrants.len() < 2 {
+            break;
+        }
+        let mut race = Race::new(entrants, settings.tolerance_pct, settings.max_rounds);
+        state.race(settings, &mut race, measure)?;
+        if race.rounds == 0 && last.is_none() {
+            anyhow::bail!("interrupted before a round was measured");
+        }
+        let cut_short = race.rounds < crate::view::stats::FIRST_LOOK_REPEATS && last.is_some();
+        if !cut_short && settings.keep_durability {
+            let trials_started = Instant::now();
+            let trialled = check_safety(&mut race, measure, &mut state.checked)?;
+            state.timed_trials(trials_started, trialled);
+        }
+        if race.rounds == 0 {
+            // The budget ended before this race's first round: nothing of it was tried.
+            break;
+        }
+        state
+            .tried
+            .extend(race.entrants.iter().cloned().map(|e| (number, e)));
+        // A race the budget cut before its first look decides nothing: the answer stays
+        // the previous race's.
+        if !cut_short {
+            state.elite = race.leader().filter(|leader| !leader.baseline).cloned();
+            last = Some(race);
+        }
+        state.spread /= 2.0;
+        state.interrupted = state.interrupted || measure.interrupted();
+        if state.budget_spent || state.interrupted {
+            break;
+        }
+    }
+    let race = last.ok_or_else(|| anyhow::anyhow!("the space gave no candidate to race"))?;
+    let best = race
+        .leader()
+        .cloned()
+        .ok_or_else(|| anyhow::anyhow!("no configuration finished a round"))?;
+    let baseline = race.baseline().expect("every race has the default");
+    let lead = (!best.baseline)
+        .then(|| race.decision(&best, baseline))
+        .flatten();
+    let races = state.tried.last().map_or(0, |(number, _)| *number);
+    Ok(Outcome {
+        races,
+        tried: state.tried,
+        best,
+        lead,
+        rounds: state.rounds,
+        budget_spent: state.budget_spent,
+        interrupted: state.interrupted,
+        elapsed: state.started.elapsed(),
+    })
+}
+
+impl State {
+    /// A race's entrants: the default, the elite, and new candidates (near the elite once
+    /// there is one), none tried before.
+    fn draw(&mut self, settings: &Settings) -> Vec<Entrant> {
+        let mut entrants = vec![fresh("default", Vec::new(), true)];
+        if let Some(elite) = &self.elite {
+            entrants.push(fresh(&elite.name, elite.settings.clone(), false));
+        }
+        let wanted = settings.candidates + entrants.len();
+        for _ in 0..100 {
+            if entrants.len() >= wanted {
+                break;
+            }
+            let around = self
+                .elite
+                .as_ref()
+                .map(|e| (e.settings.as_slice(), self.spread));
+            let drawn = settings
+                .space
+                .draw(&mut self.rng, settings.memory_bytes, around);
+            let seen = entrants.iter().any(|e| e.settings == drawn)
+                || self.tried.iter().any(|(_, e)| e.settings == drawn);
+            if !seen {
+                entrants.push(fresh(&format!("c{}", self.next_name), drawn, false));
+                self.next_name += 1;
+            }
+        }
+        entrants
+    }
+
+    /// Rounds of `race` until it is decided, the budget would be overrun or Ctrl-C.
+    fn race(
+        &mut self,
+        settings: &Settings,
+        race: &mut Race,
+        measure: &mut dyn Measure,
+    ) -> anyhow::Result<()> {
+        while race.undecided() {
+            let alive: Vec<Entrant> = race.alive().cloned().collect();
+            if self.would_overrun(settings, &alive) {
+                self.budget_spent = true;
+                break;
+            }
+            if measure.interrupted() {
+                self.interrupted = true;
+                break;
+            }
+            let round_started = Instant::now();
+            let refs: Vec<&Entrant> = alive.iter().collect();
+            let figures = measure.round(&refs)?;
+            if measure.interrupted() {
+                // Ctrl-C within the round: what it measured is in the record, but a round
+                // that not every configuration finished pairs nothing.
+                self.interrupted = true;
+                break;
+            }
+            self.seconds_per_run = Some(round_started.elapsed().as_secs_f64() / alive.len() as f64);
+            self.rounds += 1;
+            if self.rounds == 1 {
+                refuse_a_budget_too_small(
+                    settings,
+                    self.started,
+                    per_round_of_two(self.seconds_per_run),
+                )?;
+            }
+            race.add_round(|name| {
+                figures
+                    .get(name)
+                    .cloned()
+                    .unwrap_or_else(|| Err("not measured".into()))
+            });
+            if let Some(Some(Out::Failed { error })) = race.baseline().map(|b| b.out.clone()) {
+                anyhow::bail!(
+                    "the default configuration failed, so nothing can be compared with it: {error}"
+                );
+            }
+            if settings.keep_durability {
+                // A leader drops others only once it is known to be safe: one that loses
+                // commits must not knock a safe configuration out of the race.
+                let trials_started = Instant::now();
+                let trialled = check_leader(race, measure, &mut self.checked)?;
+                self.timed_trials(trials_started, trialled);
+            }
+            race.drop_behind();
+        }
+        Ok(())
+    }
+
+    /// Whether a round of `alive`, and the crash trials of those not yet checked, would
+    /// end past the budget, as far as the rounds and trials so far tell (a trial, before
+    /// any, as long as two runs: it starts a server for each crash kind).
+    fn would_overrun(&self, settings: &Settings, alive: &[Entrant]) -> bool {
+        let per_run = self.seconds_per_run.unwrap_or(0.0);
+        let unchecked = alive
+            .iter()
+            .filter(|e| !e.baseline && !self.checked.contains_key(&e.settings))
+            .count();
+        let trials = if settings.keep_durability {
+            unchecked as f64 * self.seconds_per_trial.unwrap_or(2.0 * per_run)
+        } else {
+            0.0
+        };
+        let expected = per_run * alive.len() as f64 + trials;
+        self.started.elapsed().as_secs_f64() + expected > settings.budget.as_secs_f64()
+    }
+
+    fn timed_trials(&mut self, started: Instant, trialled: usize) {
+        if trialled > 0 {
+            self.seconds_per_trial = Some(started.elapsed().as_secs_f64() / trialled as f64);
+        }
+    }
+}
+
+/// A round of the default and one candidate, from the seconds one configuration's run took.
+fn per_round_of_two(seconds_per_run: Option<f64>) -> f64 {
+    2.0 * seconds_per_run.unwrap_or(0.0)
+}
+
+/// After the first round: refuses a budget that cannot hold the first look (its rounds
+/// of the default and one candidate), since no comparison could be decided within it.
+fn refuse_a_budget_too_small(
+    settings: &Settings,
+    started: Instant,
+    seconds_per_round_of_two: f64,
+) -> anyhow::Result<()> {
+    let first_look = crate::view::stats::FIRST_LOOK_REPEATS as f64 * seconds_per_round_of_two;
+    if first_look > settings.budget.as_secs_f64() {
+        anyhow::bail!(
+            "--budget {} is too small for even the default's first comparison: a round of the default and one candidate took {:.0} s here, and a comparison is first looked at after {} rounds, so give --budget {:.0}s or more (or shorten the study's cells with --time); the round measured is stored ({:.0} s spent)",
+            humantime::format_duration(settings.budget),
+            seconds_per_round_of_two,
+            crate::view::stats::FIRST_LOOK_REPEATS,
+            first_look.ceil() * 1.5,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+/// Crash trials on the race's leader until it is the default or a configuration that lost
+/// nothing (each unsafe one is out); returns how many configurations were trialled.
+fn check_leader(
+    race: &mut Race,
+    measure: &mut dyn Measure,
+    checked: &mut BTreeMap<Vec<(String, String)>, Option<Out>>,
+) -> anyhow::Result<usize> {
+    let mut trialled = 0;
+    while let Some(leader) = race.leader().filter(|leader| !leader.baseline).cloned() {
+        let verdict = match checked.get(&leader.settings) {
+            Some(known) => known.clone(),
+            None => {
+                trialled += 1;
+                let found = measure.crash_trials(&leader)?;
+                checked.insert(leader.settings.clone(), found.clone());
+                found
+            }
+        };
+        match verdict {
+            None => break,
+            Some(out) => {
+                if let Some(entrant) = race.entrants.iter_mut().find(|e| e.name == leader.name) {
+                    entrant.out = Some(out);
+                }
+            }
+        }
+    }
+    Ok(trialled)
+}
+
+/// Crash trials on every survivor but the default, once per configuration (the elite is
+/// not tried again): one that lost an acknowledged commit is out, measured unsafe. Returns
+/// how many configurations were trialled.
+fn check_safety(
+    race: &mut Race,
+    measure: &mut dyn Measure,
+    checked: &mut BTreeMap<Vec<(String, String)>, Option<Out>>,
+) -> anyhow::Result<usize> {
+    let mut trialled = 0;
+    let survivors: Vec<usize> = race
+        .entrants
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.out.is_none() && !e.baseline)
+        .map(|(index, _)| index)
+        .collect();
+    for index in survivors {
+        let entrant = race.entrants[index].clone();
+        let verdict = match checked.get(&entrant.settings) {
+            Some(known) => known.clone(),
+            None => {
+                trialled += 1;
+                let found = measure.crash_trials(&entrant)?;
+                checked.insert(entrant.settings.clone(), found.clone());
+                found
+            }
+        };
+        race.entrants[index].out = verdict;
+    }
+    Ok(trialled)
+}
+
+fn fresh(name: &str, settings: Vec<(String, String)>, baseline: bool) -> Entrant {
+    Entrant {
+        name: name.to_string(),
+        settings,
+        baseline,
+        figures: Vec::new(),
+        out: None,
+    }
+}
+
+/// The figure an entrant is ranked by in its race.
+pub fn figure(entrant: &Entrant) -> f64 {
+    geometric_mean(&entrant.figures)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fake bench: a configuration's figure is 100, doubled by flush 2 and raised by a
+    /// larger pool, with a drift per round that every configuration of the round shares;
+    /// its crash trials lose commits exactly when it sets flush 2.
+    struct Fake {
+        round: usize,
+        trialled: Vec<String>,
+    }
+
+    fn relaxed(entrant: &Entrant) -> bool {
+        entrant
+            .settings
+            .iter()
+            .any(|(name, value)| name == "innodb_flush_log_at_trx_commit" && value == "2")
+    }
+
+    impl Measure for Fake {
+        fn round(
+            &mut self,
+            entrants: &[&Entrant],
+        ) -> anyhow::Result<BTreeMap<String, Result<f64, String>>> {
+            self.round += 1;
+            let drift = [1.0, 0.8, 1.2, 0.9][self.round % 4];
+            Ok(entrants
+                .iter()
+                .map(|entrant| {
+                    let pool: f64 = entrant
+                        .settings
+                        .iter()
+                        .find(|(name, _)| name == "innodb_buffer_pool_size")
+                        .map_or(128.0 * 1048576.0, |(_, v)| v.parse().unwrap());
+                    let figure = 100.0
+                        * if relaxed(entrant) { 2.0 } else { 1.0 }
+                        * (pool / 1048576.0).ln()
+                        * drift;
+                    (entrant.name.clone(), Ok(figure))
+                })
+                .collect())
+        }
+
+        fn crash_trials(&mut self, entrant: &Entrant) -> anyhow::Result<Option<Out>> {
+            self.trialled.push(entrant.name.clone());
+            Ok(relaxed(entrant).then(|| Out::Unsafe {
+                kind: "a power loss".into(),
+                lost: 10,
+                acknowledged: 100,
+            }))
+        }
+
+        fn interrupted(&self) -> bool {
+            // Three races at most, whatever the clock says.
+            self.round >= 3 * 12
+        }
+    }
+
+    fn settings(keep_durability: bool) -> Settings {
+        let space = super::super::space::parse(
+            "[[variable]]\nname = \"innodb_buffer_pool_size\"\nmemory_share = [0.1, 0.5]\n\n[[variable]]\nname = \"innodb_flush_log_at_trx_commit\"\nvalues = [\"1\", \"2\"]\n",
+            "two.toml",
+        )
+        .unwrap();
+        Settings {
+            space,
+            memory_bytes: 1 << 30,
+            budget: Duration::from_secs(3600),
+            candidates: 4,
+            tolerance_pct: 5.0,
+            max_rounds: 12,
+            seed: 7,
+            keep_durability,
+        }
+    }
+
+    #[test]
+    fn a_configuration_that_loses_commits_is_never_the_best_when_durability_is_kept() {
+        let mut fake = Fake {
+            round: 0,
+            trialled: Vec::new(),
+        };
+        let outcome = search(&settings(true), &mut fake).unwrap();
+        assert!(!relaxed(&outcome.best), "{:?}", outcome.best);
+        assert!(!outcome.best.baseline, "a larger pool leads the default");
+        // Flush 2 was measured unsafe by a trial, not left out by a list.
+        assert!(outcome
+            .tried
+            .iter()
+            .any(|(_, e)| relaxed(e) && matches!(e.out, Some(Out::Unsafe { .. }))));
+        assert!(!fake.trialled.is_empty());
+        // Every race had the default in it.
+        for race in 1..=outcome.races {
+            assert!(outcome.tried.iter().any(|(r, e)| *r == race && e.baseline));
+        }
+        let lead = outcome.lead.unwrap();
+        assert!(lead.interval.low > 1.0, "{lead:?}");
+    }
+
+    #[test]
+    fn without_durability_the_fastest_wins_whatever_it_loses() {
+        let mut fake = Fake {
+            round: 0,
+            trialled: Vec::new(),
+        };
+        let outcome = search(&settings(false), &mut fake).unwrap();
+        assert!(relaxed(&outcome.best), "{:?}", outcome.best);
+        assert!(fake.trialled.is_empty());
+    }
+}

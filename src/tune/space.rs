@@ -1,0 +1,397 @@
+//! A search space: which server variables a tune may set and over what values, as a TOML
+//! file people read and change (spaces/*.toml are the built-in ones, embedded in the
+//! binary; `--space FILE` is one's own in the same format). Owns: the format, its parse
+//! with file:line errors, the check of each variable against what the server says it takes
+//! (before anything is measured), and drawing values from it. Must not know how candidates
+//! are measured or compared.
+
+use std::collections::BTreeMap;
+
+use rand::Rng;
+use serde::Deserialize;
+
+use crate::engine::Engine;
+
+/// The built-in spaces, by engine.
+const BUILT_IN: [(Engine, &str, &str); 4] = [
+    (
+        Engine::InnoDb,
+        "innodb.toml",
+        include_str!("../../spaces/innodb.toml"),
+    ),
+    (
+        Engine::RocksDb,
+        "myrocks.toml",
+        include_str!("../../spaces/myrocks.toml"),
+    ),
+    (
+        Engine::Aria,
+        "aria.toml",
+        include_str!("../../spaces/aria.toml"),
+    ),
+    (
+        Engine::MyIsam,
+        "myisam.toml",
+        include_str!("../../spaces/myisam.toml"),
+    ),
+];
+
+/// A space made ready: its engine and its variables, each with the line it was given at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Space {
+    /// Where it came from ("spaces/innodb.toml (built in)", or the file's path).
+    pub origin: String,
+    pub engine: Option<Engine>,
+    pub variables: Vec<Variable>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variable {
+    pub name: String,
+    pub domain: Domain,
+    /// 1-based line of its `name` in the file.
+    pub line: usize,
+    pub why: Option<String>,
+}
+
+/// The values a variable may take.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Domain {
+    /// Whole numbers from `low` to `high`.
+    Range { low: u64, high: u64, log: bool },
+    /// Bytes, as shares of the memory the server is given (`--memory`).
+    MemoryShare { low: f64, high: f64, log: bool },
+    /// One of these words.
+    Values(Vec<String>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpaceFile {
+    engine: Option<String>,
+    #[serde(default, rename = "variable")]
+    variables: Vec<VariableFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VariableFile {
+    name: toml::Spanned<String>,
+    range: Option<[toml::Value; 2]>,
+    memory_share: Option<[f64; 2]>,
+    values: Option<Vec<toml::Value>>,
+    scale: Option<Scale>,
+    why: Option<String>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum Scale {
+    Linear,
+    Log,
+}
+
+/// The built-in space of `engine`, if it has one.
+pub fn built_in(engine: Engine) -> Option<Space> {
+    let (_, file, text) = BUILT_IN.iter().find(|(e, _, _)| *e == engine)?;
+    Some(
+        parse(text, &format!("spaces/{file} (built in)"))
+            .unwrap_or_else(|err| panic!("built-in space {file}: {err}")),
+    )
+}
+
+/// The text of `engine`'s built-in space, to print as a start for one's own.
+pub fn built_in_text(engine: Engine) -> Option<&'static str> {
+    BUILT_IN
+        .iter()
+        .find(|(e, _, _)| *e == engine)
+        .map(|(_, _, text)| *text)
+}
+
+/// The engines that have a built-in space, for messages.
+pub fn built_in_engines() -> Vec<&'static str> {
+    BUILT_IN.iter().map(|(engine, _, _)| engine.key()).collect()
+}
+
+/// Reads a space file.
+pub fn read(path: &std::path::Path) -> anyhow::Result<Space> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| anyhow::anyhow!("cannot read the space file {}: {err}", path.display()))?;
+    parse(&text, &path.display().to_string()).map_err(anyhow::Error::msg)
+}
+
+/// Parses a space's text; `origin` names it in errors ("FILE:LINE: …").
+pub fn parse(text: &str, origin: &str) -> Result<Space, String> {
+    let file: SpaceFile = toml::from_str(text).map_err(|err| {
+        let line = err.span().map_or(0, |span| line_of(text, span.start));
+        format!("{origin}:{line}: {}", err.message())
+    })?;
+    let engine = file
+        .engine
+        .as_deref()
+        .map(|name| name.parse::<Engine>())
+        .transpose()
+        .map_err(|err| format!("{origin}: engine: {err}"))?;
+    let mut variables: Vec<Variable> = Vec::new();
+    for entry in file.variables {
+        let line = line_of(text, entry.name.span().start);
+        let at = |message: String| format!("{origin}:{line}: {message}");
+        let name = entry
+            .name
+            .into_inner()
+            .trim()
+            .to_ascii_lowercase()
+            .replace('-', "_");
+        if variables.iter().any(|known| known.name == name) {
+            return Err(at(format!(
+                "{name} is given twice: keep one of its entries"
+            )));
+        }
+        let log = entry.scale == Some(Scale::Log);
+        let domain = match (entry.range, entry.memory_share, entry.values) {
+            (Some([low, high]), None, None) => {
+                let (low, high) = (number(&low).map_err(&at)?, number(&high).map_err(&at)?);
+                if low > high || (log && low == 0) {
+                    return Err(at(format!(
+                        "{name}: range [{low}, {high}] is empty{}: give [LOW, HIGH] with LOW ≤ HIGH",
+                        if log { " or starts at 0 on a log scale" } else { "" }
+                    )));
+                }
+                Domain::Range { low, high, log }
+            }
+            (None, Some([low, high]), None) => {
+                if !(low > 0.0 && low <= high && high <= 1.0) {
+                    return Err(at(format!(
+                        "{name}: memory_share [{low}, {high}] must be shares of --memory with 0 < LOW ≤ HIGH ≤ 1, e.g. [0.1, 0.7]"
+                    )));
+                }
+                Domain::MemoryShare {
+                    low,
+                    high,
+                    log: entry.scale != Some(Scale::Linear),
+                }
+            }
+            (None, None, Some(values)) if !values.is_empty() => Domain::Values(
+                values
+                    .iter()
+                    .map(|value| match value {
+                        toml::Value::String(text) => text.clone(),
+                        other => other.to_string(),
+                    })
+                    .collect(),
+            ),
+            _ => {
+                return Err(at(format!(
+                    "{name}: give exactly one of range = [LOW, HIGH], memory_share = [LOW, HIGH] or values = [\"A\", \"B\"]"
+                )))
+            }
+        };
+        variables.push(Variable {
+            name,
+            domain,
+            line,
+            why: entry.why,
+        });
+    }
+    if variables.is_empty() {
+        return Err(format!(
+            "{origin}: no [[variable]] to search: add one (name, and range, memory_share or values)"
+        ));
+    }
+    Ok(Space {
+        origin: origin.to_string(),
+        engine,
+        variables,
+    })
+}
+
+/// 1-based line of byte offset `at` in `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    text[..at.min(text.len())].matches('\n').count() + 1
+}
+
+/// A range's end: a whole number, or a size such as "48M".
+fn number(value: &toml::Value) -> Result<u64, String> {
+    match value {
+        toml::Value::Integer(n) if *n >= 0 => Ok(*n as u64),
+        toml::Value::String(text) => parse_size::Config::new()
+            .with_binary()
+            .parse_size(text.trim())
+            .map_err(|_| format!("'{text}' is not a number or a size (e.g. 100, 48M, 1G)")),
+        other => Err(format!(
+            "{other} is not a number or a size (e.g. 100, 48M, 1G)"
+        )),
+    }
+}
+
+/// What the server says of one of its variables (MariaDB's
+/// information_schema.SYSTEM_VARIABLES).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ServerVariable {
+    /// The server takes an option for it at start-up (COMMAND_LINE_ARGUMENT is not NULL).
+    pub settable: bool,
+    pub min: Option<u64>,
+    pub max: Option<u64>,
+    /// An ENUM's or SET's words, upper-case; empty for other types.
+    pub words: Vec<String>,
+}
+
+impl Space {
+    /// Refuses, at its line, a variable the server does not have, one it takes no option
+    /// for, and values outside what it accepts; `memory_bytes` sizes memory shares.
+    pub fn check(
+        &self,
+        server: &BTreeMap<String, ServerVariable>,
+        server_label: &str,
+        memory_bytes: u64,
+    ) -> Result<(), String> {
+        for variable in &self.variables {
+            let at = |message: String| format!("{}:{}: {message}", self.origin, variable.line);
+            let name = &variable.name;
+            let Some(known) = server.get(name) else {
+                return Err(at(format!(
+                    "{name} is not a variable of {server_label}: check its spelling against `SHOW VARIABLES LIKE '{}%'`, or remove the line",
+                    name.split('_').next().unwrap_or(name)
+                )));
+            };
+            if !known.settable {
+                return Err(at(format!(
+                    "{name} is read-only on {server_label}: the server sets it itself and takes no option for it; remove the line"
+                )));
+            }
+            let (low, high) = match &variable.domain {
+                Domain::Range { low, high, .. } => (*low, *high),
+                Domain::MemoryShare { low, high, .. } => (
+                    (memory_bytes as f64 * low) as u64,
+                    (memory_bytes as f64 * high) as u64,
+                ),
+                Domain::Values(values) => {
+                    for value in values {
+                        let word = value.to_ascii_uppercase();
+                        let fits = if !known.words.is_empty() {
+                            known.words.contains(&word)
+                        } else if let Ok(n) = value.parse::<u64>() {
+                            known.min.is_none_or(|min| n >= min)
+                                && known.max.is_none_or(|max| n <= max)
+                        } else {
+                            // A number's variable given a word: the server would refuse it.
+                            known.min.is_none() && known.max.is_none()
+                        };
+                        if !fits {
+                            return Err(at(format!(
+                                "{name} = {value} is not a value {server_label} accepts ({}): remove it from values",
+                                accepted(known)
+                            )));
+                        }
+                    }
+                    continue;
+                }
+            };
+            let below = known.min.is_some_and(|min| low < min);
+            let above = known.max.is_some_and(|max| high > max);
+            if below || above {
+                return Err(at(format!(
+                    "{name}: [{low}, {high}] goes beyond what {server_label} accepts ({}): narrow the range",
+                    accepted(known)
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// One value per variable, drawn at random (evenly, or evenly by ratio on a log
+    /// scale); or, with `around` (a configuration and a spread from 0 to 1), near it.
+    pub fn draw(
+        &self,
+        rng: &mut impl Rng,
+        memory_bytes: u64,
+        around: Option<(&[(String, String)], f64)>,
+    ) -> Vec<(String, String)> {
+        self.variables
+            .iter()
+            .map(|variable| {
+                let near = around.and_then(|(config, spread)| {
+                    config
+                        .iter()
+                        .find(|(name, _)| *name == variable.name)
+                        .map(|(_, value)| (value.as_str(), spread))
+                });
+                (
+                    variable.name.clone(),
+                    variable.domain.draw(rng, memory_bytes, near),
+                )
+            })
+            .collect()
+    }
+}
+
+fn accepted(known: &ServerVariable) -> String {
+    if !known.words.is_empty() {
+        return format!("one of {}", known.words.join(", "));
+    }
+    match (known.min, known.max) {
+        (Some(min), Some(max)) => format!("{min} to {max}"),
+        (Some(min), None) => format!("at least {min}"),
+        (None, Some(max)) => format!("at most {max}"),
+        (None, None) => "any value".into(),
+    }
+}
+
+/// Sizes drawn from a memory share are rounded down to whole MiB (the unit buffer pools
+/// and caches are sized in).
+const MIB: u64 = 1 << 20;
+
+impl Domain {
+    /// A value drawn from the domain; `near` (a value and a spread from 0 to 1): drawn
+    /// within that share of the domain's width around the value (irace's sampling around
+    /// an elite configuration, its spread shrinking as the search goes on).
+    fn draw(&self, rng: &mut impl Rng, memory_bytes: u64, near: Option<(&str, f64)>) -> String {
+        let between =
+            |rng: &mut dyn rand::RngCore, low: f64, high: f64, log: bool, at: Option<f64>| {
+                let (low_t, high_t) = if log {
+                    (low.ln(), high.ln())
+                } else {
+                    (low, high)
+                };
+                let (from, to) = match at {
+                    Some(value) => {
+                        let centre = if log { value.max(low).ln() } else { value };
+                        let half = (high_t - low_t) * near.map_or(1.0, |(_, spread)| spread) / 2.0;
+                        ((centre - half).max(low_t), (centre + half).min(high_t))
+                    }
+                    None => (low_t, high_t),
+                };
+                let t = if to > from {
+                    rng.gen_range(from..=to)
+                } else {
+                    from
+                };
+                if log {
+                    t.exp()
+                } else {
+                    t
+                }
+            };
+        let at = near.and_then(|(value, _)| value.parse::<f64>().ok());
+        match self {
+            Domain::Range { low, high, log } => {
+                let value = between(rng, *low as f64, *high as f64, *log, at);
+                (value.round() as u64).clamp(*low, *high).to_string()
+            }
+            Domain::MemoryShare { low, high, log } => {
+                let memory = memory_bytes as f64;
+                let value = between(rng, memory * low, memory * high, *log, at);
+                ((value as u64 / MIB).max(1) * MIB).to_string()
+            }
+            Domain::Values(values) => match near {
+                // Near a word: kept, or (with the spread's chance) another drawn.
+                Some((value, spread)) if !rng.gen_bool(spread.clamp(0.0, 1.0)) => value.to_string(),
+                _ => values[rng.gen_range(0..values.len())].clone(),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "space_tests.rs"]
+mod tests;
