@@ -38,6 +38,12 @@ pub struct TuneArgs {
     #[arg(long, value_enum, default_value = "keep")]
     pub durability: Durability,
 
+    /// A budget of rounds instead of (or beside) --budget's time, as irace counts its
+    /// experiments: the search stops after N rounds in all (a round runs each
+    /// configuration still racing once), however fast or slow the machine
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub rounds: Option<u32>,
+
     /// New candidate configurations per race
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub candidates: u32,

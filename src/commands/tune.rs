@@ -40,11 +40,12 @@ pub fn run(mut args: TuneArgs) -> anyhow::Result<Finished> {
     let Some(memory_bytes) = args.memory else {
         anyhow::bail!("tune needs --memory SIZE (e.g. --memory 2G): the memory each candidate server may use, which its memory variables are sized from");
     };
-    let Some(budget) = run.matrix.budget else {
+    let budget = run.matrix.budget;
+    if budget.is_none() && args.rounds.is_none() {
         anyhow::bail!(
-            "tune needs --budget TIME (e.g. --budget 30m): how long the search may measure"
+            "tune needs --budget TIME (e.g. --budget 30m): how long the search may measure (or --rounds N: how many rounds in all)"
         );
-    };
+    }
     run.server.memory_limit = vec![memory_bytes];
     let server = resolve_server(&run.server)?;
     let plan =
@@ -63,6 +64,7 @@ pub fn run(mut args: TuneArgs) -> anyhow::Result<Finished> {
         space: args.space.clone(),
         memory_bytes,
         budget,
+        budget_rounds: args.rounds.map(|n| n as usize),
         candidates: args.candidates as usize,
         keep_durability: args.durability == Durability::Keep,
         report_interval: run.report_interval(),

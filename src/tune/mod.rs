@@ -39,7 +39,8 @@ pub struct Request<'a> {
     pub server: ServerArgsResolved,
     pub space: Option<std::path::PathBuf>,
     pub memory_bytes: u64,
-    pub budget: Duration,
+    pub budget: Option<Duration>,
+    pub budget_rounds: Option<usize>,
     pub candidates: usize,
     pub keep_durability: bool,
     pub report_interval: Duration,
@@ -110,6 +111,7 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
         space: space.clone(),
         memory_bytes: request.memory_bytes,
         budget: request.budget,
+        budget_rounds: request.budget_rounds,
         candidates: request.candidates,
         tolerance_pct: request.matrix.tolerance_pct,
         max_rounds: request

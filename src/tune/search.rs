@@ -36,7 +36,11 @@ pub trait Measure {
 pub struct Settings {
     pub space: Space,
     pub memory_bytes: u64,
-    pub budget: Duration,
+    /// How long the search may measure (None: only `budget_rounds` bounds it).
+    pub budget: Option<Duration>,
+    /// How many rounds in all it may run (irace's budget of experiments): a bound that
+    /// does not depend on the machine's pace.
+    pub budget_rounds: Option<usize>,
     /// New candidates per race.
     pub candidates: usize,
     pub tolerance_pct: f64,
@@ -256,8 +260,17 @@ impl State {
         } else {
             0.0
         };
+        if settings
+            .budget_rounds
+            .is_some_and(|most| self.rounds >= most)
+        {
+            return true;
+        }
+        let Some(budget) = settings.budget else {
+            return false;
+        };
         let expected = per_run * alive.len() as f64 + trials;
-        self.started.elapsed().as_secs_f64() + expected > settings.budget.as_secs_f64()
+        self.started.elapsed().as_secs_f64() + expected > budget.as_secs_f64()
     }
 
     fn timed_trials(&mut self, started: Instant, trialled: usize) {
@@ -279,11 +292,14 @@ fn refuse_a_budget_too_small(
     started: Instant,
     seconds_per_round_of_two: f64,
 ) -> anyhow::Result<()> {
+    let Some(budget) = settings.budget else {
+        return Ok(());
+    };
     let first_look = crate::view::stats::FIRST_LOOK_REPEATS as f64 * seconds_per_round_of_two;
-    if first_look > settings.budget.as_secs_f64() {
+    if first_look > budget.as_secs_f64() {
         anyhow::bail!(
             "--budget {} is too small for even the default's first comparison: a round of the default and one candidate took {:.0} s here, and a comparison is first looked at after {} rounds, so give --budget {:.0}s or more (or shorten the study's cells with --time); the round measured is stored ({:.0} s spent)",
-            humantime::format_duration(settings.budget),
+            humantime::format_duration(budget),
             seconds_per_round_of_two,
             crate::view::stats::FIRST_LOOK_REPEATS,
             first_look.ceil() * 1.5,
@@ -437,7 +453,8 @@ mod tests {
         Settings {
             space,
             memory_bytes: 1 << 30,
-            budget: Duration::from_secs(3600),
+            budget: Some(Duration::from_secs(3600)),
+            budget_rounds: None,
             candidates: 4,
             tolerance_pct: 5.0,
             max_rounds: 12,
