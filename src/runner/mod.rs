@@ -133,6 +133,7 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
     record.accept_loss = plan.matrix.accept_loss.clone();
     record.tolerance_pct = Some(plan.matrix.tolerance_pct);
     record.until_decided = plan.matrix.until_decided.clone();
+    record.repeats_fixed_why = plan.repeats_fixed_why.clone();
     record.environment = Some(EnvironmentRecord::probe(None));
     if let Err(err) = output.save(&record) {
         return Err((err, Box::new(record)));
