@@ -586,13 +586,3 @@ pub struct CellKey {
     pub repeat: u32,
     pub warmup_repeat: bool,
 }
-
-/// A group of cells whose set-ups are compared round by round: one phase at one thread
-/// count on one server (its profile, if the study has them).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CellGroup {
-    pub profile: Option<String>,
-    /// The phase's name, as the cells' `variant` holds it.
-    pub phase: String,
-    pub threads: u32,
-}
