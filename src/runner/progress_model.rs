@@ -161,11 +161,10 @@ impl ProgressModel {
     /// Step `position` is behind the walk: it ran for `ran`, or was skipped (None) because
     /// its group is decided or the budget is spent. Returns the group it finished, if any.
     pub fn passed(&mut self, position: usize, ran: Option<Duration>) -> Option<GroupDone> {
+        // What is under way stays shown until the next step starts: no empty bar between.
         let Some(&index) = self.index_of.get(&position) else {
-            self.step = None;
             return None;
         };
-        self.current = None;
         self.passed.insert(index);
         let cell = &self.cells[index];
         match ran {
