@@ -59,7 +59,7 @@ impl RunProgress {
         let model = ProgressModel::new(super::progress_model::planned_cells(plan));
         let bars = std::io::stderr().is_terminal().then(|| {
             let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(10));
-            let bar = multi.add(ProgressBar::new(model.view().cells_total as u64));
+            let bar = ProgressBar::hidden();
             // No colours in the template: nothing to switch off for NO_COLOR.
             bar.set_style(
                 // The phase, set-up and repeat last, cut to the terminal's width.
@@ -67,6 +67,9 @@ impl RunProgress {
                     .expect("a valid progress template")
                     .progress_chars("=> "),
             );
+            // Filled before it is first drawn.
+            show(&bar, &model.view());
+            let bar = multi.add(bar);
             (multi, bar)
         });
         let notes = bars.as_ref().map(|(multi, _)| {
@@ -81,14 +84,12 @@ impl RunProgress {
                 cell_lines: lines != ProgressLines::Groups,
             })
         });
-        let progress = RunProgress {
+        RunProgress {
             model,
             lines,
             bars,
             _notes: notes,
-        };
-        progress.draw();
-        progress
+        }
     }
 
     /// Step `position` starts (`words`: what it does, when it is not a cell).
@@ -119,22 +120,25 @@ impl RunProgress {
     }
 
     fn draw(&self) {
-        let Some((_, bar)) = &self.bars else {
-            return;
-        };
-        let view = self.model.view();
-        bar.set_length(view.cells_total as u64);
-        bar.set_position(view.cells_passed as u64);
-        bar.set_prefix(left_words(&view));
-        bar.set_message(
-            [&view.phase, &view.setup, &view.repeat]
-                .into_iter()
-                .filter(|part| !part.is_empty())
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", "),
-        );
+        if let Some((_, bar)) = &self.bars {
+            show(bar, &self.model.view());
+        }
     }
+}
+
+/// `view` on the run's bar: the cells passed of all, the time left, then what is under way.
+fn show(bar: &ProgressBar, view: &ProgressView) {
+    bar.set_length(view.cells_total as u64);
+    bar.set_position(view.cells_passed as u64);
+    bar.set_prefix(left_words(view));
+    bar.set_message(
+        [&view.phase, &view.setup, &view.repeat]
+            .into_iter()
+            .filter(|part| !part.is_empty())
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
 }
 
 impl Drop for RunProgress {

@@ -162,9 +162,7 @@ impl ProgressModel {
     /// its group is decided or the budget is spent. Returns the group it finished, if any.
     pub fn passed(&mut self, position: usize, ran: Option<Duration>) -> Option<GroupDone> {
         // What is under way stays shown until the next step starts: no empty bar between.
-        let Some(&index) = self.index_of.get(&position) else {
-            return None;
-        };
+        let &index = self.index_of.get(&position)?;
         self.passed.insert(index);
         let cell = &self.cells[index];
         match ran {
