@@ -157,9 +157,8 @@ pub struct Plan {
     pub slo: Option<crate::measure::slo::Slo>,
     /// What the plan chose that the command line did not say, in sentences.
     pub notes: Vec<String>,
-    /// Why the study keeps a fixed count of repeats where the run would otherwise decide,
-    /// then stop ("runs one engine's cells after the other's …"); none where it decides or
-    /// the command line (or the scenario file) fixed the count.
+    /// Why the study keeps a fixed count where a run would decide, then stop; none where
+    /// it decides or the command line (or the scenario file) fixed the count.
     pub repeats_fixed_why: Option<String>,
 }
 
