@@ -126,6 +126,11 @@ pub struct ReplayArgs {
     #[arg(long, env = "ENGINEBENCH_DETAIL", value_parser = clap::builder::FalseyValueParser::new())]
     pub detail: bool,
 
+    /// Print a line per cell on stderr when it is not a terminal, beside the line per
+    /// decided group
+    #[arg(short, long)]
+    pub verbose: bool,
+
     /// Repeats per engine, fixed [default: on two engines or more, until every comparison
     /// is decided (3 to 12); else 1]
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]

@@ -66,6 +66,11 @@ pub struct RunArgs {
     #[arg(long, env = "ENGINEBENCH_DETAIL", value_parser = clap::builder::FalseyValueParser::new())]
     pub detail: bool,
 
+    /// Print a line per cell on stderr when it is not a terminal, beside the line per
+    /// decided group
+    #[arg(short, long)]
+    pub verbose: bool,
+
     /// How the results are printed when the run ends
     #[arg(long, default_value = "text", value_parser = format_names())]
     pub format: String,
@@ -111,6 +116,15 @@ impl RunArgs {
             start_at: start_at.time,
             start_at_text: start_at.text,
         })
+    }
+
+    /// The progress lines a stderr that is not a terminal gets.
+    pub fn progress_lines(&self) -> crate::runner::ProgressLines {
+        if self.verbose {
+            crate::runner::ProgressLines::CellsAndGroups
+        } else {
+            crate::runner::ProgressLines::Groups
+        }
     }
 
     pub fn report_interval_given(&self) -> bool {

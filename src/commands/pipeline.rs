@@ -34,6 +34,8 @@ pub fn measure(
         // Between rounds the runner asks the verdict, which it must not know.
         output.judge = Some(Box::new(crate::view::verdict::still_undecided));
     }
+    // A finished group's line says what the verdict found, which the runner must not know.
+    output.answer = Some(Box::new(crate::view::verdict::group_answer));
     let outcome = runner::run(plan, &server, &output);
     finish(outcome, &output)
 }

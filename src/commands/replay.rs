@@ -39,13 +39,20 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
         server,
         args.dry_run,
         || {
-            RunOutput::open(
-                args.json.as_deref(),
-                args.no_db,
-                &args.store.db,
-                std::time::Duration::from_secs(1),
-                false,
-            )
+            Ok(RunOutput {
+                lines: if args.verbose {
+                    crate::runner::ProgressLines::CellsAndGroups
+                } else {
+                    crate::runner::ProgressLines::Groups
+                },
+                ..RunOutput::open(
+                    args.json.as_deref(),
+                    args.no_db,
+                    &args.store.db,
+                    std::time::Duration::from_secs(1),
+                    false,
+                )?
+            })
         },
         |outcome, output| finish_run(outcome, output, "text", 95.0, args.detail),
     )

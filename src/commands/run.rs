@@ -36,13 +36,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
         // The store is opened once the study is known to be valid: a mistyped command
         // leaves no empty database behind.
         || {
-            RunOutput::open(
-                args.json.as_deref(),
-                args.no_db,
-                &args.store.db,
-                args.report_interval(),
-                args.report_interval_given(),
-            )
+            Ok(RunOutput {
+                lines: args.progress_lines(),
+                ..RunOutput::open(
+                    args.json.as_deref(),
+                    args.no_db,
+                    &args.store.db,
+                    args.report_interval(),
+                    args.report_interval_given(),
+                )?
+            })
         },
         |outcome, output| finish_run(outcome, output, &args.format, args.percentile, args.detail),
     )

@@ -157,6 +157,9 @@ pub struct Plan {
     pub slo: Option<crate::measure::slo::Slo>,
     /// What the plan chose that the command line did not say, in sentences.
     pub notes: Vec<String>,
+    /// Why the study keeps a fixed count where a run would decide, then stop; none where
+    /// it decides or the command line (or the scenario file) fixed the count.
+    pub repeats_fixed_why: Option<String>,
 }
 
 impl Plan {
@@ -209,6 +212,7 @@ impl Plan {
         let profiles = with_caps(profiles, caps);
         let mut steps = study::steps(&*study, profiles.len(), &matrix);
         let mut notes = Vec::new();
+        let mut repeats_fixed_why = None;
         let timed_otherwise =
             |step: &Step| matches!(step, Step::Load { .. } | Step::Sequence { .. });
         let why_fixed = if steps.iter().any(timed_otherwise)
@@ -234,6 +238,7 @@ impl Plan {
                 "{} {why}, so its repeats cannot stop once decided: {repeat} repeat(s), as --repeat {repeat}",
                 study.name()
             ));
+            repeats_fixed_why = Some(format!("{} {why}", study.name()));
         }
         on_profiles::number_cells(&mut steps);
         Plan {
@@ -244,6 +249,7 @@ impl Plan {
             agent: None,
             slo: None,
             notes,
+            repeats_fixed_why,
         }
     }
 

@@ -21,7 +21,13 @@ pub fn section_of(summary: &Summary) -> Section {
     if let Some(costs) = &summary.faster_costs {
         blocks.push(Block::Line(costs.clone()));
     }
-    blocks.push(Block::Line(format!("{}\n", summary.trust)));
+    match &summary.repeats_fixed {
+        Some(why) => {
+            blocks.push(Block::Line(summary.trust.clone()));
+            blocks.push(Block::Line(format!("{why}\n")));
+        }
+        None => blocks.push(Block::Line(format!("{}\n", summary.trust))),
+    }
     if !summary.rows.is_empty() && summary.setups.len() >= 2 {
         blocks.push(Block::Table {
             caption: caption(summary),

@@ -6,6 +6,7 @@
 //! Owns: the record's shape, its schema version, writing it and reading it back. Must not
 //! know how a report groups, summarises or draws it.
 
+mod cell_group;
 mod client_groups;
 mod crash;
 mod downsample;
@@ -17,6 +18,7 @@ mod record;
 mod store;
 mod writer;
 
+pub use cell_group::{CellGroup, GroupAnswer};
 pub use client_groups::{GroupRecord, IntervalGroupRecord, StageRecord};
 pub use crash::{
     group_check_table, half_applied_words, lost_commits_words, CrashKind, CrashRecord,

@@ -57,6 +57,8 @@ pub struct Bench<'a> {
     /// Where phases' connections go on a topology: the command line's, then the current
     /// profile's (a phase's own wins over both).
     pub routing: crate::server::Routing,
+    /// The whole run's progress (its bar, or its lines per group), moved by the walk.
+    pub progress: Option<super::progress::RunProgress>,
 }
 
 impl<'a> Bench<'a> {
@@ -145,6 +147,7 @@ impl<'a> Bench<'a> {
             rendezvous,
             refused: Vec::new(),
             routing: server.routing,
+            progress: None,
         })
     }
 

@@ -9,11 +9,15 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use crate::plan::{CellStep, Plan};
-use crate::results::{CellGroup, RunRecord};
+use crate::results::{CellGroup, GroupAnswer, RunRecord};
 
 /// Whether a group's comparisons are still undecided on the record so far (the view's
 /// verdict, which the runner must not know, answers).
 pub type Judge = Box<dyn Fn(&RunRecord, &CellGroup) -> bool>;
+
+/// What a finished group of cells found, for its progress line: the verdict's own answer
+/// (which the runner must not reach itself) on the record so far.
+pub type Answer = Box<dyn Fn(&RunRecord, &CellGroup) -> GroupAnswer>;
 
 /// The walk's memory of what it decided: per round, run or not; the groups stopped.
 pub struct Deciding {

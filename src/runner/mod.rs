@@ -18,10 +18,11 @@ pub use crash::{
     create_tables as ledger_tables, fill_accounts_sql as ledger_accounts_sql, Ledger,
     LedgerWorkload,
 };
-pub use deciding::Judge;
+pub use deciding::{Answer, Judge};
 mod phases;
 mod progress;
-pub use progress::IntervalHook;
+mod progress_model;
+pub use progress::{IntervalHook, ProgressLines};
 mod rendezvous;
 mod setup_guard;
 mod tables;
@@ -51,6 +52,11 @@ pub struct RunOutput {
     /// knows and the runner does not. None: a plan that decides runs its first look's
     /// repeats and stops there.
     pub judge: Option<Judge>,
+    /// What a finished group of cells found, for its progress line (the verdict's answer,
+    /// which the runner does not know). None: no line per group.
+    pub answer: Option<Answer>,
+    /// Which progress lines a stderr that is not a terminal gets.
+    pub lines: ProgressLines,
 }
 
 impl RunOutput {
@@ -81,6 +87,8 @@ impl RunOutput {
             print_intervals: false,
             interval_hook: None,
             judge: None,
+            answer: None,
+            lines: ProgressLines::Cells,
         }
     }
 
@@ -133,12 +141,14 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
     record.accept_loss = plan.matrix.accept_loss.clone();
     record.tolerance_pct = Some(plan.matrix.tolerance_pct);
     record.until_decided = plan.matrix.until_decided.clone();
+    record.repeats_fixed_why = plan.repeats_fixed_why.clone();
     record.environment = Some(EnvironmentRecord::probe(None));
     if let Err(err) = output.save(&record) {
         return Err((err, Box::new(record)));
     }
     let result = (|| -> anyhow::Result<()> {
         let mut bench = Bench::open(plan, server, output, &mut record)?;
+        bench.progress = Some(progress::RunProgress::start(plan, output.lines));
         if !plan.matrix.crash.is_empty() && !bench.target.is_private() {
             anyhow::bail!("crash trials (--crash, or this study's default) kill the server and restart it: they need a throwaway server enginebench starts, not --dsn; run without --dsn, or with --no-crash");
         }
@@ -285,6 +295,35 @@ impl walk::Workbench for Bench<'_> {
         if let Some(until) = &mut self.record.until_decided {
             until.budget_spent = true;
         }
+    }
+
+    fn step_starts(&mut self, plan: &Plan, position: usize) {
+        if let Some(progress) = &mut self.progress {
+            progress.starts(position, || match &plan.steps[position] {
+                Step::StartProfile { profile } => {
+                    format!("starting profile {}'s server", plan.profiles[*profile].name)
+                }
+                step => plan.describe_step(step),
+            });
+        }
+    }
+
+    fn step_passed(&mut self, plan: &Plan, position: usize, ran: Option<std::time::Duration>) {
+        let Some(progress) = &mut self.progress else {
+            return;
+        };
+        let Some(done) = progress.passed(position, ran) else {
+            return;
+        };
+        let Some(answer) = &self.output.answer else {
+            return;
+        };
+        let group = CellGroup {
+            profile: self.profile.clone(),
+            phase: plan.phase(done.group.1).name,
+            threads: done.threads,
+        };
+        progress.group_done(&done, self.profile.as_deref(), &answer(self.record, &group));
     }
 }
 

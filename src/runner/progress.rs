@@ -1,13 +1,18 @@
-//! Progress on stderr while a cell runs: a bar on a terminal (with notes printed above it,
-//! not drawn over), plain lines otherwise (one per finished cell, plus one per report
-//! interval when asked for), or a caller's own [`IntervalHook`] as each interval closes. A
-//! timed cell of a minute or more also says, every `LONG_CELL_LINE_EVERY` (or on the bar),
-//! how far it is, how long it has left and its current rate, so that a 30-minute run is
-//! never silent. Results never go here. Must not know what a hook prints or for which
-//! command: the command (or its kind of study) owns its lines.
+//! Progress on stderr, never results. For the whole run ([`RunProgress`]): on a terminal
+//! one live bar (the phase, the set-up, the repeat, the cells passed and the time left,
+//! from [`super::progress_model`]), cleared when the run ends so that the summary is what
+//! stays on screen; without one, a line per finished group of cells (the verdict's answer
+//! for it, which the caller passes in) or, when asked for, per cell. For a cell
+//! ([`CellProgress`]): a bar under the run's on a terminal (notes printed above the bars,
+//! not drawn over), its line when per-cell lines are asked for, one per report interval
+//! when asked for, or a caller's own [`IntervalHook`] as each interval closes. A timed
+//! cell of a minute or more also says, every `LONG_CELL_LINE_EVERY` (or on the bar), how
+//! far it is, how long it has left and its current rate, so that a 30-minute run is never
+//! silent. Must not know what a hook prints or for which command: the command (or its
+//! kind of study) owns its lines.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::cell::Cell;
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::cell::{Cell, RefCell};
 use std::io::IsTerminal;
 use std::time::Duration;
 
@@ -15,8 +20,173 @@ use crate::console::note;
 
 use crate::driver::Progress;
 
+use super::progress_model::{GroupDone, ProgressModel, ProgressView};
+use crate::results::GroupAnswer;
+
+/// Which lines a run prints on stderr when it is not a terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressLines {
+    /// One per cell (the commands that run a cell or a few: sysbench's, `prepare`).
+    Cells,
+    /// One per finished group of cells: what `run` and `replay` print.
+    Groups,
+    /// Both (`--verbose`).
+    CellsAndGroups,
+}
+
+/// What the cells of the current run share, on the thread that walks it: the run's bars
+/// (a cell's bar is drawn under the run's) and whether a cell prints its line.
+struct RunContext {
+    bars: Option<MultiProgress>,
+    cell_lines: bool,
+}
+
+thread_local! {
+    static RUN: RefCell<Option<RunContext>> = const { RefCell::new(None) };
+}
+
+/// The whole run's progress: the model, and the bar drawing it on a terminal.
+pub struct RunProgress {
+    model: ProgressModel,
+    lines: ProgressLines,
+    bars: Option<(MultiProgress, ProgressBar)>,
+    _notes: Option<crate::console::NotesThrough>,
+}
+
+impl RunProgress {
+    /// Starts the run's progress over `plan`'s cells: a bar when stderr is a terminal.
+    pub fn start(plan: &crate::plan::Plan, lines: ProgressLines) -> RunProgress {
+        let model = ProgressModel::new(super::progress_model::planned_cells(plan));
+        let bars = std::io::stderr().is_terminal().then(|| {
+            let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(10));
+            let bar = ProgressBar::hidden();
+            // No colours in the template: nothing to switch off for NO_COLOR.
+            bar.set_style(
+                // The phase, set-up and repeat last, cut to the terminal's width.
+                ProgressStyle::with_template("[{bar:12}] {pos}/{len} cells, {prefix}: {wide_msg}")
+                    .expect("a valid progress template")
+                    .progress_chars("=> "),
+            );
+            // Filled before it is first drawn.
+            show(&bar, &model.view());
+            let bar = multi.add(bar);
+            (multi, bar)
+        });
+        let notes = bars.as_ref().map(|(multi, _)| {
+            let multi = multi.clone();
+            crate::console::notes_through(std::sync::Arc::new(move |message: &str| {
+                let _ = multi.println(message);
+            }))
+        });
+        RUN.with(|run| {
+            *run.borrow_mut() = Some(RunContext {
+                bars: bars.as_ref().map(|(multi, _)| multi.clone()),
+                cell_lines: lines != ProgressLines::Groups,
+            })
+        });
+        RunProgress {
+            model,
+            lines,
+            bars,
+            _notes: notes,
+        }
+    }
+
+    /// Step `position` starts (`words`: what it does, when it is not a cell).
+    pub fn starts(&mut self, position: usize, words: impl FnOnce() -> String) {
+        self.model.starts(position, words);
+        self.draw();
+    }
+
+    /// Step `position` is behind the walk, run for `ran` or skipped; the group it finished,
+    /// if any, for [`RunProgress::group_done`].
+    pub fn passed(
+        &mut self,
+        position: usize,
+        ran: Option<std::time::Duration>,
+    ) -> Option<GroupDone> {
+        let done = self.model.passed(position, ran);
+        self.draw();
+        done
+    }
+
+    /// A group is done: its line, where lines are printed (`profile`: the server's).
+    pub fn group_done(&self, done: &GroupDone, profile: Option<&str>, answer: &GroupAnswer) {
+        let line = group_line(done, profile, answer);
+        // On a terminal the bar is the progress: nothing is left behind it.
+        if self.bars.is_none() && self.lines != ProgressLines::Cells {
+            note(&line);
+        }
+    }
+
+    fn draw(&self) {
+        if let Some((_, bar)) = &self.bars {
+            show(bar, &self.model.view());
+        }
+    }
+}
+
+/// `view` on the run's bar: the cells passed of all, the time left, then what is under way.
+fn show(bar: &ProgressBar, view: &ProgressView) {
+    bar.set_length(view.cells_total as u64);
+    bar.set_position(view.cells_passed as u64);
+    bar.set_prefix(left_words(view));
+    bar.set_message(
+        [&view.phase, &view.setup, &view.repeat]
+            .into_iter()
+            .filter(|part| !part.is_empty())
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+}
+
+impl Drop for RunProgress {
+    /// The bar goes when the run ends: the summary is what stays on screen.
+    fn drop(&mut self) {
+        if let Some((_, bar)) = &self.bars {
+            bar.finish_and_clear();
+        }
+        RUN.with(|run| *run.borrow_mut() = None);
+    }
+}
+
+/// "~1m 20s left", or that it is not known yet.
+fn left_words(view: &ProgressView) -> String {
+    match view.left {
+        Some(left) => format!("~{} left", clock(left)),
+        None => "time left known after a cell".into(),
+    }
+}
+
+/// "update at 2 threads, profile relaxed: decided after 4 rounds — MyISAM (relaxed) ahead".
+pub fn group_line(done: &GroupDone, profile: Option<&str>, answer: &GroupAnswer) -> String {
+    let rounds = if done.rounds == 1 {
+        "1 round".to_string()
+    } else {
+        format!("{} rounds", done.rounds)
+    };
+    format!(
+        "phase {}, {} thread{}{}: {} after {rounds} — {}",
+        done.phase,
+        done.threads,
+        if done.threads == 1 { "" } else { "s" },
+        profile
+            .map(|p| format!(", profile {p}"))
+            .unwrap_or_default(),
+        match answer.decided {
+            Some(true) => "decided",
+            Some(false) => "undecided",
+            None => "done",
+        },
+        answer.words
+    )
+}
+
 pub struct CellProgress {
     bar: Option<ProgressBar>,
+    /// The run's bars the cell's joined, to leave when it ends.
+    run_bars: Option<MultiProgress>,
     /// While the bar is drawn, notes are printed above it (not drawn over).
     _notes: Option<crate::console::NotesThrough>,
     label: String,
@@ -73,16 +243,27 @@ impl CellProgress {
         events_expected: Option<u64>,
         intervals: IntervalLines,
     ) -> CellProgress {
+        let run_bars = RUN.with(|run| run.borrow().as_ref().and_then(|run| run.bars.clone()));
         let bar = std::io::stderr().is_terminal().then(|| {
-            let bar = ProgressBar::with_draw_target(
-                events_expected,
-                ProgressDrawTarget::stderr_with_hz(10),
-            );
+            let bar = match &run_bars {
+                // Under the run's bar, which it joins.
+                Some(multi) => multi.add(ProgressBar::with_draw_target(
+                    events_expected,
+                    ProgressDrawTarget::hidden(),
+                )),
+                None => ProgressBar::with_draw_target(
+                    events_expected,
+                    ProgressDrawTarget::stderr_with_hz(10),
+                ),
+            };
             // No colours in the template: nothing to switch off for NO_COLOR.
-            let template = if events_expected.is_some() {
-                "{prefix} [{bar:30}] {pos}/{len} events {msg}"
-            } else {
-                "{prefix} {spinner} {elapsed} {pos} events {msg}"
+            // Under the run's bar, which names the cell, the cell's is its events alone,
+            // cut to the terminal's width.
+            let template = match (events_expected.is_some(), run_bars.is_some()) {
+                (true, false) => "{prefix} [{bar:30}] {pos}/{len} events {msg}",
+                (false, false) => "{prefix} {spinner} {elapsed} {pos} events {msg}",
+                (true, true) => "  this cell [{bar:30}] {pos}/{len} events {wide_msg}",
+                (false, true) => "  this cell {spinner} {elapsed} {pos} events {wide_msg}",
             };
             bar.set_style(
                 ProgressStyle::with_template(template)
@@ -92,13 +273,15 @@ impl CellProgress {
             bar.set_prefix(label.clone());
             bar
         });
-        let notes = bar.clone().map(|bar| {
+        // Under the run's bars, notes already go above them.
+        let notes = bar.clone().filter(|_| run_bars.is_none()).map(|bar| {
             crate::console::notes_through(std::sync::Arc::new(move |message: &str| {
                 bar.println(message)
             }))
         });
         CellProgress {
             bar,
+            run_bars,
             _notes: notes,
             label,
             intervals,
@@ -184,12 +367,19 @@ impl CellProgress {
 
     /// Ends the cell: on a terminal its bar goes (the next cell's takes its place, so a
     /// run of 500 cells is one live line, not 500 left behind); elsewhere one line says
-    /// how the cell went.
+    /// how the cell went, unless the run prints a line per group instead.
     pub fn finish(self, summary: &str) {
         let line = format!("{}: {summary}", self.label);
+        let cell_lines = RUN.with(|run| run.borrow().as_ref().is_none_or(|run| run.cell_lines));
         match self.bar {
-            Some(bar) => bar.finish_and_clear(),
-            None => note(&line),
+            Some(bar) => {
+                bar.finish_and_clear();
+                if let Some(multi) = &self.run_bars {
+                    multi.remove(&bar);
+                }
+            }
+            None if cell_lines => note(&line),
+            None => {}
         }
     }
 }

@@ -304,6 +304,11 @@ fn bulk_insert_runs_one_engine_after_the_other_at_its_own_count() {
     )
     .unwrap();
     assert!(bulk.matrix.until_decided.is_none());
+    // The record keeps the reason, for the summary to say.
+    assert_eq!(
+        bulk.repeats_fixed_why.as_deref(),
+        Some("bulk_insert runs one engine's cells after the other's (their tables share names)")
+    );
     assert!(
         bulk.notes.iter().any(|note| note
             == "bulk_insert runs one engine's cells after the other's (their tables share names), so its repeats cannot stop once decided: 1 repeat(s), as --repeat 1"),

@@ -38,6 +38,7 @@ mod over_time;
 mod parsers_never_panic;
 mod plans;
 mod power_fs;
+mod progress;
 mod replay_judged;
 mod report;
 mod robustness;

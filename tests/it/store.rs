@@ -260,10 +260,12 @@ fn an_interrupted_run_keeps_its_finished_cells_in_the_store() {
         "select",
         "--report-interval",
         "200ms",
+        // A line per cell, to know when the third has started.
+        "--verbose",
     ]);
     let mut run = common::Running::spawn(command);
-    // Two cells are done once the third starts.
-    run.wait_for_line(|line| line.starts_with("[3/8]"));
+    // Two cells are done once the third starts (its interval lines name it).
+    run.wait_for_line(|line| line.starts_with("[3/8]") || line.contains(" [3/8] "));
     // SAFETY: signalling the child we spawned.
     unsafe {
         libc::kill(run.child.id() as libc::pid_t, libc::SIGINT);

@@ -123,6 +123,11 @@ pub struct RunRecord {
     /// none for a fixed count (`--repeat`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until_decided: Option<UntilDecided>,
+    /// Why the study kept a fixed count of repeats where a run decides, then stops ("s4
+    /// times loads or sequences, which are not decided round by round"): the summary says
+    /// it. Absent in records from before it was kept, and where the count was the user's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats_fixed_why: Option<String>,
 }
 
 /// Decide, then stop: each group of cells (a phase at a thread count on one server) ran
@@ -391,6 +396,7 @@ impl RunRecord {
             accept_loss: Vec::new(),
             tolerance_pct: None,
             until_decided: None,
+            repeats_fixed_why: None,
             merged: None,
             slo: None,
             stage_goal: None,
@@ -579,14 +585,4 @@ pub struct CellKey {
     pub threads: u32,
     pub repeat: u32,
     pub warmup_repeat: bool,
-}
-
-/// A group of cells whose set-ups are compared round by round: one phase at one thread
-/// count on one server (its profile, if the study has them).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CellGroup {
-    pub profile: Option<String>,
-    /// The phase's name, as the cells' `variant` holds it.
-    pub phase: String,
-    pub threads: u32,
 }

@@ -4,6 +4,8 @@
 //! [`Workbench`] carries each one out (the real bench on a server, or a fake in the unit
 //! tests below, which run with no server at all). It must not know study kinds.
 
+use std::time::{Duration, Instant};
+
 use crate::console::note;
 use crate::engine::Engine;
 use crate::plan::{preparing_only, CellStep, Plan, Step};
@@ -43,6 +45,10 @@ pub trait Workbench {
     fn undecided(&self, plan: &Plan, cell: &CellStep) -> bool;
     /// Decide, then stop: the budget ran out before every group was decided.
     fn budget_spent(&mut self);
+    /// Progress: step `position` of the plan starts.
+    fn step_starts(&mut self, _plan: &Plan, _position: usize) {}
+    /// Progress: step `position` is behind the walk, run for `ran` or skipped (None).
+    fn step_passed(&mut self, _plan: &Plan, _position: usize, _ran: Option<Duration>) {}
 }
 
 /// The plan's steps in order until the end or Ctrl-C, the record saved after each. A
@@ -64,9 +70,13 @@ pub fn walk(plan: &Plan, bench: &mut dyn Workbench) -> anyhow::Result<()> {
             Step::Cell(cell) => {
                 match deciding.go(plan, server, cell, || bench.undecided(plan, cell)) {
                     Go::Run => {}
-                    Go::Decided => continue,
+                    Go::Decided => {
+                        bench.step_passed(plan, position, None);
+                        continue;
+                    }
                     Go::BudgetSpent => {
                         bench.budget_spent();
+                        bench.step_passed(plan, position, None);
                         continue;
                     }
                 }
@@ -93,10 +103,14 @@ pub fn walk(plan: &Plan, bench: &mut dyn Workbench) -> anyhow::Result<()> {
         if step_engine(step).is_some_and(|engine| !bench.offers(engine)) {
             if let Step::Cell(cell) = step {
                 bench.not_offered(plan, cell)?;
+                bench.step_passed(plan, position, Some(Duration::ZERO));
             }
             continue;
         }
+        bench.step_starts(plan, position);
+        let started = Instant::now();
         let end = bench.run_step(plan, step)?;
+        bench.step_passed(plan, position, Some(started.elapsed()));
         load_failures += usize::from(end.load_failed);
         remember_setup(&mut setup, step);
         if end.server_died {

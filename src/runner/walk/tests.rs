@@ -6,6 +6,8 @@ use crate::plan::{run_phase_cells, CellLink, Defaults, Description, Matrix, Stud
 use crate::results::{CrashKind, RunRecord};
 use std::sync::Arc;
 
+mod progress;
+
 /// A kind of study made for these tests, defined here and nowhere else: the shape of a
 /// scenario file's steps (tables, cells, DDL, more cells, a load per engine, the
 /// footprints) with no file behind it.
@@ -103,6 +105,11 @@ struct FakeBench {
     decided_after_rounds: std::collections::BTreeMap<u32, u32>,
     budget_spent: bool,
     cells_run: Vec<CellStep>,
+    /// The run's progress, moved by the walk's hooks as the real bench's is.
+    progress: Option<crate::runner::progress_model::ProgressModel>,
+    /// The steps passed, in order, and the groups the progress saw finish.
+    passed: Vec<usize>,
+    groups_done: Vec<crate::runner::progress_model::GroupDone>,
 }
 
 fn label(plan: &Plan, step: &Step) -> String {
@@ -165,6 +172,17 @@ impl Workbench for FakeBench {
     }
     fn budget_spent(&mut self) {
         self.budget_spent = true;
+    }
+    fn step_starts(&mut self, plan: &Plan, position: usize) {
+        if let Some(progress) = &mut self.progress {
+            progress.starts(position, || plan.describe_step(&plan.steps[position]));
+        }
+    }
+    fn step_passed(&mut self, _plan: &Plan, position: usize, ran: Option<Duration>) {
+        self.passed.push(position);
+        if let Some(done) = self.progress.as_mut().and_then(|p| p.passed(position, ran)) {
+            self.groups_done.push(done);
+        }
     }
 }
 

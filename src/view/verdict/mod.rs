@@ -31,7 +31,7 @@ mod until_decided;
 mod words;
 
 use serde::Serialize;
-pub use until_decided::still_undecided;
+pub use until_decided::{group_answer, still_undecided};
 
 use super::stats::{DecisionRule, Ratio, DEFAULT_TOLERANCE_PCT};
 use super::{distinct, Group, GroupKind, PhaseKind, View};

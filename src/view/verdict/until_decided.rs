@@ -4,8 +4,8 @@
 //! alone, so that a run stops exactly where its report will say "leads" or "equivalent".
 //! Must not decide when to ask, nor run anything.
 
-use crate::results::CellGroup;
 use crate::results::RunRecord;
+use crate::results::{CellGroup, GroupAnswer};
 use crate::view::View;
 
 use super::Standing;
@@ -21,6 +21,58 @@ pub const OUT_OF_REACH_FACTOR: u32 = 2;
 /// be decided within [`OUT_OF_REACH_FACTOR`] times the run's most repeats. A group with
 /// nothing left to compare (one set-up ranked, the others failed or lost data) is decided.
 pub fn still_undecided(record: &RunRecord, group: &CellGroup) -> bool {
+    let most = record
+        .until_decided
+        .as_ref()
+        .map_or(crate::results::DEFAULT_MAX_REPEATS, |until| {
+            until.max_repeats as usize
+        });
+    // Each comparison apart: one out of reach does not stop another that is not.
+    group_row(record, group).is_some_and(|row| {
+        row.against.iter().any(|against| match against.standing {
+            Standing::TooFewRepeats => true,
+            Standing::Undecided { repeats_needed } => repeats_needed
+                .is_some_and(|needed| needed as usize <= OUT_OF_REACH_FACTOR as usize * most),
+            Standing::Leads | Standing::Equivalent => false,
+        })
+    })
+}
+
+/// What `group` found on `record`, for the line a run prints once the group is done: who
+/// leads (or that the top is shared within the tolerance), decided or so far.
+pub fn group_answer(record: &RunRecord, group: &CellGroup) -> GroupAnswer {
+    let row = group_row(record, group);
+    let standing = row.as_ref().and_then(|row| row.standing());
+    let leader = row.as_ref().and_then(|row| row.leader.clone());
+    let tolerance = record
+        .tolerance_pct
+        .unwrap_or(crate::results::DEFAULT_TOLERANCE_PCT);
+    match (standing, leader) {
+        (Some(Standing::Leads), Some(leader)) => GroupAnswer {
+            decided: Some(true),
+            words: format!("{leader} ahead"),
+        },
+        (Some(Standing::Equivalent), _) => GroupAnswer {
+            decided: Some(true),
+            words: format!("equivalent within ±{tolerance}%"),
+        },
+        (Some(_), Some(leader)) => GroupAnswer {
+            decided: Some(false),
+            words: format!("{leader} ahead so far"),
+        },
+        (Some(_), None) => GroupAnswer {
+            decided: Some(false),
+            words: "no set-up ahead yet".into(),
+        },
+        (None, _) => GroupAnswer {
+            decided: None,
+            words: "nothing to compare (fewer than two set-ups may be ranked)".into(),
+        },
+    }
+}
+
+/// The verdict's row for `group`, judged on that group's cells alone.
+fn group_row(record: &RunRecord, group: &CellGroup) -> Option<super::RowVerdict> {
     let mut own = record.clone();
     own.cells.retain(|cell| {
         cell.profile == group.profile
@@ -30,27 +82,12 @@ pub fn still_undecided(record: &RunRecord, group: &CellGroup) -> bool {
     own.loads.clear();
     own.sequences.clear();
     let verdicts = View::of(&own).verdicts();
-    let row = verdicts
+    verdicts
         .phases
-        .iter()
+        .into_iter()
         .filter(|phase| phase.phase == group.phase)
-        .flat_map(|phase| &phase.rows)
-        .find(|row| row.threads == Some(group.threads) && row.method.is_none());
-    let most = record
-        .until_decided
-        .as_ref()
-        .map_or(crate::results::DEFAULT_MAX_REPEATS, |until| {
-            until.max_repeats as usize
-        });
-    // Each comparison apart: one out of reach does not stop another that is not.
-    row.is_some_and(|row| {
-        row.against.iter().any(|against| match against.standing {
-            Standing::TooFewRepeats => true,
-            Standing::Undecided { repeats_needed } => repeats_needed
-                .is_some_and(|needed| needed as usize <= OUT_OF_REACH_FACTOR as usize * most),
-            Standing::Leads | Standing::Equivalent => false,
-        })
-    })
+        .flat_map(|phase| phase.rows)
+        .find(|row| row.threads == Some(group.threads) && row.method.is_none())
 }
 
 #[cfg(test)]

@@ -36,6 +36,10 @@ pub struct Summary {
     /// How far the answer holds: comparisons decided, the machine's noise, what would
     /// decide the rest.
     pub trust: String,
+    /// Why the study kept a fixed count of repeats instead of deciding, then stopping, in
+    /// one sentence; none where it decided or the count was the user's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeats_fixed: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -174,6 +178,12 @@ impl View {
                 &self.looks(),
                 !verdicts.phases.is_empty(),
             ),
+            repeats_fixed: self.record.repeats_fixed_why.as_ref().map(|why| {
+                format!(
+                    "Repeats: {} per cell, a fixed count: {why}, so its repeats cannot stop once decided.",
+                    self.repeats
+                )
+            }),
             setups,
             rows,
         }

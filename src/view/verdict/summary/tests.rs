@@ -139,3 +139,25 @@ fn a_set_up_that_cannot_be_ranked_shows_its_one_word_reason() {
         .flat_map(|r| &r.cells)
         .any(|c| *c == RelativeCell::NotRanked { reason: "crashed" }));
 }
+
+#[test]
+fn a_study_that_keeps_a_fixed_count_says_why_in_the_summary() {
+    let mut record = super::super::tests::fixture();
+    assert_eq!(
+        View::of(&record)
+            .summary(&View::of(&record).verdicts())
+            .repeats_fixed,
+        None
+    );
+    record.repeats_fixed_why = Some(
+        "bulk_insert runs one engine's cells after the other's (their tables share names)".into(),
+    );
+    let view = View::of(&record);
+    let summary = view.summary(&view.verdicts());
+    assert_eq!(
+        summary.repeats_fixed.as_deref(),
+        Some(
+            "Repeats: 3 per cell, a fixed count: bulk_insert runs one engine's cells after the other's (their tables share names), so its repeats cannot stop once decided."
+        )
+    );
+}
