@@ -118,15 +118,6 @@ impl RunArgs {
         })
     }
 
-    /// The progress lines a stderr that is not a terminal gets.
-    pub fn progress_lines(&self) -> crate::runner::ProgressLines {
-        if self.verbose {
-            crate::runner::ProgressLines::CellsAndGroups
-        } else {
-            crate::runner::ProgressLines::Groups
-        }
-    }
-
     pub fn report_interval_given(&self) -> bool {
         self.report_interval.is_some()
     }

@@ -37,7 +37,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
         // leaves no empty database behind.
         || {
             Ok(RunOutput {
-                lines: args.progress_lines(),
+                lines: progress_lines(args.verbose),
                 ..RunOutput::open(
                     args.json.as_deref(),
                     args.no_db,
@@ -49,4 +49,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
         },
         |outcome, output| finish_run(outcome, output, &args.format, args.percentile, args.detail),
     )
+}
+
+/// The progress lines a stderr that is not a terminal gets: one per decided group, and
+/// with `--verbose` one per cell too.
+fn progress_lines(verbose: bool) -> crate::runner::ProgressLines {
+    if verbose {
+        crate::runner::ProgressLines::CellsAndGroups
+    } else {
+        crate::runner::ProgressLines::Groups
+    }
 }
