@@ -322,6 +322,10 @@ fn every_command_line_prints_what_sysbench_prints() {
         case(&["--verbosity=9", "no_db.lua", "run"]),
         case(&["--verbosity=-1", "no_db.lua", "run"]),
         case(&["--verbosity=loud", "no_db.lua", "run"]),
+        // Values the option parser cannot read: sysbench's one line, exit 1.
+        case(&["--threads=abc", "no_db.lua", "run"]),
+        case(&["--report-interval=x", "no_db.lua", "run"]),
+        case(&["--events=many", "no_db.lua", "run"]),
         case(&["--verbosity=0", "oltp_read_write", "help"]),
         case(&["--verbosity=0", "custom.lua", "count"]),
         with_server(&["--verbosity=0", "--events=50", "oltp_point_select", "run"]),

@@ -118,6 +118,17 @@ pub struct Globals {
     tls: crate::server::TlsOptions,
 }
 
+/// sysbench's words for an option's value its parser cannot read as the option's type
+/// (the option named as it stores it, with underscores), on stderr, exit 1.
+fn not_a_number(name: &str, value: &str) -> anyhow::Error {
+    Said {
+        stdout: String::new(),
+        stderr: format!("Invalid value for the '{name}' option: '{value}'\n"),
+        exit_code: 1,
+    }
+    .into()
+}
+
 // Long by design: sysbench's global options, one short take per option, in its --help order.
 #[allow(clippy::too_many_lines)]
 fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Globals> {
@@ -143,10 +154,9 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
         }
     }
     let mut take = |name: &str| options.remove(name);
+    /// A number, or sysbench's words for one that is not.
     fn number<T: std::str::FromStr>(name: &str, value: &str) -> anyhow::Result<T> {
-        value
-            .parse()
-            .map_err(|_| anyhow::anyhow!("--{}={value}: a number", name.replace('_', "-")))
+        value.parse().map_err(|_| not_a_number(name, value))
     }
     /// A number that must lie in `range` (f64 reads NaN, inf and 1e300 too, which made
     /// Durations panic and counts saturate), `what` saying what it may be.
@@ -168,7 +178,10 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
     if let Some(value) = take("threads") {
         global.threads = match value.parse::<u32>() {
             Ok(threads) if threads > 0 => threads,
-            // sysbench's words, before its header (at least 1 thread).
+            // Not a number at all: sysbench's option parser refuses it.
+            _ if value.parse::<i64>().is_err() => return Err(not_a_number("threads", &value)),
+            // sysbench's words, before its header (at least 1 thread; at -1 sysbench
+            // itself ends with "FATAL: Memory allocation failure.": we name the option).
             _ => {
                 return Err(Said {
                     stdout: format!(
@@ -416,7 +429,15 @@ mod tests {
             ("--events=-5", "--events=-5: a count of events"),
             ("--rate=inf", "--rate=inf: events per second"),
             ("--threads=0", "FATAL: Invalid value for --threads: 0."),
-            ("--threads=many", "FATAL: Invalid value for --threads: 0."),
+            ("--threads=-1", "FATAL: Invalid value for --threads: -1."),
+            (
+                "--threads=many",
+                "Invalid value for the 'threads' option: 'many'",
+            ),
+            (
+                "--report-interval=x",
+                "Invalid value for the 'report_interval' option: 'x'",
+            ),
         ] {
             let err = globals_of(&[arg, "oltp_read_write", "run"]).err().unwrap();
             assert!(err.to_string().starts_with(says), "{arg}: {err}");
