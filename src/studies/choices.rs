@@ -173,7 +173,7 @@ impl GroupArg {
 pub fn declare_flags(command: clap::Command) -> clap::Command {
     super::KINDS
         .iter()
-        .fold(command, |command, kind| kind.declare_flags(command))
+        .fold(command, |command, kind| (kind.declare_flags)(command))
 }
 
 /// Every kind's own flags at their defaults, as a command line that gives none parses.

@@ -27,55 +27,49 @@ use crate::plan::{Matrix, Plan, Study};
 use crate::report::formats::Format;
 use crate::report::text::{Layout, ANY_KIND};
 
-/// One kind of study, as the commands and the reports find it.
-pub trait Kind: Sync {
+/// One kind of study, as the commands and the reports find it: the facts its folder gives
+/// once, as values (a kind's studies implement [`StudyKind`](crate::plan::StudyKind), the
+/// one trait a kind implements). A kind's entry starts from [`Kind::NONE`] and says what
+/// differs.
+pub struct Kind {
     /// The record's `kind`.
-    fn name(&self) -> &'static str;
-
+    pub name: &'static str,
     /// The study `enginebench run NAME` means, when NAME is this kind's; None otherwise.
-    /// `matrix` is as the command line gave it (the plan completes it with the study's
+    /// The matrix is as the command line gave it (the plan completes it with the study's
     /// defaults).
-    fn study_named(
-        &self,
-        _name: &str,
-        _matrix: &Matrix,
-        _args: &StudyArgs,
-    ) -> Option<anyhow::Result<Study>> {
-        None
-    }
-
+    pub study_named: fn(&str, &Matrix, &StudyArgs) -> Option<anyhow::Result<Study>>,
     /// `command` (`run`'s) with this kind's own flags.
-    fn declare_flags(&self, command: clap::Command) -> clap::Command {
-        command
-    }
-
+    pub declare_flags: fn(clap::Command) -> clap::Command,
     /// What `run` accepts of this kind, in words, for the message about an unknown name.
-    fn run_names(&self) -> Option<String> {
-        None
-    }
-
+    pub run_names: fn() -> Option<String>,
     /// The studies of this kind `enginebench list` shows: name and what it is.
-    fn listed(&self) -> Vec<(String, String)> {
-        Vec::new()
-    }
-
+    pub listed: fn() -> Vec<(String, String)>,
     /// Whether its studies run `--group`s beside their own connections.
-    fn takes_groups(&self) -> bool {
-        false
-    }
-
+    pub takes_groups: bool,
     /// The kind's report: which table sections, in which order.
-    fn layout(&self) -> Layout;
-
+    pub layout: Layout,
     /// Report formats of the kind's own, which `--format` offers for a run of any kind
     /// (sysbench's report).
-    fn formats(&self) -> &'static [&'static dyn Format] {
-        &[]
-    }
+    pub formats: &'static [&'static dyn Format],
+}
+
+impl Kind {
+    /// A kind `run` names no study of, with no flags, laid out as any kind is: the entry
+    /// every kind's starts from.
+    pub const NONE: Kind = Kind {
+        name: "",
+        study_named: |_, _, _| None,
+        declare_flags: |command| command,
+        run_names: || None,
+        listed: Vec::new,
+        takes_groups: false,
+        layout: ANY_KIND,
+        formats: &[],
+    };
 }
 
 /// Every kind of study, in the order `run NAME` tries them.
-pub const KINDS: &[&dyn Kind] = &[
+pub const KINDS: &[&Kind] = &[
     &lua::KIND,
     &scenario::KIND,
     &sysbench::KIND,
@@ -92,9 +86,7 @@ pub const KINDS: &[&dyn Kind] = &[
 pub fn formats() -> &'static [&'static dyn Format] {
     static ALL: std::sync::OnceLock<Vec<&'static dyn Format>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
-        crate::report::formats::registry(
-            KINDS.iter().flat_map(|kind| kind.formats().iter().copied()),
-        )
+        crate::report::formats::registry(KINDS.iter().flat_map(|kind| kind.formats.iter().copied()))
     })
 }
 
@@ -103,8 +95,8 @@ pub fn formats() -> &'static [&'static dyn Format] {
 pub fn layout_of(kind: &str) -> Layout {
     KINDS
         .iter()
-        .find(|entry| entry.name() == kind)
-        .map_or(ANY_KIND, |entry| entry.layout())
+        .find(|entry| entry.name == kind)
+        .map_or(ANY_KIND, |entry| entry.layout)
 }
 
 /// The plan for the study named on the command line (a built-in study, a scenario file, a
@@ -120,16 +112,16 @@ pub fn plan_study(
     choices::check_servers(&matrix.servers)?;
     let named = KINDS
         .iter()
-        .find_map(|kind| Some((kind, kind.study_named(name, matrix, args)?)));
+        .find_map(|kind| Some((kind, (kind.study_named)(name, matrix, args)?)));
     if let Some((kind, _)) = &named {
-        if !args.groups.is_empty() && !kind.takes_groups() {
+        if !args.groups.is_empty() && !kind.takes_groups {
             anyhow::bail!(
                 "--group runs beside a sysbench workload (run oltp_read_only --group NAME:THREADS[:RATE]=oltp_insert), a Lua script (run SCRIPT.lua --group NAME:THREADS[:RATE]=OTHER.lua) or TPC-C's terminals (run tpcc --group NAME:THREADS[:RATE]=NO,P,OS,D,SL); '{name}' takes none: for a scenario file, give its run phase [[phases.groups]]; for any study, --stages shapes its load"
             );
         }
     }
     let study = named.map(|(_, study)| study).unwrap_or_else(|| {
-        let known: Vec<String> = KINDS.iter().filter_map(|kind| kind.run_names()).collect();
+        let known: Vec<String> = KINDS.iter().filter_map(|kind| (kind.run_names)()).collect();
         anyhow::bail!(
             "unknown study '{name}': {} (see `enginebench list`)",
             known.join("; ")

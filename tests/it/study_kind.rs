@@ -12,7 +12,7 @@ use enginebench::driver::{QueryFailure, Worker, Workload};
 use enginebench::engine::Engine;
 use enginebench::measure::QueryRecorder;
 use enginebench::plan::{
-    run_phase_cells, CellLink, CellStep, Description, Matrix, Plan, Step, StepHost, StudyKind,
+    run_phase_cells, About, CellLink, CellStep, Matrix, Plan, Step, StepHost, StudyKind,
 };
 use enginebench::report::section::{Block, Section};
 use enginebench::report::text::{Layout, TableStyle};
@@ -28,18 +28,13 @@ struct Tally;
 const MAKE_TABLE: usize = 0;
 
 impl StudyKind for Tally {
-    fn kind(&self) -> &'static str {
-        "tally"
-    }
     fn name(&self) -> &str {
         "tally"
     }
-    fn describe(&self) -> Description {
-        Description {
-            title: "one row inserted per event".into(),
-            ..Description::default()
-        }
+    fn about(&self) -> About {
+        About::new("tally", "one row inserted per event")
     }
+
     fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix) {
         record.parameters = matrix.recorded(&["loops", "engines"]);
         record.title.push_str(" (an example kind)");

@@ -14,12 +14,10 @@ use crate::report::text::{Layout, ANY_KIND};
 use crate::results::{CellRecord, OutcomeRecord};
 use crate::view::{Setup, View};
 
-pub fn layout() -> Layout {
-    Layout {
-        tables: report_tables,
-        own_sections: |view| vec![statements_section(view)],
-    }
-}
+pub const LAYOUT: Layout = Layout {
+    tables: report_tables,
+    own_sections: |view| vec![statements_section(view)],
+};
 
 fn report_tables(view: &View, style: TableStyle) -> String {
     let mut out = (ANY_KIND.tables)(view, style);

@@ -11,7 +11,7 @@ use crate::console::TableStyle;
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::load::LoadArgs;
-use crate::plan::{CellLink, CellStep, Description, Matrix, Plan, Step, StudyKind};
+use crate::plan::{About, CellLink, CellStep, Matrix, Plan, Step, StudyKind};
 use crate::report::text::Layout;
 use crate::results::RunRecord;
 use crate::scenario::TableSet;
@@ -22,18 +22,12 @@ pub const PREPARE_STUDY: &str = "prepare-sbtest";
 /// Its title.
 pub const PREPARE_TITLE: &str = "sysbench's tables prepared";
 
-/// The record's kind, and the registry's entry.
-pub struct PrepareKind;
-pub const KIND: PrepareKind = PrepareKind;
-
-impl Kind for PrepareKind {
-    fn name(&self) -> &'static str {
-        "prepare"
-    }
-    fn layout(&self) -> Layout {
-        Layout::tables(report_tables)
-    }
-}
+/// The registry's entry: what the commands and the reports know of this kind.
+pub const KIND: Kind = Kind {
+    name: "prepare",
+    layout: Layout::tables(report_tables),
+    ..Kind::NONE
+};
 
 /// What `prepare` did: the load, the tables' footprint, and how the run ended.
 fn report_tables(view: &View, style: TableStyle) -> String {
@@ -78,28 +72,20 @@ pub fn plan_prepare_sbtest(
 }
 
 impl StudyKind for PrepareParams {
-    fn kind(&self) -> &'static str {
-        KIND.name()
-    }
-
     fn name(&self) -> &str {
         PREPARE_STUDY
     }
 
-    fn describe(&self) -> Description {
-        Description {
-            title: PREPARE_TITLE.into(),
-            ..Description::default()
+    fn about(&self) -> About {
+        About {
+            // Tables prepared earlier are replaced, not refused.
+            reusable_table: |name| sbtest::is_table(name),
+            ..About::new(KIND.name, PREPARE_TITLE)
         }
     }
 
     fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix) {
         super::record_parameters(record, self, matrix, &["load_plan"]);
-    }
-
-    /// Tables prepared earlier are replaced, not refused.
-    fn reusable_table(&self, name: &str) -> bool {
-        sbtest::is_table(name)
     }
 
     /// Prepared tables are the point of this command: keep them.

@@ -20,8 +20,8 @@ use crate::console::TableStyle;
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
-    run_phase_cells, CellLink, CellStep, Defaults, Description, Matrix, Pacing, PhaseTopology,
-    Plan, RunPhase, Step, StepHost, StudyKind,
+    run_phase_cells, About, CellLink, CellStep, Defaults, Description, Matrix, Pacing,
+    PhaseTopology, Plan, RunPhase, Step, StepHost, StudyKind,
 };
 use crate::report::text::Layout;
 use crate::results::RunRecord;
@@ -36,21 +36,17 @@ pub const REPLAY_STUDY: &str = "replay";
 const LOAD_SNAPSHOT: usize = 0;
 const AFTER_CELL: usize = 1;
 
-/// The record's kind, and the registry's entry.
-pub struct ReplayKind;
-pub const KIND: ReplayKind = ReplayKind;
-
-impl Kind for ReplayKind {
-    fn name(&self) -> &'static str {
-        "replay"
-    }
-    fn layout(&self) -> Layout {
+/// The registry's entry: what the commands and the reports know of this kind.
+pub const KIND: Kind = Kind {
+    name: "replay",
+    layout: {
         Layout {
             tables: report_tables,
             own_sections: |view| tables::replay_section(view).into_iter().collect(),
         }
-    }
-}
+    },
+    ..Kind::NONE
+};
 
 /// A replay's report: each captured statement kind here against there, then agents, the
 /// run's status and warnings.
@@ -183,50 +179,50 @@ fn names_database(sql: &str, database: &str) -> bool {
 }
 
 impl StudyKind for ReplayParams {
-    fn kind(&self) -> &'static str {
-        KIND.name()
-    }
-
     fn name(&self) -> &str {
         REPLAY_STUDY
     }
 
-    fn describe(&self) -> Description {
-        let mut notes = Vec::new();
-        if let (Some(database), Some(captured)) = (&self.database, &self.renamed_from) {
-            notes.push(format!(
-                "the captured database {captured} is replayed as {database}: the snapshot loads into {database}, and connections that chose {captured} or USE it get {database}"
-            ));
-            if !self.naming_captured.is_empty() {
-                notes.push(format!(
-                    "{} statement kind(s) name {captured} explicitly and run as written, against {captured} on that server (first: {})",
-                    self.naming_captured.len(),
-                    self.naming_captured[0]
-                ));
-            }
-        }
-        Description {
-            title: format!(
-                "{} replayed: {} connection(s), {} command(s), {}",
-                self.file,
-                self.script.connections.len(),
-                self.script.commands(),
-                self.speed
-                    .map_or("as fast as possible".to_string(), |s| format!(
-                        "at {s}× the captured pace"
-                    ))
-            ),
-            heading: None,
-            notes,
-        }
-    }
-
-    /// One worker per captured connection, each ending with its script.
-    fn defaults(&self) -> Defaults {
-        Defaults {
-            threads: vec![self.script.connections.len().max(1) as u32],
-            time: None,
-            ..Defaults::default()
+    fn about(&self) -> About {
+        About {
+            description: {
+                let mut notes = Vec::new();
+                if let (Some(database), Some(captured)) = (&self.database, &self.renamed_from) {
+                    notes.push(format!(
+                        "the captured database {captured} is replayed as {database}: the snapshot loads into {database}, and connections that chose {captured} or USE it get {database}"
+                    ));
+                    if !self.naming_captured.is_empty() {
+                        notes.push(format!(
+                            "{} statement kind(s) name {captured} explicitly and run as written, against {captured} on that server (first: {})",
+                            self.naming_captured.len(),
+                            self.naming_captured[0]
+                        ));
+                    }
+                }
+                Description {
+                    title: format!(
+                        "{} replayed: {} connection(s), {} command(s), {}",
+                        self.file,
+                        self.script.connections.len(),
+                        self.script.commands(),
+                        self.speed
+                            .map_or("as fast as possible".to_string(), |s| format!(
+                                "at {s}× the captured pace"
+                            ))
+                    ),
+                    heading: None,
+                    notes,
+                }
+            },
+            // One worker per captured connection, each ending with its script.
+            defaults: {
+                Defaults {
+                    threads: vec![self.script.connections.len().max(1) as u32],
+                    time: None,
+                    ..Defaults::default()
+                }
+            },
+            ..About::new(KIND.name, "")
         }
     }
 

@@ -33,12 +33,12 @@ use clap::{Args, FromArgMatches};
 use serde::Serialize;
 use std::sync::Arc;
 
-use super::{GroupArg, Kind, StudyArgs};
+use super::{GroupArg, Kind};
 use crate::console::TableStyle;
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
-    run_phase_cells, CellLink, CellStep, Description, Matrix, RunPhase, Step, Study, StudyKind,
+    run_phase_cells, About, CellLink, CellStep, Matrix, RunPhase, Step, Study, StudyKind,
 };
 use crate::report::text::Layout;
 use crate::results::RunRecord;
@@ -46,20 +46,10 @@ use crate::scenario::TableSet;
 use crate::view::View;
 use oltp::{OltpKind, OltpOptions};
 
-/// The record's kind, and the registry's entry.
-pub struct SysbenchKind;
-pub const KIND: SysbenchKind = SysbenchKind;
-
-impl Kind for SysbenchKind {
-    fn name(&self) -> &'static str {
-        "sysbench"
-    }
-    fn study_named(
-        &self,
-        name: &str,
-        _matrix: &Matrix,
-        args: &StudyArgs,
-    ) -> Option<anyhow::Result<Study>> {
+/// The registry's entry: what the commands and the reports know of this kind.
+pub const KIND: Kind = Kind {
+    name: "sysbench",
+    study_named: |name, _matrix, args| {
         let workload = OltpKind::from_name(name)?;
         let options = OltpArgs::from_arg_matches(&args.flags).map(|flags| flags.options());
         Some(
@@ -69,14 +59,10 @@ impl Kind for SysbenchKind {
                 .and_then(|study| study.with_groups(&args.groups))
                 .map(|study| Arc::new(study) as Study),
         )
-    }
-    fn takes_groups(&self) -> bool {
-        true
-    }
-    fn declare_flags(&self, command: clap::Command) -> clap::Command {
-        OltpArgs::augment_args(command)
-    }
-    fn run_names(&self) -> Option<String> {
+    },
+    takes_groups: true,
+    declare_flags: |command| OltpArgs::augment_args(command),
+    run_names: || {
         Some(format!(
             "the sysbench workloads {}",
             OltpKind::ALL
@@ -85,20 +71,17 @@ impl Kind for SysbenchKind {
                 .collect::<Vec<_>>()
                 .join(", ")
         ))
-    }
-    fn layout(&self) -> Layout {
-        Layout::tables(report_tables)
-    }
-    fn formats(&self) -> &'static [&'static dyn crate::report::formats::Format] {
-        &[&format::FORMAT]
-    }
-    fn listed(&self) -> Vec<(String, String)> {
+    },
+    layout: Layout::tables(report_tables),
+    formats: &[&format::FORMAT],
+    listed: || {
         OltpKind::ALL
             .iter()
             .map(|kind| (kind.name().to_string(), kind.title()))
             .collect()
-    }
-}
+    },
+    ..Kind::NONE
+};
 
 /// A sysbench workload's report: sysbench's figures per set-up, then nodes, agents and
 /// warnings.
@@ -213,18 +196,15 @@ impl OltpParams {
 }
 
 impl StudyKind for OltpParams {
-    fn kind(&self) -> &'static str {
-        KIND.name()
-    }
-
     fn name(&self) -> &str {
         self.workload.name()
     }
 
-    fn describe(&self) -> Description {
-        Description {
-            title: self.workload.title(),
-            ..Description::default()
+    fn about(&self) -> About {
+        About {
+            // Tables prepared earlier (by sysbench or `enginebench prepare`) are the input.
+            reusable_table: |name| sbtest::is_table(name),
+            ..About::new(KIND.name, self.workload.title())
         }
     }
 
@@ -261,11 +241,6 @@ impl StudyKind for OltpParams {
             }),
             ..RunPhase::of_matrix(self.name(), matrix, "events")
         }
-    }
-
-    /// Tables prepared earlier (by sysbench or `enginebench prepare`) are the input.
-    fn reusable_table(&self, name: &str) -> bool {
-        sbtest::is_table(name)
     }
 
     fn tables(&self, engine: Engine, matrix: &Matrix) -> TableSet {
