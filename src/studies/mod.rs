@@ -34,7 +34,10 @@ use crate::report::text::{Layout, ANY_KIND};
 pub struct Kind {
     /// The record's `kind`.
     pub name: &'static str,
-    /// The study `enginebench run NAME` means, when NAME is this kind's; None otherwise.
+    /// The command that names this kind's studies: `run`, or a command of their own
+    /// (`prepare`, `replay`), which finds them here as `run` does.
+    pub command: &'static str,
+    /// The study `enginebench COMMAND NAME` means, when NAME is this kind's; None otherwise.
     /// The matrix is as the command line gave it (the plan completes it with the study's
     /// defaults).
     pub study_named: fn(&str, &Matrix, &StudyArgs) -> Option<anyhow::Result<Study>>,
@@ -58,6 +61,7 @@ impl Kind {
     /// every kind's starts from.
     pub const NONE: Kind = Kind {
         name: "",
+        command: "run",
         study_named: |_, _, _| None,
         declare_flags: |command| command,
         run_names: || None,
@@ -112,6 +116,7 @@ pub fn plan_study(
     choices::check_servers(&matrix.servers)?;
     let named = KINDS
         .iter()
+        .filter(|kind| kind.command == "run")
         .find_map(|kind| Some((kind, (kind.study_named)(name, matrix, args)?)));
     if let Some((kind, _)) = &named {
         if !args.groups.is_empty() && !kind.takes_groups {
@@ -121,7 +126,11 @@ pub fn plan_study(
         }
     }
     let study = named.map(|(_, study)| study).unwrap_or_else(|| {
-        let known: Vec<String> = KINDS.iter().filter_map(|kind| (kind.run_names)()).collect();
+        let known: Vec<String> = KINDS
+            .iter()
+            .filter(|kind| kind.command == "run")
+            .filter_map(|kind| (kind.run_names)())
+            .collect();
         anyhow::bail!(
             "unknown study '{name}': {} (see `enginebench list`)",
             known.join("; ")
@@ -138,6 +147,28 @@ pub fn plan_study(
         Some(agent) => plan.for_agent(agent),
         None => Ok(plan),
     }
+}
+
+/// The plan for the study `enginebench COMMAND NAME` means, for a command other than
+/// `run` that makes one (`prepare sbtest`, `replay FILE`): whichever kind of that command
+/// knows the name, over `matrix`, with `args` (the command's parameters, as `--set` gives
+/// `run`'s).
+pub fn plan_command_study(
+    command: &str,
+    name: &str,
+    matrix: &Matrix,
+    args: &StudyArgs,
+) -> anyhow::Result<Plan> {
+    let study = KINDS
+        .iter()
+        .filter(|kind| kind.command == command)
+        .find_map(|kind| (kind.study_named)(name, matrix, args))
+        .unwrap_or_else(|| {
+            anyhow::bail!(
+                "`enginebench {command}` found no kind of study for '{name}' (a bug in enginebench)"
+            )
+        })?;
+    Ok(Plan::new(study, matrix))
 }
 
 /// A kind's parameters as the record keeps them: its serialized fields by name.

@@ -6,12 +6,11 @@ use serde::Serialize;
 use std::sync::Arc;
 
 use super::sysbench::sbtest;
-use super::Kind;
+use super::{Kind, StudyArgs};
 use crate::console::TableStyle;
 use crate::driver::Workload;
 use crate::engine::Engine;
-use crate::load::LoadArgs;
-use crate::plan::{About, CellLink, CellStep, Matrix, Plan, Step, StudyKind};
+use crate::plan::{About, CellLink, CellStep, Matrix, Step, Study, StudyKind};
 use crate::report::text::Layout;
 use crate::results::RunRecord;
 use crate::scenario::TableSet;
@@ -25,6 +24,8 @@ pub const PREPARE_TITLE: &str = "sysbench's tables prepared";
 /// The registry's entry: what the commands and the reports know of this kind.
 pub const KIND: Kind = Kind {
     name: "prepare",
+    command: "prepare",
+    study_named: |what, matrix, args| Some(prepare_study(what, matrix, args)),
     layout: Layout::tables(report_tables),
     ..Kind::NONE
 };
@@ -46,29 +47,21 @@ pub struct PrepareParams {
     pub engine: Engine,
 }
 
-/// `enginebench prepare sbtest`'s plan: the tables on `engine`, filled as `load` says, rows
-/// drawn from `seed`.
-pub fn plan_prepare_sbtest(
-    tables: u32,
-    table_size: u64,
-    engine: Engine,
-    seed: u64,
-    load: LoadArgs,
-) -> Plan {
-    let matrix = Matrix {
-        engines: vec![engine],
-        seed,
-        load,
-        ..Matrix::default()
-    };
-    Plan::new(
-        Arc::new(PrepareParams {
-            tables,
-            table_size,
-            engine,
-        }),
-        &matrix,
-    )
+/// `enginebench prepare WHAT`'s study: sbtest's `tables` tables of `table_size` rows
+/// (the command's parameters) on the matrix's one engine.
+fn prepare_study(what: &str, matrix: &Matrix, args: &StudyArgs) -> anyhow::Result<Study> {
+    if what != "sbtest" {
+        anyhow::bail!("unknown table set '{what}': `enginebench prepare` knows sbtest");
+    }
+    let missing =
+        |name: &str| anyhow::anyhow!("`prepare sbtest` was given no {name} (a bug in enginebench)");
+    Ok(Arc::new(PrepareParams {
+        tables: args.parameter("tables")?.ok_or_else(|| missing("tables"))?,
+        table_size: args
+            .parameter("table_size")?
+            .ok_or_else(|| missing("table_size"))?,
+        engine: *matrix.engines.first().ok_or_else(|| missing("engine"))?,
+    }))
 }
 
 impl StudyKind for PrepareParams {

@@ -15,13 +15,13 @@ use anyhow::bail;
 use serde::Serialize;
 use std::sync::Arc;
 
-use super::Kind;
+use super::{Kind, StudyArgs};
 use crate::console::TableStyle;
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
     run_phase_cells, About, CellLink, CellStep, Defaults, Description, Matrix, Pacing,
-    PhaseTopology, Plan, RunPhase, Step, StepHost, StudyKind,
+    PhaseTopology, RunPhase, Step, StepHost, Study, StudyKind,
 };
 use crate::report::text::Layout;
 use crate::results::RunRecord;
@@ -39,6 +39,8 @@ const AFTER_CELL: usize = 1;
 /// The registry's entry: what the commands and the reports know of this kind.
 pub const KIND: Kind = Kind {
     name: "replay",
+    command: "replay",
+    study_named: |file, matrix, args| Some(replay_study(file, matrix, args)),
     layout: {
         Layout {
             tables: report_tables,
@@ -84,15 +86,14 @@ pub struct ReplayParams {
     pub script: std::sync::Arc<crate::capture::ReplayScript>,
 }
 
-/// `enginebench replay`'s plan: the capture read (refused when it holds nothing to
+/// `enginebench replay FILE`'s study: the capture read (refused when it holds nothing to
 /// replay), its snapshot loaded and replayed on each of the matrix's engines (and builds),
-/// every repeat from the snapshot again.
-pub fn plan_replay(
-    file: &std::path::Path,
-    matrix: &Matrix,
-    speed: Option<f64>,
-    database: Option<String>,
-) -> anyhow::Result<Plan> {
+/// every repeat from the snapshot again; `speed` (a factor on the captured pace; none: as
+/// fast as it goes) and `database` (where the snapshot goes) are the command's parameters.
+fn replay_study(file: &str, matrix: &Matrix, args: &StudyArgs) -> anyhow::Result<Study> {
+    let speed: Option<f64> = args.parameter("speed")?;
+    let database: Option<String> = args.parameter("database")?;
+    let file = std::path::Path::new(file);
     let capture = crate::capture::read(file)?;
     let script = crate::capture::ReplayScript::of(&capture);
     if script.connections.is_empty() {
@@ -122,18 +123,15 @@ pub fn plan_replay(
         })
         .unwrap_or_default();
     let database = database.or(captured);
-    Ok(Plan::new(
-        Arc::new(ReplayParams {
-            file: file.display().to_string(),
-            speed,
-            database,
-            renamed_from,
-            naming_captured,
-            capture: std::sync::Arc::new(capture),
-            script: std::sync::Arc::new(script),
-        }),
-        matrix,
-    ))
+    Ok(Arc::new(ReplayParams {
+        file: file.display().to_string(),
+        speed,
+        database,
+        renamed_from,
+        naming_captured,
+        capture: std::sync::Arc::new(capture),
+        script: std::sync::Arc::new(script),
+    }))
 }
 
 /// Why a replayed cell is not comparable with the others: ROLLBACKs its engine did not
