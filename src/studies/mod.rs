@@ -24,8 +24,8 @@ pub mod ycsb;
 pub use choices::{declare_flags, no_flags, GroupArg, StudyArgs};
 
 use crate::plan::{Matrix, Plan, Study};
-use crate::report::formats::Format;
-use crate::report::text::{Layout, ANY_KIND};
+use crate::view::format::Format;
+use crate::view::layout::{Layout, Part, ANY_KIND};
 
 /// One kind of study, as the commands and the reports find it: the facts its folder gives
 /// once, as values (a kind's studies implement [`StudyKind`](crate::plan::StudyKind), the
@@ -72,6 +72,16 @@ impl Kind {
     };
 }
 
+/// The layout's parts of a kind whose own section comes first, above the shared tables.
+const OWN_THEN_PHASES: &[Part] = &[
+    Part::Own,
+    Part::Blank,
+    Part::Phases,
+    Part::Nodes,
+    Part::Agents,
+    Part::Warnings,
+];
+
 /// Every kind of study, in the order `run NAME` tries them.
 pub const KINDS: &[&Kind] = &[
     &lua::KIND,
@@ -84,15 +94,6 @@ pub const KINDS: &[&Kind] = &[
     &ycsb::KIND,
     &ibench::KIND,
 ];
-
-/// Every report format `--format` takes: the report's own and the kinds', in
-/// [`registry`](crate::report::formats::registry)'s order (text, the default, first).
-pub fn formats() -> &'static [&'static dyn Format] {
-    static ALL: std::sync::OnceLock<Vec<&'static dyn Format>> = std::sync::OnceLock::new();
-    ALL.get_or_init(|| {
-        crate::report::formats::registry(KINDS.iter().flat_map(|kind| kind.formats.iter().copied()))
-    })
-}
 
 /// The report layout of a record of `kind`; a kind this build does not know (a newer
 /// enginebench's record) gets every section that finds something to show.
@@ -192,9 +193,4 @@ fn record_parameters(
     let mut parameters = parameters_of(params);
     parameters.extend(matrix.recorded(recorded));
     record.parameters = parameters;
-}
-
-/// A run's tables as its kind lays them out.
-pub fn tables(view: &crate::view::View, style: crate::console::TableStyle) -> String {
-    (layout_of(&view.record.kind).tables)(view, style)
 }

@@ -14,16 +14,14 @@ use mysql::prelude::Queryable;
 use serde::Serialize;
 
 use super::Kind;
-use crate::console::TableStyle;
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
     run_phase_cells, About, CellLink, CellStep, Defaults, Matrix, Step, StepHost, Study, StudyKind,
 };
-use crate::report::text::Layout;
 use crate::results::{CrashKind, RunRecord};
 use crate::runner::{ledger_accounts_sql, ledger_tables, Ledger, LedgerWorkload};
-use crate::view::View;
+use crate::view::layout::{Layout, Part};
 
 /// The name `run` takes, and the record's.
 pub const STUDY: &str = "durability";
@@ -41,18 +39,9 @@ pub const KIND: Kind = Kind {
                 "what each engine and profile loses in a crash: a ledger of commits, then a process kill and a simulated power loss, checked against what the client was told".into(),
             )]
     },
-    layout: Layout::tables(report_tables),
+    layout: Layout::of(&[Part::Phases, Part::Status, Part::Warnings]),
     ..Kind::NONE
 };
-
-/// The commits per second of each set-up (the crash table comes above every report's).
-fn report_tables(view: &View, style: TableStyle) -> String {
-    use crate::report::text::sections::*;
-    let mut out = scenario_tables(view, style);
-    out.push_str(&status_lines(view));
-    out.push_str(&crate::report::text::warnings_section(view));
-    out
-}
 
 /// The study has no parameters of its own: the matrix says everything.
 #[derive(Debug, Clone, Serialize)]

@@ -28,6 +28,7 @@ use serde::Serialize;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::OWN_THEN_PHASES;
 use super::{Kind, StudyArgs};
 use crate::driver::{StopCondition, Workload};
 use crate::engine::Engine;
@@ -35,9 +36,9 @@ use crate::plan::{
     About, CellLink, CellStep, Defaults, Description, Matrix, Pacing, RunPhase, Step, StepHost,
     Study, StudyKind,
 };
-use crate::report::text::Layout;
 use crate::results::RunRecord;
 use crate::scenario::{StatementClass, TableSet};
+use crate::view::layout::Layout;
 use steps::{IbenchStep, Upkeep};
 
 /// The registry's entry.
@@ -56,7 +57,7 @@ pub const KIND: Kind = Kind {
         )]
     },
     layout: Layout {
-        tables: report::report_tables,
+        parts: OWN_THEN_PHASES,
         own_sections: |view| vec![report::ibench_section(view)],
     },
     ..Kind::NONE

@@ -7,14 +7,12 @@ use std::sync::Arc;
 
 use super::sysbench::sbtest;
 use super::{Kind, StudyArgs};
-use crate::console::TableStyle;
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{About, CellLink, CellStep, Matrix, Step, Study, StudyKind};
-use crate::report::text::Layout;
 use crate::results::RunRecord;
 use crate::scenario::TableSet;
-use crate::view::View;
+use crate::view::layout::{Layout, Part};
 
 /// `enginebench prepare sbtest`, as the record names it.
 pub const PREPARE_STUDY: &str = "prepare-sbtest";
@@ -26,18 +24,9 @@ pub const KIND: Kind = Kind {
     name: "prepare",
     command: "prepare",
     study_named: |what, matrix, args| Some(prepare_study(what, matrix, args)),
-    layout: Layout::tables(report_tables),
+    layout: Layout::of(&[Part::Loads, Part::Footprint, Part::Status]),
     ..Kind::NONE
 };
-
-/// What `prepare` did: the load, the tables' footprint, and how the run ended.
-fn report_tables(view: &View, style: TableStyle) -> String {
-    use crate::report::text::sections::*;
-    let mut out = loads_section(view, style);
-    out.push_str(&footprint_section(view, style));
-    out.push_str(&status_lines(view));
-    out
-}
 
 /// `prepare sbtest`'s choices; kept in the record with how the tables were loaded.
 #[derive(Debug, Clone, Serialize)]

@@ -16,17 +16,15 @@ use serde::Serialize;
 use std::sync::Arc;
 
 use super::{Kind, StudyArgs};
-use crate::console::TableStyle;
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
     run_phase_cells, About, CellLink, CellStep, Defaults, Description, Matrix, Pacing,
     PhaseTopology, RunPhase, Step, StepHost, Study, StudyKind,
 };
-use crate::report::text::Layout;
 use crate::results::RunRecord;
 use crate::scenario::StatementClass;
-use crate::view::View;
+use crate::view::layout::{Layout, Part};
 
 /// The name a replay's record carries.
 pub const REPLAY_STUDY: &str = "replay";
@@ -41,27 +39,12 @@ pub const KIND: Kind = Kind {
     name: "replay",
     command: "replay",
     study_named: |file, matrix, args| Some(replay_study(file, matrix, args)),
-    layout: {
-        Layout {
-            tables: report_tables,
-            own_sections: |view| tables::replay_section(view).into_iter().collect(),
-        }
+    layout: Layout {
+        parts: &[Part::Own, Part::Agents, Part::Status, Part::Warnings],
+        own_sections: |view| tables::replay_section(view).into_iter().collect(),
     },
     ..Kind::NONE
 };
-
-/// A replay's report: each captured statement kind here against there, then agents, the
-/// run's status and warnings.
-fn report_tables(view: &View, style: TableStyle) -> String {
-    use crate::report::text::sections::*;
-    let mut out = tables::replay_section(view)
-        .map(|section| crate::report::section::to_text(&section.blocks, style))
-        .unwrap_or_default();
-    out.push_str(&agents_section(view, style));
-    out.push_str(&status_lines(view));
-    out.push_str(&warnings_section(view));
-    out
-}
 
 /// A replay's capture and choices; the choices are kept in the record.
 #[derive(Debug, Clone, Serialize)]

@@ -15,18 +15,16 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 use super::Kind;
-use crate::console::TableStyle;
 use crate::driver::{StopCondition, Workload};
 use crate::engine::Engine;
 use crate::plan::{
     About, CellLink, CellStep, Defaults, Description, Matrix, Pacing, PhaseTopology, RunPhase,
     Step, StudyKind,
 };
-use crate::report::text::Layout;
 use crate::results::RunRecord;
 use crate::scenario::file::{Phase, Scenario};
 use crate::scenario::{StatementClass, TableSet, BUILTIN_FILES};
-use crate::view::View;
+use crate::view::layout::{Layout, Part};
 
 /// The registry's entry: what the commands and the reports know of this kind.
 pub const KIND: Kind = Kind {
@@ -56,7 +54,7 @@ pub const KIND: Kind = Kind {
         let names: Vec<&str> = BUILTIN_FILES.iter().map(|(name, _)| *name).collect();
         Some(format!("the built-in studies are {}", names.join(", ")))
     },
-    layout: Layout::tables(report_tables),
+    layout: Layout::of(&[Part::Phases, Part::Nodes, Part::Agents]),
     listed: || {
         BUILTIN_FILES
             .iter()
@@ -77,15 +75,6 @@ pub const KIND: Kind = Kind {
     },
     ..Kind::NONE
 };
-
-/// A scenario's report: its run phases (and loads, sequences, DDL), then nodes and agents.
-fn report_tables(view: &View, style: TableStyle) -> String {
-    use crate::report::text::sections::*;
-    let mut out = scenario_tables(view, style);
-    out.push_str(&nodes_section(view, style));
-    out.push_str(&agents_section(view, style));
-    out
-}
 
 /// A scenario file's run, with what the command line changed.
 #[derive(Debug, Clone)]

@@ -23,7 +23,6 @@ pub mod intervals;
 pub mod oltp;
 pub mod said;
 pub mod sbtest;
-mod tables;
 mod workload;
 
 pub use flags::OltpArgs;
@@ -34,16 +33,14 @@ use serde::Serialize;
 use std::sync::Arc;
 
 use super::{GroupArg, Kind};
-use crate::console::TableStyle;
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
     run_phase_cells, About, CellLink, CellStep, Matrix, RunPhase, Step, Study, StudyKind,
 };
-use crate::report::text::Layout;
 use crate::results::RunRecord;
 use crate::scenario::TableSet;
-use crate::view::View;
+use crate::view::layout::{Layout, Part};
 use oltp::{OltpKind, OltpOptions};
 
 /// The registry's entry: what the commands and the reports know of this kind.
@@ -72,7 +69,12 @@ pub const KIND: Kind = Kind {
                 .join(", ")
         ))
     },
-    layout: Layout::tables(report_tables),
+    layout: Layout::of(&[
+        Part::Transactions,
+        Part::Nodes,
+        Part::Agents,
+        Part::Warnings,
+    ]),
     formats: &[&format::FORMAT],
     listed: || {
         OltpKind::ALL
@@ -82,17 +84,6 @@ pub const KIND: Kind = Kind {
     },
     ..Kind::NONE
 };
-
-/// A sysbench workload's report: sysbench's figures per set-up, then nodes, agents and
-/// warnings.
-fn report_tables(view: &View, style: TableStyle) -> String {
-    use crate::report::text::sections::*;
-    let mut out = tables::sysbench_tables(view, style);
-    out.push_str(&nodes_section(view, style));
-    out.push_str(&agents_section(view, style));
-    out.push_str(&warnings_section(view));
-    out
-}
 
 /// A sysbench workload's run: the workload and its sysbench options; kept in the record
 /// with the matrix's values sysbench users read.

@@ -16,18 +16,18 @@ use clap::{Args, FromArgMatches};
 use serde::Serialize;
 use std::sync::Arc;
 
+use super::OWN_THEN_PHASES;
 use super::{Kind, StudyArgs};
-use crate::console::TableStyle;
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
     run_phase_cells, About, CellLink, CellStep, Matrix, RunPhase, Step, StepHost, Study, StudyKind,
 };
-use crate::report::section::{Block, Cell, Section, Table};
-use crate::report::text::Layout;
 use crate::results::RunRecord;
 use crate::results::StepRecord;
 use crate::scenario::{StatementClass, TableSet};
+use crate::view::layout::Layout;
+use crate::view::section::{Block, Cell, Section, Table};
 use crate::view::{Setup, View};
 
 mod report;
@@ -52,26 +52,12 @@ pub const KIND: Kind = Kind {
         )]
     },
     takes_groups: true,
-    layout: {
-        Layout {
-            tables: report_tables,
-            own_sections: |view| vec![tpcc_section(view)],
-        }
+    layout: Layout {
+        parts: OWN_THEN_PHASES,
+        own_sections: |view| vec![tpcc_section(view)],
     },
     ..Kind::NONE
 };
-
-/// TPC-C's report: its own section, then the run phase's tables per statement.
-fn report_tables(view: &View, style: TableStyle) -> String {
-    use crate::report::text::sections::*;
-    let mut out = crate::report::section::to_text(&tpcc_section(view).blocks, style);
-    out.push('\n');
-    out.push_str(&scenario_tables(view, style));
-    out.push_str(&nodes_section(view, style));
-    out.push_str(&agents_section(view, style));
-    out.push_str(&warnings_section(view));
-    out
-}
 
 /// The transaction mix's weights, in the order New-Order, Payment, Order-Status, Delivery,
 /// Stock-Level.

@@ -27,6 +27,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::OWN_THEN_PHASES;
 use super::{Kind, StudyArgs};
 use crate::driver::Workload;
 use crate::engine::Engine;
@@ -34,9 +35,9 @@ use crate::plan::{
     run_phase_cells, About, CellLink, CellStep, Defaults, Description, Matrix, RunPhase, Step,
     Study, StudyKind,
 };
-use crate::report::text::Layout;
 use crate::results::RunRecord;
 use crate::scenario::{StatementClass, TableSet};
+use crate::view::layout::Layout;
 use settings::{Choices, NamedWorkload};
 
 /// The name `enginebench run` takes.
@@ -56,11 +57,9 @@ pub const KIND: Kind = Kind {
                 "YCSB's core workloads a-f as its JDBC binding sends them (--workload a,b, --record-count N, -p key=value, --properties FILE)".into(),
             )]
     },
-    layout: {
-        Layout {
-            tables: report::report_tables,
-            own_sections: |view| vec![report::ycsb_section(view)],
-        }
+    layout: Layout {
+        parts: OWN_THEN_PHASES,
+        own_sections: |view| vec![report::ycsb_section(view)],
     },
     ..Kind::NONE
 };
