@@ -59,16 +59,20 @@ pub const LAYERS: &[&[&str]] = &[
     &["targets"],
     &["driver"],
     &["results"],
-    // The view and its reports read records only: they know neither plans nor the runner.
+    // The view reads records only: it knows neither plans nor the runner.
     &["view"],
-    &["report"],
     &["plan"],
     &["runner"],
-    // Each kind of study: its plan, workload, record part and report layout.
+    // Each kind of study: its plan, workload, record part, and its report layout and
+    // sections as data (the view's); it draws nothing.
     &["studies"],
     // The tuner: races configurations through the runner; handed the study's plan by
     // its command, so it knows no kind.
     &["tune"],
+    // The reports draw the view in every format, a kind's layout as it gives it: above the
+    // studies so that no kind draws its own, and they name none (`tests/it/layout.rs`
+    // checks that they use neither plans, the runner nor the studies).
+    &["report"],
     &["commands", "lib"],
 ];
 

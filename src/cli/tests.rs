@@ -217,7 +217,7 @@ fn a_kinds_own_flags_reach_run_and_its_study() {
     let plan =
         crate::studies::plan_study(&args.study, &args.matrix, &args.study_args, &[], None).unwrap();
     assert_eq!(
-        plan.study.describe().title,
+        plan.study.about().description.title,
         "TPC-C, 3 warehouse(s), mix 45/43/4/4/4, keying and think times"
     );
     // A kind's flag is refused where the derived command alone is parsed.

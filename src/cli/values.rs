@@ -6,11 +6,25 @@ use clap::Args;
 pub(crate) use crate::units::parse_rate;
 use std::path::{Path, PathBuf};
 
+/// Every report format `--format` takes: the report's own and the kinds of study's, in
+/// [`registry`](crate::report::formats::registry)'s order (text, the default, first).
+pub fn formats() -> &'static [&'static dyn crate::report::formats::Format] {
+    static ALL: std::sync::OnceLock<Vec<&'static dyn crate::report::formats::Format>> =
+        std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        crate::report::formats::registry(
+            crate::studies::KINDS
+                .iter()
+                .flat_map(|kind| kind.formats.iter().copied()),
+        )
+    })
+}
+
 /// `--format`'s values: the report formats' names (the report's own and the kinds of
 /// study's), each with what it writes.
 pub(crate) fn format_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(
-        crate::studies::formats()
+        formats()
             .iter()
             .map(|format| clap::builder::PossibleValue::new(format.name()).help(format.describe())),
     )
@@ -18,7 +32,7 @@ pub(crate) fn format_names() -> clap::builder::PossibleValuesParser {
 
 /// The format a validated `--format` value names.
 pub fn format_named(name: &str) -> &'static dyn crate::report::formats::Format {
-    let formats = crate::studies::formats();
+    let formats = formats();
     crate::report::formats::named(formats, name).unwrap_or(formats[0])
 }
 
@@ -34,7 +48,7 @@ pub fn output_format(
     default: &str,
 ) -> Result<&'static str, String> {
     use crate::report::formats;
-    let all = crate::studies::formats();
+    let all = formats();
     let by_file = output.and_then(|path| formats::for_file(all, path));
     let Some((name, flag)) = asked else {
         return Ok(by_file.unwrap_or(format_named(default)).name());

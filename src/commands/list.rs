@@ -5,7 +5,7 @@ use crate::studies::KINDS;
 
 pub fn run() -> anyhow::Result<Finished> {
     for kind in KINDS {
-        for (name, what) in kind.listed() {
+        for (name, what) in (kind.listed)() {
             outln!("{name:<22} {what}");
         }
     }

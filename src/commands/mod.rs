@@ -52,6 +52,11 @@ impl Finished {
 
 /// A run named on the command line: a --json file if one exists at that path, otherwise a
 /// run in the store (id, `latest`, -N). Returns the record and a label for headings.
+/// A run's tables as its kind lays them out (the studies' registry says which parts).
+pub fn tables(view: &View, style: crate::console::TableStyle) -> String {
+    crate::report::text::tables(view, crate::studies::layout_of(&view.record.kind), style)
+}
+
 pub fn load_run(reference: &str, db: &std::path::Path) -> anyhow::Result<(RunRecord, String)> {
     let path = std::path::Path::new(reference);
     if path.is_file() {

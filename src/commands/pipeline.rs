@@ -20,7 +20,14 @@ pub fn measure(
     output: impl FnOnce() -> anyhow::Result<RunOutput>,
     finish: impl FnOnce(RunResult, &RunOutput) -> anyhow::Result<Finished>,
 ) -> anyhow::Result<Finished> {
-    for line in plan.study.describe().notes.iter().chain(&plan.notes) {
+    for line in plan
+        .study
+        .about()
+        .description
+        .notes
+        .iter()
+        .chain(&plan.notes)
+    {
         crate::console::note(line);
     }
     fit_server_to_connections(plan, &mut server)?;

@@ -1,28 +1,25 @@
 //! `enginebench prepare sbtest`: fills sysbench's tables with the chosen load method and
 //! leaves them for later runs; nothing is stored.
 
-use anyhow::bail;
-
 use super::{finish_run, pipeline, resolve_server, Finished};
 use crate::cli::PrepareArgs;
+use crate::plan::Matrix;
 use crate::results::ResultFile;
 use crate::runner::RunOutput;
-use crate::studies::prepare::plan_prepare_sbtest;
+use crate::studies::{plan_command_study, StudyArgs};
 
 pub fn run(args: PrepareArgs) -> anyhow::Result<Finished> {
-    if args.what != "sbtest" {
-        bail!(
-            "unknown table set '{}': `enginebench prepare` knows sbtest",
-            args.what
-        );
-    }
-    let plan = plan_prepare_sbtest(
-        args.tables,
-        args.table_size,
-        args.engine,
-        args.seed,
-        args.load.clone(),
-    );
+    let matrix = Matrix {
+        engines: vec![args.engine],
+        seed: args.seed,
+        load: args.load.clone(),
+        ..Matrix::default()
+    };
+    let tables = StudyArgs::with_parameters([
+        ("tables", args.tables.to_string()),
+        ("table_size", args.table_size.to_string()),
+    ]);
+    let plan = plan_command_study("prepare", &args.what, &matrix, &tables)?;
     args.server
         .one_server_caps("prepare")
         .map_err(anyhow::Error::msg)?;

@@ -6,7 +6,7 @@ use super::{finish_run, pipeline, resolve_server, Finished};
 use crate::cli::{ReplayArgs, Speed};
 use crate::plan::Matrix;
 use crate::runner::RunOutput;
-use crate::studies::replay::plan_replay;
+use crate::studies::{plan_command_study, StudyArgs};
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
     // A capacity search sets the pace itself, from as fast as it goes.
@@ -25,7 +25,14 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Finished> {
         seed: 0,
         ..Matrix::default()
     };
-    let mut plan = plan_replay(&args.capture, &matrix, speed, database)?;
+    let parameters = StudyArgs::with_parameters(
+        speed
+            .map(|speed| ("speed", speed.to_string()))
+            .into_iter()
+            .chain(database.map(|database| ("database", database))),
+    );
+    let capture = args.capture.to_string_lossy();
+    let mut plan = plan_command_study("replay", &capture, &matrix, &parameters)?;
     plan.slo = args
         .slo
         .clone()

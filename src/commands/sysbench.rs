@@ -100,9 +100,9 @@ fn measure(run: &SysbenchRun) -> anyhow::Result<Finished> {
         warmup_repeat: cell.warmup,
     };
     let mut record = RunRecord::new(
-        plan.study.kind(),
+        plan.study.about().kind,
         plan.study.name(),
-        &plan.study.describe().title,
+        &plan.study.about().description.title,
         Default::default(),
     );
     plan.study.add_to_record(&mut record, &plan.matrix);

@@ -15,8 +15,8 @@ mod study;
 pub use agents::{preparing_only, AgentShare};
 pub use matrix::{Defaults, Matrix, Pacing};
 pub use study::{
-    engine_position, own_profiles, CellLink, Description, PhaseTopology, RunPhase, StepHost, Study,
-    StudyKind,
+    engine_position, own_profiles, About, CellLink, Description, PhaseTopology, RunPhase, StepHost,
+    Study, StudyKind,
 };
 
 use std::fmt::Write;
@@ -178,7 +178,7 @@ impl Plan {
     /// compare), each of those profiles (or the one server) runs under each cap in turn,
     /// named after both.
     pub fn with_caps(study: Study, given: &Matrix, caps: &[CapVariant]) -> Plan {
-        let mut matrix = given.completed(&study.defaults());
+        let mut matrix = given.completed(&study.about().defaults);
         let servers = &matrix.servers;
         let own = durability_profiles::chosen(own_profiles(&*study), &matrix.profiles);
         let profiles: Vec<Profile> = if servers.is_empty() {
@@ -227,12 +227,12 @@ impl Plan {
         if let (Some(why), Some(_)) = (why_fixed, &matrix.until_decided) {
             // Repeats pair round by round only where the engines alternate within a round;
             // a study that runs one engine's cells after another's keeps its own count.
-            let repeat = study.defaults().repeat;
+            let repeat = study.about().defaults.repeat;
             matrix = Matrix {
                 repeat: Some(repeat),
                 ..given.clone()
             }
-            .completed(&study.defaults());
+            .completed(&study.about().defaults);
             steps = study::steps(&*study, profiles.len(), &matrix);
             notes.push(format!(
                 "{} {why}, so its repeats cannot stop once decided: {repeat} repeat(s), as --repeat {repeat}",
@@ -390,7 +390,7 @@ impl Plan {
     /// the timed cells take.
     pub fn describe(&self) -> String {
         let mut out = String::new();
-        if let Some(heading) = self.study.describe().heading {
+        if let Some(heading) = self.study.about().description.heading {
             let _ = writeln!(out, "{heading}\n");
         }
         let mut untimed = false;

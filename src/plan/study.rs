@@ -105,24 +105,53 @@ impl RunPhase {
     }
 }
 
+/// What a study says of itself, once: the facts the plan, the runner, `--dry-run` and the
+/// record read, as values rather than one method each.
+#[derive(Debug, Clone)]
+pub struct About {
+    /// The record's `kind`: which entry of the studies' registry lays its report out.
+    pub kind: &'static str,
+    /// Its title, `--dry-run`'s heading and the plan's notes.
+    pub description: Description,
+    /// What the study runs where the command line leaves the matrix open.
+    pub defaults: Defaults,
+    /// What the study checks of its own tables after a crash trial, in words ("TPC-C's
+    /// consistency conditions 1-4"). A study that has such a check runs its own load
+    /// beside the ledger's in each trial, on tables set up afresh (see
+    /// [`StudyKind::check_after_crash`]); None: the ledger's alone.
+    pub crash_check: Option<String>,
+    /// Whether a table on an external server may be used though the run did not create it.
+    pub reusable_table: fn(&str) -> bool,
+}
+
+impl About {
+    /// A study of `kind` titled `title`, with the plan's defaults, no crash check of its
+    /// own and no table it reuses.
+    pub fn new(kind: &'static str, title: impl Into<String>) -> About {
+        About {
+            kind,
+            description: Description {
+                title: title.into(),
+                ..Description::default()
+            },
+            defaults: Defaults::default(),
+            crash_check: None,
+            reusable_table: |_| false,
+        }
+    }
+}
+
 /// A kind of study, its choices made: what only the kind can know — its parameters, its
 /// steps, its workload, its checks and its part of the record. The matrix (engines,
 /// threads, lengths, pacing, seed, bounds) is the plan's; methods that need it are given
-/// it. Defaults suit a kind that prepares no tables and has one phase.
+/// it. Facts that do not depend on the matrix are one value, [`About`]. Defaults suit a
+/// kind that prepares no tables and has one phase.
 pub trait StudyKind: Send + Sync + std::fmt::Debug {
-    /// The record's `kind`: which entry of the studies' registry lays its report out.
-    fn kind(&self) -> &'static str;
-
     /// The study's name, as the record and the tables call it.
     fn name(&self) -> &str;
 
-    /// Its title, `--dry-run`'s heading and the plan's notes.
-    fn describe(&self) -> Description;
-
-    /// What the study runs where the command line leaves the matrix open.
-    fn defaults(&self) -> Defaults {
-        Defaults::default()
-    }
+    /// What the study says of itself: its kind, title, defaults, crash check.
+    fn about(&self) -> About;
 
     /// The scenario file behind the study, for the runner's file-defined steps (DDL,
     /// loads, sequences, footprints) and its profiles; None for kinds that plan none.
@@ -137,11 +166,6 @@ pub trait StudyKind: Send + Sync + std::fmt::Debug {
     /// A run phase: its name, whether it writes, its routing and its pacing.
     fn phase(&self, _phase: usize, matrix: &Matrix) -> RunPhase {
         RunPhase::of_matrix(self.name(), matrix, "events")
-    }
-
-    /// Tables on an external server the study may use though the run did not create them.
-    fn reusable_table(&self, _name: &str) -> bool {
-        false
     }
 
     /// The tables to prepare on `engine`.
@@ -168,13 +192,6 @@ pub trait StudyKind: Send + Sync + std::fmt::Debug {
 
     /// One cell's workload (the runner configures the driver from the phase's pacing).
     fn workload(&self, cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>>;
-
-    /// What the study checks of its own tables after a crash trial, in words ("TPC-C's
-    /// consistency conditions 1-4"). A study that has such a check runs its own load
-    /// beside the ledger's in each trial, on tables set up afresh; None: the ledger's alone.
-    fn crash_check(&self) -> Option<String> {
-        None
-    }
 
     /// That check on `engine`'s tables once the server is back from a crash: what it
     /// found broken, in words (empty: everything holds). An error is a check that could
@@ -285,7 +302,7 @@ fn crash_steps(study: &dyn StudyKind, matrix: &Matrix) -> Vec<Step> {
 /// after a crash: the steps its plan takes on that engine before the first cell of its
 /// first writing phase (its tables set up), and that phase's load.
 fn crash_load(study: &dyn StudyKind, matrix: &Matrix, engine: Engine) -> Option<CrashLoad> {
-    let check = study.crash_check()?;
+    let check = study.about().crash_check?;
     let mut one = matrix.clone();
     one.engines = vec![engine];
     one.repeat = Some(1);

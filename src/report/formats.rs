@@ -1,7 +1,7 @@
 //! The report formats, as plug-ins: each is a [`Format`] that renders one view (and, for the
 //! record itself, its record) to text. The report's own are listed here ([`TABLES`],
 //! [`EXPORTS`]); a kind of study may bring formats of its own, and [`registry`] puts them
-//! all in one order, which `studies::formats` is: `run`, `report` and `export` take the
+//! all in one order, which `cli::formats` is: `run`, `report` and `export` take the
 //! same `--format` names from it, so a new format is one type and one line. Only the
 //! commands write what a format renders (stdout or a file).
 //!
@@ -13,42 +13,8 @@ use std::path::Path;
 
 use super::text::sections::{crash_section, not_comparable_section};
 use crate::console::TableStyle;
-use crate::results::RunRecord;
-use crate::view::View;
 
-/// What a format is given.
-pub struct ReportInput<'a> {
-    /// The record as stored (warm-up repeats included), for formats that export it whole.
-    pub record: &'a RunRecord,
-    pub view: &'a View,
-    /// How the run is named in headings ("run 12", a file name).
-    pub label: &'a str,
-    /// The latency percentile (`--percentile`) for a format that reports one.
-    pub percentile: f64,
-    /// Whether tables go to a terminal (the text format's drawing).
-    pub terminal: bool,
-    /// The tables the record's kind of study lays out (the studies' registry says which).
-    pub layout: super::text::Layout,
-    /// Every table after the summary (`--detail`), not the summary alone.
-    pub detail: bool,
-}
-
-/// One way of writing a report.
-pub trait Format: Sync {
-    /// The `--format` value.
-    fn name(&self) -> &'static str;
-    /// What it writes, for `--help` and error messages.
-    fn describe(&self) -> &'static str;
-    fn render(&self, input: &ReportInput) -> anyhow::Result<String>;
-    /// The file name extensions (lower case, no dot) a file in this format may carry, the
-    /// usual one first: `-o report.html` chooses HTML, and `--format csv -o report.html`
-    /// is refused (see [`for_file`]).
-    fn extensions(&self) -> &'static [&'static str];
-    /// What to tell the reader once it is written to a file, after its name.
-    fn written_hint(&self) -> &'static str {
-        ""
-    }
-}
+pub use crate::view::format::{Format, ReportInput};
 
 struct Text;
 struct Markdown;
@@ -133,7 +99,7 @@ fn tables(input: &ReportInput, style: TableStyle) -> String {
                 + &super::durability::text(view, style)
                 + &super::over_time::text(view, style)
                 + &super::client_groups::text(view, style)
-                + &(input.layout.tables)(view, style)),
+                + &super::text::tables(view, input.layout, style)),
         );
     }
     out

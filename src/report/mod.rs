@@ -2,7 +2,7 @@
 //! terminal and Markdown tables (`text`), CSV (`export`), the HTML page with charts
 //! (`html`), the verdict every report opens with (`verdict`), each set-up's durability
 //! beside the figures (`durability`) and `compare`; `formats` names
-//! them for `--format`, beside the formats kinds of study bring (`studies::formats`).
+//! them for `--format`, beside the formats kinds of study bring (`cli::formats`).
 //!
 //! Owns: wording, layout, number formats, charts. Must not compute a statistic, merge a
 //! histogram, group cells or re-read what a record is (its scenario text, its study's

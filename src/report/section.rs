@@ -1,71 +1,12 @@
-//! One section model, rendered to text, Markdown and HTML: a kind of study describes a part
-//! of its report once (lines, tables of cells, lists) and each format draws it. Owns the
-//! drawing of the model; must not compute a figure nor know what a section is about.
+//! The section model (`view::section`), rendered to text, Markdown and HTML: a kind of
+//! study describes a part of its report once (lines, tables of cells, lists) as data and
+//! each format draws it. Owns the drawing of the model; must not compute a figure nor know what a section is about.
 
 use std::fmt::Write;
 
 use crate::console::{new_table, TableStyle};
 
-/// A titled part of a report.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Section {
-    /// The HTML anchor.
-    pub id: &'static str,
-    pub title: String,
-    pub blocks: Vec<Block>,
-}
-
-/// What a section holds, in order.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Block {
-    /// A sentence (a trailing newline leaves a blank line after it in text).
-    Line(String),
-    /// A table under its caption.
-    Table { caption: String, table: Table },
-    /// A list under its caption.
-    List { caption: String, items: Vec<String> },
-}
-
-/// A table: a header and rows of cells.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Table {
-    pub header: Vec<String>,
-    pub rows: Vec<Vec<Cell>>,
-}
-
-/// One cell's text, whether it is a figure (right-aligned), and where a table is read as
-/// a heat map, how good it is (0 the best of its row, 1 the worst shown; HTML shades it,
-/// text has the figure alone).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Cell {
-    pub text: String,
-    pub figure: bool,
-    pub heat: Option<f64>,
-}
-
-impl Cell {
-    pub fn text(text: impl Into<String>) -> Cell {
-        Cell {
-            text: text.into(),
-            figure: false,
-            heat: None,
-        }
-    }
-
-    pub fn figure(text: impl Into<String>) -> Cell {
-        Cell {
-            text: text.into(),
-            figure: true,
-            heat: None,
-        }
-    }
-
-    /// The cell shaded as a heat map's (0 best … 1 worst).
-    pub fn with_heat(mut self, heat: f64) -> Cell {
-        self.heat = Some(heat.clamp(0.0, 1.0));
-        self
-    }
-}
+pub use crate::view::section::{Block, Cell, Section, Table};
 
 /// The section's blocks as terminal or Markdown text (the title is the caller's: text
 /// reports name their tables by caption).

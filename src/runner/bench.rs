@@ -106,7 +106,7 @@ impl<'a> Bench<'a> {
         // Agents other than the first work in the first one's tables: theirs to check.
         if plan.agent.as_ref().is_none_or(|agent| agent.prepares()) {
             let checked = workspace.check_database(&mut probe, target.admin_spec().label(), &|t| {
-                plan.study.reusable_table(t)
+                (plan.study.about().reusable_table)(t)
             });
             if let Err(err) = checked {
                 // The others would wait for tables that never come.

@@ -130,9 +130,9 @@ pub type RunResult = Result<RunRecord, (anyhow::Error, Box<RunRecord>)>;
 /// made.
 pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunResult {
     let mut record = RunRecord::new(
-        plan.study.kind(),
+        plan.study.about().kind,
         plan.study.name(),
-        &plan.study.describe().title,
+        &plan.study.about().description.title,
         Default::default(),
     );
     plan.study.add_to_record(&mut record, &plan.matrix);

@@ -63,6 +63,40 @@ impl Default for StudyArgs {
     }
 }
 
+impl StudyArgs {
+    /// Parameters by name, as `--set` gives them (a command of a kind's own passes its
+    /// flags the same way).
+    pub fn with_parameters<'a>(
+        parameters: impl IntoIterator<Item = (&'a str, String)>,
+    ) -> StudyArgs {
+        StudyArgs {
+            set: parameters
+                .into_iter()
+                .map(|(name, value)| (name.to_string(), value))
+                .collect(),
+            ..StudyArgs::default()
+        }
+    }
+
+    /// The parameter `name` (`--set NAME=VALUE`, the last one given), parsed; None when
+    /// not given.
+    pub fn parameter<T: std::str::FromStr>(&self, name: &str) -> anyhow::Result<Option<T>>
+    where
+        T::Err: std::fmt::Display,
+    {
+        self.set
+            .iter()
+            .rev()
+            .find(|(given, _)| given == name)
+            .map(|(_, value)| {
+                value
+                    .parse()
+                    .map_err(|err| anyhow::anyhow!("--set {name}={value}: {err}"))
+            })
+            .transpose()
+    }
+}
+
 /// `--group NAME:THREADS[:RATE]=SCRIPT`: a client group beside the study's own
 /// connections.
 #[derive(Debug, Clone, PartialEq)]
@@ -173,7 +207,7 @@ impl GroupArg {
 pub fn declare_flags(command: clap::Command) -> clap::Command {
     super::KINDS
         .iter()
-        .fold(command, |command, kind| kind.declare_flags(command))
+        .fold(command, |command, kind| (kind.declare_flags)(command))
 }
 
 /// Every kind's own flags at their defaults, as a command line that gives none parses.

@@ -24,58 +24,66 @@ pub mod ycsb;
 pub use choices::{declare_flags, no_flags, GroupArg, StudyArgs};
 
 use crate::plan::{Matrix, Plan, Study};
-use crate::report::formats::Format;
-use crate::report::text::{Layout, ANY_KIND};
+use crate::view::format::Format;
+use crate::view::layout::{Layout, Part, ANY_KIND};
 
-/// One kind of study, as the commands and the reports find it.
-pub trait Kind: Sync {
+/// One kind of study, as the commands and the reports find it: the facts its folder gives
+/// once, as values (a kind's studies implement [`StudyKind`](crate::plan::StudyKind), the
+/// one trait a kind implements). A kind's entry starts from [`Kind::NONE`] and says what
+/// differs.
+pub struct Kind {
     /// The record's `kind`.
-    fn name(&self) -> &'static str;
-
-    /// The study `enginebench run NAME` means, when NAME is this kind's; None otherwise.
-    /// `matrix` is as the command line gave it (the plan completes it with the study's
+    pub name: &'static str,
+    /// The command that names this kind's studies: `run`, or a command of their own
+    /// (`prepare`, `replay`), which finds them here as `run` does.
+    pub command: &'static str,
+    /// The study `enginebench COMMAND NAME` means, when NAME is this kind's; None otherwise.
+    /// The matrix is as the command line gave it (the plan completes it with the study's
     /// defaults).
-    fn study_named(
-        &self,
-        _name: &str,
-        _matrix: &Matrix,
-        _args: &StudyArgs,
-    ) -> Option<anyhow::Result<Study>> {
-        None
-    }
-
+    pub study_named: fn(&str, &Matrix, &StudyArgs) -> Option<anyhow::Result<Study>>,
     /// `command` (`run`'s) with this kind's own flags.
-    fn declare_flags(&self, command: clap::Command) -> clap::Command {
-        command
-    }
-
+    pub declare_flags: fn(clap::Command) -> clap::Command,
     /// What `run` accepts of this kind, in words, for the message about an unknown name.
-    fn run_names(&self) -> Option<String> {
-        None
-    }
-
+    pub run_names: fn() -> Option<String>,
     /// The studies of this kind `enginebench list` shows: name and what it is.
-    fn listed(&self) -> Vec<(String, String)> {
-        Vec::new()
-    }
-
+    pub listed: fn() -> Vec<(String, String)>,
     /// Whether its studies run `--group`s beside their own connections.
-    fn takes_groups(&self) -> bool {
-        false
-    }
-
+    pub takes_groups: bool,
     /// The kind's report: which table sections, in which order.
-    fn layout(&self) -> Layout;
-
+    pub layout: Layout,
     /// Report formats of the kind's own, which `--format` offers for a run of any kind
     /// (sysbench's report).
-    fn formats(&self) -> &'static [&'static dyn Format] {
-        &[]
-    }
+    pub formats: &'static [&'static dyn Format],
 }
 
+impl Kind {
+    /// A kind `run` names no study of, with no flags, laid out as any kind is: the entry
+    /// every kind's starts from.
+    pub const NONE: Kind = Kind {
+        name: "",
+        command: "run",
+        study_named: |_, _, _| None,
+        declare_flags: |command| command,
+        run_names: || None,
+        listed: Vec::new,
+        takes_groups: false,
+        layout: ANY_KIND,
+        formats: &[],
+    };
+}
+
+/// The layout's parts of a kind whose own section comes first, above the shared tables.
+const OWN_THEN_PHASES: &[Part] = &[
+    Part::Own,
+    Part::Blank,
+    Part::Phases,
+    Part::Nodes,
+    Part::Agents,
+    Part::Warnings,
+];
+
 /// Every kind of study, in the order `run NAME` tries them.
-pub const KINDS: &[&dyn Kind] = &[
+pub const KINDS: &[&Kind] = &[
     &lua::KIND,
     &scenario::KIND,
     &sysbench::KIND,
@@ -87,24 +95,13 @@ pub const KINDS: &[&dyn Kind] = &[
     &ibench::KIND,
 ];
 
-/// Every report format `--format` takes: the report's own and the kinds', in
-/// [`registry`](crate::report::formats::registry)'s order (text, the default, first).
-pub fn formats() -> &'static [&'static dyn Format] {
-    static ALL: std::sync::OnceLock<Vec<&'static dyn Format>> = std::sync::OnceLock::new();
-    ALL.get_or_init(|| {
-        crate::report::formats::registry(
-            KINDS.iter().flat_map(|kind| kind.formats().iter().copied()),
-        )
-    })
-}
-
 /// The report layout of a record of `kind`; a kind this build does not know (a newer
 /// enginebench's record) gets every section that finds something to show.
 pub fn layout_of(kind: &str) -> Layout {
     KINDS
         .iter()
-        .find(|entry| entry.name() == kind)
-        .map_or(ANY_KIND, |entry| entry.layout())
+        .find(|entry| entry.name == kind)
+        .map_or(ANY_KIND, |entry| entry.layout)
 }
 
 /// The plan for the study named on the command line (a built-in study, a scenario file, a
@@ -120,16 +117,21 @@ pub fn plan_study(
     choices::check_servers(&matrix.servers)?;
     let named = KINDS
         .iter()
-        .find_map(|kind| Some((kind, kind.study_named(name, matrix, args)?)));
+        .filter(|kind| kind.command == "run")
+        .find_map(|kind| Some((kind, (kind.study_named)(name, matrix, args)?)));
     if let Some((kind, _)) = &named {
-        if !args.groups.is_empty() && !kind.takes_groups() {
+        if !args.groups.is_empty() && !kind.takes_groups {
             anyhow::bail!(
                 "--group runs beside a sysbench workload (run oltp_read_only --group NAME:THREADS[:RATE]=oltp_insert), a Lua script (run SCRIPT.lua --group NAME:THREADS[:RATE]=OTHER.lua) or TPC-C's terminals (run tpcc --group NAME:THREADS[:RATE]=NO,P,OS,D,SL); '{name}' takes none: for a scenario file, give its run phase [[phases.groups]]; for any study, --stages shapes its load"
             );
         }
     }
     let study = named.map(|(_, study)| study).unwrap_or_else(|| {
-        let known: Vec<String> = KINDS.iter().filter_map(|kind| kind.run_names()).collect();
+        let known: Vec<String> = KINDS
+            .iter()
+            .filter(|kind| kind.command == "run")
+            .filter_map(|kind| (kind.run_names)())
+            .collect();
         anyhow::bail!(
             "unknown study '{name}': {} (see `enginebench list`)",
             known.join("; ")
@@ -146,6 +148,28 @@ pub fn plan_study(
         Some(agent) => plan.for_agent(agent),
         None => Ok(plan),
     }
+}
+
+/// The plan for the study `enginebench COMMAND NAME` means, for a command other than
+/// `run` that makes one (`prepare sbtest`, `replay FILE`): whichever kind of that command
+/// knows the name, over `matrix`, with `args` (the command's parameters, as `--set` gives
+/// `run`'s).
+pub fn plan_command_study(
+    command: &str,
+    name: &str,
+    matrix: &Matrix,
+    args: &StudyArgs,
+) -> anyhow::Result<Plan> {
+    let study = KINDS
+        .iter()
+        .filter(|kind| kind.command == command)
+        .find_map(|kind| (kind.study_named)(name, matrix, args))
+        .unwrap_or_else(|| {
+            anyhow::bail!(
+                "`enginebench {command}` found no kind of study for '{name}' (a bug in enginebench)"
+            )
+        })?;
+    Ok(Plan::new(study, matrix))
 }
 
 /// A kind's parameters as the record keeps them: its serialized fields by name.
@@ -169,9 +193,4 @@ fn record_parameters(
     let mut parameters = parameters_of(params);
     parameters.extend(matrix.recorded(recorded));
     record.parameters = parameters;
-}
-
-/// A run's tables as its kind lays them out.
-pub fn tables(view: &crate::view::View, style: crate::console::TableStyle) -> String {
-    (layout_of(&view.record.kind).tables)(view, style)
 }

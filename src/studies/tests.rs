@@ -520,12 +520,12 @@ fn cold_runs_restart_before_every_cell() {
 /// they always had (it is `--help`'s order, and the first format claiming `.txt` wins).
 #[test]
 fn every_format_is_offered_once_in_its_old_place() {
-    let names: Vec<&str> = super::formats().iter().map(|f| f.name()).collect();
+    let names: Vec<&str> = crate::cli::formats().iter().map(|f| f.name()).collect();
     assert_eq!(
         names,
         ["text", "markdown", "sysbench", "csv", "json", "html"]
     );
-    let all = super::formats();
+    let all = crate::cli::formats();
     let said = |name: &str| {
         crate::report::formats::for_file(all, std::path::Path::new(name)).map(|f| f.name())
     };

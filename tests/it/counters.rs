@@ -117,7 +117,7 @@ fn counters_footprints_and_the_why_line_of_a_real_run() {
     assert_eq!(after_load(Engine::MyIsam).rows, 5000);
 
     let tables =
-        enginebench::studies::tables(&enginebench::view::View::of(&record), TableStyle::Markdown);
+        enginebench::commands::tables(&enginebench::view::View::of(&record), TableStyle::Markdown);
     assert!(tables.contains("server counters per statement"), "{tables}");
     // The leader against the other, each with its own kind of lock wait.
     let why = tables

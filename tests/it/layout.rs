@@ -144,6 +144,25 @@ fn imports_only_go_down_the_stages() {
     assert!(wrong.is_empty(), "imports against the stages: {wrong:?}");
 }
 
+/// The reports draw what the view and a kind's layout (data) say: they use no plan, no
+/// runner and no kind, though the layers would let them, and no kind draws its own report
+/// (`studies` sits below `report`).
+#[test]
+fn reports_read_the_view_only() {
+    let graph = imports();
+    let report = graph.get("report").expect("src/report");
+    for module in ["plan", "runner", "studies"] {
+        assert!(
+            !report.contains(module),
+            "src/report uses {module}: a report is drawn from the view and the layout a kind gives as data"
+        );
+    }
+    assert!(
+        layer_of("studies") < layer_of("report"),
+        "LAYERS in src/lib.rs must keep studies below report: a kind gives its sections as data"
+    );
+}
+
 /// A module's path inside src/ (`src/runner/cell.rs` → [runner, cell]; `mod.rs` is its
 /// folder's module).
 fn module_path(path: &Path) -> Vec<String> {

@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// The tables of a record, through its view, as `enginebench report` prints them.
 fn tables(record: &RunRecord, style: TableStyle) -> String {
-    enginebench::studies::tables(&View::of(record), style)
+    enginebench::commands::tables(&View::of(record), style)
 }
 
 fn fixture(name: &str) -> String {
@@ -385,7 +385,7 @@ fn every_report(fixture_name: &str) -> String {
     let view = View::of(&record);
     format!(
         "== tables\n{}\n== sysbench format\n{}\n== csv\n{}\n== html\n{}\n",
-        enginebench::studies::tables(&view, TableStyle::Markdown),
+        enginebench::commands::tables(&view, TableStyle::Markdown),
         enginebench::studies::sysbench::format::format(&view, 95.0),
         enginebench::report::export::csv_summary(&view).unwrap(),
         html_with_charts_summarised(&enginebench::report::html::page(
@@ -501,7 +501,7 @@ fn narrow_tables_of_an_eight_column_study() {
     let record = s2_with_eight_setups();
     let view = View::of(&record);
     assert_eq!(view.setups.len(), 8);
-    let text = enginebench::studies::tables(&view, TableStyle::Markdown);
+    let text = enginebench::commands::tables(&view, TableStyle::Markdown);
     // No table has a column per set-up with its profile: a table's width does not grow
     // with the profiles (the loads' eleven fixed columns are the widest).
     let lines: Vec<&str> = text.lines().collect();

@@ -12,12 +12,13 @@ use enginebench::driver::{QueryFailure, Worker, Workload};
 use enginebench::engine::Engine;
 use enginebench::measure::QueryRecorder;
 use enginebench::plan::{
-    run_phase_cells, CellLink, CellStep, Description, Matrix, Plan, Step, StepHost, StudyKind,
+    run_phase_cells, About, CellLink, CellStep, Matrix, Plan, Step, StepHost, StudyKind,
 };
-use enginebench::report::section::{Block, Section};
-use enginebench::report::text::{Layout, TableStyle};
+use enginebench::report::text::TableStyle;
 use enginebench::results::{RunRecord, StepRecord};
 use enginebench::server::ConnectionSpec;
+use enginebench::view::layout::{Layout, Part};
+use enginebench::view::section::{Block, Section};
 use mysql::prelude::Queryable;
 
 /// "Tally": each event inserts one row; the kind's own step makes the table on each engine.
@@ -28,18 +29,13 @@ struct Tally;
 const MAKE_TABLE: usize = 0;
 
 impl StudyKind for Tally {
-    fn kind(&self) -> &'static str {
-        "tally"
-    }
     fn name(&self) -> &str {
         "tally"
     }
-    fn describe(&self) -> Description {
-        Description {
-            title: "one row inserted per event".into(),
-            ..Description::default()
-        }
+    fn about(&self) -> About {
+        About::new("tally", "one row inserted per event")
     }
+
     fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix) {
         record.parameters = matrix.recorded(&["loops", "engines"]);
         record.title.push_str(" (an example kind)");
@@ -128,11 +124,6 @@ fn tally_section(view: &enginebench::view::View) -> Vec<Section> {
     }]
 }
 
-fn tally_tables(view: &enginebench::view::View, style: TableStyle) -> String {
-    let own = enginebench::report::section::to_text(&tally_section(view)[0].blocks, style);
-    own + &enginebench::report::text::sections::scenario_tables(view, style)
-}
-
 #[test]
 fn a_kind_defined_outside_the_crate_runs_through_plan_runner_record_and_reports() {
     common::require_mariadb();
@@ -186,16 +177,17 @@ fn a_kind_defined_outside_the_crate_runs_through_plan_runner_record_and_reports(
     // Reports: a kind this build's registry does not list gets every shared section; with
     // its own layout, its own section is drawn in text and in HTML from one description.
     let view = enginebench::view::View::of(&record);
-    let shared = enginebench::studies::tables(&view, TableStyle::Markdown);
+    let shared = enginebench::commands::tables(&view, TableStyle::Markdown);
     assert!(
         shared.contains("InnoDB") && shared.contains("MyISAM"),
         "{shared}"
     );
+    // The kind's layout is data: its own section, then the shared phases' tables.
     let layout = Layout {
-        tables: tally_tables,
+        parts: &[Part::Own, Part::Phases],
         own_sections: tally_section,
     };
-    let text = (layout.tables)(&view, TableStyle::Markdown);
+    let text = enginebench::report::text::tables(&view, layout, TableStyle::Markdown);
     assert!(text.starts_with("2 cell(s) tallied\n"), "{text}");
     let html = enginebench::report::html::page(&view, "tally", layout);
     assert!(

@@ -257,7 +257,7 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
             title: "Tables".into(),
             html: format!(
                 "<pre>{}</pre>",
-                escape(&(layout.tables)(view, TableStyle::Markdown))
+                escape(&super::text::tables(view, layout, TableStyle::Markdown))
             ),
         },
     ]);

@@ -15,14 +15,7 @@ pub fn rate(gone: bool, per_s: f64) -> String {
     }
 }
 
-/// `text` cut to `most` characters, with an ellipsis.
-pub fn shorten(text: &str, most: usize) -> String {
-    if text.chars().count() <= most {
-        return text.to_string();
-    }
-    let cut: String = text.chars().take(most - 1).collect();
-    format!("{cut}…")
-}
+pub use crate::view::section::shorten;
 
 pub fn plural(n: usize) -> &'static str {
     if n == 1 {

@@ -1,5 +1,5 @@
-//! Terminal and Markdown tables, in sections each kind of study composes into its layout
-//! (its folder under `src/studies/` says which, in order): for run phases threads down
+//! Terminal and Markdown tables, in parts each kind of study lists in its layout (data its
+//! folder under `src/studies/` gives, in order): for run phases threads down
 //! and set-ups across, wall time or events per second (best and median of the repeats)
 //! beside statement latency percentiles from the merged histograms; load, sequence and DDL
 //! phases each in a table of their own; nodes, agents, warnings and the run's status.
@@ -17,6 +17,7 @@ mod notes;
 mod phase_tables;
 mod scenario_tables;
 mod topology;
+mod transaction_tables;
 
 pub use notes::warnings_section;
 
@@ -30,36 +31,29 @@ pub mod sections {
     pub use super::topology::*;
 }
 
-/// How a kind of study lays its report out: what its registry entry gives.
-#[derive(Clone, Copy)]
-pub struct Layout {
-    /// Its tables as terminal or Markdown text: its own sections and the shared ones.
-    pub tables: fn(&View, TableStyle) -> String,
-    /// The sections only this kind has, for formats that place sections themselves (the
-    /// HTML page); its `tables` draw them too.
-    pub own_sections: fn(&View) -> Vec<crate::report::section::Section>,
-}
+pub use crate::view::layout::{Layout, Part, ANY_KIND};
 
-impl Layout {
-    /// A layout of tables from the shared sections only.
-    pub const fn tables(tables: fn(&View, TableStyle) -> String) -> Layout {
-        Layout {
-            tables,
-            own_sections: |_| Vec::new(),
+/// A run's tables as `layout` lays them out, as terminal or Markdown text.
+pub fn tables(view: &View, layout: Layout, style: TableStyle) -> String {
+    use sections::*;
+    let mut out = String::new();
+    for part in layout.parts {
+        match part {
+            Part::Own => {
+                for section in (layout.own_sections)(view) {
+                    out.push_str(&crate::report::section::to_text(&section.blocks, style));
+                }
+            }
+            Part::Blank => out.push('\n'),
+            Part::Phases => out.push_str(&scenario_tables(view, style)),
+            Part::Transactions => out.push_str(&transaction_tables::tables(view, style)),
+            Part::Loads => out.push_str(&loads_section(view, style)),
+            Part::Footprint => out.push_str(&footprint_section(view, style)),
+            Part::Nodes => out.push_str(&nodes_section(view, style)),
+            Part::Agents => out.push_str(&agents_section(view, style)),
+            Part::Status => out.push_str(&status_lines(view)),
+            Part::Warnings => out.push_str(&warnings_section(view)),
         }
     }
-}
-
-/// The layout of a run whose kind this build does not know (a record from a newer
-/// enginebench): every shared section that finds something to show.
-pub const ANY_KIND: Layout = Layout::tables(any_kind_tables);
-
-fn any_kind_tables(view: &View, style: TableStyle) -> String {
-    use sections::*;
-    let mut out = scenario_tables(view, style);
-    out.push_str(&nodes_section(view, style));
-    out.push_str(&agents_section(view, style));
-    out.push_str(&status_lines(view));
-    out.push_str(&warnings_section(view));
     out
 }

@@ -41,29 +41,4 @@ pub fn status_lines(view: &View) -> String {
     out
 }
 
-/// The set-ups a check found not comparable, above every report's figures: a faster
-/// figure that did less work is never read as a win.
-pub fn not_comparable_section(view: &View) -> String {
-    let marked = &view.record.not_comparable;
-    if marked.is_empty() {
-        return String::new();
-    }
-    let mut out = String::from(
-        "NOT COMPARABLE: a check found these set-ups did not do the work the others did (a ROLLBACK not honoured, a consistency condition or a check broken), so their figures are no win:\n",
-    );
-    for mark in marked {
-        let _ = writeln!(
-            out,
-            "- {}{} (after cell {}): {}",
-            mark.engine,
-            mark.profile
-                .as_ref()
-                .map(|p| format!(" ({p})"))
-                .unwrap_or_default(),
-            mark.after_cell + 1,
-            mark.why
-        );
-    }
-    out.push('\n');
-    out
-}
+pub use crate::view::format::not_comparable_section;

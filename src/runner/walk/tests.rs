@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::driver::Workload;
-use crate::plan::{run_phase_cells, CellLink, Defaults, Description, Matrix, StudyKind};
+use crate::plan::{run_phase_cells, About, CellLink, Defaults, Matrix, StudyKind};
 use crate::results::{CrashKind, RunRecord};
 use std::sync::Arc;
 
@@ -21,28 +21,26 @@ struct ExampleKind {
 }
 
 impl StudyKind for ExampleKind {
-    fn kind(&self) -> &'static str {
-        "example"
-    }
     fn name(&self) -> &str {
         "example"
     }
-    fn describe(&self) -> Description {
-        Description {
-            title: "an example kind of study".into(),
-            ..Description::default()
+    fn about(&self) -> About {
+        About {
+            defaults: {
+                Defaults {
+                    engines: self.engines.clone(),
+                    threads: vec![1, 2],
+                    repeat: 1,
+                    repeat_fixed: false,
+                    time: None,
+                    crash: Vec::new(),
+                }
+            },
+            crash_check: { self.checks.then(|| "the example's check".to_string()) },
+            ..About::new("example", "an example kind of study")
         }
     }
-    fn defaults(&self) -> Defaults {
-        Defaults {
-            engines: self.engines.clone(),
-            threads: vec![1, 2],
-            repeat: 1,
-            repeat_fixed: false,
-            time: None,
-            crash: Vec::new(),
-        }
-    }
+
     fn add_to_record(&self, _record: &mut RunRecord, _matrix: &Matrix) {}
     fn steps_on_one_server(&self, matrix: &Matrix) -> Vec<Step> {
         let mut steps = vec![Step::PrepareTables { engine: None }];
@@ -78,9 +76,6 @@ impl StudyKind for ExampleKind {
     }
     fn workload(&self, _cell: &CellStep, _link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
         anyhow::bail!("the fake bench builds no workload")
-    }
-    fn crash_check(&self) -> Option<String> {
-        self.checks.then(|| "the example's check".to_string())
     }
 }
 

@@ -13,91 +13,62 @@ use anyhow::bail;
 use mysql::prelude::Queryable;
 use serde::Serialize;
 
-use super::{Kind, StudyArgs};
-use crate::console::TableStyle;
+use super::Kind;
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
-    run_phase_cells, CellLink, CellStep, Defaults, Description, Matrix, Step, StepHost, Study,
-    StudyKind,
+    run_phase_cells, About, CellLink, CellStep, Defaults, Matrix, Step, StepHost, Study, StudyKind,
 };
-use crate::report::text::Layout;
 use crate::results::{CrashKind, RunRecord};
 use crate::runner::{ledger_accounts_sql, ledger_tables, Ledger, LedgerWorkload};
-use crate::view::View;
+use crate::view::layout::{Layout, Part};
 
 /// The name `run` takes, and the record's.
 pub const STUDY: &str = "durability";
 /// Its one step of its own: the ledger's tables made on an engine.
 const CREATE: usize = 0;
 
-pub struct DurabilityKind;
-pub const KIND: DurabilityKind = DurabilityKind;
-
-impl Kind for DurabilityKind {
-    fn name(&self) -> &'static str {
-        STUDY
-    }
-    fn study_named(
-        &self,
-        name: &str,
-        _matrix: &Matrix,
-        _args: &StudyArgs,
-    ) -> Option<anyhow::Result<Study>> {
-        (name == STUDY).then(|| Ok(Arc::new(Durability) as Study))
-    }
-    fn run_names(&self) -> Option<String> {
-        Some(format!("what a crash loses is {STUDY}"))
-    }
-    fn listed(&self) -> Vec<(String, String)> {
+/// The registry's entry: what the commands and the reports know of this kind.
+pub const KIND: Kind = Kind {
+    name: STUDY,
+    study_named: |name, _matrix, _args| (name == STUDY).then(|| Ok(Arc::new(Durability) as Study)),
+    run_names: || Some(format!("what a crash loses is {STUDY}")),
+    listed: || {
         vec![(
-            STUDY.to_string(),
-            "what each engine and profile loses in a crash: a ledger of commits, then a process kill and a simulated power loss, checked against what the client was told".into(),
-        )]
-    }
-    fn layout(&self) -> Layout {
-        Layout::tables(report_tables)
-    }
-}
-
-/// The commits per second of each set-up (the crash table comes above every report's).
-fn report_tables(view: &View, style: TableStyle) -> String {
-    use crate::report::text::sections::*;
-    let mut out = scenario_tables(view, style);
-    out.push_str(&status_lines(view));
-    out.push_str(&crate::report::text::warnings_section(view));
-    out
-}
+                STUDY.to_string(),
+                "what each engine and profile loses in a crash: a ledger of commits, then a process kill and a simulated power loss, checked against what the client was told".into(),
+            )]
+    },
+    layout: Layout::of(&[Part::Phases, Part::Status, Part::Warnings]),
+    ..Kind::NONE
+};
 
 /// The study has no parameters of its own: the matrix says everything.
 #[derive(Debug, Clone, Serialize)]
 pub struct Durability;
 
 impl StudyKind for Durability {
-    fn kind(&self) -> &'static str {
-        STUDY
-    }
-
     fn name(&self) -> &str {
         STUDY
     }
 
-    fn describe(&self) -> Description {
-        Description {
-            title: "commits per second, and what a crash loses of them".into(),
-            ..Description::default()
-        }
-    }
-
-    /// InnoDB against MyISAM at 4 connections, 3 s cells, 3 repeats; crashed both ways.
-    fn defaults(&self) -> Defaults {
-        Defaults {
-            engines: vec![Engine::InnoDb, Engine::MyIsam],
-            threads: vec![4],
-            repeat: 3,
-            repeat_fixed: false,
-            time: Some(std::time::Duration::from_secs(3)),
-            crash: vec![CrashKind::Process, CrashKind::Power],
+    fn about(&self) -> About {
+        About {
+            // InnoDB against MyISAM at 4 connections, 3 s cells, 3 repeats; crashed both ways.
+            defaults: {
+                Defaults {
+                    engines: vec![Engine::InnoDb, Engine::MyIsam],
+                    threads: vec![4],
+                    repeat: 3,
+                    repeat_fixed: false,
+                    time: Some(std::time::Duration::from_secs(3)),
+                    crash: vec![CrashKind::Process, CrashKind::Power],
+                }
+            },
+            ..About::new(
+                KIND.name,
+                "commits per second, and what a crash loses of them",
+            )
         }
     }
 

@@ -28,21 +28,40 @@ use serde::Serialize;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::OWN_THEN_PHASES;
 use super::{Kind, StudyArgs};
 use crate::driver::{StopCondition, Workload};
 use crate::engine::Engine;
 use crate::plan::{
-    CellLink, CellStep, Defaults, Description, Matrix, Pacing, RunPhase, Step, StepHost, Study,
-    StudyKind,
+    About, CellLink, CellStep, Defaults, Description, Matrix, Pacing, RunPhase, Step, StepHost,
+    Study, StudyKind,
 };
-use crate::report::text::Layout;
 use crate::results::RunRecord;
 use crate::scenario::{StatementClass, TableSet};
+use crate::view::layout::Layout;
 use steps::{IbenchStep, Upkeep};
 
-/// The record's kind, and the registry's entry.
-pub struct IbenchKind;
-pub const KIND: IbenchKind = IbenchKind;
+/// The registry's entry.
+/// The registry's entry: what the commands and the reports know of this kind.
+pub const KIND: Kind = Kind {
+    name: "ibench",
+    study_named: |name, matrix, args| {
+        (name == STUDY).then(|| ibench_study(matrix, args).map(|study| Arc::new(study) as Study))
+    },
+    declare_flags: IbenchFlags::augment_args,
+    run_names: || Some(format!("the insert benchmark is {STUDY}")),
+    listed: || {
+        vec![(
+            STUDY.to_string(),
+            "Mark Callaghan's insert benchmark: load, create indexes, inserts with deletes, then range/point queries beside rate-limited writers (--rows N per client, --time per step, --steps)".into(),
+        )]
+    },
+    layout: Layout {
+        parts: OWN_THEN_PHASES,
+        own_sections: |view| vec![report::ibench_section(view)],
+    },
+    ..Kind::NONE
+};
 
 /// The name `enginebench run` takes.
 pub const STUDY: &str = "ibench";
@@ -54,38 +73,6 @@ pub const STUDY: &str = "ibench";
 pub const DEFAULT_ROWS: u64 = 200_000;
 /// Each timed step's length when `--time` does not say.
 pub const DEFAULT_TIME: Duration = Duration::from_secs(10);
-
-impl Kind for IbenchKind {
-    fn name(&self) -> &'static str {
-        "ibench"
-    }
-    fn study_named(
-        &self,
-        name: &str,
-        matrix: &Matrix,
-        args: &StudyArgs,
-    ) -> Option<anyhow::Result<Study>> {
-        (name == STUDY).then(|| ibench_study(matrix, args).map(|study| Arc::new(study) as Study))
-    }
-    fn declare_flags(&self, command: clap::Command) -> clap::Command {
-        IbenchFlags::augment_args(command)
-    }
-    fn run_names(&self) -> Option<String> {
-        Some(format!("the insert benchmark is {STUDY}"))
-    }
-    fn listed(&self) -> Vec<(String, String)> {
-        vec![(
-            STUDY.to_string(),
-            "Mark Callaghan's insert benchmark: load, create indexes, inserts with deletes, then range/point queries beside rate-limited writers (--rows N per client, --time per step, --steps)".into(),
-        )]
-    }
-    fn layout(&self) -> Layout {
-        Layout {
-            tables: report::report_tables,
-            own_sections: |view| vec![report::ibench_section(view)],
-        }
-    }
-}
 
 // ibench's own flags on `run` (a plain comment: a doc comment would become `run`'s about).
 #[derive(Debug, Clone, Args)]
@@ -167,15 +154,11 @@ impl IbenchParams {
 }
 
 impl StudyKind for IbenchParams {
-    fn kind(&self) -> &'static str {
-        KIND.name()
-    }
-
     fn name(&self) -> &str {
         STUDY
     }
 
-    fn describe(&self) -> Description {
+    fn about(&self) -> About {
         let mut notes = vec![
             "the steps run in order, each on the tables the step before left, each client on a table of its own (pi1, pi2, …) as ibench runs one iibench.py per table; each repeat and client count runs the whole sequence on tables made afresh".to_string(),
         ];
@@ -191,23 +174,24 @@ impl StudyKind for IbenchParams {
                 .iter()
                 .map(|step| format!("{}: {}", step.name(), step.describe())),
         );
-        Description {
-            title: format!(
-                "Insert benchmark (ibench): {} rows per client's table; {}",
-                self.rows_per_table,
-                self.steps.join(", ")
-            ),
-            heading: None,
-            notes,
-        }
-    }
-
-    fn defaults(&self) -> Defaults {
-        Defaults {
-            repeat: 1,
-            repeat_fixed: true,
-            time: Some(DEFAULT_TIME),
-            ..Defaults::default()
+        let title = format!(
+            "Insert benchmark (ibench): {} rows per client's table; {}",
+            self.rows_per_table,
+            self.steps.join(", ")
+        );
+        About {
+            description: Description {
+                title,
+                heading: None,
+                notes,
+            },
+            defaults: Defaults {
+                repeat: 1,
+                repeat_fixed: true,
+                time: Some(DEFAULT_TIME),
+                ..Defaults::default()
+            },
+            ..About::new(KIND.name, "")
         }
     }
 

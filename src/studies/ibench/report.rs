@@ -13,25 +13,12 @@
 use super::statements::{POINT_KINDS, RANGE_KINDS};
 use super::steps::IbenchStep;
 use super::upkeep::size_of;
-use crate::console::TableStyle;
 use crate::measure::engine_counters;
-use crate::report::section::{Block, Cell, Section, Table};
 use crate::results::{CellRecord, OutcomeRecord};
 use crate::view::client_groups::cell_groups;
 use crate::view::efficiency::written_bytes;
+use crate::view::section::{Block, Cell, Section, Table};
 use crate::view::{Setup, View};
-
-/// ibench's report: its own section, then the run phases' tables per statement.
-pub fn report_tables(view: &View, style: TableStyle) -> String {
-    use crate::report::text::sections::*;
-    let mut out = crate::report::section::to_text(&ibench_section(view).blocks, style);
-    out.push('\n');
-    out.push_str(&scenario_tables(view, style));
-    out.push_str(&nodes_section(view, style));
-    out.push_str(&agents_section(view, style));
-    out.push_str(&warnings_section(view));
-    out
-}
 
 /// The base name of a query kind (`writers/insert` → `insert`).
 fn base(kind: &str) -> &str {

@@ -26,7 +26,7 @@ fn matrix_for(params: &IbenchParams, engines: &[Engine], threads: &[u32]) -> Mat
         threads: threads.to_vec(),
         ..Matrix::default()
     }
-    .completed(&params.defaults())
+    .completed(&params.about().defaults)
 }
 
 fn shape(params: &IbenchParams, steps: &[Step]) -> Vec<String> {
@@ -92,7 +92,7 @@ fn each_repeat_runs_the_whole_sequence_on_tables_made_afresh() {
         warmup_repeats: 1,
         ..Matrix::default()
     }
-    .completed(&params.defaults());
+    .completed(&params.about().defaults);
     let steps = params.steps_on_one_server(&matrix);
     let tables = Upkeep::CreateTables { clients: 4 }.number();
     let made: Vec<usize> = steps
@@ -147,7 +147,7 @@ fn load_and_index_end_when_done_the_others_after_the_time() {
         assert_eq!(run.pacing.stop.events_per_thread, None);
         assert_eq!(run.pacing.rate, None);
     }
-    let description = params.describe();
+    let description = params.about().description;
     assert!(description
         .title
         .starts_with("Insert benchmark (ibench): 1050 rows per client's table; l.i0, l.x, l.i1"));

@@ -29,10 +29,9 @@ use super::{Kind, StudyArgs};
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
-    run_phase_cells, CellLink, CellStep, Description, Matrix, RunPhase, Step, StepHost, Study,
-    StudyKind,
+    run_phase_cells, About, CellLink, CellStep, Description, Matrix, RunPhase, Step, StepHost,
+    Study, StudyKind,
 };
-use crate::report::text::Layout;
 use crate::results::{RunRecord, StepRecord};
 use crate::server::ConnectionSpec;
 use script::{Declared, Script, Settings, State};
@@ -40,39 +39,25 @@ use script::{Declared, Script, Settings, State};
 mod command;
 pub use command::{declarations, open_plain_state, run_command};
 
-pub struct LuaKind;
-pub const KIND: LuaKind = LuaKind;
-
-impl Kind for LuaKind {
-    fn name(&self) -> &'static str {
-        "lua"
-    }
-    fn study_named(
-        &self,
-        name: &str,
-        _matrix: &Matrix,
-        args: &StudyArgs,
-    ) -> Option<anyhow::Result<Study>> {
+/// The registry's entry: what the commands and the reports know of this kind.
+pub const KIND: Kind = Kind {
+    name: "lua",
+    study_named: |name, _matrix, args| {
         name.ends_with(".lua")
             .then(|| lua_study(name, args).map(|study| Arc::new(study) as Study))
-    }
-    fn run_names(&self) -> Option<String> {
-        Some("a sysbench Lua script is path/to/script.lua".into())
-    }
-    fn listed(&self) -> Vec<(String, String)> {
+    },
+    run_names: || Some("a sysbench Lua script is path/to/script.lua".into()),
+    listed: || {
         vec![(
             "SCRIPT.lua".into(),
             "a sysbench 1.0 Lua script, run unchanged (--option=value as sysbench spells them)"
                 .into(),
         )]
-    }
-    fn takes_groups(&self) -> bool {
-        true
-    }
-    fn layout(&self) -> Layout {
-        report::layout()
-    }
-}
+    },
+    takes_groups: true,
+    layout: report::LAYOUT,
+    ..Kind::NONE
+};
 
 /// A script study's choices; kept in the record with the script's text.
 #[derive(Debug, Clone, Serialize)]
@@ -316,27 +301,33 @@ impl LuaParams {
 }
 
 impl StudyKind for LuaParams {
-    fn kind(&self) -> &'static str {
-        KIND.name()
-    }
-
     fn name(&self) -> &str {
         &self.script
     }
 
-    fn describe(&self) -> Description {
-        let options: Vec<String> = self
-            .options
-            .iter()
-            .map(|(name, value)| format!("--{}={value}", name.replace('_', "-")))
-            .collect();
-        Description {
-            title: if options.is_empty() {
-                format!("sysbench script {}", self.script)
-            } else {
-                format!("sysbench script {} {}", self.script, options.join(" "))
+    fn about(&self) -> About {
+        About {
+            description: {
+                let options: Vec<String> = self
+                    .options
+                    .iter()
+                    .map(|(name, value)| format!("--{}={value}", name.replace('_', "-")))
+                    .collect();
+                Description {
+                    title: if options.is_empty() {
+                        format!("sysbench script {}", self.script)
+                    } else {
+                        format!("sysbench script {} {}", self.script, options.join(" "))
+                    },
+                    ..Description::default()
+                }
             },
-            ..Description::default()
+            crash_check: {
+                self.check
+                    .as_ref()
+                    .map(|command| format!("{}'s {command} command", self.script))
+            },
+            ..About::new(KIND.name, "")
         }
     }
 
@@ -384,12 +375,6 @@ impl StudyKind for LuaParams {
         }
         steps.extend(on_each(CLEANUP));
         steps
-    }
-
-    fn crash_check(&self) -> Option<String> {
-        self.check
-            .as_ref()
-            .map(|command| format!("{}'s {command} command", self.script))
     }
 
     /// The script's `--check` command after the restart: an error it raises is what it

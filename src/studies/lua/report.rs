@@ -7,28 +7,23 @@
 
 use std::collections::BTreeMap;
 
-use crate::console::TableStyle;
 use crate::measure::{decode_histogram, new_histogram};
-use crate::report::section::{Block, Cell, Section, Table};
-use crate::report::text::{Layout, ANY_KIND};
 use crate::results::{CellRecord, OutcomeRecord};
+use crate::view::layout::{Layout, Part};
+use crate::view::section::{Block, Cell, Section, Table};
 use crate::view::{Setup, View};
 
-pub fn layout() -> Layout {
-    Layout {
-        tables: report_tables,
-        own_sections: |view| vec![statements_section(view)],
-    }
-}
-
-fn report_tables(view: &View, style: TableStyle) -> String {
-    let mut out = (ANY_KIND.tables)(view, style);
-    out.push_str(&crate::report::section::to_text(
-        &statements_section(view).blocks,
-        style,
-    ));
-    out
-}
+pub const LAYOUT: Layout = Layout {
+    parts: &[
+        Part::Phases,
+        Part::Nodes,
+        Part::Agents,
+        Part::Status,
+        Part::Warnings,
+        Part::Own,
+    ],
+    own_sections: |view| vec![statements_section(view)],
+};
 
 /// Per set-up and thread count, one row per statement: its rate (median of the repeats),
 /// p50/p95/p99 and the errors it met.
@@ -98,7 +93,7 @@ pub fn statements_section(view: &View) -> Section {
                     .join(", ")
             };
             table.rows.push(vec![
-                Cell::text(crate::report::text::sections::shorten(name, 80)),
+                Cell::text(crate::view::section::shorten(name, 80)),
                 Cell::figure(format!("{median:.0}")),
                 Cell::figure(quantile(0.50)),
                 Cell::figure(quantile(0.95)),

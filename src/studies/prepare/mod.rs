@@ -6,43 +6,27 @@ use serde::Serialize;
 use std::sync::Arc;
 
 use super::sysbench::sbtest;
-use super::Kind;
-use crate::console::TableStyle;
+use super::{Kind, StudyArgs};
 use crate::driver::Workload;
 use crate::engine::Engine;
-use crate::load::LoadArgs;
-use crate::plan::{CellLink, CellStep, Description, Matrix, Plan, Step, StudyKind};
-use crate::report::text::Layout;
+use crate::plan::{About, CellLink, CellStep, Matrix, Step, Study, StudyKind};
 use crate::results::RunRecord;
 use crate::scenario::TableSet;
-use crate::view::View;
+use crate::view::layout::{Layout, Part};
 
 /// `enginebench prepare sbtest`, as the record names it.
 pub const PREPARE_STUDY: &str = "prepare-sbtest";
 /// Its title.
 pub const PREPARE_TITLE: &str = "sysbench's tables prepared";
 
-/// The record's kind, and the registry's entry.
-pub struct PrepareKind;
-pub const KIND: PrepareKind = PrepareKind;
-
-impl Kind for PrepareKind {
-    fn name(&self) -> &'static str {
-        "prepare"
-    }
-    fn layout(&self) -> Layout {
-        Layout::tables(report_tables)
-    }
-}
-
-/// What `prepare` did: the load, the tables' footprint, and how the run ended.
-fn report_tables(view: &View, style: TableStyle) -> String {
-    use crate::report::text::sections::*;
-    let mut out = loads_section(view, style);
-    out.push_str(&footprint_section(view, style));
-    out.push_str(&status_lines(view));
-    out
-}
+/// The registry's entry: what the commands and the reports know of this kind.
+pub const KIND: Kind = Kind {
+    name: "prepare",
+    command: "prepare",
+    study_named: |what, matrix, args| Some(prepare_study(what, matrix, args)),
+    layout: Layout::of(&[Part::Loads, Part::Footprint, Part::Status]),
+    ..Kind::NONE
+};
 
 /// `prepare sbtest`'s choices; kept in the record with how the tables were loaded.
 #[derive(Debug, Clone, Serialize)]
@@ -52,54 +36,38 @@ pub struct PrepareParams {
     pub engine: Engine,
 }
 
-/// `enginebench prepare sbtest`'s plan: the tables on `engine`, filled as `load` says, rows
-/// drawn from `seed`.
-pub fn plan_prepare_sbtest(
-    tables: u32,
-    table_size: u64,
-    engine: Engine,
-    seed: u64,
-    load: LoadArgs,
-) -> Plan {
-    let matrix = Matrix {
-        engines: vec![engine],
-        seed,
-        load,
-        ..Matrix::default()
-    };
-    Plan::new(
-        Arc::new(PrepareParams {
-            tables,
-            table_size,
-            engine,
-        }),
-        &matrix,
-    )
+/// `enginebench prepare WHAT`'s study: sbtest's `tables` tables of `table_size` rows
+/// (the command's parameters) on the matrix's one engine.
+fn prepare_study(what: &str, matrix: &Matrix, args: &StudyArgs) -> anyhow::Result<Study> {
+    if what != "sbtest" {
+        anyhow::bail!("unknown table set '{what}': `enginebench prepare` knows sbtest");
+    }
+    let missing =
+        |name: &str| anyhow::anyhow!("`prepare sbtest` was given no {name} (a bug in enginebench)");
+    Ok(Arc::new(PrepareParams {
+        tables: args.parameter("tables")?.ok_or_else(|| missing("tables"))?,
+        table_size: args
+            .parameter("table_size")?
+            .ok_or_else(|| missing("table_size"))?,
+        engine: *matrix.engines.first().ok_or_else(|| missing("engine"))?,
+    }))
 }
 
 impl StudyKind for PrepareParams {
-    fn kind(&self) -> &'static str {
-        KIND.name()
-    }
-
     fn name(&self) -> &str {
         PREPARE_STUDY
     }
 
-    fn describe(&self) -> Description {
-        Description {
-            title: PREPARE_TITLE.into(),
-            ..Description::default()
+    fn about(&self) -> About {
+        About {
+            // Tables prepared earlier are replaced, not refused.
+            reusable_table: |name| sbtest::is_table(name),
+            ..About::new(KIND.name, PREPARE_TITLE)
         }
     }
 
     fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix) {
         super::record_parameters(record, self, matrix, &["load_plan"]);
-    }
-
-    /// Tables prepared earlier are replaced, not refused.
-    fn reusable_table(&self, name: &str) -> bool {
-        sbtest::is_table(name)
     }
 
     /// Prepared tables are the point of this command: keep them.

@@ -15,18 +15,16 @@ use anyhow::bail;
 use serde::Serialize;
 use std::sync::Arc;
 
-use super::Kind;
-use crate::console::TableStyle;
+use super::{Kind, StudyArgs};
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
-    run_phase_cells, CellLink, CellStep, Defaults, Description, Matrix, Pacing, PhaseTopology,
-    Plan, RunPhase, Step, StepHost, StudyKind,
+    run_phase_cells, About, CellLink, CellStep, Defaults, Description, Matrix, Pacing,
+    PhaseTopology, RunPhase, Step, StepHost, Study, StudyKind,
 };
-use crate::report::text::Layout;
 use crate::results::RunRecord;
 use crate::scenario::StatementClass;
-use crate::view::View;
+use crate::view::layout::{Layout, Part};
 
 /// The name a replay's record carries.
 pub const REPLAY_STUDY: &str = "replay";
@@ -36,34 +34,17 @@ pub const REPLAY_STUDY: &str = "replay";
 const LOAD_SNAPSHOT: usize = 0;
 const AFTER_CELL: usize = 1;
 
-/// The record's kind, and the registry's entry.
-pub struct ReplayKind;
-pub const KIND: ReplayKind = ReplayKind;
-
-impl Kind for ReplayKind {
-    fn name(&self) -> &'static str {
-        "replay"
-    }
-    fn layout(&self) -> Layout {
-        Layout {
-            tables: report_tables,
-            own_sections: |view| tables::replay_section(view).into_iter().collect(),
-        }
-    }
-}
-
-/// A replay's report: each captured statement kind here against there, then agents, the
-/// run's status and warnings.
-fn report_tables(view: &View, style: TableStyle) -> String {
-    use crate::report::text::sections::*;
-    let mut out = tables::replay_section(view)
-        .map(|section| crate::report::section::to_text(&section.blocks, style))
-        .unwrap_or_default();
-    out.push_str(&agents_section(view, style));
-    out.push_str(&status_lines(view));
-    out.push_str(&warnings_section(view));
-    out
-}
+/// The registry's entry: what the commands and the reports know of this kind.
+pub const KIND: Kind = Kind {
+    name: "replay",
+    command: "replay",
+    study_named: |file, matrix, args| Some(replay_study(file, matrix, args)),
+    layout: Layout {
+        parts: &[Part::Own, Part::Agents, Part::Status, Part::Warnings],
+        own_sections: |view| tables::replay_section(view).into_iter().collect(),
+    },
+    ..Kind::NONE
+};
 
 /// A replay's capture and choices; the choices are kept in the record.
 #[derive(Debug, Clone, Serialize)]
@@ -88,15 +69,14 @@ pub struct ReplayParams {
     pub script: std::sync::Arc<crate::capture::ReplayScript>,
 }
 
-/// `enginebench replay`'s plan: the capture read (refused when it holds nothing to
+/// `enginebench replay FILE`'s study: the capture read (refused when it holds nothing to
 /// replay), its snapshot loaded and replayed on each of the matrix's engines (and builds),
-/// every repeat from the snapshot again.
-pub fn plan_replay(
-    file: &std::path::Path,
-    matrix: &Matrix,
-    speed: Option<f64>,
-    database: Option<String>,
-) -> anyhow::Result<Plan> {
+/// every repeat from the snapshot again; `speed` (a factor on the captured pace; none: as
+/// fast as it goes) and `database` (where the snapshot goes) are the command's parameters.
+fn replay_study(file: &str, matrix: &Matrix, args: &StudyArgs) -> anyhow::Result<Study> {
+    let speed: Option<f64> = args.parameter("speed")?;
+    let database: Option<String> = args.parameter("database")?;
+    let file = std::path::Path::new(file);
     let capture = crate::capture::read(file)?;
     let script = crate::capture::ReplayScript::of(&capture);
     if script.connections.is_empty() {
@@ -126,18 +106,15 @@ pub fn plan_replay(
         })
         .unwrap_or_default();
     let database = database.or(captured);
-    Ok(Plan::new(
-        Arc::new(ReplayParams {
-            file: file.display().to_string(),
-            speed,
-            database,
-            renamed_from,
-            naming_captured,
-            capture: std::sync::Arc::new(capture),
-            script: std::sync::Arc::new(script),
-        }),
-        matrix,
-    ))
+    Ok(Arc::new(ReplayParams {
+        file: file.display().to_string(),
+        speed,
+        database,
+        renamed_from,
+        naming_captured,
+        capture: std::sync::Arc::new(capture),
+        script: std::sync::Arc::new(script),
+    }))
 }
 
 /// Why a replayed cell is not comparable with the others: ROLLBACKs its engine did not
@@ -183,50 +160,50 @@ fn names_database(sql: &str, database: &str) -> bool {
 }
 
 impl StudyKind for ReplayParams {
-    fn kind(&self) -> &'static str {
-        KIND.name()
-    }
-
     fn name(&self) -> &str {
         REPLAY_STUDY
     }
 
-    fn describe(&self) -> Description {
-        let mut notes = Vec::new();
-        if let (Some(database), Some(captured)) = (&self.database, &self.renamed_from) {
-            notes.push(format!(
-                "the captured database {captured} is replayed as {database}: the snapshot loads into {database}, and connections that chose {captured} or USE it get {database}"
-            ));
-            if !self.naming_captured.is_empty() {
-                notes.push(format!(
-                    "{} statement kind(s) name {captured} explicitly and run as written, against {captured} on that server (first: {})",
-                    self.naming_captured.len(),
-                    self.naming_captured[0]
-                ));
-            }
-        }
-        Description {
-            title: format!(
-                "{} replayed: {} connection(s), {} command(s), {}",
-                self.file,
-                self.script.connections.len(),
-                self.script.commands(),
-                self.speed
-                    .map_or("as fast as possible".to_string(), |s| format!(
-                        "at {s}× the captured pace"
-                    ))
-            ),
-            heading: None,
-            notes,
-        }
-    }
-
-    /// One worker per captured connection, each ending with its script.
-    fn defaults(&self) -> Defaults {
-        Defaults {
-            threads: vec![self.script.connections.len().max(1) as u32],
-            time: None,
-            ..Defaults::default()
+    fn about(&self) -> About {
+        About {
+            description: {
+                let mut notes = Vec::new();
+                if let (Some(database), Some(captured)) = (&self.database, &self.renamed_from) {
+                    notes.push(format!(
+                        "the captured database {captured} is replayed as {database}: the snapshot loads into {database}, and connections that chose {captured} or USE it get {database}"
+                    ));
+                    if !self.naming_captured.is_empty() {
+                        notes.push(format!(
+                            "{} statement kind(s) name {captured} explicitly and run as written, against {captured} on that server (first: {})",
+                            self.naming_captured.len(),
+                            self.naming_captured[0]
+                        ));
+                    }
+                }
+                Description {
+                    title: format!(
+                        "{} replayed: {} connection(s), {} command(s), {}",
+                        self.file,
+                        self.script.connections.len(),
+                        self.script.commands(),
+                        self.speed
+                            .map_or("as fast as possible".to_string(), |s| format!(
+                                "at {s}× the captured pace"
+                            ))
+                    ),
+                    heading: None,
+                    notes,
+                }
+            },
+            // One worker per captured connection, each ending with its script.
+            defaults: {
+                Defaults {
+                    threads: vec![self.script.connections.len().max(1) as u32],
+                    time: None,
+                    ..Defaults::default()
+                }
+            },
+            ..About::new(KIND.name, "")
         }
     }
 

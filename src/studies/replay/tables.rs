@@ -3,8 +3,8 @@
 //! errors and latency, the mismatches with their first example, snapshots that did not load
 //! and the capture's warnings.
 
-use crate::report::section::{Block, Cell, Section, Table};
-use crate::report::text::sections::shorten;
+use crate::view::section::shorten;
+use crate::view::section::{Block, Cell, Section, Table};
 use crate::view::View;
 
 /// The replay's section; None for a record without a replay.

@@ -14,34 +14,22 @@ pub use workload::FileWorkload;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-use super::{Kind, StudyArgs};
-use crate::console::TableStyle;
+use super::Kind;
 use crate::driver::{StopCondition, Workload};
 use crate::engine::Engine;
 use crate::plan::{
-    CellLink, CellStep, Defaults, Description, Matrix, Pacing, PhaseTopology, RunPhase, Step,
-    Study, StudyKind,
+    About, CellLink, CellStep, Defaults, Description, Matrix, Pacing, PhaseTopology, RunPhase,
+    Step, StudyKind,
 };
-use crate::report::text::Layout;
 use crate::results::RunRecord;
 use crate::scenario::file::{Phase, Scenario};
 use crate::scenario::{StatementClass, TableSet, BUILTIN_FILES};
-use crate::view::View;
+use crate::view::layout::{Layout, Part};
 
-/// The record's kind, and the registry's entry.
-pub struct ScenarioKind;
-pub const KIND: ScenarioKind = ScenarioKind;
-
-impl Kind for ScenarioKind {
-    fn name(&self) -> &'static str {
-        "scenario"
-    }
-    fn study_named(
-        &self,
-        name: &str,
-        matrix: &Matrix,
-        args: &StudyArgs,
-    ) -> Option<anyhow::Result<Study>> {
+/// The registry's entry: what the commands and the reports know of this kind.
+pub const KIND: Kind = Kind {
+    name: "scenario",
+    study_named: |name, matrix, args| {
         if let Some((builtin, text)) = BUILTIN_FILES.iter().find(|(b, _)| *b == name) {
             return Some(scenario_study(
                 text,
@@ -61,15 +49,13 @@ impl Kind for ScenarioKind {
             );
         }
         None
-    }
-    fn run_names(&self) -> Option<String> {
+    },
+    run_names: || {
         let names: Vec<&str> = BUILTIN_FILES.iter().map(|(name, _)| *name).collect();
         Some(format!("the built-in studies are {}", names.join(", ")))
-    }
-    fn layout(&self) -> Layout {
-        Layout::tables(report_tables)
-    }
-    fn listed(&self) -> Vec<(String, String)> {
+    },
+    layout: Layout::of(&[Part::Phases, Part::Nodes, Part::Agents]),
+    listed: || {
         BUILTIN_FILES
             .iter()
             .map(|(name, text)| {
@@ -86,17 +72,9 @@ impl Kind for ScenarioKind {
                 )
             })
             .collect()
-    }
-}
-
-/// A scenario's report: its run phases (and loads, sequences, DDL), then nodes and agents.
-fn report_tables(view: &View, style: TableStyle) -> String {
-    use crate::report::text::sections::*;
-    let mut out = scenario_tables(view, style);
-    out.push_str(&nodes_section(view, style));
-    out.push_str(&agents_section(view, style));
-    out
-}
+    },
+    ..Kind::NONE
+};
 
 /// A scenario file's run, with what the command line changed.
 #[derive(Debug, Clone)]
@@ -130,36 +108,43 @@ const RECORDED: &[&str] = &[
 ];
 
 impl StudyKind for ScenarioStudy {
-    fn kind(&self) -> &'static str {
-        KIND.name()
-    }
-
     fn name(&self) -> &str {
         &self.scenario.name
     }
 
-    fn describe(&self) -> Description {
-        Description {
-            title: self.scenario.title.clone(),
-            heading: Some(format!("{}: {}", self.origin, self.scenario.title)),
-            notes: Vec::new(),
-        }
-    }
-
-    /// The file's engines (MyISAM and InnoDB when it names none) and repeats; each run
-    /// phase says its own threads and length.
-    fn defaults(&self) -> Defaults {
-        Defaults {
-            engines: if self.scenario.engines.is_empty() {
-                vec![Engine::MyIsam, Engine::InnoDb]
-            } else {
-                self.scenario.engines.clone()
+    fn about(&self) -> About {
+        About {
+            description: {
+                Description {
+                    title: self.scenario.title.clone(),
+                    heading: Some(format!("{}: {}", self.origin, self.scenario.title)),
+                    notes: Vec::new(),
+                }
             },
-            threads: Vec::new(),
-            repeat: self.scenario.repeat,
-            repeat_fixed: self.scenario.repeat_fixed,
-            time: None,
-            crash: Vec::new(),
+            // The file's engines (MyISAM and InnoDB when it names none) and repeats; each run
+            // phase says its own threads and length.
+            defaults: {
+                Defaults {
+                    engines: if self.scenario.engines.is_empty() {
+                        vec![Engine::MyIsam, Engine::InnoDb]
+                    } else {
+                        self.scenario.engines.clone()
+                    },
+                    threads: Vec::new(),
+                    repeat: self.scenario.repeat,
+                    repeat_fixed: self.scenario.repeat_fixed,
+                    time: None,
+                    crash: Vec::new(),
+                }
+            },
+            crash_check: {
+                match self.scenario.check.len() {
+                    0 => None,
+                    1 => Some("the scenario's check query".into()),
+                    n => Some(format!("the scenario's {n} check queries")),
+                }
+            },
+            ..About::new(KIND.name, "")
         }
     }
 
@@ -229,14 +214,6 @@ impl StudyKind for ScenarioStudy {
 
     fn describe_step(&self, step: &Step, _matrix: &Matrix) -> String {
         steps::describe_scenario_step(&self.scenario, step)
-    }
-
-    fn crash_check(&self) -> Option<String> {
-        match self.scenario.check.len() {
-            0 => None,
-            1 => Some("the scenario's check query".into()),
-            n => Some(format!("the scenario's {n} check queries")),
-        }
     }
 
     /// Each `check` query on the engine's database: every row it returns is something

@@ -10,9 +10,8 @@
 
 use std::fmt::Write;
 
-use crate::report::formats::{Format, ReportInput};
-use crate::report::text::sections::not_comparable_section;
 use crate::results::{CellRecord, OutcomeRecord};
+use crate::view::format::{not_comparable_section, Format, ReportInput};
 use crate::view::{CellFigures, View};
 
 /// `--format sysbench`: sysbench's own report, per cell.

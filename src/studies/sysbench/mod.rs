@@ -23,7 +23,6 @@ pub mod intervals;
 pub mod oltp;
 pub mod said;
 pub mod sbtest;
-mod tables;
 mod workload;
 
 pub use flags::OltpArgs;
@@ -33,33 +32,21 @@ use clap::{Args, FromArgMatches};
 use serde::Serialize;
 use std::sync::Arc;
 
-use super::{GroupArg, Kind, StudyArgs};
-use crate::console::TableStyle;
+use super::{GroupArg, Kind};
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
-    run_phase_cells, CellLink, CellStep, Description, Matrix, RunPhase, Step, Study, StudyKind,
+    run_phase_cells, About, CellLink, CellStep, Matrix, RunPhase, Step, Study, StudyKind,
 };
-use crate::report::text::Layout;
 use crate::results::RunRecord;
 use crate::scenario::TableSet;
-use crate::view::View;
+use crate::view::layout::{Layout, Part};
 use oltp::{OltpKind, OltpOptions};
 
-/// The record's kind, and the registry's entry.
-pub struct SysbenchKind;
-pub const KIND: SysbenchKind = SysbenchKind;
-
-impl Kind for SysbenchKind {
-    fn name(&self) -> &'static str {
-        "sysbench"
-    }
-    fn study_named(
-        &self,
-        name: &str,
-        _matrix: &Matrix,
-        args: &StudyArgs,
-    ) -> Option<anyhow::Result<Study>> {
+/// The registry's entry: what the commands and the reports know of this kind.
+pub const KIND: Kind = Kind {
+    name: "sysbench",
+    study_named: |name, _matrix, args| {
         let workload = OltpKind::from_name(name)?;
         let options = OltpArgs::from_arg_matches(&args.flags).map(|flags| flags.options());
         Some(
@@ -69,14 +56,10 @@ impl Kind for SysbenchKind {
                 .and_then(|study| study.with_groups(&args.groups))
                 .map(|study| Arc::new(study) as Study),
         )
-    }
-    fn takes_groups(&self) -> bool {
-        true
-    }
-    fn declare_flags(&self, command: clap::Command) -> clap::Command {
-        OltpArgs::augment_args(command)
-    }
-    fn run_names(&self) -> Option<String> {
+    },
+    takes_groups: true,
+    declare_flags: |command| OltpArgs::augment_args(command),
+    run_names: || {
         Some(format!(
             "the sysbench workloads {}",
             OltpKind::ALL
@@ -85,31 +68,22 @@ impl Kind for SysbenchKind {
                 .collect::<Vec<_>>()
                 .join(", ")
         ))
-    }
-    fn layout(&self) -> Layout {
-        Layout::tables(report_tables)
-    }
-    fn formats(&self) -> &'static [&'static dyn crate::report::formats::Format] {
-        &[&format::FORMAT]
-    }
-    fn listed(&self) -> Vec<(String, String)> {
+    },
+    layout: Layout::of(&[
+        Part::Transactions,
+        Part::Nodes,
+        Part::Agents,
+        Part::Warnings,
+    ]),
+    formats: &[&format::FORMAT],
+    listed: || {
         OltpKind::ALL
             .iter()
             .map(|kind| (kind.name().to_string(), kind.title()))
             .collect()
-    }
-}
-
-/// A sysbench workload's report: sysbench's figures per set-up, then nodes, agents and
-/// warnings.
-fn report_tables(view: &View, style: TableStyle) -> String {
-    use crate::report::text::sections::*;
-    let mut out = tables::sysbench_tables(view, style);
-    out.push_str(&nodes_section(view, style));
-    out.push_str(&agents_section(view, style));
-    out.push_str(&warnings_section(view));
-    out
-}
+    },
+    ..Kind::NONE
+};
 
 /// A sysbench workload's run: the workload and its sysbench options; kept in the record
 /// with the matrix's values sysbench users read.
@@ -213,18 +187,15 @@ impl OltpParams {
 }
 
 impl StudyKind for OltpParams {
-    fn kind(&self) -> &'static str {
-        KIND.name()
-    }
-
     fn name(&self) -> &str {
         self.workload.name()
     }
 
-    fn describe(&self) -> Description {
-        Description {
-            title: self.workload.title(),
-            ..Description::default()
+    fn about(&self) -> About {
+        About {
+            // Tables prepared earlier (by sysbench or `enginebench prepare`) are the input.
+            reusable_table: |name| sbtest::is_table(name),
+            ..About::new(KIND.name, self.workload.title())
         }
     }
 
@@ -261,11 +232,6 @@ impl StudyKind for OltpParams {
             }),
             ..RunPhase::of_matrix(self.name(), matrix, "events")
         }
-    }
-
-    /// Tables prepared earlier (by sysbench or `enginebench prepare`) are the input.
-    fn reusable_table(&self, name: &str) -> bool {
-        sbtest::is_table(name)
     }
 
     fn tables(&self, engine: Engine, matrix: &Matrix) -> TableSet {

@@ -16,78 +16,48 @@ use clap::{Args, FromArgMatches};
 use serde::Serialize;
 use std::sync::Arc;
 
+use super::OWN_THEN_PHASES;
 use super::{Kind, StudyArgs};
-use crate::console::TableStyle;
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
-    run_phase_cells, CellLink, CellStep, Description, Matrix, RunPhase, Step, StepHost, Study,
-    StudyKind,
+    run_phase_cells, About, CellLink, CellStep, Matrix, RunPhase, Step, StepHost, Study, StudyKind,
 };
-use crate::report::section::{Block, Cell, Section, Table};
-use crate::report::text::Layout;
 use crate::results::RunRecord;
 use crate::results::StepRecord;
 use crate::scenario::{StatementClass, TableSet};
+use crate::view::layout::Layout;
+use crate::view::section::{Block, Cell, Section, Table};
 use crate::view::{Setup, View};
 
 mod report;
 use report::tpcc_section;
 
-/// The record's kind, and the registry's entry.
-pub struct TpccKind;
-pub const KIND: TpccKind = TpccKind;
-
 /// The name `enginebench run` takes.
 pub const STUDY: &str = "tpcc";
 
-impl Kind for TpccKind {
-    fn name(&self) -> &'static str {
-        "tpcc"
-    }
-    fn study_named(
-        &self,
-        name: &str,
-        _matrix: &Matrix,
-        args: &StudyArgs,
-    ) -> Option<anyhow::Result<Study>> {
+/// The registry's entry: what the commands and the reports know of this kind.
+pub const KIND: Kind = Kind {
+    name: "tpcc",
+    study_named: |name, _matrix, args| {
         (name == STUDY).then(|| tpcc_study(args).map(|study| Arc::new(study) as Study))
-    }
-    fn declare_flags(&self, command: clap::Command) -> clap::Command {
-        TpccFlags::augment_args(command)
-    }
-    fn run_names(&self) -> Option<String> {
-        Some(format!("TPC-C is {STUDY}"))
-    }
-    fn listed(&self) -> Vec<(String, String)> {
+    },
+    declare_flags: |command| TpccFlags::augment_args(command),
+    run_names: || Some(format!("TPC-C is {STUDY}")),
+    listed: || {
         vec![(
             STUDY.to_string(),
             "TPC-C: 9 tables, 5 transactions, consistency checked after each cell (--warehouses N)"
                 .into(),
         )]
-    }
-    fn takes_groups(&self) -> bool {
-        true
-    }
-    fn layout(&self) -> Layout {
-        Layout {
-            tables: report_tables,
-            own_sections: |view| vec![tpcc_section(view)],
-        }
-    }
-}
-
-/// TPC-C's report: its own section, then the run phase's tables per statement.
-fn report_tables(view: &View, style: TableStyle) -> String {
-    use crate::report::text::sections::*;
-    let mut out = crate::report::section::to_text(&tpcc_section(view).blocks, style);
-    out.push('\n');
-    out.push_str(&scenario_tables(view, style));
-    out.push_str(&nodes_section(view, style));
-    out.push_str(&agents_section(view, style));
-    out.push_str(&warnings_section(view));
-    out
-}
+    },
+    takes_groups: true,
+    layout: Layout {
+        parts: OWN_THEN_PHASES,
+        own_sections: |view| vec![tpcc_section(view)],
+    },
+    ..Kind::NONE
+};
 
 /// The transaction mix's weights, in the order New-Order, Payment, Order-Status, Delivery,
 /// Stock-Level.
@@ -270,27 +240,26 @@ const MAIN_GROUP: &str = "terminals";
 const CHECK: usize = 0;
 
 impl StudyKind for TpccParams {
-    fn kind(&self) -> &'static str {
-        KIND.name()
-    }
-
     fn name(&self) -> &str {
         STUDY
     }
 
-    fn describe(&self) -> Description {
-        Description {
-            title: format!(
-                "TPC-C, {} warehouse(s), mix {}{}",
-                self.warehouses,
-                self.mix.0.map(|w| w.to_string()).join("/"),
-                if self.think {
-                    ", keying and think times"
-                } else {
-                    ", no wait"
-                }
-            ),
-            ..Description::default()
+    fn about(&self) -> About {
+        About {
+            crash_check: { Some("TPC-C's consistency conditions 1-4".into()) },
+            ..About::new(
+                KIND.name,
+                format!(
+                    "TPC-C, {} warehouse(s), mix {}{}",
+                    self.warehouses,
+                    self.mix.0.map(|w| w.to_string()).join("/"),
+                    if self.think {
+                        ", keying and think times"
+                    } else {
+                        ", no wait"
+                    }
+                ),
+            )
         }
     }
 
@@ -389,10 +358,6 @@ impl StudyKind for TpccParams {
             Box::new(terminals(self.mix, link.seed)),
             beside,
         )))
-    }
-
-    fn crash_check(&self) -> Option<String> {
-        Some("TPC-C's consistency conditions 1-4".into())
     }
 
     /// TPC-C's own durability test (clause 3.5.3) checks the consistency conditions
@@ -522,7 +487,7 @@ mod tests {
         let params = flags(&["--mix", "50,40,4,3,3", "--warehouses", "2"]).unwrap();
         assert_eq!(params.mix, Mix([50, 40, 4, 3, 3]));
         assert_eq!(params.warehouses, 2);
-        assert!(params.describe().title.contains("mix 50/40/4/3/3"));
+        assert!(params.about().description.title.contains("mix 50/40/4/3/3"));
         let err = flags(&["--mix", "1,2"]).unwrap_err().to_string();
         assert!(err.contains("five weights"), "{err}");
         assert_eq!(flags(&[]).unwrap().mix, Mix::STANDARD);
@@ -541,7 +506,7 @@ mod tests {
             repeat: Some(1),
             ..Matrix::default()
         }
-        .completed(&params.defaults());
+        .completed(&params.about().defaults);
         let steps = params.steps_on_one_server(&matrix);
         assert_eq!(steps.len(), 2 * (1 + 2 * 2));
         for pair in steps.windows(2) {

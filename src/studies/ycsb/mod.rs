@@ -27,56 +27,42 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::OWN_THEN_PHASES;
 use super::{Kind, StudyArgs};
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
-    run_phase_cells, CellLink, CellStep, Defaults, Description, Matrix, RunPhase, Step, Study,
-    StudyKind,
+    run_phase_cells, About, CellLink, CellStep, Defaults, Description, Matrix, RunPhase, Step,
+    Study, StudyKind,
 };
-use crate::report::text::Layout;
 use crate::results::RunRecord;
 use crate::scenario::{StatementClass, TableSet};
+use crate::view::layout::Layout;
 use settings::{Choices, NamedWorkload};
-
-/// The record's kind, and the registry's entry.
-pub struct YcsbKind;
-pub const KIND: YcsbKind = YcsbKind;
 
 /// The name `enginebench run` takes.
 pub const STUDY: &str = "ycsb";
 
-impl Kind for YcsbKind {
-    fn name(&self) -> &'static str {
-        "ycsb"
-    }
-    fn study_named(
-        &self,
-        name: &str,
-        matrix: &Matrix,
-        args: &StudyArgs,
-    ) -> Option<anyhow::Result<Study>> {
+/// The registry's entry: what the commands and the reports know of this kind.
+pub const KIND: Kind = Kind {
+    name: "ycsb",
+    study_named: |name, matrix, args| {
         (name == STUDY).then(|| ycsb_study(matrix, args).map(|study| Arc::new(study) as Study))
-    }
-    fn declare_flags(&self, command: clap::Command) -> clap::Command {
-        YcsbFlags::augment_args(command)
-    }
-    fn run_names(&self) -> Option<String> {
-        Some(format!("YCSB is {STUDY}"))
-    }
-    fn listed(&self) -> Vec<(String, String)> {
+    },
+    declare_flags: |command| YcsbFlags::augment_args(command),
+    run_names: || Some(format!("YCSB is {STUDY}")),
+    listed: || {
         vec![(
-            STUDY.to_string(),
-            "YCSB's core workloads a-f as its JDBC binding sends them (--workload a,b, --record-count N, -p key=value, --properties FILE)".into(),
-        )]
-    }
-    fn layout(&self) -> Layout {
-        Layout {
-            tables: report::report_tables,
-            own_sections: |view| vec![report::ycsb_section(view)],
-        }
-    }
-}
+                STUDY.to_string(),
+                "YCSB's core workloads a-f as its JDBC binding sends them (--workload a,b, --record-count N, -p key=value, --properties FILE)".into(),
+            )]
+    },
+    layout: Layout {
+        parts: OWN_THEN_PHASES,
+        own_sections: |view| vec![report::ycsb_section(view)],
+    },
+    ..Kind::NONE
+};
 
 // YCSB's own flags on `run` (a plain comment: a doc comment would become `run`'s about).
 #[derive(Debug, Clone, Args)]
@@ -176,61 +162,61 @@ impl YcsbParams {
 }
 
 impl StudyKind for YcsbParams {
-    fn kind(&self) -> &'static str {
-        KIND.name()
-    }
-
     fn name(&self) -> &str {
         STUDY
     }
 
-    fn describe(&self) -> Description {
-        let loaded = self.loaded();
-        let names: Vec<&str> = self.workloads.iter().map(|w| w.name.as_str()).collect();
-        let mut notes = Vec::new();
-        let inserting: Vec<&str> = self
-            .workloads
-            .iter()
-            .filter(|w| w.inserts())
-            .map(|w| w.name.as_str())
-            .collect();
-        if !inserting.is_empty() {
-            notes.push(format!(
-                "{} insert rows: they run after the others, and each of their cells after one that inserted runs on usertable loaded afresh (YCSB's docs: run d last, reload before e)",
-                inserting.join(" and ")
-            ));
-        }
-        Description {
-            title: format!(
-                "YCSB {}: {} records of {} fields x {} bytes, {}",
-                names.join(", "),
-                loaded.record_count,
-                loaded.field_count,
-                loaded.field_length_bytes,
-                self.workloads
+    fn about(&self) -> About {
+        About {
+            description: {
+                let loaded = self.loaded();
+                let names: Vec<&str> = self.workloads.iter().map(|w| w.name.as_str()).collect();
+                let mut notes = Vec::new();
+                let inserting: Vec<&str> = self
+                    .workloads
                     .iter()
-                    .map(|w| format!("{} {}", w.name, mix(&w.workload)))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
-            heading: None,
-            notes,
-        }
-    }
-
-    fn defaults(&self) -> Defaults {
-        // operationcount ends a cell; otherwise YCSB's maxexecutiontime, the matrix's time.
-        let counted = self
-            .workloads
-            .iter()
-            .all(|w| w.workload.operation_count > 0);
-        Defaults {
-            time: if counted {
-                None
-            } else {
-                Defaults::default().time
+                    .filter(|w| w.inserts())
+                    .map(|w| w.name.as_str())
+                    .collect();
+                if !inserting.is_empty() {
+                    notes.push(format!(
+                        "{} insert rows: they run after the others, and each of their cells after one that inserted runs on usertable loaded afresh (YCSB's docs: run d last, reload before e)",
+                        inserting.join(" and ")
+                    ));
+                }
+                Description {
+                    title: format!(
+                        "YCSB {}: {} records of {} fields x {} bytes, {}",
+                        names.join(", "),
+                        loaded.record_count,
+                        loaded.field_count,
+                        loaded.field_length_bytes,
+                        self.workloads
+                            .iter()
+                            .map(|w| format!("{} {}", w.name, mix(&w.workload)))
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ),
+                    heading: None,
+                    notes,
+                }
             },
-            ..Defaults::default()
+            defaults: {
+                // operationcount ends a cell; otherwise YCSB's maxexecutiontime, the matrix's time.
+                let counted = self
+                    .workloads
+                    .iter()
+                    .all(|w| w.workload.operation_count > 0);
+                Defaults {
+                    time: if counted {
+                        None
+                    } else {
+                        Defaults::default().time
+                    },
+                    ..Defaults::default()
+                }
+            },
+            ..About::new(KIND.name, "")
         }
     }
 

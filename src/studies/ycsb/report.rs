@@ -6,21 +6,8 @@
 //! Owns: the YCSB section's wording and columns. Must not know how a run was made.
 
 use super::statements::{ycsb_name, KINDS};
-use crate::console::TableStyle;
-use crate::report::section::{Block, Cell, Section, Table};
+use crate::view::section::{Block, Cell, Section, Table};
 use crate::view::{Setup, View};
-
-/// YCSB's report: its own section, then the run phases' tables per statement.
-pub fn report_tables(view: &View, style: TableStyle) -> String {
-    use crate::report::text::sections::*;
-    let mut out = crate::report::section::to_text(&ycsb_section(view).blocks, style);
-    out.push('\n');
-    out.push_str(&scenario_tables(view, style));
-    out.push_str(&nodes_section(view, style));
-    out.push_str(&agents_section(view, style));
-    out.push_str(&warnings_section(view));
-    out
-}
 
 fn table(header: &[&str]) -> Table {
     Table {

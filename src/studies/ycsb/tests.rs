@@ -28,7 +28,7 @@ fn matrix_for(params: &YcsbParams, engines: &[Engine], threads: &[u32]) -> Matri
         repeat: Some(1),
         ..Matrix::default()
     }
-    .completed(&params.defaults())
+    .completed(&params.about().defaults)
 }
 
 #[test]
@@ -85,7 +85,7 @@ fn each_workload_is_a_series_and_inserting_cells_get_fresh_rows() {
     assert!(tables.per_engine_database);
     assert_eq!(tables.filled[0].rows, 1000);
     assert!(tables.filled[0].create_sql.ends_with("ENGINE=ROCKSDB"));
-    let description = params.describe();
+    let description = params.about().description;
     assert!(
         description.title.starts_with(
             "YCSB workloada, workloadd, workloade: 1000 records of 10 fields x 100 bytes"

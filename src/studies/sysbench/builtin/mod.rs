@@ -25,7 +25,7 @@ use super::said::Said;
 use crate::driver::Workload;
 use crate::measure::IntervalMeasurement;
 use crate::plan::StudyKind;
-use crate::plan::{run_phase_cells, CellLink, CellStep, Description, Matrix, RunPhase, Step};
+use crate::plan::{run_phase_cells, About, CellLink, CellStep, Matrix, RunPhase, Step};
 use crate::results::RunRecord;
 use crate::studies::lua::script::{options_text, Declared, OptionValue};
 
@@ -297,19 +297,18 @@ impl std::fmt::Debug for BuiltInParams {
 const RECORDED: &[&str] = &["threads", "time", "events", "loops", "seed"];
 
 impl StudyKind for BuiltInParams {
-    fn kind(&self) -> &'static str {
-        use crate::studies::Kind as _;
-        super::KIND.name()
-    }
     fn name(&self) -> &str {
         &self.test
     }
-    fn describe(&self) -> Description {
-        Description {
-            title: format!("sysbench {} (built-in test of the machine)", self.test),
-            ..Description::default()
+    fn about(&self) -> About {
+        About {
+            ..About::new(
+                super::KIND.name,
+                format!("sysbench {} (built-in test of the machine)", self.test),
+            )
         }
     }
+
     fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix) {
         crate::studies::record_parameters(record, self, matrix, RECORDED);
     }

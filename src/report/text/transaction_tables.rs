@@ -1,20 +1,22 @@
-//! A sysbench workload's tables: sysbench's figures per set-up and thread count.
+//! A workload's transaction tables: sysbench's figures (transactions and queries per
+//! second, event latency, errors) per set-up and thread count, each client group under its
+//! cell's row. Owns their layout and wording; must not compute a figure.
 
 use comfy_table::Cell;
 use std::fmt::Write;
 
+use super::sections::*;
 use crate::console::new_table;
 use crate::console::TableStyle;
 use crate::measure::LatencySummary;
-use crate::report::text::sections::*;
 use crate::results::{CellRecord, GroupRecord, OutcomeRecord, RateRecord};
 use crate::view::stats::Summary;
 use crate::view::{Group, GroupKind, View};
 
-/// A sysbench workload: per set-up, threads down; transactions and queries per second
+/// Per set-up, threads down: transactions and queries per second
 /// (median of the repeats), event latency from the merged histograms, errors per second;
 /// with `--group`s, each client group's figures under the cell's (all groups').
-pub fn sysbench_tables(view: &View, style: TableStyle) -> String {
+pub fn tables(view: &View, style: TableStyle) -> String {
     let mut out = String::new();
     let rate_mode = view.rate_mode();
     // A client group with a rate of its own (`--group writers:2:100/s=…`) has its target
@@ -110,7 +112,7 @@ pub fn sysbench_tables(view: &View, style: TableStyle) -> String {
             "warning: the driver could not keep the requested rate in some cells (see \"not kept\"): lower --rate or add --threads"
         );
     }
-    out.push_str(&crate::report::text::evidence_tables::section(view, style));
+    out.push_str(&super::evidence_tables::section(view, style));
     out.push_str(&loads_section(view, style));
     out.push_str(&status_lines(view));
     out
