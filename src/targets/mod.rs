@@ -3,9 +3,9 @@
 //! `--dsn` ([`External`]). What differs between them (starting, restarting, replacing for a
 //! profile, reading the error log, whether everything on it is ours) lives behind its
 //! capability traits, so the runner has no branch per kind: several servers of different
-//! versions or a topology of nodes are further implementations. The [`Workspace`] keeps what a run may
-//! touch on a target it does not own; [`diagnosis`] explains failures from what the target
-//! shows. This stage must not know studies, plans or records of runs.
+//! versions or a topology of nodes are further implementations. The [`Workspace`] keeps
+//! what a run may touch on a target it does not own; [`diagnosis`] explains failures from
+//! what the target shows. This stage must not know studies, plans or records of runs.
 
 mod diagnosis;
 mod external;
