@@ -98,8 +98,7 @@ pub fn upgrade(value: &mut Value, version: u64) -> Result<(), String> {
     Ok(())
 }
 
-// Long by design: one schema step, its rewrites in the order they apply; frozen, never extended.
-#[allow(clippy::too_many_lines)]
+// One schema step, its rewrites in the order they apply; frozen, never extended.
 fn v1_to_v2(value: &mut Value) -> Result<(), String> {
     let Some(record) = value.as_object_mut() else {
         return Ok(());
@@ -114,25 +113,7 @@ fn v1_to_v2(value: &mut Value) -> Result<(), String> {
         .and_then(|p| p.get(SCENARIO_TEXT))
         .and_then(Value::as_str)
         .map(str::to_string);
-    // Query kind names the cells recorded.
-    let mut names: Vec<String> = Vec::new();
-    for cell in record
-        .get("cells")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        for query in cell
-            .get("queries")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(name) = query.get("name").and_then(Value::as_str) {
-                names.push(name.to_string());
-            }
-        }
-    }
+    let names = recorded_query_names(record);
     // S0 and S4 ran as code before they were scenario files: their records hold no text.
     let legacy = text.is_none() && STUDIES_ONCE_CODED.contains(&study.as_str());
     let (kind, title, classes) = if let Some(text) = &text {
@@ -180,38 +161,67 @@ fn v1_to_v2(value: &mut Value) -> Result<(), String> {
     record.insert("title".into(), json!(title));
     record.insert("statement_classes".into(), json!(classes));
     if legacy {
-        if study == LOAD_STUDY_ONCE_CODED {
-            // Every load of the old S4 was a measured one, of its one unnamed load phase.
-            for load in record
-                .get_mut("loads")
-                .and_then(Value::as_array_mut)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(load) = load.as_object_mut() {
-                    if load.get("phase").is_none_or(Value::is_null) {
-                        load.insert("phase".into(), json!(""));
-                    }
-                }
+        rewrite_once_coded(record, &study);
+    }
+    record.insert("schema_version".into(), json!(2));
+    Ok(())
+}
+
+/// The query kind names a version 1 record's cells recorded, in order.
+fn recorded_query_names(record: &serde_json::Map<String, Value>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for cell in record
+        .get("cells")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        for query in cell
+            .get("queries")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(name) = query.get("name").and_then(Value::as_str) {
+                names.push(name.to_string());
             }
         }
-        // The old S0 timed its index build as a step of its own: now it is a DDL phase.
-        for step in record
-            .get_mut("steps")
+    }
+    names
+}
+
+/// S0 and S4 as they were before they were scenario files: their loads and steps in the
+/// names the scenario files give them.
+fn rewrite_once_coded(record: &mut serde_json::Map<String, Value>, study: &str) {
+    if study == LOAD_STUDY_ONCE_CODED {
+        // Every load of the old S4 was a measured one, of its one unnamed load phase.
+        for load in record
+            .get_mut("loads")
             .and_then(Value::as_array_mut)
             .into_iter()
             .flatten()
         {
-            if let Some(step) = step.as_object_mut() {
-                if step.get("name").and_then(Value::as_str) == Some("create_index") {
-                    step.insert("name".into(), json!("ddl"));
-                    step.insert("detail".into(), json!("CREATE INDEX value ON t(value)"));
+            if let Some(load) = load.as_object_mut() {
+                if load.get("phase").is_none_or(Value::is_null) {
+                    load.insert("phase".into(), json!(""));
                 }
             }
         }
     }
-    record.insert("schema_version".into(), json!(2));
-    Ok(())
+    // The old S0 timed its index build as a step of its own: now it is a DDL phase.
+    for step in record
+        .get_mut("steps")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(step) = step.as_object_mut() {
+            if step.get("name").and_then(Value::as_str) == Some("create_index") {
+                step.insert("name".into(), json!("ddl"));
+                step.insert("detail".into(), json!("CREATE INDEX value ON t(value)"));
+            }
+        }
+    }
 }
 
 #[cfg(test)]

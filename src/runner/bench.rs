@@ -16,7 +16,7 @@ use crate::plan::Plan;
 use crate::results::{AgentRecord, ProfileRecord, RunRecord, StepRecord};
 use crate::server::caps::ResourceCaps;
 use crate::server::{ConnectionSpec, ServerArgsResolved, ServerError, ServerRecord};
-use crate::targets::{self, Replacement, Target, Workspace};
+use crate::targets::{self, Inspect, Replacement, Target, Workspace};
 
 pub struct Bench<'a> {
     pub target: Box<dyn Target>,

@@ -33,6 +33,7 @@ use crate::measure::EnvironmentRecord;
 use crate::plan::{Plan, Step};
 use crate::results::{ResultFile, RunRecord, RunStatus, Store};
 use crate::server::ServerArgsResolved;
+use crate::targets::Inspect;
 
 use bench::Bench;
 

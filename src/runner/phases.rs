@@ -16,7 +16,7 @@ use crate::plan::Plan;
 use crate::results::{SequenceRecord, SequenceStepRecord, StepRecord};
 use crate::scenario::file::{Phase, Step as SequenceStep};
 use crate::sqlerror::{describe_with_hint, DescribeMysqlError};
-use crate::targets::{disk_state, failure_context};
+use crate::targets::{disk_state, failure_context, Inspect};
 
 /// A DDL phase on one engine, timed and recorded; its failure ends the study (later
 /// phases expect what it builds).

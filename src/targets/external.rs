@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::{NodeInfo, Replacement, Target, TargetFacts};
+use super::{Crash, Lifecycle, NodeInfo, Observe, Reach, Replacement, TargetFacts};
 use crate::server::{ConnectionSpec, Dsn, NodeRole, Routing, ServerError, ServerOptions};
 
 pub struct External {
@@ -23,7 +23,7 @@ impl External {
     }
 }
 
-impl Target for External {
+impl Reach for External {
     fn admin_spec(&self) -> ConnectionSpec {
         ConnectionSpec::tcp(&self.dsns[0], None)
     }
@@ -60,7 +60,9 @@ impl Target for External {
     fn routed_nodes(&self, _routing: Routing, _writes: bool) -> Vec<usize> {
         (0..self.dsns.len()).collect()
     }
+}
 
+impl Observe for External {
     fn facts(&self, variables: &BTreeMap<String, String>) -> TargetFacts {
         TargetFacts {
             kind: "external",
@@ -96,7 +98,9 @@ impl Target for External {
     fn datadir(&self) -> Option<PathBuf> {
         None
     }
+}
 
+impl Lifecycle for External {
     fn restart_cold(&mut self) -> Result<bool, ServerError> {
         Err(ServerError::Io(
             "--cold restarts the server between repeats, which needs a throwaway server: drop --dsn".into(),
@@ -116,3 +120,6 @@ impl Target for External {
         }))
     }
 }
+
+/// Not ours to crash: the defaults refuse.
+impl Crash for External {}

@@ -1,11 +1,11 @@
 //! The target stage: where load goes. A [`Target`] is one thing a study talks to — today a
 //! throwaway server enginebench starts ([`Throwaway`]) or an external server named by
 //! `--dsn` ([`External`]). What differs between them (starting, restarting, replacing for a
-//! profile, reading the error log, whether everything on it is ours) lives behind the
-//! trait, so the runner has no branch per kind: several servers of different versions or a
-//! topology of nodes are further implementations. The [`Workspace`] keeps what a run may
-//! touch on a target it does not own; [`diagnosis`] explains failures from what the target
-//! shows. This stage must not know studies, plans or records of runs.
+//! profile, reading the error log, whether everything on it is ours) lives behind its
+//! capability traits, so the runner has no branch per kind: several servers of different
+//! versions or a topology of nodes are further implementations. The [`Workspace`] keeps
+//! what a run may touch on a target it does not own; [`diagnosis`] explains failures from
+//! what the target shows. This stage must not know studies, plans or records of runs.
 
 mod diagnosis;
 mod external;
@@ -63,12 +63,71 @@ pub struct NodeInfo {
     pub address: String,
 }
 
-/// A server (or, later, a set of servers) that load goes to. Dropping it tears down
-/// whatever it started.
-pub trait Target {
+/// A server (or, later, a set of servers) that load goes to: every capability below.
+/// Dropping it tears down whatever it started. Code that needs less names the pieces it
+/// uses ([`Reach`], [`Observe`], [`Lifecycle`], [`Crash`]), so a fake target in a unit test
+/// implements only those.
+pub trait Target: Reach + Observe + Lifecycle + Crash {}
+
+// Sized only: a `dyn Target` is a Target as a trait object already.
+impl<T: Reach + Observe + Lifecycle + Crash> Target for T {}
+
+/// Where connections go: the admin connection, the nodes, and how a phase's connections
+/// are spread over them.
+pub trait Reach {
     /// A connection without a default database, for setup and probes.
     fn admin_spec(&self) -> ConnectionSpec;
 
+    /// Its nodes in order; the first is where `admin_spec` goes.
+    fn nodes(&self) -> Vec<NodeInfo>;
+
+    /// A connection to `database`.
+    fn spec(&self, database: &str) -> ConnectionSpec {
+        self.admin_spec().with_database(database)
+    }
+
+    /// The shape of the servers (one, replicas, Galera, Spider).
+    fn topology(&self) -> Topology {
+        Topology::Single
+    }
+
+    /// Connections to `database` for a phase, spread round-robin over the nodes `routing`
+    /// names for it (`writes`: whether the phase changes data).
+    fn route(&self, database: &str, routing: Routing, writes: bool) -> ConnectionSpec {
+        let nodes = self.nodes();
+        if nodes.len() == 1 {
+            return self.spec(database);
+        }
+        ConnectionSpec::spread_over(
+            self.routed_nodes(routing, writes)
+                .into_iter()
+                .map(|index| nodes[index].spec.with_database(database))
+                .collect(),
+        )
+    }
+
+    /// The indexes of the nodes [`Reach::route`] spreads connections over, in order.
+    fn routed_nodes(&self, routing: Routing, writes: bool) -> Vec<usize> {
+        let roles: Vec<NodeRole> = self.nodes().iter().map(|node| node.role).collect();
+        routing.nodes(&roles, writes)
+    }
+
+    /// Spider: makes the table on every backend and returns the head's CREATE TABLE for
+    /// it; None: the table is created as written.
+    fn shard_table(
+        &self,
+        _database: &str,
+        _table: &str,
+        _create_sql: &str,
+        _indexes: &[String],
+    ) -> Result<Option<String>, ServerError> {
+        Ok(None)
+    }
+}
+
+/// What the target shows about itself without a connection: its process, its error log,
+/// its datadir, and whether it is ours.
+pub trait Observe {
     /// What the record keeps about it, beyond version and variables: (kind, address,
     /// datadir, on tmpfs, command line).
     fn facts(&self, variables: &BTreeMap<String, String>) -> TargetFacts;
@@ -95,7 +154,11 @@ pub trait Target {
 
     /// The server's data directory on this machine, for footprints and disk diagnosis.
     fn datadir(&self) -> Option<PathBuf>;
+}
 
+/// Start and stop: the same server again, a fresh one in its place, or one that stopped
+/// answering ended.
+pub trait Lifecycle {
     /// Stops and starts the same server on its datadir (empty caches), dropping the page
     /// cache where allowed; returns whether it was dropped.
     fn restart_cold(&mut self) -> Result<bool, ServerError>;
@@ -104,57 +167,16 @@ pub trait Target {
     /// configuration, or a new server after a crash); the old one is removed.
     fn replace(&mut self, options: &ServerOptions, why: Replacement) -> Result<(), ServerError>;
 
-    /// A connection to `database`.
-    fn spec(&self, database: &str) -> ConnectionSpec {
-        self.admin_spec().with_database(database)
+    /// Stops a server of ours that stopped answering (SIGTERM, then SIGKILL if that does
+    /// not end it), so the next cells run on a fresh one; says how it ended. None: not
+    /// ours to stop (an external server is left alone).
+    fn stop_unanswering(&mut self) -> Option<String> {
+        None
     }
+}
 
-    /// The shape of the servers (one, replicas, Galera, Spider).
-    fn topology(&self) -> Topology {
-        Topology::Single
-    }
-
-    /// Its nodes in order; the first is where `admin_spec` goes.
-    fn nodes(&self) -> Vec<NodeInfo> {
-        vec![NodeInfo {
-            name: "primary".into(),
-            role: NodeRole::Primary,
-            spec: self.admin_spec(),
-            pid: self.server_pid(),
-            address: self.admin_spec().label().to_string(),
-        }]
-    }
-
-    /// Connections to `database` for a phase, spread round-robin over the nodes `routing`
-    /// names for it (`writes`: whether the phase changes data).
-    fn route(&self, database: &str, routing: Routing, writes: bool) -> ConnectionSpec {
-        let nodes = self.nodes();
-        if nodes.len() == 1 {
-            return self.spec(database);
-        }
-        ConnectionSpec::spread_over(
-            self.routed_nodes(routing, writes)
-                .into_iter()
-                .map(|index| nodes[index].spec.with_database(database))
-                .collect(),
-        )
-    }
-
-    /// The indexes of the nodes [`Target::route`] spreads connections over, in order.
-    fn routed_nodes(&self, routing: Routing, writes: bool) -> Vec<usize> {
-        let roles: Vec<NodeRole> = self.nodes().iter().map(|node| node.role).collect();
-        routing.nodes(&roles, writes)
-    }
-
-    /// Kills node `index` (0-based, never the first) at once, as a crash would; returns
-    /// its name.
-    fn kill_node(&mut self, index: usize) -> Result<String, ServerError> {
-        Err(ServerError::Topology(format!(
-            "kill_node: node {} cannot be killed: only a throwaway topology's nodes can",
-            index + 1
-        )))
-    }
-
+/// Crash and restart on purpose, for the crash studies.
+pub trait Crash {
     /// Kills the server at once (SIGKILL), with `power` also cuts the power of its datadir
     /// (unsynced writes dropped), then starts it again on the same datadir and waits up to
     /// `limit` for it: a recovery that fails is in the result, not an error.
@@ -171,31 +193,11 @@ pub trait Target {
     fn checkpoint_power_fs(&mut self) -> Result<u64, ServerError> {
         Ok(0)
     }
+}
 
-    /// Stops a server of ours that stopped answering (SIGTERM, then SIGKILL if that does
-    /// not end it), so the next cells run on a fresh one; says how it ended. None: not
-    /// ours to stop (an external server is left alone).
-    fn stop_unanswering(&mut self) -> Option<String> {
-        None
-    }
-
-    /// Whether node `index` still runs (when ours to watch).
-    fn node_alive(&mut self, _index: usize) -> bool {
-        true
-    }
-
-    /// Spider: makes the table on every backend and returns the head's CREATE TABLE for
-    /// it; None: the table is created as written.
-    fn shard_table(
-        &self,
-        _database: &str,
-        _table: &str,
-        _create_sql: &str,
-        _indexes: &[String],
-    ) -> Result<Option<String>, ServerError> {
-        Ok(None)
-    }
-
+/// What a connection and a look at the process tell together, the same for every target
+/// (given to all that [`Reach`] and [`Observe`]).
+pub trait Inspect: Reach + Observe {
     /// Whether the server still runs: the process when it is ours, and a fresh connection.
     ///
     /// A killed server resets its connections before it has finished exiting, so one look
@@ -229,7 +231,7 @@ pub trait Target {
             || variables
                 .get("version_comment")
                 .is_some_and(|c| c.contains("MariaDB"));
-        let nodes = self.node_records(&version, &variables)?;
+        let nodes = node_records(self, &version, &variables)?;
         Ok(ServerRecord {
             kind: facts.kind.into(),
             address: facts.address,
@@ -244,37 +246,6 @@ pub trait Target {
             nodes,
             tls: tls_record(&admin, &mut conn)?,
         })
-    }
-
-    /// Every node's version and variables, when there are several; the first node's are
-    /// the ones `record` read already.
-    fn node_records(
-        &self,
-        first_version: &str,
-        first_variables: &BTreeMap<String, String>,
-    ) -> Result<Vec<crate::server::NodeRecord>, ServerError> {
-        let nodes = self.nodes();
-        if nodes.len() < 2 {
-            return Ok(Vec::new());
-        }
-        nodes
-            .into_iter()
-            .enumerate()
-            .map(|(index, node)| {
-                let (version, variables) = if index == 0 {
-                    (first_version.to_string(), first_variables.clone())
-                } else {
-                    version_and_variables(&node.spec, &mut node.spec.connect()?)?
-                };
-                Ok(crate::server::NodeRecord {
-                    name: node.name,
-                    role: node.role,
-                    address: node.address,
-                    version,
-                    variables,
-                })
-            })
-            .collect()
     }
 
     /// Refuses engines the server lacks, before any table is created.
@@ -316,6 +287,39 @@ pub trait Target {
             .collect();
         Ok((missing, available))
     }
+}
+
+impl<T: Reach + Observe + ?Sized> Inspect for T {}
+
+/// Every node's version and variables, when there are several; the first node's are the
+/// ones [`Inspect::record`] read already.
+fn node_records(
+    target: &(impl Reach + ?Sized),
+    first_version: &str,
+    first_variables: &BTreeMap<String, String>,
+) -> Result<Vec<crate::server::NodeRecord>, ServerError> {
+    let nodes = target.nodes();
+    if nodes.len() < 2 {
+        return Ok(Vec::new());
+    }
+    nodes
+        .into_iter()
+        .enumerate()
+        .map(|(index, node)| {
+            let (version, variables) = if index == 0 {
+                (first_version.to_string(), first_variables.clone())
+            } else {
+                version_and_variables(&node.spec, &mut node.spec.connect()?)?
+            };
+            Ok(crate::server::NodeRecord {
+                name: node.name,
+                role: node.role,
+                address: node.address,
+                version,
+                variables,
+            })
+        })
+        .collect()
 }
 
 /// What a target says about itself for the record.
@@ -363,7 +367,7 @@ pub fn open_nodes(
 }
 
 /// Creates `database` on the target unless it is there.
-pub fn ensure_database(target: &dyn Target, database: &str) -> Result<(), ServerError> {
+pub fn ensure_database(target: &(impl Reach + ?Sized), database: &str) -> Result<(), ServerError> {
     let spec = target.admin_spec();
     let mut conn = spec.connect()?;
     conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS `{database}`"))

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::{NodeInfo, Recovery, Replacement, Target, TargetFacts};
+use super::{Crash, Lifecycle, NodeInfo, Observe, Reach, Recovery, Replacement, TargetFacts};
 use crate::server::topology::{self, spider_create};
 use crate::server::{
     ConnectionSpec, Node, NodeRole, ServerError, ServerOptions, ThrowawayServer, Topology,
@@ -39,11 +39,50 @@ impl Throwaway {
     }
 }
 
-impl Target for Throwaway {
+impl Reach for Throwaway {
     fn admin_spec(&self) -> ConnectionSpec {
         self.server().connection_spec(None)
     }
 
+    fn nodes(&self) -> Vec<NodeInfo> {
+        self.nodes
+            .iter()
+            .map(|node| NodeInfo {
+                name: node.name.clone(),
+                role: node.role,
+                spec: node.spec(),
+                pid: Some(node.server.pid()),
+                address: format!("127.0.0.1:{}", node.server.port()),
+            })
+            .collect()
+    }
+
+    fn topology(&self) -> Topology {
+        self.topology
+    }
+
+    fn shard_table(
+        &self,
+        database: &str,
+        table: &str,
+        create_sql: &str,
+        indexes: &[String],
+    ) -> Result<Option<String>, ServerError> {
+        if !matches!(self.topology, Topology::Spider(_)) {
+            return Ok(None);
+        }
+        let backends: Vec<&Node> = self
+            .nodes
+            .iter()
+            .filter(|node| node.role == NodeRole::SpiderBackend)
+            .collect();
+        let specs: Vec<ConnectionSpec> = backends.iter().map(|node| node.spec()).collect();
+        let names: Vec<String> = backends.iter().map(|node| node.name.clone()).collect();
+        spider_create(&specs, &names, database, table, create_sql, indexes).map(Some)
+    }
+}
+
+impl Observe for Throwaway {
     fn facts(&self, _variables: &BTreeMap<String, String>) -> TargetFacts {
         TargetFacts {
             kind: "throwaway",
@@ -78,7 +117,9 @@ impl Target for Throwaway {
     fn datadir(&self) -> Option<PathBuf> {
         Some(self.server().datadir())
     }
+}
 
+impl Lifecycle for Throwaway {
     fn restart_cold(&mut self) -> Result<bool, ServerError> {
         if !self.topology.is_single() {
             return Err(ServerError::Topology(format!(
@@ -97,37 +138,26 @@ impl Target for Throwaway {
         Ok(())
     }
 
-    fn topology(&self) -> Topology {
-        self.topology
-    }
-
-    fn nodes(&self) -> Vec<NodeInfo> {
-        self.nodes
-            .iter()
-            .map(|node| NodeInfo {
-                name: node.name.clone(),
-                role: node.role,
-                spec: node.spec(),
-                pid: Some(node.server.pid()),
-                address: format!("127.0.0.1:{}", node.server.port()),
+    fn stop_unanswering(&mut self) -> Option<String> {
+        let ended: Vec<String> = self
+            .nodes
+            .iter_mut()
+            .map(|node| {
+                let how = node
+                    .server
+                    .stop_because("it had stopped answering", UNANSWERING_GRACE);
+                if self.topology.is_single() {
+                    how
+                } else {
+                    format!("{}: {how}", node.name)
+                }
             })
-            .collect()
+            .collect();
+        Some(ended.join("; "))
     }
+}
 
-    fn kill_node(&mut self, index: usize) -> Result<String, ServerError> {
-        if index == 0 || index >= self.nodes.len() {
-            return Err(ServerError::Topology(format!(
-                "kill_node: node {} is not one of nodes 2..{} of {} (node 1 takes the clients and the runner's probe)",
-                index + 1,
-                self.nodes.len(),
-                self.topology
-            )));
-        }
-        let node = &mut self.nodes[index];
-        node.server.kill();
-        Ok(node.name.clone())
-    }
-
+impl Crash for Throwaway {
     fn crash_and_restart(
         &mut self,
         power: bool,
@@ -174,49 +204,5 @@ impl Target for Throwaway {
             return Ok(0);
         }
         self.server_mut().checkpoint_power_fs()
-    }
-
-    fn stop_unanswering(&mut self) -> Option<String> {
-        let ended: Vec<String> = self
-            .nodes
-            .iter_mut()
-            .map(|node| {
-                let how = node
-                    .server
-                    .stop_because("it had stopped answering", UNANSWERING_GRACE);
-                if self.topology.is_single() {
-                    how
-                } else {
-                    format!("{}: {how}", node.name)
-                }
-            })
-            .collect();
-        Some(ended.join("; "))
-    }
-
-    fn node_alive(&mut self, index: usize) -> bool {
-        self.nodes
-            .get_mut(index)
-            .is_some_and(|node| node.server.is_running())
-    }
-
-    fn shard_table(
-        &self,
-        database: &str,
-        table: &str,
-        create_sql: &str,
-        indexes: &[String],
-    ) -> Result<Option<String>, ServerError> {
-        if !matches!(self.topology, Topology::Spider(_)) {
-            return Ok(None);
-        }
-        let backends: Vec<&Node> = self
-            .nodes
-            .iter()
-            .filter(|node| node.role == NodeRole::SpiderBackend)
-            .collect();
-        let specs: Vec<ConnectionSpec> = backends.iter().map(|node| node.spec()).collect();
-        let names: Vec<String> = backends.iter().map(|node| node.name.clone()).collect();
-        spider_create(&specs, &names, database, table, create_sql, indexes).map(Some)
     }
 }

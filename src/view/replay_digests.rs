@@ -40,8 +40,6 @@ pub struct ReplayView<'a> {
 
 impl View {
     /// The replay's figures per digest, if the record is a replay.
-    // Long by design: one pass over a replay's cells, digest by digest.
-    #[allow(clippy::too_many_lines)]
     pub fn replay(&self) -> Option<ReplayView<'_>> {
         let replay = self.record.replay.as_ref()?;
         let setups = distinct(self.record.cells.iter().map(Setup::of_cell));
@@ -102,34 +100,7 @@ impl View {
             .map(|name| {
                 let replayed = setups
                     .iter()
-                    .map(|setup| {
-                        let mut histogram = new_histogram();
-                        let mut figures = Replayed::default();
-                        let mut ran = false;
-                        for cell in self
-                            .record
-                            .cells
-                            .iter()
-                            .filter(|c| &Setup::of_cell(c) == setup)
-                        {
-                            if let Some(query) = cell.queries.iter().find(|q| q.name == name) {
-                                ran = true;
-                                figures.count += query.count;
-                                figures.errors += query.failed;
-                                if let Ok(part) = decode_histogram(&query.histogram_v2) {
-                                    let _ = histogram.add(&part);
-                                }
-                            }
-                            figures.mismatches += cell
-                                .mismatches
-                                .iter()
-                                .filter(|m| m.name == name)
-                                .map(|m| m.count)
-                                .sum::<u64>();
-                        }
-                        figures.latency_us = LatencySummary::from_histogram(&histogram);
-                        ran.then_some(figures)
-                    })
+                    .map(|setup| self.replayed_on(setup, &name))
                     .collect();
                 DigestRow {
                     captured: replay.captured.iter().find(|c| c.name == name),
@@ -145,5 +116,35 @@ impl View {
             commands_per_s,
             overall_us,
         })
+    }
+
+    /// Digest `name`'s figures on `setup`, all its cells added; None: it never ran there.
+    fn replayed_on(&self, setup: &Setup, name: &str) -> Option<Replayed> {
+        let mut histogram = new_histogram();
+        let mut figures = Replayed::default();
+        let mut ran = false;
+        for cell in self
+            .record
+            .cells
+            .iter()
+            .filter(|c| &Setup::of_cell(c) == setup)
+        {
+            if let Some(query) = cell.queries.iter().find(|q| q.name == name) {
+                ran = true;
+                figures.count += query.count;
+                figures.errors += query.failed;
+                if let Ok(part) = decode_histogram(&query.histogram_v2) {
+                    let _ = histogram.add(&part);
+                }
+            }
+            figures.mismatches += cell
+                .mismatches
+                .iter()
+                .filter(|m| m.name == name)
+                .map(|m| m.count)
+                .sum::<u64>();
+        }
+        figures.latency_us = LatencySummary::from_histogram(&histogram);
+        ran.then_some(figures)
     }
 }

@@ -4,7 +4,7 @@
 use crate::common;
 
 use enginebench::server::ServerOptions;
-use enginebench::targets::{ensure_database, Target, Throwaway};
+use enginebench::targets::{ensure_database, Crash, Reach, Throwaway};
 use mysql::prelude::Queryable;
 use std::time::Duration;
 

@@ -5,7 +5,7 @@ use crate::common;
 
 use enginebench::engine::Engine;
 use enginebench::server::{ConnectionSpec, Dsn, ServerError, ServerOptions, ThrowawayServer};
-use enginebench::targets::Target;
+use enginebench::targets::Inspect;
 use mysql::prelude::Queryable;
 
 #[test]

@@ -10,7 +10,7 @@ use mysql::prelude::Queryable;
 use std::process::Command;
 
 use enginebench::server::{builds, ServerOptions};
-use enginebench::targets::{ensure_database, Target, Throwaway};
+use enginebench::targets::{ensure_database, Observe, Reach, Throwaway};
 
 /// Fetches `name` unless it is cached, as `make test` on a fresh machine must.
 fn fetched(name: &str) {

@@ -41,8 +41,7 @@ const REPLAYED: &[&str] = &[
 
 /// The scenario file (TOML) made from `capture`, named `name`. Errors when nothing in the
 /// capture can be replayed as a scenario statement.
-// Long by design: writes one scenario file top to bottom, section by section.
-#[allow(clippy::too_many_lines)]
+// Writes one scenario file top to bottom, section by section.
 pub fn scenario_text(capture: &Capture, name: &str) -> anyhow::Result<String> {
     let header = capture.header.as_ref();
     let database = header.and_then(|h| h.database.clone());
@@ -60,49 +59,7 @@ pub fn scenario_text(capture: &Capture, name: &str) -> anyhow::Result<String> {
     }
     let mut text = String::new();
     let source = header.map_or("a capture".to_string(), |h| h.source.clone());
-    let _ = writeln!(text, "# Made by enginebench from a capture: {source}.");
-    let _ = writeln!(
-        text,
-        "# {} command(s) of {} connection(s){}{}.",
-        capture.commands.len(),
-        capture.connections().len(),
-        capture
-            .commands
-            .last()
-            .map(|c| format!(" over {:.1} s", c.end_us as f64 / 1e6))
-            .unwrap_or_default(),
-        header
-            .and_then(|h| h.server_version.as_ref())
-            .map(|v| format!(", from {v}"))
-            .unwrap_or_default()
-    );
-    if let Some(cost) = capture.end.as_ref().and_then(|end| end.proxy_cost.as_ref()) {
-        let _ = writeln!(
-            text,
-            "# The capture proxy used {:.1} µs of CPU per command and took {:.1} µs (p50) / {:.1} µs (p99) to forward what it read.",
-            cost.cpu_us_per_command, cost.forwarding_p50_us, cost.forwarding_p99_us
-        );
-    }
-    text.push_str(
-        "# One event per statement digest, weighted by how often it ran (a prepared statement's\n\
-         # executions count for its digest); literals became ? parameters, fitted to the values\n\
-         # seen. Each statement is an event of its own: transactions are not kept together.\n",
-    );
-    if !mix.left_out.is_empty() {
-        let _ = writeln!(
-            text,
-            "# Left out (not replayable as scenario statements): {}.",
-            mix.left_out_text()
-        );
-    }
-    if tables.is_empty() {
-        text.push_str("# The capture has no snapshot: create and fill the tables the statements use yourself.\n");
-    } else {
-        text.push_str(
-            "# Tables: the snapshot's CREATE TABLE with the engine under study and without foreign\n\
-             # keys, as many rows as it had, each column filled by a generator fitted to its values.\n",
-        );
-    }
+    write_header_comments(&mut text, capture, &mix, &tables, &source);
     text.push('\n');
     let _ = writeln!(text, "name = {}", toml_string(name));
     let _ = writeln!(
@@ -129,7 +86,75 @@ pub fn scenario_text(capture: &Capture, name: &str) -> anyhow::Result<String> {
     }
     let _ = writeln!(text, "threads = [{}]", mix.connections.clamp(1, 1024));
     text.push_str("time = \"10s\"\n");
-    for table in &tables {
+    write_tables(&mut text, &tables);
+    write_phase(&mut text, &mix);
+    // What the scenario stage would refuse is a bug here: say so rather than hand it out.
+    crate::scenario::file::load_scenario(&text, name, &[], None).map_err(|err| {
+        anyhow::anyhow!(
+            "the scenario made from the capture does not load ({err}): this is a bug in enginebench"
+        )
+    })?;
+    Ok(text)
+}
+
+/// The file's opening comments: where the capture came from, what was left out, and how
+/// the tables and events were made.
+fn write_header_comments(
+    text: &mut String,
+    capture: &Capture,
+    mix: &Mix,
+    tables: &[FittedTable],
+    source: &str,
+) {
+    let header = capture.header.as_ref();
+    let _ = writeln!(text, "# Made by enginebench from a capture: {source}.");
+    let _ = writeln!(
+        text,
+        "# {} command(s) of {} connection(s){}{}.",
+        capture.commands.len(),
+        capture.connections().len(),
+        capture
+            .commands
+            .last()
+            .map(|c| format!(" over {:.1} s", c.end_us as f64 / 1e6))
+            .unwrap_or_default(),
+        header
+            .and_then(|h| h.server_version.as_ref())
+            .map(|v| format!(", from {v}"))
+            .unwrap_or_default()
+    );
+    if let Some(cost) = capture.end.as_ref().and_then(|end| end.proxy_cost.as_ref()) {
+        let _ = writeln!(
+        text,
+        "# The capture proxy used {:.1} µs of CPU per command and took {:.1} µs (p50) / {:.1} µs (p99) to forward what it read.",
+        cost.cpu_us_per_command, cost.forwarding_p50_us, cost.forwarding_p99_us
+    );
+    }
+    text.push_str(
+        "# One event per statement digest, weighted by how often it ran (a prepared statement's\n\
+     # executions count for its digest); literals became ? parameters, fitted to the values\n\
+     # seen. Each statement is an event of its own: transactions are not kept together.\n",
+    );
+    if !mix.left_out.is_empty() {
+        let _ = writeln!(
+            text,
+            "# Left out (not replayable as scenario statements): {}.",
+            mix.left_out_text()
+        );
+    }
+    if tables.is_empty() {
+        text.push_str("# The capture has no snapshot: create and fill the tables the statements use yourself.\n");
+    } else {
+        text.push_str(
+        "# Tables: the snapshot's CREATE TABLE with the engine under study and without foreign\n\
+         # keys, as many rows as it had, each column filled by a generator fitted to its values.\n",
+    );
+    }
+}
+
+/// One `[[tables]]` per table of the snapshot, each column with its fitted generator.
+fn write_tables(text: &mut String, tables: &[FittedTable]) {
+    for table in tables {
         text.push('\n');
         text.push_str("[[tables]]\n");
         let _ = writeln!(text, "name = {}", toml_string(&table.name));
@@ -149,6 +174,10 @@ pub fn scenario_text(capture: &Capture, name: &str) -> anyhow::Result<String> {
                 .join(", ")
         );
     }
+}
+
+/// The one run phase: an event per statement digest, weighted by how often it ran.
+fn write_phase(text: &mut String, mix: &Mix) {
     text.push_str("\n[[phases]]\nkind = \"run\"\nname = \"captured mix\"\n");
     // Inserts replay keys from the captured range, which the table may hold already.
     text.push_str("# Duplicate keys (inserts of keys the table holds) are counted, not fatal.\nignore_errors = [1062]\n");
@@ -171,13 +200,6 @@ pub fn scenario_text(capture: &Capture, name: &str) -> anyhow::Result<String> {
             params.join(", ")
         );
     }
-    // What the scenario stage would refuse is a bug here: say so rather than hand it out.
-    crate::scenario::file::load_scenario(&text, name, &[], None).map_err(|err| {
-        anyhow::anyhow!(
-            "the scenario made from the capture does not load ({err}): this is a bug in enginebench"
-        )
-    })?;
-    Ok(text)
 }
 
 /// The statements of a capture, grouped by digest.
@@ -189,9 +211,52 @@ struct Mix {
     connections: usize,
 }
 
+/// Leaves out the groups a scenario could not replay, counting them in `left_out` by why.
+fn leave_out_unreplayable(groups: &mut Vec<Group>, left_out: &mut BTreeMap<String, u64>) {
+    // A statement that failed every time it ran (a typo in the application) would
+    // fail every event of the scenario too.
+    groups.retain(|group| {
+        let always_failed = group.count > 0 && group.failed == group.count;
+        if always_failed {
+            *left_out
+                .entry(format!(
+                    "statements that failed every time (error {})",
+                    group.error.unwrap_or_default()
+                ))
+                .or_default() += group.count;
+        }
+        !always_failed
+    });
+    // A text whose own `?`s would be taken for parameters (not SQL a client sends).
+    groups.retain(|group| {
+        let (sql, params) = group.statement();
+        let fits = placeholders(sql) == params.len();
+        if !fits {
+            *left_out
+                .entry("statements with ? outside quotes".into())
+                .or_default() += group.count;
+        }
+        fits
+    });
+}
+
+/// Names each group after its statement, the most frequent first taking the plain name.
+fn name_groups(groups: &mut [Group]) {
+    let mut names = BTreeSet::new();
+    for group in groups {
+        let base = name_of(&group.digest);
+        let mut name = base.clone();
+        let mut n = 2;
+        while !names.insert(name.clone()) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        group.name = name;
+    }
+}
+
 impl Mix {
-    // Long by design: one pass over the commands, tallying each into the mix.
-    #[allow(clippy::too_many_lines)]
+    // One pass over the commands, tallying each into the mix.
     fn of(capture: &Capture, database: Option<&str>) -> Mix {
         let mut groups: Vec<Group> = Vec::new();
         let mut by_digest: HashMap<String, usize> = HashMap::new();
@@ -266,43 +331,9 @@ impl Mix {
                 None => group.add_text(sql),
             }
         }
-        // A statement that failed every time it ran (a typo in the application) would
-        // fail every event of the scenario too.
-        groups.retain(|group| {
-            let always_failed = group.count > 0 && group.failed == group.count;
-            if always_failed {
-                *left_out
-                    .entry(format!(
-                        "statements that failed every time (error {})",
-                        group.error.unwrap_or_default()
-                    ))
-                    .or_default() += group.count;
-            }
-            !always_failed
-        });
-        // A text whose own `?`s would be taken for parameters (not SQL a client sends).
-        groups.retain(|group| {
-            let (sql, params) = group.statement();
-            let fits = placeholders(sql) == params.len();
-            if !fits {
-                *left_out
-                    .entry("statements with ? outside quotes".into())
-                    .or_default() += group.count;
-            }
-            fits
-        });
+        leave_out_unreplayable(&mut groups, &mut left_out);
         groups.sort_by(|a, b| b.count.cmp(&a.count).then(a.first.cmp(&b.first)));
-        let mut names = BTreeSet::new();
-        for group in &mut groups {
-            let base = name_of(&group.digest);
-            let mut name = base.clone();
-            let mut n = 2;
-            while !names.insert(name.clone()) {
-                name = format!("{base}_{n}");
-                n += 1;
-            }
-            group.name = name;
-        }
+        name_groups(&mut groups);
         Mix {
             groups,
             left_out,

@@ -17,6 +17,7 @@ use crate::driver::{
 use crate::measure::{new_histogram, statement_probe, CellObserver, CounterSampler};
 use crate::plan::{CellLink, CellStep, Plan};
 use crate::results::{CellKey, CellRecord, EvidenceRecord, MismatchRecord, OutcomeRecord};
+use crate::targets::Inspect;
 
 mod record;
 use record::record_cell;

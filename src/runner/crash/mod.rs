@@ -28,6 +28,7 @@ use crate::engine::Engine;
 use crate::measure::CellObserver;
 use crate::plan::{CrashLoad, Plan};
 use crate::results::{CrashKind, CrashRecord};
+use crate::targets::Inspect;
 
 /// The ledger's connections: one of each transaction kind, and a second single-row one.
 const CONNECTIONS: u32 = 4;

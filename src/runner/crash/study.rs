@@ -15,6 +15,7 @@ use crate::driver::{CellConfig, StopCondition, Workload};
 use crate::engine::Engine;
 use crate::plan::{CellStep, CrashLoad, Plan};
 use crate::results::{StepRecord, StudyCheckRecord};
+use crate::targets::Inspect;
 
 /// The study's load, ready to run beside the ledger's, and its record so far.
 pub(super) struct StudyLoad {

@@ -95,8 +95,6 @@ impl Resolver<'_> {
 
     /// A generator spec: "now", or a table with one of sequence, int, string, pick,
     /// value, ref.
-    // Long by design: one arm per generator of the scenario format.
-    #[allow(clippy::too_many_lines)]
     pub(super) fn generator(
         &self,
         spec: &Spanned<toml::Value>,
@@ -188,29 +186,33 @@ impl Resolver<'_> {
                 _ => Err(self.error(at, "pick takes a non-empty list of values")),
             },
             "value" => Ok(Generator::Constant(self.scalar(&table["value"], at)?)),
-            "ref" => {
-                let target = match &table["ref"] {
-                    toml::Value::String(target) => target,
-                    _ => return Err(self.error(at, "ref names a key column: \"table.column\"")),
-                };
-                let (table_name, column_name) = target.split_once('.').ok_or_else(|| {
-                    self.error(at, format!("ref '{target}' must be \"table.column\""))
-                })?;
-                let (rows, keys) = self.tables.get(table_name).ok_or_else(|| {
-                    self.error(at, format!("ref '{target}': table '{table_name}' is not defined before this point (defined: {})", if self.tables.is_empty() { "none".to_string() } else { self.tables.keys().cloned().collect::<Vec<_>>().join(", ") }))
-                })?;
-                let start = keys.get(column_name).ok_or_else(|| {
-                    self.error(at, format!("ref '{target}': column '{column_name}' of {table_name} is not a sequence column, so it has no key range"))
-                })?;
-                let distribution = self.distribution(table, at)?;
-                Ok(Generator::Int {
-                    min: *start,
-                    max: start + (*rows as i64) - 1,
-                    distribution,
-                })
-            }
+            "ref" => self.key_range(table, at),
             other => Err(self.error(at, format!("unknown generator '{other}': {ALLOWED}"))),
         }
+    }
+
+    /// A `ref` generator: the key range of a sequence column of a table defined before
+    /// this point, drawn with the generator's `dist`.
+    fn key_range(&self, table: &toml::Table, at: usize) -> Result<Generator, ScenarioError> {
+        let target = match &table["ref"] {
+            toml::Value::String(target) => target,
+            _ => return Err(self.error(at, "ref names a key column: \"table.column\"")),
+        };
+        let (table_name, column_name) = target
+            .split_once('.')
+            .ok_or_else(|| self.error(at, format!("ref '{target}' must be \"table.column\"")))?;
+        let (rows, keys) = self.tables.get(table_name).ok_or_else(|| {
+            self.error(at, format!("ref '{target}': table '{table_name}' is not defined before this point (defined: {})", if self.tables.is_empty() { "none".to_string() } else { self.tables.keys().cloned().collect::<Vec<_>>().join(", ") }))
+        })?;
+        let start = keys.get(column_name).ok_or_else(|| {
+            self.error(at, format!("ref '{target}': column '{column_name}' of {table_name} is not a sequence column, so it has no key range"))
+        })?;
+        let distribution = self.distribution(table, at)?;
+        Ok(Generator::Int {
+            min: *start,
+            max: start + (*rows as i64) - 1,
+            distribution,
+        })
     }
 
     /// The `dist` of an int or ref generator (uniform when absent).

@@ -474,14 +474,6 @@ impl ThrowawayServer {
         }
     }
 
-    /// Kills the server at once (SIGKILL), as a crashed node would end: a topology's
-    /// fault injection. Its directory goes when this drops.
-    pub fn kill(&mut self) {
-        self.stopped_by_us = Some("killed with SIGKILL, as the study's kill_node asks".into());
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-
     /// True while the server process is alive.
     pub fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))

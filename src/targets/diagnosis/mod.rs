@@ -9,13 +9,16 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::Target;
+use super::{Inspect, Observe, Reach};
 use crate::measure::{filesystem_of, sample_process, FilesystemState, ProcessSample};
 use crate::server::ConnectionSpec;
 
 /// What the datadir's filesystem and the server's state add to an error message (empty
 /// when neither explains anything). `disk_before` is the filesystem before the failed work.
-pub fn failure_context(target: &mut dyn Target, disk_before: Option<&FilesystemState>) -> String {
+pub fn failure_context(
+    target: &mut (impl Reach + Observe + ?Sized),
+    disk_before: Option<&FilesystemState>,
+) -> String {
     let mut context = String::new();
     // Engines grow files in large steps (InnoDB preallocates tens of MB), so a "full"
     // filesystem may still show free space: the server's own ENOSPC line is the proof.
@@ -57,7 +60,7 @@ pub fn failure_context(target: &mut dyn Target, disk_before: Option<&FilesystemS
 }
 
 /// The filesystem under the target's datadir now, to compare with after some work.
-pub fn disk_state(target: &dyn Target) -> Option<FilesystemState> {
+pub fn disk_state(target: &(impl Observe + ?Sized)) -> Option<FilesystemState> {
     target.datadir().as_deref().and_then(filesystem_of)
 }
 
@@ -82,7 +85,10 @@ const LINES_KEPT: usize = 20;
 /// Asks a server whose connections stopped getting answers, on a new connection bounded
 /// by [`ASK_LIMIT`], what it is doing: its busy sessions and, for `engine`, the status
 /// lines that name a lock, a checkpoint or pending I/O; and looks at the datadir's disk.
-pub fn ask_unanswering(target: &dyn Target, engine: crate::engine::Engine) -> UnansweringServer {
+pub fn ask_unanswering(
+    target: &(impl Reach + Observe + ?Sized),
+    engine: crate::engine::Engine,
+) -> UnansweringServer {
     use mysql::prelude::Queryable;
     let mut shows = UnansweringServer {
         disk: disk_state(target)
@@ -250,7 +256,7 @@ const STOP_GRACE: Duration = Duration::from_secs(5);
 
 impl ServerWatch {
     /// A watch over `target`'s server: its process too when it runs here as ours.
-    pub fn of(target: &dyn Target) -> ServerWatch {
+    pub fn of(target: &(impl Reach + Observe + ?Sized)) -> ServerWatch {
         let process = target
             .server_pid()
             .filter(|_| target.is_private())

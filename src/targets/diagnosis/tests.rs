@@ -113,3 +113,70 @@ fn a_process_is_read_with_its_state_and_start_time() {
     assert!(matches!(own.state, 'R' | 'S' | 'D'), "{}", own.state);
     assert!(own.started > 0);
 }
+
+/// A target that only reaches and shows (no start, stop or crash): a server that has
+/// died, with what its error log and the kernel say.
+struct DeadServer {
+    log: String,
+    cause: Option<String>,
+}
+
+impl Reach for DeadServer {
+    fn admin_spec(&self) -> ConnectionSpec {
+        // Never connected to: the process is seen to have ended first.
+        ConnectionSpec::tcp(
+            &crate::server::Dsn::parse("mysql://root@127.0.0.1:1").unwrap(),
+            None,
+        )
+    }
+    fn nodes(&self) -> Vec<super::super::NodeInfo> {
+        Vec::new()
+    }
+}
+
+impl Observe for DeadServer {
+    fn facts(
+        &self,
+        _variables: &std::collections::BTreeMap<String, String>,
+    ) -> super::super::TargetFacts {
+        unreachable!("a failure's context needs no facts for the record")
+    }
+    fn is_private(&self) -> bool {
+        true
+    }
+    fn process_running(&mut self) -> Option<bool> {
+        Some(false)
+    }
+    fn error_log_tail(&self, _lines: usize) -> Option<String> {
+        Some(self.log.clone())
+    }
+    fn death_cause(&mut self) -> Option<String> {
+        self.cause.clone()
+    }
+    fn server_pid(&self) -> Option<u32> {
+        None
+    }
+    fn datadir(&self) -> Option<std::path::PathBuf> {
+        None
+    }
+}
+
+#[test]
+fn a_dead_server_is_said_with_the_kernels_reason_and_its_error_log() {
+    let mut oom = DeadServer {
+        log: "[ERROR] InnoDB: out of memory\n".into(),
+        cause: Some("killed by the OOM killer".into()),
+    };
+    assert_eq!(
+        failure_context(&mut oom, None),
+        "; the server died (killed by the OOM killer), its error log ends with:\n[ERROR] InnoDB: out of memory\n"
+    );
+    let mut silent = DeadServer {
+        log: "\n".into(),
+        cause: None,
+    };
+    assert_eq!(
+        failure_context(&mut silent, None),
+        "; the server died without a word in its error log"
+    );
+}
