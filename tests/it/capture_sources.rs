@@ -264,6 +264,37 @@ fn the_statement_history_and_the_audit_log_capture_the_text_statements_with_what
     // SAFETY: kill(2) on our own child.
     unsafe { libc::kill(pid, libc::SIGSTOP) };
     let mut burst = server.connection_spec(Some("shop")).connect().unwrap();
+    // The burst starts once the capture cannot read: kill(2) only queues the stop, and a
+    // read sent just before it would still be answered, from a history holding some of
+    // the burst (one stop: 201 of the burst kept). So: every thread of it stopped, and
+    // no statement but ours running on the server.
+    let stopped_by = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let all_stopped = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .unwrap()
+            .flatten()
+            .all(|task| {
+                let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+                // The state follows the command's closing parenthesis: T (stopped).
+                stat.rsplit_once(") ")
+                    .is_some_and(|(_, rest)| rest.starts_with('T'))
+            });
+        let running: u64 = burst
+            .query_first(
+                "SELECT COUNT(*) FROM information_schema.PROCESSLIST \
+                 WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID()",
+            )
+            .unwrap()
+            .unwrap_or(0);
+        if all_stopped && running == 0 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < stopped_by,
+            "the capture did not stop"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     for n in 0..BURST {
         burst.query_drop(format!("SELECT {n}")).unwrap();
     }
