@@ -486,3 +486,16 @@ fn the_guides_layout_names_every_stage_and_only_files_that_exist() {
         "the guide's layout has drifted: {wrong:?}"
     );
 }
+
+/// A `#[path]` module hides a file from the module tree's layout (and made two files look
+/// shorter than the modules they were): every module is a file or folder of its own name.
+#[test]
+fn no_module_is_taken_from_another_path() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let redirected: Vec<String> = source_files()
+        .into_iter()
+        .filter(|file| std::fs::read_to_string(file).unwrap().contains("#[path"))
+        .map(|file| file.strip_prefix(&src).unwrap().display().to_string())
+        .collect();
+    assert!(redirected.is_empty(), "#[path] modules: {redirected:?}");
+}

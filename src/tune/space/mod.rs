@@ -17,22 +17,22 @@ const BUILT_IN: [(Engine, &str, &str); 4] = [
     (
         Engine::InnoDb,
         "innodb.toml",
-        include_str!("../../spaces/innodb.toml"),
+        include_str!("../../../spaces/innodb.toml"),
     ),
     (
         Engine::RocksDb,
         "myrocks.toml",
-        include_str!("../../spaces/myrocks.toml"),
+        include_str!("../../../spaces/myrocks.toml"),
     ),
     (
         Engine::Aria,
         "aria.toml",
-        include_str!("../../spaces/aria.toml"),
+        include_str!("../../../spaces/aria.toml"),
     ),
     (
         Engine::MyIsam,
         "myisam.toml",
-        include_str!("../../spaces/myisam.toml"),
+        include_str!("../../../spaces/myisam.toml"),
     ),
 ];
 
@@ -393,5 +393,4 @@ impl Domain {
 }
 
 #[cfg(test)]
-#[path = "space_tests.rs"]
 mod tests;
