@@ -134,7 +134,7 @@ impl ThrowawayServer {
     }
 
     /// Spawns the server again with its command line, registered under its directory.
-    fn respawn(&mut self) -> Result<(), ServerError> {
+    pub(super) fn respawn(&mut self) -> Result<(), ServerError> {
         let binary = Path::new(&self.command_line[0]).to_path_buf();
         let args = self.command_line[1..].to_vec();
         self.log_start = LogStart::now(&self.root_dir);

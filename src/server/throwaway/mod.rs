@@ -379,15 +379,7 @@ impl ThrowawayServer {
             }
         }
         self.port = port;
-        let binary = PathBuf::from(&self.command_line[0]);
-        let args = self.command_line[1..].to_vec();
-        self.log_start = LogStart::now(&self.root_dir);
-        self.child = spawn_server(&binary, &args, &self.root_dir, &self.child_caps)?;
-        if registry::set_pid(&self.root_dir, self.child.id()).is_err() {
-            self.stop(Duration::from_secs(5));
-            return Err(ServerError::ShuttingDown);
-        }
-        Ok(())
+        self.respawn()
     }
 
     pub fn pid(&self) -> u32 {
