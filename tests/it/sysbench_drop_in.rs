@@ -144,7 +144,7 @@ pub(super) fn server() -> (ThrowawayServer, Vec<String>) {
 /// Scripts of the cases: one that only prints, one without `event`, one with a custom
 /// command, hooks on a script that never connects, and a help of its own that prints
 /// the options through `sysbench.cmdline.print_test_options` (every type of option).
-const SCRIPTS: [(&str, &str); 7] = [
+const SCRIPTS: [(&str, &str); 8] = [
     (
         "helpful.lua",
         "sysbench.cmdline.options = {\n\
@@ -189,6 +189,12 @@ const SCRIPTS: [(&str, &str); 7] = [
     (
         "no_db.lua",
         "function event() local n = sysbench.rand.gaussian(1, 100) end\n",
+    ),
+    // One event of 3 s, so the interval that closes at 2 s completed none: sysbench's
+    // line for a script without a database is still events per second, at zero.
+    (
+        "slow_no_db.lua",
+        "function event() os.execute('sleep 3') end\n",
     ),
 ];
 
@@ -270,6 +276,7 @@ fn every_command_line_prints_what_sysbench_prints() {
         ]),
         case(&["--events=1000", "failing.lua", "run"]),
         case(&["--time=3", "--report-interval=2", "no_db.lua", "run"]),
+        case(&["--events=1", "--report-interval=2", "slow_no_db.lua", "run"]),
         case(&[
             "--mysql-host=127.0.0.1",
             "--mysql-port=1",

@@ -15,6 +15,7 @@ mod connection;
 mod fast;
 mod groups;
 mod native;
+pub use native::database_driver_created;
 mod report;
 pub mod script;
 pub mod workload;

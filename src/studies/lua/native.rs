@@ -7,7 +7,7 @@
 use mlua::{AnyUserData, Lua};
 use rand::Rng;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 use super::api::Context;
@@ -36,6 +36,13 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
         })?,
     )?;
     native.set("count_ignored", lua.create_function(|_, ()| Ok(()))?)?;
+    native.set(
+        "driver_created",
+        lua.create_function(|_, ()| {
+            DATABASE_DRIVER_CREATED.store(true, Ordering::Release);
+            Ok(())
+        })?,
+    )?;
     let ctx = Rc::clone(&context);
     native.set(
         "fatal_sql_error",
@@ -115,6 +122,17 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
 /// The process's unique sequence, one for every state as sysbench's is one for every
 /// thread: `sysbench.rand.unique()` (0.5's `sb_rand_uniq`, which scripts give rows their
 /// ids with) never draws a number twice, whichever thread draws it.
+/// Whether any script state of this process has created a database driver
+/// (`sysbench.sql.driver()`): sysbench's `stats_enabled`, set by its `db_init`, which is
+/// what makes its `--report-interval` line count statements rather than events. One
+/// flag per process, as sysbench's, because a command runs one script.
+static DATABASE_DRIVER_CREATED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a script of this process has created a database driver (see above).
+pub fn database_driver_created() -> bool {
+    DATABASE_DRIVER_CREATED.load(Ordering::Acquire)
+}
+
 static UNIQUE_INDEX: AtomicU32 = AtomicU32::new(0);
 static UNIQUE_OFFSET: OnceLock<u32> = OnceLock::new();
 

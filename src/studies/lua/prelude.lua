@@ -230,6 +230,7 @@ function sysbench.sql.driver(name)
       print(string.format("FATAL: invalid database driver name: '%s'", tostring(name)))
       error("failed to initialize the DB driver", 2)
    end
+   native.driver_created()
    return setmetatable({ sname = "mysql", lname = "MySQL driver" }, driver_mt)
 end
 

@@ -25,13 +25,16 @@ pub fn tally<'a>(statements: impl IntoIterator<Item = (&'a str, u64)>) -> [u64; 
 /// whatever stderr is.
 pub fn report_interval_lines() -> crate::runner::IntervalHook {
     std::rc::Rc::new(|interval: &IntervalMeasurement, threads: u32| {
-        outln!("{}", interval_line(interval, threads));
+        let database = crate::studies::lua::database_driver_created();
+        outln!("{}", interval_line(interval, threads, database));
     })
 }
 
 /// An interval as sysbench's `--report-interval` prints it; statements are read, write or
-/// other by their verb, latency is the events' 95th percentile.
-pub fn interval_line(interval: &IntervalMeasurement, threads: u32) -> String {
+/// other by their verb, latency is the events' 95th percentile. `database`: whether the
+/// script has created a database driver, which is what chooses sysbench's line (its
+/// `db_report_intermediate` falls back to events per second only before `db_init`).
+pub fn interval_line(interval: &IntervalMeasurement, threads: u32, database: bool) -> String {
     let seconds = (interval.end_s - interval.start_s).max(1e-9);
     let [reads, writes, other] = tally(
         interval
@@ -41,10 +44,11 @@ pub fn interval_line(interval: &IntervalMeasurement, threads: u32) -> String {
     );
     let errors: u64 = interval.kinds.iter().map(|(_, _, failed)| failed).sum();
     let per_s = |n: u64| n as f64 / seconds;
-    if reads + writes + other == 0 && interval.events.count > 0 {
-        // sysbench's line for a script without a database: events per second. An interval
-        // in which nothing completed at all (a server or machine that stalled) is not one:
-        // it keeps the statements' line, at zero.
+    if reads + writes + other == 0 && !database {
+        // sysbench's line for a script without a database: events per second, whatever
+        // the interval held. Chosen by the driver and not by this interval's counts: one
+        // in which no event completed (a machine too loaded to schedule the workers)
+        // printed the statements' line in one fresh run of the suite.
         return format!(
             "[ {:.0}s ] thds: {threads} eps: {:.2} lat (ms,95%): {:.2}",
             interval.end_s,
@@ -84,21 +88,31 @@ mod tests {
     }
 
     #[test]
-    fn an_interval_in_which_nothing_completed_keeps_the_statements_line() {
+    fn the_line_is_chosen_by_the_driver_not_by_what_the_interval_held() {
         let point = "SELECT c FROM sbtest1 WHERE id=?".to_string();
-        // Nothing completed (a stalled server, a starved machine): tps at zero, as sysbench.
-        let stalled = interval_line(&interval(vec![], 0), 2);
+        // A script with a database whose interval completed nothing (a stalled server):
+        // tps at zero, as sysbench.
+        let stalled = interval_line(&interval(vec![], 0), 2, true);
         assert!(
             stalled.starts_with("[ 2s ] thds: 2 tps: 0.00 qps: 0.00"),
             "{stalled}"
         );
-        let named = interval_line(&interval(vec![(point, LatencySummary::default(), 0)], 0), 2);
+        let named = interval_line(
+            &interval(vec![(point, LatencySummary::default(), 0)], 0),
+            2,
+            true,
+        );
         assert!(named.contains("tps: 0.00 qps: 0.00"), "{named}");
-        // Events and no statement: a script without a database.
-        let no_database = interval_line(&interval(vec![], 40), 2);
+        // A script without a database: events per second, also when none completed.
+        let no_database = interval_line(&interval(vec![], 40), 2, false);
         assert!(
             no_database.starts_with("[ 2s ] thds: 2 eps: 20.00"),
             "{no_database}"
+        );
+        let starved = interval_line(&interval(vec![], 0), 2, false);
+        assert!(
+            starved.starts_with("[ 2s ] thds: 2 eps: 0.00 lat"),
+            "{starved}"
         );
     }
 }
