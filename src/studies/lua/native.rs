@@ -36,13 +36,7 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
         })?,
     )?;
     native.set("count_ignored", lua.create_function(|_, ()| Ok(()))?)?;
-    native.set(
-        "driver_created",
-        lua.create_function(|_, ()| {
-            DATABASE_DRIVER_CREATED.store(true, Ordering::Release);
-            Ok(())
-        })?,
-    )?;
+    native.set("driver_created", note_driver_created(lua)?)?;
     let ctx = Rc::clone(&context);
     native.set(
         "fatal_sql_error",
@@ -127,6 +121,14 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
 /// what makes its `--report-interval` line count statements rather than events. One
 /// flag per process, as sysbench's, because a command runs one script.
 static DATABASE_DRIVER_CREATED: AtomicBool = AtomicBool::new(false);
+
+/// The native call `sysbench.sql.driver()` makes once the driver's name is accepted.
+fn note_driver_created(lua: &Lua) -> mlua::Result<mlua::Function> {
+    lua.create_function(|_, ()| {
+        DATABASE_DRIVER_CREATED.store(true, Ordering::Release);
+        Ok(())
+    })
+}
 
 /// Whether a script of this process has created a database driver (see above).
 pub fn database_driver_created() -> bool {
