@@ -42,6 +42,19 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_db: bool,
 
+    /// Send the server nothing beyond the workload and its tables.
+    ///
+    /// Send the server nothing beyond what the workload needs: its database and tables
+    /// (made, or checked for reuse), its workers' connections and statements, and what is
+    /// dropped afterwards. No server variables, counters, engine checks, plans, sample
+    /// runs or footprints (the record and reports say what is then not collected), and set-up
+    /// steps are not watched for a stalled server; only a cell that completes nothing for
+    /// the stall bound still looks at the server, to decide whether to wait. For a production server reached with --dsn (as pgbench's
+    /// --no-vacuum leaves out its own VACUUM). Not with --agent, whose agents meet in a
+    /// table on the server
+    #[arg(long, conflicts_with = "agent")]
+    pub no_probes: bool,
+
     /// Capacity under a latency goal, e.g. 'p99<5ms'.
     ///
     /// Capacity under a latency goal, e.g. 'p99<5ms' or 'p99.9<20ms,failed<1%': each cell

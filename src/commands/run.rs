@@ -20,6 +20,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
         .clone()
         .map(|slo| slo.with_choices(args.slo_precision, args.hold));
     let server = resolve_server(&args.server)?;
+    if args.no_probes {
+        crate::server::own_load::switch_probes_off();
+    }
     if let Some(agent) = &plan.agent {
         if server.dsn.is_none() {
             anyhow::bail!(

@@ -1,8 +1,8 @@
 //! Disk footprint of a table: bytes from the files themselves (.MYD/.MYI, .MAD/.MAI, .ibd,
 //! RocksDB's shared SST directory) and from information_schema, as S1's authors listed them.
 
+use crate::server::OwnConn as Conn;
 use mysql::prelude::Queryable;
-use mysql::Conn;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;

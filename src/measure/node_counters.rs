@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::server::ConnectionSpec;
+use crate::server::{ConnectionSpec, OwnConn, Purpose};
 
 /// The counters kept per node: summed (deltas) unless named in [`GAUGES`].
 const NODE_COUNTERS: &[&str] = &[
@@ -226,7 +226,15 @@ fn watch(specs: &[ConnectionSpec], heartbeat: bool, galera: bool, stop: &AtomicB
     // enough for a Galera cluster to reconfigure after losing a node (its writes wait for
     // that, up to evs.inactive_timeout's 15 s).
     let limit = NODE_READ_LIMIT;
-    let mut writer = specs[0].with_read_limit(limit).connect().ok();
+    let probes = crate::server::own_load::probes_allowed();
+    let mut writer = probes
+        .then(|| {
+            specs[0]
+                .with_read_limit(limit)
+                .connect_own(Purpose::Probe)
+                .ok()
+        })
+        .flatten();
     if heartbeat {
         if let Some(conn) = writer.as_mut() {
             let made = conn.query_drop(format!(
@@ -242,12 +250,12 @@ fn watch(specs: &[ConnectionSpec], heartbeat: bool, galera: bool, stop: &AtomicB
             }
         }
     }
-    let mut readers: Vec<Option<mysql::Conn>> = specs
+    let mut readers: Vec<Option<OwnConn>> = specs
         .iter()
         .enumerate()
         .map(|(index, spec)| {
-            (index > 0 && heartbeat)
-                .then(|| spec.with_read_limit(limit).connect().ok())
+            (index > 0 && heartbeat && probes)
+                .then(|| spec.with_read_limit(limit).connect_own(Purpose::Probe).ok())
                 .flatten()
         })
         .collect();
@@ -310,9 +318,12 @@ fn watch(specs: &[ConnectionSpec], heartbeat: bool, galera: bool, stop: &AtomicB
 
 /// The counters of [`NODE_COUNTERS`] a node has (lower-case names).
 fn read_status(spec: &ConnectionSpec) -> Result<BTreeMap<String, f64>, String> {
+    if !crate::server::own_load::probes_allowed() {
+        return Err(crate::server::own_load::NOT_COLLECTED.to_string());
+    }
     let mut conn = spec
         .with_read_limit(NODE_READ_LIMIT)
-        .connect()
+        .connect_own(Purpose::Probe)
         .map_err(|err| err.to_string())?;
     let rows: Vec<(String, String)> = conn
         .query("SHOW GLOBAL STATUS")

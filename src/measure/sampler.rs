@@ -95,7 +95,7 @@ pub struct CellCounters {
 
 /// Samples the server's counters around a running cell; `on_progress` sees every update.
 pub struct CounterSampler<'a> {
-    probe: &'a mut mysql::Conn,
+    probe: &'a mut crate::server::OwnConn,
     on_progress: &'a dyn Fn(&Progress),
     server_pid: Option<u32>,
     datadir: Option<PathBuf>,
@@ -117,7 +117,7 @@ struct CounterSample {
 
 impl<'a> CounterSampler<'a> {
     pub fn new(
-        probe: &'a mut mysql::Conn,
+        probe: &'a mut crate::server::OwnConn,
         server_pid: Option<u32>,
         datadir: Option<PathBuf>,
         on_progress: &'a dyn Fn(&Progress),
@@ -146,13 +146,17 @@ impl<'a> CounterSampler<'a> {
         // The coordinator samples between its ticks: a server that stops answering must
         // not hold the cell's watchdog up for long.
         let _limit = crate::server::read_limit::limit_reads(
-            &*self.probe,
+            self.probe.inner(),
             crate::server::read_limit::PROBE_LIMIT,
         );
-        let status = match StatusSnapshot::take(self.probe)
-            .described()
-            .context("reading SHOW GLOBAL STATUS")
-        {
+        // --no-probes: the server is not asked; the process is still looked at (no
+        // statement: /proc of a throwaway server).
+        let asked = if crate::server::own_load::probes_allowed() {
+            self.probe.probing(|conn| StatusSnapshot::take(conn))
+        } else {
+            Ok(StatusSnapshot::default())
+        };
+        let status = match asked.described().context("reading SHOW GLOBAL STATUS") {
             Ok(status) => status,
             Err(err) => {
                 self.error.get_or_insert(err);

@@ -139,10 +139,16 @@ const OTHER_COUNTERS: [&str; 6] = [
 
 /// Gathers the evidence of each statement on `conn` (a connection to the study's
 /// database, used by nothing else meanwhile).
-pub fn gather(conn: &mut mysql::Conn, statements: &[StatementSample]) -> Vec<StatementEvidence> {
+pub fn gather(
+    conn: &mut crate::server::OwnConn,
+    statements: &[StatementSample],
+) -> Vec<StatementEvidence> {
     // MySQL 9 writes a different JSON plan by default (version 2: access paths, no
-    // table_name/key); version 1 is the format MariaDB shares. MariaDB has no such variable.
-    let _ = conn.query_drop("SET SESSION explain_json_format_version = 1");
+    // table_name/key); version 1 is the format MariaDB shares. MariaDB (10 and on, by the
+    // version its login gave) has no such variable: the statement is not sent there.
+    if !conn.login_version().0 {
+        let _ = conn.query_drop("SET SESSION explain_json_format_version = 1");
+    }
     let mut index_types = IndexTypes::default();
     statements
         .iter()
@@ -202,7 +208,7 @@ fn first_word(sql: &str) -> String {
 /// The plan most of the sampled parameter sets get, and their share: the optimiser may
 /// choose differently for a frequent value than for a rare one.
 fn usual_plan(
-    conn: &mut mysql::Conn,
+    conn: &mut crate::server::OwnConn,
     sample: &StatementSample,
 ) -> Result<(StatementPlan, f64, u32), String> {
     let sets: Vec<Vec<mysql::Value>> = if sample.params.is_empty() {
@@ -229,7 +235,7 @@ fn usual_plan(
 }
 
 fn explain(
-    conn: &mut mysql::Conn,
+    conn: &mut crate::server::OwnConn,
     sql: &str,
     params: Vec<mysql::Value>,
 ) -> Result<StatementPlan, String> {
@@ -308,7 +314,7 @@ struct IndexTypes {
 }
 
 impl IndexTypes {
-    fn fill(&mut self, conn: &mut mysql::Conn, plan: &mut StatementPlan) {
+    fn fill(&mut self, conn: &mut crate::server::OwnConn, plan: &mut StatementPlan) {
         for table in &mut plan.tables {
             let types = self.known.entry(table.table.clone()).or_insert_with(|| {
                 conn.exec_map(
@@ -332,7 +338,7 @@ impl IndexTypes {
 /// execution, less what reading the counters itself costs (SHOW STATUS reads through a
 /// temporary table).
 fn measure_counters(
-    conn: &mut mysql::Conn,
+    conn: &mut crate::server::OwnConn,
     sample: &StatementSample,
 ) -> Result<StatementCounters, mysql::Error> {
     let statement = conn.prep(&sample.sql)?;
@@ -367,7 +373,9 @@ fn measure_counters(
     })
 }
 
-fn session_counters(conn: &mut mysql::Conn) -> Result<BTreeMap<String, i64>, mysql::Error> {
+fn session_counters(
+    conn: &mut crate::server::OwnConn,
+) -> Result<BTreeMap<String, i64>, mysql::Error> {
     let names: Vec<String> = HANDLER_READS
         .iter()
         .chain(OTHER_COUNTERS.iter())

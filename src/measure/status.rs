@@ -2,7 +2,6 @@
 //! did, recorded beside enginebench's (and used by tests to check enginebench's counts).
 
 use mysql::prelude::Queryable;
-use mysql::Conn;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Default)]
@@ -11,7 +10,7 @@ pub struct StatusSnapshot {
 }
 
 impl StatusSnapshot {
-    pub fn take(conn: &mut Conn) -> Result<StatusSnapshot, mysql::Error> {
+    pub fn take(conn: &mut impl Queryable) -> Result<StatusSnapshot, mysql::Error> {
         let rows: Vec<(String, Option<String>)> = conn.query("SHOW GLOBAL STATUS")?;
         let counters = rows
             .into_iter()

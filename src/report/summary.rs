@@ -12,7 +12,13 @@ use crate::view::View;
 /// The summary section of `view`.
 pub fn section(view: &View) -> Section {
     let verdicts = view.verdicts();
-    section_of(&view.summary(&verdicts))
+    let mut section = section_of(&view.summary(&verdicts));
+    // Before the safety list, which ends the summary.
+    if let Some(line) = crate::view::own_load::summary_line(&view.record) {
+        let at = section.blocks.len().saturating_sub(1);
+        section.blocks.insert(at, Block::Line(line));
+    }
+    section
 }
 
 /// The section for `summary` (fixtures draw it without a run).

@@ -15,14 +15,16 @@ use crate::measure::EnvironmentRecord;
 use crate::plan::Plan;
 use crate::results::{AgentRecord, ProfileRecord, RunRecord, StepRecord};
 use crate::server::caps::ResourceCaps;
-use crate::server::{ConnectionSpec, ServerArgsResolved, ServerError, ServerRecord};
+use crate::server::{
+    ConnectionSpec, OwnConn, Purpose, ServerArgsResolved, ServerError, ServerRecord,
+};
 use crate::targets::{self, Inspect, Replacement, Target, Workspace};
 
 pub struct Bench<'a> {
     pub target: Box<dyn Target>,
     pub workspace: Workspace,
     /// The runner's own connection (no default database): setup, probes, counters.
-    pub probe: mysql::Conn,
+    pub probe: OwnConn,
     /// The probe failed (a read timed out, its server stopped): the next cell opens another.
     pub probe_broken: bool,
     /// The (external) server stopped answering: nothing more is asked of it, not even to
@@ -59,6 +61,8 @@ pub struct Bench<'a> {
     pub routing: crate::server::Routing,
     /// The whole run's progress (its bar, or its lines per group), moved by the walk.
     pub progress: Option<super::progress::RunProgress>,
+    /// enginebench's own statements counted when the run began.
+    pub own_at_start: super::OwnSince,
 }
 
 impl<'a> Bench<'a> {
@@ -69,6 +73,7 @@ impl<'a> Bench<'a> {
         server: &ServerArgsResolved,
         output: &'a RunOutput,
         record: &'a mut RunRecord,
+        own_at_start: super::OwnSince,
     ) -> anyhow::Result<Bench<'a>> {
         let engines = plan.matrix.engines.clone();
         let (target, server_record, probe) = open_target(plan, server, &engines)?;
@@ -118,6 +123,7 @@ impl<'a> Bench<'a> {
         }
         record.server = Some(server_record);
         record.environment = Some(EnvironmentRecord::probe(target.datadir().as_deref()));
+        record.own_statements = Some(own_at_start.counted());
         output.save(record)?;
         Ok(Bench {
             target,
@@ -148,10 +154,12 @@ impl<'a> Bench<'a> {
             refused: Vec::new(),
             routing: server.routing,
             progress: None,
+            own_at_start,
         })
     }
 
     pub fn save(&mut self) -> anyhow::Result<()> {
+        self.record.own_statements = Some(self.own_at_start.counted());
         self.output.save(self.record)
     }
 
@@ -215,7 +223,10 @@ impl<'a> Bench<'a> {
     pub fn cold_restart(&mut self) -> anyhow::Result<()> {
         let started = Instant::now();
         let dropped = self.target.restart_cold()?;
-        self.probe = self.target.spec(&self.workspace.database).connect()?;
+        self.probe = self
+            .target
+            .spec(&self.workspace.database)
+            .connect_own(Purpose::Setup)?;
         self.record.steps.push(StepRecord {
             name: "cold_restart".into(),
             engine: None,
@@ -296,7 +307,10 @@ impl<'a> Bench<'a> {
         self.not_offered = missing;
         self.server_version = format!("{} {}", server_record.flavour, server_record.version);
         self.server_flavour = server_record.flavour.clone();
-        self.probe = self.target.spec(&self.workspace.database).connect()?;
+        self.probe = self
+            .target
+            .spec(&self.workspace.database)
+            .connect_own(Purpose::Setup)?;
         self.probe_broken = false;
         self.workspace.forget();
         Ok(server_record)
@@ -392,7 +406,10 @@ impl<'a> Bench<'a> {
     /// A working probe for the next cell: another connection if the last one failed.
     pub fn mend_probe(&mut self) -> anyhow::Result<()> {
         if self.probe_broken {
-            self.probe = self.target.spec(&self.workspace.database).connect()?;
+            self.probe = self
+                .target
+                .spec(&self.workspace.database)
+                .connect_own(Purpose::Setup)?;
             self.probe_broken = false;
         }
         Ok(())
@@ -405,7 +422,7 @@ fn open_target(
     plan: &Plan,
     server: &ServerArgsResolved,
     engines: &[Engine],
-) -> anyhow::Result<(Box<dyn Target>, ServerRecord, mysql::Conn)> {
+) -> anyhow::Result<(Box<dyn Target>, ServerRecord, OwnConn)> {
     note(&match &server.dsn {
         Some(dsn) => format!("using the external server {}", dsn.redacted()),
         None => starting_note(&server.options),
@@ -431,7 +448,7 @@ fn open_target(
         }
     })?;
     pin_client(&server.options.caps, &mut server_record)?;
-    let probe = target.spec(&server.database).connect()?;
+    let probe = target.spec(&server.database).connect_own(Purpose::Setup)?;
     Ok((target, server_record, probe))
 }
 

@@ -32,6 +32,7 @@ use crate::interrupt;
 use crate::measure::EnvironmentRecord;
 use crate::plan::{Plan, Step};
 use crate::results::{ResultFile, RunRecord, RunStatus, Store};
+use crate::server::own_load::{self, OwnCounts, Purpose};
 use crate::server::ServerArgsResolved;
 use crate::targets::Inspect;
 
@@ -144,11 +145,13 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
     record.until_decided = plan.matrix.until_decided.clone();
     record.repeats_fixed_why = plan.repeats_fixed_why.clone();
     record.environment = Some(EnvironmentRecord::probe(None));
+    let own_at_start = OwnSince::now();
+    record.own_statements = Some(own_at_start.counted());
     if let Err(err) = output.save(&record) {
         return Err((err, Box::new(record)));
     }
     let result = (|| -> anyhow::Result<()> {
-        let mut bench = Bench::open(plan, server, output, &mut record)?;
+        let mut bench = Bench::open(plan, server, output, &mut record, own_at_start)?;
         bench.progress = Some(progress::RunProgress::start(plan, output.lines));
         if !plan.matrix.crash.is_empty() && !bench.target.is_private() {
             anyhow::bail!("crash trials (--crash, or this study's default) kill the server and restart it: they need a throwaway server enginebench starts, not --dsn; run without --dsn, or with --no-crash");
@@ -178,11 +181,43 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
         Ok(()) => (RunStatus::Completed, None),
         Err(err) => (RunStatus::Failed, Some(format!("{err:#}"))),
     };
+    // Counted once the bench is gone: the clean-up's statements are in.
+    record.own_statements = Some(own_at_start.counted());
     record.finish(status, error);
     let saved = output.finish(&record);
     match (result, saved) {
         (Ok(()), Ok(())) => Ok(record),
         (Err(err), _) | (Ok(()), Err(err)) => Err((err, Box::new(record))),
+    }
+}
+
+/// The tallies of enginebench's own statements when a run began, to count the run's.
+#[derive(Debug, Clone, Copy)]
+pub struct OwnSince {
+    setup: OwnCounts,
+    probes: OwnCounts,
+}
+
+impl OwnSince {
+    pub fn now() -> OwnSince {
+        OwnSince {
+            setup: own_load::counted(Purpose::Setup),
+            probes: own_load::counted(Purpose::Probe),
+        }
+    }
+
+    /// What was sent of enginebench's own since then.
+    pub fn counted(&self) -> crate::results::OwnStatementsRecord {
+        crate::results::OwnStatementsRecord {
+            no_probes: !own_load::probes_allowed(),
+            setup: own_load::counted(Purpose::Setup).since(&self.setup),
+            probes: own_load::counted(Purpose::Probe).since(&self.probes),
+        }
+    }
+
+    /// Probes sent since then.
+    pub fn probes(&self) -> OwnCounts {
+        own_load::counted(Purpose::Probe).since(&self.probes)
     }
 }
 
@@ -234,7 +269,9 @@ impl walk::Workbench for Bench<'_> {
     }
 
     fn run_step(&mut self, plan: &Plan, step: &Step) -> anyhow::Result<walk::StepEnd> {
-        if !guarded(step) {
+        // --no-probes: set-up steps are not watched (each look is a connection and a
+        // process-list query, every two seconds).
+        if !guarded(step) || !own_load::probes_allowed() {
             return self.run_unguarded_step(plan, step);
         }
         let bound = crate::driver::StallBound {

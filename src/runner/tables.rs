@@ -14,6 +14,7 @@ use crate::load::{load_table, load_tables, LoadOutcome, LoadPlan, TableSpec};
 use crate::measure::measure_footprint;
 use crate::plan::Plan;
 use crate::results::LoadRecord;
+use crate::server::own_load::probes_allowed;
 use crate::sqlerror::DescribeMysqlError;
 use crate::targets::{disk_state, failure_context};
 
@@ -79,19 +80,27 @@ pub fn empty(plan: &Plan, bench: &mut Bench, engine: Engine) -> anyhow::Result<(
 
 /// Each engine's prepared tables' disk footprint once the phases are done.
 pub fn footprints(plan: &Plan, bench: &mut Bench) -> anyhow::Result<()> {
+    if !probes_allowed() {
+        return Ok(());
+    }
     for engine in bench.offered(plan.matrix.engines.clone()) {
         let database = plan.database_for(engine, &bench.workspace.database);
         for table in plan.tables(engine).filled {
-            let mut footprint = measure_footprint(
-                &mut bench.probe,
-                &database,
-                &table.name,
-                engine,
-                bench.target.datadir().as_deref(),
-                "after_run",
-            )
-            .described()
-            .with_context(|| format!("measuring the disk footprint of {}", table.name))?;
+            let datadir = bench.target.datadir();
+            let mut footprint = bench
+                .probe
+                .probing(|conn| {
+                    measure_footprint(
+                        conn,
+                        &database,
+                        &table.name,
+                        engine,
+                        datadir.as_deref(),
+                        "after_run",
+                    )
+                })
+                .described()
+                .with_context(|| format!("measuring the disk footprint of {}", table.name))?;
             footprint.profile = bench.profile.clone();
             bench.record.footprints.push(footprint);
         }
@@ -277,18 +286,27 @@ fn record(
                     String::new()
                 }
             ));
-            load_record.footprint = Some(
-                measure_footprint(
-                    &mut bench.probe,
-                    database,
-                    &table.name,
-                    engine,
-                    bench.target.datadir().as_deref(),
-                    "after_load",
-                )
-                .described()
-                .with_context(|| format!("measuring the disk footprint of {}", table.name))?,
-            );
+            if probes_allowed() {
+                let datadir = bench.target.datadir();
+                load_record.footprint = Some(
+                    bench
+                        .probe
+                        .probing(|conn| {
+                            measure_footprint(
+                                conn,
+                                database,
+                                &table.name,
+                                engine,
+                                datadir.as_deref(),
+                                "after_load",
+                            )
+                        })
+                        .described()
+                        .with_context(|| {
+                            format!("measuring the disk footprint of {}", table.name)
+                        })?,
+                );
+            }
             load_record.outcome = Some(outcome.clone());
             bench.record.loads.push(load_record);
             bench.save()?;

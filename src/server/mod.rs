@@ -10,6 +10,7 @@ mod datadir_template;
 mod dsn;
 mod error_log;
 pub mod option_files;
+pub mod own_load;
 pub mod powerfs;
 pub mod read_limit;
 mod registry;
@@ -20,6 +21,7 @@ pub mod topology;
 
 pub use dsn::{moved_password, Dsn, DSN_ENV, PASSWORD_ENV};
 pub use option_files::ClientOptions;
+pub use own_load::{OwnConn, OwnCounts, Purpose};
 pub use powerfs::{PowerCut, PowerFs, PowerFsError};
 pub use registry::{emergency_teardown, hurry_teardown};
 pub use shape::{NodeRole, ReadFrom, Routing, Topology, WriteTo};
@@ -36,6 +38,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use thiserror::Error;
+
+/// The packet limit of enginebench's own connections: the protocol's largest, so that the
+/// server's own `max_allowed_packet` is the one that applies.
+const OWN_MAX_PACKET_BYTES: usize = 1 << 30;
 
 /// The database enginebench works in on any server. On an external server it creates
 /// only this database's tables and drops only those it created.
@@ -288,6 +294,16 @@ impl ConnectionSpec {
             }
             _ => true,
         }
+    }
+
+    /// A connection of enginebench's own (not the workload's), counted for the record as
+    /// `purpose` says: every probe and set-up statement goes through one of these.
+    /// Its packet limit is given, so the mysql crate does not ask the server for it with a
+    /// `SELECT @@max_allowed_packet` of its own at each login.
+    pub fn connect_own(&self, purpose: Purpose) -> Result<OwnConn, ServerError> {
+        let spec = self.changed(&|opts| opts.max_allowed_packet(Some(OWN_MAX_PACKET_BYTES)));
+        let conn = spec.connect()?;
+        Ok(OwnConn::opened(conn, &spec.opts, purpose))
     }
 
     pub fn connect(&self) -> Result<Conn, ServerError> {

@@ -26,6 +26,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::engine::Engine;
+use crate::server::own_load::{probes_allowed, OwnConn, Purpose};
 use crate::server::{
     describe_mysql_error, ConnectionSpec, Dsn, NodeRole, PowerCut, Routing, ServerError,
     ServerOptions, ServerRecord, Topology,
@@ -209,7 +210,7 @@ pub trait Inspect: Reach + Observe {
             if self.process_running() == Some(false) {
                 return false;
             }
-            if spec.connect().is_ok() {
+            if spec.connect_own(Purpose::Probe).is_ok() {
                 return true;
             }
             if std::time::Instant::now() >= deadline {
@@ -224,7 +225,10 @@ pub trait Inspect: Reach + Observe {
     fn record(&self) -> Result<ServerRecord, ServerError> {
         // One connection reads the version, the variables and the TLS it got.
         let admin = self.admin_spec();
-        let mut conn = admin.connect()?;
+        if !probes_allowed() {
+            return Ok(self.record_unprobed(&admin.connect_own(Purpose::Setup)?));
+        }
+        let mut conn = admin.connect_own(Purpose::Probe)?;
         let (version, variables) = version_and_variables(&admin, &mut conn)?;
         let facts = self.facts(&variables);
         let says_mariadb = version.contains("MariaDB")
@@ -248,6 +252,30 @@ pub trait Inspect: Reach + Observe {
         })
     }
 
+    /// `--no-probes`: what the login told (the version, from the handshake) and nothing
+    /// asked; the variables and TLS are not read.
+    fn record_unprobed(&self, conn: &OwnConn) -> ServerRecord {
+        let (mariadb, version) = conn.login_version();
+        let facts = self.facts(&BTreeMap::new());
+        ServerRecord {
+            kind: facts.kind.into(),
+            address: facts.address,
+            flavour: if mariadb { "mariadb" } else { "mysql" }.into(),
+            version: match version {
+                Some((major, minor, patch)) => format!("{major}.{minor}.{patch}"),
+                None => "MariaDB (version not read: --no-probes)".into(),
+            },
+            datadir: facts.datadir,
+            datadir_on_tmpfs: facts.datadir_on_tmpfs,
+            command_line: facts.command_line,
+            variables: BTreeMap::new(),
+            caps: facts.caps,
+            topology: (!self.topology().is_single()).then(|| self.topology().to_string()),
+            nodes: Vec::new(),
+            tls: None,
+        }
+    }
+
     /// Refuses engines the server lacks, before any table is created.
     fn check_engines(&self, wanted: &[Engine]) -> Result<(), ServerError> {
         let (missing, available) = self.engines_missing(wanted)?;
@@ -262,8 +290,12 @@ pub trait Inspect: Reach + Observe {
         &self,
         wanted: &[Engine],
     ) -> Result<(Vec<Engine>, Vec<String>), ServerError> {
+        if !probes_allowed() {
+            // Not asked: a table on an engine the server lacks fails to be made, saying so.
+            return Ok((Vec::new(), Vec::new()));
+        }
         let spec = self.admin_spec();
-        let mut conn = spec.connect()?;
+        let mut conn = spec.connect_own(Purpose::Probe)?;
         let rows: Vec<(String, String)> = conn
             .query_map(
                 "SELECT ENGINE, SUPPORT FROM information_schema.ENGINES",
@@ -309,7 +341,7 @@ fn node_records(
             let (version, variables) = if index == 0 {
                 (first_version.to_string(), first_variables.clone())
             } else {
-                version_and_variables(&node.spec, &mut node.spec.connect()?)?
+                version_and_variables(&node.spec, &mut node.spec.connect_own(Purpose::Probe)?)?
             };
             Ok(crate::server::NodeRecord {
                 name: node.name,
@@ -369,7 +401,7 @@ pub fn open_nodes(
 /// Creates `database` on the target unless it is there.
 pub fn ensure_database(target: &(impl Reach + ?Sized), database: &str) -> Result<(), ServerError> {
     let spec = target.admin_spec();
-    let mut conn = spec.connect()?;
+    let mut conn = spec.connect_own(Purpose::Setup)?;
     conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS `{database}`"))
         .map_err(|err| query_error(&spec, &err))
 }
@@ -378,7 +410,7 @@ pub fn ensure_database(target: &(impl Reach + ?Sized), database: &str) -> Result
 /// `spec`'s).
 fn version_and_variables(
     spec: &ConnectionSpec,
-    conn: &mut mysql::Conn,
+    conn: &mut OwnConn,
 ) -> Result<(String, BTreeMap<String, String>), ServerError> {
     let version: String = conn
         .query_first("SELECT VERSION()")
@@ -392,7 +424,7 @@ fn version_and_variables(
 /// `spec`'s, so a PREFERRED mode is settled): None when they are plain.
 fn tls_record(
     spec: &ConnectionSpec,
-    conn: &mut mysql::Conn,
+    conn: &mut OwnConn,
 ) -> Result<Option<crate::server::TlsRecord>, ServerError> {
     if !spec.tls_in_force() {
         return Ok(None);
@@ -413,7 +445,7 @@ fn tls_record(
 /// A `SHOW … VARIABLES`/`STATUS` statement's rows, a NULL value read as empty.
 fn names_and_values(
     spec: &ConnectionSpec,
-    conn: &mut mysql::Conn,
+    conn: &mut OwnConn,
     sql: &str,
 ) -> Result<BTreeMap<String, String>, ServerError> {
     Ok(conn

@@ -8,7 +8,7 @@
 use anyhow::anyhow;
 use mysql::prelude::Queryable;
 
-use crate::server::{describe_mysql_error, DescribeMysqlError};
+use crate::server::{describe_mysql_error, DescribeMysqlError, OwnConn};
 
 pub struct Workspace {
     /// `--database`: the run's database on any server.
@@ -45,7 +45,7 @@ impl Workspace {
     /// study may reuse (`reusable`), unless `--force`.
     pub fn check_database(
         &self,
-        conn: &mut mysql::Conn,
+        conn: &mut OwnConn,
         server_label: &str,
         reusable: &dyn Fn(&str) -> bool,
     ) -> anyhow::Result<()> {
@@ -70,7 +70,7 @@ impl Workspace {
     /// it is there already and not the run's own.
     pub fn claim_table(
         &mut self,
-        conn: &mut mysql::Conn,
+        conn: &mut OwnConn,
         database: &str,
         table: &str,
     ) -> anyhow::Result<()> {
@@ -85,7 +85,7 @@ impl Workspace {
     /// own words for why the table must be new.
     pub fn claim_new_table(
         &mut self,
-        conn: &mut mysql::Conn,
+        conn: &mut OwnConn,
         table: &str,
         refusal: impl FnOnce(&str) -> String,
     ) -> anyhow::Result<()> {
@@ -95,7 +95,7 @@ impl Workspace {
 
     fn claim(
         &mut self,
-        conn: &mut mysql::Conn,
+        conn: &mut OwnConn,
         database: &str,
         table: &str,
         refusal: impl FnOnce() -> String,
@@ -119,7 +119,7 @@ impl Workspace {
 
     /// Whether all of `tables` are in the run's database on an external server, to be used
     /// as they are. Always false on a throwaway server, which starts empty.
-    pub fn all_present(&self, conn: &mut mysql::Conn, tables: &[String]) -> anyhow::Result<bool> {
+    pub fn all_present(&self, conn: &mut OwnConn, tables: &[String]) -> anyhow::Result<bool> {
         if self.private {
             return Ok(false);
         }
@@ -135,7 +135,7 @@ impl Workspace {
     /// did not make is refused, or with `--force` kept with only `tables` replaced.
     pub fn fresh_database(
         &mut self,
-        conn: &mut mysql::Conn,
+        conn: &mut OwnConn,
         database: &str,
         tables: &[&str],
     ) -> anyhow::Result<()> {
@@ -211,7 +211,7 @@ impl Workspace {
             .collect()
     }
 
-    pub fn clean_up(&self, conn: &mut mysql::Conn) {
+    pub fn clean_up(&self, conn: &mut OwnConn) {
         if self.private {
             return;
         }
@@ -224,7 +224,7 @@ impl Workspace {
     }
 }
 
-fn table_exists(conn: &mut mysql::Conn, database: &str, table: &str) -> anyhow::Result<bool> {
+fn table_exists(conn: &mut OwnConn, database: &str, table: &str) -> anyhow::Result<bool> {
     let found: Option<String> = conn
         .exec_first(
             "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
@@ -234,7 +234,7 @@ fn table_exists(conn: &mut mysql::Conn, database: &str, table: &str) -> anyhow::
     Ok(found.is_some())
 }
 
-fn tables_of(conn: &mut mysql::Conn, database: &str) -> anyhow::Result<Vec<String>> {
+fn tables_of(conn: &mut OwnConn, database: &str) -> anyhow::Result<Vec<String>> {
     conn.exec(
         "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME",
         (database,),

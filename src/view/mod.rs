@@ -21,6 +21,7 @@ pub mod frontier;
 mod groups;
 pub mod layout;
 pub mod node_figures;
+pub mod own_load;
 mod plan_comparison;
 pub mod replay_digests;
 pub mod round_noise;

@@ -35,6 +35,7 @@ mod load;
 mod lua;
 mod oltp;
 mod over_time;
+mod own_statements;
 mod parsers_never_panic;
 mod plans;
 mod power_fs;

@@ -34,6 +34,12 @@ pub fn section(view: &View, style: TableStyle) -> String {
         out.push_str(&body);
         out.push('\n');
     }
+    if let (true, Some(missing)) = (
+        out.is_empty(),
+        crate::view::own_load::evidence_missing(&view.record),
+    ) {
+        let _ = writeln!(out, "{}: {missing}\n", view.record.study);
+    }
     out
 }
 

@@ -38,6 +38,9 @@ pub fn status_lines(view: &View) -> String {
         }
         _ => {}
     }
+    for line in crate::view::own_load::detail_lines(&view.record) {
+        let _ = writeln!(out, "{line}");
+    }
     out
 }
 

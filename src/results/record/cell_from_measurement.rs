@@ -103,6 +103,7 @@ impl CellRecord {
             fault: None,
             probe: None,
             stall: None,
+            own_probes: Default::default(),
             driver: (!measured.driver.is_empty()).then(|| measured.driver.to_string()),
         }
         .with_intervals_bounded()

@@ -128,6 +128,30 @@ pub struct RunRecord {
     /// it. Absent in records from before it was kept, and where the count was the user's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeats_fixed_why: Option<String>,
+    /// What enginebench sent of its own beyond the cells' workload: the set-up the
+    /// workload needed and its probes, and whether probes were switched off. Absent in
+    /// records from before it was counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_statements: Option<OwnStatementsRecord>,
+}
+
+/// The statements, prepares and connections enginebench sent outside the workload's own
+/// (its workers' statements in the cells), counted as they were sent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct OwnStatementsRecord {
+    /// `--no-probes`: no probe was sent (only what a stalled cell needed to decide whether
+    /// to go on waiting); the record lacks server variables, counters, plans and
+    /// footprints.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_probes: bool,
+    /// What the workload needed before and after its cells: its database and tables made,
+    /// checked for reuse, emptied, dropped (table loads are the load's own, in `loads`).
+    #[serde(default)]
+    pub setup: crate::server::OwnCounts,
+    /// What only enginebench asked: server variables and counters, engine checks, plans
+    /// and sample runs, footprints, looks at a stalled server.
+    #[serde(default)]
+    pub probes: crate::server::OwnCounts,
 }
 
 /// Decide, then stop: each group of cells (a phase at a thread count on one server) ran
@@ -397,6 +421,7 @@ impl RunRecord {
             tolerance_pct: None,
             until_decided: None,
             repeats_fixed_why: None,
+            own_statements: None,
             merged: None,
             slo: None,
             stage_goal: None,
@@ -558,6 +583,11 @@ pub struct CellRecord {
     /// and what the server showed a new connection then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stall: Option<StallRecord>,
+    /// enginebench's own probes for this cell, beyond its workload: the counters read
+    /// around and during it, the plans and sample runs after it (also counted in the run's
+    /// `own_statements`).
+    #[serde(default, skip_serializing_if = "crate::server::OwnCounts::is_zero")]
+    pub own_probes: crate::server::OwnCounts,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]

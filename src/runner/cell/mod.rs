@@ -17,6 +17,7 @@ use crate::driver::{
 use crate::measure::{new_histogram, statement_probe, CellObserver, CounterSampler};
 use crate::plan::{CellLink, CellStep, Plan};
 use crate::results::{CellKey, CellRecord, EvidenceRecord, MismatchRecord, OutcomeRecord};
+use crate::server::Purpose;
 use crate::targets::Inspect;
 
 mod record;
@@ -47,6 +48,7 @@ pub fn measure_as(
     probe: Option<&Probe>,
 ) -> anyhow::Result<bool> {
     bench.mend_probe()?;
+    let probes_before = crate::server::own_load::counted(Purpose::Probe);
     if let Some((_, why)) = bench.refused.iter().find(|(e, _)| *e == cell.engine) {
         let message = why.clone();
         failed_before_start(plan, bench, cell, message)?;
@@ -54,7 +56,7 @@ pub fn measure_as(
     }
     let configured = configure(plan, bench, cell, probe)?;
     let driven = drive(plan, bench, cell, &configured)?;
-    record_cell(plan, bench, cell, probe, configured, driven)
+    record_cell(plan, bench, cell, probe, configured, driven, probes_before)
 }
 
 /// A cell ready to drive: its workload, the driver's configuration, how its watchdog
@@ -405,12 +407,15 @@ fn gather_evidence(
     if known {
         return;
     }
+    if !crate::server::own_load::probes_allowed() {
+        return;
+    }
     let samples = workload.statement_samples(EVIDENCE_EXECUTIONS);
     if samples.is_empty() {
         return;
     }
     let database = plan.database_for(cell.engine, &bench.workspace.database);
-    let statements = match bench.spec(&database).connect() {
+    let statements = match bench.spec(&database).connect_own(Purpose::Probe) {
         Ok(mut conn) => statement_probe::gather(&mut conn, &samples),
         Err(err) => {
             note(&format!("no per-statement evidence for this cell: {err}"));

@@ -12,6 +12,7 @@ pub(super) fn record_cell(
     probe: Option<&Probe>,
     configured: Configured,
     driven: Driven,
+    probes_before: crate::server::OwnCounts,
 ) -> anyhow::Result<bool> {
     let Configured {
         workload,
@@ -99,6 +100,9 @@ pub(super) fn record_cell(
     let gathers = plan.agent.as_ref().is_none_or(|agent| agent.prepares());
     if completed && gathers {
         gather_evidence(plan, bench, cell, &key, workload.as_ref());
+    }
+    if let Some(last) = bench.record.cells.last_mut() {
+        last.own_probes = crate::server::own_load::counted(Purpose::Probe).since(&probes_before);
     }
     bench.save()?;
     if external_stalled {

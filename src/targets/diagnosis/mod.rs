@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::{Inspect, Observe, Reach};
 use crate::measure::{filesystem_of, sample_process, FilesystemState, ProcessSample};
-use crate::server::ConnectionSpec;
+use crate::server::{ConnectionSpec, OwnConn, Purpose};
 
 /// What the datadir's filesystem and the server's state add to an error message (empty
 /// when neither explains anything). `disk_before` is the filesystem before the failed work.
@@ -103,7 +103,14 @@ pub fn ask_unanswering(
             }),
         ..UnansweringServer::default()
     };
-    let Ok(mut conn) = target.admin_spec().with_read_limit(ASK_LIMIT).connect() else {
+    if !crate::server::own_load::probes_allowed() {
+        return shows;
+    }
+    let Ok(mut conn) = target
+        .admin_spec()
+        .with_read_limit(ASK_LIMIT)
+        .connect_own(Purpose::Probe)
+    else {
         return shows;
     };
     type Session = (
@@ -149,7 +156,7 @@ pub fn ask_unanswering(
 }
 
 /// The lines of SHOW ENGINE … STATUS that say why work waits.
-fn engine_status_lines(conn: &mut mysql::Conn, engine: crate::engine::Engine) -> Vec<String> {
+fn engine_status_lines(conn: &mut OwnConn, engine: crate::engine::Engine) -> Vec<String> {
     use mysql::prelude::Queryable;
     let (sql, telling): (&str, &[&str]) = match engine {
         crate::engine::Engine::RocksDb => (
@@ -288,7 +295,13 @@ impl ServerWatch {
             },
             None => None,
         };
-        let Ok(mut conn) = self.spec.with_read_limit(ASK_LIMIT).connect() else {
+        // Also under --no-probes: whether a cell that completes nothing goes on waiting
+        // depends on it (counted with the probes).
+        let Ok(mut conn) = self
+            .spec
+            .with_read_limit(ASK_LIMIT)
+            .connect_own(Purpose::Probe)
+        else {
             return ServerLook::NoAnswer;
         };
         match busy_sessions(&mut conn) {
@@ -474,7 +487,7 @@ fn describe_sessions(sessions: &[BusySession], shown: usize) -> String {
 /// The sessions running a statement, the longest first, each marked when it waits for a
 /// lock; None when the server did not answer. MariaDB's process list has TIME_MS and
 /// PROGRESS; MySQL's has neither (whole seconds, no progress).
-fn busy_sessions(conn: &mut mysql::Conn) -> Option<Vec<BusySession>> {
+fn busy_sessions(conn: &mut OwnConn) -> Option<Vec<BusySession>> {
     use mysql::prelude::Queryable;
     const MARIADB: &str = "SELECT ID, TIME_MS / 1000, STATE, PROGRESS, LEFT(INFO, 200) FROM information_schema.PROCESSLIST \
          WHERE ID <> CONNECTION_ID() AND COMMAND NOT IN ('Sleep', 'Daemon', 'Binlog Dump') AND INFO IS NOT NULL ORDER BY TIME_MS DESC";
