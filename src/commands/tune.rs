@@ -27,6 +27,7 @@ pub fn run(mut args: TuneArgs) -> anyhow::Result<Finished> {
         (run.slo.is_some(), "--slo"),
         (run.agent.is_some(), "--agent"),
         (!run.server.dsn.is_empty(), "--dsn"),
+        (run.no_probes, "--no-probes"),
         (run.dry_run, "--dry-run"),
         (run.json.is_some(), "--json"),
         (!run.server.memory_limit.is_empty(), "--memory-limit"),

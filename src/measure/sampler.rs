@@ -152,7 +152,7 @@ impl<'a> CounterSampler<'a> {
         // --no-probes: the server is not asked; the process is still looked at (no
         // statement: /proc of a throwaway server).
         let asked = if crate::server::own_load::probes_allowed() {
-            self.probe.probing(|conn| StatusSnapshot::take(conn))
+            self.probe.probing(StatusSnapshot::take)
         } else {
             Ok(StatusSnapshot::default())
         };
