@@ -423,7 +423,12 @@ fn cell_figures(group: &mut Group, record: &RunRecord) {
     group.statements_summary = summarise(&group.statements_per_s);
     group.events_summary = summarise(&group.events_per_s);
     group.errors_summary = summarise(&group.errors_per_s);
-    if !completed.is_empty() {
+    // --no-probes read no counter: a row of them would show zeros that were never read.
+    let unprobed = record
+        .own_statements
+        .as_ref()
+        .is_some_and(|own| own.no_probes);
+    if !completed.is_empty() && !unprobed {
         group.per_statement = Some(per_statement(
             group.setup.engine,
             &status,

@@ -38,14 +38,18 @@ pub fn detail_lines(record: &RunRecord) -> Vec<String> {
     };
     let (statements, connections) = workload_of(record);
     let mut lines = vec![format!(
-        "Beyond the workload ({statements} statements on {connections} connections in the cells), enginebench sent: set-up {}; probes {}.",
+        "Beyond the workload ({statements} statements on {connections} connection{} in the cells), enginebench sent: set-up {}; probes {}.",
+        if connections == 1 { "" } else { "s" },
         own.setup.describe(),
         own.probes.describe()
     )];
     if own.no_probes {
-        lines.push(format!(
-            "--no-probes: not collected: {LEFT_OUT}; probes above are looks at a server that had stopped completing statements."
-        ));
+        let looks = if own.probes.is_zero() {
+            ""
+        } else {
+            "; the probes above are looks at a server that had stopped completing statements"
+        };
+        lines.push(format!("--no-probes: not collected: {LEFT_OUT}{looks}."));
     } else {
         let per_cell: Vec<String> = record
             .cells
@@ -88,8 +92,9 @@ pub fn summary_line(record: &RunRecord) -> Option<String> {
         || probes.connections > connections;
     large.then(|| {
         format!(
-            "enginebench's own probes sent {} against the workload's {statements} statements on {connections} connections: on a shared server, --no-probes leaves them out.",
-            probes.describe()
+            "Probes: enginebench sent {} of its own, against the workload's {statements} statements on {connections} connection{}: on a shared server, --no-probes leaves them out.",
+            probes.describe(),
+            if connections == 1 { "" } else { "s" }
         )
     })
 }

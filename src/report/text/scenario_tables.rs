@@ -209,6 +209,14 @@ pub fn group_figures(group: Option<&Group>) -> (String, String) {
 /// other set-up.
 pub fn counter_section(rows: &[(u32, Vec<&Group>)], style: TableStyle) -> String {
     let mut out = String::new();
+    // No group has counters (--no-probes read none): no table of nothing.
+    if rows
+        .iter()
+        .flat_map(|(_, groups)| groups)
+        .all(|group| group.per_statement.is_none())
+    {
+        return out;
+    }
     let mut table = new_table(style);
     table.set_header(vec![
         "threads",
