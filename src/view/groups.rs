@@ -424,11 +424,7 @@ fn cell_figures(group: &mut Group, record: &RunRecord) {
     group.events_summary = summarise(&group.events_per_s);
     group.errors_summary = summarise(&group.errors_per_s);
     // --no-probes read no counter: a row of them would show zeros that were never read.
-    let unprobed = record
-        .own_statements
-        .as_ref()
-        .is_some_and(|own| own.no_probes);
-    if !completed.is_empty() && !unprobed {
+    if !completed.is_empty() && super::own_load::counters_read(record) {
         group.per_statement = Some(per_statement(
             group.setup.engine,
             &status,

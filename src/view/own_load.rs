@@ -99,6 +99,14 @@ pub fn summary_line(record: &RunRecord) -> Option<String> {
     })
 }
 
+/// Whether the run read the server's counters around its cells (not under `--no-probes`).
+pub fn counters_read(record: &RunRecord) -> bool {
+    !record
+        .own_statements
+        .as_ref()
+        .is_some_and(|own| own.no_probes)
+}
+
 /// Where the plan evidence would be: why there is none.
 pub fn evidence_missing(record: &RunRecord) -> Option<&'static str> {
     record
