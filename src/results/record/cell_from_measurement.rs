@@ -104,6 +104,8 @@ impl CellRecord {
             probe: None,
             stall: None,
             driver: (!measured.driver.is_empty()).then(|| measured.driver.to_string()),
+            // The phase's, which the runner knows and puts in.
+            protocol: None,
         }
         .with_intervals_bounded()
     }
