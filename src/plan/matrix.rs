@@ -131,8 +131,9 @@ pub struct Matrix {
     /// How statements are sent: `text` (each execution's values written into the
     /// statement) or `prepared` (prepared once per connection, executed with the values
     /// bound); the server runs them through different paths [default: as the study's
-    /// reference tool sends them: the insert benchmark's iibench.py and sysbench-tpcc
-    /// text, sysbench's OLTP and YCSB prepared]
+    /// reference tool sends them: text for ibench (iibench.py), tpcc (sysbench-tpcc) and
+    /// ycsb (its JDBC binding: Connector/J sends prepared statements as text by default),
+    /// prepared for sysbench's OLTP workloads and scenario files]
     #[arg(long, value_enum, value_name = "PROTOCOL")]
     pub protocol: Option<Protocol>,
 

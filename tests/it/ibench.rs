@@ -338,7 +338,9 @@ fn on_myrocks_range_queries_sent_as_text_read_the_index_alone_and_prepared_read_
     );
     // The report says the run did not send as iibench.py does, where it gives its answer.
     assert!(
-        stdout.contains("Statements were sent prepared (its reference tool's: text)"),
+        stdout.contains(
+            "Statements were sent prepared where the study's reference tool sends them as text"
+        ),
         "{stdout}"
     );
 }

@@ -194,9 +194,12 @@ pub(super) fn protocol_sentence(cells: &[crate::results::CellRecord]) -> Option<
         let protocol = cell.protocol?;
         protocol.differs().then(|| {
             format!(
-                "{} (its reference tool's: {})",
+                "{} where the study's reference tool sends them {}",
                 protocol.sent.name(),
-                protocol.reference.name()
+                match protocol.reference {
+                    crate::driver::Protocol::AsSent => "each its own way".to_string(),
+                    other => format!("as {}", other.name()),
+                }
             )
         })
     }));
