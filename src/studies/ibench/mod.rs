@@ -15,6 +15,7 @@
 //! debt, size) and `report`. Nothing below the studies stage knows any of it; it must not
 //! know how the runner, the driver or the reports work inside.
 
+mod client;
 mod operations;
 mod report;
 mod rows;

@@ -20,7 +20,8 @@ use std::sync::Arc;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::rows::{self, Row};
+use super::client::{connect, rng_for, Batch};
+use super::rows;
 use super::statements::{self as sql, table_name, DELETER_GROUP, INSERTER_GROUP, QUERIES_GROUP};
 use super::steps::{IbenchStep, LOAD_ROWS_PER_INSERT};
 use super::writers::{self, Deleter, Inserter, Shares};
@@ -34,50 +35,6 @@ use crate::server::ConnectionSpec;
 
 /// iibench.py's `Query`: queries between reads of the highest id (point queries).
 pub const RESYNC_MAX: u64 = 100;
-
-pub(super) fn connect(
-    spec: &ConnectionSpec,
-    worker_index: usize,
-) -> anyhow::Result<libmariadb::Connection> {
-    libmariadb::Connection::connect_worker(&spec.for_connection(worker_index))
-}
-
-pub(super) fn rng_for(seed: u64, worker_index: usize) -> SmallRng {
-    SmallRng::seed_from_u64(seed ^ (worker_index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15))
-}
-
-/// `rows` rows' values, and the parameters an INSERT of them binds.
-#[derive(Default)]
-pub(super) struct Batch {
-    rows: Vec<Row>,
-    stamp: String,
-}
-
-impl Batch {
-    pub(super) fn draw(&mut self, count: usize, rng: &mut SmallRng) {
-        self.rows.resize_with(count, Row::default);
-        for row in &mut self.rows {
-            row.draw(rng);
-        }
-        self.stamp = rows::now_datetime();
-    }
-
-    pub(super) fn params(&self) -> Vec<Param<'_>> {
-        self.rows
-            .iter()
-            .flat_map(|row| {
-                [
-                    Param::Text(&self.stamp),
-                    Param::Int(row.cashregisterid),
-                    Param::Int(row.customerid),
-                    Param::Int(row.productid),
-                    Param::Int(row.price),
-                    Param::Text(&row.data),
-                ]
-            })
-            .collect()
-    }
-}
 
 /// l.i0: each worker fills its table with `rows` rows.
 pub struct Loader {

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 
-use super::operations::{connect, rng_for, Batch};
+use super::client::{connect, rng_for, Batch};
 use super::statements::{self as sql, table_name};
 use crate::driver::libmariadb::{self, Param, Sendable};
 use crate::driver::{Protocol, QueryFailure, Worker, Workload};
