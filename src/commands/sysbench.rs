@@ -63,6 +63,7 @@ fn measure(run: &SysbenchRun) -> anyhow::Result<Finished> {
             database,
             seed: plan.matrix.seed,
             pacing: phase.pacing,
+            protocol: phase.protocol.sent,
         },
     )?;
     let config = CellConfig {
@@ -107,7 +108,9 @@ fn measure(run: &SysbenchRun) -> anyhow::Result<Finished> {
     );
     plan.study.add_to_record(&mut record, &plan.matrix);
     record.environment = Some(crate::measure::EnvironmentRecord::probe(None));
-    let cell_record = CellRecord::from_measurement(0, &key, &config, &measured, Default::default());
+    let mut cell_record =
+        CellRecord::from_measurement(0, &key, &config, &measured, Default::default());
+    cell_record.protocol = Some(phase.protocol);
     for query in &cell_record.queries {
         record
             .statement_classes

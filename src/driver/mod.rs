@@ -16,6 +16,7 @@ use rate::{rate_outcome, Lateness};
 #[cfg(test)]
 mod group_tests;
 pub mod libmariadb;
+pub mod protocol;
 #[cfg(test)]
 mod tests;
 mod watchdog;
@@ -42,6 +43,7 @@ pub use crate::measure::{CellObserver, IntervalMeasurement, Progress, ProgressOn
 use crate::measure::{IntervalHistograms, LatencySummary, QueryHistograms, QueryRecorder};
 pub use crate::scenario::Arrivals;
 pub use events::DriverKind;
+pub use protocol::{CellProtocol, Protocol};
 pub use watchdog::{CellWatch, Liveness, StallBound, StallReport};
 pub use worker::WorkerFigures;
 use worker::*;

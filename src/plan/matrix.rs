@@ -8,7 +8,7 @@ use clap::Args;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::driver::{DriverKind, RateSpec, StopCondition};
+use crate::driver::{DriverKind, Protocol, RateSpec, StopCondition};
 use crate::engine::Engine;
 use crate::load::LoadArgs;
 use crate::results::{CrashKind, UntilDecided};
@@ -127,6 +127,15 @@ pub struct Matrix {
     /// connection, as sysbench) [default: events]
     #[arg(long, value_enum, value_name = "KIND")]
     pub driver: Option<DriverKind>,
+
+    /// How statements are sent: `text` (each execution's values written into the
+    /// statement) or `prepared` (prepared once per connection, executed with the values
+    /// bound); the server runs them through different paths [default: as the study's
+    /// reference tool sends them: text for ibench (iibench.py), tpcc (sysbench-tpcc) and
+    /// ycsb (its JDBC binding: Connector/J sends prepared statements as text by default),
+    /// prepared for sysbench's OLTP workloads and scenario files]
+    #[arg(long, value_enum, value_name = "PROTOCOL")]
+    pub protocol: Option<Protocol>,
 
     /// Restart the server before every cell (same datadir) and drop the kernel's page cache
     /// when run as root, so each repeat starts cold
@@ -301,6 +310,7 @@ impl Default for Matrix {
             query_timeout: None,
             stall_timeout: None,
             driver: None,
+            protocol: None,
             cold: false,
             servers: Vec::new(),
             phases: Vec::new(),

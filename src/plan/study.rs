@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::matrix::{Defaults, Matrix, Pacing};
 use super::{CellStep, CrashLoad, Step};
-use crate::driver::Workload;
+use crate::driver::{CellProtocol, Protocol, Workload};
 use crate::engine::Engine;
 use crate::results::{CellRecord, RunRecord, StepRecord};
 use crate::scenario::file::{KillNode, Profile, Scenario};
@@ -36,6 +36,9 @@ pub struct CellLink {
     pub database: String,
     pub seed: u64,
     pub pacing: Pacing,
+    /// How the workload sends its statements (the phase's protocol, `--protocol` or the
+    /// kind's reference).
+    pub protocol: Protocol,
 }
 
 /// What a kind's own step ([`Step::Own`]) may do on the bench: make and reach a database,
@@ -84,17 +87,21 @@ pub struct RunPhase {
     pub pacing: Pacing,
     /// How long a cell lasts when no time bounds it, in words ("200 loops per thread").
     pub count: Option<String>,
+    /// How its statements are sent, and how the kind's reference tool sends them.
+    pub protocol: CellProtocol,
 }
 
 impl RunPhase {
     /// A phase named `name` paced as the matrix says, its events called `events` in
-    /// `--dry-run` ("1000 transactions").
-    pub fn of_matrix(name: &str, matrix: &Matrix, events: &str) -> RunPhase {
+    /// `--dry-run` ("1000 transactions"), its statements sent as `--protocol` says, else
+    /// as the kind's reference tool sends them (`reference`).
+    pub fn of_matrix(name: &str, matrix: &Matrix, events: &str, reference: Protocol) -> RunPhase {
         let pacing = matrix.pacing();
         RunPhase {
             name: name.to_string(),
             writes: true,
             topology: PhaseTopology::default(),
+            protocol: CellProtocol::of(reference, matrix.protocol),
             count: match (pacing.stop.events_total, pacing.stop.events_per_thread) {
                 (Some(total), _) => Some(format!("{total} {events}")),
                 (None, Some(each)) => Some(format!("{each} loops per thread")),
@@ -163,9 +170,10 @@ pub trait StudyKind: Send + Sync + std::fmt::Debug {
     /// matrix's values it keeps), its statements' classes, anything of its own.
     fn add_to_record(&self, record: &mut RunRecord, matrix: &Matrix);
 
-    /// A run phase: its name, whether it writes, its routing and its pacing.
+    /// A run phase: its name, whether it writes, its routing, its pacing and its
+    /// protocol (a kind that keeps this default sends each statement its own way).
     fn phase(&self, _phase: usize, matrix: &Matrix) -> RunPhase {
-        RunPhase::of_matrix(self.name(), matrix, "events")
+        RunPhase::of_matrix(self.name(), matrix, "events", Protocol::AsSent)
     }
 
     /// The tables to prepare on `engine`.

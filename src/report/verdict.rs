@@ -13,7 +13,7 @@ use crate::view::View;
 /// The verdict section of `view` (none for a run with nothing to rank and nothing named).
 pub fn section(view: &View) -> Option<Section> {
     let verdicts = view.verdicts();
-    if verdicts.phases.is_empty() && verdicts.not_ranked.is_empty() {
+    if verdicts.phases.is_empty() && verdicts.not_ranked.is_empty() && verdicts.protocol.is_none() {
         return None;
     }
     Some(section_of(&verdicts))
@@ -22,6 +22,9 @@ pub fn section(view: &View) -> Option<Section> {
 /// The section for `verdicts` (fixtures draw it without a run).
 pub fn section_of(verdicts: &Verdicts) -> Section {
     let mut blocks = vec![Block::Line(format!("{}\n", verdicts.answer))];
+    if let Some(protocol) = &verdicts.protocol {
+        blocks.push(Block::Line(format!("{protocol}\n")));
+    }
     if let Some(noise) = &verdicts.noise {
         blocks.push(Block::Line(format!("{}\n", noise.text)));
     }

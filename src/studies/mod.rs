@@ -23,6 +23,7 @@ pub mod ycsb;
 
 pub use choices::{declare_flags, no_flags, GroupArg, StudyArgs};
 
+use crate::driver::Protocol;
 use crate::plan::{Matrix, Plan, Study};
 use crate::view::format::Format;
 use crate::view::layout::{Layout, Part, ANY_KIND};
@@ -54,6 +55,13 @@ pub struct Kind {
     /// Report formats of the kind's own, which `--format` offers for a run of any kind
     /// (sysbench's report).
     pub formats: &'static [&'static dyn Format],
+    /// How the kind's reference tool sends its statements: what its cells send unless
+    /// `--protocol` says otherwise (the server runs text and prepared statements through
+    /// different paths, so the reference's is what reproduces its figures).
+    pub protocol: Protocol,
+    /// Why `--protocol` cannot change how this kind sends its statements, and what to do
+    /// instead; None: it can.
+    pub protocol_fixed: Option<&'static str>,
 }
 
 impl Kind {
@@ -69,7 +77,19 @@ impl Kind {
         takes_groups: false,
         layout: ANY_KIND,
         formats: &[],
+        protocol: Protocol::AsSent,
+        protocol_fixed: Some("its statements are sent as they come, each its own way"),
     };
+
+    /// `--protocol`'s choice refused, when this kind cannot send that way.
+    fn check_protocol(&self, chosen: Option<Protocol>) -> anyhow::Result<()> {
+        match (chosen, self.protocol_fixed) {
+            (Some(chosen), Some(why)) if chosen != self.protocol => {
+                anyhow::bail!("--protocol {}: {why}; drop --protocol", chosen.name())
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The layout's parts of a kind whose own section comes first, above the shared tables.
@@ -120,6 +140,7 @@ pub fn plan_study(
         .filter(|kind| kind.command == "run")
         .find_map(|kind| Some((kind, (kind.study_named)(name, matrix, args)?)));
     if let Some((kind, _)) = &named {
+        kind.check_protocol(matrix.protocol)?;
         if !args.groups.is_empty() && !kind.takes_groups {
             anyhow::bail!(
                 "--group runs beside a sysbench workload (run oltp_read_only --group NAME:THREADS[:RATE]=oltp_insert), a Lua script (run SCRIPT.lua --group NAME:THREADS[:RATE]=OTHER.lua) or TPC-C's terminals (run tpcc --group NAME:THREADS[:RATE]=NO,P,OS,D,SL); '{name}' takes none: for a scenario file, give its run phase [[phases.groups]]; for any study, --stages shapes its load"
@@ -163,7 +184,10 @@ pub fn plan_command_study(
     let study = KINDS
         .iter()
         .filter(|kind| kind.command == command)
-        .find_map(|kind| (kind.study_named)(name, matrix, args))
+        .find_map(|kind| {
+            let study = (kind.study_named)(name, matrix, args)?;
+            Some(kind.check_protocol(matrix.protocol).and(study))
+        })
         .unwrap_or_else(|| {
             anyhow::bail!(
                 "`enginebench {command}` found no kind of study for '{name}' (a bug in enginebench)"

@@ -1,12 +1,16 @@
 //! The insert benchmark on a real throwaway server: every step on InnoDB and RocksDB (the
 //! MyRocks plugin) with two clients, each on its own table, and what the kind promises
-//! checked: the steps run in ibench's order, l.i0 loads --rows rows per table, l.x adds
-//! the indexes (one ALTER on InnoDB, three on RocksDB), l.i1 and l.i2 delete as many rows
-//! as they insert at 50 and 5 rows per statement, every statement counted is one the
-//! server counted (Com_insert, Com_delete, Com_select, Com_alter_table), the query steps
-//! run a closed-loop reader group beside writers held to a rate, the write debt is reduced
-//! before them and each step's size measured, and the report's per-step table says whether
-//! the writers held their rate. Bad choices fail before any server starts.
+//! checked: the steps run in ibench's order, l.i0 loads --rows rows per table, l.x inserts
+//! 100 rows and adds the indexes (one ALTER on InnoDB, three on RocksDB), l.i1 and l.i2
+//! insert and delete at once on two connections per client, at 50 and 5 rows per
+//! statement, never more than iibench.py's 8 rounds apart, every statement counted is one
+//! the server counted (Com_insert, Com_delete, Com_select, Com_alter_table), sent as text
+//! as iibench.py sends it, the query steps run a closed-loop reader group beside inserters
+//! and deleters sending a second's rounds each second, the write debt is reduced before
+//! them and each step's size measured, and the report's per-step table says whether the
+//! writers held their rate. `--protocol prepared` sends the same statements prepared, and
+//! on MyRocks the range queries then stop being index-only (the engine's own counters).
+//! Bad choices fail before any server starts.
 
 use crate::common;
 
@@ -32,21 +36,23 @@ const STEPS: [&str; 10] = [
 const ROWS: u64 = 20_000;
 const CLIENTS: u64 = 2;
 
-/// Each statement the cell counted is one the server executed, kind by kind.
+/// Each statement the cell counted is one the server executed, kind by kind, as text.
 fn check_counts(cell: &Value, step: &str, what: &str) {
-    let (prefix, rows_per_commit) = match step {
-        "l.i0" => ("", 100),
-        "l.x" => ("", 0),
-        "l.i1" => ("", 50),
-        "l.i2" => ("", 5),
-        _ => ("writers/", 50),
+    let (inserter, deleter, rows_per_commit) = match step {
+        "l.i0" | "l.x" => ("", "", 100),
+        "l.i1" => ("inserter/", "deleter/", 50),
+        "l.i2" => ("inserter/", "deleter/", 5),
+        _ => ("inserter/", "deleter/", 50),
     };
-    let inserts = count(cell, &format!("{prefix}insert"));
-    let deletes = count(cell, &format!("{prefix}delete"));
+    let inserts = count(cell, &format!("{inserter}insert"));
+    let deletes = count(cell, &format!("{deleter}delete"));
     assert_eq!(inserts, delta(cell, "Com_insert"), "{what}: Com_insert");
     assert_eq!(deletes, delta(cell, "Com_delete"), "{what}: Com_delete");
-    let selects = count(cell, &format!("{prefix}get_min"))
-        + ["market", "register", "pdc", "point", "min_max"]
+    assert_eq!(delta(cell, "Com_stmt_execute"), 0, "{what}: sent as text");
+    assert_eq!(cell["protocol"]["sent"], "text", "{what}");
+    assert_eq!(cell["protocol"]["reference"], "text", "{what}");
+    let selects = count(cell, &format!("{deleter}get_min"))
+        + ["market", "register", "pdc", "point", "get_max"]
             .iter()
             .map(|kind| count(cell, &format!("queries/{kind}")))
             .sum::<u64>();
@@ -65,12 +71,17 @@ fn check_counts(cell: &Value, step: &str, what: &str) {
         "l.x" => {
             let alters = if cell["engine"] == "rocksdb" { 3 } else { 1 };
             assert_eq!(count(cell, "create_index"), CLIENTS * alters, "{what}");
+            // iibench.py's l.x inserts 100 rows before its ALTER.
+            assert_eq!(inserts, CLIENTS, "{what}");
         }
         _ => {
             assert!(inserts > 0, "{what}: no inserts");
-            // Each event inserts and deletes rows_per_commit rows: the table stays the
-            // size l.i0 left.
-            assert_eq!(inserts, deletes, "{what}");
+            // The inserter and the deleter of a client are never more than 8 rounds
+            // apart: the table stays about the size l.i0 left.
+            assert!(
+                inserts.abs_diff(deletes) <= 8 * CLIENTS,
+                "{what}: {inserts} inserts, {deletes} deletes"
+            );
             assert_eq!(
                 delta(cell, "Handler_delete"),
                 deletes * rows_per_commit,
@@ -135,30 +146,53 @@ fn ibench_runs_every_step_on_innodb_and_rocksdb_and_each_statement_is_one_the_se
         assert_eq!(cell["threads"], CLIENTS, "{what}");
         check_counts(cell, step, &what);
         let groups = cell["groups"].as_array();
+        if step.starts_with("l.i") && step != "l.i0" {
+            // An inserter and a deleter per client, at once, closed loop.
+            let groups = groups.unwrap_or_else(|| panic!("{what}: no groups"));
+            let names: Vec<&Value> = groups.iter().map(|g| &g["name"]).collect();
+            assert_eq!(names, ["inserter", "deleter"], "{what}");
+            assert!(
+                groups.iter().all(|g| g["pacing"] == "closed_loop"),
+                "{what}"
+            );
+        }
         if !step.starts_with('q') {
             continue;
         }
-        // A closed-loop reader and a writer per client, the writers paced per connection
-        // at the step's rows/s in events of 50 rows.
+        // A closed-loop reader, an inserter and a deleter per client, the writers paced
+        // per connection at one event a second: the second's rounds of 50 rows.
         let groups = groups.unwrap_or_else(|| panic!("{what}: no groups"));
-        assert_eq!(groups.len(), 2, "{what}");
+        assert_eq!(groups.len(), 3, "{what}");
         assert_eq!(groups[0]["name"], "queries");
         assert_eq!(groups[0]["pacing"], "closed_loop");
-        assert_eq!(groups[1]["name"], "writers");
-        assert_eq!(groups[1]["pacing"], "rate_per_connection");
-        let rows_per_s: f64 = step[2..].parse().unwrap();
-        assert_eq!(groups[1]["rate_per_s"], rows_per_s / 50.0, "{what}");
-        // The record says truly how well the writers kept their rate (whether this
-        // machine let them is not a test's to say): at most the step's 1 s of events per
-        // connection, one more each.
-        let per_connection = rows_per_s / 50.0;
-        crate::client_groups::assert_rate_tells_the_truth(
-            &groups[1]["rate"],
-            per_connection * CLIENTS as f64,
+        let rows_per_s: u64 = step[2..].parse().unwrap();
+        for (group, name) in groups[1..].iter().zip(["inserter", "deleter"]) {
+            assert_eq!(group["name"], name);
+            assert_eq!(group["pacing"], "rate_per_connection");
+            assert_eq!(group["rate_per_s"], 1.0, "{what}");
+            // The record says truly how well the writers kept their rate (whether this
+            // machine let them is not a test's to say): at most the step's 1 s of events
+            // per connection, one more each.
+            crate::client_groups::assert_rate_tells_the_truth(
+                &group["rate"],
+                CLIENTS as f64,
+                group["events"].as_u64().unwrap(),
+                cell["wall_ms"].as_f64().unwrap(),
+                2 * CLIENTS,
+                &format!("{what} {name}s"),
+            );
+        }
+        // Each event is the second's rounds, back to back (an event the cell's end cut
+        // short may count its statements and not itself, one per connection).
+        let (events, rounds) = (
             groups[1]["events"].as_u64().unwrap(),
-            cell["wall_ms"].as_f64().unwrap(),
-            (per_connection.ceil() as u64 + 1) * CLIENTS,
-            &format!("{what} writers"),
+            rows_per_s.div_ceil(50),
+        );
+        let inserts = count(cell, "inserter/insert");
+        assert!(
+            inserts >= events.saturating_sub(CLIENTS) * rounds
+                && inserts <= (events + CLIENTS) * rounds,
+            "{what}: {inserts} inserts in {events} events of {rounds}"
         );
         assert!(count(cell, "queries/market") + count(cell, "queries/point") > 0);
     }
@@ -228,4 +262,85 @@ fn ibench_refuses_bad_rows_an_unknown_step_and_its_own_pacing_before_starting() 
     assert!(err.contains("ibench paces its own steps"), "{err}");
     assert!(!err.contains("starting a throwaway"), "{err}");
     common::assert_nothing_left(&tmpdir);
+}
+
+/// qr100 on MyRocks as `protocol` sends it: the cell, and its range queries' engine
+/// counters per query (covered secondary-key lookups: read from the index alone; point
+/// reads: rows fetched by primary key), with what the report printed.
+fn myrocks_range_queries(protocol: &str, rows: &str) -> (Value, f64, f64, String) {
+    let tmpdir = common::private_tmpdir(&format!("ibench-protocol-{protocol}"));
+    let (output, record) = common::run_recorded(
+        &tmpdir,
+        &[
+            "run",
+            "ibench",
+            "--engines",
+            "rocksdb",
+            "--rows",
+            rows,
+            "--time",
+            "3s",
+            "--steps",
+            "qr100",
+            "--protocol",
+            protocol,
+            "--no-db",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let cell = record["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|cell| cell["variant"] == "qr100")
+        .unwrap_or_else(|| panic!("no qr100 cell: {record:#}"))
+        .clone();
+    let queries: u64 = ["market", "register", "pdc"]
+        .iter()
+        .map(|kind| count(&cell, &format!("queries/{kind}")))
+        .sum();
+    assert!(queries > 0, "{protocol}: no range query ran");
+    let per_query = |name: &str| delta(&cell, name) as f64 / queries as f64;
+    let covered = per_query("Rocksdb_covered_secondary_key_lookups");
+    let point = per_query("Rocksdb_queries_point");
+    common::assert_nothing_left(&tmpdir);
+    (
+        cell,
+        covered,
+        point,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn on_myrocks_range_queries_sent_as_text_read_the_index_alone_and_prepared_read_the_primary_key() {
+    common::require_mariadb();
+    let (text, covered, point, stdout) = myrocks_range_queries("text", "20000");
+    assert_eq!(text["protocol"]["sent"], "text");
+    assert_eq!(text["protocol"]["reference"], "text");
+    assert_eq!(delta(&text, "Com_stmt_execute"), 0);
+    // Each query's 10 rows from the secondary index alone, none by primary key.
+    assert!(
+        covered >= 5.0 && point < 1.0,
+        "text: {covered:.3} covered lookups and {point:.3} point reads per query"
+    );
+    assert!(!stdout.contains("Statements were sent"), "{stdout}");
+
+    let (prepared, covered, point, stdout) = myrocks_range_queries("prepared", "20000");
+    assert_eq!(prepared["protocol"]["sent"], "prepared");
+    assert_eq!(prepared["protocol"]["reference"], "text");
+    assert!(delta(&prepared, "Com_stmt_execute") > 0);
+    // The same queries prepared: each row fetched by its primary key.
+    assert!(
+        point >= 5.0 && covered < 1.0,
+        "prepared: {covered:.3} covered lookups and {point:.3} point reads per query"
+    );
+    // The report says the run did not send as iibench.py does, where it gives its answer.
+    assert!(
+        stdout.contains(
+            "Statements were sent prepared where the study's reference tool sends them as text"
+        ),
+        "{stdout}"
+    );
 }

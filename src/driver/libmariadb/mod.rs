@@ -62,9 +62,11 @@ pub(crate) struct MysqlBind {
 }
 
 mod results;
+mod sendable;
 mod statement;
 
 pub use results::{Answer, ResultSet};
+pub use sendable::{Sendable, TextStatement};
 pub use statement::{Executed, Param, Row, Statement};
 
 const MYSQL_TYPE_LONGLONG: c_int = 8;
@@ -110,6 +112,12 @@ extern "C" {
     fn mysql_fetch_row(result: *mut MysqlRes) -> *mut *mut c_char;
     fn mysql_fetch_lengths(result: *mut MysqlRes) -> *mut c_ulong;
     fn mysql_affected_rows(mysql: *mut Mysql) -> u64;
+    fn mysql_real_escape_string(
+        mysql: *mut Mysql,
+        to: *mut c_char,
+        from: *const c_char,
+        length: c_ulong,
+    ) -> c_ulong;
     fn mysql_warning_count(mysql: *mut Mysql) -> c_uint;
     fn mysql_more_results(mysql: *mut Mysql) -> my_bool;
     fn mysql_next_result(mysql: *mut Mysql) -> c_int;
@@ -533,7 +541,30 @@ impl Connection {
     }
 
     fn last_error(&self) -> mysql::Error {
-        // SAFETY: the handle is valid until drop.
+        self.handle().last_error()
+    }
+
+    /// Its handle, for what runs statements on it without owning it (a text statement).
+    fn handle(&self) -> Handle {
+        Handle {
+            mysql: self.mysql,
+            nonblocking: self.nonblocking,
+        }
+    }
+}
+
+/// A connection's handle as its statements keep it: they run on it but never close it
+/// (workers drop their statements before their connection).
+#[derive(Clone, Copy)]
+struct Handle {
+    mysql: *mut Mysql,
+    /// As its connection's: every call suspends instead of blocking.
+    nonblocking: bool,
+}
+
+impl Handle {
+    fn last_error(&self) -> mysql::Error {
+        // SAFETY: the handle is valid while its connection is.
         unsafe {
             error(
                 mysql_errno(self.mysql),

@@ -72,7 +72,36 @@ impl Connection {
     /// statement left unread (a procedure's) are read and dropped first, where libmariadb
     /// would refuse the statement as "out of sync".
     pub fn query(&self, sql: impl AsRef<[u8]>) -> Result<Answer, mysql::Error> {
-        let sql = sql.as_ref();
+        self.handle().query(sql.as_ref())
+    }
+
+    /// The last error's number on this connection (a client error's too: 2013, 2006 …).
+    pub fn error_number(&self) -> u32 {
+        // SAFETY: the handle is valid.
+        unsafe { mysql_errno(self.mysql) }
+    }
+
+    /// How many warnings the last statement raised (a ROLLBACK that could not undo a
+    /// non-transactional table's changes raises 1196).
+    pub fn warning_count(&self) -> u32 {
+        // SAFETY: the handle is valid.
+        unsafe { mysql_warning_count(self.mysql) }
+    }
+
+    /// Whether the last statement has results not yet read (a `CALL`'s).
+    pub fn more_results(&self) -> bool {
+        self.handle().more_results()
+    }
+
+    /// The last statement's next result (a procedure's next result set, or its final status).
+    pub fn next_result(&self) -> Result<Answer, mysql::Error> {
+        self.handle().next_result()
+    }
+}
+
+impl Handle {
+    /// [`Connection::query`] on the connection this handle is of.
+    pub(super) fn query(&self, sql: &[u8]) -> Result<Answer, mysql::Error> {
         while self.more_results() {
             self.next_result()?;
         }
@@ -97,27 +126,12 @@ impl Connection {
         self.store()
     }
 
-    /// The last error's number on this connection (a client error's too: 2013, 2006 …).
-    pub fn error_number(&self) -> u32 {
-        // SAFETY: the handle is valid.
-        unsafe { mysql_errno(self.mysql) }
-    }
-
-    /// How many warnings the last statement raised (a ROLLBACK that could not undo a
-    /// non-transactional table's changes raises 1196).
-    pub fn warning_count(&self) -> u32 {
-        // SAFETY: the handle is valid.
-        unsafe { mysql_warning_count(self.mysql) }
-    }
-
-    /// Whether the last statement has results not yet read (a `CALL`'s).
-    pub fn more_results(&self) -> bool {
+    fn more_results(&self) -> bool {
         // SAFETY: the handle is valid.
         unsafe { mysql_more_results(self.mysql) != 0 }
     }
 
-    /// The last statement's next result (a procedure's next result set, or its final status).
-    pub fn next_result(&self) -> Result<Answer, mysql::Error> {
+    fn next_result(&self) -> Result<Answer, mysql::Error> {
         // SAFETY: the handle is valid.
         let failed = unsafe {
             let mysql = self.mysql;

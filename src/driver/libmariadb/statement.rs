@@ -108,13 +108,32 @@ struct ResultBuffers {
 /// One row of `execute_rows`, its columns as the server's text for them (numbers and dates
 /// as they print), valid until the next row.
 pub struct Row<'a> {
-    columns: &'a ResultBuffers,
+    columns: Columns<'a>,
+}
+
+/// Where a row's columns are: a prepared statement's result buffers, or a text result's
+/// values (None: NULL).
+enum Columns<'a> {
+    Bound(&'a ResultBuffers),
+    Text(&'a [Option<&'a [u8]>]),
+}
+
+impl<'a> Row<'a> {
+    /// A text result's row.
+    pub(super) fn of_text(values: &'a [Option<&'a [u8]>]) -> Row<'a> {
+        Row {
+            columns: Columns::Text(values),
+        }
+    }
 }
 
 impl Row<'_> {
     /// Column `index`'s bytes; None for NULL (or no such column).
     pub fn get(&self, index: usize) -> Option<&[u8]> {
-        let columns = self.columns;
+        let columns = match self.columns {
+            Columns::Bound(columns) => columns,
+            Columns::Text(values) => return values.get(index).copied().flatten(),
+        };
         if index >= columns.buffers.len() || columns.nulls[index] != 0 {
             return None;
         }
@@ -366,7 +385,9 @@ impl Statement {
                 }
             }
             rows += 1;
-            each(&Row { columns: buffers });
+            each(&Row {
+                columns: Columns::Bound(buffers),
+            });
         }
     }
 

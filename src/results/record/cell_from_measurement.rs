@@ -105,6 +105,8 @@ impl CellRecord {
             stall: None,
             own_probes: Default::default(),
             driver: (!measured.driver.is_empty()).then(|| measured.driver.to_string()),
+            // The phase's, which the runner knows and puts in.
+            protocol: None,
         }
         .with_intervals_bounded()
     }

@@ -572,6 +572,10 @@ pub struct CellRecord {
     /// "threads" (one OS thread per connection); absent in older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driver: Option<String>,
+    /// How the cell's statements were sent (text or prepared) and how the kind's reference
+    /// tool sends them; absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<crate::driver::CellProtocol>,
     /// A node killed during the cell (`kill_node`), and how the cell came through it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<FaultRecord>,

@@ -483,6 +483,7 @@ fn unrun(
         Default::default(),
     );
     record.outcome = outcome;
+    record.protocol = Some(plan.phase(cell.phase).protocol);
     note(&format!("{}: {message}", plan.cell_label(cell)));
     bench.record.cells.push(record);
     bench.save()
@@ -548,6 +549,7 @@ pub(super) fn workload(
             database,
             seed,
             pacing: phase.pacing,
+            protocol: phase.protocol.sent,
         },
     )?;
     let config = CellConfig {

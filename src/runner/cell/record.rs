@@ -51,6 +51,7 @@ pub(super) fn record_cell(
     };
     let mut record =
         CellRecord::from_measurement(bench.record.cells.len(), &key, &config, &measured, counters);
+    record.protocol = Some(plan.phase(cell.phase).protocol);
     if let Some(message) = &crash {
         record.outcome = OutcomeRecord::Crashed;
         record.error = Some(message.clone());

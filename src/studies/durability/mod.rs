@@ -40,6 +40,8 @@ pub const KIND: Kind = Kind {
             )]
     },
     layout: Layout::of(&[Part::Phases, Part::Status, Part::Warnings]),
+    protocol: crate::driver::Protocol::Text,
+    protocol_fixed: Some("the ledger's commits are text statements whose values are what a crash trial checks against"),
     ..Kind::NONE
 };
 
@@ -83,7 +85,7 @@ impl StudyKind for Durability {
 
     /// One phase, the ledger's load: its events are commits.
     fn phase(&self, _phase: usize, matrix: &Matrix) -> crate::plan::RunPhase {
-        crate::plan::RunPhase::of_matrix("ledger", matrix, "commits")
+        crate::plan::RunPhase::of_matrix("ledger", matrix, "commits", KIND.protocol)
     }
 
     fn database_for(&self, engine: Engine, database: &str, _matrix: &Matrix) -> String {

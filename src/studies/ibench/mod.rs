@@ -15,12 +15,14 @@
 //! debt, size) and `report`. Nothing below the studies stage knows any of it; it must not
 //! know how the runner, the driver or the reports work inside.
 
+mod client;
 mod operations;
 mod report;
 mod rows;
 mod statements;
 mod steps;
 mod upkeep;
+mod writers;
 
 use anyhow::bail;
 use clap::{Args, FromArgMatches};
@@ -30,7 +32,7 @@ use std::time::Duration;
 
 use super::OWN_THEN_PHASES;
 use super::{Kind, StudyArgs};
-use crate::driver::{StopCondition, Workload};
+use crate::driver::{Protocol, StopCondition, Workload};
 use crate::engine::Engine;
 use crate::plan::{
     About, CellLink, CellStep, Defaults, Description, Matrix, Pacing, RunPhase, Step, StepHost,
@@ -60,6 +62,11 @@ pub const KIND: Kind = Kind {
         parts: OWN_THEN_PHASES,
         own_sections: |view| vec![report::ibench_section(view)],
     },
+    // iibench.py formats each statement's values into its text (MySQLdb's
+    // cursor.execute): on MyRocks, its covered range queries then read the secondary index
+    // alone, where the same statement prepared reads each row by its primary key.
+    protocol: Protocol::Text,
+    protocol_fixed: None,
     ..Kind::NONE
 };
 
@@ -208,7 +215,7 @@ impl StudyKind for IbenchParams {
 
     fn phase(&self, phase: usize, matrix: &Matrix) -> RunPhase {
         let step = self.step(phase);
-        let mut run = RunPhase::of_matrix(&step.name(), matrix, "events");
+        let mut run = RunPhase::of_matrix(&step.name(), matrix, "events", KIND.protocol);
         run.writes = true;
         let per_client = |events: u64, count: String| {
             (
@@ -335,22 +342,28 @@ impl StudyKind for IbenchParams {
         Ok(match step {
             IbenchStep::Load => Box::new(operations::Loader {
                 spec: link.spec,
+                protocol: link.protocol,
                 rows: self.rows_per_table,
                 seed: link.seed,
             }),
             IbenchStep::CreateIndexes => Box::new(operations::Indexer {
                 spec: link.spec,
+                protocol: link.protocol,
                 engine: cell.engine,
-            }),
-            IbenchStep::Write { rows_per_commit } => Box::new(operations::Writer {
-                spec: link.spec,
-                rows_per_commit,
                 seed: link.seed,
             }),
+            IbenchStep::Write { rows_per_commit } => Box::new(operations::write_step(
+                cell.threads,
+                &link.spec,
+                link.protocol,
+                link.seed,
+                rows_per_commit,
+            )),
             IbenchStep::Query { .. } => Box::new(operations::query_step(
                 step,
                 cell.threads,
                 &link.spec,
+                link.protocol,
                 link.seed,
                 self.rows_per_table,
             )?),

@@ -1,82 +1,45 @@
 //! ibench's clients as the driver runs them, each connection on its own client's table
-//! (worker `i` on `pi{i+1}`, as ibench runs one iibench.py per table):
+//! (worker `i` on `pi{i+1}`, as ibench runs one iibench.py per table), every statement
+//! sent as the cell's protocol says (iibench.py's is text):
 //! - [`Loader`] (l.i0): INSERTs of 100 rows until the table holds `--rows`;
-//! - [`Indexer`] (l.x): one event, the table's index DDL, each ALTER measured;
-//! - [`Writer`] (l.i1, l.i2, and the query steps' writers): an event is an INSERT of
-//!   `rows_per_commit` rows then a DELETE of as many of the oldest, each its own commit
-//!   (autocommit, as iibench.py's inserter and deleter), the delete's lower bound read with
-//!   `get_min` at the start and every 1,000 events, and moved up by each delete after;
+//! - [`Indexer`] (l.x): one event, an INSERT of 100 rows then the table's index DDL (as
+//!   iibench.py's l.x inserts `max_rows=100` before `secondary_at_end`), each measured;
+//! - the writers (`writers`): an inserter and a deleter per client on two connections at
+//!   once; [`write_step`] runs them in a closed loop (l.i1, l.i2);
 //! - [`Querier`] (the query steps' readers): a range query of a type drawn uniformly, or
-//!   a point query on 10 ids drawn between bounds it reads every 100 queries;
-//! - [`query_step`]: a query step's two groups, a closed-loop "queries" group and a
-//!   "writers" group paced per connection, one of each per client.
+//!   a point query on 10 ids drawn from the client's deleter's bound up to the highest id,
+//!   read at the start and every 100 queries;
+//! - [`query_step`]: a query step's three groups, a closed-loop "queries" group and the
+//!   inserters and deleters, each paced at one event a second of the step's rounds.
 //!
 //! Owns: how each step's statements are sent and what each is measured as. Must not know
 //! the plan, the steps' order or the report.
 
+use std::sync::Arc;
+
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::rows::{self, Row};
-use super::statements::{self as sql, table_name};
+use super::client::{connect, rng_for, Batch};
+use super::rows;
+use super::statements::{self as sql, table_name, DELETER_GROUP, INSERTER_GROUP, QUERIES_GROUP};
 use super::steps::{IbenchStep, LOAD_ROWS_PER_INSERT};
+use super::writers::{self, Deleter, Inserter, Shares};
 use crate::driver::client_groups::{ClientGroup, GroupPacing, Grouped, Stages};
-use crate::driver::libmariadb::{self, Param, Statement};
-use crate::driver::{QueryFailure, RateSpec, Worker, Workload};
+use crate::driver::libmariadb::{self, Param, Sendable};
+use crate::driver::{Protocol, QueryFailure, RateSpec, Worker, Workload};
 use crate::engine::Engine;
 use crate::measure::statement_probe::StatementSample;
 use crate::measure::QueryRecorder;
 use crate::server::ConnectionSpec;
 
-/// iibench.py's `resync_get_min`: rounds between reads of the table's lowest id.
-pub const RESYNC_GET_MIN: u64 = 1_000;
 /// iibench.py's `Query`: queries between reads of the highest id (point queries).
-pub const RESYNC_BOUNDS: u64 = 100;
-
-fn connect(spec: &ConnectionSpec, worker_index: usize) -> anyhow::Result<libmariadb::Connection> {
-    libmariadb::Connection::connect_worker(&spec.for_connection(worker_index))
-}
-
-fn rng_for(seed: u64, worker_index: usize) -> SmallRng {
-    SmallRng::seed_from_u64(seed ^ (worker_index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15))
-}
-
-/// `rows` rows' values, and the parameters an INSERT of them binds.
-#[derive(Default)]
-struct Batch {
-    rows: Vec<Row>,
-    stamp: String,
-}
-
-impl Batch {
-    fn draw(&mut self, count: usize, rng: &mut SmallRng) {
-        self.rows.resize_with(count, Row::default);
-        for row in &mut self.rows {
-            row.draw(rng);
-        }
-        self.stamp = rows::now_datetime();
-    }
-
-    fn params(&self) -> Vec<Param<'_>> {
-        self.rows
-            .iter()
-            .flat_map(|row| {
-                [
-                    Param::Text(&self.stamp),
-                    Param::Int(row.cashregisterid),
-                    Param::Int(row.customerid),
-                    Param::Int(row.productid),
-                    Param::Int(row.price),
-                    Param::Text(&row.data),
-                ]
-            })
-            .collect()
-    }
-}
+pub const RESYNC_MAX: u64 = 100;
 
 /// l.i0: each worker fills its table with `rows` rows.
 pub struct Loader {
     pub spec: ConnectionSpec,
+    pub protocol: Protocol,
     pub rows: u64,
     pub seed: u64,
 }
@@ -91,10 +54,10 @@ impl Workload for Loader {
         let table = table_name(worker_index);
         let remainder = (self.rows % u64::from(LOAD_ROWS_PER_INSERT)) as u32;
         Ok(Box::new(LoadWorker {
-            full: conn.prepare(&sql::insert(&table, LOAD_ROWS_PER_INSERT))?,
+            full: conn.statement(&sql::insert(&table, LOAD_ROWS_PER_INSERT), self.protocol)?,
             last: match remainder {
                 0 => None,
-                rows => Some(conn.prepare(&sql::insert(&table, rows))?),
+                rows => Some(conn.statement(&sql::insert(&table, rows), self.protocol)?),
             },
             _conn: conn,
             left: self.rows,
@@ -106,9 +69,9 @@ impl Workload for Loader {
 
 /// Its statements before its connection: they close first.
 struct LoadWorker {
-    full: Statement,
+    full: Sendable,
     /// The last INSERT, of the rows left when fewer than 100 are.
-    last: Option<Statement>,
+    last: Option<Sendable>,
     _conn: libmariadb::Connection,
     left: u64,
     batch: Batch,
@@ -132,10 +95,12 @@ impl Worker for LoadWorker {
     }
 }
 
-/// l.x: each worker adds the secondary indexes to its table.
+/// l.x: each worker inserts 100 rows and adds the secondary indexes to its table.
 pub struct Indexer {
     pub spec: ConnectionSpec,
+    pub protocol: Protocol,
     pub engine: Engine,
+    pub seed: u64,
 }
 
 impl Workload for Indexer {
@@ -144,20 +109,34 @@ impl Workload for Indexer {
     }
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
+        let conn = connect(&self.spec, worker_index)?;
+        let table = table_name(worker_index);
+        let mut batch = Batch::default();
+        batch.draw(
+            LOAD_ROWS_PER_INSERT as usize,
+            &mut rng_for(self.seed, worker_index),
+        );
         Ok(Box::new(IndexWorker {
-            conn: connect(&self.spec, worker_index)?,
-            ddl: sql::create_indexes(&table_name(worker_index), self.engine),
+            insert: conn.statement(&sql::insert(&table, LOAD_ROWS_PER_INSERT), self.protocol)?,
+            conn,
+            batch,
+            ddl: sql::create_indexes(&table, self.engine),
         }))
     }
 }
 
+/// Its statement before its connection: it closes first.
 struct IndexWorker {
+    insert: Sendable,
     conn: libmariadb::Connection,
+    batch: Batch,
     ddl: Vec<String>,
 }
 
 impl Worker for IndexWorker {
     fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
+        let (insert, params) = (&mut self.insert, self.batch.params());
+        recorder.measure(1, || insert.execute_drop(params))?;
         for ddl in &self.ddl {
             recorder.measure(0, || self.conn.query_drop(ddl))?;
         }
@@ -165,91 +144,77 @@ impl Worker for IndexWorker {
     }
 }
 
-/// Inserts with deletes at the same rate: l.i1, l.i2 and the query steps' writers.
-pub struct Writer {
-    pub spec: ConnectionSpec,
-    pub rows_per_commit: u32,
-    pub seed: u64,
-}
-
-impl Workload for Writer {
-    fn query_kinds(&self) -> Vec<String> {
-        sql::WRITE_KINDS.map(String::from).to_vec()
-    }
-
-    fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
-        let conn = connect(&self.spec, worker_index)?;
-        let table = table_name(worker_index);
-        Ok(Box::new(WriteWorker {
-            insert: conn.prepare(&sql::insert(&table, self.rows_per_commit))?,
-            delete: conn.prepare(&sql::delete_oldest(&table, self.rows_per_commit))?,
-            get_min: conn.prepare(&sql::get_min(&table))?,
-            _conn: conn,
-            rows_per_commit: self.rows_per_commit,
-            min_id: None,
-            since_sync: 0,
-            batch: Batch::default(),
-            rng: rng_for(self.seed, worker_index),
-        }))
-    }
-
-    fn statement_samples(&self, count: usize) -> Vec<StatementSample> {
-        let table = table_name(0);
-        vec![StatementSample {
-            name: "get_min".into(),
-            sql: sql::get_min(&table),
-            params: vec![Vec::new(); count.min(1)],
-        }]
-    }
-}
-
-/// Its statements before its connection: they close first.
-struct WriteWorker {
-    insert: Statement,
-    delete: Statement,
-    get_min: Statement,
-    _conn: libmariadb::Connection,
+/// l.i1 and l.i2: per client an inserter and a deleter at once, in a closed loop, a round
+/// of `rows_per_commit` rows an event.
+pub fn write_step(
+    clients: u32,
+    spec: &ConnectionSpec,
+    protocol: Protocol,
+    seed: u64,
     rows_per_commit: u32,
-    /// The delete's lower bound: never above the lowest id left (each delete removes rows
-    /// at or above it, so the lowest left is at least this plus the rows deleted).
-    min_id: Option<i64>,
-    since_sync: u64,
-    batch: Batch,
-    rng: SmallRng,
+) -> Grouped {
+    let shares = writers::shares(clients);
+    let closed = |name: &str| ClientGroup {
+        name: name.into(),
+        threads: clients,
+        pacing: GroupPacing::ClosedLoop,
+        stages: Stages::default(),
+    };
+    Grouped::new(writer_groups(
+        (closed(INSERTER_GROUP), closed(DELETER_GROUP)),
+        spec,
+        protocol,
+        seed,
+        (rows_per_commit, 1),
+        &shares,
+    ))
 }
 
-impl Worker for WriteWorker {
-    fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
-        let min_id = match self.min_id {
-            Some(min_id) if self.since_sync < RESYNC_GET_MIN => min_id,
-            _ => {
-                let statement = &mut self.get_min;
-                let mut lowest = 0;
-                recorder.measure(2, || statement.execute_rows([], |row| lowest = row.int(0)))?;
-                self.since_sync = 0;
-                lowest
-            }
-        };
-        self.since_sync += 1;
-        self.batch
-            .draw(self.rows_per_commit as usize, &mut self.rng);
-        let params = self.batch.params();
-        let insert = &mut self.insert;
-        recorder.measure(0, || insert.execute_drop(params))?;
-        let delete = &mut self.delete;
-        recorder.measure(1, || delete.execute_drop([Param::Int(min_id)]))?;
-        self.min_id = Some(min_id + i64::from(self.rows_per_commit));
-        Ok(())
-    }
+/// The inserters' and deleters' groups (`groups`) and workloads, `rounds` rounds of
+/// `rows_per_commit` rows an event.
+fn writer_groups(
+    groups: (ClientGroup, ClientGroup),
+    spec: &ConnectionSpec,
+    protocol: Protocol,
+    seed: u64,
+    (rows_per_commit, rounds): (u32, u32),
+    shares: &Shares,
+) -> Vec<(ClientGroup, Box<dyn Workload>)> {
+    vec![
+        (
+            groups.0,
+            Box::new(Inserter {
+                spec: spec.clone(),
+                protocol,
+                rows_per_commit,
+                rounds,
+                seed: seed ^ 0x0077_7269_7465,
+                shares: Arc::clone(shares),
+            }),
+        ),
+        (
+            groups.1,
+            Box::new(Deleter {
+                spec: spec.clone(),
+                protocol,
+                rows_per_commit,
+                rounds,
+                shares: Arc::clone(shares),
+            }),
+        ),
+    ]
 }
 
 /// The query steps' readers: range queries on the secondary indexes, or point queries.
 pub struct Querier {
     pub spec: ConnectionSpec,
+    pub protocol: Protocol,
     pub point: bool,
     pub seed: u64,
     /// Rows each table was loaded with, for the point queries' sampled ids.
     pub rows: u64,
+    /// The clients' deleters' bounds, the point queries' lowest ids.
+    pub shares: Shares,
 }
 
 impl Querier {
@@ -281,20 +246,22 @@ impl Workload for Querier {
         let table = table_name(worker_index);
         let statements = if self.point {
             vec![
-                conn.prepare(&sql::point_query(&table))?,
-                conn.prepare(&sql::min_max(&table))?,
+                conn.statement(&sql::point_query(&table), self.protocol)?,
+                conn.statement(&sql::get_max(&table), self.protocol)?,
             ]
         } else {
             sql::RANGE_KINDS
                 .iter()
-                .map(|kind| conn.prepare(&sql::range_query(&table, kind)))
+                .map(|kind| conn.statement(&sql::range_query(&table, kind), self.protocol))
                 .collect::<Result<_, _>>()?
         };
         Ok(Box::new(QueryWorker {
             statements,
             _conn: conn,
             point: self.point,
-            bounds: None,
+            shares: Arc::clone(&self.shares),
+            client: worker_index,
+            max_id: None,
             since_sync: 0,
             rng: rng_for(self.seed, worker_index),
         }))
@@ -320,7 +287,7 @@ impl Workload for Querier {
                             })
                             .collect(),
                     ),
-                    "min_max" => (sql::min_max(&table), vec![Vec::new(); count.min(1)]),
+                    "get_max" => (sql::get_max(&table), vec![Vec::new(); count.min(1)]),
                     kind => (
                         sql::range_query(&table, kind),
                         (0..count)
@@ -340,32 +307,33 @@ impl Workload for Querier {
 
 /// Its statements before its connection: they close first.
 struct QueryWorker {
-    /// Range: market, register, pdc; point: the query, then its bounds'.
-    statements: Vec<Statement>,
+    /// Range: market, register, pdc; point: the query, then the read of the highest id.
+    statements: Vec<Sendable>,
     _conn: libmariadb::Connection,
     point: bool,
-    /// The lowest and highest id at the last read.
-    bounds: Option<(i64, i64)>,
+    shares: Shares,
+    client: usize,
+    /// The highest id at the last read.
+    max_id: Option<i64>,
     since_sync: u64,
     rng: SmallRng,
 }
 
 impl QueryWorker {
     fn point_query(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
-        let (low, high) = match self.bounds {
-            Some(bounds) if self.since_sync < RESYNC_BOUNDS => bounds,
+        let high = match self.max_id {
+            Some(high) if self.since_sync < RESYNC_MAX => high,
             _ => {
                 let statement = &mut self.statements[1];
-                let mut bounds = (0, 0);
-                recorder.measure(1, || {
-                    statement.execute_rows([], |row| bounds = (row.int(0), row.int(1)))
-                })?;
-                self.bounds = Some(bounds);
+                let mut high = 0;
+                recorder.measure(1, || statement.execute_rows([], |row| high = row.int(0)))?;
+                self.max_id = Some(high);
                 self.since_sync = 0;
-                bounds
+                high
             }
         };
         self.since_sync += 1;
+        let low = self.shares[self.client].lowest_id();
         // iibench.py's randrange(min, max): the highest id is left out.
         let ids: Vec<i64> = (0..sql::ROWS_PER_QUERY)
             .map(|_| self.rng.gen_range(low..high.max(low + 1)))
@@ -389,55 +357,54 @@ impl Worker for QueryWorker {
     }
 }
 
-/// The name of a query step's groups, the prefixes of their query kinds.
-pub const QUERIES_GROUP: &str = "queries";
-pub const WRITERS_GROUP: &str = "writers";
-
-/// A query step's workload: per client one closed-loop reader and one writer offering
-/// the step's rows/s (in events of 50 rows) on its own connection, both on its table.
+/// A query step's workload: per client one closed-loop querier, and an inserter and a
+/// deleter each offering one event a second of the step's rounds (its rows/s in rounds of
+/// 50 rows, sent back to back), all on the client's table.
 pub fn query_step(
     step: IbenchStep,
     clients: u32,
     spec: &ConnectionSpec,
+    protocol: Protocol,
     seed: u64,
     rows: u64,
 ) -> anyhow::Result<Grouped> {
-    let (IbenchStep::Query { point, .. }, Some(events_per_s)) = (step, step.writer_events_per_s())
-    else {
+    let (IbenchStep::Query { point, .. }, Some(rounds)) = (step, step.writer_rounds_per_s()) else {
         anyhow::bail!("{} is not a query step (a bug in enginebench)", step.name());
     };
+    let shares = writers::shares(clients);
     let readers = ClientGroup {
         name: QUERIES_GROUP.into(),
         threads: clients,
         pacing: GroupPacing::ClosedLoop,
         stages: Stages::default(),
     };
-    let writers = ClientGroup {
-        name: WRITERS_GROUP.into(),
+    let each_second = |name: &str| ClientGroup {
+        name: name.into(),
         threads: clients,
         pacing: GroupPacing::RatePerConnection(RateSpec {
-            events_per_s,
+            events_per_s: 1.0,
             arrivals: crate::scenario::Arrivals::Constant,
         }),
         stages: Stages::default(),
     };
-    Ok(Grouped::new(vec![
-        (
-            readers,
-            Box::new(Querier {
-                spec: spec.clone(),
-                point,
-                seed,
-                rows,
-            }) as Box<dyn Workload>,
-        ),
-        (
-            writers,
-            Box::new(Writer {
-                spec: spec.clone(),
-                rows_per_commit: step.rows_per_commit(),
-                seed: seed ^ 0x0077_7269_7465,
-            }),
-        ),
-    ]))
+    let mut groups: Vec<(ClientGroup, Box<dyn Workload>)> = vec![(
+        readers,
+        Box::new(Querier {
+            spec: spec.clone(),
+            protocol,
+            point,
+            seed,
+            rows,
+            shares: Arc::clone(&shares),
+        }),
+    )];
+    groups.extend(writer_groups(
+        (each_second(INSERTER_GROUP), each_second(DELETER_GROUP)),
+        spec,
+        protocol,
+        seed,
+        (step.rows_per_commit(), rounds),
+        &shares,
+    ));
+    Ok(Grouped::new(groups))
 }

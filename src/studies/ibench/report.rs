@@ -20,7 +20,7 @@ use crate::view::efficiency::written_bytes;
 use crate::view::section::{Block, Cell, Section, Table};
 use crate::view::{Setup, View};
 
-/// The base name of a query kind (`writers/insert` → `insert`).
+/// The base name of a query kind (`inserter/insert` → `insert`).
 fn base(kind: &str) -> &str {
     kind.rsplit('/').next().unwrap_or(kind)
 }
@@ -85,16 +85,17 @@ fn header() -> Table {
 }
 
 /// Whether the query step's writers held their rows/s, in words: rows/s achieved of those
-/// offered, all clients' writers together.
+/// offered, all clients' inserters together (their deleters follow them).
 fn writers_held(cell: &CellRecord, step: IbenchStep) -> String {
-    if !step.is_query() {
+    let Some(rounds) = step.writer_rounds_per_s() else {
         return "-".into();
-    }
-    let rows_per_event = f64::from(step.rows_per_commit());
+    };
+    // An inserter's event is a second's rounds.
+    let rows_per_event = f64::from(step.rows_per_commit() * rounds);
     let figures = cell_groups(cell, None);
     let held = figures
         .iter()
-        .find(|group| group.record.name == super::operations::WRITERS_GROUP)
+        .find(|group| group.record.name == super::statements::INSERTER_GROUP)
         .and_then(|group| group.held.clone());
     match held {
         Some(held) => format!(

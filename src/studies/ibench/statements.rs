@@ -5,8 +5,9 @@
 //! does), the multi-row INSERT of `generate_insert_rows`, the DELETE of the oldest rows of
 //! `statement_maker`, its `get_min` query, and the query types of `Query`: the three range
 //! queries on the secondary indexes (`FORCE INDEX`, 10 rows) and the point query on the
-//! PK (10 ids in an IN list). Values are parameters here where ibench formats them in.
-//! Also the query kinds these are measured as.
+//! PK (10 ids in an IN list), with the read of the highest id it draws ids below. Values
+//! are `?` here where iibench.py formats them in: sent as text (iibench.py's way) the
+//! values are written in where the `?` are. Also the query kinds these are measured as.
 //!
 //! Owns: the SQL text and the query kinds' names. Must not know how rows are drawn or how
 //! statements are run or timed.
@@ -18,13 +19,16 @@ pub const ROWS_PER_QUERY: u32 = 10;
 
 /// The query kinds, by what measures them.
 pub const LOAD_KINDS: [&str; 1] = ["insert"];
-pub const INDEX_KINDS: [&str; 1] = ["create_index"];
-/// A writer's: its INSERT, its DELETE, and `get_min` (resynced every 1,000 rounds).
-pub const WRITE_KINDS: [&str; 3] = ["insert", "delete", "get_min"];
+/// l.x: the index DDL, and the INSERT of 100 rows iibench.py's l.x sends before it.
+pub const INDEX_KINDS: [&str; 2] = ["create_index", "insert"];
+/// An inserter's INSERT.
+pub const INSERT_KINDS: [&str; 1] = ["insert"];
+/// A deleter's DELETE, and `get_min` (resynced every 1,000 rounds).
+pub const DELETE_KINDS: [&str; 2] = ["delete", "get_min"];
 /// Range queries, one of the three drawn each time as iibench.py draws them.
 pub const RANGE_KINDS: [&str; 3] = ["market", "register", "pdc"];
-/// Point queries, and the bounds they draw ids between (resynced every 100 queries).
-pub const POINT_KINDS: [&str; 2] = ["point", "min_max"];
+/// Point queries, and the read of the highest id they draw below (every 100 queries).
+pub const POINT_KINDS: [&str; 2] = ["point", "get_max"];
 
 /// The columns an INSERT names, in its order.
 const INSERT_COLUMNS: &str = "dateandtime,cashregisterid,customerid,productid,price,data";
@@ -84,10 +88,10 @@ pub fn get_min(table: &str) -> String {
     format!("SELECT MIN(transactionid) FROM {table}")
 }
 
-/// The point queries' bounds: ibench reads the max (every 100 queries) and takes the min
-/// from its writer; here one statement reads both.
-pub fn min_max(table: &str) -> String {
-    format!("SELECT MIN(transactionid), MAX(transactionid) FROM {table}")
+/// The point queries' upper bound (`get_min_or_max_trxid(False)`), read at the start and
+/// every 100 queries; the lower bound is the client's deleter's.
+pub fn get_max(table: &str) -> String {
+    format!("SELECT MAX(transactionid) FROM {table}")
 }
 
 /// A range query of `kind` (one of `RANGE_KINDS`), its lower bound a parameter.
@@ -122,35 +126,41 @@ pub fn point_query(table: &str) -> String {
 pub fn kinds_with_sql(engine: Engine) -> Vec<(String, String)> {
     let table = table_name(0);
     let write = [
-        ("insert", insert(&table, 1)),
-        ("delete", delete_oldest(&table, 1)),
-        ("get_min", get_min(&table)),
+        (INSERTER_GROUP, "insert", insert(&table, 1)),
+        (DELETER_GROUP, "delete", delete_oldest(&table, 1)),
+        (DELETER_GROUP, "get_min", get_min(&table)),
     ];
     let queries: Vec<(&str, String)> = RANGE_KINDS
         .iter()
         .map(|kind| (*kind, range_query(&table, kind)))
-        .chain([("point", point_query(&table)), ("min_max", min_max(&table))])
+        .chain([("point", point_query(&table)), ("get_max", get_max(&table))])
         .collect();
-    let mut all: Vec<(String, String)> = write
-        .iter()
-        .map(|(kind, sql)| (kind.to_string(), sql.clone()))
-        .collect();
-    all.push((
-        INDEX_KINDS[0].into(),
-        create_indexes(&table, engine).remove(0),
-    ));
+    let mut all: Vec<(String, String)> = vec![
+        (LOAD_KINDS[0].into(), insert(&table, 1)),
+        (
+            INDEX_KINDS[0].into(),
+            create_indexes(&table, engine).remove(0),
+        ),
+    ];
     all.extend(
         write
             .iter()
-            .map(|(kind, sql)| (format!("writers/{kind}"), sql.clone())),
+            .map(|(group, kind, sql)| (format!("{group}/{kind}"), sql.clone())),
     );
     all.extend(
         queries
             .iter()
-            .map(|(kind, sql)| (format!("queries/{kind}"), sql.clone())),
+            .map(|(kind, sql)| (format!("{QUERIES_GROUP}/{kind}"), sql.clone())),
     );
     all
 }
+
+/// The client groups of the steps that write while they run (l.i1, l.i2 and the query
+/// steps), each the prefix of its query kinds: one inserter and one deleter per client,
+/// and in the query steps one querier.
+pub const INSERTER_GROUP: &str = "inserter";
+pub const DELETER_GROUP: &str = "deleter";
+pub const QUERIES_GROUP: &str = "queries";
 
 #[cfg(test)]
 mod tests {
@@ -211,6 +221,7 @@ mod tests {
         );
         let kinds = kinds_with_sql(Engine::InnoDb);
         assert!(kinds.iter().any(|(k, _)| k == "queries/pdc"));
-        assert!(kinds.iter().any(|(k, _)| k == "writers/delete"));
+        assert!(kinds.iter().any(|(k, _)| k == "deleter/delete"));
+        assert_eq!(get_max("pi2"), "SELECT MAX(transactionid) FROM pi2");
     }
 }

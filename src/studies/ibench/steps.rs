@@ -94,12 +94,13 @@ impl IbenchStep {
         matches!(self, IbenchStep::Query { .. })
     }
 
-    /// A query step's writers: events (an INSERT and a DELETE of 50 rows) each connection
-    /// offers per second, the rows/s ÷ rows per commit.
-    pub fn writer_events_per_s(self) -> Option<f64> {
+    /// A query step's writers: rounds (an INSERT and a DELETE of 50 rows) per second,
+    /// the rows/s ÷ rows per commit rounded up (iibench.py's `rounds_per_second`), sent
+    /// back to back at the start of each second.
+    pub fn writer_rounds_per_s(self) -> Option<u32> {
         match self {
             IbenchStep::Query { rows_per_s, .. } => {
-                Some(f64::from(rows_per_s) / f64::from(BACKGROUND_ROWS_PER_COMMIT))
+                Some(rows_per_s.div_ceil(BACKGROUND_ROWS_PER_COMMIT).max(1))
             }
             _ => None,
         }
@@ -232,11 +233,11 @@ mod tests {
         );
         let per_commit: Vec<u32> = ALL.iter().map(|s| s.rows_per_commit()).collect();
         assert_eq!(per_commit, [100, 0, 50, 5, 50, 50, 50, 50, 50, 50]);
-        // rows/s ÷ 50 rows per event.
-        assert_eq!(ALL[4].writer_events_per_s(), Some(2.0));
-        assert_eq!(ALL[7].writer_events_per_s(), Some(10.0));
-        assert_eq!(ALL[9].writer_events_per_s(), Some(20.0));
-        assert_eq!(ALL[2].writer_events_per_s(), None);
+        // rows/s ÷ 50 rows per round.
+        assert_eq!(ALL[4].writer_rounds_per_s(), Some(2));
+        assert_eq!(ALL[7].writer_rounds_per_s(), Some(10));
+        assert_eq!(ALL[9].writer_rounds_per_s(), Some(20));
+        assert_eq!(ALL[2].writer_rounds_per_s(), None);
         let timed: Vec<bool> = ALL.iter().map(|s| s.timed()).collect();
         assert_eq!(timed[..3], [false, false, true]);
         assert!(ALL[5].describe().contains("point queries on the PK"));

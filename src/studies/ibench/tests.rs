@@ -155,43 +155,74 @@ fn load_and_index_end_when_done_the_others_after_the_time() {
 }
 
 #[test]
-fn a_query_step_is_a_closed_loop_reader_and_a_writer_per_client_at_its_rate() {
+fn a_query_step_is_a_closed_loop_reader_and_an_inserter_and_deleter_per_client_each_second() {
     let spec = crate::server::ConnectionSpec::unix_socket(
         std::path::Path::new("/nonexistent"),
         "root",
         None,
     );
+    let text = crate::driver::Protocol::Text;
     let step = IbenchStep::named("qr500").unwrap();
-    let grouped = operations::query_step(step, 3, &spec, 1, 100).unwrap();
+    let grouped = operations::query_step(step, 3, &spec, text, 1, 100).unwrap();
     let groups = grouped.client_groups();
-    assert_eq!(groups.len(), 2);
+    assert_eq!(groups.len(), 3);
     assert_eq!(groups[0].name, "queries");
     assert_eq!(groups[0].threads, 3);
     assert_eq!(groups[0].pacing, GroupPacing::ClosedLoop);
-    assert_eq!(groups[1].name, "writers");
-    assert_eq!(groups[1].threads, 3);
-    let GroupPacing::RatePerConnection(rate) = groups[1].pacing else {
-        panic!("{:?}", groups[1].pacing)
-    };
-    // 500 rows/s in events of 50 rows.
-    assert_eq!(rate.events_per_s, 10.0);
-    assert_eq!(groups[1].offered_rate_at(1.0), Some(30.0));
+    for (group, name) in groups[1..].iter().zip(["inserter", "deleter"]) {
+        assert_eq!(group.name, name);
+        assert_eq!(group.threads, 3);
+        let GroupPacing::RatePerConnection(rate) = group.pacing else {
+            panic!("{:?}", group.pacing)
+        };
+        // One event a second per connection: the second's 10 rounds of 50 rows.
+        assert_eq!(rate.events_per_s, 1.0);
+        assert_eq!(group.offered_rate_at(1.0), Some(3.0));
+    }
+    assert_eq!(step.writer_rounds_per_s(), Some(10));
     assert_eq!(
         grouped.query_kinds(),
         [
             "queries/market",
             "queries/register",
             "queries/pdc",
-            "writers/insert",
-            "writers/delete",
-            "writers/get_min"
+            "inserter/insert",
+            "deleter/delete",
+            "deleter/get_min"
         ]
     );
-    let point = operations::query_step(IbenchStep::named("qp100").unwrap(), 1, &spec, 1, 100)
+    let point = operations::query_step(IbenchStep::named("qp100").unwrap(), 1, &spec, text, 1, 100)
         .unwrap()
         .query_kinds();
-    assert_eq!(point[..2], ["queries/point", "queries/min_max"]);
-    assert!(operations::query_step(IbenchStep::Load, 1, &spec, 1, 100).is_err());
+    assert_eq!(point[..2], ["queries/point", "queries/get_max"]);
+    assert!(operations::query_step(IbenchStep::Load, 1, &spec, text, 1, 100).is_err());
+    // l.i1 and l.i2: an inserter and a deleter per client, closed loop.
+    let writes = operations::write_step(2, &spec, text, 1, 50);
+    let groups = writes.client_groups();
+    assert_eq!(groups.len(), 2);
+    assert!(groups
+        .iter()
+        .all(|group| group.pacing == GroupPacing::ClosedLoop && group.threads == 2));
+    assert_eq!(
+        writes.query_kinds(),
+        ["inserter/insert", "deleter/delete", "deleter/get_min"]
+    );
+}
+
+#[test]
+fn the_insert_benchmark_sends_text_as_iibench_py_unless_told() {
+    let params = study(&[], &Matrix::default(), None).unwrap();
+    let matrix = matrix_for(&params, &[Engine::RocksDb], &[1]);
+    let phase = params.phase(4, &matrix);
+    assert_eq!(phase.protocol.sent, crate::driver::Protocol::Text);
+    assert!(!phase.protocol.differs());
+    let prepared = Matrix {
+        protocol: Some(crate::driver::Protocol::Prepared),
+        ..matrix
+    };
+    let phase = params.phase(4, &prepared);
+    assert_eq!(phase.protocol.sent, crate::driver::Protocol::Prepared);
+    assert_eq!(phase.protocol.reference, crate::driver::Protocol::Text);
 }
 
 #[test]
@@ -238,7 +269,7 @@ fn the_record_keeps_the_choices_and_classes_each_kind() {
     assert_eq!(record.parameters["steps"][9], "qp1000");
     let class = |kind: &str| record.statement_classes[kind];
     assert_eq!(class("insert"), StatementClass::Write);
-    assert_eq!(class("writers/delete"), StatementClass::Write);
+    assert_eq!(class("deleter/delete"), StatementClass::Write);
     assert_eq!(class("queries/market"), StatementClass::Read);
     assert_eq!(class("queries/point"), StatementClass::Read);
 }

@@ -57,6 +57,10 @@ pub const KIND: Kind = Kind {
     },
     takes_groups: true,
     layout: report::LAYOUT,
+    // As sysbench runs a script: what it prepares (con:prepare) is prepared, what it
+    // queries (con:query) is text.
+    protocol: crate::driver::Protocol::AsSent,
+    protocol_fixed: Some("a script sends each statement as it says (con:prepare prepared, con:query text), as sysbench runs it; --db-ps-mode=disable sends its prepared statements as text, as sysbench's does"),
     ..Kind::NONE
 };
 
@@ -337,7 +341,7 @@ impl StudyKind for LuaParams {
     }
 
     fn phase(&self, _phase: usize, matrix: &Matrix) -> RunPhase {
-        RunPhase::of_matrix("run", matrix, "events")
+        RunPhase::of_matrix("run", matrix, "events", KIND.protocol)
     }
 
     fn database_for(&self, engine: Engine, database: &str, _matrix: &Matrix) -> String {

@@ -25,6 +25,7 @@ pub const KIND: Kind = Kind {
     command: "prepare",
     study_named: |what, matrix, args| Some(prepare_study(what, matrix, args)),
     layout: Layout::of(&[Part::Loads, Part::Footprint, Part::Status]),
+    protocol_fixed: Some("prepare loads sysbench's tables and measures no statement"),
     ..Kind::NONE
 };
 

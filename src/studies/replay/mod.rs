@@ -43,6 +43,10 @@ pub const KIND: Kind = Kind {
         parts: &[Part::Own, Part::Agents, Part::Status, Part::Warnings],
         own_sections: |view| tables::replay_section(view).into_iter().collect(),
     },
+    protocol: crate::driver::Protocol::AsSent,
+    protocol_fixed: Some(
+        "a replay sends each statement as the application did (text or prepared, as captured)",
+    ),
     ..Kind::NONE
 };
 
@@ -228,6 +232,7 @@ impl StudyKind for ReplayParams {
             writes: true,
             topology: PhaseTopology::default(),
             pacing: Pacing::default(),
+            protocol: crate::driver::CellProtocol::of(KIND.protocol, None),
             count: Some(format!(
                 "{} captured command(s) over {} connection(s)",
                 self.script.commands(),

@@ -15,7 +15,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 use super::Kind;
-use crate::driver::{StopCondition, Workload};
+use crate::driver::{CellProtocol, Protocol, StopCondition, Workload};
 use crate::engine::Engine;
 use crate::plan::{
     About, CellLink, CellStep, Defaults, Description, Matrix, Pacing, PhaseTopology, RunPhase,
@@ -73,6 +73,10 @@ pub const KIND: Kind = Kind {
             })
             .collect()
     },
+    // A scenario file is enginebench's own: no reference tool; its statements are
+    // prepared unless `--protocol text`.
+    protocol: Protocol::Prepared,
+    protocol_fixed: None,
     ..Kind::NONE
 };
 
@@ -177,6 +181,7 @@ impl StudyKind for ScenarioStudy {
                 topology: PhaseTopology::default(),
                 pacing: Pacing::default(),
                 count: None,
+                protocol: CellProtocol::of(KIND.protocol, matrix.protocol),
             };
         };
         RunPhase {
@@ -201,6 +206,7 @@ impl StudyKind for ScenarioStudy {
                 rate: matrix.pacing().rate,
             },
             count: loops.map(|loops| format!("{loops} loops per thread")),
+            protocol: CellProtocol::of(KIND.protocol, matrix.protocol),
         }
     }
 
@@ -260,6 +266,7 @@ impl StudyKind for ScenarioStudy {
         if groups.is_empty() {
             return Ok(Box::new(FileWorkload {
                 spec: link.spec,
+                protocol: link.protocol,
                 events: events.clone(),
                 ignore_errors: ignore_errors.clone(),
                 seed: link.seed,
@@ -305,6 +312,7 @@ fn client_groups(
                 };
                 let workload: Box<dyn Workload> = Box::new(FileWorkload {
                     spec: link.spec.clone(),
+                    protocol: link.protocol,
                     events: group.events.clone(),
                     ignore_errors: ignore_errors.to_vec(),
                     // Each group draws its own values.

@@ -16,6 +16,8 @@ use crate::server::ConnectionSpec;
 
 pub struct FileWorkload {
     pub spec: ConnectionSpec,
+    /// Prepared unless `--protocol text`.
+    pub protocol: crate::driver::Protocol,
     pub events: Vec<Event>,
     /// Error numbers treated like deadlocks: counted, the event retried.
     pub ignore_errors: Vec<u16>,
@@ -55,7 +57,7 @@ impl FileWorkload {
 struct FileWorker {
     /// statements[event][statement], with the query kind index of each. Declared before
     /// `conn`: statements are closed before their connection.
-    statements: Vec<Vec<(libmariadb::Statement, usize)>>,
+    statements: Vec<Vec<(libmariadb::Sendable, usize)>>,
     /// libmariadb, as for the sysbench workloads: results are stored and freed without
     /// decoding rows, so the client spends no CPU on rows it throws away.
     conn: libmariadb::Connection,
@@ -126,14 +128,16 @@ impl Workload for FileWorkload {
         for event in &self.events {
             let mut prepared = Vec::new();
             for statement in &event.statements {
-                let handle = conn.prepare(&statement.sql).map_err(|err| {
-                    anyhow::anyhow!(
-                        "preparing {} ({}): {}",
-                        statement.name,
-                        statement.sql,
-                        crate::server::describe_mysql_error(&err)
-                    )
-                })?;
+                let handle = conn
+                    .statement(&statement.sql, self.protocol)
+                    .map_err(|err| {
+                        anyhow::anyhow!(
+                            "preparing {} ({}): {}",
+                            statement.name,
+                            statement.sql,
+                            crate::server::describe_mysql_error(&err)
+                        )
+                    })?;
                 prepared.push((handle, index_of(event, &statement.name)));
             }
             statements.push(prepared);

@@ -76,6 +76,11 @@ pub const KIND: Kind = Kind {
         Part::Warnings,
     ]),
     formats: &[&format::FORMAT],
+    // sysbench 1.0.20's oltp_common.lua prepares every statement of its mix
+    // (con:prepare, --db-ps-mode=auto); oltp_insert's INSERT and prepare's bulk inserts
+    // go through con:query as text, here too.
+    protocol: crate::driver::Protocol::Prepared,
+    protocol_fixed: None,
     listed: || {
         OltpKind::ALL
             .iter()
@@ -230,7 +235,7 @@ impl StudyKind for OltpParams {
                         | OltpKind::SelectRandomRanges
                 )
             }),
-            ..RunPhase::of_matrix(self.name(), matrix, "events")
+            ..RunPhase::of_matrix(self.name(), matrix, "events", KIND.protocol)
         }
     }
 
@@ -321,6 +326,7 @@ impl StudyKind for OltpParams {
     fn workload(&self, cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
         let oltp = |kind: OltpKind, threads: u32, seed: u64| OltpWorkload {
             spec: link.spec.clone(),
+            protocol: link.protocol,
             kind,
             options: self.options.clone(),
             threads,

@@ -10,7 +10,7 @@ use std::fmt::Write;
 use super::oltp::{classes, Class, OltpKind, OltpOptions};
 use super::sbtest::{write_c_value, write_pad_value};
 use crate::driver::libmariadb::{self, Param};
-use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
+use crate::driver::{ErrorClass, Protocol, QueryFailure, Worker, Workload};
 use crate::measure::statement_probe::StatementSample;
 use crate::measure::QueryRecorder;
 use crate::scenario::distributions::{uniform, Distribution};
@@ -18,6 +18,10 @@ use crate::server::ConnectionSpec;
 
 pub struct OltpWorkload {
     pub spec: ConnectionSpec,
+    /// sysbench's is prepared (`--db-ps-mode=auto`); text is its `--db-ps-mode=disable`.
+    /// oltp_insert's INSERT and the bulk inserts go as text either way, as sysbench's
+    /// `con:query` sends them.
+    pub protocol: Protocol,
     pub kind: OltpKind,
     pub options: OltpOptions,
     /// Thread count of the cell: select_random_* give each thread its own slice of k.
@@ -54,7 +58,7 @@ struct OltpWorker {
 struct Session {
     /// statements[table - 1][kind index]. Declared before `conn`: statements are closed
     /// before their connection.
-    statements: Vec<Vec<Option<libmariadb::Statement>>>,
+    statements: Vec<Vec<Option<libmariadb::Sendable>>>,
     conn: libmariadb::Connection,
     classes: Vec<Class>,
 }
@@ -147,7 +151,7 @@ impl Workload for OltpWorkload {
             let mut per_table = Vec::new();
             for class in &classes {
                 per_table.push(match class.sql(table) {
-                    Some(sql) => Some(conn.prepare(&sql)?),
+                    Some(sql) => Some(conn.statement(&sql, self.protocol)?),
                     None => None,
                 });
             }
@@ -157,15 +161,19 @@ impl Workload for OltpWorkload {
         let single = match self.kind {
             OltpKind::SelectRandomPoints => {
                 let points = vec!["?"; self.options.random_points.max(1) as usize].join(", ");
-                Some(conn.prepare(&format!(
-                    "SELECT id, k, c, pad FROM sbtest1 WHERE k IN ({points})"
-                ))?)
+                Some(conn.statement(
+                    &format!("SELECT id, k, c, pad FROM sbtest1 WHERE k IN ({points})"),
+                    self.protocol,
+                )?)
             }
             OltpKind::SelectRandomRanges => {
                 let ranges =
                     vec!["k BETWEEN ? AND ?"; self.options.number_of_ranges.max(1) as usize]
                         .join(" OR ");
-                Some(conn.prepare(&format!("SELECT count(k) FROM sbtest1 WHERE {ranges}"))?)
+                Some(conn.statement(
+                    &format!("SELECT count(k) FROM sbtest1 WHERE {ranges}"),
+                    self.protocol,
+                )?)
             }
             _ => None,
         };

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::OWN_THEN_PHASES;
 use super::{Kind, StudyArgs};
-use crate::driver::Workload;
+use crate::driver::{Protocol, Workload};
 use crate::engine::Engine;
 use crate::plan::{
     run_phase_cells, About, CellLink, CellStep, Matrix, RunPhase, Step, StepHost, Study, StudyKind,
@@ -56,6 +56,10 @@ pub const KIND: Kind = Kind {
         parts: OWN_THEN_PHASES,
         own_sections: |view| vec![tpcc_section(view)],
     },
+    // sysbench-tpcc (Percona-Lab's, the TPC-C run on MySQL) sends every statement
+    // through con:query, its values formatted into the text.
+    protocol: Protocol::Text,
+    protocol_fixed: None,
     ..Kind::NONE
 };
 
@@ -281,7 +285,7 @@ impl StudyKind for TpccParams {
     }
 
     fn phase(&self, _phase: usize, matrix: &Matrix) -> RunPhase {
-        RunPhase::of_matrix(STUDY, matrix, "transactions")
+        RunPhase::of_matrix(STUDY, matrix, "transactions", KIND.protocol)
     }
     fn tables(&self, engine: Engine, matrix: &Matrix) -> TableSet {
         TableSet {
@@ -329,6 +333,7 @@ impl StudyKind for TpccParams {
     fn workload(&self, cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
         let terminals = |mix: Mix, seed: u64| transactions::TpccWorkload {
             spec: link.spec.clone(),
+            protocol: link.protocol,
             warehouses: self.warehouses,
             mix,
             seed,

@@ -61,6 +61,12 @@ pub const KIND: Kind = Kind {
         parts: OWN_THEN_PHASES,
         own_sections: |view| vec![report::ycsb_section(view)],
     },
+    // YCSB's JDBC binding calls prepareStatement, but Connector/J (MySQL's and MariaDB's)
+    // emulates prepared statements in the client unless the URL sets
+    // useServerPrepStmts=true (its default has been false since 5.0.5): on the wire each
+    // operation is a text query with its values written in.
+    protocol: crate::driver::Protocol::Text,
+    protocol_fixed: None,
     ..Kind::NONE
 };
 
@@ -237,7 +243,7 @@ impl StudyKind for YcsbParams {
 
     fn phase(&self, phase: usize, matrix: &Matrix) -> RunPhase {
         let named = &self.workloads[phase];
-        let mut run = RunPhase::of_matrix(&named.name, matrix, "operations");
+        let mut run = RunPhase::of_matrix(&named.name, matrix, "operations", KIND.protocol);
         run.writes = named.writes();
         let operations = named.workload.operation_count;
         if operations > 0 && matrix.events.is_none() && matrix.loops.is_none() {
@@ -307,6 +313,7 @@ impl StudyKind for YcsbParams {
         let named = &self.workloads[cell.phase];
         Ok(Box::new(operations::YcsbOperations::new(
             link.spec,
+            link.protocol,
             named.workload.clone(),
             link.seed,
         )?))

@@ -1,7 +1,8 @@
 //! YCSB's run phase as the driver runs it (CoreWorkload's `doTransaction`): each event is
 //! one operation drawn by the workload's proportions, on a key the shared key chooser
 //! draws (never one whose insert is not acknowledged), through one libmariadb connection
-//! per worker with the JDBC binding's statements prepared once and autocommitted. Inserts
+//! per worker with the JDBC binding's statements prepared once (or, with `--protocol
+//! text`, sent as text) and autocommitted. Inserts
 //! take the next key of the cell's insert sequence and acknowledge it when done, so
 //! `latest` follows them. A read-modify-write is a read, then an update of the same key,
 //! each measured as its own kind too, as YCSB's `DBWrapper` measures them.
@@ -19,8 +20,8 @@ use super::generators::{AcknowledgedCounter, UniformLong};
 use super::properties::{KeyChooser, LengthChooser, Operation, OperationChooser, YcsbWorkload};
 use super::schema::fill_value;
 use super::statements::{kind_name, Sql, KINDS};
-use crate::driver::libmariadb::{self, Param, Statement};
-use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
+use crate::driver::libmariadb::{self, Param, Sendable};
+use crate::driver::{ErrorClass, Protocol, QueryFailure, Worker, Workload};
 use crate::measure::statement_probe::StatementSample;
 use crate::measure::QueryRecorder;
 use crate::server::ConnectionSpec;
@@ -28,16 +29,23 @@ use crate::server::ConnectionSpec;
 /// One cell's workload: its settings and the key chooser every worker shares.
 pub struct YcsbOperations {
     pub spec: ConnectionSpec,
+    pub protocol: Protocol,
     pub workload: YcsbWorkload,
     pub seed: u64,
     pub keys: Arc<KeyChooser>,
 }
 
 impl YcsbOperations {
-    pub fn new(spec: ConnectionSpec, workload: YcsbWorkload, seed: u64) -> anyhow::Result<Self> {
+    pub fn new(
+        spec: ConnectionSpec,
+        protocol: Protocol,
+        workload: YcsbWorkload,
+        seed: u64,
+    ) -> anyhow::Result<Self> {
         let keys = Arc::new(KeyChooser::new(&workload)?);
         Ok(YcsbOperations {
             spec,
+            protocol,
             workload,
             seed,
             keys,
@@ -77,20 +85,20 @@ impl Workload for YcsbOperations {
         let sql = Sql::of(&self.workload);
         let kinds = used_kinds(&self.workload);
         let index = |kind: &str| kinds.iter().position(|k| *k == kind);
-        let prepare = |kind: &str, text: &str| -> anyhow::Result<Option<Statement>> {
+        let prepare = |kind: &str, text: &str| -> anyhow::Result<Option<Sendable>> {
             Ok(match index(kind) {
-                Some(_) => Some(conn.prepare(text)?),
+                Some(_) => Some(conn.statement(text, self.protocol)?),
                 None => None,
             })
         };
         let updates = if index("update").is_none() {
             Vec::new()
         } else if self.workload.write_all_fields {
-            vec![conn.prepare(&sql.update_all)?]
+            vec![conn.statement(&sql.update_all, self.protocol)?]
         } else {
             sql.update_one
                 .iter()
-                .map(|text| conn.prepare(text))
+                .map(|text| conn.statement(text, self.protocol))
                 .collect::<Result<_, _>>()?
         };
         let statements = Statements {
@@ -182,11 +190,11 @@ const OPERATIONS: [Operation; 5] = [
 /// A worker's prepared statements (None: a kind the workload does not run). Declared
 /// before the connection: statements close first.
 struct Statements {
-    read: Option<Statement>,
-    scan: Option<Statement>,
-    insert: Option<Statement>,
+    read: Option<Sendable>,
+    scan: Option<Sendable>,
+    insert: Option<Sendable>,
     /// Every field's (`writeallfields`), else one per field.
-    updates: Vec<Statement>,
+    updates: Vec<Sendable>,
 }
 
 struct YcsbWorker {

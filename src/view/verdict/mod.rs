@@ -66,6 +66,10 @@ pub struct Verdicts {
     /// How the rounds of repeats varied on the machine: what pairing cancelled and what
     /// it left; none without a comparison of three rounds or more.
     pub noise: Option<Noise>,
+    /// Where the cells did not send their statements as the study's reference tool does
+    /// (`--protocol`), in a sentence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -402,6 +406,7 @@ impl View {
             not_ranked,
             safety,
             noise: noise::noise(&noises),
+            protocol: words::protocol_sentence(&self.record.cells),
         }
     }
 }

@@ -271,6 +271,7 @@ pub fn s0_workload(
         .unwrap_or_else(|| panic!("s0 has no run phase {phase_name}"));
     enginebench::studies::scenario::FileWorkload {
         spec,
+        protocol: enginebench::driver::Protocol::Prepared,
         events,
         ignore_errors: Vec::new(),
         seed,

@@ -313,7 +313,13 @@ impl StudyKind for BuiltInParams {
         crate::studies::record_parameters(record, self, matrix, RECORDED);
     }
     fn phase(&self, _phase: usize, matrix: &Matrix) -> RunPhase {
-        RunPhase::of_matrix(&self.test, matrix, "events")
+        // sysbench's cpu, memory, threads, mutex and fileio tests send no statement.
+        RunPhase::of_matrix(
+            &self.test,
+            matrix,
+            "events",
+            crate::driver::Protocol::AsSent,
+        )
     }
     fn steps_on_one_server(&self, matrix: &Matrix) -> Vec<Step> {
         run_phase_cells(0, &matrix.threads, &matrix.engines, matrix)

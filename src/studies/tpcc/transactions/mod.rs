@@ -6,8 +6,10 @@
 //! transaction. A ROLLBACK the server could not honour (warning 1196: non-transactional
 //! tables) is counted and reported as a mismatch, so the run can be marked not comparable.
 //!
-//! Statements go through libmariadb, prepared once per worker, each row read as text into
-//! buffers bound once, so the event driver runs TPC-C's workers as coroutines like any
+//! Statements go through libmariadb, sent as the cell's protocol says: as text by default
+//! (sysbench-tpcc, the TPC-C people run on MySQL, sends every statement through
+//! `con:query`), or prepared once per worker, each row read as text into buffers bound
+//! once; either way the event driver runs TPC-C's workers as coroutines like any
 //! workload's.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,8 +23,8 @@ use super::random::{alnum, nurand, run_last_name, RUN};
 use super::schema::{CUSTOMERS, DISTRICTS, ITEMS};
 use super::statements::{at, sample_params, sql_for, sql_with, MAX_LINES, STATEMENTS};
 use super::{Mix, Transaction};
-use crate::driver::libmariadb::{self, Param, Row, Statement};
-use crate::driver::{ErrorClass, QueryFailure, Worker, Workload};
+use crate::driver::libmariadb::{self, Param, Row, Sendable};
+use crate::driver::{ErrorClass, Protocol, QueryFailure, Worker, Workload};
 use crate::measure::statement_probe::StatementSample;
 use crate::measure::QueryRecorder;
 use crate::server::ConnectionSpec;
@@ -53,6 +55,7 @@ pub struct Shared {
 
 pub struct TpccWorkload {
     pub spec: ConnectionSpec,
+    pub protocol: Protocol,
     pub warehouses: u32,
     pub mix: Mix,
     pub seed: u64,
@@ -79,19 +82,19 @@ impl Workload for TpccWorkload {
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
         let conn = libmariadb::Connection::connect_worker(&self.spec.for_connection(worker_index))?;
-        // Transaction control goes as text; every other statement is prepared (the order
-        // lines' INSERT for each line count as orders need it).
+        // Transaction control goes as text; every other statement as the protocol says (the
+        // order lines' INSERT for each line count as orders need it).
         let mut statements = Vec::with_capacity(STATEMENTS.len());
         for (index, (name, _)) in STATEMENTS.iter().enumerate() {
             let sql = sql_for(index, 1);
             statements.push(if sql.contains('?') && *name != "no_insert_order_lines" {
-                Some(conn.prepare(&sql)?)
+                Some(conn.statement(&sql, self.protocol)?)
             } else {
                 None
             });
         }
         let stock = (1..=DISTRICTS)
-            .map(|d| conn.prepare(&sql_for(at("no_get_stocks"), d)))
+            .map(|d| conn.statement(&sql_for(at("no_get_stocks"), d), self.protocol))
             .collect::<Result<Vec<_>, _>>()?;
         let index = worker_index as u32;
         // With think times the specification's terminals: ten per warehouse, each with a
@@ -111,6 +114,7 @@ impl Workload for TpccWorkload {
             statements,
             stock,
             order_lines: (0..=MAX_LINES).map(|_| None).collect(),
+            protocol: self.protocol,
             conn,
             terminal: Terminal {
                 home,
@@ -162,11 +166,12 @@ impl Workload for TpccWorkload {
 struct TpccWorker {
     /// statements[kind], None for transaction control (sent as text). Statements are
     /// declared before their connection: they close first.
-    statements: Vec<Option<Statement>>,
+    statements: Vec<Option<Sendable>>,
     /// no_get_stocks for each district's s_dist column.
-    stock: Vec<Statement>,
+    stock: Vec<Sendable>,
     /// no_insert_order_lines for each line count, once an order of that many lines came.
-    order_lines: Vec<Option<Statement>>,
+    order_lines: Vec<Option<Sendable>>,
+    protocol: Protocol,
     conn: libmariadb::Connection,
     terminal: Terminal,
 }
@@ -190,9 +195,10 @@ struct Terminal {
 /// A transaction's statements, run through the recorder.
 struct Tx<'a> {
     conn: &'a libmariadb::Connection,
-    statements: &'a mut [Option<Statement>],
-    stock: &'a mut [Statement],
-    order_lines: &'a mut [Option<Statement>],
+    protocol: Protocol,
+    statements: &'a mut [Option<Sendable>],
+    stock: &'a mut [Sendable],
+    order_lines: &'a mut [Option<Sendable>],
     recorder: &'a mut QueryRecorder,
 }
 
@@ -228,7 +234,7 @@ impl Tx<'_> {
 
 /// Statement `kind` of a worker's, which has parameters (transaction control has none and
 /// goes as text).
-fn prepared(statements: &mut [Option<Statement>], kind: usize) -> &mut Statement {
+fn prepared(statements: &mut [Option<Sendable>], kind: usize) -> &mut Sendable {
     statements[kind]
         .as_mut()
         .expect("a statement with parameters is prepared")
@@ -238,7 +244,7 @@ fn prepared(statements: &mut [Option<Statement>], kind: usize) -> &mut Statement
 fn first_row<T>(
     recorder: &mut QueryRecorder,
     kind: usize,
-    statement: &mut Statement,
+    statement: &mut Sendable,
     params: &[Param],
     read: impl FnOnce(&Row) -> T,
 ) -> Result<Option<T>, QueryFailure> {
@@ -302,6 +308,7 @@ impl Worker for TpccWorker {
         let terminal = &mut self.terminal;
         let mut tx = Tx {
             conn: &self.conn,
+            protocol: self.protocol,
             statements: &mut self.statements,
             stock: &mut self.stock,
             order_lines: &mut self.order_lines,

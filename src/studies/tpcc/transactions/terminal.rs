@@ -176,7 +176,7 @@ impl Terminal {
             Some(statement) => statement,
             empty => empty.insert(
                 tx.conn
-                    .prepare(&sql_with(kind, 1, lines))
+                    .statement(&sql_with(kind, 1, lines), tx.protocol)
                     .map_err(|err| crate::sqlerror::classify(kind, &err))?,
             ),
         };

@@ -186,6 +186,31 @@ pub(super) fn why_not_ranked(why: WhyNotRanked) -> String {
     }
 }
 
+/// Where the run's cells did not send their statements as the study's reference tool
+/// does, in one sentence: the engine then ran them through another path, which the
+/// figures carry.
+pub(super) fn protocol_sentence(cells: &[crate::results::CellRecord]) -> Option<String> {
+    let differing = distinct(cells.iter().filter_map(|cell| {
+        let protocol = cell.protocol?;
+        protocol.differs().then(|| {
+            format!(
+                "{} where the study's reference tool sends them {}",
+                protocol.sent.name(),
+                match protocol.reference {
+                    crate::driver::Protocol::AsSent => "each its own way".to_string(),
+                    other => format!("as {}", other.name()),
+                }
+            )
+        })
+    }));
+    (!differing.is_empty()).then(|| {
+        format!(
+            "Statements were sent {} (--protocol): the server runs text and prepared statements through different paths (an engine may read other rows for the same query), so these figures are not the reference tool's.",
+            differing.join("; ")
+        )
+    })
+}
+
 impl View {
     /// The paragraph on top: per phase its leader, crossover or lack of a difference.
     pub(super) fn answer(
