@@ -11,6 +11,7 @@ pub mod durability_profiles;
 mod matrix;
 mod on_profiles;
 mod study;
+mod to_run;
 
 pub use agents::{preparing_only, AgentShare};
 pub use matrix::{Defaults, Matrix, Pacing};

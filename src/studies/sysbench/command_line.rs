@@ -12,7 +12,7 @@ use anyhow::bail;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::said::Said;
+use crate::studies::Said;
 use crate::server::Dsn;
 use crate::studies::lua::script::{GlobalOptions, OptionValue, Settings};
 
