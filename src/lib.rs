@@ -106,7 +106,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Finished> {
     });
     match cli.command {
         Command::Run(args) => commands::run::run(*args),
-        Command::Sysbench { args } => commands::sysbench::run(args),
+        Command::Sysbench { args } => commands::drop_in::run("sysbench", args),
         Command::List => commands::list::run(),
         Command::Show { name } => commands::show::run(&name),
         Command::Prepare(args) => commands::prepare::run(*args),

@@ -6,6 +6,7 @@
 pub mod capture;
 pub mod compare;
 pub mod docs;
+pub mod drop_in;
 pub mod export;
 pub mod list;
 pub mod merge;
@@ -17,7 +18,6 @@ pub mod run;
 pub mod runs;
 pub mod serve;
 pub mod show;
-pub mod sysbench;
 pub mod tune;
 
 use anyhow::bail;

@@ -43,20 +43,13 @@ pub fn built_in(name: &str) -> Option<Profile> {
         ],
         _ => return None,
     };
-    Some(Profile {
-        name: name.to_string(),
-        server_opts: options
+    Some(Profile::with_options(
+        name,
+        options
             .iter()
             .map(|(option, value)| (option.to_string(), value.to_string()))
             .collect(),
-        tmpfs: false,
-        server_bin: None,
-        caps: Default::default(),
-        topology: None,
-        write_to: None,
-        read_from: None,
-        cap_of: None,
-    })
+    ))
 }
 
 /// The profiles a plan runs on: the study's own (already narrowed to the `--profile`

@@ -11,6 +11,7 @@ pub mod durability_profiles;
 mod matrix;
 mod on_profiles;
 mod study;
+mod to_run;
 
 pub use agents::{preparing_only, AgentShare};
 pub use matrix::{Defaults, Matrix, Pacing};
@@ -95,15 +96,9 @@ fn with_caps(profiles: Vec<Profile>, caps: &[CapVariant]) -> Vec<Profile> {
         return caps
             .iter()
             .map(|cap| Profile {
-                name: cap.label.clone(),
-                server_opts: Vec::new(),
-                tmpfs: false,
-                server_bin: None,
                 caps: cap.caps.clone(),
-                topology: None,
-                write_to: None,
-                read_from: None,
                 cap_of: Some(cap.clone()),
+                ..Profile::with_options(cap.label.clone(), Vec::new())
             })
             .collect();
     }
@@ -187,15 +182,8 @@ impl Plan {
             servers
                 .iter()
                 .map(|server| Profile {
-                    name: server.clone(),
-                    server_opts: Vec::new(),
-                    tmpfs: false,
                     server_bin: Some(server.into()),
-                    caps: Default::default(),
-                    topology: None,
-                    write_to: None,
-                    read_from: None,
-                    cap_of: None,
+                    ..Profile::with_options(server.clone(), Vec::new())
                 })
                 .collect()
         } else {

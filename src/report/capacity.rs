@@ -8,13 +8,12 @@
 
 use super::section::{Block, Cell, Section, Table};
 use crate::console::TableStyle;
-use crate::view::capacity::SearchEnd;
+use crate::measure::slo::Slo;
+use crate::view::capacity::{Search, SearchEnd};
 use crate::view::stats::figure;
 use crate::view::{GroupKind, View};
 
 /// The section, or none for a run without `--slo`.
-// Long by design: the capacity section's tables, written in the order they read.
-#[allow(clippy::too_many_lines)]
 pub fn section(view: &View) -> Option<Section> {
     let slo = view.record.slo.as_ref()?;
     let searches = view.searches();
@@ -31,6 +30,39 @@ pub fn section(view: &View) -> Option<Section> {
         slo.precision * 100.0,
         slo.events_needed()
     ))];
+    blocks.push(capacities(view, slo));
+    blocks.push(Block::Line(String::new()));
+    blocks.extend(frontiers(view, slo));
+    blocks.push(probes(searches, slo));
+    blocks.push(Block::Line(String::new()));
+    let ended: Vec<String> = searches
+        .iter()
+        .filter_map(|s| {
+            Some(format!(
+                "{} {} threads={} repeat {}: {}",
+                s.phase,
+                s.setup.label(),
+                s.threads,
+                s.repeat,
+                s.ended.as_ref()?
+            ))
+        })
+        .collect();
+    if !ended.is_empty() {
+        blocks.push(Block::List {
+            caption: "How each search ended".into(),
+            items: ended,
+        });
+    }
+    Some(Section {
+        id: "capacity",
+        title: format!("Capacity under {}", slo.text),
+        blocks,
+    })
+}
+
+/// Per phase, thread count and set-up: the capacity, its spread, and each search's bracket.
+fn capacities(view: &View, slo: &Slo) -> Block {
     let mut rows = Vec::new();
     for group in view.groups_of(GroupKind::Capacity) {
         let mine: Vec<_> = view.searches_of(group).collect();
@@ -77,7 +109,7 @@ pub fn section(view: &View) -> Option<Section> {
             Cell::text(brackets.join("; ")),
         ]);
     }
-    blocks.push(Block::Table {
+    Block::Table {
         caption: format!("Capacity under {} (events/s)", slo.text),
         table: Table {
             header: vec![
@@ -90,8 +122,13 @@ pub fn section(view: &View) -> Option<Section> {
             ],
             rows,
         },
-    });
-    blocks.push(Block::Line(String::new()));
+    }
+}
+
+/// Per phase and thread count compared under a list of caps: each set-up's capacity per
+/// cap, and the smallest cap that holds the rate asked for.
+fn frontiers(view: &View, slo: &Slo) -> Vec<Block> {
+    let mut out = Vec::new();
     for frontier in view.frontiers() {
         let mut header = vec!["set-up".to_string()];
         header.extend(frontier.caps.iter().map(|cap| cap.label.clone()));
@@ -120,15 +157,20 @@ pub fn section(view: &View) -> Option<Section> {
                 cells
             })
             .collect();
-        blocks.push(Block::Table {
+        out.push(Block::Table {
             caption: format!(
                 "{} at {} threads: capacity under {} per cap, smallest first (the frontier)",
                 frontier.phase, frontier.threads, slo.text
             ),
             table: Table { header, rows },
         });
-        blocks.push(Block::Line(String::new()));
+        out.push(Block::Line(String::new()));
     }
+    out
+}
+
+/// Every probe of every search, in the order they ran, and whether it met the goal.
+fn probes(searches: &[Search], slo: &Slo) -> Block {
     let probe_rows = searches
         .iter()
         .flat_map(|search| {
@@ -160,7 +202,7 @@ pub fn section(view: &View) -> Option<Section> {
             })
         })
         .collect();
-    blocks.push(Block::Table {
+    Block::Table {
         caption: "Probes, in the order they ran".into(),
         table: Table {
             header: vec![
@@ -175,32 +217,7 @@ pub fn section(view: &View) -> Option<Section> {
             ],
             rows: probe_rows,
         },
-    });
-    blocks.push(Block::Line(String::new()));
-    let ended: Vec<String> = searches
-        .iter()
-        .filter_map(|s| {
-            Some(format!(
-                "{} {} threads={} repeat {}: {}",
-                s.phase,
-                s.setup.label(),
-                s.threads,
-                s.repeat,
-                s.ended.as_ref()?
-            ))
-        })
-        .collect();
-    if !ended.is_empty() {
-        blocks.push(Block::List {
-            caption: "How each search ended".into(),
-            items: ended,
-        });
     }
-    Some(Section {
-        id: "capacity",
-        title: format!("Capacity under {}", slo.text),
-        blocks,
-    })
 }
 
 /// The section as terminal or Markdown text, titled, or "" for a run without `--slo`.

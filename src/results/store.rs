@@ -192,9 +192,26 @@ impl Store {
 
     /// Saves the record as it stands: the run row replaced, cells, loads and sequences not
     /// yet stored appended. One transaction, so a reader never sees half a save.
-    // Long by design: one transaction writing every table of a run.
-    #[allow(clippy::too_many_lines)]
     pub fn save(&self, record: &RunRecord) -> Result<i64, StoreError> {
+        let transaction = self
+            .conn
+            .unchecked_transaction()
+            .map_err(|e| self.query_error(e))?;
+        let run_id = self.save_run_row(&transaction, record)?;
+        self.append_cells(&transaction, run_id, record)?;
+        self.append_loads(&transaction, run_id, record)?;
+        self.append_sequences(&transaction, run_id, record)?;
+        transaction.commit().map_err(|e| self.query_error(e))?;
+        self.run_id.set(Some(run_id));
+        Ok(run_id)
+    }
+
+    /// The run's row: inserted on the first save, its ending and record replaced after.
+    fn save_run_row(
+        &self,
+        transaction: &rusqlite::Transaction<'_>,
+        record: &RunRecord,
+    ) -> Result<i64, StoreError> {
         let record_json = serde_json::to_string(record).map_err(|e| self.query_error(e))?;
         let parameters =
             serde_json::to_string(&record.parameters).map_err(|e| self.query_error(e))?;
@@ -203,14 +220,10 @@ impl Store {
             .as_ref()
             .map(|e| serde_json::to_string(e).unwrap_or_default());
         let scenario_text = super::migrate::scenario_text(&record.parameters);
-        let transaction = self
-            .conn
-            .unchecked_transaction()
-            .map_err(|e| self.query_error(e))?;
         let status = serde_name(&record.status);
         let server_version = record.server.as_ref().map(|s| s.version.clone());
         let git_hash = record.environment.as_ref().map(|e| e.git_hash.clone());
-        let run_id = match self.run_id.get() {
+        Ok(match self.run_id.get() {
             Some(id) => {
                 transaction
                     .execute(
@@ -241,18 +254,40 @@ impl Store {
                     .map_err(|e| self.query_error(e))?;
                 transaction.last_insert_rowid()
             }
-        };
-        let stored = |table: &str| -> Result<usize, StoreError> {
-            transaction
-                .query_row(
-                    &format!("SELECT COUNT(*) FROM {table} WHERE run_id = ?1"),
-                    [run_id],
-                    |row| row.get::<_, i64>(0),
-                )
-                .map(|n| n as usize)
-                .map_err(|e| self.query_error(e))
-        };
-        for (idx, cell) in record.cells.iter().enumerate().skip(stored("cells")?) {
+        })
+    }
+
+    /// How many rows of `table` the run has stored already.
+    fn stored(
+        &self,
+        transaction: &rusqlite::Transaction<'_>,
+        table: &str,
+        run_id: i64,
+    ) -> Result<usize, StoreError> {
+        transaction
+            .query_row(
+                &format!("SELECT COUNT(*) FROM {table} WHERE run_id = ?1"),
+                [run_id],
+                |row| row.get::<_, i64>(0),
+            )
+            .map(|n| n as usize)
+            .map_err(|e| self.query_error(e))
+    }
+
+    /// The cells not stored yet, a row each.
+    fn append_cells(
+        &self,
+        transaction: &rusqlite::Transaction<'_>,
+        run_id: i64,
+        record: &RunRecord,
+    ) -> Result<(), StoreError> {
+        for (idx, cell) in
+            record
+                .cells
+                .iter()
+                .enumerate()
+                .skip(self.stored(transaction, "cells", run_id)?)
+        {
             let latency = cell.event_latency_us;
             transaction
                 .execute(
@@ -277,7 +312,23 @@ impl Store {
                 )
                 .map_err(|e| self.query_error(e))?;
         }
-        for (idx, load) in record.loads.iter().enumerate().skip(stored("loads")?) {
+        Ok(())
+    }
+
+    /// The loads not stored yet, a row each.
+    fn append_loads(
+        &self,
+        transaction: &rusqlite::Transaction<'_>,
+        run_id: i64,
+        record: &RunRecord,
+    ) -> Result<(), StoreError> {
+        for (idx, load) in
+            record
+                .loads
+                .iter()
+                .enumerate()
+                .skip(self.stored(transaction, "loads", run_id)?)
+        {
             transaction
                 .execute(
                     "INSERT INTO loads (run_id, idx, phase, table_name, engine, profile, method, repeat, rows, seconds, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
@@ -297,12 +348,21 @@ impl Store {
                 )
                 .map_err(|e| self.query_error(e))?;
         }
-        for (idx, sequence) in record
-            .sequences
-            .iter()
-            .enumerate()
-            .skip(stored("sequences")?)
-        {
+        Ok(())
+    }
+
+    /// The sequences not stored yet, a row each.
+    fn append_sequences(
+        &self,
+        transaction: &rusqlite::Transaction<'_>,
+        run_id: i64,
+        record: &RunRecord,
+    ) -> Result<(), StoreError> {
+        for (idx, sequence) in record.sequences.iter().enumerate().skip(self.stored(
+            transaction,
+            "sequences",
+            run_id,
+        )?) {
             transaction
                 .execute(
                     "INSERT INTO sequences (run_id, idx, phase, engine, profile, run, discarded, total_ms, error, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -321,9 +381,7 @@ impl Store {
                 )
                 .map_err(|e| self.query_error(e))?;
         }
-        transaction.commit().map_err(|e| self.query_error(e))?;
-        self.run_id.set(Some(run_id));
-        Ok(run_id)
+        Ok(())
     }
 
     /// Stored runs, oldest first.

@@ -131,13 +131,7 @@ pub type RunResult = Result<RunRecord, (anyhow::Error, Box<RunRecord>)>;
 /// first, then the target, each step, and on a shared server the removal of what the run
 /// made.
 pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunResult {
-    let mut record = RunRecord::new(
-        plan.study.about().kind,
-        plan.study.name(),
-        &plan.study.about().description.title,
-        Default::default(),
-    );
-    plan.study.add_to_record(&mut record, &plan.matrix);
+    let mut record = plan.new_record();
     record.slo = plan.slo.clone();
     record.stage_goal = plan.matrix.stage_goal.clone();
     record.accept_loss = plan.matrix.accept_loss.clone();

@@ -1,27 +1,20 @@
 //! The kinds of study, as plug-ins: each kind is a folder here that implements the plan's
 //! [`StudyKind`](crate::plan::StudyKind) for its parameters (its steps, cells and workload,
 //! its part of the record) and a [`Kind`] entry (the names `run` accepts, its report
-//! layout, report formats of its own). [`KINDS`] lists them; a new kind is a new folder and
-//! one line there. Nothing below this stage (plan, runner, results, view, report) names a
-//! kind.
+//! layout, report formats of its own, another tool's command line it runs as a drop-in).
+//! [`KINDS`] lists them; a new kind is a new folder and one line there. Nothing below this
+//! stage (plan, runner, results, view, report), nor any command, names a kind.
 //!
 //! Owns: which kinds exist, finding the one a name or a record means, and every report
 //! format (the report's own and the kinds'). Must not know how any kind works inside.
 
 pub mod choices;
-pub mod durability;
-pub mod ibench;
-pub mod lua;
-pub mod prepare;
-pub mod replay;
-pub mod scenario;
-pub mod sysbench;
+mod drop_in;
 #[cfg(test)]
 mod tests;
-pub mod tpcc;
-pub mod ycsb;
 
 pub use choices::{declare_flags, no_flags, GroupArg, StudyArgs};
+pub use drop_in::{find_drop_in, DropIn, DropInRun, Said, Started};
 
 use crate::driver::Protocol;
 use crate::plan::{Matrix, Plan, Study};
@@ -62,6 +55,8 @@ pub struct Kind {
     /// Why `--protocol` cannot change how this kind sends its statements, and what to do
     /// instead; None: it can.
     pub protocol_fixed: Option<&'static str>,
+    /// Another tool's command line run as that tool would (`enginebench sysbench …`).
+    pub drop_in: Option<DropIn>,
 }
 
 impl Kind {
@@ -79,6 +74,7 @@ impl Kind {
         formats: &[],
         protocol: Protocol::AsSent,
         protocol_fixed: Some("its statements are sent as they come, each its own way"),
+        drop_in: None,
     };
 
     /// `--protocol`'s choice refused, when this kind cannot send that way.
@@ -102,18 +98,18 @@ const OWN_THEN_PHASES: &[Part] = &[
     Part::Warnings,
 ];
 
-/// Every kind of study, in the order `run NAME` tries them.
-pub const KINDS: &[&Kind] = &[
-    &lua::KIND,
-    &scenario::KIND,
-    &sysbench::KIND,
-    &prepare::KIND,
-    &replay::KIND,
-    &tpcc::KIND,
-    &durability::KIND,
-    &ycsb::KIND,
-    &ibench::KIND,
-];
+/// Each kind's folder, a module, and its entry in [`KINDS`]: a new kind is one name in
+/// the list below.
+macro_rules! kinds {
+    ($($kind:ident),* $(,)?) => {
+        $(pub mod $kind;)*
+        /// Every kind of study, in the order `run NAME` tries them.
+        pub const KINDS: &[&Kind] = &[$(&$kind::KIND),*];
+    };
+}
+
+// The registry: every kind, in the order `run NAME` tries them.
+kinds![lua, scenario, sysbench, prepare, replay, tpcc, durability, ycsb, ibench];
 
 /// The report layout of a record of `kind`; a kind this build does not know (a newer
 /// enginebench's record) gets every section that finds something to show.

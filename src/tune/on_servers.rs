@@ -72,17 +72,7 @@ impl<'a> OnServers<'a> {
         };
         let profiles = entrants
             .iter()
-            .map(|entrant| Profile {
-                name: entrant.name.clone(),
-                server_opts: entrant.settings.clone(),
-                tmpfs: false,
-                server_bin: None,
-                caps: Default::default(),
-                topology: None,
-                write_to: None,
-                read_from: None,
-                cap_of: None,
-            })
+            .map(|entrant| Profile::with_options(entrant.name.clone(), entrant.settings.clone()))
             .collect();
         let mut plan = (self.plan_study)(&matrix)?.on_profiles(profiles);
         if crash {

@@ -210,8 +210,8 @@ impl Group {
 /// What a capacity group's values are.
 pub const CAPACITY_METRIC: &str = "capacity events/s";
 
-// Long by design: one pass over the record's cells and loads into groups.
-#[allow(clippy::too_many_lines)]
+/// The record's cells, loads and sequences gathered into groups (one per phase, set-up,
+/// thread count and load method), each summarised.
 pub(super) fn groups(
     record: &RunRecord,
     phases: &[Phase],
@@ -219,21 +219,35 @@ pub(super) fn groups(
     figures: &[super::CellFigures],
 ) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
-    let find = |out: &mut Vec<Group>, group: Group| -> usize {
-        match out.iter().position(|g| {
-            g.kind == group.kind
-                && g.phase == group.phase
-                && g.setup == group.setup
-                && g.threads == group.threads
-                && g.method == group.method
-        }) {
-            Some(index) => index,
-            None => {
-                out.push(group);
-                out.len() - 1
-            }
+    add_cells(&mut out, record, figures);
+    add_loads(&mut out, record, phases);
+    add_sequences(&mut out, record);
+    summarise_groups(&mut out, record, phases, searches);
+    set_times_faster(&mut out);
+    out
+}
+
+/// The index of the group `group` belongs with (same kind, phase, set-up, threads and
+/// method), added at the end when there is none yet.
+fn find_or_add(out: &mut Vec<Group>, group: Group) -> usize {
+    match out.iter().position(|g| {
+        g.kind == group.kind
+            && g.phase == group.phase
+            && g.setup == group.setup
+            && g.threads == group.threads
+            && g.method == group.method
+    }) {
+        Some(index) => index,
+        None => {
+            out.push(group);
+            out.len() - 1
         }
-    };
+    }
+}
+
+/// Each cell into its group: its value (events per second, or wall time for a loop count
+/// per thread), or counted incomplete; a capacity probe's value comes from its search.
+fn add_cells(out: &mut Vec<Group>, record: &RunRecord, figures: &[super::CellFigures]) {
     for (position, cell) in record.cells.iter().enumerate() {
         // A cell of a loop count per thread is figured by its wall time; a timed one, or
         // one of a total event count (`--events`), by its events per second.
@@ -257,7 +271,7 @@ pub(super) fn groups(
         );
         group.threads = Some(cell.threads);
         group.higher_is_better = timed || probe;
-        let index = find(&mut out, group);
+        let index = find_or_add(out, group);
         let group = &mut out[index];
         group.cells.push(position);
         group.outcomes.push(cell.outcome);
@@ -275,6 +289,11 @@ pub(super) fn groups(
             group.incomplete += 1;
         }
     }
+}
+
+/// Each load of a load phase into its group (its phase, set-up and method): its seconds,
+/// or counted incomplete.
+fn add_loads(out: &mut Vec<Group>, record: &RunRecord, phases: &[Phase]) {
     for load in &record.loads {
         let Some(phase) = phases
             .iter()
@@ -292,7 +311,7 @@ pub(super) fn groups(
             "load s",
         );
         group.method = Some(load.label.clone());
-        let index = find(&mut out, group);
+        let index = find_or_add(out, group);
         match &load.outcome {
             // An interrupted load's time is not the table's: it would pass for a fast load.
             Some(outcome) if !outcome.interrupted => {
@@ -301,6 +320,10 @@ pub(super) fn groups(
             _ => out[index].incomplete += 1,
         }
     }
+}
+
+/// Each kept sequence run into its group: its milliseconds, or counted incomplete.
+fn add_sequences(out: &mut Vec<Group>, record: &RunRecord) {
     for sequence in &record.sequences {
         let group = Group::new(
             GroupKind::Sequence,
@@ -311,7 +334,7 @@ pub(super) fn groups(
             },
             "job ms",
         );
-        let index = find(&mut out, group);
+        let index = find_or_add(out, group);
         if sequence.discarded {
             continue;
         }
@@ -320,7 +343,17 @@ pub(super) fn groups(
             Some(_) => out[index].incomplete += 1,
         }
     }
-    for group in &mut out {
+}
+
+/// Each group's values completed (a capacity group's from its searches) and summarised,
+/// with its kind's figures.
+fn summarise_groups(
+    out: &mut [Group],
+    record: &RunRecord,
+    phases: &[Phase],
+    searches: &[super::capacity::Search],
+) {
+    for group in out.iter_mut() {
         if group.kind == GroupKind::Capacity {
             let (values, incomplete) = {
                 let mine: Vec<_> = super::capacity::of_group(searches, group).collect();
@@ -338,6 +371,10 @@ pub(super) fn groups(
             GroupKind::Load => {}
         }
     }
+}
+
+/// Each load group's speed against the slowest method of its phase and set-up.
+fn set_times_faster(out: &mut [Group]) {
     // The slowest method of each load phase and set-up, to say how much faster the others
     // are.
     let medians: Vec<Option<f64>> = out
@@ -358,7 +395,6 @@ pub(super) fn groups(
             .fold(0.0, f64::max);
         out[index].times_faster = medians[index].map(|seconds| slowest / seconds.max(1e-9));
     }
-    out
 }
 
 fn cell_figures(group: &mut Group, record: &RunRecord) {

@@ -422,7 +422,7 @@ fn the_ssh_recipe_runs_agents_and_merges_their_parts() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(script, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let bin = env!("CARGO_BIN_EXE_enginebench");
+    let bin = common::BINARY;
     let output = Command::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/scripts/agents-over-ssh.sh"
@@ -493,7 +493,7 @@ fn the_kubernetes_recipe_gives_every_pod_its_agent() {
     let tmp = common::private_tmpdir("agents-k8s");
     let dry_run = command.replacen(
         "enginebench run ",
-        &format!("{} run --dry-run ", env!("CARGO_BIN_EXE_enginebench")),
+        &format!("{} run --dry-run ", common::BINARY),
         1,
     );
     for index in 0..4 {

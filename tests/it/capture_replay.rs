@@ -7,7 +7,6 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::Command;
 
 use enginebench::capture::{self, CommandKind};
 use enginebench::results::read_record;
@@ -401,9 +400,7 @@ fn broken_capture_files_are_refused_with_the_cause() {
     let file = tmp.with_extension("broken.ebcap");
     let refused = |text: &str, expected: &str| {
         std::fs::write(&file, text).unwrap();
-        let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-            .env("ENGINEBENCH_DETAIL", "1")
-            .env("TMPDIR", &tmp)
+        let output = common::enginebench(&tmp)
             .arg("replay")
             .arg(&file)
             .args(["--no-db", "--dry-run"])

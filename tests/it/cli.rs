@@ -242,8 +242,7 @@ fn s4_compares_every_load_method_and_ranks_them_against_the_slowest() {
 #[test]
 fn a_reader_that_stops_early_is_not_an_error() {
     // As in `enginebench list | head -1`: stdout closed before enginebench writes.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("ENGINEBENCH_DETAIL", "1")
+    let mut child = common::enginebench_no_tmpdir()
         .arg("list")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

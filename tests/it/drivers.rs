@@ -9,17 +9,14 @@ use crate::common;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 /// Runs `enginebench run ARGS --driver DRIVER --json FILE` and returns the record.
 fn spawn(args: &[&str], driver: &str, json: &Path, tmpdir: &Path) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("ENGINEBENCH_DETAIL", "1")
+    common::enginebench(tmpdir)
         .arg("run")
         .args(args)
         .args(["--no-db", "--driver", driver, "--json"])
         .arg(json)
-        .env("TMPDIR", tmpdir)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -437,8 +434,7 @@ fn the_event_driver_falls_back_to_epoll_wait_and_completes_the_same_work() {
     common::require_mariadb();
     let tmpdir = common::private_tmpdir("epoll-wait");
     let json = tmpdir.join("run.json");
-    let child = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("ENGINEBENCH_DETAIL", "1")
+    let child = common::enginebench(&tmpdir)
         .args([
             "run",
             "oltp_read_only",
@@ -454,7 +450,6 @@ fn the_event_driver_falls_back_to_epoll_wait_and_completes_the_same_work() {
             "--json",
         ])
         .arg(&json)
-        .env("TMPDIR", &tmpdir)
         .env("ENGINEBENCH_EPOLL", "wait")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())

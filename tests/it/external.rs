@@ -7,7 +7,6 @@ use crate::common;
 
 use enginebench::server::{ServerOptions, ThrowawayServer};
 use mysql::prelude::Queryable;
-use std::process::Command;
 
 const PASSWORD: &str = "hunter2-s3cret";
 
@@ -34,11 +33,8 @@ fn run_against(
     json: &std::path::Path,
     extra: &[&str],
 ) -> common::Running {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_enginebench"));
+    let mut command = common::enginebench(tmp);
     command
-        .env("TMPDIR", tmp)
-        .env("ENGINEBENCH_DETAIL", "1")
-        .env("ENGINEBENCH_DB", common::store_of(tmp))
         .env_remove("ENGINEBENCH_DSN_PASSWORD")
         .args([
             "run",
@@ -196,9 +192,7 @@ fn a_database_in_the_dsn_path_is_the_one_worked_in() {
         server.port()
     );
     let run = |extra: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_enginebench"))
-            .env("TMPDIR", &tmp)
-            .env("ENGINEBENCH_DETAIL", "1")
+        common::enginebench(&tmp)
             .args([
                 "run",
                 "s0",

@@ -5,7 +5,6 @@ use crate::common;
 
 use enginebench::scenario::file::load_scenario;
 use proptest::prelude::*;
-use std::process::Command;
 
 fn error_of(text: &str) -> String {
     load_scenario(text, "t.toml", &[], None)
@@ -309,8 +308,7 @@ fn the_guide_tutorial_runs_as_written() {
 fn the_built_in_example_prints_and_runs() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("accounts");
-    let show = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("ENGINEBENCH_DETAIL", "1")
+    let show = common::enginebench(&tmp)
         .args(["show", "accounts"])
         .output()
         .unwrap();
@@ -693,8 +691,7 @@ fn study_s2_runs_sysbenchs_transaction_under_three_memory_profiles() {
     assert_eq!(pools, ["2147483648", "6291456", "104857600"]);
     // sysbench's report from the saved record: statements grouped by their SQL as sysbench
     // groups its own, per transaction 14 reads, 4 writes, BEGIN + COMMIT.
-    let report = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("ENGINEBENCH_DETAIL", "1")
+    let report = common::enginebench_no_tmpdir()
         .args(["report", "--format", "sysbench"])
         .arg(&json)
         .output()

@@ -43,7 +43,7 @@ fn verbosity_0_leaves_only_what_the_script_prints() {
     // One thread: sysbench's stdout is unbuffered, so two threads' prints interleave
     // mid-line under it.
     let args = "--verbosity=0 --events=20000";
-    let enginebench = format!("{} sysbench", env!("CARGO_BIN_EXE_enginebench"));
+    let enginebench = format!("{} sysbench", common::BINARY);
     let theirs = distinct_lines("sysbench", &tmp, args);
     let ours = distinct_lines(&enginebench, &tmp, args);
     assert_eq!(theirs, "20000");

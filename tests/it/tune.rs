@@ -42,21 +42,27 @@ fn tune_args<'a>(space: &'a str, more: &[&'a str]) -> Vec<&'a str> {
     args
 }
 
+/// `tune` for 30 s on the space `space` (written beside `tmp`): the space file's name, and
+/// what the command printed.
+fn tune_on_space(tmp: &std::path::Path, space: &str) -> (String, std::process::Output) {
+    let file = tmp.with_extension("space.toml");
+    std::fs::write(&file, space).unwrap();
+    let space_text = file.display().to_string();
+    let output = common::enginebench(tmp)
+        .args(tune_args(&space_text, &["--budget", "30s"]))
+        .output()
+        .unwrap();
+    (space_text, output)
+}
+
 #[test]
 fn a_space_with_an_unknown_variable_is_refused_at_its_line_and_nothing_is_measured() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("tune-unknown-variable");
-    let space = tmp.with_extension("space.toml");
-    std::fs::write(
-        &space,
-        SPACE.replace("innodb_flush_log_at_trx_commit", "innodb_flush_at_commit"),
-    )
-    .unwrap();
-    let space_text = space.display().to_string();
-    let output = common::enginebench(&tmp)
-        .args(tune_args(&space_text, &["--budget", "30s"]))
-        .output()
-        .unwrap();
+    let (space_text, output) = tune_on_space(
+        &tmp,
+        &SPACE.replace("innodb_flush_log_at_trx_commit", "innodb_flush_at_commit"),
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
     assert!(
@@ -74,17 +80,10 @@ fn a_space_with_an_unknown_variable_is_refused_at_its_line_and_nothing_is_measur
 #[test]
 fn a_malformed_space_or_missing_budget_is_refused_before_any_server_starts() {
     let tmp = common::private_tmpdir("tune-malformed-space");
-    let space = tmp.with_extension("space.toml");
-    std::fs::write(
-        &space,
-        SPACE.replace("values = [\"1\", \"2\"]", "range = [3, 1]"),
-    )
-    .unwrap();
-    let space_text = space.display().to_string();
-    let output = common::enginebench(&tmp)
-        .args(tune_args(&space_text, &["--budget", "30s"]))
-        .output()
-        .unwrap();
+    let (space_text, output) = tune_on_space(
+        &tmp,
+        &SPACE.replace("values = [\"1\", \"2\"]", "range = [3, 1]"),
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
     assert!(

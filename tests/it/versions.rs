@@ -7,15 +7,13 @@
 use crate::common;
 
 use mysql::prelude::Queryable;
-use std::process::Command;
 
 use enginebench::server::{builds, ServerOptions};
 use enginebench::targets::{ensure_database, Observe, Reach, Throwaway};
 
 /// Fetches `name` unless it is cached, as `make test` on a fresh machine must.
 fn fetched(name: &str) {
-    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("ENGINEBENCH_DETAIL", "1")
+    let output = common::enginebench_no_tmpdir()
         .args(["server", "get", name])
         .output()
         .unwrap();
@@ -138,8 +136,7 @@ fn three_builds_each_start_from_their_own_tree() {
         assert_eq!(cell["outcome"], "completed", "{cell}");
         assert!(cell["events"].as_u64().unwrap() > 0);
     }
-    let listed = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("ENGINEBENCH_DETAIL", "1")
+    let listed = common::enginebench_no_tmpdir()
         .args(["server", "list"])
         .output()
         .unwrap();
@@ -258,8 +255,7 @@ fn servers_run_a_study_side_by_side() {
 fn builds_that_cannot_be_had_say_why_and_leave_nothing() {
     let cache = common::private_tmpdir("server-cache");
     // A mirror nobody answers on: the fetch fails while reading the package lists.
-    let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("ENGINEBENCH_DETAIL", "1")
+    let output = common::enginebench_no_tmpdir()
         .args(["server", "get", "mariadb-11.8"])
         .env("XDG_CACHE_HOME", &cache)
         .env("ENGINEBENCH_APT_MIRROR", "http://127.0.0.1:9/debian")
@@ -280,8 +276,7 @@ fn builds_that_cannot_be_had_say_why_and_leave_nothing() {
     assert!(left.is_empty(), "left in the cache: {left:?}");
 
     let run = |build: &str| {
-        let output = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-            .env("ENGINEBENCH_DETAIL", "1")
+        let output = common::enginebench_no_tmpdir()
             .args(["run", "oltp_point_select", "--server-bin", build, "--no-db"])
             .env("XDG_CACHE_HOME", &cache)
             .output()
@@ -299,8 +294,7 @@ fn builds_that_cannot_be_had_say_why_and_leave_nothing() {
         "{}",
         run("mariadb-99")
     );
-    let unknown = Command::new(env!("CARGO_BIN_EXE_enginebench"))
-        .env("ENGINEBENCH_DETAIL", "1")
+    let unknown = common::enginebench_no_tmpdir()
         .args(["server", "get", "postgres"])
         .output()
         .unwrap();
@@ -318,8 +312,7 @@ fn builds_that_cannot_be_had_say_why_and_leave_nothing() {
 fn two_processes_fetching_one_build_on_an_empty_cache_both_succeed() {
     let cache = common::private_tmpdir("fetch-twice");
     let spawn = || {
-        Command::new(env!("CARGO_BIN_EXE_enginebench"))
-            .env("ENGINEBENCH_DETAIL", "1")
+        common::enginebench_no_tmpdir()
             .args(["server", "get", "mariadb-11.8"])
             .env("XDG_CACHE_HOME", &cache)
             .stdout(std::process::Stdio::piped())

@@ -319,8 +319,6 @@ pub fn read(path: &Path) -> Result<Capture, CaptureError> {
 }
 
 /// Reads capture lines from `input` (`file` names it in errors).
-// Long by design: one pass over a capture file's lines, each kind of line a short arm.
-#[allow(clippy::too_many_lines)]
 pub fn parse(input: impl BufRead, file: &str) -> Result<Capture, CaptureError> {
     let mut capture = Capture::default();
     let mut lines = input.split(b'\n').enumerate().peekable();
@@ -361,70 +359,7 @@ pub fn parse(input: impl BufRead, file: &str) -> Result<Capture, CaptureError> {
                 })
             }
         };
-        match (line, &capture.header) {
-            (Line::Header(header), None) => {
-                if header.format != FORMAT {
-                    return Err(CaptureError::NotACapture {
-                        file: file.into(),
-                        cause: format!("its format is '{}'", header.format),
-                    });
-                }
-                if header.version > VERSION {
-                    return Err(CaptureError::TooNew {
-                        file: file.into(),
-                        found: header.version,
-                    });
-                }
-                capture.header = Some(header);
-            }
-            (_, None) => {
-                return Err(CaptureError::NotACapture {
-                    file: file.into(),
-                    cause: "its first line is not a capture header".into(),
-                })
-            }
-            (Line::Header(_), Some(_)) => {
-                return Err(CaptureError::Malformed {
-                    file: file.into(),
-                    line: number,
-                    cause: "a second header (two captures joined?)".into(),
-                })
-            }
-            (Line::Table(table), _) => capture.tables.push(table),
-            (Line::Rows(rows), _) => {
-                if !capture.tables.iter().any(|t| t.name == rows.table) {
-                    return Err(CaptureError::Malformed {
-                        file: file.into(),
-                        line: number,
-                        cause: format!("rows of table {} before its CREATE TABLE", rows.table),
-                    });
-                }
-                if let Some(row) = rows.rows.iter().find(|r| r.len() != rows.columns.len()) {
-                    return Err(CaptureError::Malformed {
-                        file: file.into(),
-                        line: number,
-                        cause: format!(
-                            "a row of {} has {} values for {} columns",
-                            rows.table,
-                            row.len(),
-                            rows.columns.len()
-                        ),
-                    });
-                }
-                capture.rows.push(rows)
-            }
-            (Line::Command(command), _) => {
-                if command.end_us < command.start_us {
-                    return Err(CaptureError::Malformed {
-                        file: file.into(),
-                        line: number,
-                        cause: "a command that ends before it starts".into(),
-                    });
-                }
-                capture.commands.push(command)
-            }
-            (Line::End(end), _) => capture.end = Some(end),
-        }
+        add_line(&mut capture, line, file, number)?;
     }
     if capture.header.is_none() {
         return Err(CaptureError::NotACapture {
@@ -439,6 +374,82 @@ pub fn parse(input: impl BufRead, file: &str) -> Result<Capture, CaptureError> {
         ));
     }
     Ok(capture)
+}
+
+/// One read line (line `number` of `file`) added to `capture`, checked against what came
+/// before it: a header first and once, rows after their table, commands that end after
+/// they start.
+fn add_line(
+    capture: &mut Capture,
+    line: Line,
+    file: &str,
+    number: usize,
+) -> Result<(), CaptureError> {
+    match (line, &capture.header) {
+        (Line::Header(header), None) => {
+            if header.format != FORMAT {
+                return Err(CaptureError::NotACapture {
+                    file: file.into(),
+                    cause: format!("its format is '{}'", header.format),
+                });
+            }
+            if header.version > VERSION {
+                return Err(CaptureError::TooNew {
+                    file: file.into(),
+                    found: header.version,
+                });
+            }
+            capture.header = Some(header);
+        }
+        (_, None) => {
+            return Err(CaptureError::NotACapture {
+                file: file.into(),
+                cause: "its first line is not a capture header".into(),
+            })
+        }
+        (Line::Header(_), Some(_)) => {
+            return Err(CaptureError::Malformed {
+                file: file.into(),
+                line: number,
+                cause: "a second header (two captures joined?)".into(),
+            })
+        }
+        (Line::Table(table), _) => capture.tables.push(table),
+        (Line::Rows(rows), _) => {
+            if !capture.tables.iter().any(|t| t.name == rows.table) {
+                return Err(CaptureError::Malformed {
+                    file: file.into(),
+                    line: number,
+                    cause: format!("rows of table {} before its CREATE TABLE", rows.table),
+                });
+            }
+            if let Some(row) = rows.rows.iter().find(|r| r.len() != rows.columns.len()) {
+                return Err(CaptureError::Malformed {
+                    file: file.into(),
+                    line: number,
+                    cause: format!(
+                        "a row of {} has {} values for {} columns",
+                        rows.table,
+                        row.len(),
+                        rows.columns.len()
+                    ),
+                });
+            }
+            capture.rows.push(rows)
+        }
+        (Line::Command(command), _) => {
+            if command.end_us < command.start_us {
+                return Err(CaptureError::Malformed {
+                    file: file.into(),
+                    line: number,
+                    cause: "a command that ends before it starts".into(),
+                });
+            }
+            capture.commands.push(command)
+        }
+        (Line::End(end), _) => capture.end = Some(end),
+    }
+    Ok(())
 }
 
 /// Writes capture lines as they come, each flushed at once (a crash keeps all but the line

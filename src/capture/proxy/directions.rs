@@ -4,6 +4,40 @@
 
 use super::*;
 
+/// One direction's relay: what it records with, the bytes just read, and the framer that
+/// cuts them into packets.
+struct Relay {
+    clock: Clock,
+    lines: Sender<Line>,
+    hops: Hops,
+    framer: Framer,
+    buffer: Vec<u8>,
+}
+
+impl Relay {
+    /// A relay recording with `recording`, reading up to `buffer_len` bytes at a time.
+    fn new(recording: Recording, buffer_len: usize) -> Relay {
+        let Recording { clock, lines, hops } = recording;
+        Relay {
+            clock,
+            lines,
+            hops,
+            framer: Framer::default(),
+            buffer: vec![0u8; buffer_len],
+        }
+    }
+
+    /// The `read` bytes just read (at `read_at`) written on to `to`, the hop timed; false
+    /// when `to` is gone.
+    fn forward(&mut self, to: &Wire, read: usize, read_at: Instant) -> bool {
+        if to.write_all(&self.buffer[..read]).is_err() {
+            return false;
+        }
+        self.hops.forwarded(read_at);
+        true
+    }
+}
+
 pub(super) fn client_to_server(
     connection: u64,
     client: &Wire,
@@ -12,23 +46,18 @@ pub(super) fn client_to_server(
     session: &Mutex<Session>,
     recording: Recording,
 ) {
-    let Recording {
-        clock,
-        lines,
-        mut hops,
-    } = recording;
+    let mut relay = Relay::new(recording, (64 * 1024).max(first_bytes.len()));
+    let (clock, lines) = (relay.clock, relay.lines.clone());
     let lines = &lines;
-    let mut framer = Framer::default();
-    let mut buffer = vec![0u8; (64 * 1024).max(first_bytes.len())];
     let mut quit_sent = false;
     let mut first_bytes = Some(first_bytes).filter(|bytes| !bytes.is_empty());
     loop {
         let read = match first_bytes.take() {
             Some(bytes) => {
-                buffer[..bytes.len()].copy_from_slice(&bytes);
+                relay.buffer[..bytes.len()].copy_from_slice(&bytes);
                 bytes.len()
             }
-            None => match client.read(&mut buffer) {
+            None => match client.read(&mut relay.buffer) {
                 Ok(0) | Err(_) => break,
                 Ok(read) => read,
             },
@@ -37,11 +66,11 @@ pub(super) fn client_to_server(
         let now_us = clock.now_us();
         // The command is read (and waits for its answer) before it is forwarded: were it
         // forwarded first, the answer could come back before the command is known.
-        framer.push(&buffer[..read]);
+        relay.framer.push(&relay.buffer[..read]);
         let mut refuse = None;
         {
             let mut state = session.lock().unwrap_or_else(|p| p.into_inner());
-            framer.packets(|sequence, payload| match state.phase {
+            relay.framer.packets(|sequence, payload| match state.phase {
                 Phase::Greeting => match protocol::client_handshake(payload) {
                     Ok((capabilities, database)) => {
                         state.client_capabilities = Some(capabilities);
@@ -84,10 +113,9 @@ pub(super) fn client_to_server(
             let _ = client.write_all(&packet);
             break;
         }
-        if server.write_all(&buffer[..read]).is_err() {
+        if !relay.forward(server, read, read_at) {
             break;
         }
-        hops.forwarded(read_at);
     }
     // The client went away without COM_QUIT: recorded as a quit all the same.
     let state = session.lock().unwrap_or_else(|p| p.into_inner());
@@ -126,18 +154,13 @@ pub(super) fn server_to_client(
     session: &Mutex<Session>,
     recording: Recording,
 ) {
-    let Recording {
-        clock,
-        lines,
-        mut hops,
-    } = recording;
+    let mut relay = Relay::new(recording, 64 * 1024);
+    let (clock, lines) = (relay.clock, relay.lines.clone());
     let lines = &lines;
-    let mut framer = Framer::default();
-    let mut buffer = vec![0u8; 64 * 1024];
     // Whether the connection is past authentication.
     let mut in_commands = false;
     loop {
-        let read = match server.read(&mut buffer) {
+        let read = match server.read(&mut relay.buffer) {
             Ok(0) | Err(_) => break,
             Ok(read) => read,
         };
@@ -153,18 +176,15 @@ pub(super) fn server_to_client(
                 .pending
                 .iter()
                 .any(|p| p.command.kind == CommandKind::Prepare);
-        if !read_first {
-            if client.write_all(&buffer[..read]).is_err() {
-                break;
-            }
-            hops.forwarded(read_at);
+        if !read_first && !relay.forward(client, read, read_at) {
+            break;
         }
         let forwarded = !read_first;
         let now_us = clock.now_us();
-        framer.push(&buffer[..read]);
+        relay.framer.push(&relay.buffer[..read]);
         let mut guard = session.lock().unwrap_or_else(|p| p.into_inner());
         let state = &mut *guard;
-        framer.packets(|_, payload| match state.phase {
+        relay.framer.packets(|_, payload| match state.phase {
             // The greeting was read by `open`; nothing more comes before the login.
             Phase::Greeting => {}
             Phase::Authentication => match payload.first() {
@@ -216,11 +236,8 @@ pub(super) fn server_to_client(
         });
         in_commands = state.phase == Phase::Commands;
         drop(guard);
-        if !forwarded {
-            if client.write_all(&buffer[..read]).is_err() {
-                break;
-            }
-            hops.forwarded(read_at);
+        if !forwarded && !relay.forward(client, read, read_at) {
+            break;
         }
     }
     client.shutdown(Shutdown::Write);

@@ -18,6 +18,9 @@ use std::sync::Once;
 use crate::driver::events::{self, Wait};
 use crate::server::ConnectionSpec;
 
+mod login;
+use login::{set_time_limits, Login};
+
 #[allow(non_camel_case_types)]
 type my_bool = c_char;
 
@@ -325,8 +328,6 @@ unsafe impl Send for Connection {}
 
 impl Connection {
     /// One attempt: a handle connected to the server, without the session's init SQL.
-    // Long by design: one connection's set-up, in the order libmariadb needs its options.
-    #[allow(clippy::too_many_lines)]
     fn open(spec: &ConnectionSpec) -> Result<Connection, mysql::Error> {
         static INIT: Once = Once::new();
         // SAFETY: the library initialisation must run once before any thread uses it.
@@ -334,16 +335,7 @@ impl Connection {
             mysql_server_init(0, ptr::null_mut(), ptr::null_mut());
         });
         let opts = spec.opts();
-        // libmariadb takes "localhost" to mean its default socket; the mysql crate connects
-        // over TCP unless a socket is named, and so do we.
-        let host = match opts.get_ip_or_hostname().as_ref() {
-            "localhost" => c_string("127.0.0.1")?,
-            other => c_string(other)?,
-        };
-        let user = c_string(opts.get_user().unwrap_or_default())?;
-        let pass = opts.get_pass().map(c_string).transpose()?;
-        let db = opts.get_db_name().map(c_string).transpose()?;
-        let socket = opts.get_socket().map(c_string).transpose()?;
+        let login = Login::of(&opts)?;
         // SAFETY: mysql_init with null allocates a handle we own until mysql_close.
         let mysql = unsafe { mysql_init(ptr::null_mut()) };
         if mysql.is_null() {
@@ -363,40 +355,39 @@ impl Connection {
                 return Err(error(0, String::new(), "MYSQL_OPT_NONBLOCK refused".into()));
             }
         }
-        // The same time limits as the mysql crate's connections: a server that stops
-        // answering ends the cell instead of hanging it.
-        let seconds = |d: Option<std::time::Duration>| d.map(|d| d.as_secs().max(1) as c_uint);
-        for (option, value) in [
-            (
-                MYSQL_OPT_CONNECT_TIMEOUT,
-                seconds(opts.get_tcp_connect_timeout()),
-            ),
-            (
-                MYSQL_OPT_READ_TIMEOUT,
-                seconds(opts.get_read_timeout().copied()),
-            ),
-        ] {
-            if let Some(value) = value {
-                // SAFETY: both options take a pointer to an unsigned int, read during the call.
-                unsafe { mysql_options(mysql, option, (&value as *const c_uint).cast()) };
-            }
-        }
+        set_time_limits(mysql, &opts);
         let tls = spec.tls_in_force();
         if tls {
             connection.ask_for_tls(spec.tls())?;
         }
+        if connection.real_connect(&login).is_null() {
+            return Err(connection.last_error());
+        }
+        connection.connected(tls)?;
+        Ok(connection)
+    }
+
+    /// The handle connected with `login` (suspending in a coroutine instead of blocking):
+    /// null when it failed.
+    fn real_connect(&self, login: &Login) -> *mut Mysql {
+        let mysql = self.mysql;
         let as_ptr = |s: &Option<CString>| s.as_ref().map_or(ptr::null(), |s| s.as_ptr());
         // A socket when one is named (as the mysql crate's prefer_socket does), else TCP.
-        let host = if socket.is_some() {
+        let host = if login.socket.is_some() {
             c"localhost".as_ptr()
         } else {
-            host.as_ptr()
+            login.host.as_ptr()
         };
-        let (user, pass, db, socket) = (user.as_ptr(), as_ptr(&pass), as_ptr(&db), as_ptr(&socket));
-        let port = c_uint::from(opts.get_tcp_port());
+        let (user, pass, db, socket) = (
+            login.user.as_ptr(),
+            as_ptr(&login.pass),
+            as_ptr(&login.db),
+            as_ptr(&login.socket),
+        );
+        let port = login.port;
         // SAFETY: every string lives until the call (or the last `_cont`) returns.
-        let connected = unsafe {
-            if nonblocking {
+        unsafe {
+            if self.nonblocking {
                 drive_for(
                     mysql,
                     ptr::null_mut(),
@@ -427,10 +418,13 @@ impl Connection {
                     CLIENT_MULTI_RESULTS,
                 )
             }
-        };
-        if connected.is_null() {
-            return Err(connection.last_error());
         }
+    }
+
+    /// A just connected handle made ready for its worker: TLS in force when asked for, its
+    /// socket non-blocking in a coroutine and known to its cell.
+    fn connected(&mut self, tls: bool) -> Result<(), mysql::Error> {
+        let mysql = self.mysql;
         // libmariadb 3.3 goes on in plain text when the server offers no TLS, unless the
         // host name is checked: REQUIRED and VERIFY_CA would run unencrypted, unsaid.
         // SAFETY: a connected handle; the cipher's name is only tested for null.
@@ -439,7 +433,7 @@ impl Connection {
                 mysql::DriverError::TlsNotSupported,
             ));
         }
-        if nonblocking && tls {
+        if self.nonblocking && tls {
             // libmariadb's TLS handshake leaves the socket blocking (found: every TLS
             // connection of 8 on two loops ran its whole cell in turn, 8× the --time):
             // OpenSSL's reads would then block the loop instead of asking to wait.
@@ -453,14 +447,13 @@ impl Connection {
             }
         }
         // SAFETY: a connected handle's socket.
-        connection.registered =
-            crate::driver::abandon::register(unsafe { mysql_get_socket(mysql) });
-        if nonblocking && skip_read_after_write() {
+        self.registered = crate::driver::abandon::register(unsafe { mysql_get_socket(mysql) });
+        if self.nonblocking && skip_read_after_write() {
             // SAFETY: a connected handle this coroutine owns; the hook changes only which
             // socket functions its later calls go through.
             unsafe { eb_skip_read_after_write(mysql) };
         }
-        Ok(connection)
+        Ok(())
     }
 
     /// TLS as the spec's mode says, before connecting. OpenSSL checks the server's

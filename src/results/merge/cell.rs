@@ -5,28 +5,79 @@
 use super::*;
 
 /// One cell across the agents that ran it.
-// Long by design: adds one cell's shares field by field, exactly.
-#[allow(clippy::too_many_lines)]
 pub(super) fn merge_cell(shares: &[(&Part, &CellRecord)]) -> Result<CellRecord, MergeError> {
     let (_, base) = shares[0];
     let mut cell = base.clone();
     let index = base.index;
-    let wall_ms = shares.iter().map(|(_, c)| c.wall_ms).fold(0.0f64, f64::max);
-    let wall_s = wall_ms / 1000.0;
-    let per_second = |count: u64| {
-        if wall_s > 0.0 {
-            count as f64 / wall_s
-        } else {
-            0.0
-        }
+    add_counts(&mut cell, shares);
+    let wall_s = cell.wall_ms / 1000.0;
+
+    // Whole events: the totals' histograms added.
+    let mut events = new_histogram();
+    for (part, c) in shares {
+        add(
+            &mut events,
+            &decode(&part.file, index, "events", &c.event_histogram_v2)?,
+        );
+    }
+    cell.event_latency_us = summary(&events);
+    cell.event_histogram_v2 = encode_histogram(&events);
+
+    // Interval logs: per interval and, summed, the failed and service histograms.
+    let logs: Vec<Option<PartIntervals>> = shares
+        .iter()
+        .map(|(part, c)| intervals_of(&part.file, c))
+        .collect::<Result<_, _>>()?;
+    let every_log = logs.iter().all(Option::is_some);
+    let service = sum_tag(&logs, interval_log::SERVICE_TAG);
+    cell.event_service_us = if service.is_empty() {
+        // A closed loop: service time is the latency.
+        cell.event_latency_us
+    } else {
+        summary(&service)
     };
+    cell.queries = merge_queries(shares, index, wall_s, every_log.then_some(&logs[..]))?;
+    cell.rate = merge_rates(shares, cell.events, wall_s);
+    if every_log {
+        cell.intervals = merge_intervals(shares, &logs);
+    }
+    cell.interval_log = None;
+    cell.agents = shares
+        .iter()
+        .map(|(part, c)| AgentCellRecord {
+            agent: agent_of(part).index,
+            threads: c.threads,
+            events: c.events,
+            events_per_s: c.events_per_s,
+            event_latency_us: c.event_latency_us,
+            outcome: c.outcome,
+            measure_started_unix_s: c.measure_started_unix_s,
+        })
+        .collect();
+    Ok(cell)
+}
+
+/// `count` per second of `wall_s` (0 for a cell that took no time).
+fn per_second(count: u64, wall_s: f64) -> f64 {
+    if wall_s > 0.0 {
+        count as f64 / wall_s
+    } else {
+        0.0
+    }
+}
+
+/// The shares' counts added into `cell`: threads, events, failures, client CPU, per-worker
+/// figures; the longest wall time, the worst outcome, every agent's error, the earliest
+/// start.
+fn add_counts(cell: &mut CellRecord, shares: &[(&Part, &CellRecord)]) {
+    let wall_ms = shares.iter().map(|(_, c)| c.wall_ms).fold(0.0f64, f64::max);
     cell.threads = shares.iter().map(|(_, c)| c.threads).sum();
     cell.events = shares.iter().map(|(_, c)| c.events).sum();
     cell.failed_events = shares.iter().map(|(_, c)| c.failed_events).sum();
     cell.latency_overflows = shares.iter().map(|(_, c)| c.latency_overflows).sum();
     cell.client_cpu_us = shares.iter().map(|(_, c)| c.client_cpu_us).sum();
     cell.wall_ms = wall_ms;
-    cell.events_per_s = per_second(cell.events);
+    cell.events_per_s = per_second(cell.events, wall_ms / 1000.0);
     cell.outcome = shares
         .iter()
         .map(|(_, c)| c.outcome)
@@ -53,44 +104,30 @@ pub(super) fn merge_cell(shares: &[(&Part, &CellRecord)]) -> Result<CellRecord, 
         .iter()
         .filter_map(|(_, c)| c.measure_started_unix_s)
         .reduce(f64::min);
+}
 
-    // Whole events: the totals' histograms added.
-    let mut events = new_histogram();
-    for (part, c) in shares {
-        add(
-            &mut events,
-            &decode(&part.file, index, "events", &c.event_histogram_v2)?,
-        );
-    }
-    cell.event_latency_us = summary(&events);
-    cell.event_histogram_v2 = encode_histogram(&events);
-
-    // Interval logs: per interval and, summed, the failed and service histograms.
-    let logs: Vec<Option<PartIntervals>> = shares
-        .iter()
-        .map(|(part, c)| intervals_of(&part.file, c))
-        .collect::<Result<_, _>>()?;
-    let every_log = logs.iter().all(Option::is_some);
-    let sum_tag = |tag: &str| -> Histogram<u64> {
-        let mut sum = new_histogram();
-        for log in logs.iter().flatten() {
-            for interval in log {
-                if let Some(h) = interval.get(tag) {
-                    add(&mut sum, h);
-                }
+/// The histograms tagged `tag` of every interval of every log, added.
+fn sum_tag(logs: &[Option<PartIntervals>], tag: &str) -> Histogram<u64> {
+    let mut sum = new_histogram();
+    for log in logs.iter().flatten() {
+        for interval in log {
+            if let Some(h) = interval.get(tag) {
+                add(&mut sum, h);
             }
         }
-        sum
-    };
-    let service = sum_tag(interval_log::SERVICE_TAG);
-    cell.event_service_us = if service.is_empty() {
-        // A closed loop: service time is the latency.
-        cell.event_latency_us
-    } else {
-        summary(&service)
-    };
+    }
+    sum
+}
 
-    // Query kinds, in the first part's order, then any only others recorded.
+/// The query kinds of cell `index`, in the first part's order, then any only others
+/// recorded: counts and errors added, histograms merged; the failed statements' latency
+/// from the interval `logs` when every agent kept one.
+fn merge_queries(
+    shares: &[(&Part, &CellRecord)],
+    index: usize,
+    wall_s: f64,
+    logs: Option<&[Option<PartIntervals>]>,
+) -> Result<Vec<QueryRecord>, MergeError> {
     let mut names: Vec<String> = Vec::new();
     for (_, c) in shares {
         for query in &c.queries {
@@ -126,21 +163,24 @@ pub(super) fn merge_cell(shares: &[(&Part, &CellRecord)]) -> Result<CellRecord, 
                 *record.errors_by_code.entry(code.clone()).or_insert(0) += count;
             }
         }
-        record.qps = per_second(record.count);
+        record.qps = per_second(record.count, wall_s);
         record.latency_us = summary(&ok);
         record.histogram_v2 = encode_histogram(&ok);
-        if record.failed > 0 && every_log {
-            record.failed_latency_us = Some(summary(&sum_tag(&interval_log::failed_tag(name))));
+        if let (true, Some(logs)) = (record.failed > 0, logs) {
+            record.failed_latency_us =
+                Some(summary(&sum_tag(logs, &interval_log::failed_tag(name))));
         }
         queries.push(record);
     }
-    cell.queries = queries;
+    Ok(queries)
+}
 
-    // Rate mode: the agents' targets add up; the merge kept up only if every agent did.
+/// Rate mode: the agents' targets add up; the merge kept up only if every agent did.
+fn merge_rates(shares: &[(&Part, &CellRecord)], events: u64, wall_s: f64) -> Option<RateRecord> {
     let rates: Vec<RateRecord> = shares.iter().filter_map(|(_, c)| c.rate).collect();
-    cell.rate = (!rates.is_empty()).then(|| RateRecord {
+    (!rates.is_empty()).then(|| RateRecord {
         target_per_s: rates.iter().map(|r| r.target_per_s).sum(),
-        achieved_per_s: per_second(cell.events),
+        achieved_per_s: per_second(events, wall_s),
         achieved_over_s: Some(wall_s),
         max_lag_ms: rates.iter().map(|r| r.max_lag_ms).fold(0.0, f64::max),
         late_events: rates.iter().map(|r| r.late_events).sum(),
@@ -151,25 +191,7 @@ pub(super) fn merge_cell(shares: &[(&Part, &CellRecord)]) -> Result<CellRecord, 
             .copied()
             .max_by(|a, b| a.max_lag_ms.total_cmp(&b.max_lag_ms))
             .unwrap_or_default()
-    });
-
-    if every_log {
-        cell.intervals = merge_intervals(shares, &logs);
-    }
-    cell.interval_log = None;
-    cell.agents = shares
-        .iter()
-        .map(|(part, c)| AgentCellRecord {
-            agent: agent_of(part).index,
-            threads: c.threads,
-            events: c.events,
-            events_per_s: c.events_per_s,
-            event_latency_us: c.event_latency_us,
-            outcome: c.outcome,
-            measure_started_unix_s: c.measure_started_unix_s,
-        })
-        .collect();
-    Ok(cell)
+    })
 }
 
 /// Interval j of the merge is interval j of every agent added (they started together);

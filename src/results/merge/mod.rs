@@ -72,8 +72,6 @@ pub enum MergeError {
 /// Adds the parts into one run. Refused: a file that is no agent's part, parts of
 /// different runs, an agent twice, missing agents (unless `allow_missing`), plans that
 /// differ, histograms that do not decode.
-// Long by design: merges the agents' parts step by step, each check with its message.
-#[allow(clippy::too_many_lines)]
 pub fn merge(mut parts: Vec<Part>, allow_missing: bool) -> Result<RunRecord, MergeError> {
     for part in &parts {
         if part.record.agent.is_none() {
@@ -85,6 +83,74 @@ pub fn merge(mut parts: Vec<Part>, allow_missing: bool) -> Result<RunRecord, Mer
     parts.sort_by_key(|part| agent_of(part).index);
     let first = &parts[0];
     let first_agent = agent_of(first).clone();
+    check_one_run(&parts)?;
+    let mut warnings = missing_agents(&parts, allow_missing)?;
+
+    // Cells line up by position: the agents ran the same plan.
+    check_cells_line_up(&parts)?;
+    let cell_count = parts
+        .iter()
+        .map(|p| p.record.cells.len())
+        .max()
+        .unwrap_or(0);
+    let mut cells = Vec::with_capacity(cell_count);
+    for index in 0..cell_count {
+        let shares: Vec<(&Part, &CellRecord)> = parts
+            .iter()
+            .filter_map(|part| part.record.cells.get(index).map(|cell| (part, cell)))
+            .collect();
+        cells.push(merge_cell(&shares)?);
+    }
+
+    let merged_parts: Vec<MergedPart> =
+        parts.iter().map(|part| part_summary(part, first)).collect();
+    warnings.extend(part_warnings(&parts, &merged_parts, cell_count));
+    let max_clock_offset_ms = merged_parts
+        .iter()
+        .filter_map(|p| p.clock_offset_ms)
+        .fold(0.0f64, |max, offset| max.max(offset.abs()));
+
+    let mut record = first.record.clone();
+    record.cells = cells;
+    record.agent = None;
+    record.started_at = parts
+        .iter()
+        .map(|p| p.record.started_at.clone())
+        .min()
+        .unwrap_or_default();
+    record.finished_at = parts
+        .iter()
+        .filter_map(|p| p.record.finished_at.clone())
+        .max();
+    record.status = parts
+        .iter()
+        .map(|p| p.record.status)
+        .max_by_key(|status| status_rank(*status))
+        .unwrap_or(RunStatus::Completed);
+    let errors: Vec<String> = parts
+        .iter()
+        .filter_map(|p| {
+            p.record
+                .error
+                .as_ref()
+                .map(|e| format!("agent {}: {e}", agent_of(p).index))
+        })
+        .collect();
+    record.error = (!errors.is_empty()).then(|| errors.join("; "));
+    record.merged = Some(MergedRecord {
+        run_key: first_agent.run_key.clone(),
+        agent_count: first_agent.count,
+        parts: merged_parts,
+        max_clock_offset_ms,
+        warnings,
+    });
+    Ok(record)
+}
+
+/// Every part (sorted by agent) is of the first's run, and no agent gives two.
+fn check_one_run(parts: &[Part]) -> Result<(), MergeError> {
+    let first = &parts[0];
+    let first_agent = agent_of(first);
     for part in &parts[1..] {
         let agent = agent_of(part);
         if agent.run_key != first_agent.run_key
@@ -118,6 +184,13 @@ pub fn merge(mut parts: Vec<Part>, allow_missing: bool) -> Result<RunRecord, Mer
             });
         }
     }
+    Ok(())
+}
+
+/// The agents of the run that gave no part, refused unless `allow_missing`, then a
+/// warning.
+fn missing_agents(parts: &[Part], allow_missing: bool) -> Result<Vec<String>, MergeError> {
+    let first_agent = agent_of(&parts[0]);
     let missing: Vec<String> = (1..=first_agent.count)
         .filter(|k| parts.iter().all(|p| agent_of(p).index != *k))
         .map(|k| k.to_string())
@@ -137,12 +210,12 @@ pub fn merge(mut parts: Vec<Part>, allow_missing: bool) -> Result<RunRecord, Mer
         ));
     }
 
-    // Cells line up by position: the agents ran the same plan.
-    let cell_count = parts
-        .iter()
-        .map(|p| p.record.cells.len())
-        .max()
-        .unwrap_or(0);
+    Ok(warnings)
+}
+
+/// Cell by cell, every part ran the cell the first part ran.
+fn check_cells_line_up(parts: &[Part]) -> Result<(), MergeError> {
+    let first = &parts[0];
     for part in &parts[1..] {
         for (index, (theirs, ours)) in part
             .record
@@ -162,18 +235,14 @@ pub fn merge(mut parts: Vec<Part>, allow_missing: bool) -> Result<RunRecord, Mer
             }
         }
     }
-    let mut cells = Vec::with_capacity(cell_count);
-    for index in 0..cell_count {
-        let shares: Vec<(&Part, &CellRecord)> = parts
-            .iter()
-            .filter_map(|part| part.record.cells.get(index).map(|cell| (part, cell)))
-            .collect();
-        cells.push(merge_cell(&shares)?);
-    }
+    Ok(())
+}
 
-    let merged_parts: Vec<MergedPart> =
-        parts.iter().map(|part| part_summary(part, first)).collect();
-    for part in &merged_parts {
+/// What each agent's part says of the merge: started late, a clock apart, a rate not
+/// kept, failures, cells missing of `cell_count`.
+fn part_warnings(parts: &[Part], merged_parts: &[MergedPart], cell_count: usize) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for part in merged_parts {
         let agent = part.agent;
         if let Some(late) = part
             .started_late_ms
@@ -223,46 +292,7 @@ pub fn merge(mut parts: Vec<Part>, allow_missing: bool) -> Result<RunRecord, Mer
             ));
         }
     }
-    let max_clock_offset_ms = merged_parts
-        .iter()
-        .filter_map(|p| p.clock_offset_ms)
-        .fold(0.0f64, |max, offset| max.max(offset.abs()));
-
-    let mut record = first.record.clone();
-    record.cells = cells;
-    record.agent = None;
-    record.started_at = parts
-        .iter()
-        .map(|p| p.record.started_at.clone())
-        .min()
-        .unwrap_or_default();
-    record.finished_at = parts
-        .iter()
-        .filter_map(|p| p.record.finished_at.clone())
-        .max();
-    record.status = parts
-        .iter()
-        .map(|p| p.record.status)
-        .max_by_key(|status| status_rank(*status))
-        .unwrap_or(RunStatus::Completed);
-    let errors: Vec<String> = parts
-        .iter()
-        .filter_map(|p| {
-            p.record
-                .error
-                .as_ref()
-                .map(|e| format!("agent {}: {e}", agent_of(p).index))
-        })
-        .collect();
-    record.error = (!errors.is_empty()).then(|| errors.join("; "));
-    record.merged = Some(MergedRecord {
-        run_key: first_agent.run_key.clone(),
-        agent_count: first_agent.count,
-        parts: merged_parts,
-        max_clock_offset_ms,
-        warnings,
-    });
-    Ok(record)
+    warnings
 }
 
 fn agent_of(part: &Part) -> &super::AgentRecord {

@@ -15,7 +15,7 @@ use crate::driver::{
     run_watched_cell, CellConfig, CellMeasurement, CellOutcome, CellWatch, Liveness, Workload,
 };
 use crate::measure::{new_histogram, statement_probe, CellObserver, CounterSampler};
-use crate::plan::{CellLink, CellStep, Plan};
+use crate::plan::{CellStep, Plan};
 use crate::results::{CellKey, CellRecord, EvidenceRecord, MismatchRecord, OutcomeRecord};
 use crate::server::Purpose;
 use crate::targets::Inspect;
@@ -501,19 +501,12 @@ fn routing(plan: &Plan, bench: &Bench, phase: usize) -> crate::server::Routing {
 
 /// Which cell the record files a measurement under.
 fn cell_key(plan: &Plan, bench: &Bench, cell: &CellStep) -> CellKey {
-    CellKey {
-        variant: plan.phase(cell.phase).name,
-        engine: cell.engine,
-        profile: bench.profile.clone(),
-        threads: cell.threads,
-        repeat: cell.repeat,
-        warmup_repeat: cell.warmup,
-    }
+    plan.cell_key(cell, bench.profile.clone())
 }
 
 /// The workload a cell runs, from the study's kind, with its connections routed on the
 /// target, and how the driver runs it: the phase's pacing with the run's reporting, driver
-/// and stall bound. Only here is a cell's driver configuration made.
+/// and stall bound ([`Plan::cell_driving`]).
 pub(super) fn workload(
     plan: &Plan,
     bench: &Bench,
@@ -542,38 +535,5 @@ pub(super) fn workload(
         }
         None => spec,
     };
-    let workload = plan.study.workload(
-        cell,
-        CellLink {
-            spec,
-            database,
-            seed,
-            pacing: phase.pacing,
-            protocol: phase.protocol.sent,
-        },
-    )?;
-    let config = CellConfig {
-        threads: cell.threads,
-        stop: phase.pacing.stop,
-        warmup: phase.pacing.warmup,
-        rate: phase.pacing.rate,
-        report_interval,
-        // Every cell keeps its interval log: `export --hlog` writes it for HdrHistogram's
-        // own tools, and agents' parts merge by it.
-        interval_log: true,
-        driver: plan.matrix.driver,
-        stall: crate::driver::StallBound {
-            fixed: plan.matrix.stall_timeout,
-            // The server ends statements at --query-timeout; its client read timeout 5 s
-            // later: that is the bound to wait for first.
-            at_least: query_timeout.map(|timeout| timeout + Duration::from_secs(6)),
-        },
-        stages: plan
-            .matrix
-            .stages
-            .as_ref()
-            .map(|shape| shape.stages.clone())
-            .unwrap_or_default(),
-    };
-    Ok((workload, config))
+    plan.cell_driving(cell, spec, database, seed, report_interval)
 }

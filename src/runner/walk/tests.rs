@@ -309,6 +309,22 @@ fn every_step_runs_in_the_plans_order_and_the_record_is_saved_after_each() {
     assert_eq!(plan.steps.len(), 14, "{:?}", labels(&plan));
 }
 
+/// `plan` walked on `bench` with its server dying in the step labelled `victim`: the
+/// bench, and where in its log that step ran.
+fn walk_crashing_in(plan: &Plan, victim: &str, bench: FakeBench) -> (FakeBench, usize) {
+    let mut bench = FakeBench {
+        crash_in: Some(victim.to_string()),
+        ..bench
+    };
+    walk(plan, &mut bench).unwrap();
+    let at = bench
+        .log
+        .iter()
+        .position(|line| *line == format!("run {victim}"))
+        .unwrap();
+    (bench, at)
+}
+
 #[test]
 fn a_server_that_dies_in_a_cell_is_replaced_and_set_up_again_before_the_next_step() {
     let plan = example_plan();
@@ -317,16 +333,7 @@ fn a_server_that_dies_in_a_cell_is_replaced_and_set_up_again_before_the_next_ste
     let ddl_at = all.iter().position(|l| l.starts_with("ddl")).unwrap();
     let victim = all[ddl_at + 3].clone();
     assert!(victim.starts_with('['), "{victim}");
-    let mut bench = FakeBench {
-        crash_in: Some(victim.clone()),
-        ..FakeBench::default()
-    };
-    walk(&plan, &mut bench).unwrap();
-    let at = bench
-        .log
-        .iter()
-        .position(|line| *line == format!("run {victim}"))
-        .unwrap();
+    let (bench, at) = walk_crashing_in(&plan, &victim, FakeBench::default());
     let prepare = all[0].clone();
     assert_eq!(
         bench.log[at + 1..at + 6],
@@ -482,17 +489,14 @@ fn a_failed_load_is_recorded_and_the_walk_goes_on_on_the_same_server() {
     // A load that killed the server: replaced, its setup done again, and on.
     let all = labels(&plan);
     let load = all.iter().find(|l| l.starts_with("load")).unwrap().clone();
-    let mut bench = FakeBench {
-        loads_fail: true,
-        crash_in: Some(load.clone()),
-        ..FakeBench::default()
-    };
-    walk(&plan, &mut bench).unwrap();
-    let at = bench
-        .log
-        .iter()
-        .position(|line| *line == format!("run {load}"))
-        .unwrap();
+    let (bench, at) = walk_crashing_in(
+        &plan,
+        &load,
+        FakeBench {
+            loads_fail: true,
+            ..FakeBench::default()
+        },
+    );
     assert_eq!(bench.log[at + 1], "replace the server");
     assert_eq!(bench.log[at + 2], format!("run {}", all[0]));
 }

@@ -80,6 +80,24 @@ pub struct Profile {
     pub cap_of: Option<CapVariant>,
 }
 
+impl Profile {
+    /// A profile of `server_opts` and nothing else of its own: the default server build,
+    /// no tmpfs, caps, topology or routing (the command line's apply).
+    pub fn with_options(name: impl Into<String>, server_opts: Vec<(String, String)>) -> Profile {
+        Profile {
+            name: name.into(),
+            server_opts,
+            tmpfs: false,
+            server_bin: None,
+            caps: Default::default(),
+            topology: None,
+            write_to: None,
+            read_from: None,
+            cap_of: None,
+        }
+    }
+}
+
 /// One entry of a list of caps the command line compares (`--memory-limit 256M,1G`,
 /// `--server-cpus` given more than once).
 #[derive(Debug, Clone, PartialEq)]

@@ -4,8 +4,8 @@
 
 use super::*;
 
-// Long by design: a build fetched, unpacked and patched in the steps the archive needs.
-#[allow(clippy::too_many_lines)]
+/// The build's `packages` from Debian `suite`, with their dependencies, unpacked under
+/// `staging` (in `tree/`) and patched to run once moved to `final_dir`.
 pub(super) fn fetch_into(
     staging: &Path,
     final_dir: &Path,
@@ -13,97 +13,152 @@ pub(super) fn fetch_into(
     packages: &[&str],
     progress: &dyn Fn(&str),
 ) -> Result<(), ServerError> {
-    let io = |what: &str, err: std::io::Error| ServerError::Io(format!("{what}: {err}"));
-    let apt = staging.join("apt");
-    for dir in ["lists/partial", "cache/archives/partial", "debs"] {
-        fs::create_dir_all(apt.join(dir)).map_err(|e| io("creating the download directory", e))?;
-    }
-    let mirror = mirror()?;
-    let sources = apt.join("sources.list");
-    fs::write(
-        &sources,
-        format!(
-            "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] {mirror} {suite} main\n"
-        ),
-    )
-    .map_err(|e| io("writing the private sources list", e))?;
-    let options: Vec<String> = vec![
-        format!("-o=Dir::Etc::sourcelist={}", sources.display()),
-        "-o=Dir::Etc::sourceparts=-".into(),
-        format!("-o=Dir::State::Lists={}", apt.join("lists").display()),
-        format!("-o=Dir::Cache={}", apt.join("cache").display()),
-        // As if nothing were installed: the suite's own libc and libraries come along.
-        "-o=Dir::State::status=/dev/null".into(),
-        "-o=APT::Sandbox::User=root".into(),
-        "-o=Debug::NoLocking=1".into(),
-    ];
+    let apt = PrivateApt::new(staging, suite)?;
     progress(&format!(
-        "reading Debian {suite}'s package lists from {mirror}..."
+        "reading Debian {suite}'s package lists from {}...",
+        apt.mirror
     ));
-    // apt-get update succeeds with a warning when a mirror does not answer: the lists it
-    // wrote are the proof.
-    let update = Command::new("apt-get")
-        .args(&options)
-        .arg("update")
-        .output()
-        .map_err(|e| io("cannot run apt-get", e))?;
-    let got_lists = fs::read_dir(apt.join("lists")).is_ok_and(|d| {
-        d.flatten()
-            .any(|e| e.file_name().to_string_lossy().contains("_Packages"))
-    });
-    if !update.status.success() || !got_lists {
-        let stderr = String::from_utf8_lossy(&update.stderr);
-        let cause: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-        return Err(ServerError::Io(format!(
-            "cannot read Debian {suite}'s package lists from {mirror}: {}",
-            cause[cause.len().saturating_sub(2)..].join("; ")
-        )));
-    }
-    let depends = run_output(
-        Command::new("apt-cache")
-            .args(&options)
-            .args([
-                "depends",
-                "--recurse",
-                "--no-recommends",
-                "--no-suggests",
-                "--no-conflicts",
-                "--no-breaks",
-                "--no-replaces",
-                "--no-enhances",
-                "--no-pre-depends",
-            ])
-            .args(packages),
-    )
-    .map_err(|err| {
-        ServerError::Io(format!(
-            "cannot resolve the dependencies of {} in Debian {suite}: {err}",
-            packages.join(", ")
-        ))
-    })?;
-    let mut all: Vec<&str> = depends
-        .lines()
-        .filter(|line| !line.starts_with(' ') && !line.starts_with('<'))
-        .collect();
-    all.sort();
-    all.dedup();
+    apt.update()?;
+    let all = apt.resolve(packages)?;
     progress(&format!(
         "downloading {} packages ({} and their dependencies)...",
         all.len(),
         packages.join(", ")
     ));
-    run_output(
-        Command::new("apt-get")
-            .args(&options)
-            .arg("download")
-            .args(&all)
-            .current_dir(apt.join("debs")),
-    )
-    .map_err(|err| ServerError::Io(format!("cannot download from Debian {suite}: {err}")))?;
+    apt.download(&all)?;
     let tree = staging.join("tree");
-    fs::create_dir_all(&tree).map_err(|e| io("creating the tree", e))?;
-    let mut debs: Vec<PathBuf> = fs::read_dir(apt.join("debs"))
-        .map_err(|e| io("reading the downloads", e))?
+    unpack(&apt.dir.join("debs"), &tree, progress)?;
+    patch_binaries(&tree, final_dir)
+}
+
+fn io_error(what: &str, err: std::io::Error) -> ServerError {
+    ServerError::Io(format!("{what}: {err}"))
+}
+
+/// apt run on a private state of its own (lists, cache, a sources list naming only the
+/// suite), as if nothing were installed, so the host's apt is left as it was.
+struct PrivateApt {
+    dir: PathBuf,
+    suite: String,
+    mirror: String,
+    options: Vec<String>,
+}
+
+impl PrivateApt {
+    fn new(staging: &Path, suite: &str) -> Result<PrivateApt, ServerError> {
+        let apt = staging.join("apt");
+        for dir in ["lists/partial", "cache/archives/partial", "debs"] {
+            fs::create_dir_all(apt.join(dir))
+                .map_err(|e| io_error("creating the download directory", e))?;
+        }
+        let mirror = mirror()?;
+        let sources = apt.join("sources.list");
+        fs::write(
+            &sources,
+            format!(
+                "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] {mirror} {suite} main\n"
+            ),
+        )
+        .map_err(|e| io_error("writing the private sources list", e))?;
+        let options: Vec<String> = vec![
+            format!("-o=Dir::Etc::sourcelist={}", sources.display()),
+            "-o=Dir::Etc::sourceparts=-".into(),
+            format!("-o=Dir::State::Lists={}", apt.join("lists").display()),
+            format!("-o=Dir::Cache={}", apt.join("cache").display()),
+            // As if nothing were installed: the suite's own libc and libraries come along.
+            "-o=Dir::State::status=/dev/null".into(),
+            "-o=APT::Sandbox::User=root".into(),
+            "-o=Debug::NoLocking=1".into(),
+        ];
+        Ok(PrivateApt {
+            dir: apt,
+            suite: suite.to_string(),
+            mirror,
+            options,
+        })
+    }
+
+    /// The suite's package lists read from the mirror.
+    fn update(&self) -> Result<(), ServerError> {
+        let (suite, mirror) = (&self.suite, &self.mirror);
+        // apt-get update succeeds with a warning when a mirror does not answer: the lists it
+        // wrote are the proof.
+        let update = Command::new("apt-get")
+            .args(&self.options)
+            .arg("update")
+            .output()
+            .map_err(|e| io_error("cannot run apt-get", e))?;
+        let got_lists = fs::read_dir(self.dir.join("lists")).is_ok_and(|d| {
+            d.flatten()
+                .any(|e| e.file_name().to_string_lossy().contains("_Packages"))
+        });
+        if !update.status.success() || !got_lists {
+            let stderr = String::from_utf8_lossy(&update.stderr);
+            let cause: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+            return Err(ServerError::Io(format!(
+                "cannot read Debian {suite}'s package lists from {mirror}: {}",
+                cause[cause.len().saturating_sub(2)..].join("; ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// `packages` and everything they depend on, by name, sorted, once each.
+    fn resolve(&self, packages: &[&str]) -> Result<Vec<String>, ServerError> {
+        let depends = run_output(
+            Command::new("apt-cache")
+                .args(&self.options)
+                .args([
+                    "depends",
+                    "--recurse",
+                    "--no-recommends",
+                    "--no-suggests",
+                    "--no-conflicts",
+                    "--no-breaks",
+                    "--no-replaces",
+                    "--no-enhances",
+                    "--no-pre-depends",
+                ])
+                .args(packages),
+        )
+        .map_err(|err| {
+            ServerError::Io(format!(
+                "cannot resolve the dependencies of {} in Debian {}: {err}",
+                packages.join(", "),
+                self.suite
+            ))
+        })?;
+        let mut all: Vec<String> = depends
+            .lines()
+            .filter(|line| !line.starts_with(' ') && !line.starts_with('<'))
+            .map(str::to_string)
+            .collect();
+        all.sort();
+        all.dedup();
+        Ok(all)
+    }
+
+    /// `all` downloaded into `debs/`.
+    fn download(&self, all: &[String]) -> Result<(), ServerError> {
+        run_output(
+            Command::new("apt-get")
+                .args(&self.options)
+                .arg("download")
+                .args(all)
+                .current_dir(self.dir.join("debs")),
+        )
+        .map_err(|err| {
+            ServerError::Io(format!("cannot download from Debian {}: {err}", self.suite))
+        })?;
+        Ok(())
+    }
+}
+
+/// Every .deb in `debs` unpacked into `tree`, in name order.
+fn unpack(debs: &Path, tree: &Path, progress: &dyn Fn(&str)) -> Result<(), ServerError> {
+    fs::create_dir_all(tree).map_err(|e| io_error("creating the tree", e))?;
+    let mut debs: Vec<PathBuf> = fs::read_dir(debs)
+        .map_err(|e| io_error("reading the downloads", e))?
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "deb"))
@@ -111,10 +166,15 @@ pub(super) fn fetch_into(
     debs.sort();
     progress(&format!("unpacking {} packages...", debs.len()));
     for deb in &debs {
-        run_output(Command::new("dpkg").arg("-x").arg(deb).arg(&tree))
+        run_output(Command::new("dpkg").arg("-x").arg(deb).arg(tree))
             .map_err(|err| ServerError::Io(format!("cannot unpack {}: {err}", deb.display())))?;
     }
-    // The suite's binaries need its own glibc: point each at the tree's loader and libs.
+    Ok(())
+}
+
+/// The suite's binaries need its own glibc: each ELF in `tree`'s usr/sbin and usr/bin
+/// pointed at the loader and libraries it will find under `final_dir`.
+fn patch_binaries(tree: &Path, final_dir: &Path) -> Result<(), ServerError> {
     let loader = final_dir.join("usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2");
     let libs = final_dir.join("usr/lib/x86_64-linux-gnu");
     for dir in ["usr/sbin", "usr/bin"] {

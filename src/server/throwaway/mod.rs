@@ -32,8 +32,11 @@ mod ports;
 use ports::PORT_MOVES;
 pub(super) use ports::{free_loopback_port, free_loopback_ports};
 
+mod args;
+use args::{server_args, ServerPaths};
+
 mod process;
-use process::{initialise_datadir, is_root, prepare_joiner_datadir, spawn_server};
+use process::{initialise_datadir, prepare_joiner_datadir, spawn_server};
 
 /// The prefix of every directory enginebench creates for a server.
 pub const ROOT_DIR_PREFIX: &str = "enginebench-";
@@ -178,35 +181,10 @@ impl ThrowawayServer {
     }
 
     /// Makes the server's directory and datadir and its command line; nothing runs yet.
-    // Long by design: a server's command line, option by option, as mariadbd and mysqld need them.
-    #[allow(clippy::too_many_lines)]
     pub fn prepare(options: &ServerOptions) -> Result<PreparedServer, ServerError> {
         let tree = builds::resolve(options.server_bin.as_deref())?;
         let binary = tree.binary.clone();
-        let base = match (&options.server_dir, options.tmpfs) {
-            (Some(dir), _) => dir.clone(),
-            (None, true) => PathBuf::from(TMPFS_BASE),
-            (None, false) => std::env::temp_dir(),
-        };
-        remove_stale_dirs(&base);
-        let root_dir = registry::create_dir(options.keep_datadir, || {
-            tempfile::Builder::new()
-                .prefix(&format!("{ROOT_DIR_PREFIX}{}-", std::process::id()))
-                .tempdir_in(&base)
-                .map(|dir| dir.keep())
-        })
-        .map_err(|_| ServerError::ShuttingDown)?
-        .map_err(|err| {
-            ServerError::Io(format!(
-                "cannot create a server directory in {}: {err}{}",
-                base.display(),
-                if options.tmpfs {
-                    " (is /dev/shm mounted as tmpfs?)"
-                } else {
-                    ""
-                }
-            ))
-        })?;
+        let root_dir = create_root_dir(options)?;
         // From here on the directory is ours to remove on failure.
         let cleanup_on_error = |err: ServerError| {
             registry::deregister(&root_dir);
@@ -261,57 +239,18 @@ impl ThrowawayServer {
 
         let socket = root_dir.join("mariadbd.sock");
         let port = free_loopback_port().map_err(cleanup_on_error)?;
-        let mut args: Vec<String> = vec![
-            "--no-defaults".into(),
-            format!("--datadir={}", datadir.display()),
-            format!("--tmpdir={}", tmpdir.display()),
-            format!("--socket={}", socket.display()),
-            format!("--pid-file={}", root_dir.join("mariadbd.pid").display()),
-            format!("--log-error={}", root_dir.join("error.log").display()),
-            format!("--port={port}"),
-            "--bind-address=127.0.0.1".into(),
-            // LOAD DATA LOCAL INFILE is one of the load methods studies compare.
-            "--local-infile=1".into(),
-            // Enough for 1,024 client connections plus probes, all connecting at once (the
-            // listen backlog must hold them, or a unix-socket connect fails with EAGAIN).
-            "--max-connections=1200".into(),
-            "--back-log=1200".into(),
-            // Each of those connections prepares its workload's statements (TPC-C's about
-            // fifty): the default 16,382 statements would refuse a few hundred of them.
-            "--max-prepared-stmt-count=1048576".into(),
-        ];
-        // Each build uses its own tree: share/ (errmsg, charsets) and plugins.
-        if let Some(basedir) = &tree.basedir {
-            args.push(format!("--basedir={}", basedir.display()));
-        }
-        if let Some(plugin_dir) = &tree.plugin_dir {
-            args.push(format!("--plugin-dir={}", plugin_dir.display()));
-        }
-        if tree.flavour == Flavour::MySql {
-            // MySQL refuses to start without an existing secure_file_priv directory, and
-            // its X Protocol would listen on port 33060 for everyone.
-            let files = root_dir.join("files");
-            fs::create_dir_all(&files).map_err(|err| {
-                cleanup_on_error(ServerError::Io(format!(
-                    "cannot create {}: {err}",
-                    files.display()
-                )))
-            })?;
-            args.push(format!("--secure-file-priv={}", files.display()));
-            args.push("--mysqlx=OFF".into());
-        }
-        if is_root() {
-            args.push("--user=root".into());
-        }
-        if tree.rocksdb {
-            args.push("--plugin-load-add=ha_rocksdb".into());
-        }
-        if options.power_fs {
-            crash::power_fs_args(&mut args);
-        }
-        for (name, value) in &options.server_opts {
-            args.push(format!("--{name}={value}"));
-        }
+        let args = server_args(
+            &tree,
+            options,
+            ServerPaths {
+                root_dir: &root_dir,
+                datadir: &datadir,
+                tmpdir: &tmpdir,
+                socket: &socket,
+            },
+            port,
+        )
+        .map_err(cleanup_on_error)?;
         Ok(PreparedServer {
             binary,
             args,
@@ -580,4 +519,34 @@ fn remove_stale_dirs(base: &Path) {
             let _ = fs::remove_dir_all(entry.path());
         }
     }
+}
+
+/// The server's own directory, made under `--server-dir`, /dev/shm with `tmpfs`, or
+/// TMPDIR (directories a killed run left there removed first), and registered for the
+/// emergency teardown.
+fn create_root_dir(options: &ServerOptions) -> Result<PathBuf, ServerError> {
+    let base = match (&options.server_dir, options.tmpfs) {
+        (Some(dir), _) => dir.clone(),
+        (None, true) => PathBuf::from(TMPFS_BASE),
+        (None, false) => std::env::temp_dir(),
+    };
+    remove_stale_dirs(&base);
+    registry::create_dir(options.keep_datadir, || {
+        tempfile::Builder::new()
+            .prefix(&format!("{ROOT_DIR_PREFIX}{}-", std::process::id()))
+            .tempdir_in(&base)
+            .map(|dir| dir.keep())
+    })
+    .map_err(|_| ServerError::ShuttingDown)?
+    .map_err(|err| {
+        ServerError::Io(format!(
+            "cannot create a server directory in {}: {err}{}",
+            base.display(),
+            if options.tmpfs {
+                " (is /dev/shm mounted as tmpfs?)"
+            } else {
+                ""
+            }
+        ))
+    })
 }

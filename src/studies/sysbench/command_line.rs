@@ -12,7 +12,7 @@ use anyhow::bail;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::said::Said;
+use crate::studies::Said;
 use crate::server::Dsn;
 use crate::studies::lua::script::{GlobalOptions, OptionValue, Settings};
 
@@ -129,12 +129,109 @@ fn not_a_number(name: &str, value: &str) -> anyhow::Error {
     .into()
 }
 
-// Long by design: sysbench's global options, one short take per option, in its --help order.
-#[allow(clippy::too_many_lines)]
+/// A number, or sysbench's words for one that is not.
+fn number<T: std::str::FromStr>(name: &str, value: &str) -> anyhow::Result<T> {
+    value.parse().map_err(|_| not_a_number(name, value))
+}
+
+/// A number that must lie in `range` (f64 reads NaN, inf and 1e300 too, which made
+/// Durations panic and counts saturate), `what` saying what it may be.
+fn within(
+    name: &str,
+    value: &str,
+    range: std::ops::RangeInclusive<f64>,
+    what: &str,
+) -> anyhow::Result<f64> {
+    let number: f64 = number(name, value)?;
+    if !range.contains(&number) {
+        bail!("--{}={value}: {what}", name.replace('_', "-"));
+    }
+    Ok(number)
+}
+
+/// Seconds a Duration can hold (up to about 584 billion years).
+const SECONDS: std::ops::RangeInclusive<f64> = 0.0..=1.8e19;
+/// What a number of seconds may be, in words.
+const SECONDS_WORDS: &str = "seconds, 0 or more (e.g. 60)";
+
+/// sysbench's own options taken out of `options` in its --help order, each read as
+/// sysbench reads it (its words for a value it refuses); what remains is the script's.
 fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Globals> {
     let mut global = GlobalOptions::default();
-    // sysbench 0.5's names, which 1.0.20 still reads when they are above 0 (--num-threads
-    // above 1), with a warning each.
+    let warnings = take_renamed(options);
+    take_limits(options, &mut global)?;
+    let percentile = match options.remove("percentile") {
+        Some(value) => within(
+            "percentile",
+            &value,
+            0.0..=100.0,
+            "a percentile, 1 to 100 (0: none)",
+        )?,
+        None => 95.0,
+    };
+    global.percentile = percentile;
+    let histogram = match options.remove("histogram") {
+        Some(value) => matches!(
+            OptionValue::parse_like(&OptionValue::Bool(false), "histogram", &value)?,
+            OptionValue::Bool(true)
+        ),
+        None => false,
+    };
+    if histogram && percentile == 0.0 {
+        bail!("--histogram cannot be used with --percentile=0");
+    }
+    if let Some(value) = options.remove("rand_seed") {
+        global.rand_seed = number("rand_seed", &value)?;
+    }
+    let (port, password) = take_mysql(options, &mut global)?;
+    let warmup = match options.remove("warmup_time") {
+        Some(value) => Some(Duration::from_secs_f64(within(
+            "warmup_time",
+            &value,
+            SECONDS,
+            SECONDS_WORDS,
+        )?)),
+        None => None,
+    };
+    let tls = take_tls(options)?;
+    let db_driver = options
+        .remove("db_driver")
+        .unwrap_or_else(|| "mysql".into());
+    // sysbench takes `--test=NAME` (deprecated) for the script.
+    options.remove("test");
+    let verbose = options
+        .remove("verbose")
+        .is_some_and(|value| !matches!(value.as_str(), "off" | "0"));
+    global.verbosity = verbosity(options.remove("verbosity"))?;
+    // --debug sets the log to debug, as sysbench's does.
+    if options
+        .remove("debug")
+        .is_some_and(|value| matches!(value.as_str(), "on" | "true" | "1"))
+    {
+        global.verbosity = level::DEBUG;
+    }
+    global.db_driver = db_driver.clone();
+    // Accepted as sysbench accepts them; enginebench's own behaviour covers them.
+    for ignored in ["forced_shutdown", "luajit_cmd"] {
+        options.remove(ignored);
+    }
+    Ok(Globals {
+        global,
+        warmup,
+        percentile,
+        histogram,
+        verbose,
+        warnings,
+        password,
+        port,
+        db_driver,
+        tls,
+    })
+}
+
+/// sysbench 0.5's names, which 1.0.20 still reads when they are above 0 (--num-threads
+/// above 1), moved to their new names in `options`; a warning each.
+fn take_renamed(options: &mut BTreeMap<String, String>) -> Vec<String> {
     let mut warnings = Vec::new();
     for (old, new) in [
         ("num_threads", "threads"),
@@ -153,29 +250,15 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
             }
         }
     }
-    let mut take = |name: &str| options.remove(name);
-    /// A number, or sysbench's words for one that is not.
-    fn number<T: std::str::FromStr>(name: &str, value: &str) -> anyhow::Result<T> {
-        value.parse().map_err(|_| not_a_number(name, value))
-    }
-    /// A number that must lie in `range` (f64 reads NaN, inf and 1e300 too, which made
-    /// Durations panic and counts saturate), `what` saying what it may be.
-    fn within(
-        name: &str,
-        value: &str,
-        range: std::ops::RangeInclusive<f64>,
-        what: &str,
-    ) -> anyhow::Result<f64> {
-        let number: f64 = number(name, value)?;
-        if !range.contains(&number) {
-            bail!("--{}={value}: {what}", name.replace('_', "-"));
-        }
-        Ok(number)
-    }
-    /// Seconds a Duration can hold (up to about 584 billion years).
-    const SECONDS: std::ops::RangeInclusive<f64> = 0.0..=1.8e19;
-    let seconds = "seconds, 0 or more (e.g. 60)";
-    if let Some(value) = take("threads") {
+    warnings
+}
+
+/// The run's shape and bounds: --threads, --time, --events, --rate, --report-interval.
+fn take_limits(
+    options: &mut BTreeMap<String, String>,
+    global: &mut GlobalOptions,
+) -> anyhow::Result<()> {
+    if let Some(value) = options.remove("threads") {
         global.threads = match value.parse::<u32>() {
             Ok(threads) if threads > 0 => threads,
             // Not a number at all: sysbench's option parser refuses it.
@@ -195,10 +278,10 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
             }
         };
     }
-    if let Some(value) = take("time") {
-        global.time = within("time", &value, SECONDS, seconds)?;
+    if let Some(value) = options.remove("time") {
+        global.time = within("time", &value, SECONDS, SECONDS_WORDS)?;
     }
-    if let Some(value) = take("events") {
+    if let Some(value) = options.remove("events") {
         global.events = within(
             "events",
             &value,
@@ -206,7 +289,7 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
             "a count of events, 0 or more",
         )?;
     }
-    if let Some(value) = take("rate") {
+    if let Some(value) = options.remove("rate") {
         global.rate = within(
             "rate",
             &value,
@@ -214,65 +297,47 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
             "events per second, 0 or more (0: as fast as it goes)",
         )?;
     }
-    if let Some(value) = take("report_interval") {
-        global.report_interval = within("report_interval", &value, SECONDS, seconds)?;
+    if let Some(value) = options.remove("report_interval") {
+        global.report_interval = within("report_interval", &value, SECONDS, SECONDS_WORDS)?;
     }
-    let percentile = match take("percentile") {
-        Some(value) => within(
-            "percentile",
-            &value,
-            0.0..=100.0,
-            "a percentile, 1 to 100 (0: none)",
-        )?,
-        None => 95.0,
-    };
-    global.percentile = percentile;
-    let histogram = match take("histogram") {
-        Some(value) => matches!(
-            OptionValue::parse_like(&OptionValue::Bool(false), "histogram", &value)?,
-            OptionValue::Bool(true)
-        ),
-        None => false,
-    };
-    if histogram && percentile == 0.0 {
-        bail!("--histogram cannot be used with --percentile=0");
-    }
-    if let Some(value) = take("rand_seed") {
-        global.rand_seed = number("rand_seed", &value)?;
-    }
-    if let Some(value) = take("mysql_host") {
+    Ok(())
+}
+
+/// Where and as whom the scripts connect: --mysql-host, -port, -socket, -user, -db and
+/// -password; the port and the password back.
+fn take_mysql(
+    options: &mut BTreeMap<String, String>,
+    global: &mut GlobalOptions,
+) -> anyhow::Result<(u16, Option<String>)> {
+    if let Some(value) = options.remove("mysql_host") {
         global.mysql_host = value;
     }
-    let port = match take("mysql_port") {
+    let port = match options.remove("mysql_port") {
         Some(value) => number("mysql_port", &value)?,
         None => 3306,
     };
     global.mysql_port = f64::from(port);
-    if let Some(value) = take("mysql_socket") {
+    if let Some(value) = options.remove("mysql_socket") {
         global.mysql_socket = value;
     }
-    if let Some(value) = take("mysql_user") {
+    if let Some(value) = options.remove("mysql_user") {
         global.mysql_user = value;
     }
-    if let Some(value) = take("mysql_db") {
+    if let Some(value) = options.remove("mysql_db") {
         global.mysql_db = value;
     }
     // A password on the command line was moved out of the process title into the
     // environment (`cli::hide_dsn_password`).
-    let password = take("mysql_password")
+    let password = options
+        .remove("mysql_password")
         .filter(|password| !password.is_empty())
         .or_else(|| std::env::var(crate::server::PASSWORD_ENV).ok());
-    let warmup = match take("warmup_time") {
-        Some(value) => Some(Duration::from_secs_f64(within(
-            "warmup_time",
-            &value,
-            SECONDS,
-            seconds,
-        )?)),
-        None => None,
-    };
-    // sysbench 1.0's --mysql-ssl=on, or 1.1's modes and its --mysql-ssl-ca/-cert/-key
-    // (1.0 read cacert.pem, client-cert.pem and client-key.pem from the working directory).
+    Ok((port, password))
+}
+
+/// sysbench 1.0's --mysql-ssl=on, or 1.1's modes and its --mysql-ssl-ca/-cert/-key
+/// (1.0 read cacert.pem, client-cert.pem and client-key.pem from the working directory).
+fn take_tls(options: &mut BTreeMap<String, String>) -> anyhow::Result<crate::server::TlsOptions> {
     let mut tls = crate::server::TlsOptions {
         words: crate::server::tls::OptionWords::Sysbench,
         ..Default::default()
@@ -283,38 +348,13 @@ fn take_globals(options: &mut BTreeMap<String, String>) -> anyhow::Result<Global
         ("mysql_ssl_cert", "ssl-cert"),
         ("mysql_ssl_key", "ssl-key"),
     ] {
-        if let Some(value) = take(option) {
+        if let Some(value) = options.remove(option) {
             tls.set(name, &value)
                 .map_err(|err| anyhow::anyhow!("--{}: {err}", option.replace('_', "-")))?;
         }
     }
     tls.check().map_err(|err| anyhow::anyhow!(err))?;
-    let db_driver = take("db_driver").unwrap_or_else(|| "mysql".into());
-    // sysbench takes `--test=NAME` (deprecated) for the script.
-    take("test");
-    let verbose = take("verbose").is_some_and(|value| !matches!(value.as_str(), "off" | "0"));
-    global.verbosity = verbosity(take("verbosity"))?;
-    // --debug sets the log to debug, as sysbench's does.
-    if take("debug").is_some_and(|value| matches!(value.as_str(), "on" | "true" | "1")) {
-        global.verbosity = level::DEBUG;
-    }
-    global.db_driver = db_driver.clone();
-    // Accepted as sysbench accepts them; enginebench's own behaviour covers them.
-    for ignored in ["forced_shutdown", "luajit_cmd"] {
-        take(ignored);
-    }
-    Ok(Globals {
-        global,
-        warmup,
-        percentile,
-        histogram,
-        verbose,
-        warnings,
-        password,
-        port,
-        db_driver,
-        tls,
-    })
+    Ok(tls)
 }
 
 /// sysbench's log levels: what it prints at each `--verbosity` (a message is printed when

@@ -10,7 +10,7 @@
 
 use std::fmt::Write;
 
-use crate::results::{CellRecord, OutcomeRecord};
+use crate::results::{CellRecord, OutcomeRecord, RateRecord};
 use crate::view::format::{not_comparable_section, Format, ReportInput};
 use crate::view::{CellFigures, View};
 
@@ -129,18 +129,16 @@ fn latency_lines(min_avg_max_ms: [f64; 3], (percentile, at_ms): (f64, f64), sum_
     out
 }
 
-// Long by design: sysbench's per-cell report, line for line as sysbench prints it.
-#[allow(clippy::too_many_lines)]
+/// sysbench's report of one cell, line for line as sysbench prints it, enginebench's rate
+/// section too `with_rate`.
 fn cell_report(
     cell: &CellRecord,
     figures: &CellFigures,
     percentile: f64,
     with_rate: bool,
 ) -> String {
-    let statements = figures.statements;
-    let total = statements.total();
+    let total = figures.statements.total();
     let seconds = figures.seconds;
-    let per_s = |n: u64| n as f64 / seconds;
     let ms = |us: f64| us / 1000.0;
     let chosen = figures
         .event_histogram
@@ -154,45 +152,7 @@ fn cell_report(
     // sysbench prints its SQL statistics only when the script used a database driver;
     // a script that sent nothing has none.
     if total > 0 || cell.failed_events > 0 || with_rate {
-        let _ = writeln!(out, "SQL statistics:");
-        let _ = writeln!(out, "    queries performed:");
-        let _ = writeln!(
-            out,
-            "        read:                            {}",
-            statements.read
-        );
-        let _ = writeln!(
-            out,
-            "        write:                           {}",
-            statements.write
-        );
-        let _ = writeln!(
-            out,
-            "        other:                           {}",
-            statements.other
-        );
-        let _ = writeln!(out, "        total:                           {total}");
-        let _ = writeln!(
-            out,
-            "    transactions:                        {:<6} ({:.2} per sec.)",
-            cell.events,
-            per_s(cell.events)
-        );
-        let _ = writeln!(
-            out,
-            "    queries:                             {total:<6} ({:.2} per sec.)",
-            per_s(total)
-        );
-        let _ = writeln!(
-            out,
-            "    ignored errors:                      {:<6} ({:.2} per sec.)",
-            cell.failed_events,
-            per_s(cell.failed_events)
-        );
-        let _ = writeln!(
-            out,
-            "    reconnects:                          0      (0.00 per sec.)"
-        );
+        out.push_str(&sql_statistics(cell, figures));
     }
     let _ = writeln!(out);
     let _ = writeln!(out, "General statistics:");
@@ -217,38 +177,7 @@ fn cell_report(
         sum_ms,
     ));
     if let (Some(rate), true) = (&cell.rate, with_rate) {
-        let _ = writeln!(out);
-        let _ = writeln!(
-            out,
-            "Rate (latency above is from each event's intended start):"
-        );
-        let _ = writeln!(
-            out,
-            "    target:                              {:.2} per sec.",
-            rate.target_per_s
-        );
-        let _ = writeln!(
-            out,
-            "    achieved:                            {:.2} per sec.",
-            rate.achieved_per_s
-        );
-        let _ = writeln!(
-            out,
-            "    max lag:                             {:.2} ms",
-            rate.max_lag_ms
-        );
-        let _ = writeln!(
-            out,
-            "    service time avg/max (ms):           {:.2}/{:.2}",
-            ms(cell.event_service_us.avg_us),
-            ms(cell.event_service_us.max_us as f64)
-        );
-        if rate.fell_behind {
-            let why = rate
-                .behind_words()
-                .map_or(String::new(), |why| format!(": {why}"));
-            let _ = writeln!(out, "    WARNING: the rate was not kept{why}");
-        }
+        out.push_str(&rate_lines(cell, rate));
     }
     let _ = writeln!(out);
     let _ = writeln!(out, "Threads fairness:");
@@ -260,6 +189,95 @@ fn cell_report(
         out,
         "    execution time (avg/stddev):   {busy_avg:.4}/{busy_sd:.2}"
     );
+    out
+}
+
+/// sysbench's "SQL statistics:" block: statements by class, transactions, queries and
+/// ignored errors, each per second.
+fn sql_statistics(cell: &CellRecord, figures: &CellFigures) -> String {
+    let statements = figures.statements;
+    let total = statements.total();
+    let per_s = |n: u64| n as f64 / figures.seconds;
+    let mut out = String::new();
+    let _ = writeln!(out, "SQL statistics:");
+    let _ = writeln!(out, "    queries performed:");
+    let _ = writeln!(
+        out,
+        "        read:                            {}",
+        statements.read
+    );
+    let _ = writeln!(
+        out,
+        "        write:                           {}",
+        statements.write
+    );
+    let _ = writeln!(
+        out,
+        "        other:                           {}",
+        statements.other
+    );
+    let _ = writeln!(out, "        total:                           {total}");
+    let _ = writeln!(
+        out,
+        "    transactions:                        {:<6} ({:.2} per sec.)",
+        cell.events,
+        per_s(cell.events)
+    );
+    let _ = writeln!(
+        out,
+        "    queries:                             {total:<6} ({:.2} per sec.)",
+        per_s(total)
+    );
+    let _ = writeln!(
+        out,
+        "    ignored errors:                      {:<6} ({:.2} per sec.)",
+        cell.failed_events,
+        per_s(cell.failed_events)
+    );
+    let _ = writeln!(
+        out,
+        "    reconnects:                          0      (0.00 per sec.)"
+    );
+    out
+}
+
+/// enginebench's "Rate" block (sysbench has none): the target and achieved rates, the
+/// largest lag, the service time, and whether the rate was kept.
+fn rate_lines(cell: &CellRecord, rate: &RateRecord) -> String {
+    let ms = |us: f64| us / 1000.0;
+    let mut out = String::new();
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "Rate (latency above is from each event's intended start):"
+    );
+    let _ = writeln!(
+        out,
+        "    target:                              {:.2} per sec.",
+        rate.target_per_s
+    );
+    let _ = writeln!(
+        out,
+        "    achieved:                            {:.2} per sec.",
+        rate.achieved_per_s
+    );
+    let _ = writeln!(
+        out,
+        "    max lag:                             {:.2} ms",
+        rate.max_lag_ms
+    );
+    let _ = writeln!(
+        out,
+        "    service time avg/max (ms):           {:.2}/{:.2}",
+        ms(cell.event_service_us.avg_us),
+        ms(cell.event_service_us.max_us as f64)
+    );
+    if rate.fell_behind {
+        let why = rate
+            .behind_words()
+            .map_or(String::new(), |why| format!(": {why}"));
+        let _ = writeln!(out, "    WARNING: the rate was not kept{why}");
+    }
     out
 }
 

@@ -21,7 +21,6 @@ pub mod format;
 mod hooks;
 pub mod intervals;
 pub mod oltp;
-pub mod said;
 pub mod sbtest;
 mod workload;
 
@@ -32,7 +31,7 @@ use clap::{Args, FromArgMatches};
 use serde::Serialize;
 use std::sync::Arc;
 
-use super::{GroupArg, Kind};
+use super::{DropIn, GroupArg, Kind};
 use crate::driver::Workload;
 use crate::engine::Engine;
 use crate::plan::{
@@ -87,6 +86,11 @@ pub const KIND: Kind = Kind {
             .map(|kind| (kind.name().to_string(), kind.title()))
             .collect()
     },
+    drop_in: Some(DropIn {
+        tool: "sysbench",
+        start: command::start,
+        flush_output: command::flush_script_output,
+    }),
     ..Kind::NONE
 };
 

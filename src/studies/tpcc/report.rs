@@ -5,10 +5,38 @@
 use super::*;
 
 /// Per cell: New-Orders and transactions per minute, the user aborts' share of New-Orders,
-/// and whether the set-up is comparable; then each consistency check.
-// Long by design: the TPC-C section's tables, written in the order they read.
-#[allow(clippy::too_many_lines)]
+/// and whether the set-up is comparable; then each transaction type's response times; then
+/// each consistency check.
 pub(super) fn tpcc_section(view: &View) -> Section {
+    let record = &view.record;
+    let mut blocks = vec![Block::Table {
+        caption: "TPC-C per cell (NOPM: New-Orders committed per minute; TPM: transactions per minute, user aborts included)".into(),
+        table: per_cell(record),
+    }];
+    let per_type = per_transaction_type(record);
+    if !per_type.rows.is_empty() {
+        blocks.push(Block::Table {
+            caption: "Per transaction type (latency from START TRANSACTION to its end; failed: deadlocks and other errors, retried)".into(),
+            table: per_type,
+        });
+    }
+    let checks = consistency_checks(record);
+    if !checks.is_empty() {
+        blocks.push(Block::List {
+            caption: "Consistency after each cell".into(),
+            items: checks,
+        });
+    }
+    Section {
+        id: "tpcc",
+        title: "TPC-C".into(),
+        blocks,
+    }
+}
+
+/// Per cell: NOPM, TPM, the rollbacks' share of New-Orders, errors, and whether the set-up
+/// stayed comparable.
+fn per_cell(record: &RunRecord) -> Table {
     let mut table = Table {
         header: [
             "set-up",
@@ -24,7 +52,6 @@ pub(super) fn tpcc_section(view: &View) -> Section {
         .to_vec(),
         rows: Vec::new(),
     };
-    let record = &view.record;
     for (index, cell) in record.cells.iter().enumerate() {
         // Summed over client groups (`terminals/no_commit`, `reports/sl_commit`).
         let count = |name: &str| {
@@ -66,6 +93,11 @@ pub(super) fn tpcc_section(view: &View) -> Section {
             Cell::text(if caveat.is_some() { "NO" } else { "yes" }),
         ]);
     }
+    table
+}
+
+/// Per cell and transaction type: completed, failed and the response times.
+fn per_transaction_type(record: &RunRecord) -> Table {
     let mut per_type = Table {
         header: [
             "set-up",
@@ -108,17 +140,12 @@ pub(super) fn tpcc_section(view: &View) -> Section {
             ]);
         }
     }
-    let mut blocks = vec![Block::Table {
-        caption: "TPC-C per cell (NOPM: New-Orders committed per minute; TPM: transactions per minute, user aborts included)".into(),
-        table,
-    }];
-    if !per_type.rows.is_empty() {
-        blocks.push(Block::Table {
-            caption: "Per transaction type (latency from START TRANSACTION to its end; failed: deadlocks and other errors, retried)".into(),
-            table: per_type,
-        });
-    }
-    let checks: Vec<String> = record
+    per_type
+}
+
+/// The consistency check after each cell, in words.
+fn consistency_checks(record: &RunRecord) -> Vec<String> {
+    record
         .steps
         .iter()
         .filter(|step| step.name == "consistency")
@@ -133,16 +160,5 @@ pub(super) fn tpcc_section(view: &View) -> Section {
                     .unwrap_or_default()
             )
         })
-        .collect();
-    if !checks.is_empty() {
-        blocks.push(Block::List {
-            caption: "Consistency after each cell".into(),
-            items: checks,
-        });
-    }
-    Section {
-        id: "tpcc",
-        title: "TPC-C".into(),
-        blocks,
-    }
+        .collect()
 }

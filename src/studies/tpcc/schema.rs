@@ -47,9 +47,109 @@ fn customer_of_order(w: u32, d: u32, o: u32) -> u32 {
     ((o - 1) * 1777 + w * 31 + d * 7) % CUSTOMERS + 1
 }
 
+/// One table's columns, keys, secondary index and the bytes a row takes (for a MEMORY
+/// table's cap), as the specification lists them.
+struct Shape {
+    /// Separated by ", " (DECIMAL(12,2) has no space after its comma).
+    columns: &'static str,
+    keys: &'static str,
+    index: Option<&'static str>,
+    row_bytes: u64,
+}
+
+/// The nine tables' shapes, in the order of [`TABLES`].
+const SHAPES: [Shape; 9] = [
+    Shape {
+        columns: "w_id INT NOT NULL, w_name VARCHAR(10), w_street_1 VARCHAR(20), w_street_2 VARCHAR(20), w_city VARCHAR(20), w_state CHAR(2), w_zip CHAR(9), w_tax DECIMAL(4,4), w_ytd DECIMAL(12,2)",
+        keys: ", PRIMARY KEY (w_id)",
+        index: None,
+        row_bytes: 100,
+    },
+    Shape {
+        columns: "d_id INT NOT NULL, d_w_id INT NOT NULL, d_name VARCHAR(10), d_street_1 VARCHAR(20), d_street_2 VARCHAR(20), d_city VARCHAR(20), d_state CHAR(2), d_zip CHAR(9), d_tax DECIMAL(4,4), d_ytd DECIMAL(12,2), d_next_o_id INT",
+        keys: ", PRIMARY KEY (d_w_id, d_id)",
+        index: None,
+        row_bytes: 100,
+    },
+    Shape {
+        columns: "c_id INT NOT NULL, c_d_id INT NOT NULL, c_w_id INT NOT NULL, c_first VARCHAR(16), c_middle CHAR(2), c_last VARCHAR(16), c_street_1 VARCHAR(20), c_street_2 VARCHAR(20), c_city VARCHAR(20), c_state CHAR(2), c_zip CHAR(9), c_phone CHAR(16), c_since DATETIME, c_credit CHAR(2), c_credit_lim DECIMAL(12,2), c_discount DECIMAL(4,4), c_balance DECIMAL(12,2), c_ytd_payment DECIMAL(12,2), c_payment_cnt INT, c_delivery_cnt INT, c_data VARCHAR(500)",
+        keys: ", PRIMARY KEY (c_w_id, c_d_id, c_id)",
+        index: Some("INDEX idx_customer (c_w_id, c_d_id, c_last, c_first)"),
+        row_bytes: 700,
+    },
+    Shape {
+        columns: "h_c_id INT, h_c_d_id INT, h_c_w_id INT, h_d_id INT, h_w_id INT, h_date DATETIME, h_amount DECIMAL(6,2), h_data VARCHAR(24)",
+        keys: "",
+        index: None,
+        row_bytes: 60,
+    },
+    Shape {
+        columns: "no_o_id INT NOT NULL, no_d_id INT NOT NULL, no_w_id INT NOT NULL",
+        keys: ", PRIMARY KEY (no_w_id, no_d_id, no_o_id)",
+        index: None,
+        row_bytes: 12,
+    },
+    Shape {
+        columns: "o_id INT NOT NULL, o_d_id INT NOT NULL, o_w_id INT NOT NULL, o_c_id INT, o_entry_d DATETIME, o_carrier_id INT, o_ol_cnt INT, o_all_local INT",
+        keys: ", PRIMARY KEY (o_w_id, o_d_id, o_id)",
+        index: Some("INDEX idx_orders (o_w_id, o_d_id, o_c_id, o_id)"),
+        row_bytes: 40,
+    },
+    Shape {
+        columns: "ol_o_id INT NOT NULL, ol_d_id INT NOT NULL, ol_w_id INT NOT NULL, ol_number INT NOT NULL, ol_i_id INT, ol_supply_w_id INT, ol_delivery_d DATETIME, ol_quantity INT, ol_amount DECIMAL(6,2), ol_dist_info CHAR(24)",
+        keys: ", PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)",
+        index: None,
+        row_bytes: 80,
+    },
+    Shape {
+        columns: "i_id INT NOT NULL, i_im_id INT, i_name VARCHAR(24), i_price DECIMAL(5,2), i_data VARCHAR(50)",
+        keys: ", PRIMARY KEY (i_id)",
+        index: None,
+        row_bytes: 90,
+    },
+    Shape {
+        columns: "s_i_id INT NOT NULL, s_w_id INT NOT NULL, s_quantity INT, s_dist_01 CHAR(24), s_dist_02 CHAR(24), s_dist_03 CHAR(24), s_dist_04 CHAR(24), s_dist_05 CHAR(24), s_dist_06 CHAR(24), s_dist_07 CHAR(24), s_dist_08 CHAR(24), s_dist_09 CHAR(24), s_dist_10 CHAR(24), s_ytd INT, s_order_cnt INT, s_remote_cnt INT, s_data VARCHAR(50)",
+        keys: ", PRIMARY KEY (s_w_id, s_i_id)",
+        index: None,
+        row_bytes: 320,
+    },
+];
+
+impl Shape {
+    /// Table `name` of this shape on `engine`: `rows` rows from `generator`.
+    fn spec(
+        &self,
+        name: &str,
+        engine: Engine,
+        seed: u64,
+        rows: u64,
+        generator: Box<dyn RowGenerator>,
+    ) -> TableSpec {
+        let columns = self.columns;
+        let column_names = columns
+            .split(", ")
+            .map(|column| column.split_whitespace().next().unwrap().to_string())
+            .collect();
+        TableSpec {
+            name: name.to_string(),
+            before_create: memory_table_cap(engine, rows * self.row_bytes * 2)
+                .into_iter()
+                .collect(),
+            create_sql: format!(
+                "CREATE TABLE `{name}` ({columns}{}) ENGINE={}",
+                self.keys,
+                engine.sql_name()
+            ),
+            secondary_indexes: self.index.iter().map(|index| index.to_string()).collect(),
+            columns: column_names,
+            rows,
+            seed: seed ^ name.len() as u64 ^ (rows << 8),
+            generator,
+        }
+    }
+}
+
 /// The nine tables of `warehouses` warehouses on `engine`.
-// Long by design: TPC-C's nine tables as its specification lists them.
-#[allow(clippy::too_many_lines)]
 pub fn tables(warehouses: u32, engine: Engine, seed: u64, loaded_at: &str) -> Vec<TableSpec> {
     let w = u64::from(warehouses);
     let districts = w * u64::from(DISTRICTS);
@@ -57,123 +157,39 @@ pub fn tables(warehouses: u32, engine: Engine, seed: u64, loaded_at: &str) -> Ve
     let line_offsets = LineOffsets::new(seed, warehouses);
     let order_lines = line_offsets.total();
     let now = Value::Text(loaded_at.to_string());
-    let table = |name: &str,
-                 columns: &str,
-                 keys: &str,
-                 indexes: Vec<String>,
-                 rows: u64,
-                 row_bytes: u64,
-                 generator: Box<dyn RowGenerator>| {
-        // Columns are separated by ", "; DECIMAL(12,2) has no space after its comma.
-        let column_names = columns
-            .split(", ")
-            .map(|column| column.split_whitespace().next().unwrap().to_string())
-            .collect();
-        TableSpec {
-            name: name.to_string(),
-            before_create: memory_table_cap(engine, rows * row_bytes * 2)
-                .into_iter()
-                .collect(),
-            create_sql: format!(
-                "CREATE TABLE `{name}` ({columns}{keys}) ENGINE={}",
-                engine.sql_name()
-            ),
-            secondary_indexes: indexes,
-            columns: column_names,
-            rows,
-            seed: seed ^ name.len() as u64 ^ (rows << 8),
-            generator,
-        }
-    };
-    vec![
-        table(
-            "warehouse",
-            "w_id INT NOT NULL, w_name VARCHAR(10), w_street_1 VARCHAR(20), w_street_2 VARCHAR(20), w_city VARCHAR(20), w_state CHAR(2), w_zip CHAR(9), w_tax DECIMAL(4,4), w_ytd DECIMAL(12,2)",
-            ", PRIMARY KEY (w_id)",
-            Vec::new(),
-            w,
-            100,
-            Box::new(Warehouses),
-        ),
-        table(
-            "district",
-            "d_id INT NOT NULL, d_w_id INT NOT NULL, d_name VARCHAR(10), d_street_1 VARCHAR(20), d_street_2 VARCHAR(20), d_city VARCHAR(20), d_state CHAR(2), d_zip CHAR(9), d_tax DECIMAL(4,4), d_ytd DECIMAL(12,2), d_next_o_id INT",
-            ", PRIMARY KEY (d_w_id, d_id)",
-            Vec::new(),
-            districts,
-            100,
-            Box::new(Districts),
-        ),
-        table(
-            "customer",
-            "c_id INT NOT NULL, c_d_id INT NOT NULL, c_w_id INT NOT NULL, c_first VARCHAR(16), c_middle CHAR(2), c_last VARCHAR(16), c_street_1 VARCHAR(20), c_street_2 VARCHAR(20), c_city VARCHAR(20), c_state CHAR(2), c_zip CHAR(9), c_phone CHAR(16), c_since DATETIME, c_credit CHAR(2), c_credit_lim DECIMAL(12,2), c_discount DECIMAL(4,4), c_balance DECIMAL(12,2), c_ytd_payment DECIMAL(12,2), c_payment_cnt INT, c_delivery_cnt INT, c_data VARCHAR(500)",
-            ", PRIMARY KEY (c_w_id, c_d_id, c_id)",
-            vec!["INDEX idx_customer (c_w_id, c_d_id, c_last, c_first)".into()],
-            customers,
-            700,
-            Box::new(Customers { now: now.clone() }),
-        ),
-        table(
-            "history",
-            "h_c_id INT, h_c_d_id INT, h_c_w_id INT, h_d_id INT, h_w_id INT, h_date DATETIME, h_amount DECIMAL(6,2), h_data VARCHAR(24)",
-            "",
-            Vec::new(),
-            customers,
-            60,
-            Box::new(History { now: now.clone() }),
-        ),
-        table(
-            "new_order",
-            "no_o_id INT NOT NULL, no_d_id INT NOT NULL, no_w_id INT NOT NULL",
-            ", PRIMARY KEY (no_w_id, no_d_id, no_o_id)",
-            Vec::new(),
+    // Each table's rows at load and what generates them, in the order of TABLES.
+    let populations: [(u64, Box<dyn RowGenerator>); 9] = [
+        (w, Box::new(Warehouses)),
+        (districts, Box::new(Districts)),
+        (customers, Box::new(Customers { now: now.clone() })),
+        (customers, Box::new(History { now: now.clone() })),
+        (
             districts * u64::from(CUSTOMERS - FIRST_NEW_ORDER + 1),
-            12,
             Box::new(NewOrders),
         ),
-        table(
-            "orders",
-            "o_id INT NOT NULL, o_d_id INT NOT NULL, o_w_id INT NOT NULL, o_c_id INT, o_entry_d DATETIME, o_carrier_id INT, o_ol_cnt INT, o_all_local INT",
-            ", PRIMARY KEY (o_w_id, o_d_id, o_id)",
-            vec!["INDEX idx_orders (o_w_id, o_d_id, o_c_id, o_id)".into()],
+        (
             customers,
-            40,
             Box::new(Orders {
                 now: now.clone(),
                 seed,
             }),
         ),
-        table(
-            "order_line",
-            "ol_o_id INT NOT NULL, ol_d_id INT NOT NULL, ol_w_id INT NOT NULL, ol_number INT NOT NULL, ol_i_id INT, ol_supply_w_id INT, ol_delivery_d DATETIME, ol_quantity INT, ol_amount DECIMAL(6,2), ol_dist_info CHAR(24)",
-            ", PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)",
-            Vec::new(),
+        (
             order_lines,
-            80,
             Box::new(OrderLines {
                 now,
                 offsets: line_offsets,
             }),
         ),
-        table(
-            "item",
-            "i_id INT NOT NULL, i_im_id INT, i_name VARCHAR(24), i_price DECIMAL(5,2), i_data VARCHAR(50)",
-            ", PRIMARY KEY (i_id)",
-            Vec::new(),
-            u64::from(ITEMS),
-            90,
-            Box::new(Items),
-        ),
-        table(
-            "stock",
-            "s_i_id INT NOT NULL, s_w_id INT NOT NULL, s_quantity INT, s_dist_01 CHAR(24), s_dist_02 CHAR(24), s_dist_03 CHAR(24), s_dist_04 CHAR(24), s_dist_05 CHAR(24), s_dist_06 CHAR(24), s_dist_07 CHAR(24), s_dist_08 CHAR(24), s_dist_09 CHAR(24), s_dist_10 CHAR(24), s_ytd INT, s_order_cnt INT, s_remote_cnt INT, s_data VARCHAR(50)",
-            ", PRIMARY KEY (s_w_id, s_i_id)",
-            Vec::new(),
-            w * u64::from(ITEMS),
-            320,
-            Box::new(Stock),
-        ),
-    ]
+        (u64::from(ITEMS), Box::new(Items)),
+        (w * u64::from(ITEMS), Box::new(Stock)),
+    ];
+    TABLES
+        .iter()
+        .zip(&SHAPES)
+        .zip(populations)
+        .map(|((name, shape), (rows, generator))| shape.spec(name, engine, seed, rows, generator))
+        .collect()
 }
 
 /// (warehouse, district) of district row `index` (0-based), districts numbered within

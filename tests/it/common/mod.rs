@@ -195,12 +195,25 @@ impl Running {
     }
 }
 
-/// The enginebench binary with a private TMPDIR and no fault injection.
+/// The enginebench binary under test, for a script or shell line that runs it (every test
+/// that starts it itself goes through [`enginebench`] or [`enginebench_no_tmpdir`]).
+pub const BINARY: &str = env!("CARGO_BIN_EXE_enginebench");
+
+/// The enginebench binary with a private TMPDIR and store, and no fault injection.
 pub fn enginebench(tmpdir: &Path) -> std::process::Command {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_enginebench"));
+    let mut command = enginebench_no_tmpdir();
     command
         .env("TMPDIR", tmpdir)
-        .env("ENGINEBENCH_DB", store_of(tmpdir))
+        .env("ENGINEBENCH_DB", store_of(tmpdir));
+    command
+}
+
+/// The enginebench binary for a command that starts no server and keeps no run (`list`,
+/// `show`, `server get`, a dry run), or whose test gives its own TMPDIR: no fault
+/// injection, no driver chosen by the environment, the tables shown.
+pub fn enginebench_no_tmpdir() -> std::process::Command {
+    let mut command = std::process::Command::new(BINARY);
+    command
         // Most tests read the tables: every one after the summary (tests of the summary
         // alone remove it).
         .env("ENGINEBENCH_DETAIL", "1")

@@ -23,7 +23,7 @@ use super::{
 use crate::driver::{Worker, Workload};
 use crate::measure::{IntervalMeasurement, QueryRecorder};
 use crate::sqlerror::QueryFailure;
-use crate::studies::sysbench::said::Said;
+use crate::studies::Said;
 
 // sysbench's table of options, one a line.
 #[rustfmt::skip]

@@ -12,7 +12,7 @@ use super::{option, OptionSpec, Test, Values, BOOL, SIZE, STRING};
 use crate::driver::{Worker, Workload};
 use crate::measure::{IntervalMeasurement, QueryRecorder};
 use crate::sqlerror::QueryFailure;
-use crate::studies::sysbench::said::Said;
+use crate::studies::Said;
 
 pub const OPTIONS: &[OptionSpec] = &[
     option(

@@ -21,7 +21,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::said::Said;
+use crate::studies::Said;
 use crate::driver::Workload;
 use crate::measure::IntervalMeasurement;
 use crate::plan::StudyKind;

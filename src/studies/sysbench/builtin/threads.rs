@@ -11,7 +11,7 @@ use super::{option, OptionSpec, Test, Values, INT};
 use crate::driver::{Worker, Workload};
 use crate::measure::QueryRecorder;
 use crate::sqlerror::QueryFailure;
-use crate::studies::sysbench::said::Said;
+use crate::studies::Said;
 
 pub const OPTIONS: &[OptionSpec] = &[
     option(

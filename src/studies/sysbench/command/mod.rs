@@ -6,7 +6,7 @@
 //! server (nothing created or dropped), or of a built-in test (`builtin`), sysbench's
 //! opening lines, its `--report-interval` lines (or the script's hooks) and its report,
 //! each at the `--verbosity` sysbench prints it. enginebench's own lines go to stderr
-//! with `--verbose` only. The command (commands/sysbench.rs) measures the cell and stores
+//! with `--verbose` only. The command (commands/drop_in.rs) measures the cell and stores
 //! it like any other run.
 //!
 //! Owns: what each sysbench command does and prints, in sysbench's order. Must not read
@@ -18,7 +18,7 @@ use std::io::Read as _;
 use std::rc::Rc;
 
 use super::command_line::{self, level, Asked, Globals, Invocation};
-use super::said::Said;
+use crate::studies::{DropInRun, Said, Started};
 use super::{builtin, format, hooks, intervals};
 use crate::engine::Engine;
 use crate::plan::{Matrix, Plan};
@@ -38,26 +38,19 @@ use failure::{command_failed, failure_words};
 /// version and its LuaJIT's (enginebench's LuaJIT is built in, 2.1 as sysbench's).
 pub const HEADER: &str = "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta3)";
 
-/// What `enginebench sysbench` has left to do once it has started.
-pub enum Start {
-    /// The command is done (`--help`, `help`, `prepare`, `cleanup`, a script's own, a
-    /// script only loaded).
-    Done,
-    /// `run`: its cell to measure.
-    Run(Box<SysbenchRun>),
-}
-
-/// Reads `args` as sysbench does and carries out every command but `run`. Refusals come
-/// back as [`Said`], in sysbench's words.
-pub fn start(args: &[String]) -> anyhow::Result<Start> {
+/// Reads `args` as sysbench does and carries out every command but `run` (done: `--help`,
+/// `help`, `prepare`, `cleanup`, a script's own, a script only loaded); `run` comes back as
+/// its cell to measure ([`SysbenchRun`]). Refusals come back as [`Said`], in sysbench's
+/// words.
+pub fn start(args: &[String]) -> anyhow::Result<Started> {
     let invocation = match command_line::read(args)? {
         Asked::Help => {
             out!("{}", include_str!("../usage.txt"));
-            return Ok(Start::Done);
+            return Ok(Started::Done);
         }
         Asked::Version => {
             outln!("sysbench 1.0.20");
-            return Ok(Start::Done);
+            return Ok(Started::Done);
         }
         Asked::Script(invocation) => *invocation,
     };
@@ -82,7 +75,7 @@ pub fn start(args: &[String]) -> anyhow::Result<Start> {
         None => {
             // sysbench runs a script given on standard input, and does no more.
             load(&globals, stdin_script()?, options, None)?;
-            return Ok(Start::Done);
+            return Ok(Started::Done);
         }
         Some(name) => name,
     };
@@ -97,7 +90,7 @@ pub fn start(args: &[String]) -> anyhow::Result<Start> {
     let (settings, declared) = load(&globals, found, options, command.as_deref())?;
     let Some(command) = command else {
         // No command: the script was loaded (its main chunk run), nothing more to do.
-        return Ok(Start::Done);
+        return Ok(Started::Done);
     };
     let mut settings = settings;
     settings.command = command.clone();
@@ -113,7 +106,7 @@ fn carry_out(
     settings: Settings,
     declared: Declared,
     globals: Globals,
-) -> anyhow::Result<Start> {
+) -> anyhow::Result<Started> {
     let command = command.to_string();
     // sysbench names the script by the last part of the name it was given.
     let script = settings.script.short_name().to_string();
@@ -128,7 +121,7 @@ fn carry_out(
                 .into());
             }
             out!("{}", settings.help(&declared));
-            Ok(Start::Done)
+            Ok(Started::Done)
         }
         "run" if !custom => {
             if !declared.has_function("event") {
@@ -136,7 +129,7 @@ fn carry_out(
                     Said::fatal(format!("cannot find the event() function in {script}")).into(),
                 );
             }
-            Ok(Start::Run(Box::new(SysbenchRun::new(
+            Ok(Started::Run(Box::new(SysbenchRun::new(
                 settings, declared, globals,
             ))))
         }
@@ -168,7 +161,7 @@ fn carry_out(
                 command_failed(&globals, &command, custom, &err)
             })?;
             flush_script_output();
-            Ok(Start::Done)
+            Ok(Started::Done)
         }
     }
 }
@@ -235,7 +228,7 @@ fn built_in(
     command: Option<&str>,
     given: &std::collections::BTreeMap<String, String>,
     globals: Globals,
-) -> anyhow::Result<Start> {
+) -> anyhow::Result<Started> {
     let Some(command) = command else {
         return Err(Said::stderr(format!(
             "The '{test}' test requires a command argument. See 'sysbench {test} help'"
@@ -258,8 +251,8 @@ fn built_in(
         global.events as u64,
         global.verbosity,
     )? {
-        builtin::Command::Done => Ok(Start::Done),
-        builtin::Command::Run(running) => Ok(Start::Run(Box::new(SysbenchRun {
+        builtin::Command::Done => Ok(Started::Done),
+        builtin::Command::Run(running) => Ok(Started::Run(Box::new(SysbenchRun {
             of: RunOf::BuiltIn(
                 builtin::BuiltInParams {
                     test: test.to_string(),
@@ -330,10 +323,13 @@ impl SysbenchRun {
         }
     }
 
+}
+
+impl DropInRun for SysbenchRun {
     /// The plan (one cell of `--threads` on the tables as they are) and the server it runs
     /// on, with sysbench's opening lines printed. Nothing connects here: the script's
     /// workers connect when it says.
-    pub fn plan(&self) -> anyhow::Result<(Plan, Dsn)> {
+    fn plan(&self) -> anyhow::Result<(Plan, Dsn)> {
         let global = &self.globals.global;
         // sysbench's run: one cell of its threads on the tables as they are, `engine` only
         // labelling it.
@@ -345,6 +341,11 @@ impl SysbenchRun {
             rate: (global.rate > 0.0).then_some(global.rate),
             warmup: self.globals.warmup,
             seed: self.globals.seed(),
+            // sysbench runs a thread per connection; so does this, unless
+            // ENGINEBENCH_DRIVER names a driver.
+            driver: std::env::var_os("ENGINEBENCH_DRIVER")
+                .is_none()
+                .then_some(crate::driver::DriverKind::Threads),
             ..Matrix::default()
         };
         let notice = self.globals.logs(level::NOTICE);
@@ -392,40 +393,35 @@ impl SysbenchRun {
 
     /// What sysbench prints once every worker has started: each worker's debug lines (at
     /// `--verbosity=5`), then "Threads started!".
-    pub fn threads_started(&self) {
+    fn threads_started(&self) {
         started_lines(&self.globals);
     }
 
     /// What sysbench prints when the run ends, before its report (at `--verbosity=4` and
     /// above): which limit ended it, said by every thread (repeats counted), and "Done.".
-    pub fn ended(&self, events: u64) {
+    fn ended(&self, events: u64) {
         ended_lines(&self.globals, events);
     }
 
     /// The database the script's tables are in (`--mysql-db`).
-    pub fn database(&self) -> &str {
+    fn database(&self) -> &str {
         &self.globals.global.mysql_db
     }
 
     /// `--verbose`: enginebench's own lines on stderr.
-    pub fn verbose(&self) -> bool {
+    fn verbose(&self) -> bool {
         self.globals.verbose
     }
 
     /// How often the run's progress is measured and stored: `--report-interval`, at
     /// least a second.
-    pub fn store_interval(&self) -> std::time::Duration {
+    fn store_interval(&self) -> std::time::Duration {
         self.globals.store_interval()
-    }
-
-    /// sysbench's `--percentile`, for its report.
-    pub fn percentile(&self) -> f64 {
-        self.globals.percentile
     }
 
     /// What each closing interval prints: sysbench's `--report-interval` line, or the
     /// script's own `report_intermediate`.
-    pub fn interval_hook(&self) -> anyhow::Result<Option<IntervalHook>> {
+    fn interval_hook(&self) -> anyhow::Result<Option<IntervalHook>> {
         let report_interval = self.globals.global.report_interval;
         let (settings, declared) = match &self.of {
             RunOf::Script { settings, declared } => (settings, declared),
@@ -459,7 +455,7 @@ impl SysbenchRun {
 
     /// A worker that could not start (its `thread_init` failed, its first connection was
     /// refused), in sysbench's words.
-    pub fn workers_failed(&self, why: &str) -> Said {
+    fn workers_failed(&self, why: &str) -> Said {
         let mut said = failure_words(&self.globals, why);
         said.stdout
             .push_str("FATAL: Thread initialization failed!\n");
@@ -469,14 +465,14 @@ impl SysbenchRun {
     /// A script that failed during the run (its `event` raised an error, a statement
     /// failed fatally), in sysbench's words: sysbench runs the events in its own Lua
     /// function, `thread_run`.
-    pub fn run_failed(&self, why: &str) -> Said {
+    fn run_failed(&self, why: &str) -> Said {
         let why = why.replace("`event' function failed", "`thread_run' function failed");
         failure_words(&self.globals, &why)
     }
 
     /// Everything after the measured run, on stdout: the script's `report_cumulative`
     /// (instead of sysbench's report) or sysbench's report, and `--histogram` before it.
-    pub fn report(&self, record: &RunRecord) -> anyhow::Result<()> {
+    fn report(&self, record: &RunRecord) -> anyhow::Result<()> {
         if let Some(err) = self.hook_error.borrow_mut().take() {
             return Err(err);
         }

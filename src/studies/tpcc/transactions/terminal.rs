@@ -42,14 +42,46 @@ impl Terminal {
         }
     }
 
-    // Long by design: New-Order as the TPC-C specification writes it, step by step (2.4.2).
-    #[allow(clippy::too_many_lines)]
+    /// New-Order as the TPC-C specification writes it, step by step (2.4.2).
     pub(super) fn new_order(&mut self, tx: &mut Tx) -> Result<(), QueryFailure> {
         let w = self.home;
         let d = self.rng.gen_range(1..=DISTRICTS);
         let c = nurand(&mut self.rng, 1023, RUN.c_id, 1, CUSTOMERS);
         let lines = self.rng.gen_range(5..=15u32);
         let abort = self.rng.gen_range(1..=100) == 1;
+        let (items, all_local) = self.draw_order_lines(w, lines, abort);
+        tx.text(at("begin"))?;
+        tx.drop(at("no_get_customer_warehouse"), &[n(w), n(d), n(c)])?;
+        let order = tx
+            .first(at("no_get_district"), &[n(w), n(d)], |row| row.int(0))?
+            .unwrap_or(0);
+        tx.drop(at("no_update_district"), &[n(w), n(d)])?;
+        tx.drop(
+            at("no_insert_order"),
+            &[n(order), n(d), n(w), n(c), n(lines), n(all_local)],
+        )?;
+        tx.drop(at("no_insert_new_order"), &[n(order), n(d), n(w)])?;
+        let prices = tx.item_prices(&items)?;
+        let price_of = |item: u32| {
+            prices
+                .iter()
+                .find(|(id, _)| *id == i64::from(item))
+                .map(|(_, price)| *price)
+        };
+        if items.iter().any(|&(item, _, _)| price_of(item).is_none()) {
+            // The specification's user abort: the unused item rolls the order back.
+            return self.roll_back(tx);
+        }
+        let stock = tx.lock_stock(d, &items)?;
+        let (amounts, dist_infos) = tx.take_stock(w, &items, stock, price_of)?;
+        tx.insert_order_lines((order, d, w), &items, &amounts, &dist_infos)?;
+        tx.text(at("no_commit"))
+    }
+
+    /// A New-Order's `lines` lines drawn for home warehouse `w` (the last one an unused
+    /// item when it must `abort`, 1% supplied by another warehouse): each line's item,
+    /// supplying warehouse and quantity; and 1 when every line is supplied by `w`.
+    fn draw_order_lines(&mut self, w: u32, lines: u32, abort: bool) -> (Vec<OrderLine>, u32) {
         let mut items = Vec::with_capacity(lines as usize);
         let mut all_local = 1;
         for line in 1..=lines {
@@ -68,121 +100,7 @@ impl Terminal {
             }
             items.push((item, supply, self.rng.gen_range(1..=10u32)));
         }
-        tx.text(at("begin"))?;
-        tx.drop(at("no_get_customer_warehouse"), &[n(w), n(d), n(c)])?;
-        let order = tx
-            .first(at("no_get_district"), &[n(w), n(d)], |row| row.int(0))?
-            .unwrap_or(0);
-        tx.drop(at("no_update_district"), &[n(w), n(d)])?;
-        tx.drop(
-            at("no_insert_order"),
-            &[n(order), n(d), n(w), n(c), n(lines), n(all_local)],
-        )?;
-        tx.drop(at("no_insert_new_order"), &[n(order), n(d), n(w)])?;
-        // The items, in one statement (the list padded with the first item).
-        let item_ids: Vec<Param> = (0..MAX_LINES as usize)
-            .map(|line| n(items.get(line).unwrap_or(&items[0]).0))
-            .collect();
-        let mut prices: Vec<(i64, f64)> = Vec::with_capacity(items.len());
-        let kind = at("no_get_items");
-        let statement = prepared(tx.statements, kind);
-        tx.recorder.measure(kind, || {
-            statement.execute_rows(item_ids.iter().copied(), |row| {
-                prices.push((row.int(0), row.float(1)))
-            })
-        })?;
-        let price_of = |item: u32| {
-            prices
-                .iter()
-                .find(|(id, _)| *id == i64::from(item))
-                .map(|(_, price)| *price)
-        };
-        if items.iter().any(|&(item, _, _)| price_of(item).is_none()) {
-            // The specification's user abort: the unused item rolls the order back.
-            return self.roll_back(tx);
-        }
-        // Their stock rows, locked in one statement.
-        let stock_keys: Vec<Param> = (0..MAX_LINES as usize)
-            .flat_map(|line| {
-                let &(item, supply, _) = items.get(line).unwrap_or(&items[0]);
-                [n(supply), n(item)]
-            })
-            .collect();
-        // (warehouse, item, quantity, s_dist of the district)
-        let mut stock: Vec<(i64, i64, i64, String)> = Vec::with_capacity(items.len());
-        let kind = at("no_get_stocks");
-        let statement = &mut tx.stock[d as usize - 1];
-        tx.recorder.measure(kind, || {
-            statement.execute_rows(stock_keys.iter().copied(), |row| {
-                stock.push((
-                    row.int(0),
-                    row.int(1),
-                    row.int(2),
-                    String::from_utf8_lossy(row.get(4).unwrap_or_default()).into_owned(),
-                ))
-            })
-        })?;
-        // Each line takes its quantity from its stock row, in line order (an item ordered
-        // twice takes from what the first line left), and updates the row.
-        let mut amounts = Vec::with_capacity(items.len());
-        let mut dist_infos = Vec::with_capacity(items.len());
-        for &(item, supply, quantity) in &items {
-            let row = stock
-                .iter_mut()
-                .find(|(w, i, _, _)| *w == i64::from(supply) && *i == i64::from(item));
-            let (quantity_left, dist_info) = match row {
-                Some((_, _, left, dist)) => {
-                    let new_quantity = if *left >= i64::from(quantity) + 10 {
-                        *left - i64::from(quantity)
-                    } else {
-                        *left - i64::from(quantity) + 91
-                    };
-                    *left = new_quantity;
-                    (new_quantity, dist.clone())
-                }
-                None => (0, String::new()),
-            };
-            tx.drop(
-                at("no_update_stock"),
-                &[
-                    n(quantity_left),
-                    n(quantity),
-                    n(u32::from(supply != w)),
-                    n(item),
-                    n(supply),
-                ],
-            )?;
-            let price = price_of(item).unwrap_or_default();
-            amounts.push(format!("{:.2}", f64::from(quantity) * price));
-            dist_infos.push(dist_info);
-        }
-        // The lines, in one INSERT.
-        let mut line_values = Vec::with_capacity(items.len() * 9);
-        for (number, &(item, supply, quantity)) in items.iter().enumerate() {
-            line_values.extend([
-                n(order),
-                n(d),
-                n(w),
-                n(number as u32 + 1),
-                n(item),
-                n(supply),
-                n(quantity),
-                Param::Text(&amounts[number]),
-                Param::Text(&dist_infos[number]),
-            ]);
-        }
-        let kind = at("no_insert_order_lines");
-        let statement = match &mut tx.order_lines[items.len()] {
-            Some(statement) => statement,
-            empty => empty.insert(
-                tx.conn
-                    .statement(&sql_with(kind, 1, lines), tx.protocol)
-                    .map_err(|err| crate::sqlerror::classify(kind, &err))?,
-            ),
-        };
-        tx.recorder
-            .measure(kind, || statement.execute_drop(line_values.iter().copied()))?;
-        tx.text(at("no_commit"))
+        (items, all_local)
     }
 
     pub(super) fn payment(&mut self, tx: &mut Tx) -> Result<(), QueryFailure> {
@@ -320,5 +238,136 @@ impl Terminal {
             }
         }
         Ok(())
+    }
+}
+
+/// One New-Order line: its item, supplying warehouse and quantity.
+type OrderLine = (u32, u32, u32);
+
+impl Tx<'_> {
+    /// The prices of the order's items, in one statement (the list padded with the first
+    /// item): (item id, price) of each item found.
+    fn item_prices(&mut self, items: &[OrderLine]) -> Result<Vec<(i64, f64)>, QueryFailure> {
+        let item_ids: Vec<Param> = (0..MAX_LINES as usize)
+            .map(|line| n(items.get(line).unwrap_or(&items[0]).0))
+            .collect();
+        let mut prices: Vec<(i64, f64)> = Vec::with_capacity(items.len());
+        let kind = at("no_get_items");
+        let statement = prepared(self.statements, kind);
+        self.recorder.measure(kind, || {
+            statement.execute_rows(item_ids.iter().copied(), |row| {
+                prices.push((row.int(0), row.float(1)))
+            })
+        })?;
+        Ok(prices)
+    }
+
+    /// The lines' stock rows of district `d`, locked in one statement: (warehouse, item,
+    /// quantity, s_dist of the district) of each.
+    fn lock_stock(
+        &mut self,
+        d: u32,
+        items: &[OrderLine],
+    ) -> Result<Vec<(i64, i64, i64, String)>, QueryFailure> {
+        let stock_keys: Vec<Param> = (0..MAX_LINES as usize)
+            .flat_map(|line| {
+                let &(item, supply, _) = items.get(line).unwrap_or(&items[0]);
+                [n(supply), n(item)]
+            })
+            .collect();
+        let mut stock: Vec<(i64, i64, i64, String)> = Vec::with_capacity(items.len());
+        let kind = at("no_get_stocks");
+        let statement = &mut self.stock[d as usize - 1];
+        self.recorder.measure(kind, || {
+            statement.execute_rows(stock_keys.iter().copied(), |row| {
+                stock.push((
+                    row.int(0),
+                    row.int(1),
+                    row.int(2),
+                    String::from_utf8_lossy(row.get(4).unwrap_or_default()).into_owned(),
+                ))
+            })
+        })?;
+        Ok(stock)
+    }
+
+    /// Each line takes its quantity from its `stock` row, in line order (an item ordered
+    /// twice takes from what the first line left), and updates the row: each line's amount
+    /// (at `price_of` its item) and district information.
+    fn take_stock(
+        &mut self,
+        w: u32,
+        items: &[OrderLine],
+        mut stock: Vec<(i64, i64, i64, String)>,
+        price_of: impl Fn(u32) -> Option<f64>,
+    ) -> Result<(Vec<String>, Vec<String>), QueryFailure> {
+        let mut amounts = Vec::with_capacity(items.len());
+        let mut dist_infos = Vec::with_capacity(items.len());
+        for &(item, supply, quantity) in items {
+            let row = stock
+                .iter_mut()
+                .find(|(w, i, _, _)| *w == i64::from(supply) && *i == i64::from(item));
+            let (quantity_left, dist_info) = match row {
+                Some((_, _, left, dist)) => {
+                    let new_quantity = if *left >= i64::from(quantity) + 10 {
+                        *left - i64::from(quantity)
+                    } else {
+                        *left - i64::from(quantity) + 91
+                    };
+                    *left = new_quantity;
+                    (new_quantity, dist.clone())
+                }
+                None => (0, String::new()),
+            };
+            self.drop(
+                at("no_update_stock"),
+                &[
+                    n(quantity_left),
+                    n(quantity),
+                    n(u32::from(supply != w)),
+                    n(item),
+                    n(supply),
+                ],
+            )?;
+            let price = price_of(item).unwrap_or_default();
+            amounts.push(format!("{:.2}", f64::from(quantity) * price));
+            dist_infos.push(dist_info);
+        }
+        Ok((amounts, dist_infos))
+    }
+
+    /// The order's lines, in one INSERT (prepared once per line count).
+    fn insert_order_lines(
+        &mut self,
+        (order, d, w): (i64, u32, u32),
+        items: &[OrderLine],
+        amounts: &[String],
+        dist_infos: &[String],
+    ) -> Result<(), QueryFailure> {
+        let mut line_values = Vec::with_capacity(items.len() * 9);
+        for (number, &(item, supply, quantity)) in items.iter().enumerate() {
+            line_values.extend([
+                n(order),
+                n(d),
+                n(w),
+                n(number as u32 + 1),
+                n(item),
+                n(supply),
+                n(quantity),
+                Param::Text(&amounts[number]),
+                Param::Text(&dist_infos[number]),
+            ]);
+        }
+        let kind = at("no_insert_order_lines");
+        let statement = match &mut self.order_lines[items.len()] {
+            Some(statement) => statement,
+            empty => empty.insert(
+                self.conn
+                    .statement(&sql_with(kind, 1, items.len() as u32), self.protocol)
+                    .map_err(|err| crate::sqlerror::classify(kind, &err))?,
+            ),
+        };
+        self.recorder
+            .measure(kind, || statement.execute_drop(line_values.iter().copied()))
     }
 }

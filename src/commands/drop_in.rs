@@ -1,86 +1,74 @@
-//! `enginebench sysbench …`: sysbench's own command line, run as sysbench would. Reading it
-//! and what each command prints are the sysbench kind's (`studies::sysbench::command`);
-//! this measures `run`'s one cell as sysbench does — the script's workers on the driver,
-//! nothing else sent to the server (no probes, no plans, no counters; not even a
-//! connection of enginebench's own) — then stores the run (`ENGINEBENCH_DB`) and has
-//! sysbench's report printed. A refusal is printed in sysbench's words with its exit code.
+//! `enginebench TOOL …` (`enginebench sysbench …`): another tool's own command line, run as
+//! that tool would. Reading it and what each command prints are the drop-in's, which the
+//! kind that offers it gives the registry ([`crate::studies::DropIn`]); this measures its
+//! run's one cell as the tool does — the workers on the driver, nothing else sent to the
+//! server (no probes, no plans, no counters; not even a connection of enginebench's own) —
+//! then stores the run (`ENGINEBENCH_DB`) and has the tool's report printed. A refusal is
+//! printed in the tool's words with its exit code.
 //!
-//! Owns: the run's one cell driven, recorded and stored. Must not read sysbench's options
-//! nor know what it prints.
+//! Owns: the run's one cell driven, recorded and stored. Must not read the tool's options
+//! nor know what it prints, nor name a kind.
 
 use std::cell::Cell;
 use std::io::Write as _;
 
 use super::Finished;
-use crate::driver::{run_cell, CellConfig, CellOutcome, DriverKind};
+use crate::driver::{run_cell, CellOutcome};
 use crate::measure::{CellObserver, Progress};
-use crate::plan::{CellLink, Step};
-use crate::results::{CellKey, CellRecord, RunRecord, RunStatus};
+use crate::plan::Step;
+use crate::results::{CellRecord, RunRecord, RunStatus};
 use crate::runner::{IntervalHook, RunOutput};
 use crate::server::ConnectionSpec;
-use crate::studies::sysbench::command::{self, Start, SysbenchRun};
-use crate::studies::sysbench::said::Said;
+use crate::studies::{find_drop_in, DropIn, DropInRun, Said, Started};
 
-pub fn run(args: Vec<String>) -> anyhow::Result<Finished> {
-    let outcome = match command::start(&args) {
-        Ok(Start::Done) => Ok(Finished::Success),
-        Ok(Start::Run(run)) => measure(&run),
+/// `enginebench TOOL ARGS…`, carried out by the drop-in of the kind that offers TOOL.
+pub fn run(tool: &str, args: Vec<String>) -> anyhow::Result<Finished> {
+    let drop_in = find_drop_in(tool)?;
+    let outcome = match (drop_in.start)(&args) {
+        Ok(Started::Done) => Ok(Finished::Success),
+        Ok(Started::Run(run)) => measure(drop_in, run.as_ref()),
         Err(err) => Err(err),
     };
     match outcome {
         Err(err) => match err.downcast::<Said>() {
-            Ok(said) => Ok(print_said(&said)),
+            Ok(said) => Ok(print_said(drop_in, &said)),
             Err(err) => Err(err),
         },
         finished => finished,
     }
 }
 
-/// sysbench's ending printed on its streams; its exit code.
-fn print_said(said: &Said) -> Finished {
-    command::flush_script_output();
+/// The tool's ending printed on its streams; its exit code.
+fn print_said(drop_in: &DropIn, said: &Said) -> Finished {
+    (drop_in.flush_output)();
     out!("{}", said.stdout);
     let _ = std::io::stdout().flush();
     let _ = write!(std::io::stderr().lock(), "{}", said.stderr);
     Finished::Exit(said.exit_code)
 }
 
-/// `run`: the cell measured, stored, and reported as sysbench reports it.
-fn measure(run: &SysbenchRun) -> anyhow::Result<Finished> {
+/// The run: the cell measured, stored, and reported as the tool reports it.
+fn measure(drop_in: &DropIn, run: &dyn DropInRun) -> anyhow::Result<Finished> {
     let (plan, dsn) = run.plan()?;
     let Some(cell) = plan.steps.iter().find_map(|step| match step {
         Step::Cell(cell) => Some(cell),
         _ => None,
     }) else {
-        anyhow::bail!("sysbench's run planned no cell (a bug in enginebench; please report it)");
+        anyhow::bail!(
+            "{}'s run planned no cell (a bug in enginebench; please report it)",
+            drop_in.tool
+        );
     };
-    let phase = plan.phase(cell.phase);
     let database = run.database().to_string();
-    let workload = plan.study.workload(
+    let (workload, config) = plan.cell_driving(
         cell,
-        CellLink {
-            spec: ConnectionSpec::tcp(&dsn, Some(&database)),
-            database,
-            seed: plan.matrix.seed,
-            pacing: phase.pacing,
-            protocol: phase.protocol.sent,
-        },
+        ConnectionSpec::tcp(&dsn, Some(&database)),
+        database,
+        plan.matrix.seed,
+        run.store_interval(),
     )?;
-    let config = CellConfig {
-        threads: cell.threads,
-        stop: phase.pacing.stop,
-        warmup: phase.pacing.warmup,
-        rate: phase.pacing.rate,
-        report_interval: run.store_interval(),
-        interval_log: true,
-        // sysbench runs a thread per connection; so does this, unless ENGINEBENCH_DRIVER
-        // names a driver.
-        driver: std::env::var_os("ENGINEBENCH_DRIVER")
-            .is_none()
-            .then_some(DriverKind::Threads),
-        ..CellConfig::default()
-    };
-    let mut observer = SysbenchProgress {
+    let mut observer = ToolProgress {
+        drop_in,
         run,
         hook: run.interval_hook()?,
         threads: cell.threads,
@@ -92,25 +80,12 @@ fn measure(run: &SysbenchRun) -> anyhow::Result<Finished> {
             return Err(run.workers_failed(why).into());
         }
     }
-    let key = CellKey {
-        variant: phase.name,
-        engine: cell.engine,
-        profile: None,
-        threads: cell.threads,
-        repeat: cell.repeat,
-        warmup_repeat: cell.warmup,
-    };
-    let mut record = RunRecord::new(
-        plan.study.about().kind,
-        plan.study.name(),
-        &plan.study.about().description.title,
-        Default::default(),
-    );
-    plan.study.add_to_record(&mut record, &plan.matrix);
+    let key = plan.cell_key(cell, None);
+    let mut record = plan.new_record();
     record.environment = Some(crate::measure::EnvironmentRecord::probe(None));
     let mut cell_record =
         CellRecord::from_measurement(0, &key, &config, &measured, Default::default());
-    cell_record.protocol = Some(phase.protocol);
+    cell_record.protocol = Some(plan.phase(cell.phase).protocol);
     for query in &cell_record.queries {
         record
             .statement_classes
@@ -136,19 +111,20 @@ fn measure(run: &SysbenchRun) -> anyhow::Result<Finished> {
     match &measured.outcome {
         CellOutcome::Failed(why) => {
             // sysbench stops without its report when a worker fails.
-            Ok(print_said(&run.run_failed(why)))
+            Ok(print_said(drop_in, &run.run_failed(why)))
         }
         CellOutcome::Stalled(_) => {
             let why = record.cells[0].error.clone().unwrap_or_default();
-            Ok(print_said(&Said::fatal(format!(
-                "the server stopped answering: {why}"
-            ))))
+            Ok(print_said(
+                drop_in,
+                &Said::fatal(format!("the server stopped answering: {why}")),
+            ))
         }
         _ => {
-            command::flush_script_output();
+            (drop_in.flush_output)();
             run.ended(measured.events);
             run.report(&record)?;
-            command::flush_script_output();
+            (drop_in.flush_output)();
             Ok(finished)
         }
     }
@@ -156,7 +132,7 @@ fn measure(run: &SysbenchRun) -> anyhow::Result<Finished> {
 
 /// The run kept in the result store (`ENGINEBENCH_DB`, else enginebench.db here), said on
 /// stderr with `--verbose` only.
-fn store(run: &SysbenchRun, record: &RunRecord) -> anyhow::Result<()> {
+fn store(run: &dyn DropInRun, record: &RunRecord) -> anyhow::Result<()> {
     use anyhow::Context as _;
     let path = std::env::var_os("ENGINEBENCH_DB").unwrap_or_else(|| "enginebench.db".into());
     let output = RunOutput::open(
@@ -179,16 +155,17 @@ fn store(run: &SysbenchRun, record: &RunRecord) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// sysbench's progress: "Threads started!" once every worker is ready, then each
-/// interval's line (or the script's hook) as it closes.
-struct SysbenchProgress<'a> {
-    run: &'a SysbenchRun,
+/// The tool's progress (sysbench's "Threads started!") once every worker is ready, then
+/// each interval's line (or the script's hook) as it closes.
+struct ToolProgress<'a> {
+    drop_in: &'a DropIn,
+    run: &'a dyn DropInRun,
     hook: Option<IntervalHook>,
     threads: u32,
     started: Cell<bool>,
 }
 
-impl CellObserver for SysbenchProgress<'_> {
+impl CellObserver for ToolProgress<'_> {
     fn workers_ready(&mut self) -> Result<(), String> {
         self.started.set(true);
         self.run.threads_started();
@@ -197,7 +174,7 @@ impl CellObserver for SysbenchProgress<'_> {
 
     fn progress(&mut self, progress: &Progress) {
         if let (Some(interval), Some(hook)) = (progress.interval, &self.hook) {
-            command::flush_script_output();
+            (self.drop_in.flush_output)();
             hook(interval, self.threads);
         }
     }
