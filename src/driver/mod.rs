@@ -19,6 +19,7 @@ use rate::{rate_outcome, Lateness};
 mod group_tests;
 pub mod libmariadb;
 pub mod protocol;
+mod server_looks;
 #[cfg(test)]
 mod tests;
 mod watchdog;
@@ -46,7 +47,8 @@ use crate::measure::{IntervalHistograms, LatencySummary, QueryHistograms, QueryR
 pub use crate::scenario::Arrivals;
 pub use events::DriverKind;
 pub use protocol::{CellProtocol, Protocol};
-pub use watchdog::{CellWatch, Liveness, StallBound, StallReport};
+pub use server_looks::{CellWatch, Liveness};
+pub use watchdog::{StallBound, StallReport};
 pub use worker::WorkerFigures;
 use worker::*;
 pub use workload::{

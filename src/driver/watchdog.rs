@@ -6,18 +6,16 @@
 //! the cell is shut so that no worker stays blocked on it.
 //!
 //! A slow statement is not a silent server: past the default bound, a cell given a
-//! [`CellWatch`] asks it (on a helper thread, so the coordinator's ticks go on) whether the
-//! server is busy with the statements or silent, keeps waiting for a busy one (saying so
-//! every few seconds) and ends the cell when the look finds it silent, with why. A fixed
-//! `--stall-timeout` is that bound whatever the server does: no look is taken. This module
-//! must not know what a statement does, how the server is looked at, nor what the caller
-//! does with a stalled server.
+//! [`CellWatch`] has the server looked at (`server_looks`), keeps waiting for a busy one
+//! and ends the cell when a look finds it silent, with why. A fixed `--stall-timeout` is
+//! that bound whatever the server does: no look is taken. This module must not know what a
+//! statement does, how the server is looked at, nor what the caller does with a stalled
+//! server.
 
-use std::sync::mpsc::{self, TryRecvError};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::abandon::CellSockets;
+use super::server_looks::{CellWatch, Looks, Verdict};
 use super::worker::Shared;
 use crate::interrupt;
 use crate::measure::QueryHistograms;
@@ -33,42 +31,6 @@ const STALL_MARGIN: Duration = Duration::from_secs(5);
 const SETUP_FLOOR: Duration = Duration::from_secs(30);
 /// After Ctrl-C: how long workers may take to finish the statement they are in.
 const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
-/// How soon a server found busy is looked at again: a server stopped after the last look
-/// is found within this (and the look's own few seconds).
-const LOOK_AGAIN: Duration = Duration::from_secs(5);
-/// How often the wait for a busy server is said on the terminal.
-const SAY_BUSY_EVERY: Duration = Duration::from_secs(10);
-/// How long one look may take before the server is called silent anyway: its own
-/// connection waits a few seconds at most, so a look this late is stuck itself.
-const LOOK_LIMIT: Duration = Duration::from_secs(30);
-
-/// What a look at the server found, for a cell that has waited past its bound.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Liveness {
-    /// It is working on the statements: keep waiting. What it is busy with, in words
-    /// ("2 statements (ALTER TABLE pi1 … 43%, 31 s; …)").
-    Busy(String),
-    /// It does not answer, or does nothing: why, in words ("the server process is
-    /// stopped").
-    Silent(String),
-}
-
-/// How a cell may look at its server: the caller's probe (it may take seconds; it runs on
-/// a helper thread) and the cell's name for the lines it prints.
-#[derive(Clone)]
-pub struct CellWatch {
-    pub label: String,
-    pub look: Arc<dyn Fn() -> Liveness + Send + Sync>,
-}
-
-impl std::fmt::Debug for CellWatch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CellWatch")
-            .field("label", &self.label)
-            .finish_non_exhaustive()
-    }
-}
-
 /// How long a cell may go without any statement completing.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct StallBound {
@@ -290,111 +252,6 @@ impl<'a> Guard<'a> {
     }
 }
 
-/// The looks at a cell's server once it has waited past the default bound: one at a time
-/// on a helper thread, and again every [`LOOK_AGAIN`] while the server is found busy.
-struct Looks {
-    watch: CellWatch,
-    /// The look under way: when it began, and where its answer comes.
-    pending: Option<(Instant, mpsc::Receiver<Liveness>)>,
-    /// When the next look may begin (None: at once).
-    next: Option<Instant>,
-    /// When the wait for a busy server was last said.
-    said: Option<Instant>,
-}
-
-/// What the looks make of a cell past its bound.
-#[derive(Debug, PartialEq)]
-enum Verdict {
-    /// Busy, or not known yet: keep waiting.
-    Wait,
-    /// Silent: end the cell, with why.
-    Silent(String),
-}
-
-impl Looks {
-    fn new(watch: CellWatch) -> Looks {
-        Looks {
-            watch,
-            pending: None,
-            next: None,
-            said: None,
-        }
-    }
-
-    /// Something completed: the next wait past the bound starts with a fresh look (a look
-    /// still under way is left to end on its own; its answer is not wanted).
-    fn reset(&mut self) {
-        self.pending = None;
-        self.next = None;
-    }
-
-    /// One tick past the bound (`silent` without an answer): polls the look under way, or
-    /// begins the next one when it is due.
-    fn judge(&mut self, now: Instant, silent: Duration, bound: Duration) -> Verdict {
-        if let Some((started, answer)) = &self.pending {
-            match answer.try_recv() {
-                Ok(Liveness::Busy(what)) => {
-                    self.pending = None;
-                    self.next = Some(now + LOOK_AGAIN);
-                    self.say_busy(now, &what, silent, bound);
-                }
-                Ok(Liveness::Silent(why)) => return Verdict::Silent(why),
-                Err(TryRecvError::Empty) if now.duration_since(*started) < LOOK_LIMIT => {}
-                Err(TryRecvError::Empty) => {
-                    return Verdict::Silent(format!(
-                        "a look at the server did not end within {} s",
-                        LOOK_LIMIT.as_secs()
-                    ))
-                }
-                Err(TryRecvError::Disconnected) => {
-                    return Verdict::Silent(
-                        "the look at the server failed (a bug in enginebench; please report it)"
-                            .into(),
-                    )
-                }
-            }
-            return Verdict::Wait;
-        }
-        if self.next.is_some_and(|next| now < next) {
-            return Verdict::Wait;
-        }
-        let (sender, answer) = mpsc::channel();
-        let look = Arc::clone(&self.watch.look);
-        let spawned = std::thread::Builder::new()
-            .name("server-look".into())
-            .spawn(move || {
-                // The cell may have moved on (a statement completed): then nobody listens.
-                let _ = sender.send(look());
-            });
-        match spawned {
-            Ok(_) => {
-                self.pending = Some((now, answer));
-                Verdict::Wait
-            }
-            Err(err) => Verdict::Silent(format!(
-                "no thread could be started to look at the server ({err})"
-            )),
-        }
-    }
-
-    /// Says, at most every [`SAY_BUSY_EVERY`], that the cell waits for a busy server.
-    fn say_busy(&mut self, now: Instant, what: &str, silent: Duration, bound: Duration) {
-        if self
-            .said
-            .is_some_and(|said| now.duration_since(said) < SAY_BUSY_EVERY)
-        {
-            return;
-        }
-        self.said = Some(now);
-        crate::console::note(&format!(
-            "{}: the server is busy with {what}: waiting ({:.0} s since a statement last completed; the {:.0} s stall bound is for a server that does not answer)",
-            self.watch.label,
-            silent.as_secs_f64(),
-            bound.as_secs_f64()
-        ));
-    }
-}
-
 fn short_duration(duration: Duration) -> String {
     let us = duration.as_micros();
     if us < 1_000 {
@@ -417,78 +274,13 @@ fn plural(count: u64, one: &str, many: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::driver::Liveness;
     use crate::driver::{
         run_watched_cell, CellConfig, CellOutcome, DriverKind, ProgressOnly, QueryFailure,
         StopCondition, Worker, Workload,
     };
     use crate::measure::{Progress, QueryRecorder};
-    use std::sync::atomic::AtomicUsize;
-
-    /// A watch whose looks answer `answers` in turn (the last for ever), counting them.
-    fn watch(answers: Vec<Liveness>, looks: Arc<AtomicUsize>) -> CellWatch {
-        CellWatch {
-            label: "l.x [1/1]".into(),
-            look: Arc::new(move || {
-                let look = looks.fetch_add(1, Ordering::SeqCst);
-                answers[look.min(answers.len() - 1)].clone()
-            }),
-        }
-    }
-
-    /// Ticks past a 10 s bound, a simulated second apart, until the looks give a verdict
-    /// other than waiting or `enough` looks were taken; the verdicts, in order. Each tick
-    /// gives the look's thread a moment; a minute of them guards against a hang.
-    fn tick_past_the_bound(looks: &mut Looks, taken: &AtomicUsize, enough: usize) -> Vec<Verdict> {
-        let start = Instant::now();
-        let bound = Duration::from_secs(10);
-        let mut verdicts = Vec::new();
-        for second in 0..60_000u64 {
-            let now = start + Duration::from_secs(second);
-            let verdict = looks.judge(now, bound + Duration::from_secs(second), bound);
-            let waiting = verdict == Verdict::Wait;
-            verdicts.push(verdict);
-            if !waiting || taken.load(Ordering::SeqCst) >= enough {
-                return verdicts;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        panic!("no verdict and too few looks after 60,000 ticks");
-    }
-
-    #[test]
-    fn a_busy_server_is_waited_for_past_the_bound_and_looked_at_again() {
-        let taken = Arc::new(AtomicUsize::new(0));
-        let mut looks = Looks::new(watch(
-            vec![Liveness::Busy(
-                "1 statement (ALTER TABLE pi1 … 43%, 31 s)".into(),
-            )],
-            Arc::clone(&taken),
-        ));
-        let verdicts = tick_past_the_bound(&mut looks, &taken, 3);
-        assert!(verdicts.iter().all(|verdict| *verdict == Verdict::Wait));
-        assert!(
-            taken.load(Ordering::SeqCst) >= 3,
-            "looked at again while busy"
-        );
-    }
-
-    #[test]
-    fn a_server_found_silent_ends_the_wait_with_why_even_after_it_was_busy() {
-        let taken = Arc::new(AtomicUsize::new(0));
-        let mut looks = Looks::new(watch(
-            vec![
-                Liveness::Busy("1 statement (ALTER TABLE pi1 …)".into()),
-                Liveness::Silent("the server process is stopped".into()),
-            ],
-            Arc::clone(&taken),
-        ));
-        let verdicts = tick_past_the_bound(&mut looks, &taken, usize::MAX);
-        assert_eq!(
-            verdicts.last(),
-            Some(&Verdict::Silent("the server process is stopped".into()))
-        );
-        assert_eq!(taken.load(Ordering::SeqCst), 2);
-    }
+    use std::sync::Arc;
 
     /// One event: a statement (a sleep here) of `statement`.
     struct Slow {
@@ -532,7 +324,7 @@ mod tests {
         let workload = Slow {
             statement: STALL_FLOOR + Duration::from_secs(2),
         };
-        let watch = watch(vec![answer], Arc::default());
+        let watch = CellWatch::answering(vec![answer], Arc::default());
         run_watched_cell(
             &workload,
             &config,
