@@ -208,13 +208,8 @@ fn a_closed_loop_reader_group_and_a_writer_group_at_200_per_s_are_recorded_apart
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    let cell = record["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["engine"] == "innodb")
-        .unwrap();
+    common::assert_success(&output);
+    let cell = common::cell_where(&record, "engine", "innodb");
     assert_eq!(cell["outcome"], "completed", "{stderr}");
     let (readers, writers) = (group(cell, "readers"), group(cell, "writers"));
 

@@ -93,12 +93,7 @@ fn a_hash_index_range_is_a_full_scan_named_with_its_fix() {
 
     // The probe's rows examined per statement predict the cell's own Handler_read_*
     // counters: MEMORY's full scans examine the same rows whatever the values.
-    let cell = record["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["engine"] == "memory")
-        .unwrap();
+    let cell = common::cell_where(&record, "engine", "memory");
     let statements = cell["events"].as_f64().unwrap();
     let handler = sum_handler_reads(&cell["server_status_delta"]);
     let predicted = memory_rows * statements;

@@ -287,15 +287,8 @@ fn myrocks_range_queries(protocol: &str, rows: &str) -> (Value, f64, f64, String
             "--no-db",
         ],
     );
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    let cell = record["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|cell| cell["variant"] == "qr100")
-        .unwrap_or_else(|| panic!("no qr100 cell: {record:#}"))
-        .clone();
+    common::assert_success(&output);
+    let cell = common::cell_where(&record, "variant", "qr100").clone();
     let queries: u64 = ["market", "register", "pdc"]
         .iter()
         .map(|kind| count(&cell, &format!("queries/{kind}")))

@@ -69,12 +69,7 @@ fn a_server_stopped_during_an_index_build_is_called_silent_with_the_cause() {
     assert!(!common::pid_alive(server), "the stopped server is gone");
 
     let record = common::read_json(&json);
-    let index_build = record["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|cell| cell["variant"] == "l.x")
-        .unwrap_or_else(|| panic!("an l.x cell: {record}"));
+    let index_build = common::cell_where(&record, "variant", "l.x");
     assert_eq!(index_build["outcome"], "stalled", "{index_build}");
     assert_eq!(index_build["stall"]["during"], "measurement");
     assert!(

@@ -249,6 +249,19 @@ pub fn run_recorded(tmp: &Path, args: &[&str]) -> (std::process::Output, serde_j
     (output, record)
 }
 
+/// The record's first cell whose `field` is `value` (`cell_where(&record, "engine",
+/// "innodb")`), failing with the record when it has none.
+pub fn cell_where<'a>(
+    record: &'a serde_json::Value,
+    field: &str,
+    value: &str,
+) -> &'a serde_json::Value {
+    record["cells"]
+        .as_array()
+        .and_then(|cells| cells.iter().find(|cell| cell[field] == value))
+        .unwrap_or_else(|| panic!("no cell with {field} {value}: {record:#}"))
+}
+
 /// A results file written with --json.
 pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
