@@ -201,44 +201,33 @@ fn sql_statistics(cell: &CellRecord, figures: &CellFigures) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "SQL statistics:");
     let _ = writeln!(out, "    queries performed:");
-    let _ = writeln!(
-        out,
-        "        read:                            {}",
-        statements.read
-    );
-    let _ = writeln!(
-        out,
-        "        write:                           {}",
-        statements.write
-    );
-    let _ = writeln!(
-        out,
-        "        other:                           {}",
-        statements.other
-    );
-    let _ = writeln!(out, "        total:                           {total}");
-    let _ = writeln!(
-        out,
-        "    transactions:                        {:<6} ({:.2} per sec.)",
-        cell.events,
-        per_s(cell.events)
-    );
-    let _ = writeln!(
-        out,
-        "    queries:                             {total:<6} ({:.2} per sec.)",
-        per_s(total)
-    );
-    let _ = writeln!(
-        out,
-        "    ignored errors:                      {:<6} ({:.2} per sec.)",
+    for (class, count) in [
+        ("read", statements.read),
+        ("write", statements.write),
+        ("other", statements.other),
+        ("total", total),
+    ] {
+        let _ = writeln!(out, "        {:<33}{count}", format!("{class}:"));
+    }
+    counted_line(&mut out, "transactions", cell.events, per_s(cell.events));
+    counted_line(&mut out, "queries", total, per_s(total));
+    counted_line(
+        &mut out,
+        "ignored errors",
         cell.failed_events,
-        per_s(cell.failed_events)
+        per_s(cell.failed_events),
     );
+    counted_line(&mut out, "reconnects", 0, 0.0);
+    out
+}
+
+/// One of sysbench's counted lines: the label in its column, the count and its rate.
+fn counted_line(out: &mut String, label: &str, count: u64, per_s: f64) {
     let _ = writeln!(
         out,
-        "    reconnects:                          0      (0.00 per sec.)"
+        "    {:<37}{count:<6} ({per_s:.2} per sec.)",
+        format!("{label}:")
     );
-    out
 }
 
 /// enginebench's "Rate" block (sysbench has none): the target and achieved rates, the
