@@ -48,12 +48,7 @@ pub fn section(view: &View) -> Option<Section> {
             ))
         })
         .collect();
-    if !ended.is_empty() {
-        blocks.push(Block::List {
-            caption: "How each search ended".into(),
-            items: ended,
-        });
-    }
+    blocks.extend(Block::list_if_any("How each search ended", ended));
     Some(Section {
         id: "capacity",
         title: format!("Capacity under {}", slo.text),

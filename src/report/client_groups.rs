@@ -139,12 +139,7 @@ pub fn section(view: &View) -> Option<Section> {
             },
         });
     }
-    if !goal_lines.is_empty() {
-        blocks.push(Block::List {
-            caption: "Latency goal by stage".into(),
-            items: goal_lines,
-        });
-    }
+    blocks.extend(Block::list_if_any("Latency goal by stage", goal_lines));
     Some(Section {
         id: "client-groups",
         title: "Client groups and stages".into(),

@@ -83,18 +83,14 @@ pub fn section_of(verdicts: &Verdicts) -> Section {
             })
             .map(|kind| format!("{}: {} (mean latency)", kind.place(), kind.text))
             .collect();
-        if !disagree.is_empty() {
-            blocks.push(Block::List {
-                caption: format!("{}: query kinds led otherwise", phase.phase),
-                items: disagree,
-            });
-        }
-        if !phase.plans_differ.is_empty() {
-            blocks.push(Block::List {
-                caption: format!("{}: plans differ", phase.phase),
-                items: phase.plans_differ.clone(),
-            });
-        }
+        blocks.extend(Block::list_if_any(
+            format!("{}: query kinds led otherwise", phase.phase),
+            disagree,
+        ));
+        blocks.extend(Block::list_if_any(
+            format!("{}: plans differ", phase.phase),
+            phase.plans_differ.clone(),
+        ));
     }
     if !verdicts.not_ranked.is_empty() {
         blocks.push(not_ranked_list(verdicts));

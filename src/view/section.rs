@@ -23,6 +23,17 @@ pub enum Block {
     List { caption: String, items: Vec<String> },
 }
 
+impl Block {
+    /// A list under its caption, or none when it has no items: a section shows no empty
+    /// list (`blocks.extend(Block::list_if_any(…))`).
+    pub fn list_if_any(caption: impl Into<String>, items: Vec<String>) -> Option<Block> {
+        (!items.is_empty()).then(|| Block::List {
+            caption: caption.into(),
+            items,
+        })
+    }
+}
+
 /// A table: a header and rows of cells.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Table {

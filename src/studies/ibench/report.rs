@@ -204,12 +204,7 @@ pub fn ibench_section(view: &View) -> Section {
         caption: "ibench per step (inserts/s: rows inserted a second; an op is a query in the query steps, an inserted row in the others; CPU: the server's and enginebench's, per op; reads: the engine's reads from storage (its cache misses: InnoDB Innodb_buffer_pool_reads, RocksDB Rocksdb_block_cache_miss) and KB read from storage, per op; KB written: bytes the server wrote per inserted row, deletes included; DB MiB: the database's files after the step; max response: the slowest statement; background writers: whether the writers held the step's rows/s per client, in rows/s achieved of those offered by all clients (held: within 5% of the rate offered, no event over a second late))".into(),
         table,
     }];
-    if !failed.is_empty() {
-        blocks.push(Block::List {
-            caption: "steps that did not complete".into(),
-            items: failed,
-        });
-    }
+    blocks.extend(Block::list_if_any("steps that did not complete", failed));
     Section {
         id: "ibench",
         title: "Insert benchmark (ibench)".into(),

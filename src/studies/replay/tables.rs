@@ -19,18 +19,16 @@ pub fn replay_section(view: &View) -> Option<Section> {
         per_engine(&digests),
         per_digest(&digests),
     ];
-    if !digests.examples.is_empty() {
-        blocks.push(Block::List {
-            caption: "Answers that differ from the captured ones (first example each)".into(),
-            items: digests
-                .examples
-                .iter()
-                .map(|(setup, name, example)| {
-                    format!("{} · {}: {example}", setup.label(), shorten(name, 70))
-                })
-                .collect(),
-        });
-    }
+    blocks.extend(Block::list_if_any(
+        "Answers that differ from the captured ones (first example each)",
+        digests
+            .examples
+            .iter()
+            .map(|(setup, name, example)| {
+                format!("{} · {}: {example}", setup.label(), shorten(name, 70))
+            })
+            .collect(),
+    ));
     for step in view
         .record
         .steps

@@ -21,12 +21,7 @@ pub(super) fn tpcc_section(view: &View) -> Section {
         });
     }
     let checks = consistency_checks(record);
-    if !checks.is_empty() {
-        blocks.push(Block::List {
-            caption: "Consistency after each cell".into(),
-            items: checks,
-        });
-    }
+    blocks.extend(Block::list_if_any("Consistency after each cell", checks));
     Section {
         id: "tpcc",
         title: "TPC-C".into(),
