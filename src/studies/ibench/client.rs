@@ -3,22 +3,26 @@
 //! iibench.py draws them, one timestamp a batch). Shared by the loader, the indexer, the
 //! writers and the queriers.
 //!
-//! Owns: connecting a worker, seeding it, and an INSERT's parameters. Must not know the
-//! steps, the statements' text or how they are sent.
+//! Owns: connecting a worker (and which table is its client's), seeding it, and an
+//! INSERT's parameters. Must not know the steps, the statements' text or how they are
+//! sent.
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
 use super::rows::{self, Row};
+use super::statements::table_name;
 use crate::driver::libmariadb::{self, Param};
 use crate::server::ConnectionSpec;
 
-/// Worker `worker_index`'s connection (routed as its spec says for that connection).
+/// Worker `worker_index`'s connection (routed as its spec says for that connection), and
+/// the name of its client's table (worker `i` on `pi{i+1}`).
 pub(super) fn connect(
     spec: &ConnectionSpec,
     worker_index: usize,
-) -> anyhow::Result<libmariadb::Connection> {
-    libmariadb::Connection::connect_worker(&spec.for_connection(worker_index))
+) -> anyhow::Result<(libmariadb::Connection, String)> {
+    let conn = libmariadb::Connection::connect_worker(&spec.for_connection(worker_index))?;
+    Ok((conn, table_name(worker_index)))
 }
 
 /// Worker `worker_index`'s random numbers: its own stream of the run's seed.

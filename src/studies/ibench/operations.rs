@@ -50,8 +50,7 @@ impl Workload for Loader {
     }
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
-        let conn = connect(&self.spec, worker_index)?;
-        let table = table_name(worker_index);
+        let (conn, table) = connect(&self.spec, worker_index)?;
         let remainder = (self.rows % u64::from(LOAD_ROWS_PER_INSERT)) as u32;
         Ok(Box::new(LoadWorker {
             full: conn.statement(&sql::insert(&table, LOAD_ROWS_PER_INSERT), self.protocol)?,
@@ -109,8 +108,7 @@ impl Workload for Indexer {
     }
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
-        let conn = connect(&self.spec, worker_index)?;
-        let table = table_name(worker_index);
+        let (conn, table) = connect(&self.spec, worker_index)?;
         let mut batch = Batch::default();
         batch.draw(
             LOAD_ROWS_PER_INSERT as usize,
@@ -242,8 +240,7 @@ impl Workload for Querier {
     }
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
-        let conn = connect(&self.spec, worker_index)?;
-        let table = table_name(worker_index);
+        let (conn, table) = connect(&self.spec, worker_index)?;
         let statements = if self.point {
             vec![
                 conn.statement(&sql::point_query(&table), self.protocol)?,

@@ -86,8 +86,7 @@ impl Workload for Inserter {
     }
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
-        let conn = connect(&self.spec, worker_index)?;
-        let table = table_name(worker_index);
+        let (conn, table) = connect(&self.spec, worker_index)?;
         Ok(Box::new(InsertWorker {
             insert: conn.statement(&sql::insert(&table, self.rows_per_commit), self.protocol)?,
             _conn: conn,
@@ -144,8 +143,7 @@ impl Workload for Deleter {
     }
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
-        let conn = connect(&self.spec, worker_index)?;
-        let table = table_name(worker_index);
+        let (conn, table) = connect(&self.spec, worker_index)?;
         Ok(Box::new(DeleteWorker {
             delete: conn.statement(
                 &sql::delete_oldest(&table, self.rows_per_commit),
