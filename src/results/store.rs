@@ -257,20 +257,39 @@ impl Store {
         })
     }
 
-    /// How many rows of `table` the run has stored already.
-    fn stored(
+    /// Of a record's `items`, those `table` does not hold yet for the run (it holds the
+    /// first ones: saves append), each with its index.
+    fn unstored<'i, T>(
         &self,
         transaction: &rusqlite::Transaction<'_>,
         table: &str,
         run_id: i64,
-    ) -> Result<usize, StoreError> {
-        transaction
+        items: &'i [T],
+    ) -> Result<impl Iterator<Item = (i64, &'i T)>, StoreError> {
+        let stored = transaction
             .query_row(
                 &format!("SELECT COUNT(*) FROM {table} WHERE run_id = ?1"),
                 [run_id],
                 |row| row.get::<_, i64>(0),
             )
-            .map(|n| n as usize)
+            .map_err(|e| self.query_error(e))?;
+        Ok(items
+            .iter()
+            .enumerate()
+            .skip(stored as usize)
+            .map(|(idx, item)| (idx as i64, item)))
+    }
+
+    /// One row of a record's part, inserted.
+    fn insert(
+        &self,
+        transaction: &rusqlite::Transaction<'_>,
+        sql: &str,
+        params: &[&dyn rusqlite::ToSql],
+    ) -> Result<(), StoreError> {
+        transaction
+            .execute(sql, params)
+            .map(drop)
             .map_err(|e| self.query_error(e))
     }
 
@@ -281,36 +300,29 @@ impl Store {
         run_id: i64,
         record: &RunRecord,
     ) -> Result<(), StoreError> {
-        for (idx, cell) in
-            record
-                .cells
-                .iter()
-                .enumerate()
-                .skip(self.stored(transaction, "cells", run_id)?)
-        {
+        for (idx, cell) in self.unstored(transaction, "cells", run_id, &record.cells)? {
             let latency = cell.event_latency_us;
-            transaction
-                .execute(
-                    "INSERT INTO cells (run_id, idx, phase, engine, profile, threads, repeat, outcome, events, events_per_s, wall_ms, p50_us, p95_us, p99_us, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-                    params![
-                        run_id,
-                        idx as i64,
-                        cell.variant,
-                        cell.engine.key(),
-                        cell.profile,
-                        cell.threads,
-                        cell.repeat,
-                        serde_name(&cell.outcome),
-                        cell.events as i64,
-                        cell.events_per_s,
-                        cell.wall_ms,
-                        latency.p50_us as i64,
-                        latency.p95_us as i64,
-                        latency.p99_us as i64,
-                        serde_json::to_string(cell).map_err(|e| self.query_error(e))?
-                    ],
-                )
-                .map_err(|e| self.query_error(e))?;
+            self.insert(
+                transaction,
+                "INSERT INTO cells (run_id, idx, phase, engine, profile, threads, repeat, outcome, events, events_per_s, wall_ms, p50_us, p95_us, p99_us, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                params![
+                    run_id,
+                    idx,
+                    cell.variant,
+                    cell.engine.key(),
+                    cell.profile,
+                    cell.threads,
+                    cell.repeat,
+                    serde_name(&cell.outcome),
+                    cell.events as i64,
+                    cell.events_per_s,
+                    cell.wall_ms,
+                    latency.p50_us as i64,
+                    latency.p95_us as i64,
+                    latency.p99_us as i64,
+                    serde_json::to_string(cell).map_err(|e| self.query_error(e))?
+                ],
+            )?;
         }
         Ok(())
     }
@@ -322,31 +334,24 @@ impl Store {
         run_id: i64,
         record: &RunRecord,
     ) -> Result<(), StoreError> {
-        for (idx, load) in
-            record
-                .loads
-                .iter()
-                .enumerate()
-                .skip(self.stored(transaction, "loads", run_id)?)
-        {
-            transaction
-                .execute(
-                    "INSERT INTO loads (run_id, idx, phase, table_name, engine, profile, method, repeat, rows, seconds, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                    params![
-                        run_id,
-                        idx as i64,
-                        load.phase,
-                        load.table,
-                        load.engine.key(),
-                        load.profile,
-                        load.label,
-                        load.repeat,
-                        load.outcome.as_ref().map(|o| o.rows as i64),
-                        load.outcome.as_ref().map(|o| o.total_ms() / 1000.0),
-                        load.error
-                    ],
-                )
-                .map_err(|e| self.query_error(e))?;
+        for (idx, load) in self.unstored(transaction, "loads", run_id, &record.loads)? {
+            self.insert(
+                transaction,
+                "INSERT INTO loads (run_id, idx, phase, table_name, engine, profile, method, repeat, rows, seconds, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                params![
+                    run_id,
+                    idx,
+                    load.phase,
+                    load.table,
+                    load.engine.key(),
+                    load.profile,
+                    load.label,
+                    load.repeat,
+                    load.outcome.as_ref().map(|o| o.rows as i64),
+                    load.outcome.as_ref().map(|o| o.total_ms() / 1000.0),
+                    load.error
+                ],
+            )?;
         }
         Ok(())
     }
@@ -358,28 +363,23 @@ impl Store {
         run_id: i64,
         record: &RunRecord,
     ) -> Result<(), StoreError> {
-        for (idx, sequence) in record.sequences.iter().enumerate().skip(self.stored(
-            transaction,
-            "sequences",
-            run_id,
-        )?) {
-            transaction
-                .execute(
-                    "INSERT INTO sequences (run_id, idx, phase, engine, profile, run, discarded, total_ms, error, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                    params![
-                        run_id,
-                        idx as i64,
-                        sequence.phase,
-                        sequence.engine.key(),
-                        sequence.profile,
-                        sequence.run,
-                        sequence.discarded,
-                        sequence.total_ms,
-                        sequence.error,
-                        serde_json::to_string(sequence).map_err(|e| self.query_error(e))?
-                    ],
-                )
-                .map_err(|e| self.query_error(e))?;
+        for (idx, sequence) in self.unstored(transaction, "sequences", run_id, &record.sequences)? {
+            self.insert(
+                transaction,
+                "INSERT INTO sequences (run_id, idx, phase, engine, profile, run, discarded, total_ms, error, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![
+                    run_id,
+                    idx,
+                    sequence.phase,
+                    sequence.engine.key(),
+                    sequence.profile,
+                    sequence.run,
+                    sequence.discarded,
+                    sequence.total_ms,
+                    sequence.error,
+                    serde_json::to_string(sequence).map_err(|e| self.query_error(e))?
+                ],
+            )?;
         }
         Ok(())
     }
