@@ -7,7 +7,7 @@
 //! The pipeline, one module per stage, data flowing one way:
 //! `scenario` (and `capture`, a recorded workload) → `plan` → `targets` (on `server`) → `driver` → `measure` → `results` →
 //! `view` → `report`, with `runner` walking a plan's steps and `commands` wiring the stages
-//! for the command line. Leaves every stage may use: `console`, `sqlerror`, `engine`,
+//! for the command line. Leaves every stage may use: `console`, `sqlerror`, `sqltext`, `engine`,
 //! `units`, `fan_out`, `interrupt`. [`run`] dispatches a parsed command line; tests drive the stages
 //! directly.
 
@@ -29,6 +29,7 @@ pub mod runner;
 pub mod scenario;
 pub mod server;
 pub mod sqlerror;
+pub mod sqltext;
 pub mod studies;
 pub mod targets;
 pub mod tune;
@@ -47,6 +48,7 @@ pub const LAYERS: &[&[&str]] = &[
         "engine",
         "console",
         "sqlerror",
+        "sqltext",
         "fan_out",
         "interrupt",
     ],

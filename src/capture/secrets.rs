@@ -52,6 +52,11 @@ enum Token {
     Other,
 }
 
+/// The masking's own tokens, not `crate::sqltext`'s reading: it needs every word and each
+/// literal's whole range (a doubled quote inside it), and it reads comments as tokens too,
+/// so that a literal in a comment after `SET PASSWORD … =` is masked with the rest
+/// (masking more is safe). Which `?` is a parameter is `sqltext`'s, in [`find`]: one in a
+/// comment is not, and would shift the indexes of those after it.
 fn tokens(sql: &str) -> Vec<(Token, usize, usize)> {
     let bytes = sql.as_bytes();
     let mut out = Vec::new();
@@ -132,6 +137,8 @@ impl Secrets {
 /// The secrets `sql` carries; none unless it is a statement that can carry a credential.
 pub fn find(sql: &str) -> Secrets {
     let tokens = tokens(sql);
+    // The `?` the server takes for parameters, as a prepared statement numbers them.
+    let parameters: Vec<usize> = crate::sqltext::placeholder_offsets(sql).collect();
     let word = |index: usize| -> Option<String> {
         tokens
             .get(index)
@@ -171,7 +178,7 @@ pub fn find(sql: &str) -> Secrets {
                 .is_some_and(|word| SECRET_AFTER.contains(&word));
         match kind {
             Token::Literal if secret => secrets.literals.push((*start, *end)),
-            Token::Placeholder => {
+            Token::Placeholder if parameters.binary_search(start).is_ok() => {
                 if secret {
                     secrets.parameters.push(placeholder_index);
                 }
@@ -280,6 +287,12 @@ mod tests {
         assert_eq!(
             find("SELECT ? FROM t WHERE a = ?").parameters,
             Vec::<usize>::new()
+        );
+        // A `?` in a comment is no parameter: the password is the statement's first.
+        assert_eq!(find("SET PASSWORD /* ? */ = ?").parameters, vec![0]);
+        assert_eq!(
+            find("CREATE USER ? -- who?\n IDENTIFIED BY ?").parameters,
+            vec![1]
         );
     }
 }

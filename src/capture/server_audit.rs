@@ -245,49 +245,7 @@ fn translate(line: &AuditLine, tally: &mut Tally) -> Option<(&'static str, Strin
 /// Whether a statement has a `?` outside quotes and comments: a text statement cannot (it
 /// would not parse), so it is a prepared statement's text, logged without its values.
 fn has_placeholder(sql: &str) -> bool {
-    let mut quote: Option<char> = None;
-    let mut chars = sql.chars().peekable();
-    while let Some(c) = chars.next() {
-        match quote {
-            Some(q) => {
-                if c == '\\' && q != '`' {
-                    chars.next();
-                } else if c == q {
-                    quote = None;
-                }
-            }
-            None => match c {
-                '\'' | '"' | '`' => quote = Some(c),
-                '?' => return true,
-                '#' => {
-                    for c in chars.by_ref() {
-                        if c == '\n' {
-                            break;
-                        }
-                    }
-                }
-                '-' if chars.peek() == Some(&'-') => {
-                    for c in chars.by_ref() {
-                        if c == '\n' {
-                            break;
-                        }
-                    }
-                }
-                '/' if chars.peek() == Some(&'*') => {
-                    chars.next();
-                    let mut last = ' ';
-                    for c in chars.by_ref() {
-                        if last == '*' && c == '/' {
-                            break;
-                        }
-                        last = c;
-                    }
-                }
-                _ => {}
-            },
-        }
-    }
-    false
+    crate::sqltext::placeholder_offsets(sql).next().is_some()
 }
 
 /// Parses `YYYYMMDD HH:MM:SS,serverhost,user,host,connection,queryid,OPERATION,db,object,retcode`

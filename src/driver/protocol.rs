@@ -6,8 +6,8 @@
 //! statement is index-only), so a benchmark's protocol is part of what it measures.
 //! `--protocol` chooses; each kind's reference tool's is its default.
 //!
-//! Owns: the protocols, what a cell records of them, and writing values into a statement's
-//! text. Must not know any kind, connection or server.
+//! Owns: the protocols and what a cell records of them (where a text statement's values
+//! go is `sqltext`'s reading). Must not know any kind, connection or server.
 
 use serde::{Deserialize, Serialize};
 
@@ -60,62 +60,9 @@ impl CellProtocol {
     }
 }
 
-/// The pieces of `sql` around its `?` placeholders (outside quotes and comments): one more
-/// than there are placeholders.
-pub fn split_at_placeholders(sql: &str) -> Vec<&str> {
-    let bytes = sql.as_bytes();
-    let (mut pieces, mut start, mut at) = (Vec::new(), 0, 0);
-    let skip_to = |from: usize, end: &[u8]| -> usize {
-        bytes[from..]
-            .windows(end.len())
-            .position(|window| window == end)
-            .map_or(bytes.len(), |found| from + found + end.len())
-    };
-    while at < bytes.len() {
-        match bytes[at] {
-            quote @ (b'\'' | b'"' | b'`') => {
-                at += 1;
-                while at < bytes.len() && bytes[at] != quote {
-                    // A backslash escapes the next byte in strings, not in identifiers.
-                    at += if bytes[at] == b'\\' && quote != b'`' {
-                        2
-                    } else {
-                        1
-                    };
-                }
-                at += 1;
-            }
-            b'#' => at = skip_to(at, b"\n"),
-            b'-' if bytes[at..].starts_with(b"-- ") => at = skip_to(at, b"\n"),
-            b'/' if bytes[at..].starts_with(b"/*") => at = skip_to(at + 2, b"*/"),
-            b'?' => {
-                pieces.push(&sql[start..at]);
-                at += 1;
-                start = at;
-            }
-            _ => at += 1,
-        }
-    }
-    pieces.push(&sql[start.min(sql.len())..]);
-    pieces
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn placeholders_split_outside_quotes_and_comments_only() {
-        assert_eq!(
-            split_at_placeholders("SELECT c FROM t WHERE id IN (?,?) AND k = ?"),
-            ["SELECT c FROM t WHERE id IN (", ",", ") AND k = ", ""]
-        );
-        assert_eq!(
-            split_at_placeholders("SELECT '?', \"a\\\"?\", `?` /* ? */ -- ?\n, ? # ?"),
-            ["SELECT '?', \"a\\\"?\", `?` /* ? */ -- ?\n, ", " # ?"]
-        );
-        assert_eq!(split_at_placeholders("SELECT 1"), ["SELECT 1"]);
-    }
 
     #[test]
     fn the_reference_is_the_default_and_a_choice_is_recorded_beside_it() {

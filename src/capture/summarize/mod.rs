@@ -28,7 +28,7 @@ mod tables;
 mod tests;
 mod toml_text;
 
-use crate::scenario::file::placeholders;
+use crate::sqltext::placeholder_count;
 use params::*;
 use tables::*;
 use toml_text::*;
@@ -230,7 +230,7 @@ fn leave_out_unreplayable(groups: &mut Vec<Group>, left_out: &mut BTreeMap<Strin
     // A text whose own `?`s would be taken for parameters (not SQL a client sends).
     groups.retain(|group| {
         let (sql, params) = group.statement();
-        let fits = placeholders(sql) == params.len();
+        let fits = placeholder_count(sql) == params.len();
         if !fits {
             *left_out
                 .entry("statements with ? outside quotes".into())
@@ -457,7 +457,7 @@ impl Group {
             (
                 sql.to_string(),
                 0,
-                vec![Observed::default(); placeholders(sql)],
+                vec![Observed::default(); placeholder_count(sql)],
             )
         });
         form.1 += 1;

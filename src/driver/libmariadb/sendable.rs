@@ -5,7 +5,8 @@
 //! what the statements mean.
 
 use super::*;
-use crate::driver::protocol::{split_at_placeholders, Protocol};
+use crate::driver::protocol::Protocol;
+use crate::sqltext::split_at_placeholders;
 
 /// A statement of a worker's, prepared or sent as text.
 pub enum Sendable {

@@ -17,8 +17,8 @@ mod rows;
 
 pub use generators::Generator;
 pub use model::{
-    placeholders, CapVariant, Event, GroupRate, KillNode, Phase, PhaseGroup, Profile, Scenario,
-    Statement, Step, Table,
+    CapVariant, Event, GroupRate, KillNode, Phase, PhaseGroup, Profile, Scenario, Statement, Step,
+    Table,
 };
 pub use resolve::resolve;
 pub use rows::FileRows;

@@ -273,23 +273,3 @@ pub struct Statement {
     pub sql: String,
     pub params: Vec<Generator>,
 }
-
-/// Counts `?` placeholders outside quoted strings.
-pub fn placeholders(sql: &str) -> usize {
-    let mut count = 0;
-    let mut quote: Option<char> = None;
-    let mut chars = sql.chars().peekable();
-    while let Some(ch) = chars.next() {
-        match (quote, ch) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), '\\') => {
-                chars.next();
-            }
-            (Some(_), _) => {}
-            (None, '\'' | '"' | '`') => quote = Some(ch),
-            (None, '?') => count += 1,
-            _ => {}
-        }
-    }
-    count
-}

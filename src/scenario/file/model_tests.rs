@@ -3,15 +3,6 @@
 use super::model::*;
 
 #[test]
-fn placeholders_outside_quotes_are_counted() {
-    assert_eq!(
-        placeholders("SELECT * FROM t WHERE a = ? AND b = '?' AND c = ?"),
-        2
-    );
-    assert_eq!(placeholders("SELECT 'it\\'s ?' , ?"), 1);
-}
-
-#[test]
 fn check_queries_are_kept_and_an_empty_one_is_refused_at_its_line() {
     let file = |check: &str| {
         format!(

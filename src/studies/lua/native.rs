@@ -1,6 +1,7 @@
 //! The `__enginebench` table the prelude wraps (`prelude.lua`): connecting, random strings
-//! and numbers the ffi calls do not cover, fatal-error lines, and the state's context for
-//! the ffi calls (`fast.rs`); and sysbench's `sb_counter_inc`, which scripts declare.
+//! and numbers the ffi calls do not cover, fatal-error lines, a statement's text around its
+//! placeholders (`crate::sqltext`'s reading), and the state's context for the ffi calls
+//! (`fast.rs`); and sysbench's `sb_counter_inc`, which scripts declare.
 //!
 //! Owns: what the prelude may call natively. Must not know the runner or the reports.
 
@@ -36,6 +37,7 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
         })?,
     )?;
     native.set("count_ignored", lua.create_function(|_, ()| Ok(()))?)?;
+    native.set("around_placeholders", around_placeholders(lua)?)?;
     native.set("driver_created", note_driver_created(lua)?)?;
     let ctx = Rc::clone(&context);
     native.set(
@@ -121,6 +123,19 @@ pub fn install(lua: &Lua, context: Rc<Context>) -> mlua::Result<()> {
 /// what makes its `--report-interval` line count statements rather than events. One
 /// flag per process, as sysbench's, because a command runs one script.
 static DATABASE_DRIVER_CREATED: AtomicBool = AtomicBool::new(false);
+
+/// The native call an emulated prepared statement (`--db-ps-mode=disable`) splits its
+/// text with: the pieces around the `?` the server would take for placeholders.
+fn around_placeholders(lua: &Lua) -> mlua::Result<mlua::Function> {
+    lua.create_function(|lua, query: mlua::String| {
+        let query = query.as_bytes();
+        let pieces = crate::sqltext::pieces_around_placeholders(&query[..])
+            .into_iter()
+            .map(|piece| lua.create_string(&query[piece]))
+            .collect::<mlua::Result<Vec<_>>>()?;
+        lua.create_sequence_from(pieces)
+    })
+}
 
 /// The native call `sysbench.sql.driver()` makes once the driver's name is accepted.
 fn note_driver_created(lua: &Lua) -> mlua::Result<mlua::Function> {

@@ -246,7 +246,7 @@ pub(super) fn run_event(
     }
     let mut statements = Vec::new();
     for statement in &event.statements {
-        let wanted = placeholders(statement.sql.get_ref());
+        let wanted = crate::sqltext::placeholder_count(statement.sql.get_ref());
         if wanted != statement.params.len() {
             return Err(resolver.error(
                 statement.sql.span().start,
