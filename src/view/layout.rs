@@ -34,7 +34,8 @@ pub enum Part {
     /// An empty line.
     Blank,
     /// The phases' tables: run phases threads down and set-ups across, per statement;
-    /// load, sequence and DDL phases each in a table of their own.
+    /// load, sequence and DDL phases each in a table of their own; with the failed cells
+    /// and the run's status (a layout with it lists no [`Part::Status`]).
     Phases,
     /// A workload's transactions and queries per second and event latency per set-up and
     /// thread count, each client group under its cell's row (sysbench's figures), with the
@@ -48,18 +49,13 @@ pub enum Part {
     Nodes,
     /// The agents of a run shared between machines.
     Agents,
-    /// How the run ended.
+    /// How the run ended ([`Part::Phases`] and [`Part::Transactions`] draw it under their
+    /// tables: a layout with either lists it no more).
     Status,
-    /// The warnings.
+    /// The warnings (no other part draws them).
     Warnings,
 }
 
 /// The layout of a run whose kind this build does not know (a record from a newer
 /// enginebench): every shared part that finds something to show.
-pub const ANY_KIND: Layout = Layout::of(&[
-    Part::Phases,
-    Part::Nodes,
-    Part::Agents,
-    Part::Status,
-    Part::Warnings,
-]);
+pub const ANY_KIND: Layout = Layout::of(&[Part::Phases, Part::Nodes, Part::Agents, Part::Warnings]);

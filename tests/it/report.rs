@@ -708,3 +708,40 @@ fn the_demo_answers_on_one_screen_and_the_detail_says_nothing_more_than_twice() 
     let repeated: Vec<_> = seen.iter().filter(|(_, n)| **n > 2).collect();
     assert!(repeated.is_empty(), "{repeated:#?}");
 }
+
+/// Every kind's layout, and a newer kind's, says the warnings and the run's status once:
+/// the phases' and the transactions' tables carry the status under them, so a layout with
+/// either lists no Status, and the warnings are a part of their own. (The default layout
+/// and the kinds built on the phases' tables printed both twice with `--detail`.)
+#[test]
+fn every_layout_says_the_warnings_and_the_runs_status_once() {
+    use enginebench::report::text::{Part, ANY_KIND};
+    let mut record = parse_record(&fixture("s0-scenario.json"), "s0-scenario.json").unwrap();
+    record.status = enginebench::results::RunStatus::Interrupted;
+    let view = View::of(&record);
+    assert!(
+        !view.warnings().is_empty(),
+        "the fixture has a warning to say"
+    );
+    let interrupted = "The run was interrupted: the tables show the cells finished before it.";
+    let layouts = enginebench::studies::KINDS
+        .iter()
+        .map(|kind| (kind.name, kind.layout))
+        .chain([("a kind this build does not know", ANY_KIND)]);
+    for (name, layout) in layouts {
+        let text = enginebench::report::text::tables(&view, layout, TableStyle::Markdown);
+        let said = |wanted: &str| text.lines().filter(|line| *line == wanted).count();
+        let lists = |part: Part| layout.parts.contains(&part);
+        assert_eq!(
+            said("Warnings"),
+            usize::from(lists(Part::Warnings)),
+            "{name}:\n{text}"
+        );
+        let with_status = lists(Part::Phases) || lists(Part::Transactions) || lists(Part::Status);
+        assert_eq!(
+            said(interrupted),
+            usize::from(with_status),
+            "{name}:\n{text}"
+        );
+    }
+}

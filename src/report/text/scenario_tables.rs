@@ -14,7 +14,8 @@ use crate::results::OutcomeRecord;
 use crate::view::{distinct, Group, Phase, PhaseKind, View};
 
 /// A scenario's run: the server, S1's pivot of phases, load phases, one table per run
-/// phase with its counters, loads and footprints, sequences, DDL phases, warnings.
+/// phase with its counters, loads and footprints, the failed cells and the run's status,
+/// sequences, DDL phases (the warnings are a part of their own: `Part::Warnings`).
 pub fn scenario_tables(view: &View, style: TableStyle) -> String {
     let record = &view.record;
     let mut out = String::new();
@@ -54,7 +55,6 @@ pub fn scenario_tables(view: &View, style: TableStyle) -> String {
     out.push_str(&status_lines(view));
     out.push_str(&sequence_section(view, style));
     out.push_str(&ddl_section(view, style));
-    out.push_str(&warnings_section(view));
     out
 }
 

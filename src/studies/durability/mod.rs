@@ -39,7 +39,7 @@ pub const KIND: Kind = Kind {
                 "what each engine and profile loses in a crash: a ledger of commits, then a process kill and a simulated power loss, checked against what the client was told".into(),
             )]
     },
-    layout: Layout::of(&[Part::Phases, Part::Status, Part::Warnings]),
+    layout: Layout::of(&[Part::Phases, Part::Warnings]),
     protocol: crate::driver::Protocol::Text,
     protocol_fixed: Some("the ledger's commits are text statements whose values are what a crash trial checks against"),
     ..Kind::NONE

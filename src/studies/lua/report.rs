@@ -18,7 +18,6 @@ pub const LAYOUT: Layout = Layout {
         Part::Phases,
         Part::Nodes,
         Part::Agents,
-        Part::Status,
         Part::Warnings,
         Part::Own,
     ],

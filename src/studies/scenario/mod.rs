@@ -54,7 +54,7 @@ pub const KIND: Kind = Kind {
         let names: Vec<&str> = BUILTIN_FILES.iter().map(|(name, _)| *name).collect();
         Some(format!("the built-in studies are {}", names.join(", ")))
     },
-    layout: Layout::of(&[Part::Phases, Part::Nodes, Part::Agents]),
+    layout: Layout::of(&[Part::Phases, Part::Nodes, Part::Agents, Part::Warnings]),
     listed: || {
         BUILTIN_FILES
             .iter()
