@@ -253,18 +253,20 @@ pub trait Inspect: Reach + Observe {
     }
 
     /// `--no-probes`: what the login told (the version, from the handshake) and nothing
-    /// asked; the variables and TLS are not read.
+    /// asked; the variables and TLS are not read. A server of ours says its version with
+    /// `--version`, sending nothing to the server.
     fn record_unprobed(&self, conn: &OwnConn) -> ServerRecord {
         let (mariadb, version) = conn.login_version();
         let facts = self.facts(&BTreeMap::new());
+        let binary_says = facts
+            .command_line
+            .first()
+            .map(|binary| crate::server::builds::binary_version(std::path::Path::new(binary)));
         ServerRecord {
             kind: facts.kind.into(),
             address: facts.address,
             flavour: if mariadb { "mariadb" } else { "mysql" }.into(),
-            version: match version {
-                Some((major, minor, patch)) => format!("{major}.{minor}.{patch}"),
-                None => "MariaDB (version not read: --no-probes)".into(),
-            },
+            version: unprobed_version(binary_says, version),
             datadir: facts.datadir,
             datadir_on_tmpfs: facts.datadir_on_tmpfs,
             command_line: facts.command_line,
@@ -362,6 +364,18 @@ pub struct TargetFacts {
     pub datadir_on_tmpfs: bool,
     pub command_line: Vec<String>,
     pub caps: Option<crate::server::caps::CapsRecord>,
+}
+
+/// The version a `--no-probes` record shows, asked of nobody: what our server's binary says
+/// (as `@@version` reads it, `10.11.19-MariaDB-0+deb12u1`), else the login's where it
+/// tells one. MariaDB 10.x greets as `5.5.5-10.11.19-MariaDB…` (the prefix old clients
+/// and replicas expected) and the client keeps only the 5.5.5: a 5.5.5 is never shown.
+fn unprobed_version(binary_says: Option<String>, login: Option<(u16, u16, u16)>) -> String {
+    match (binary_says.filter(|version| !version.is_empty()), login) {
+        (Some(version), _) => version,
+        (None, Some((major, minor, patch))) => format!("{major}.{minor}.{patch}"),
+        (None, None) => "MariaDB (version not read: --no-probes)".into(),
+    }
 }
 
 /// Why a target is replaced, for the message an external server gives.
@@ -470,5 +484,32 @@ pub fn engine_missing(engine: Engine, available: &[String]) -> ServerError {
     ServerError::EngineMissing {
         engine: engine.display_name().to_string(),
         available: available.join(", "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unprobed_version;
+
+    #[test]
+    fn an_unprobed_record_shows_the_binarys_version_else_the_logins_never_5_5_5() {
+        assert_eq!(
+            unprobed_version(Some("10.11.19-MariaDB-0+deb12u1".into()), None),
+            "10.11.19-MariaDB-0+deb12u1"
+        );
+        assert_eq!(
+            unprobed_version(Some("9.7.4".into()), Some((9, 7, 4))),
+            "9.7.4"
+        );
+        // An external server: the login's version where it tells one (MySQL, MariaDB 11).
+        assert_eq!(unprobed_version(None, Some((11, 8, 6))), "11.8.6");
+        assert_eq!(
+            unprobed_version(Some(String::new()), Some((11, 8, 6))),
+            "11.8.6"
+        );
+        assert_eq!(
+            unprobed_version(None, None),
+            "MariaDB (version not read: --no-probes)"
+        );
     }
 }

@@ -225,16 +225,26 @@ fn flavour_of(binary: &Path) -> Result<Flavour, ServerError> {
 /// The version a build's binary reports (`11.8.9-MariaDB-0+deb13u1`), empty when it does
 /// not run.
 pub fn version_line(tree: &ServerTree) -> String {
-    Command::new(&tree.binary)
+    binary_version(&tree.binary)
+}
+
+/// The version a server binary reports with `--version`, as the server's `@@version` reads
+/// (`10.11.19-MariaDB-0+deb12u1`): for a server of ours, its version without asking it.
+/// Empty when the binary does not run or says none.
+pub fn binary_version(binary: &Path) -> String {
+    Command::new(binary)
         .arg("--version")
         .output()
-        .map(|out| {
-            let text = String::from_utf8_lossy(&out.stdout).into_owned();
-            text.split_once("Ver ")
-                .and_then(|(_, rest)| rest.split_whitespace().next())
-                .unwrap_or_default()
-                .to_string()
-        })
+        .map(|out| version_in(&String::from_utf8_lossy(&out.stdout)).to_string())
+        .unwrap_or_default()
+}
+
+/// The version in a server's `--version` line (`mariadbd  Ver 10.11.19-MariaDB-0+deb12u1
+/// for debian-linux-gnu …`): the word after `Ver`.
+fn version_in(version_output: &str) -> &str {
+    version_output
+        .split_once("Ver ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
         .unwrap_or_default()
 }
 
@@ -450,5 +460,27 @@ impl Drop for BuildLock {
     fn drop(&mut self) {
         // Removed while still locked, then unlocked by closing the file.
         let _ = fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_version_is_the_word_after_ver_as_the_server_says_it() {
+        assert_eq!(
+            version_in(
+                "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)\n"
+            ),
+            "10.11.19-MariaDB-0+deb12u1"
+        );
+        assert_eq!(
+            version_in(
+                "/usr/sbin/mysqld  Ver 9.7.4 for Linux on x86_64 (MySQL Community Server - GPL)"
+            ),
+            "9.7.4"
+        );
+        assert_eq!(version_in("no version here"), "");
     }
 }
