@@ -19,6 +19,10 @@ const SAY_BUSY_EVERY: Duration = Duration::from_secs(10);
 /// How long one look may take before the server is called silent anyway: its own
 /// connection waits a few seconds at most, so a look this late is stuck itself.
 const LOOK_LIMIT: Duration = Duration::from_secs(30);
+/// How long the end of a cell waits for its looks still under way: a look that answers
+/// after the cell would land its connection and query in the next cell's counters, and
+/// one that has not ended by then is stuck on a server that does not answer.
+const LOOKS_ENDED_WITHIN: Duration = Duration::from_secs(10);
 
 /// What a look at the server found, for a cell that has waited past its bound.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +61,24 @@ pub(super) struct Looks {
     next: Option<Instant>,
     /// When the wait for a busy server was last said.
     said: Option<Instant>,
+    /// Every look's thread, waited for when the cell ends.
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Looks {
+    /// The cell is over: its looks still under way end first (within
+    /// [`LOOKS_ENDED_WITHIN`]), so that none of their statements reach the next cell.
+    fn drop(&mut self) {
+        let until = Instant::now() + LOOKS_ENDED_WITHIN;
+        for thread in self.threads.drain(..) {
+            while !thread.is_finished() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if thread.is_finished() {
+                let _ = thread.join();
+            }
+        }
+    }
 }
 
 /// What the looks make of a cell past its bound.
@@ -75,11 +97,12 @@ impl Looks {
             pending: None,
             next: None,
             said: None,
+            threads: Vec::new(),
         }
     }
 
     /// Something completed: the next wait past the bound starts with a fresh look (a look
-    /// still under way is left to end on its own; its answer is not wanted).
+    /// still under way ends on its own, its answer not wanted; the cell's end waits for it).
     pub(super) fn reset(&mut self) {
         self.pending = None;
         self.next = None;
@@ -124,7 +147,9 @@ impl Looks {
                 let _ = sender.send(look());
             });
         match spawned {
-            Ok(_) => {
+            Ok(thread) => {
+                self.threads.retain(|thread| !thread.is_finished());
+                self.threads.push(thread);
                 self.pending = Some((now, answer));
                 Verdict::Wait
             }
@@ -227,5 +252,34 @@ mod tests {
             Some(&Verdict::Silent("the server process is stopped".into()))
         );
         assert_eq!(taken.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn the_end_of_a_cell_waits_for_its_look_under_way() {
+        // A look that answered after its cell would land its connection and process-list
+        // query in the next cell's Com_* deltas.
+        let ended = Arc::new(AtomicUsize::new(0));
+        let (began, first) = mpsc::channel();
+        let look_ended = Arc::clone(&ended);
+        let began = std::sync::Mutex::new(began);
+        let mut looks = Looks::new(CellWatch {
+            label: "cell".into(),
+            look: Arc::new(move || {
+                let _ = began.lock().unwrap().send(());
+                std::thread::sleep(Duration::from_millis(200));
+                look_ended.fetch_add(1, Ordering::SeqCst);
+                Liveness::Busy("1 statement".into())
+            }),
+        });
+        let bound = Duration::from_secs(10);
+        assert_eq!(
+            looks.judge(Instant::now(), bound + bound, bound),
+            Verdict::Wait
+        );
+        first.recv().unwrap();
+        // Something completed: the answer is not wanted, but the look goes on.
+        looks.reset();
+        drop(looks);
+        assert_eq!(ended.load(Ordering::SeqCst), 1, "a look outlived its cell");
     }
 }
