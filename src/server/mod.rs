@@ -288,7 +288,9 @@ impl ConnectionSpec {
             SslMode::Disabled => false,
             SslMode::Preferred => {
                 if self.preferred_settled.get().is_none() {
-                    let _ = self.connect();
+                    // A connection of its own, counted as the set-up's: the server
+                    // counts it whatever it is for.
+                    let _ = self.connect_own(Purpose::Setup);
                 }
                 self.preferred_settled.get().copied().unwrap_or(false)
             }
@@ -300,13 +302,26 @@ impl ConnectionSpec {
     /// `purpose` says: every probe and set-up statement goes through one of these.
     /// Its packet limit is given, so the mysql crate does not ask the server for it with a
     /// `SELECT @@max_allowed_packet` of its own at each login.
+    /// Logins that reached the server but gave no connection are counted too (the
+    /// server's `Connections` counts them).
     pub fn connect_own(&self, purpose: Purpose) -> Result<OwnConn, ServerError> {
         let spec = self.changed(&|opts| opts.max_allowed_packet(Some(OWN_MAX_PACKET_BYTES)));
-        let conn = spec.connect()?;
-        Ok(OwnConn::opened(conn, &spec.opts, purpose))
+        let (conn, failed_logins) = spec.login();
+        own_load::count_failed_logins(purpose, failed_logins);
+        Ok(OwnConn::opened(conn?, &spec.opts, purpose))
     }
 
+    /// A connection that is not enginebench's own: a worker's (the workload's), or a
+    /// command's outside runs. Anything a run sends for itself goes through
+    /// [`Self::connect_own`].
     pub fn connect(&self) -> Result<Conn, ServerError> {
+        self.login().0
+    }
+
+    /// A login, and how many logins reached the server without giving the connection:
+    /// under PREFERRED, the TLS one a server without TLS refused; the one that failed.
+    fn login(&self) -> (Result<Conn, ServerError>, u64) {
+        let failed = |err: &mysql::Error| u64::from(own_load::login_reached_server(err));
         let unreachable = |err: mysql::Error| ServerError::Unreachable {
             target: self.label.clone(),
             cause: if read_limit::timed_out(&err) {
@@ -321,16 +336,31 @@ impl ConnectionSpec {
             return match bounded_login(with_tls.into()) {
                 Ok(conn) => {
                     let _ = self.preferred_settled.set(true);
-                    Ok(conn)
+                    (Ok(conn), 0)
                 }
                 Err(mysql::Error::DriverError(mysql::DriverError::TlsNotSupported)) => {
                     let _ = self.preferred_settled.set(false);
-                    bounded_login(self.opts.clone()).map_err(unreachable)
+                    match bounded_login(self.opts.clone()) {
+                        Ok(conn) => (Ok(conn), 1),
+                        Err(err) => {
+                            let failed = 1 + failed(&err);
+                            (Err(unreachable(err)), failed)
+                        }
+                    }
                 }
-                Err(err) => Err(unreachable(err)),
+                Err(err) => {
+                    let failed = failed(&err);
+                    (Err(unreachable(err)), failed)
+                }
             };
         }
-        bounded_login(self.opts()).map_err(unreachable)
+        match bounded_login(self.opts()) {
+            Ok(conn) => (Ok(conn), 0),
+            Err(err) => {
+                let failed = failed(&err);
+                (Err(unreachable(err)), failed)
+            }
+        }
     }
 }
 
