@@ -39,8 +39,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use thiserror::Error;
 
-/// The packet limit of enginebench's own connections: the protocol's largest, so that the
-/// server's own `max_allowed_packet` is the one that applies.
+/// The packet limit of every mysql-crate connection: the protocol's largest, so that the
+/// server's own `max_allowed_packet` is the one that applies (and the crate does not ask
+/// for it at each login).
 const OWN_MAX_PACKET_BYTES: usize = 1 << 30;
 
 /// The database enginebench works in on any server. On an external server it creates
@@ -107,10 +108,13 @@ pub struct ConnectionSpec {
 }
 
 impl ConnectionSpec {
-    /// A connection over a unix socket (the throwaway server's default transport).
+    /// A connection over a unix socket (the throwaway server's default transport). Both
+    /// clients take a named socket as it is; `prefer_socket` would only have the mysql
+    /// crate ask the server for its socket (`SELECT @@socket`) at each login.
     pub fn unix_socket(path: &std::path::Path, user: &str, database: Option<&str>) -> Self {
         let builder = OptsBuilder::new()
             .socket(Some(path.to_string_lossy().to_string()))
+            .prefer_socket(false)
             .user(Some(user))
             .db_name(database)
             .tcp_connect_timeout(Some(Duration::from_secs(5)));
@@ -123,9 +127,10 @@ impl ConnectionSpec {
         }
     }
 
-    /// A TCP connection, or the DSN's `?socket=`, with the DSN's TLS. Otherwise
-    /// `prefer_socket` is switched off: the mysql crate otherwise moves a 127.0.0.1
-    /// connection to the unix socket silently (FACTS.md), and TCP is what was asked.
+    /// A TCP connection, or the DSN's `?socket=`, with the DSN's TLS. `prefer_socket` is
+    /// switched off: the mysql crate otherwise moves a 127.0.0.1 connection to the unix
+    /// socket silently (FACTS.md), and TCP is what was asked; a named socket is taken as
+    /// it is (the crate would only ask the server for its own, `SELECT @@socket`).
     pub fn tcp(dsn: &Dsn, database: Option<&str>) -> Self {
         let builder = OptsBuilder::new()
             .ip_or_hostname(Some(dsn.host.clone()))
@@ -134,7 +139,7 @@ impl ConnectionSpec {
             .user(Some(dsn.user.clone()))
             .pass(dsn.password.clone())
             .db_name(database)
-            .prefer_socket(dsn.socket.is_some())
+            .prefer_socket(false)
             .tcp_connect_timeout(Some(Duration::from_secs(5)));
         ConnectionSpec {
             opts: builder.into(),
@@ -281,7 +286,7 @@ impl ConnectionSpec {
     /// found (settled by connecting, if none has yet). Over a unix socket, never: the
     /// socket is already private, and neither client encrypts it.
     pub fn tls_in_force(&self) -> bool {
-        if self.opts.get_socket().is_some() && self.opts.get_prefer_socket() {
+        if self.opts.get_socket().is_some() {
             return false;
         }
         match self.tls.mode() {
@@ -313,9 +318,12 @@ impl ConnectionSpec {
 
     /// A connection that is not enginebench's own: a worker's (the workload's), or a
     /// command's outside runs. Anything a run sends for itself goes through
-    /// [`Self::connect_own`].
+    /// [`Self::connect_own`]. Its packet limit is given too: a worker's login sends
+    /// nothing beyond the workload's statements, as libmariadb's does.
     pub fn connect(&self) -> Result<Conn, ServerError> {
-        self.login().0
+        self.changed(&|opts| opts.max_allowed_packet(Some(OWN_MAX_PACKET_BYTES)))
+            .login()
+            .0
     }
 
     /// A login, and how many logins reached the server without giving the connection:

@@ -71,15 +71,16 @@ steps = [
 ]
 "#;
 
-/// `enginebench ARGS --dsn` against `server` in database `database`, its record; the
-/// server's counters that moved over it.
+/// `enginebench ARGS --dsn` against `server` in database `database` (`dsn_query`: the
+/// URL's options), its record; the server's counters that moved over it.
 fn run_measured(
     server: &ThrowawayServer,
     tmp: &std::path::Path,
     database: &str,
     args: &[&str],
+    dsn_query: &str,
 ) -> (serde_json::Value, BTreeMap<String, i64>) {
-    let dsn = format!("mysql://root@127.0.0.1:{}", server.port());
+    let dsn = format!("mysql://root@127.0.0.1:{}{dsn_query}", server.port());
     let mut args: Vec<&str> = args.to_vec();
     args.extend_from_slice(&["--dsn", &dsn, "--database", database, "--repeat=1"]);
     let mut reader = reader(server);
@@ -111,8 +112,16 @@ fn assert_workload_and_own(record: &serde_json::Value, delta: &BTreeMap<String, 
          server {delta:?}\nrecord {own}"
     );
     // The workload's statements go as text: every prepare and execution is enginebench's.
-    assert_eq!(server("Com_stmt_execute"), both("executes"), "{delta:?}\n{own}");
-    assert_eq!(server("Com_stmt_prepare"), both("prepares"), "{delta:?}\n{own}");
+    assert_eq!(
+        server("Com_stmt_execute"),
+        both("executes"),
+        "{delta:?}\n{own}"
+    );
+    assert_eq!(
+        server("Com_stmt_prepare"),
+        both("prepares"),
+        "{delta:?}\n{own}"
+    );
     assert_eq!(
         text_statements(delta),
         workload_statements + both("queries"),
@@ -146,18 +155,21 @@ fn a_scenario_s_loads_ddl_and_sequence_are_counted_with_and_without_probes() {
     let file = file.to_str().unwrap();
     let args = ["run", file, "--protocol", "text"];
 
-    let (record, delta) = run_measured(&server, &tmp, "own_scenario_a", &args);
+    let (record, delta) = run_measured(&server, &tmp, "own_scenario_a", &args, "");
     assert_workload_and_own(&record, &delta);
     // The loads went through the counted path: LOAD DATA for t (its chunks), the load
     // phase's prepared row inserts, its multi-row inserts, the sequence's loads.
     let setup = &record["own_statements"]["setup"];
-    assert!(delta.get("Com_load").copied().unwrap_or(0) >= 3, "{delta:?}");
+    assert!(
+        delta.get("Com_load").copied().unwrap_or(0) >= 3,
+        "{delta:?}"
+    );
     assert!(count(&setup["executes"]) >= 120, "{setup}");
     assert!(count(&setup["prepares"]) >= 1, "{setup}");
     assert!(count(&record["own_statements"]["probes"]["queries"]) > 0);
 
     let no_probes: Vec<&str> = args.iter().copied().chain(["--no-probes"]).collect();
-    let (record, delta) = run_measured(&server, &tmp, "own_scenario_b", &no_probes);
+    let (record, delta) = run_measured(&server, &tmp, "own_scenario_b", &no_probes, "");
     assert_workload_and_own(&record, &delta);
     assert_no_probes(&record, &delta);
     let _ = std::fs::remove_file(file);
@@ -178,15 +190,36 @@ fn the_durability_kind_s_own_step_and_emptied_tables_are_counted_with_and_withou
         "--no-crash",
     ];
 
-    let (record, delta) = run_measured(&server, &tmp, "own_ledger_a", &args);
+    let (record, delta) = run_measured(&server, &tmp, "own_ledger_a", &args, "");
     assert_workload_and_own(&record, &delta);
     // The ledger's tables made by the kind's own step, then emptied before the cell.
-    assert!(delta.get("Com_create_table").copied().unwrap_or(0) >= 1, "{delta:?}");
-    assert!(delta.get("Com_truncate").copied().unwrap_or(0) >= 1, "{delta:?}");
+    assert!(
+        delta.get("Com_create_table").copied().unwrap_or(0) >= 1,
+        "{delta:?}"
+    );
+    assert!(
+        delta.get("Com_truncate").copied().unwrap_or(0) >= 1,
+        "{delta:?}"
+    );
 
     let no_probes: Vec<&str> = args.iter().copied().chain(["--no-probes"]).collect();
-    let (record, delta) = run_measured(&server, &tmp, "own_ledger_b", &no_probes);
+    let (plain, delta) = run_measured(&server, &tmp, "own_ledger_b", &no_probes, "");
+    assert_workload_and_own(&plain, &delta);
+    assert_no_probes(&plain, &delta);
+
+    // TLS PREFERRED on a server without TLS: the first login of each connection family
+    // asks for TLS, is refused, and logs in plain; the refused logins are connections the
+    // server counted, and so does the record.
+    let (record, delta) = run_measured(
+        &server,
+        &tmp,
+        "own_ledger_c",
+        &no_probes,
+        "?ssl-mode=PREFERRED",
+    );
     assert_workload_and_own(&record, &delta);
-    assert_no_probes(&record, &delta);
+    let logins =
+        |record: &serde_json::Value| count(&record["own_statements"]["setup"]["connections"]);
+    assert!(logins(&record) > logins(&plain), "{record}\n{plain}");
     common::assert_nothing_left(&tmp);
 }
