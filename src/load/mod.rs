@@ -2,7 +2,9 @@
 //! them), and the fast default enginebench uses to prepare every study's data.
 //!
 //! Rows are generated per chunk from an RNG seeded by the chunk's first id, so the same
-//! table is loaded whatever the method or the number of parallel connections.
+//! table is loaded whatever the method or the number of parallel connections. Every load
+//! connection is one of enginebench's own, counted as the set-up's (a run's record says
+//! what its loads sent).
 
 mod args;
 mod error;
@@ -24,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::measure::{sample_process, ProcessDelta};
-use crate::server::ConnectionSpec;
+use crate::server::{ConnectionSpec, Purpose};
 use sql_text::{push_sql_literal, push_tsv_field};
 
 mod range;
@@ -252,7 +254,7 @@ pub fn load_table(
     keep_going: &(dyn Fn() -> bool + Sync),
 ) -> Result<LoadOutcome, LoadError> {
     let mut conn = spec
-        .connect()
+        .connect_own(Purpose::Setup)
         .map_err(|err| LoadError::setup(&table.name, err.to_string()))?;
     let setup = |err: mysql::Error| LoadError::ddl(&table.name, &err);
     for statement in &table.before_create {
@@ -378,7 +380,7 @@ impl WorkerTotals {
 }
 
 fn count_rows(spec: &ConnectionSpec, table: &str) -> Option<u64> {
-    let mut conn = spec.connect().ok()?;
+    let mut conn = spec.connect_own(Purpose::Setup).ok()?;
     conn.query_first(format!("SELECT COUNT(*) FROM `{table}`"))
         .ok()
         .flatten()

@@ -70,7 +70,7 @@ pub(super) fn load_range(
     keep_going: &(dyn Fn() -> bool + Sync),
 ) -> Result<WorkerTotals, LoadError> {
     let mut conn = spec
-        .connect()
+        .connect_own(Purpose::Setup)
         .map_err(|err| LoadError::setup(&table.name, err.to_string()))?;
     let mut rows = RowStream::new(table, first, last);
     let mut totals = WorkerTotals::default();

@@ -49,8 +49,9 @@ pub trait StepHost {
     fn run_database(&self) -> &str;
     /// `database` created (or emptied of `tables`) for the run.
     fn fresh_database(&mut self, database: &str, tables: &[&str]) -> anyhow::Result<()>;
-    /// A new connection to the server, in `database`.
-    fn connect(&self, database: &str) -> anyhow::Result<mysql::Conn>;
+    /// A new connection to the server, in `database`, counted as the set-up's own (the
+    /// record's `own_statements`).
+    fn connect(&self, database: &str) -> anyhow::Result<crate::server::OwnConn>;
     /// How to reach the server in `database`, for a client of the kind's own.
     fn spec(&self, database: &str) -> ConnectionSpec;
     /// `engine`'s cells fail before they start with `reason` (None: they run again).

@@ -532,8 +532,8 @@ impl crate::plan::StepHost for Bench<'_> {
             .fresh_database(&mut self.probe, database, tables)
     }
 
-    fn connect(&self, database: &str) -> anyhow::Result<mysql::Conn> {
-        Ok(Bench::spec(self, database).connect()?)
+    fn connect(&self, database: &str) -> anyhow::Result<crate::server::OwnConn> {
+        Ok(Bench::spec(self, database).connect_own(Purpose::Setup)?)
     }
 
     fn spec(&self, database: &str) -> ConnectionSpec {

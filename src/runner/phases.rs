@@ -1,7 +1,7 @@
 //! A scenario's phases other than measured cells: a timed DDL statement per engine, one
 //! timed load of a load phase, and the runs of a sequence phase (a timed job of steps).
 //! Each is recorded as it finishes; an engine limit or a full disk is recorded with its
-//! cause and the study goes on. This must not know how cells are measured.
+//! cause and the study goes on. What they send is counted as the set-up's own. This must not know how cells are measured.
 
 use anyhow::{anyhow, Context};
 use mysql::prelude::Queryable;
@@ -15,6 +15,7 @@ use crate::load::{load_table, memory_table_cap};
 use crate::plan::Plan;
 use crate::results::{SequenceRecord, SequenceStepRecord, StepRecord};
 use crate::scenario::file::{Phase, Step as SequenceStep};
+use crate::server::Purpose;
 use crate::sqlerror::{describe_with_hint, DescribeMysqlError};
 use crate::targets::{disk_state, failure_context, Inspect};
 
@@ -25,7 +26,7 @@ pub fn ddl(plan: &Plan, bench: &mut Bench, phase: usize, engine: Engine) -> anyh
         unreachable!("planned from a ddl phase")
     };
     let database = plan.database_for(engine, &bench.workspace.database);
-    let mut conn = bench.spec(&database).connect()?;
+    let mut conn = bench.spec(&database).connect_own(Purpose::Setup)?;
     note(&format!("{name} on {engine}: {sql}"));
     let started = Instant::now();
     let result = conn
@@ -113,7 +114,7 @@ pub fn sequence(
     };
     let database = plan.database_for(engine, &bench.workspace.database);
     let spec = bench.spec(&database);
-    let mut conn = spec.connect()?;
+    let mut conn = spec.connect_own(Purpose::Setup)?;
     // ALTER and CREATE INDEX rebuild a MEMORY table under this session's cap.
     if let Some(cap) = memory_table_cap(engine, 4 << 30) {
         conn.query_drop(cap).described()?;

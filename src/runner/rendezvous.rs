@@ -5,8 +5,8 @@
 //! milliseconds: the poll interval plus a round trip). No agent talks to another and no
 //! cluster manager is needed; whatever starts the agents (ssh, a Kubernetes Job) is enough.
 //! An agent that fails or is interrupted leaves a mark the others stop at; the last agent
-//! to leave removes the run's rows (and the database, once empty). This must not know what
-//! a step does.
+//! to leave removes the run's rows (and the database, once empty); what the meetings send
+//! is counted as the set-up's own. This must not know what a step does.
 
 use std::time::{Duration, Instant};
 
@@ -17,7 +17,7 @@ use crate::console::note;
 use crate::interrupt;
 use crate::measure::interval_log::unix_now_s;
 use crate::plan::AgentShare;
-use crate::server::ConnectionSpec;
+use crate::server::{ConnectionSpec, OwnConn, Purpose};
 
 const DATABASE: &str = "enginebench_agents";
 /// Points with a meaning of their own; steps use 0, 1, 2, ….
@@ -31,7 +31,7 @@ const WAIT_LIMIT: Duration = Duration::from_secs(30 * 60);
 const MEETING_READ_LIMIT: Duration = Duration::from_secs(10);
 
 pub struct Rendezvous {
-    conn: mysql::Conn,
+    conn: OwnConn,
     key: String,
     pub agent: AgentShare,
     /// The last point met, so a cell's start meets just after its step's.
@@ -47,7 +47,9 @@ impl Rendezvous {
     pub fn join(spec: &ConnectionSpec, agent: &AgentShare, study: &str) -> anyhow::Result<Self> {
         // Every question to the server the agents meet on is short: a server that stops
         // answering ends the wait with an error instead of holding every agent.
-        let mut conn = spec.with_read_limit(MEETING_READ_LIMIT).connect()?;
+        let mut conn = spec
+            .with_read_limit(MEETING_READ_LIMIT)
+            .connect_own(Purpose::Setup)?;
         conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS {DATABASE}"))?;
         conn.query_drop(format!(
             "CREATE TABLE IF NOT EXISTS {DATABASE}.rendezvous (

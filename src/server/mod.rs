@@ -39,8 +39,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use thiserror::Error;
 
-/// The packet limit of enginebench's own connections: the protocol's largest, so that the
-/// server's own `max_allowed_packet` is the one that applies.
+/// The packet limit of every mysql-crate connection: the protocol's largest, so that the
+/// server's own `max_allowed_packet` is the one that applies (and the crate does not ask
+/// for it at each login).
 const OWN_MAX_PACKET_BYTES: usize = 1 << 30;
 
 /// The database enginebench works in on any server. On an external server it creates
@@ -107,10 +108,13 @@ pub struct ConnectionSpec {
 }
 
 impl ConnectionSpec {
-    /// A connection over a unix socket (the throwaway server's default transport).
+    /// A connection over a unix socket (the throwaway server's default transport). Both
+    /// clients take a named socket as it is; `prefer_socket` would only have the mysql
+    /// crate ask the server for its socket (`SELECT @@socket`) at each login.
     pub fn unix_socket(path: &std::path::Path, user: &str, database: Option<&str>) -> Self {
         let builder = OptsBuilder::new()
             .socket(Some(path.to_string_lossy().to_string()))
+            .prefer_socket(false)
             .user(Some(user))
             .db_name(database)
             .tcp_connect_timeout(Some(Duration::from_secs(5)));
@@ -123,9 +127,10 @@ impl ConnectionSpec {
         }
     }
 
-    /// A TCP connection, or the DSN's `?socket=`, with the DSN's TLS. Otherwise
-    /// `prefer_socket` is switched off: the mysql crate otherwise moves a 127.0.0.1
-    /// connection to the unix socket silently (FACTS.md), and TCP is what was asked.
+    /// A TCP connection, or the DSN's `?socket=`, with the DSN's TLS. `prefer_socket` is
+    /// switched off: the mysql crate otherwise moves a 127.0.0.1 connection to the unix
+    /// socket silently (FACTS.md), and TCP is what was asked; a named socket is taken as
+    /// it is (the crate would only ask the server for its own, `SELECT @@socket`).
     pub fn tcp(dsn: &Dsn, database: Option<&str>) -> Self {
         let builder = OptsBuilder::new()
             .ip_or_hostname(Some(dsn.host.clone()))
@@ -134,7 +139,7 @@ impl ConnectionSpec {
             .user(Some(dsn.user.clone()))
             .pass(dsn.password.clone())
             .db_name(database)
-            .prefer_socket(dsn.socket.is_some())
+            .prefer_socket(false)
             .tcp_connect_timeout(Some(Duration::from_secs(5)));
         ConnectionSpec {
             opts: builder.into(),
@@ -281,14 +286,16 @@ impl ConnectionSpec {
     /// found (settled by connecting, if none has yet). Over a unix socket, never: the
     /// socket is already private, and neither client encrypts it.
     pub fn tls_in_force(&self) -> bool {
-        if self.opts.get_socket().is_some() && self.opts.get_prefer_socket() {
+        if self.opts.get_socket().is_some() {
             return false;
         }
         match self.tls.mode() {
             SslMode::Disabled => false,
             SslMode::Preferred => {
                 if self.preferred_settled.get().is_none() {
-                    let _ = self.connect();
+                    // A connection of its own, counted as the set-up's: the server
+                    // counts it whatever it is for.
+                    let _ = self.connect_own(Purpose::Setup);
                 }
                 self.preferred_settled.get().copied().unwrap_or(false)
             }
@@ -300,13 +307,29 @@ impl ConnectionSpec {
     /// `purpose` says: every probe and set-up statement goes through one of these.
     /// Its packet limit is given, so the mysql crate does not ask the server for it with a
     /// `SELECT @@max_allowed_packet` of its own at each login.
+    /// Logins that reached the server but gave no connection are counted too (the
+    /// server's `Connections` counts them).
     pub fn connect_own(&self, purpose: Purpose) -> Result<OwnConn, ServerError> {
         let spec = self.changed(&|opts| opts.max_allowed_packet(Some(OWN_MAX_PACKET_BYTES)));
-        let conn = spec.connect()?;
-        Ok(OwnConn::opened(conn, &spec.opts, purpose))
+        let (conn, failed_logins) = spec.login();
+        own_load::count_failed_logins(purpose, failed_logins);
+        Ok(OwnConn::opened(conn?, &spec.opts, purpose))
     }
 
+    /// A connection that is not enginebench's own: a worker's (the workload's), or a
+    /// command's outside runs. Anything a run sends for itself goes through
+    /// [`Self::connect_own`]. Its packet limit is given too: a worker's login sends
+    /// nothing beyond the workload's statements, as libmariadb's does.
     pub fn connect(&self) -> Result<Conn, ServerError> {
+        self.changed(&|opts| opts.max_allowed_packet(Some(OWN_MAX_PACKET_BYTES)))
+            .login()
+            .0
+    }
+
+    /// A login, and how many logins reached the server without giving the connection:
+    /// under PREFERRED, the TLS one a server without TLS refused; the one that failed.
+    fn login(&self) -> (Result<Conn, ServerError>, u64) {
+        let failed = |err: &mysql::Error| u64::from(own_load::login_reached_server(err));
         let unreachable = |err: mysql::Error| ServerError::Unreachable {
             target: self.label.clone(),
             cause: if read_limit::timed_out(&err) {
@@ -321,16 +344,31 @@ impl ConnectionSpec {
             return match bounded_login(with_tls.into()) {
                 Ok(conn) => {
                     let _ = self.preferred_settled.set(true);
-                    Ok(conn)
+                    (Ok(conn), 0)
                 }
                 Err(mysql::Error::DriverError(mysql::DriverError::TlsNotSupported)) => {
                     let _ = self.preferred_settled.set(false);
-                    bounded_login(self.opts.clone()).map_err(unreachable)
+                    match bounded_login(self.opts.clone()) {
+                        Ok(conn) => (Ok(conn), 1),
+                        Err(err) => {
+                            let failed = 1 + failed(&err);
+                            (Err(unreachable(err)), failed)
+                        }
+                    }
                 }
-                Err(err) => Err(unreachable(err)),
+                Err(err) => {
+                    let failed = failed(&err);
+                    (Err(unreachable(err)), failed)
+                }
             };
         }
-        bounded_login(self.opts()).map_err(unreachable)
+        match bounded_login(self.opts()) {
+            Ok(conn) => (Ok(conn), 0),
+            Err(err) => {
+                let failed = failed(&err);
+                (Err(unreachable(err)), failed)
+            }
+        }
     }
 }
 

@@ -17,8 +17,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 /// Why enginebench has a connection of its own open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Purpose {
-    /// What the workload needs before it can run: its database, its tables (made, reused
-    /// or emptied), and what is dropped afterwards. sysbench's `prepare` sends the like.
+    /// What the workload needs outside its cells: its database, its tables (made, loaded,
+    /// reused or emptied), a scenario's DDL and sequence phases, a kind's own steps (TPC-C's
+    /// consistency check, the ledger's tables, a replay's snapshot), crash trials, and what
+    /// is dropped afterwards. sysbench's `prepare` sends the like.
     Setup,
     /// What only enginebench asks: server variables and counters, engine checks, plans and
     /// sample runs for evidence, footprints, a look at a stalled server. `--no-probes`
@@ -31,11 +33,13 @@ pub enum Purpose {
     Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
 )]
 pub struct OwnCounts {
-    /// Connections opened (each one a login; the server's `Connections`).
+    /// Connections opened: each login that reached the server, a refused one too (the
+    /// server's `Connections` counts every connection it accepted).
     #[serde(default)]
     pub connections: u64,
-    /// Text statements (COM_QUERY), the mysql crate's own `SELECT @@max_allowed_packet`
-    /// at login and each connection's init statements included.
+    /// Text statements (COM_QUERY), the mysql crate's own at login (`SELECT
+    /// @@max_allowed_packet`, `SELECT @@socket`) and each connection's init statements
+    /// included.
     #[serde(default)]
     pub queries: u64,
     /// Statements prepared (COM_STMT_PREPARE; the server's `Com_stmt_prepare`).
@@ -147,6 +151,48 @@ pub fn probes_allowed() -> bool {
 /// What a report says where probe evidence would be.
 pub const NOT_COLLECTED: &str = "not collected: --no-probes";
 
+/// Counts `logins` that reached the server without giving a connection (a refused
+/// password, TLS the server does not offer under PREFERRED, a login given up): each is a
+/// connection the server counted.
+pub(super) fn count_failed_logins(purpose: Purpose, logins: u64) {
+    tally(purpose)
+        .connections
+        .fetch_add(logins, Ordering::Relaxed);
+}
+
+/// Whether a login that failed with `err` reached the server (which then counted a
+/// connection): every failure but one to open the transport (nothing listening, no such
+/// socket, no route, the TCP connect timing out).
+pub(super) fn login_reached_server(err: &mysql::Error) -> bool {
+    use std::io::ErrorKind;
+    match err {
+        mysql::Error::IoError(io) => !matches!(
+            io.kind(),
+            ErrorKind::ConnectionRefused
+                | ErrorKind::NotFound
+                | ErrorKind::AddrNotAvailable
+                | ErrorKind::PermissionDenied
+                | ErrorKind::HostUnreachable
+                | ErrorKind::NetworkUnreachable
+                | ErrorKind::TimedOut
+        ),
+        mysql::Error::UrlError(_) => false,
+        _ => true,
+    }
+}
+
+/// Statements sent outside any [`OwnConn`] but on enginebench's own behalf, counted
+/// where they are sent (a connection of another client, as a Lua script's set-up).
+pub fn count_sent(purpose: Purpose, counts: &OwnCounts) {
+    let tally = tally(purpose);
+    tally
+        .connections
+        .fetch_add(counts.connections, Ordering::Relaxed);
+    tally.queries.fetch_add(counts.queries, Ordering::Relaxed);
+    tally.prepares.fetch_add(counts.prepares, Ordering::Relaxed);
+    tally.executes.fetch_add(counts.executes, Ordering::Relaxed);
+}
+
 /// A connection of enginebench's own, counting everything it sends. It offers
 /// [`Queryable`] and no way to the bare connection that could send uncounted.
 pub struct OwnConn {
@@ -159,14 +205,18 @@ pub struct OwnConn {
 
 impl OwnConn {
     /// Counts a login that `opts` made into `conn`: the connection, the crate's own
-    /// `SELECT @@max_allowed_packet` (sent unless the options set it) and the init
-    /// statements.
+    /// `SELECT @@max_allowed_packet` (sent unless the options set it), its `SELECT
+    /// @@socket` (sent when it prefers a socket and the host is a loopback one: every
+    /// connection over a unix socket, whose host is left at localhost; it moves to the
+    /// socket only when none is named, which enginebench's connections always do) and the
+    /// init statements.
     pub(super) fn opened(conn: Conn, opts: &mysql::Opts, purpose: Purpose) -> OwnConn {
         let tally = tally(purpose);
         tally.connections.fetch_add(1, Ordering::Relaxed);
-        let crate_select = u64::from(opts.get_max_allowed_packet().is_none());
+        let packet_select = u64::from(opts.get_max_allowed_packet().is_none());
+        let socket_select = u64::from(opts.get_prefer_socket() && opts.addr_is_loopback());
         tally.queries.fetch_add(
-            crate_select + opts.get_init().len() as u64,
+            packet_select + socket_select + opts.get_init().len() as u64,
             Ordering::Relaxed,
         );
         OwnConn {
@@ -205,8 +255,22 @@ impl OwnConn {
         &self.conn
     }
 
+    /// Where LOAD DATA LOCAL INFILE's rows come from: the statement itself is counted as
+    /// it is sent, the rows it pulls are its own.
+    pub fn set_local_infile_handler(&mut self, handler: Option<mysql::LocalInfileHandler>) {
+        self.conn.set_local_infile_handler(handler);
+    }
+
     fn count(&self, counter: fn(&Tally) -> &AtomicU64) {
         counter(tally(self.purpose)).fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl std::os::fd::AsRawFd for OwnConn {
+    /// The socket, for a worker's registration to be abandoned on a hang (nothing is
+    /// sent through it here).
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.conn.as_raw_fd()
     }
 }
 

@@ -2,8 +2,8 @@
 //! loopback ports, or a Spider head over backend servers — each node a [`ThrowawayServer`]
 //! of its own (private dirs, registered for teardown), started in parallel where the
 //! engine allows, and checked to be joined before anything runs on them. One server is
-//! the topology of one node. This module knows servers and their wiring; it must not know
-//! studies, tables or runs.
+//! the topology of one node. What setting them up sends is counted as the set-up's own.
+//! This module knows servers and their wiring; it must not know studies, tables or runs.
 
 use mysql::prelude::Queryable;
 use std::time::{Duration, Instant};
@@ -179,7 +179,7 @@ pub fn replica_state(spec: &ConnectionSpec) -> Result<ReplicaState, ServerError>
     // A node that stops answering must not hold up the wait for it, nor a cell's watch.
     let mut conn = spec
         .with_read_limit(super::read_limit::PROBE_LIMIT)
-        .connect()?;
+        .connect_own(super::Purpose::Setup)?;
     let row: Option<mysql::Row> = conn
         .query_first("SHOW SLAVE STATUS")
         .map_err(|err| query_error(spec, &err))?;
@@ -295,7 +295,7 @@ pub struct GaleraStatus {
 pub fn galera_status(spec: &ConnectionSpec) -> Result<GaleraStatus, ServerError> {
     let mut conn = spec
         .with_read_limit(super::read_limit::PROBE_LIMIT)
-        .connect()?;
+        .connect_own(super::Purpose::Setup)?;
     let rows: Vec<(String, String)> = conn
         .query(
             "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('WSREP_CLUSTER_SIZE', 'WSREP_LOCAL_STATE_COMMENT')",
@@ -369,7 +369,7 @@ pub fn spider_create(
     indexes: &[String],
 ) -> Result<String, ServerError> {
     for backend in backends {
-        let mut conn = backend.connect()?;
+        let mut conn = backend.connect_own(super::Purpose::Setup)?;
         let mut statements = vec![
             format!("CREATE DATABASE IF NOT EXISTS `{database}`"),
             format!("DROP TABLE IF EXISTS `{database}`.`{table}`"),
@@ -421,7 +421,7 @@ fn spider_head_sql(
 
 fn run_on(node: &Node, statements: &[String]) -> Result<(), ServerError> {
     let spec = node.spec();
-    let mut conn = spec.connect()?;
+    let mut conn = spec.connect_own(super::Purpose::Setup)?;
     for statement in statements {
         conn.query_drop(statement).map_err(|err| {
             ServerError::Topology(format!(

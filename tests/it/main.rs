@@ -36,6 +36,7 @@ mod lua;
 mod oltp;
 mod over_time;
 mod own_statements;
+mod own_statements_kinds;
 mod parsers_never_panic;
 mod plans;
 mod power_fs;

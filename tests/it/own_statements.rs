@@ -16,7 +16,7 @@ const EVENTS: u64 = 300;
 
 /// A connection of the test's own that sends nothing but its SHOW GLOBAL STATUS: its
 /// packet limit given, the mysql crate asks no `SELECT @@max_allowed_packet` at login.
-fn reader(server: &ThrowawayServer) -> mysql::Conn {
+pub(crate) fn reader(server: &ThrowawayServer) -> mysql::Conn {
     let opts = mysql::OptsBuilder::new()
         .socket(Some(server.socket().to_string_lossy().to_string()))
         .user(Some("root"))
@@ -26,7 +26,7 @@ fn reader(server: &ThrowawayServer) -> mysql::Conn {
 
 /// The server's counters that moved between two readings, less the reading connection's
 /// own statement (the second SHOW GLOBAL STATUS; the first counted itself before it read).
-fn moved(before: &StatusSnapshot, after: &StatusSnapshot) -> BTreeMap<String, i64> {
+pub(crate) fn moved(before: &StatusSnapshot, after: &StatusSnapshot) -> BTreeMap<String, i64> {
     let mut delta = enginebench::measure::status_delta(before, after);
     let shows = delta.entry("Com_show_status".into()).or_insert(0);
     *shows -= 1;
@@ -61,14 +61,14 @@ fn run(
     record
 }
 
-fn count(value: &serde_json::Value) -> i64 {
+pub(crate) fn count(value: &serde_json::Value) -> i64 {
     value.as_i64().unwrap_or(0)
 }
 
 /// Text statements among the counters: every statement counts once in its Com_<command>,
 /// a prepared one's execution too (besides Com_stmt_execute), so these are the Com_*
 /// counters but the binary protocol's, less its executions.
-fn text_statements(delta: &BTreeMap<String, i64>) -> i64 {
+pub(crate) fn text_statements(delta: &BTreeMap<String, i64>) -> i64 {
     let commands: i64 = delta
         .iter()
         .filter(|(name, _)| name.starts_with("Com_") && !name.starts_with("Com_stmt_"))

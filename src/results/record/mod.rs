@@ -147,8 +147,10 @@ pub struct OwnStatementsRecord {
     /// footprints.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_probes: bool,
-    /// What the workload needed before and after its cells: its database and tables made,
-    /// checked for reuse, emptied, dropped (table loads are the load's own, in `loads`).
+    /// What the workload needed outside its cells: its database and tables made, loaded
+    /// (every load's statements, also timed in `loads`), checked for reuse, emptied,
+    /// dropped; a scenario's DDL and sequence phases, a kind's own steps and checks, crash
+    /// trials, a script's commands.
     #[serde(default)]
     pub setup: crate::server::OwnCounts,
     /// What only enginebench asked: server variables and counters, engine checks, plans

@@ -18,7 +18,8 @@ use rand::{Rng, SeedableRng};
 use crate::driver::{QueryFailure, Worker, Workload};
 use crate::engine::Engine;
 use crate::measure::QueryRecorder;
-use crate::server::ConnectionSpec;
+use crate::server::{ConnectionSpec, Purpose};
+use std::os::fd::AsRawFd;
 
 /// The accounts transfers move money between, and what each holds at the start.
 pub const ACCOUNTS: u32 = 100;
@@ -141,6 +142,9 @@ pub struct LedgerWorkload {
     /// Transactions are numbered from this + 1: 0 for a crash trial's fresh tables; a
     /// measured cell on tables earlier cells filled numbers past theirs.
     pub seq_base: u64,
+    /// A crash trial's load is enginebench's own, counted as this says; a measured cell's
+    /// (None) is the workload's, in the cell's record.
+    pub own: Option<Purpose>,
 }
 
 impl Workload for LedgerWorkload {
@@ -158,9 +162,18 @@ impl Workload for LedgerWorkload {
     }
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
-        let conn = self.spec.for_connection(worker_index).connect()?;
-        let registered = crate::driver::abandon::register(std::os::fd::AsRawFd::as_raw_fd(&conn));
-        Ok(Box::new(LedgerWorker {
+        let spec = self.spec.for_connection(worker_index);
+        Ok(match self.own {
+            Some(purpose) => Box::new(self.worker(worker_index, spec.connect_own(purpose)?)),
+            None => Box::new(self.worker(worker_index, spec.connect()?)),
+        })
+    }
+}
+
+impl LedgerWorkload {
+    fn worker<C: Queryable + AsRawFd>(&self, worker_index: usize, conn: C) -> LedgerWorker<C> {
+        let registered = crate::driver::abandon::register(conn.as_raw_fd());
+        LedgerWorker {
             ledger: self.ledger.clone(),
             worker: worker_index,
             kind: TransactionKind::of_worker(worker_index),
@@ -168,22 +181,24 @@ impl Workload for LedgerWorkload {
             _registered: registered,
             next_seq: self.seq_base + 1,
             rng: rand::rngs::StdRng::seed_from_u64(self.seed.wrapping_add(worker_index as u64)),
-        }))
+        }
     }
 }
 
-struct LedgerWorker {
+/// One ledger connection: the workload's (a `mysql::Conn`) or enginebench's own (an
+/// `OwnConn`, counting what it sends).
+struct LedgerWorker<C> {
     ledger: Arc<Ledger>,
     worker: usize,
     kind: TransactionKind,
-    conn: mysql::Conn,
+    conn: C,
     _registered: Option<crate::driver::abandon::Registered>,
     /// The transaction to run next (advanced only once the server acknowledged it).
     next_seq: u64,
     rng: rand::rngs::StdRng,
 }
 
-impl LedgerWorker {
+impl<C> LedgerWorker<C> {
     /// The transaction's statements, in order; the last is its commit (or, alone, an
     /// autocommit insert).
     fn statements(&mut self, seq: u64) -> Vec<String> {
@@ -226,7 +241,7 @@ impl LedgerWorker {
     }
 }
 
-impl Worker for LedgerWorker {
+impl<C: Queryable + Send> Worker for LedgerWorker<C> {
     fn event(&mut self, recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
         let seq = self.next_seq;
         let ledger = self.ledger.clone();

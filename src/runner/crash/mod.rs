@@ -3,7 +3,8 @@
 //! on the power-loss file system, whose unsynced writes are then dropped), restarted and
 //! timed until it answers, and what survived checked against what the client was told.
 //! The trial is recorded whatever happens; a server that does not come back is replaced
-//! by the walk like any that died.
+//! by the walk like any that died. Everything a trial sends (the ledger's tables, its load,
+//! the check) is counted as the set-up's own.
 //!
 //! Owns: the order of a trial and its record. Must not know how the server is killed or
 //! its file system made to lose power (the target's), nor any study.
@@ -28,6 +29,7 @@ use crate::engine::Engine;
 use crate::measure::CellObserver;
 use crate::plan::{CrashLoad, Plan};
 use crate::results::{CrashKind, CrashRecord};
+use crate::server::Purpose;
 use crate::targets::Inspect;
 
 /// The ledger's connections: one of each transaction kind, and a second single-row one.
@@ -223,6 +225,7 @@ fn ledger_load(
         ledger: ledger.clone(),
         seed,
         seq_base: 0,
+        own: Some(Purpose::Setup),
     };
     let config = CellConfig {
         threads: CONNECTIONS,
@@ -348,7 +351,7 @@ fn restart_and_check(
     if !gone {
         verify_into(bench, database, accounts, record);
         // Best effort: a server that cannot drop it keeps it until it is removed.
-        if let Ok(mut conn) = bench.spec(database).connect() {
+        if let Ok(mut conn) = bench.spec(database).connect_own(Purpose::Setup) {
             let _ = conn.query_drop(format!("DROP DATABASE `{}`", database.replace('`', "``")));
         }
     }
@@ -398,7 +401,7 @@ fn create_ledger(bench: &mut Bench, database: &str, engine: Engine) -> anyhow::R
     bench
         .probe
         .query_drop(format!("CREATE DATABASE {quoted}"))?;
-    let mut conn = bench.spec(database).connect()?;
+    let mut conn = bench.spec(database).connect_own(Purpose::Setup)?;
     // The tables and their opening fill are enginebench's, not the load's: they are made
     // with every commit synced, whatever the set-up's flushing (InnoDB's and MyRocks'
     // FLUSH ENGINE LOGS does nothing at flush 0), so that a set-up that syncs once a
@@ -436,7 +439,7 @@ fn verify_into(
     let engine = record.engine;
     let checked = bench
         .spec(database)
-        .connect()
+        .connect_own(Purpose::Setup)
         .map_err(|err| err.to_string())
         .and_then(|mut conn| {
             verify::read_and_judge(&mut conn, accounts)

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use mysql::prelude::Queryable;
 
 use super::ledger::{Account, TransactionKind, ACCOUNTS, OPENING_BALANCE};
+use crate::server::OwnConn;
 
 /// What the tables held after the restart.
 #[derive(Debug, Default, Clone)]
@@ -127,7 +128,7 @@ pub fn judge(accounts: &[Account], survivors: &Survivors) -> Judgement {
 /// Reads the ledger's tables on `conn` (in the ledger's database) and judges them; then
 /// CHECK TABLE on each, returning what was not OK ("ledger_single: error: …").
 pub fn read_and_judge(
-    conn: &mut mysql::Conn,
+    conn: &mut OwnConn,
     accounts: &[Account],
 ) -> Result<(Judgement, Vec<String>), mysql::Error> {
     // CHECK TABLE first: a table marked as crashed is repaired by the next read of some
@@ -193,7 +194,7 @@ pub fn read_and_judge(
 /// corrupt) refuses reads, and what a user would do next is REPAIR TABLE: what survives
 /// that is what counts, and `notes` says it was repaired.
 fn read_repairing<T: mysql::prelude::FromRow>(
-    conn: &mut mysql::Conn,
+    conn: &mut OwnConn,
     table: &str,
     sql: &str,
     notes: &mut Vec<String>,

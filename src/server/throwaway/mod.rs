@@ -292,7 +292,7 @@ impl ThrowawayServer {
                     log_tail: self.error_log_tail(15),
                 });
             }
-            if self.socket.exists() && spec.connect().is_ok() {
+            if self.socket.exists() && spec.connect_own(super::Purpose::Setup).is_ok() {
                 return Ok(());
             }
             if started.elapsed() > limit {

@@ -115,7 +115,7 @@ impl StudyKind for Durability {
     /// Each cell starts on emptied tables and reopened accounts, so every set-up is
     /// measured on the same amount of data (and MEMORY's tables never fill up).
     fn workload(&self, cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
-        let mut conn = link.spec.connect()?;
+        let mut conn = link.spec.connect_own(crate::server::Purpose::Setup)?;
         for (name, _) in ledger_tables(cell.engine) {
             conn.query_drop(format!("TRUNCATE TABLE {name}"))?;
         }
@@ -125,6 +125,7 @@ impl StudyKind for Durability {
             ledger: Arc::new(Ledger::new(cell.threads as usize)),
             seed: link.seed,
             seq_base: 0,
+            own: None,
         }))
     }
 

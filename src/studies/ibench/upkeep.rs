@@ -25,6 +25,7 @@ use mysql::prelude::Queryable;
 use super::statements::{create_table, table_name};
 use crate::engine::Engine;
 use crate::plan::StepHost;
+use crate::server::OwnConn;
 use crate::results::StepRecord;
 
 /// The longest the write-debt reduction waits for dirty pages, purge or compaction.
@@ -76,7 +77,7 @@ pub fn create_tables(
 }
 
 /// A global status counter, if the server has it.
-fn status(conn: &mut mysql::Conn, name: &str) -> Option<i64> {
+fn status(conn: &mut OwnConn, name: &str) -> Option<i64> {
     let row: Option<(String, String)> = conn
         .query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'"))
         .ok()
@@ -85,7 +86,7 @@ fn status(conn: &mut mysql::Conn, name: &str) -> Option<i64> {
 }
 
 /// Polls `done` every 100 ms until it holds or `DEBT_WAIT_MAX` passes; whether it held.
-fn wait_for(conn: &mut mysql::Conn, mut done: impl FnMut(&mut mysql::Conn) -> bool) -> bool {
+fn wait_for(conn: &mut OwnConn, mut done: impl FnMut(&mut OwnConn) -> bool) -> bool {
     let started = Instant::now();
     loop {
         if done(conn) {
@@ -99,7 +100,7 @@ fn wait_for(conn: &mut mysql::Conn, mut done: impl FnMut(&mut mysql::Conn) -> bo
 }
 
 /// InnoDB: every dirty page flushed and purge caught up, then the flushing settings back.
-fn flush_innodb(conn: &mut mysql::Conn) -> anyhow::Result<String> {
+fn flush_innodb(conn: &mut OwnConn) -> anyhow::Result<String> {
     // No page may stay dirty, and the page cleaner writes at innodb_io_capacity_max.
     let settings = [
         ("innodb_max_dirty_pages_pct", "0"),
@@ -137,7 +138,7 @@ fn flush_innodb(conn: &mut mysql::Conn) -> anyhow::Result<String> {
 }
 
 /// RocksDB: the memtable flushed, then L0 compacted where the server can.
-fn flush_rocksdb(conn: &mut mysql::Conn) -> anyhow::Result<String> {
+fn flush_rocksdb(conn: &mut OwnConn) -> anyhow::Result<String> {
     conn.query_drop("SET GLOBAL rocksdb_force_flush_memtable_now = 1")?;
     let compacted = conn
         .query_drop("SET GLOBAL rocksdb_compact_lzero_now = 1")
@@ -190,7 +191,7 @@ pub fn reduce_debt(
 
 /// The database's size on disk, and where it was read from.
 fn database_bytes(
-    conn: &mut mysql::Conn,
+    conn: &mut OwnConn,
     database: &str,
     engine: Engine,
 ) -> anyhow::Result<(u64, String)> {

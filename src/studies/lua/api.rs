@@ -17,6 +17,7 @@ use std::time::Instant;
 
 use crate::measure::QueryRecorder;
 use crate::scenario::distributions::{Distribution, RandSpec, RandType};
+use crate::server::own_load::{self, OwnCounts, Purpose};
 use crate::server::ConnectionSpec;
 use crate::sqlerror::QueryFailure;
 
@@ -132,6 +133,9 @@ pub struct Context {
     /// This state's draw for the process's unique sequence's offset (the first state's
     /// draw is the one kept: `native::next_unique`).
     pub(super) unique_offset: u32,
+    /// A command's state (prepare, cleanup, a custom command) sends enginebench's own,
+    /// counted as this says; a cell's sends the workload's (None).
+    own: Option<Purpose>,
 }
 
 impl Context {
@@ -167,7 +171,24 @@ impl Context {
             ],
             unique_offset,
             rng: RefCell::new(rng),
+            own: None,
         })
+    }
+
+    /// This context's connections and statements counted as enginebench's own, for
+    /// `purpose` (a command's, run outside the cells).
+    pub fn counted_as(self, purpose: Purpose) -> Context {
+        Context {
+            own: Some(purpose),
+            ..self
+        }
+    }
+
+    /// Counts `counts` as enginebench's own when this context's are (a command's).
+    pub(super) fn count_own(&self, counts: OwnCounts) {
+        if let Some(purpose) = self.own {
+            own_load::count_sent(purpose, &counts);
+        }
     }
 
     /// Keeps `sql` (with `params`) as an example of `slot`'s statement: the first
@@ -254,9 +275,15 @@ impl Context {
 
     /// A new connection for this state (its place among the cell's connections routes it).
     pub(super) fn connect(&self) -> Result<crate::driver::libmariadb::Connection, mysql::Error> {
-        crate::driver::libmariadb::Connection::connect(
-            &self.spec.for_connection(self.connection_index),
-        )
+        let spec = self.spec.for_connection(self.connection_index);
+        let connection = crate::driver::libmariadb::Connection::connect(&spec)?;
+        // The login and the init statements libmariadb's connect ran.
+        self.count_own(OwnCounts {
+            connections: 1,
+            queries: spec.opts().get_init().len() as u64,
+            ..OwnCounts::default()
+        });
+        Ok(connection)
     }
 
     /// Ctrl-C outside a cell (a command's statements: a cell's events stop between events,

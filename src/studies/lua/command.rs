@@ -1,6 +1,7 @@
 //! A script's declarations and its commands run outside the cell loop (a custom command, or
-//! sysbench's prepare, cleanup and help functions), in one state or in one per thread. It
-//! must not know plans, cells or records.
+//! sysbench's prepare, cleanup and help functions), in one state or in one per thread; what
+//! a command sends is counted as enginebench's own set-up. It must not know plans, cells or
+//! records.
 
 use super::*;
 
@@ -80,7 +81,8 @@ pub fn run_command(
             settings.rand_spec()?,
             seed ^ u64::from(tid),
         )
-        .map_err(anyhow::Error::msg)?;
+        .map_err(anyhow::Error::msg)?
+        .counted_as(crate::server::Purpose::Setup);
         State::open(&settings, Some(declared), context, tid)
     };
     let run_one = |tid: u32| -> anyhow::Result<Vec<String>> {

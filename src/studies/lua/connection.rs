@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use super::api::{Context, SLOTS};
 use crate::driver::libmariadb::{self, Answer, Param, ResultSet};
+use crate::server::OwnCounts;
 use crate::sqlerror::{ErrorClass, QueryFailure};
 
 /// Client errors after which sysbench reconnects when they are ignorable.
@@ -122,6 +123,10 @@ impl ConnCore {
         let text = String::from_utf8_lossy(sql);
         let slot = self.context.slot_of(&text);
         let outcome = self.context.timed(slot, || connection.query(sql));
+        self.context.count_own(OwnCounts {
+            queries: 1,
+            ..OwnCounts::default()
+        });
         if outcome.is_ok() {
             self.context.note_example(slot, &text, Vec::new);
             let rollback = text
@@ -205,7 +210,12 @@ impl UserData for Conn {
             let sql = sql.to_str()?.to_string();
             let connection = core.live()?;
             let slot = core.context.slot_of(&sql);
-            match connection.prepare(&sql) {
+            let prepared = connection.prepare(&sql);
+            core.context.count_own(OwnCounts {
+                prepares: 1,
+                ..OwnCounts::default()
+            });
+            match prepared {
                 Ok(statement) => {
                     let stmt = lua.create_userdata(Stmt(Box::new(StmtCore {
                         context: Rc::clone(&core.context),
@@ -371,6 +381,10 @@ impl StmtCore {
         let params = self.params.iter().map(|&param| unsafe { &*param }.param());
         let slot = self.slot;
         let outcome = self.context.timed(slot, || statement.execute(params));
+        self.context.count_own(OwnCounts {
+            executes: 1,
+            ..OwnCounts::default()
+        });
         if outcome.is_ok() {
             let bound = &self.params;
             self.context.note_example(slot, &self.sql, || {

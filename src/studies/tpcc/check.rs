@@ -3,6 +3,8 @@
 
 use mysql::prelude::Queryable;
 
+use crate::server::OwnConn;
+
 /// Each condition's words and the query counting the warehouses or districts breaking it.
 const CONDITIONS: [(&str, &str); 4] = [
     (
@@ -24,7 +26,7 @@ const CONDITIONS: [(&str, &str); 4] = [
 ];
 
 /// The conditions broken, each with how many warehouses or districts break it.
-pub fn broken_conditions(conn: &mut mysql::Conn) -> anyhow::Result<Vec<(&'static str, u64)>> {
+pub fn broken_conditions(conn: &mut OwnConn) -> anyhow::Result<Vec<(&'static str, u64)>> {
     let mut broken = Vec::new();
     for (condition, query) in CONDITIONS {
         let count: Option<u64> = conn.query_first(query)?;
