@@ -4,8 +4,14 @@
 for tool in sysbench bc; do
   command -v "$tool" >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$tool" >/dev/null
 done
-cargo build --release --quiet
-eb=${CARGO_TARGET_DIR:-$PWD/target}/release/enginebench
+# EB=path uses that binary instead of building the release one (e.g. target/suite/enginebench
+# for a bench that counts rather than times).
+if [ -n "${EB:-}" ]; then
+  eb=$EB
+else
+  cargo build --release --quiet
+  eb=${CARGO_TARGET_DIR:-$PWD/target}/release/enginebench
+fi
 work=$(mktemp -d)
 # shellcheck disable=SC2086 # SERVER_ARGS: extra flags, split on purpose
 "$eb" server start ${SERVER_ARGS:-} >"$work/server.out" 2>"$work/server.err" &

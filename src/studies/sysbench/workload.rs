@@ -59,6 +59,10 @@ struct Session {
     /// statements[table - 1][kind index]. Declared before `conn`: statements are closed
     /// before their connection.
     statements: Vec<Vec<Option<libmariadb::Sendable>>>,
+    /// BEGIN and COMMIT, once per connection as oltp_common.lua's prepare_begin and
+    /// prepare_commit make them: prepared under sysbench's default protocol (it executes
+    /// them; Com_stmt_execute counts them), text under --db-ps-mode=disable.
+    begin_commit: Option<(libmariadb::Sendable, libmariadb::Sendable)>,
     conn: libmariadb::Connection,
     classes: Vec<Class>,
 }
@@ -93,6 +97,21 @@ impl Session {
     ) -> Result<(), QueryFailure> {
         let index = self.index(class);
         recorder.measure(index, || self.conn.query_drop(sql))
+    }
+
+    /// BEGIN or COMMIT (`class`), as the connection made them.
+    fn transaction(
+        &mut self,
+        recorder: &mut QueryRecorder,
+        class: Class,
+    ) -> Result<(), QueryFailure> {
+        let index = self.index(class);
+        let (begin, commit) = self
+            .begin_commit
+            .as_mut()
+            .expect("made with the transaction's classes");
+        let statement = if class == Class::Begin { begin } else { commit };
+        recorder.measure(index, || statement.execute_drop(std::iter::empty()))
     }
 }
 
@@ -180,11 +199,20 @@ impl Workload for OltpWorkload {
         if let Some(statement) = single {
             statements[0][0] = Some(statement);
         }
+        let begin_commit = if classes.contains(&Class::Begin) {
+            Some((
+                conn.statement("BEGIN", self.protocol)?,
+                conn.statement("COMMIT", self.protocol)?,
+            ))
+        } else {
+            None
+        };
         let slice_len = (self.options.table_size / u64::from(self.threads.max(1))) as u32;
         let thread_id = worker_index as u32 % self.threads.max(1);
         Ok(Box::new(OltpWorker {
             session: Session {
                 statements,
+                begin_commit,
                 conn,
                 classes,
             },
@@ -305,7 +333,7 @@ impl OltpWorker {
             }
             OltpKind::ReadOnly | OltpKind::ReadWrite | OltpKind::WriteOnly => {
                 if trx {
-                    self.session.text(recorder, Class::Begin, "BEGIN")?;
+                    self.session.transaction(recorder, Class::Begin)?;
                 }
                 if self.kind != OltpKind::WriteOnly {
                     let table = self.table();
@@ -325,7 +353,7 @@ impl OltpWorker {
                     self.writes(recorder)?;
                 }
                 if trx {
-                    self.session.text(recorder, Class::Commit, "COMMIT")?;
+                    self.session.transaction(recorder, Class::Commit)?;
                 }
                 Ok(())
             }
