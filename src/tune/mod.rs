@@ -4,12 +4,15 @@
 //! under the memory cap before anything is measured; then iterated racing ([`search`],
 //! [`race`]) measures candidates with the runner, round after round, as `enginebench run`
 //! would ([`on_servers`]), dropping those the verdict's test says are behind, crash-testing
-//! survivors, until the budget is spent. The tune is stored as a run (every round's cells,
-//! each candidate a profile; the search's path in its parameters), and its answer is the
-//! best configuration, its lead over the default with a 95% interval, and an option file
-//! ([`answer`]). Owns the order of those stages. Must not know a study kind, nor how a
-//! cell is measured.
+//! survivors, until the budget is spent; the study's tables are loaded once and every
+//! server starts on a copy of them ([`on_servers`]). Then the winner is ablated back to
+//! the default one variable at a time ([`ablation`]). The tune is stored as a run (every
+//! round's cells, each candidate a profile; the search's path in its parameters), and its
+//! answer is the best configuration, its lead over the default with a 95% interval, what
+//! it loses in a crash, why it is faster, and an option file ([`answer`]). Owns the order
+//! of those stages. Must not know a study kind, nor how a cell is measured.
 
+pub mod ablation;
 mod answer;
 mod on_servers;
 pub mod race;
@@ -21,7 +24,7 @@ use std::time::Duration;
 pub use answer::{cnf_text, summary_text};
 pub use on_servers::{server_variables, OnServers};
 pub use race::{Entrant, Out};
-pub use search::{search, Measure, Outcome, Settings};
+pub use search::{search, Durability, Measure, Measured, Outcome, Sampling, Settings};
 
 use crate::plan::Plan;
 use crate::results::{CrashKind, RunStatus, Store};
@@ -42,7 +45,10 @@ pub struct Request<'a> {
     pub budget: Option<Duration>,
     pub budget_rounds: Option<usize>,
     pub candidates: usize,
-    pub keep_durability: bool,
+    pub durability: Durability,
+    pub sampling: Sampling,
+    /// Ablate the winner back to the default (its share of the budget kept for it).
+    pub ablation: bool,
     pub report_interval: Duration,
     /// Opens the result store (None: `--no-db`); called once the input is checked.
     pub open_store: Box<dyn FnOnce() -> anyhow::Result<Option<Store>> + 'a>,
@@ -52,6 +58,12 @@ pub struct Request<'a> {
 pub struct Tuned {
     pub outcome: Outcome,
     pub space: space::Space,
+    /// The relaxing variables held to their durable values, in words (`--durability keep`).
+    pub held: Vec<String>,
+    pub durability: Durability,
+    pub ablation: Option<ablation::Ablation>,
+    /// How long loading the study's tables once took (None: each server loaded its own).
+    pub loaded_in: Option<Duration>,
     pub run_id: Option<i64>,
     pub store_path: Option<std::path::PathBuf>,
     pub engine: crate::engine::Engine,
@@ -100,17 +112,31 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
     space
         .check(&variables, &label, request.memory_bytes)
         .map_err(anyhow::Error::msg)?;
+    let (searched_space, held) = if request.durability == Durability::Keep {
+        space.keeping_durability()
+    } else {
+        (space.clone(), Vec::new())
+    };
     let store = (request.open_store)()?;
     let store_path = store.as_ref().map(|store| store.path().to_path_buf());
-    let crash_kinds = if request.matrix.crash.is_empty() {
+    let crash_kinds = if request.matrix.no_crash {
+        if request.durability != Durability::None {
+            anyhow::bail!("--durability keep and process crash-test the survivors, and --no-crash runs no trial: drop --no-crash, or give --durability none to tune without trials");
+        }
+        Vec::new()
+    } else if request.matrix.crash.is_empty() {
         vec![CrashKind::Process, CrashKind::Power]
     } else {
         request.matrix.crash.clone()
     };
+    // The ablation's share of a time budget: a quarter, kept from the search.
+    let search_budget = request
+        .budget
+        .map(|budget| if request.ablation { budget.mul_f64(0.75) } else { budget });
     let settings = Settings {
-        space: space.clone(),
+        space: searched_space,
         memory_bytes: request.memory_bytes,
-        budget: request.budget,
+        budget: search_budget,
         budget_rounds: request.budget_rounds,
         candidates: request.candidates,
         tolerance_pct: request.matrix.tolerance_pct,
@@ -119,17 +145,44 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
             .max_repeat
             .map_or(crate::results::DEFAULT_MAX_REPEATS, |n| n as usize),
         seed: request.matrix.seed,
-        keep_durability: request.keep_durability,
+        durability: request.durability,
+        crash_kinds,
+        sampling: request.sampling,
     };
+    let started = std::time::Instant::now();
     let mut measure = OnServers::new(
         request.plan_study,
         request.matrix,
         request.server,
         request.report_interval,
-        crash_kinds,
+        settings.crash_kinds.clone(),
         store,
     );
+    if let Some(variable) = space.shapes_files() {
+        crate::console::note(&format!(
+            "{} shapes the files a load writes: each configuration's server loads the study's tables itself",
+            variable.name
+        ));
+        measure.load_once = false;
+    }
     let searched = search(&settings, &mut measure);
+    let ablated = match &searched {
+        Ok(outcome) if request.ablation && !outcome.best.baseline && !outcome.interrupted => {
+            crate::console::note(&format!(
+                "ablation: {} back to the default, one variable at a time...",
+                outcome.best.name
+            ));
+            let deadline = request.budget.map(|budget| started + budget);
+            match ablation::ablate(&outcome.best, &settings, &mut measure, deadline) {
+                Ok(ablation) => Some(ablation),
+                Err(err) => {
+                    crate::console::note(&format!("the ablation stopped: {err:#}"));
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
     let (status, error) = match &searched {
         Ok(outcome) if outcome.interrupted => (RunStatus::Interrupted, None),
         Ok(_) => (RunStatus::Completed, None),
@@ -137,9 +190,10 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
     };
     if let Some(record) = &mut measure.record {
         if let Ok(outcome) = &searched {
-            record
-                .parameters
-                .insert("tune".into(), answer::recorded(outcome, &settings, engine));
+            record.parameters.insert(
+                "tune".into(),
+                answer::recorded(outcome, &settings, engine, ablated.as_ref(), measure.loaded_in),
+            );
         }
         record.finish(status, error);
     }
@@ -148,6 +202,10 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
     Ok(Tuned {
         outcome: searched?,
         space,
+        held,
+        durability: request.durability,
+        ablation: ablated,
+        loaded_in: measure.loaded_in,
         run_id,
         store_path,
         engine,

@@ -1,8 +1,9 @@
-//! `enginebench tune` on real throwaway servers, kept short (S0's update phase on 2,000
-//! rows, 1 s cells, a space of two variables): a space file's bad line is refused before
-//! any server runs; a tune finds innodb_flush_log_at_trx_commit=2 unsafe in a crash trial
-//! and never recommends it, stores the tune as a run, and writes an option file whose
-//! values a plain `enginebench run` starts its server with.
+//! `enginebench tune` on real throwaway servers, kept short (small tables, 1 s cells, spaces
+//! of one or two variables): a space file's bad line is refused before any server runs; a
+//! tune keeping durability sets no relaxing value, finds a pool that holds the table (a
+//! decided lead, the ablation naming the pool and the reads from storage), and writes an
+//! option file MariaDB reads and a plain `enginebench run --server-cnf` reproduces; a tune
+//! without durability ranks flush 2 first and says what it lost.
 
 use crate::common;
 use serde_json::Value;
@@ -138,30 +139,191 @@ fn stored_tune(tmp: &std::path::Path) -> Value {
     serde_json::from_str(&common::succeeded(output)).unwrap()
 }
 
+/// A space of the buffer pool and the redo log's flush, whose 2 relaxes what a commit
+/// promises: with `--durability keep` the flush is left at the server's own value.
+const POOL_SPACE: &str = r#"engine = "innodb"
+
+[[variable]]
+name = "innodb_buffer_pool_size"
+memory_share = [0.1, 0.4]
+
+[[variable]]
+name = "innodb_flush_log_at_trx_commit"
+values = ["1", "2"]
+durable = ["1"]
+"#;
+
+/// sysbench's read-only mix, uniform over 100,000 rows (about 25 MB), on a server whose
+/// default pool is 6 MB and whose every read from storage takes 1 ms: a pool that holds the
+/// table is decided faster whatever this machine's pace.
+const POOL_STUDY: [&str; 19] = [
+    "oltp_read_only",
+    "--table-size",
+    "100000",
+    "--rand-type",
+    "uniform",
+    "--engines",
+    "innodb",
+    "--threads",
+    "2",
+    "--time",
+    "1s",
+    "--server-opt",
+    "innodb_buffer_pool_size=6M",
+    "--storage-read-latency",
+    "1ms",
+    "--memory-limit",
+    "512M",
+    "--seed",
+    "7",
+];
+
 #[test]
-fn a_tune_finds_flush_2_unsafe_never_recommends_it_and_writes_an_option_file_a_server_starts_with()
-{
+fn a_tune_keeping_durability_sets_no_relaxing_value_finds_a_pool_for_the_table_and_a_run_given_its_file_reproduces_the_lead(
+) {
     common::require_mariadb();
-    let tmp = common::private_tmpdir("tune-end-to-end");
+    let tmp = common::private_tmpdir("tune-pool");
     let space = tmp.with_extension("space.toml");
-    std::fs::write(&space, SPACE).unwrap();
+    std::fs::write(&space, POOL_SPACE).unwrap();
     let cnf = tmp.with_extension("tuned.cnf");
     let (space_text, cnf_text) = (space.display().to_string(), cnf.display().to_string());
+    let mut args = vec!["tune"];
+    // --memory-limit is run's: tune takes --memory.
+    args.extend(&POOL_STUDY[..POOL_STUDY.len() - 4]);
+    args.extend([
+        "--seed",
+        "7",
+        "--memory",
+        "512M",
+        "--space",
+        &space_text,
+        // A budget of rounds, not of time: the same search on any machine.
+        "--rounds",
+        "3",
+        "--candidates",
+        "2",
+        "--write-cnf",
+        &cnf_text,
+    ]);
+    let output = common::enginebench(&tmp).args(&args).output().unwrap();
+    let stdout = common::succeeded(output);
+    let record = stored_tune(&tmp);
+    let tune = &record["parameters"]["tune"];
+    // Loaded once: the rounds' servers started on a copy of it.
+    assert!(tune["tables_loaded_once_s"].as_f64().is_some(), "{tune:#}");
+    assert!(stdout.contains("loaded once"), "{stdout}");
+    // No candidate, on the path of the search or of the ablation, relaxed the flush; every
+    // server of the tune ran with flush 1 (the record's own variables).
+    let relaxing = |setting: &Value| {
+        setting
+            .as_str()
+            .is_some_and(|s| s.starts_with("innodb_flush_log_at_trx_commit=") && !s.ends_with("=1"))
+    };
+    for tried in tune["tried"].as_array().unwrap() {
+        assert!(
+            !tried["settings"].as_array().unwrap().iter().any(relaxing),
+            "{tried:#}"
+        );
+    }
+    for profile in record["profiles"].as_array().unwrap() {
+        assert_eq!(
+            profile["server"]["variables"]["innodb_flush_log_at_trx_commit"], "1",
+            "{}",
+            profile["name"]
+        );
+    }
+    // The best holds the table: its lead over the 6 MB default is decided, and the
+    // ablation finds the pool is why, with the reads from storage that moved.
+    assert_eq!(tune["lead_over_default"]["answer"], "leads", "{tune:#}");
+    let best_settings = tune["best_settings"].as_array().unwrap();
+    assert!(
+        best_settings
+            .iter()
+            .any(|s| s.as_str().unwrap().starts_with("innodb_buffer_pool_size=")),
+        "{tune:#}"
+    );
+    let steps = tune["ablation"]["steps"].as_array().unwrap();
+    let pool_step = steps
+        .iter()
+        .find(|step| step["reset"] == "innodb_buffer_pool_size")
+        .unwrap_or_else(|| panic!("{tune:#}"));
+    assert_eq!(pool_step["decision"]["answer"], "leads", "{pool_step:#}");
+    assert!(
+        pool_step["moved"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|moved| moved[0] == "Innodb_buffer_pool_reads"),
+        "{pool_step:#}"
+    );
+    // The winner was crash-tested with each kind and lost nothing.
+    let losses = tune["best_losses"].as_array().unwrap();
+    assert_eq!(losses.len(), 2, "{tune:#}");
+    assert!(losses.iter().all(|loss| loss["lost"] == 0), "{tune:#}");
+    // The option file: MariaDB reads it as it is.
+    let written = std::fs::read_to_string(&cnf).unwrap();
+    let printed = std::process::Command::new("/usr/sbin/mariadbd")
+        .arg(format!("--defaults-extra-file={cnf_text}"))
+        .arg("--print-defaults")
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&printed.stdout);
+    for setting in best_settings {
+        assert!(
+            printed.contains(&format!("--{}", setting.as_str().unwrap())),
+            "{printed}\n{written}"
+        );
+    }
+    // A plain run given the file starts its server with it (recorded), and reproduces the
+    // lead over a run of the default: `compare` decides it on the paired repeats.
+    let mut run = vec!["run"];
+    run.extend(POOL_STUDY);
+    run.extend(["--repeat", "3"]);
+    let default_run = common::enginebench(&tmp).args(&run).output().unwrap();
+    common::assert_success(&default_run);
+    run.extend(["--server-cnf", &cnf_text]);
+    let (tuned_run, ran) = common::run_recorded(&tmp, &run);
+    common::assert_success(&tuned_run);
+    for setting in best_settings {
+        let (name, value) = setting.as_str().unwrap().split_once('=').unwrap();
+        assert_eq!(ran["server"]["variables"][name].as_str(), Some(value));
+    }
+    let compared = common::enginebench(&tmp)
+        // Run 1 is the tune, 2 the default's run, 3 the tuned one (the test's own store).
+        .args(["compare", "2", "3"])
+        .output()
+        .unwrap();
+    let compared = common::succeeded(compared);
+    assert!(compared.contains("better"), "{compared}");
+    common::assert_nothing_left(&tmp);
+}
+
+#[test]
+fn a_tune_without_durability_ranks_flush_2_and_says_what_it_lost() {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("tune-no-durability");
+    let space = tmp.with_extension("space.toml");
+    std::fs::write(
+        &space,
+        "engine = \"innodb\"\n\n[[variable]]\nname = \"innodb_flush_log_at_trx_commit\"\nvalues = [\"1\", \"2\"]\n",
+    )
+    .unwrap();
+    let space_text = space.display().to_string();
     let output = common::enginebench(&tmp)
         .args(tune_args(
             &space_text,
             &[
-                // A budget of rounds, not of time: the same search on any machine.
                 "--rounds",
                 "3",
+                "--durability",
+                "none",
+                "--no-ablation",
                 // As tests/it/crash.rs: with the timer's flush at its maximum, flush 2
                 // syncs nothing during a trial, so what it loses does not depend on timing.
                 "--server-opt",
                 "innodb_flush_log_at_timeout=2700",
                 "--candidates",
                 "2",
-                "--write-cnf",
-                &cnf_text,
             ],
         ))
         .output()
@@ -169,84 +331,28 @@ fn a_tune_finds_flush_2_unsafe_never_recommends_it_and_writes_an_option_file_a_s
     let stdout = common::succeeded(output);
     let record = stored_tune(&tmp);
     let tune = &record["parameters"]["tune"];
-    let tried = tune["tried"].as_array().unwrap();
-    // The default always races; every candidate that set flush 2 and stayed in the race
-    // to its end was crash-tested and found unsafe; none is the best.
-    assert!(tried.iter().any(|t| t["baseline"] == true), "{tune:#}");
-    let flush_2 = |t: &&Value| {
-        t["settings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|s| s == "innodb_flush_log_at_trx_commit=2")
-    };
-    let relaxed: Vec<&Value> = tried.iter().filter(flush_2).collect();
-    for candidate in &relaxed {
-        let why = candidate["out"]["why"].as_str().unwrap_or("none");
-        assert!(
-            why == "unsafe" || why == "behind" || why == "failed",
-            "a flush-2 candidate left in the race: {candidate:#}"
-        );
-    }
-    assert!(
-        relaxed.iter().any(|c| c["out"]["why"] == "unsafe"),
-        "no flush-2 candidate was found unsafe (drawn: {}): {tune:#}",
-        relaxed.len()
-    );
-    let best_settings = tune["best_settings"].as_array().unwrap();
-    assert!(
-        !best_settings
-            .iter()
-            .any(|s| s == "innodb_flush_log_at_trx_commit=2"),
+    // Flush 2 syncs nothing at a commit: the fastest, and nothing kept it out.
+    assert_eq!(
+        tune["best_settings"],
+        serde_json::json!(["innodb_flush_log_at_trx_commit=2"]),
         "{tune:#}"
     );
-    assert!(stdout.contains("measured unsafe: lost"), "{stdout}");
-    // Stored as a run: each configuration a profile, its crash trials kept.
-    assert!(record["profiles"].as_array().unwrap().len() >= 2);
-    assert!(record["crashes"]
+    let power = tune["best_losses"]
         .as_array()
         .unwrap()
         .iter()
-        .any(|c| c["lost"].as_u64() > Some(0)));
-    // The option file: a [mysqld] group of the best's settings, which a plain run's server
-    // starts with.
-    let written = std::fs::read_to_string(&cnf).unwrap();
-    assert!(written.contains("[mysqld]"), "{written}");
-    let settings: Vec<&str> = written
-        .lines()
-        .filter(|line| !line.starts_with('#') && line.contains('='))
-        .collect();
-    assert_eq!(settings.len(), best_settings.len(), "{written}");
-    let mut run = vec![
-        "run",
-        "s0",
-        "--rows",
-        "2000",
-        "--engines",
-        "innodb",
-        "--threads",
-        "1",
-        "--time",
-        "300ms",
-        "--phases",
-        "update",
-        "--repeat",
-        "1",
-        "--no-db",
-    ];
-    for setting in &settings {
-        run.extend(["--server-opt", setting]);
-    }
-    let (output, ran) = common::run_recorded(&tmp, &run);
-    common::assert_success(&output);
-    let variables = &ran["server"]["variables"];
-    for setting in &settings {
-        let (name, value) = setting.split_once('=').unwrap();
-        assert_eq!(
-            variables[name].as_str(),
-            Some(value),
-            "{name}: {variables:#}"
-        );
-    }
+        .find(|loss| loss["kind"] == "power")
+        .unwrap_or_else(|| panic!("{tune:#}"))
+        .clone();
+    assert!(power["lost"].as_u64() > Some(0), "{power:#}");
+    assert!(stdout.contains("Safety: --durability none"), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "in a power loss: lost {} of {} acknowledged commits",
+            power["lost"], power["acknowledged"]
+        )),
+        "{stdout}"
+    );
+    assert!(stdout.contains("loses acknowledged commits"), "{stdout}");
     common::assert_nothing_left(&tmp);
 }

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# `enginebench tune` against a full grid and against random search (issue 61), in one run.
+# A space of three InnoDB variables with a few values each (the buffer pool, the redo log's
+# size, the adaptive hash index: 3 × 2 × 2 = 12 configurations, the server's defaults one of
+# them), on sysbench's oltp_read_only, uniform over TABLE_SIZE rows, every read from storage
+# taking READ_LATENCY. The grid: `enginebench run` of each configuration, REPEATS repeats on
+# its server; its best is the configuration with the highest median events/s. Then tune
+# (iterated racing) and tune --search random, each with a budget of a third of the grid's
+# wall time. Each search's answer is scored by the grid's own figure for it (the same
+# measurement for all three), as a share of the grid's best. Prints every configuration's
+# figure, the times, and the ratios (goal: tune ≥ 0.95 of the grid's best in ≤ 1/3 of its
+# time, and ≥ random's share at the same budget).
+# A benchmark, not a test: figures depend on the machine; compare within one run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TABLE_SIZE=${TABLE_SIZE:-400000}
+TIME=${TIME:-2}
+THREADS=${THREADS:-2}
+REPEATS=${REPEATS:-3}
+READ_LATENCY=${READ_LATENCY:-200us}
+MEMORY=${MEMORY:-1G}
+SEED=${SEED:-7}
+BIN=${BIN:-target/release/enginebench}
+[ -x "$BIN" ] || cargo build --release --quiet
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+pools=(16777216 134217728 536870912)
+logs=(100663296 536870912)
+hashes=(OFF ON)
+cat >"$out/space.toml" <<EOF
+engine = "innodb"
+
+[[variable]]
+name = "innodb_buffer_pool_size"
+values = ["${pools[0]}", "${pools[1]}", "${pools[2]}"]
+
+[[variable]]
+name = "innodb_log_file_size"
+values = ["${logs[0]}", "${logs[1]}"]
+
+[[variable]]
+name = "innodb_adaptive_hash_index"
+values = ["${hashes[0]}", "${hashes[1]}"]
+EOF
+study=(oltp_read_only --table-size "$TABLE_SIZE" --rand-type uniform --engines innodb
+  --threads "$THREADS" --time "$TIME" --storage-read-latency "$READ_LATENCY" --seed "$SEED")
+
+now() { date +%s.%N; }
+median_events() { # record.json -> median events/s of its measured cells
+  python3 - "$1" <<'EOF'
+import json, statistics, sys
+cells = [c for c in json.load(open(sys.argv[1]))["cells"] if not c.get("warmup_repeat") and not c.get("error")]
+print(statistics.median(c["events_per_s"] for c in cells))
+EOF
+}
+
+printf "%-44s %12s\n" "grid configuration (pool, redo log, AHI)" "events/s"
+grid_start=$(now)
+for pool in "${pools[@]}"; do
+  for log in "${logs[@]}"; do
+    for hash in "${hashes[@]}"; do
+      key="$pool,$log,$hash"
+      "$BIN" run "${study[@]}" --memory-limit "$MEMORY" --repeat "$REPEATS" --no-db \
+        --server-opt "innodb_buffer_pool_size=$pool" --server-opt "innodb_log_file_size=$log" \
+        --server-opt "innodb_adaptive_hash_index=$hash" --json "$out/grid-$key.json" >/dev/null 2>"$out/grid.err"
+      figure=$(median_events "$out/grid-$key.json")
+      echo "$key $figure" >>"$out/grid.txt"
+      printf "%-44s %12.1f\n" "$key" "$figure"
+    done
+  done
+done
+grid_s=$(echo "$(now) - $grid_start" | bc)
+best_line=$(sort -k2 -g -r "$out/grid.txt" | head -1)
+best_figure=${best_line#* }
+budget_s=$(printf "%.0f" "$(echo "$grid_s / 3" | bc -l)")
+
+tune() { # label, extra args… -> "seconds key" of its answer (unset variables at the defaults)
+  local label=$1
+  shift
+  local start end
+  start=$(now)
+  "$BIN" tune "${study[@]}" --memory "$MEMORY" --space "$out/space.toml" --budget "${budget_s}s" \
+    --no-ablation --no-crash --durability none --db "$out/$label.db" "$@" >"$out/$label.txt" 2>"$out/$label.err"
+  end=$(now)
+  "$BIN" export latest --json --db "$out/$label.db" >"$out/$label.json"
+  python3 - "$out/$label.json" "$(echo "$end - $start" | bc)" <<'EOF'
+import json, sys
+tune = json.load(open(sys.argv[1]))["parameters"]["tune"]
+chosen = dict(s.split("=", 1) for s in tune["best_settings"])
+defaults = {"innodb_buffer_pool_size": "134217728", "innodb_log_file_size": "100663296",
+            "innodb_adaptive_hash_index": "OFF"}
+key = ",".join(chosen.get(name, value) for name, value in defaults.items())
+print(sys.argv[2], key, tune["rounds"], tune["best"], "decided" if (tune.get("lead_over_default") or {}).get("answer") == "leads" else "undecided")
+EOF
+}
+figure_of() { awk -v key="$1" '$1 == key {print $2}' "$out/grid.txt"; }
+
+read -r racing_s racing_key racing_rounds racing_best racing_lead < <(tune racing --search racing)
+read -r random_s random_key random_rounds random_best random_lead < <(tune random --search random)
+racing_figure=$(figure_of "$racing_key")
+random_figure=$(figure_of "$random_key")
+
+echo
+printf "grid:   %3d configurations × %s repeats in %6.1f s; best %s at %.1f events/s\n" \
+  "$(wc -l <"$out/grid.txt")" "$REPEATS" "$grid_s" "${best_line% *}" "$best_figure"
+printf "racing: %6.1f s (budget %s s, %.2f of the grid's time), %s rounds: %s (%s) = %s → %.3f of the grid's best\n" \
+  "$racing_s" "$budget_s" "$(echo "$racing_s / $grid_s" | bc -l)" "$racing_rounds" "$racing_best" "$racing_lead" \
+  "$racing_key" "$(echo "$racing_figure / $best_figure" | bc -l)"
+printf "random: %6.1f s (budget %s s, %.2f of the grid's time), %s rounds: %s (%s) = %s → %.3f of the grid's best\n" \
+  "$random_s" "$budget_s" "$(echo "$random_s / $grid_s" | bc -l)" "$random_rounds" "$random_best" "$random_lead" \
+  "$random_key" "$(echo "$random_figure / $best_figure" | bc -l)"
+echo "(goal: racing ≥ 0.95 of the grid's best in ≤ 0.33 of its time, and ≥ random's share)"
