@@ -99,7 +99,8 @@ pub fn ablate(
                 break;
             }
             let past = deadline.is_some_and(|deadline| {
-                Instant::now() + std::time::Duration::from_secs_f64(seconds_per_round.unwrap_or(0.0))
+                Instant::now()
+                    + std::time::Duration::from_secs_f64(seconds_per_round.unwrap_or(0.0))
                     > deadline
             });
             if past || (deadline.is_none() && settings.budget_rounds.is_some()) {
@@ -129,11 +130,14 @@ pub fn ablate(
             break;
         }
         seconds_per_round = Some(started.elapsed().as_secs_f64());
-        let failed = ablation.steps.iter().find_map(|step| match measured.get(&step.name) {
-            Some(Ok(_)) => None,
-            Some(Err(error)) => Some(format!("{} failed: {error}", step.name)),
-            None => Some(format!("{} was not measured", step.name)),
-        });
+        let failed = ablation
+            .steps
+            .iter()
+            .find_map(|step| match measured.get(&step.name) {
+                Some(Ok(_)) => None,
+                Some(Err(error)) => Some(format!("{} failed: {error}", step.name)),
+                None => Some(format!("{} was not measured", step.name)),
+            });
         if let Some(failed) = failed {
             ablation.cut = Some(failed);
             break;
@@ -179,10 +183,8 @@ fn path_step(name: &str, reset: Option<String>, settings: Vec<(String, String)>)
 /// Whether every step's comparison with the one before is decided, either way.
 fn decided(ablation: &Ablation, rule: &DecisionRule) -> bool {
     ablation.steps.windows(2).all(|pair| {
-        let ratios = stats::paired_ratios(
-            &pair[1].figures_events_per_s,
-            &pair[0].figures_events_per_s,
-        );
+        let ratios =
+            stats::paired_ratios(&pair[1].figures_events_per_s, &pair[0].figures_events_per_s);
         let inverse: Vec<f64> = ratios.iter().map(|r| 1.0 / r).collect();
         let settled = |ratios: &[f64]| {
             stats::decide(ratios, rule)
@@ -224,7 +226,9 @@ impl PathStep {
                 let how = match d.answer {
                     Answer::Leads => "it helped: decided",
                     Answer::Equivalent => "no difference beyond the tolerance",
-                    Answer::Undecided { .. } if d.interval.high < 1.0 => "it cost (see the interval)",
+                    Answer::Undecided { .. } if d.interval.high < 1.0 => {
+                        "it cost (see the interval)"
+                    }
                     Answer::Undecided { .. } => "not decided",
                 };
                 format!(
@@ -243,7 +247,13 @@ impl PathStep {
             let moved: Vec<String> = self
                 .moved
                 .iter()
-                .map(|(name, a, b)| format!("{name} {} → {} per event", per_event_text(*a), per_event_text(*b)))
+                .map(|(name, a, b)| {
+                    format!(
+                        "{name} {} → {} per event",
+                        per_event_text(*a),
+                        per_event_text(*b)
+                    )
+                })
                 .collect();
             text.push_str(&format!("; {}", moved.join(", ")));
         }

@@ -154,22 +154,7 @@ pub fn summary_text(tuned: &Tuned) -> String {
     };
     let _ = writeln!(text, "Recommended: {recommended}.");
     safety_text(&mut text, tuned);
-    if let Some(ablation) = &tuned.ablation {
-        let _ = writeln!(
-            text,
-            "\nWhy (ablation: {} back to the default one variable at a time, {} paired round(s){}):",
-            best.name,
-            ablation.rounds,
-            ablation
-                .cut
-                .as_ref()
-                .map(|cut| format!("; cut short: {cut}"))
-                .unwrap_or_default()
-        );
-        for pair in ablation.steps.windows(2) {
-            let _ = writeln!(text, "  {}", pair[1].text(&pair[0]));
-        }
-    }
+    ablation_text(&mut text, tuned);
     let _ = writeln!(text);
     let _ = writeln!(
         text,
@@ -206,6 +191,27 @@ pub fn summary_text(tuned: &Tuned) -> String {
         );
     }
     text
+}
+
+/// Why the best is faster: the ablation's path, a line a step.
+fn ablation_text(text: &mut String, tuned: &Tuned) {
+    let best = &tuned.outcome.best;
+    if let Some(ablation) = &tuned.ablation {
+        let _ = writeln!(
+            text,
+            "\nWhy (ablation: {} back to the default one variable at a time, {} paired round(s){}):",
+            best.name,
+            ablation.rounds,
+            ablation
+                .cut
+                .as_ref()
+                .map(|cut| format!("; cut short: {cut}"))
+                .unwrap_or_default()
+        );
+        for pair in ablation.steps.windows(2) {
+            let _ = writeln!(text, "  {}", pair[1].text(&pair[0]));
+        }
+    }
 }
 
 /// What the best is safe against: what durability allowed, what its crash trials lost.

@@ -71,6 +71,9 @@ pub struct Tuned {
 
 /// Checks the request (the study planned, the space read and checked against the build
 /// under the cap: every refusal before a round runs), then searches and stores the tune.
+// Long: the tune's stages in their order (checks, one load, search, ablation, record);
+// to be split into a struct of stages.
+#[allow(clippy::too_many_lines)]
 pub fn run(request: Request) -> anyhow::Result<Tuned> {
     let first = &request.first;
     let engine = match first.matrix.engines[..] {
@@ -119,20 +122,15 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
     };
     let store = (request.open_store)()?;
     let store_path = store.as_ref().map(|store| store.path().to_path_buf());
-    let crash_kinds = if request.matrix.no_crash {
-        if request.durability != Durability::None {
-            anyhow::bail!("--durability keep and process crash-test the survivors, and --no-crash runs no trial: drop --no-crash, or give --durability none to tune without trials");
-        }
-        Vec::new()
-    } else if request.matrix.crash.is_empty() {
-        vec![CrashKind::Process, CrashKind::Power]
-    } else {
-        request.matrix.crash.clone()
-    };
+    let crash_kinds = crash_kinds(&request.matrix, request.durability)?;
     // The ablation's share of a time budget: a quarter, kept from the search.
-    let search_budget = request
-        .budget
-        .map(|budget| if request.ablation { budget.mul_f64(0.75) } else { budget });
+    let search_budget = request.budget.map(|budget| {
+        if request.ablation {
+            budget.mul_f64(0.75)
+        } else {
+            budget
+        }
+    });
     let settings = Settings {
         space: searched_space,
         memory_bytes: request.memory_bytes,
@@ -165,24 +163,22 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
         ));
         measure.load_once = false;
     }
-    let searched = search(&settings, &mut measure);
+    let mut searched = search(&settings, &mut measure);
     let ablated = match &searched {
         Ok(outcome) if request.ablation && !outcome.best.baseline && !outcome.interrupted => {
-            crate::console::note(&format!(
-                "ablation: {} back to the default, one variable at a time...",
-                outcome.best.name
-            ));
-            let deadline = request.budget.map(|budget| started + budget);
-            match ablation::ablate(&outcome.best, &settings, &mut measure, deadline) {
-                Ok(ablation) => Some(ablation),
-                Err(err) => {
-                    crate::console::note(&format!("the ablation stopped: {err:#}"));
-                    None
-                }
-            }
+            ablate(
+                outcome,
+                &settings,
+                &mut measure,
+                request.budget.map(|b| started + b),
+            )
         }
         _ => None,
     };
+    if let Ok(outcome) = &mut searched {
+        // The whole tune: the one load, the search, the winner's trials, the ablation.
+        outcome.elapsed = started.elapsed();
+    }
     let (status, error) = match &searched {
         Ok(outcome) if outcome.interrupted => (RunStatus::Interrupted, None),
         Ok(_) => (RunStatus::Completed, None),
@@ -192,7 +188,13 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
         if let Ok(outcome) = &searched {
             record.parameters.insert(
                 "tune".into(),
-                answer::recorded(outcome, &settings, engine, ablated.as_ref(), measure.loaded_in),
+                answer::recorded(
+                    outcome,
+                    &settings,
+                    engine,
+                    ablated.as_ref(),
+                    measure.loaded_in,
+                ),
             );
         }
         record.finish(status, error);
@@ -210,4 +212,43 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
         store_path,
         engine,
     })
+}
+
+/// The crash kinds the tune tries (`--crash`, default process and power; none with
+/// `--no-crash`, which only `--durability none` takes).
+fn crash_kinds(
+    matrix: &crate::plan::Matrix,
+    durability: Durability,
+) -> anyhow::Result<Vec<CrashKind>> {
+    if matrix.no_crash {
+        if durability != Durability::None {
+            anyhow::bail!("--durability keep and process crash-test the survivors, and --no-crash runs no trial: drop --no-crash, or give --durability none to tune without trials");
+        }
+        return Ok(Vec::new());
+    }
+    Ok(if matrix.crash.is_empty() {
+        vec![CrashKind::Process, CrashKind::Power]
+    } else {
+        matrix.crash.clone()
+    })
+}
+
+/// The ablation of the search's best, within `deadline`; a failure is said, not fatal.
+fn ablate(
+    outcome: &Outcome,
+    settings: &Settings,
+    measure: &mut OnServers,
+    deadline: Option<std::time::Instant>,
+) -> Option<ablation::Ablation> {
+    crate::console::note(&format!(
+        "ablation: {} back to the default, one variable at a time...",
+        outcome.best.name
+    ));
+    match ablation::ablate(&outcome.best, settings, measure, deadline) {
+        Ok(ablation) => Some(ablation),
+        Err(err) => {
+            crate::console::note(&format!("the ablation stopped: {err:#}"));
+            None
+        }
+    }
 }

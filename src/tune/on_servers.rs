@@ -40,8 +40,8 @@ pub struct OnServers<'a> {
     /// Load the study's tables once and start every round's servers on a copy of them
     /// (false: a space variable shapes the loaded files, so each server loads its own).
     pub load_once: bool,
-    /// The loaded datadir, once made: its directory (removed with it) and the datadir.
-    loaded: Option<(tempfile::TempDir, std::path::PathBuf)>,
+    /// The loaded datadir, once made (removed with it).
+    loaded: Option<LoadedDatadir>,
     /// How long the one load took, with its server's start and clean stop.
     pub loaded_in: Option<std::time::Duration>,
 }
@@ -96,18 +96,11 @@ impl<'a> OnServers<'a> {
             self.load_once = false;
             return Ok(());
         }
-        // A name stale-directory removal knows: a tune killed with SIGKILL leaves it to
-        // the next start.
-        let dir = tempfile::Builder::new()
-            .prefix(&format!(
-                "{}{}-tune-",
-                crate::server::ROOT_DIR_PREFIX,
-                std::process::id()
-            ))
-            .tempdir()?;
+        // Its server's directory is kept where every server's is made (its name one that
+        // stale-directory removal knows: a tune killed with SIGKILL leaves it to the next
+        // start), and removed with the tune.
         let mut server = self.server.clone();
         server.options.keep_datadir = true;
-        server.options.server_dir = Some(dir.path().to_path_buf());
         // A slower disk changes how long the load takes, not what it writes.
         server.options.caps.storage_read_latency = None;
         crate::console::note(
@@ -121,15 +114,30 @@ impl<'a> OnServers<'a> {
                 return Err(err.context("loading the study's tables once for the tune"));
             }
         };
+        let kept = run
+            .server
+            .as_ref()
+            .and_then(|server| server.datadir.as_ref())
+            .map(std::path::PathBuf::from);
         self.fold(run, None)?;
-        // The server's directory: its datadir, or (on enginebench's FUSE file system) the
-        // backing directory the unmount wrote it back to.
-        let datadir = std::fs::read_dir(dir.path())?
-            .flatten()
-            .flat_map(|entry| [entry.path().join("backing"), entry.path().join("data")])
-            .find(|data| data.join("mysql").is_dir())
-            .ok_or_else(|| anyhow::anyhow!("the loading server left no datadir in {}", dir.path().display()))?;
-        self.loaded = Some((dir, datadir));
+        let Some(datadir) = kept else {
+            anyhow::bail!("the loading server recorded no datadir");
+        };
+        let root = datadir
+            .parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_else(|| datadir.clone());
+        let loaded = LoadedDatadir {
+            // On enginebench's FUSE file system the unmount wrote it back to its backing.
+            datadir: [root.join("backing"), datadir]
+                .into_iter()
+                .find(|dir| dir.join("mysql").is_dir())
+                .ok_or_else(|| {
+                    anyhow::anyhow!("the loading server left no datadir in {}", root.display())
+                })?,
+            root,
+        };
+        self.loaded = Some(loaded);
         self.loaded_in = Some(started.elapsed());
         Ok(())
     }
@@ -152,7 +160,7 @@ impl<'a> OnServers<'a> {
             .loaded
             .as_ref()
             .filter(|_| !crash)
-            .map(|(_, datadir)| datadir.clone());
+            .map(|loaded| loaded.datadir.clone());
         let profiles = entrants
             .iter()
             .map(|entrant| Profile {
@@ -219,6 +227,19 @@ impl<'a> OnServers<'a> {
             store.save(record)?;
         }
         Ok(())
+    }
+}
+
+/// The datadir the study's tables were loaded into, removed (with its server's directory)
+/// when the tune ends.
+struct LoadedDatadir {
+    root: std::path::PathBuf,
+    datadir: std::path::PathBuf,
+}
+
+impl Drop for LoadedDatadir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
     }
 }
 
@@ -290,7 +311,11 @@ impl Measure for OnServers<'_> {
                 let error = of_kind
                     .iter()
                     .find_map(|trial| trial.error.clone())
-                    .or_else(|| of_kind.is_empty().then(|| error.clone().unwrap_or_else(|| "no trial ran".into())));
+                    .or_else(|| {
+                        of_kind
+                            .is_empty()
+                            .then(|| error.clone().unwrap_or_else(|| "no trial ran".into()))
+                    });
                 KindLoss {
                     kind: kind.key().to_string(),
                     described: kind.described().to_string(),

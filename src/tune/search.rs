@@ -212,12 +212,7 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
     let best_losses = if best.baseline || measure.interrupted() {
         Vec::new()
     } else {
-        trials_of(
-            &best,
-            measure,
-            &mut state.checked,
-            &settings.crash_kinds,
-        )?
+        trials_of(&best, measure, &mut state.checked, &settings.crash_kinds)?
     };
     Ok(Outcome {
         best_losses,

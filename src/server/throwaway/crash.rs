@@ -32,15 +32,15 @@ pub(super) fn power_fs_datadir(
 ) -> Result<PowerFs, ServerError> {
     let backing = root_dir.join("backing");
     match loaded {
-        Some(loaded) => super::super::datadir_template::copy_loaded(loaded, &backing).map_err(
-            |err| {
+        Some(loaded) => {
+            super::super::datadir_template::copy_loaded(loaded, &backing).map_err(|err| {
                 ServerError::Io(format!(
                     "cannot copy the loaded datadir {} into {}: {err}",
                     loaded.display(),
                     backing.display()
                 ))
-            },
-        )?,
+            })?
+        }
         None => initialise_datadir(tree, &backing, tmpdir, root_dir, caps)?,
     }
     fs::create_dir_all(datadir)

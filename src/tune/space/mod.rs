@@ -347,7 +347,11 @@ impl Space {
                 Domain::MemoryShare { .. } => Vec::new(),
             };
             if kept.len() > 1 {
-                held.push(format!("{} drawn from {} only", variable.name, kept.join(", ")));
+                held.push(format!(
+                    "{} drawn from {} only",
+                    variable.name,
+                    kept.join(", ")
+                ));
                 variables.push(Variable {
                     domain: Domain::Values(kept),
                     ..variable.clone()
