@@ -180,6 +180,8 @@ const POOL_STUDY: [&str; 19] = [
 ];
 
 #[test]
+// Long: one tune, then the file it wrote checked three ways (MariaDB, run, compare).
+#[allow(clippy::too_many_lines)]
 fn a_tune_keeping_durability_sets_no_relaxing_value_finds_a_pool_for_the_table_and_a_run_given_its_file_reproduces_the_lead(
 ) {
     common::require_mariadb();
