@@ -9,7 +9,9 @@
 # wall time. Each search's answer is scored by the grid's own figure for it (the same
 # measurement for all three), as a share of the grid's best. Prints every configuration's
 # figure, the times, and the ratios (goal: tune ≥ 0.95 of the grid's best in ≤ 1/3 of its
-# time, and ≥ random's share at the same budget).
+# time, and ≥ random's share at the same budget). SEARCHES pairs of racing and random
+# searches alternate (racing, random, racing, random…, each pair on a seed of its own), so
+# that what else the machine does at the time falls on both.
 # A benchmark, not a test: figures depend on the machine; compare within one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +22,7 @@ REPEATS=${REPEATS:-3}
 READ_LATENCY=${READ_LATENCY:-200us}
 MEMORY=${MEMORY:-1G}
 SEED=${SEED:-7}
+SEARCHES=${SEARCHES:-2}
 BIN=${BIN:-target/release/enginebench}
 [ -x "$BIN" ] || cargo build --release --quiet
 out=$(mktemp -d)
@@ -44,7 +47,7 @@ name = "innodb_adaptive_hash_index"
 values = ["${hashes[0]}", "${hashes[1]}"]
 EOF
 study=(oltp_read_only --table-size "$TABLE_SIZE" --rand-type uniform --engines innodb
-  --threads "$THREADS" --time "$TIME" --storage-read-latency "$READ_LATENCY" --seed "$SEED")
+  --threads "$THREADS" --time "$TIME" --storage-read-latency "$READ_LATENCY")
 
 now() { date +%s.%N; }
 median_events() { # record.json -> median events/s of its measured cells
@@ -61,7 +64,7 @@ for pool in "${pools[@]}"; do
   for log in "${logs[@]}"; do
     for hash in "${hashes[@]}"; do
       key="$pool,$log,$hash"
-      "$BIN" run "${study[@]}" --memory-limit "$MEMORY" --repeat "$REPEATS" --no-db \
+      "$BIN" run "${study[@]}" --seed "$SEED" --memory-limit "$MEMORY" --repeat "$REPEATS" --no-db \
         --server-opt "innodb_buffer_pool_size=$pool" --server-opt "innodb_log_file_size=$log" \
         --server-opt "innodb_adaptive_hash_index=$hash" --json "$out/grid-$key.json" >/dev/null 2>"$out/grid.err"
       figure=$(median_events "$out/grid-$key.json")
@@ -75,7 +78,7 @@ best_line=$(sort -k2 -g -r "$out/grid.txt" | head -1)
 best_figure=${best_line#* }
 budget_s=$(printf "%.0f" "$(echo "$grid_s / 3" | bc -l)")
 
-tune() { # label, extra args… -> "seconds key" of its answer (unset variables at the defaults)
+tune() { # label, extra args… -> "seconds key rounds best decided" of its answer
   local label=$1
   shift
   local start end
@@ -95,19 +98,29 @@ print(sys.argv[2], key, tune["rounds"], tune["best"], "decided" if (tune.get("le
 EOF
 }
 figure_of() { awk -v key="$1" '$1 == key {print $2}' "$out/grid.txt"; }
-
-read -r racing_s racing_key racing_rounds racing_best racing_lead < <(tune racing --search racing)
-read -r random_s random_key random_rounds random_best random_lead < <(tune random --search random)
-racing_figure=$(figure_of "$racing_key")
-random_figure=$(figure_of "$random_key")
+share_of() { echo "$(figure_of "$1") / $best_figure" | bc -l; }
 
 echo
 printf "grid:   %3d configurations × %s repeats in %6.1f s; best %s at %.1f events/s\n" \
   "$(wc -l <"$out/grid.txt")" "$REPEATS" "$grid_s" "${best_line% *}" "$best_figure"
-printf "racing: %6.1f s (budget %s s, %.2f of the grid's time), %s rounds: %s (%s) = %s → %.3f of the grid's best\n" \
-  "$racing_s" "$budget_s" "$(echo "$racing_s / $grid_s" | bc -l)" "$racing_rounds" "$racing_best" "$racing_lead" \
-  "$racing_key" "$(echo "$racing_figure / $best_figure" | bc -l)"
-printf "random: %6.1f s (budget %s s, %.2f of the grid's time), %s rounds: %s (%s) = %s → %.3f of the grid's best\n" \
-  "$random_s" "$budget_s" "$(echo "$random_s / $grid_s" | bc -l)" "$random_rounds" "$random_best" "$random_lead" \
-  "$random_key" "$(echo "$random_figure / $best_figure" | bc -l)"
+for i in $(seq 1 "$SEARCHES"); do
+  seed=$((SEED + i))
+  for search in racing random; do
+    read -r s key rounds best lead < <(tune "$search-$i" --search "$search" --seed "$seed")
+    share=$(share_of "$key")
+    echo "$search $s $share" >>"$out/searches.txt"
+    printf "%-6s (seed %s): %6.1f s (budget %s s, %.2f of the grid's time), %s rounds: %s (%s) = %s → %.3f of the grid's best\n" \
+      "$search" "$seed" "$s" "$budget_s" "$(echo "$s / $grid_s" | bc -l)" "$rounds" "$best" "$lead" "$key" "$share"
+  done
+done
+python3 - "$out/searches.txt" "$grid_s" <<'EOF'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1])]
+grid_s = float(sys.argv[2])
+for search in ("racing", "random"):
+    mine = [(float(s), float(share)) for name, s, share in rows if name == search]
+    print(f"{search}: median {statistics.median(share for _, share in mine):.3f} of the grid's best "
+          f"(each: {', '.join(f'{share:.3f}' for _, share in mine)}), "
+          f"median {statistics.median(s for s, _ in mine) / grid_s:.2f} of the grid's time")
+EOF
 echo "(goal: racing ≥ 0.95 of the grid's best in ≤ 0.33 of its time, and ≥ random's share)"

@@ -70,12 +70,79 @@ pub struct Tuned {
 }
 
 /// Checks the request (the study planned, the space read and checked against the build
-/// under the cap: every refusal before a round runs), then searches and stores the tune.
-// Long: the tune's stages in their order (checks, one load, search, ablation, record);
-// to be split into a struct of stages.
-#[allow(clippy::too_many_lines)]
+/// under the cap: every refusal before a round runs), then searches, ablates the winner
+/// and stores the tune.
 pub fn run(request: Request) -> anyhow::Result<Tuned> {
-    let first = &request.first;
+    let engine = the_one_engine(&request.first)?;
+    let space = checked_space(&request, engine)?;
+    let (searched_space, held) = if request.durability == Durability::Keep {
+        space.keeping_durability()
+    } else {
+        (space.clone(), Vec::new())
+    };
+    let store = (request.open_store)()?;
+    let store_path = store.as_ref().map(|store| store.path().to_path_buf());
+    let settings = Settings {
+        space: searched_space,
+        memory_bytes: request.memory_bytes,
+        budget: search_budget(request.budget, request.ablation),
+        budget_rounds: request.budget_rounds,
+        candidates: request.candidates,
+        tolerance_pct: request.matrix.tolerance_pct,
+        max_rounds: request
+            .matrix
+            .max_repeat
+            .map_or(crate::results::DEFAULT_MAX_REPEATS, |n| n as usize),
+        seed: request.matrix.seed,
+        durability: request.durability,
+        crash_kinds: crash_kinds(&request.matrix, request.durability)?,
+        sampling: request.sampling,
+    };
+    let started = std::time::Instant::now();
+    let mut measure = OnServers::new(
+        request.plan_study,
+        request.matrix,
+        request.server,
+        request.report_interval,
+        settings.crash_kinds.clone(),
+        store,
+    );
+    if let Some(variable) = space.shapes_files() {
+        crate::console::note(&format!(
+            "{} shapes the files a load writes: each configuration's server loads the study's tables itself",
+            variable.name
+        ));
+        measure.load_once = false;
+    }
+    let mut searched = search(&settings, &mut measure);
+    let deadline = request.budget.map(|budget| started + budget);
+    let ablated = match &searched {
+        Ok(outcome) if request.ablation && !outcome.best.baseline && !outcome.interrupted => {
+            ablate(outcome, &settings, &mut measure, deadline)
+        }
+        _ => None,
+    };
+    if let Ok(outcome) = &mut searched {
+        // The whole tune: the one load, the search, the winner's trials, the ablation.
+        outcome.elapsed = started.elapsed();
+    }
+    store_the_tune(&mut measure, &searched, &settings, engine, ablated.as_ref())?;
+    Ok(Tuned {
+        outcome: searched?,
+        space,
+        held,
+        durability: request.durability,
+        ablation: ablated,
+        loaded_in: measure.loaded_in,
+        run_id: measure.store.as_ref().and_then(Store::run_id),
+        store_path,
+        engine,
+    })
+}
+
+/// The one engine whose variables are searched: the study's only engine, in a study
+/// without profiles of its own (the tune races configurations as profiles).
+fn the_one_engine(first: &Plan) -> anyhow::Result<crate::engine::Engine> {
     let engine = match first.matrix.engines[..] {
         [one] => one,
         _ => anyhow::bail!(
@@ -90,6 +157,12 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
             first.study.name()
         );
     }
+    Ok(engine)
+}
+
+/// The space searched (`--space`, else the engine's built-in one), checked against what
+/// one throwaway server of this build, started under the cap, says of its variables.
+fn checked_space(request: &Request, engine: crate::engine::Engine) -> anyhow::Result<space::Space> {
     let space = match &request.space {
         Some(path) => space::read(path)?,
         None => space::built_in(engine).ok_or_else(|| {
@@ -115,103 +188,45 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
     space
         .check(&variables, &label, request.memory_bytes)
         .map_err(anyhow::Error::msg)?;
-    let (searched_space, held) = if request.durability == Durability::Keep {
-        space.keeping_durability()
-    } else {
-        (space.clone(), Vec::new())
-    };
-    let store = (request.open_store)()?;
-    let store_path = store.as_ref().map(|store| store.path().to_path_buf());
-    let crash_kinds = crash_kinds(&request.matrix, request.durability)?;
-    // The ablation's share of a time budget: a quarter, kept from the search.
-    let search_budget = request.budget.map(|budget| {
-        if request.ablation {
+    Ok(space)
+}
+
+/// The search's share of a time budget: three quarters when the ablation keeps its own.
+fn search_budget(budget: Option<Duration>, ablation: bool) -> Option<Duration> {
+    budget.map(|budget| {
+        if ablation {
             budget.mul_f64(0.75)
         } else {
             budget
         }
-    });
-    let settings = Settings {
-        space: searched_space,
-        memory_bytes: request.memory_bytes,
-        budget: search_budget,
-        budget_rounds: request.budget_rounds,
-        candidates: request.candidates,
-        tolerance_pct: request.matrix.tolerance_pct,
-        max_rounds: request
-            .matrix
-            .max_repeat
-            .map_or(crate::results::DEFAULT_MAX_REPEATS, |n| n as usize),
-        seed: request.matrix.seed,
-        durability: request.durability,
-        crash_kinds,
-        sampling: request.sampling,
-    };
-    let started = std::time::Instant::now();
-    let mut measure = OnServers::new(
-        request.plan_study,
-        request.matrix,
-        request.server,
-        request.report_interval,
-        settings.crash_kinds.clone(),
-        store,
-    );
-    if let Some(variable) = space.shapes_files() {
-        crate::console::note(&format!(
-            "{} shapes the files a load writes: each configuration's server loads the study's tables itself",
-            variable.name
-        ));
-        measure.load_once = false;
-    }
-    let mut searched = search(&settings, &mut measure);
-    let ablated = match &searched {
-        Ok(outcome) if request.ablation && !outcome.best.baseline && !outcome.interrupted => {
-            ablate(
-                outcome,
-                &settings,
-                &mut measure,
-                request.budget.map(|b| started + b),
-            )
-        }
-        _ => None,
-    };
-    if let Ok(outcome) = &mut searched {
-        // The whole tune: the one load, the search, the winner's trials, the ablation.
-        outcome.elapsed = started.elapsed();
-    }
-    let (status, error) = match &searched {
+    })
+}
+
+/// The tune's record finished (the search's path under its parameters, its status) and
+/// saved to the store.
+fn store_the_tune(
+    measure: &mut OnServers,
+    searched: &anyhow::Result<Outcome>,
+    settings: &Settings,
+    engine: crate::engine::Engine,
+    ablated: Option<&ablation::Ablation>,
+) -> anyhow::Result<()> {
+    let (status, error) = match searched {
         Ok(outcome) if outcome.interrupted => (RunStatus::Interrupted, None),
         Ok(_) => (RunStatus::Completed, None),
         Err(err) => (RunStatus::Failed, Some(format!("{err:#}"))),
     };
+    let loaded_in = measure.loaded_in;
     if let Some(record) = &mut measure.record {
-        if let Ok(outcome) = &searched {
+        if let Ok(outcome) = searched {
             record.parameters.insert(
                 "tune".into(),
-                answer::recorded(
-                    outcome,
-                    &settings,
-                    engine,
-                    ablated.as_ref(),
-                    measure.loaded_in,
-                ),
+                answer::recorded(outcome, settings, engine, ablated, loaded_in),
             );
         }
         record.finish(status, error);
     }
-    measure.save()?;
-    let run_id = measure.store.as_ref().and_then(Store::run_id);
-    Ok(Tuned {
-        outcome: searched?,
-        space,
-        held,
-        durability: request.durability,
-        ablation: ablated,
-        loaded_in: measure.loaded_in,
-        run_id,
-        store_path,
-        engine,
-    })
+    measure.save()
 }
 
 /// The crash kinds the tune tries (`--crash`, default process and power; none with

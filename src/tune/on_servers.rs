@@ -345,7 +345,10 @@ pub fn server_variables(
             "the server did not start under --memory and these options, so nothing was tuned (give --memory more): {err}"
         )
     })?;
-    let mut conn = throwaway.connection_spec(None).connect()?;
+    // A probe of enginebench's own, counted as one (on a server of its own, in no run).
+    let mut conn = throwaway
+        .connection_spec(None)
+        .connect_own(crate::server::Purpose::Probe)?;
     let version: String = conn.query_first("SELECT VERSION()")?.unwrap_or_default();
     let label = format!("this server ({version})");
     // Name, COMMAND_LINE_ARGUMENT, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, ENUM_VALUE_LIST.

@@ -1,9 +1,11 @@
-//! `enginebench tune` on real throwaway servers, kept short (small tables, 1 s cells, spaces
-//! of one or two variables): a space file's bad line is refused before any server runs; a
-//! tune keeping durability sets no relaxing value, finds a pool that holds the table (a
-//! decided lead, the ablation naming the pool and the reads from storage), and writes an
-//! option file MariaDB reads and a plain `enginebench run --server-cnf` reproduces; a tune
-//! without durability ranks flush 2 first and says what it lost.
+//! `enginebench tune` on real throwaway servers, kept short (small tables, short cells,
+//! spaces of one or two variables, budgets of rounds): a space file's bad line is refused
+//! before any server runs; a tune keeping durability sets no relaxing value, finds a pool
+//! that holds the table (a lead decided because the case makes it large: a tiny default
+//! pool under reads from a slow disk), the ablation naming the pool and the reads from
+//! storage, and writes an option file a mariadbd of the test's own starts with and a plain
+//! `enginebench run --server-cnf` reproduces; a tune without durability ranks flush 2 first
+//! and says what it lost.
 
 use crate::common;
 use serde_json::Value;
@@ -153,79 +155,65 @@ values = ["1", "2"]
 durable = ["1"]
 "#;
 
-/// sysbench's read-only mix, uniform over 100,000 rows (about 25 MB), on a server whose
-/// default pool is 6 MB and whose every read from storage takes 1 ms: a pool that holds the
-/// table is decided faster whatever this machine's pace. Each server starts on a copy of
-/// the loaded tables with a cold pool: a second's warm-up leaves the filling out.
-const POOL_STUDY: [&str; 19] = [
-    "oltp_read_only",
-    "--table-size",
-    "100000",
-    "--rand-type",
-    "uniform",
-    "--engines",
-    "innodb",
-    "--threads",
-    "2",
-    "--time",
-    "2s",
-    "--warmup",
-    "1s",
-    "--storage-read-latency",
-    "1ms",
-    "--memory-limit",
-    "512M",
-    "--seed",
-    "7",
-];
+/// The default pool of the pool test: 6 MiB, a fraction of the table.
+const TINY_POOL: &str = "innodb_buffer_pool_size=6291456";
 
-#[test]
-// Long: one tune, then the file it wrote checked three ways (MariaDB, run, compare).
-#[allow(clippy::too_many_lines)]
-fn a_tune_keeping_durability_sets_no_relaxing_value_finds_a_pool_for_the_table_and_a_run_given_its_file_reproduces_the_lead(
-) {
-    common::require_mariadb();
-    let tmp = common::private_tmpdir("tune-pool");
+/// sysbench's read-only mix, uniform over 100,000 rows (about 25 MB), on servers whose
+/// default pool holds a fraction of it and whose every read from storage takes 2 ms: every
+/// configuration whose pool holds the table (each of the space's, 51 MB or more) does
+/// several times the default's events, a gap this machine's noise does not close. Each
+/// server starts on a copy of the loaded tables with a cold pool: the warm-up leaves most
+/// of the filling out.
+fn pool_study() -> Vec<String> {
+    "oltp_read_only --table-size 100000 --rand-type uniform --engines innodb --threads 4 \
+     --time 2s --warmup 2s --storage-read-latency 2ms --seed 7"
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
+/// The tune of the pool test, writing its option file to `cnf`: what it printed.
+fn tune_the_pool(tmp: &std::path::Path, cnf: &std::path::Path) -> String {
     let space = tmp.with_extension("space.toml");
     std::fs::write(&space, POOL_SPACE).unwrap();
-    let cnf = tmp.with_extension("tuned.cnf");
-    let (space_text, cnf_text) = (space.display().to_string(), cnf.display().to_string());
-    let mut args = vec!["tune"];
-    // --memory-limit is run's: tune takes --memory.
-    args.extend(&POOL_STUDY[..POOL_STUDY.len() - 4]);
-    args.extend([
-        "--server-opt",
-        "innodb_buffer_pool_size=6M",
-        "--seed",
-        "7",
-        "--memory",
-        "512M",
-        "--space",
-        &space_text,
-        // A budget of rounds, not of time: the same search on any machine (five: the
-        // sequential test's first looks are wide, its error spent over every look).
-        "--rounds",
-        "6",
-        "--candidates",
-        "1",
-        "--write-cnf",
-        &cnf_text,
-    ]);
-    let output = common::enginebench(&tmp).args(&args).output().unwrap();
-    let stdout = common::succeeded(output);
-    let record = stored_tune(&tmp);
-    let tune = &record["parameters"]["tune"];
-    // Loaded once: the rounds' servers started on a copy of it.
-    assert!(tune["tables_loaded_once_s"].as_f64().is_some(), "{tune:#}");
-    assert!(stdout.contains("loaded once"), "{stdout}");
-    // No candidate, on the path of the search or of the ablation, relaxed the flush; every
-    // server of the tune ran with flush 1 (the record's own variables).
+    let mut args = vec!["tune".to_string()];
+    args.extend(pool_study());
+    args.extend(
+        [
+            "--server-opt",
+            TINY_POOL,
+            "--memory",
+            "512M",
+            "--space",
+            &space.display().to_string(),
+            // A budget of rounds, not of time: the same search on any machine, two races.
+            "--rounds",
+            "6",
+            // Races of three rounds, looked at once with the whole 5% (a race that may look
+            // at every round up to twelve spends a tenth of it at its third: a 9× lead with
+            // cold pools filling at their own pace was left undecided there).
+            "--max-repeat",
+            "3",
+            "--candidates",
+            "1",
+            "--write-cnf",
+            &cnf.display().to_string(),
+        ]
+        .map(String::from),
+    );
+    let output = common::enginebench(tmp).args(&args).output().unwrap();
+    common::succeeded(output)
+}
+
+/// No candidate, on the path of the search or of the ablation, relaxed the flush; every
+/// server of the tune ran with flush 1 (the record's own variables).
+fn assert_no_relaxing_value(record: &Value) {
     let relaxing = |setting: &Value| {
         setting
             .as_str()
             .is_some_and(|s| s.starts_with("innodb_flush_log_at_trx_commit=") && !s.ends_with("=1"))
     };
-    for tried in tune["tried"].as_array().unwrap() {
+    for tried in record["parameters"]["tune"]["tried"].as_array().unwrap() {
         assert!(
             !tried["settings"].as_array().unwrap().iter().any(relaxing),
             "{tried:#}"
@@ -238,16 +226,39 @@ fn a_tune_keeping_durability_sets_no_relaxing_value_finds_a_pool_for_the_table_a
             profile["name"]
         );
     }
-    // The best holds the table: its lead over the 6 MB default is decided, and the
-    // ablation finds the pool is why, with the reads from storage that moved.
-    assert_eq!(tune["lead_over_default"]["answer"], "leads", "{tune:#}");
-    let best_settings = tune["best_settings"].as_array().unwrap();
+}
+
+/// The best's pool holds the table loaded once (its data and indexes, as the load's
+/// footprint measured them), its lead over the tiny default is decided, the ablation finds
+/// the pool is why with the reads from storage that moved, and its crash trials lost
+/// nothing. Returns the best's settings, NAME=VALUE.
+fn assert_the_pool_holds_the_table(record: &Value) -> Vec<String> {
+    let tune = &record["parameters"]["tune"];
+    let footprint = record["loads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|load| load["footprint"].as_object())
+        .unwrap_or_else(|| panic!("no footprint of the load: {:#}", record["loads"]));
+    let table_bytes =
+        footprint["data_bytes"].as_u64().unwrap() + footprint["index_bytes"].as_u64().unwrap();
+    let best_settings: Vec<String> = tune["best_settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect();
+    let pool: u64 = best_settings
+        .iter()
+        .find_map(|s| s.strip_prefix("innodb_buffer_pool_size="))
+        .unwrap_or_else(|| panic!("the best sets no pool: {tune:#}"))
+        .parse()
+        .unwrap();
     assert!(
-        best_settings
-            .iter()
-            .any(|s| s.as_str().unwrap().starts_with("innodb_buffer_pool_size=")),
-        "{tune:#}"
+        pool > table_bytes,
+        "a {pool}-byte pool, a {table_bytes}-byte table: {tune:#}"
     );
+    assert_eq!(tune["lead_over_default"]["answer"], "leads", "{tune:#}");
     let steps = tune["ablation"]["steps"].as_array().unwrap();
     let pool_step = steps
         .iter()
@@ -265,50 +276,145 @@ fn a_tune_keeping_durability_sets_no_relaxing_value_finds_a_pool_for_the_table_a
             .any(|moved| moved[0] == "Innodb_buffer_pool_reads"),
         "{pool_step:#}"
     );
-    // The winner was crash-tested with each kind and lost nothing.
     let losses = tune["best_losses"].as_array().unwrap();
     assert_eq!(losses.len(), 2, "{tune:#}");
     assert!(losses.iter().all(|loss| loss["lost"] == 0), "{tune:#}");
-    // The option file: MariaDB reads it as it is.
-    let written = std::fs::read_to_string(&cnf).unwrap();
-    let printed = std::process::Command::new("/usr/sbin/mariadbd")
-        .arg(format!("--defaults-extra-file={cnf_text}"))
-        .arg("--print-defaults")
+    best_settings
+}
+
+/// A mariadbd of the test's own, started with nothing but the option file `cnf` (beside
+/// its own datadir, socket and files): the value of each of `settings`' variables in it.
+/// `--defaults-file` rather than `--defaults-extra-file`, so that this machine's own
+/// /etc/mysql cannot change what is read.
+fn mariadbd_started_with(
+    tmp: &std::path::Path,
+    cnf: &std::path::Path,
+    settings: &[String],
+) -> Vec<String> {
+    let dir = tmp.join("own-mariadbd");
+    let datadir = dir.join("data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let installed = std::process::Command::new("mariadb-install-db")
+        .args([
+            "--no-defaults",
+            "--auth-root-authentication-method=normal",
+            "--skip-test-db",
+        ])
+        .arg(format!("--datadir={}", datadir.display()))
         .output()
         .unwrap();
-    let printed = String::from_utf8_lossy(&printed.stdout);
-    for setting in best_settings {
-        assert!(
-            printed.contains(&format!("--{}", setting.as_str().unwrap())),
-            "{printed}\n{written}"
-        );
+    common::assert_success(&installed);
+    let socket = dir.join("s.sock");
+    let mut command = std::process::Command::new("/usr/sbin/mariadbd");
+    command
+        .arg(format!("--defaults-file={}", cnf.display()))
+        .arg(format!("--datadir={}", datadir.display()))
+        .arg(format!("--socket={}", socket.display()))
+        .arg(format!("--pid-file={}", dir.join("pid").display()))
+        .arg(format!("--log-error={}", dir.join("error.log").display()))
+        .arg("--skip-networking");
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        command.arg("--user=root");
     }
-    // A plain run given the file starts its server with it (recorded), and reproduces the
-    // lead over a run of the default: `compare` decides it on the paired repeats.
-    let mut run = vec!["run"];
-    run.extend(POOL_STUDY);
-    run.extend(["--repeat", "3"]);
+    let server = OwnServer(command.spawn().unwrap());
+    let opts = mysql::OptsBuilder::new()
+        .socket(Some(socket.display().to_string()))
+        .user(Some("root"));
+    let started = std::time::Instant::now();
+    let mut conn = loop {
+        match mysql::Conn::new(opts.clone()) {
+            Ok(conn) => break conn,
+            Err(err) if started.elapsed().as_secs() > 60 => {
+                panic!(
+                    "{err}: {}",
+                    std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
+                )
+            }
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(100)),
+        }
+    };
+    let values = settings
+        .iter()
+        .map(|setting| {
+            let name = setting.split_once('=').unwrap().0;
+            let value: Option<String> =
+                mysql::prelude::Queryable::query_first(&mut conn, format!("SELECT @@{name}"))
+                    .unwrap();
+            format!("{name}={}", value.unwrap())
+        })
+        .collect();
+    drop(conn);
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+    values
+}
+
+/// A mariadbd the test started: killed and waited for however the test ends.
+struct OwnServer(std::process::Child);
+
+impl Drop for OwnServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A plain `enginebench run` given the file starts its server with it (recorded), and
+/// reproduces the lead over a run of the default: `compare` decides it on the paired
+/// repeats.
+fn assert_a_run_given_the_file_reproduces_the_lead(
+    tmp: &std::path::Path,
+    cnf: &std::path::Path,
+    best_settings: &[String],
+) {
+    let mut run = vec!["run".to_string()];
+    run.extend(pool_study());
+    run.extend(["--memory-limit", "512M", "--repeat", "3"].map(String::from));
     let mut default_args = run.clone();
-    default_args.extend(["--server-opt", "innodb_buffer_pool_size=6M"]);
-    let default_run = common::enginebench(&tmp)
+    default_args.extend(["--server-opt", TINY_POOL].map(String::from));
+    let default_run = common::enginebench(tmp)
         .args(&default_args)
         .output()
         .unwrap();
     common::assert_success(&default_run);
-    run.extend(["--server-cnf", &cnf_text]);
-    let (tuned_run, ran) = common::run_recorded(&tmp, &run);
+    run.extend(["--server-cnf".to_string(), cnf.display().to_string()]);
+    let run: Vec<&str> = run.iter().map(String::as_str).collect();
+    let (tuned_run, ran) = common::run_recorded(tmp, &run);
     common::assert_success(&tuned_run);
     for setting in best_settings {
-        let (name, value) = setting.as_str().unwrap().split_once('=').unwrap();
+        let (name, value) = setting.split_once('=').unwrap();
         assert_eq!(ran["server"]["variables"][name].as_str(), Some(value));
     }
-    let compared = common::enginebench(&tmp)
+    let compared = common::enginebench(tmp)
         // Run 1 is the tune, 2 the default's run, 3 the tuned one (the test's own store).
         .args(["compare", "2", "3"])
         .output()
         .unwrap();
     let compared = common::succeeded(compared);
     assert!(compared.contains("better"), "{compared}");
+}
+
+#[test]
+fn a_tune_keeping_durability_sets_no_relaxing_value_finds_a_pool_for_the_table_and_a_run_given_its_file_reproduces_the_lead(
+) {
+    common::require_mariadb();
+    let tmp = common::private_tmpdir("tune-pool");
+    let cnf = tmp.with_extension("tuned.cnf");
+    let stdout = tune_the_pool(&tmp, &cnf);
+    let record = stored_tune(&tmp);
+    // Loaded once: the rounds' servers started on a copy of it.
+    let tune = &record["parameters"]["tune"];
+    assert!(tune["tables_loaded_once_s"].as_f64().is_some(), "{tune:#}");
+    assert!(stdout.contains("loaded once"), "{stdout}");
+    assert_no_relaxing_value(&record);
+    let best_settings = assert_the_pool_holds_the_table(&record);
+    // The option file: MariaDB reads it as it is, and starts with its values.
+    assert_eq!(
+        mariadbd_started_with(&tmp, &cnf, &best_settings),
+        best_settings
+    );
+    assert_a_run_given_the_file_reproduces_the_lead(&tmp, &cnf, &best_settings);
     common::assert_nothing_left(&tmp);
 }
 
