@@ -277,8 +277,14 @@ pub fn cnf_text(tuned: &Tuned) -> String {
                 }
             );
         }
-        None => {
+        None if outcome.best.baseline => {
             let _ = writeln!(text, "# The server's defaults: no candidate did better.");
+        }
+        None => {
+            let _ = writeln!(
+                text,
+                "# Too few rounds for an interval: not decided better than the default."
+            );
         }
     }
     let _ = writeln!(text, "[mysqld]");
