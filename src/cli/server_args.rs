@@ -38,6 +38,11 @@ pub struct ServerArgs {
     #[arg(long, value_name = "DIR", conflicts_with_all = ["dsn", "tmpfs"])]
     pub server_dir: Option<PathBuf>,
 
+    /// Start the throwaway server with the settings of this option file's [mysqld] group
+    /// (e.g. one `enginebench tune --write-cnf` wrote); --server-opt wins over it
+    #[arg(long, value_name = "FILE", conflicts_with = "dsn")]
+    pub server_cnf: Option<PathBuf>,
+
     /// Set a server variable, e.g. innodb_buffer_pool_size=1G (repeatable)
     #[arg(long = "server-opt", value_parser = parse_key_value, value_name = "NAME=VALUE", conflicts_with = "dsn")]
     pub server_opts: Vec<(String, String)>,
@@ -184,6 +189,18 @@ impl ServerArgs {
         self.tls.apply(dsns)
     }
 
+    /// The throwaway server's options, with `--server-cnf`'s settings read (first: a
+    /// --server-opt given beside it wins, as later options win on a command line).
+    pub fn server_options_read(&self) -> Result<crate::server::ServerOptions, String> {
+        let mut options = self.server_options();
+        if let Some(cnf) = &self.server_cnf {
+            let mut settings = crate::server::server_settings(cnf)?;
+            settings.append(&mut options.server_opts);
+            options.server_opts = settings;
+        }
+        Ok(options)
+    }
+
     pub fn server_options(&self) -> crate::server::ServerOptions {
         crate::server::ServerOptions {
             server_bin: self.server_bin.clone(),
@@ -207,6 +224,7 @@ impl ServerArgs {
             topology: self.topology.unwrap_or_default(),
             sst_joiner: false,
             power_fs: false,
+            datadir_from: None,
         }
     }
 }

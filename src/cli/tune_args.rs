@@ -8,6 +8,14 @@ use std::path::PathBuf;
 use super::run_args::RunArgs;
 
 #[derive(Debug, Args)]
+// `run`'s ways of printing cells do nothing here (tune prints its own summary, and
+// refuses them): out of its help.
+#[command(
+    mut_arg("format", |arg| arg.hide(true)),
+    mut_arg("detail", |arg| arg.hide(true)),
+    mut_arg("percentile", |arg| arg.hide(true)),
+    mut_arg("verbose", |arg| arg.hide(true))
+)]
 pub struct TuneArgs {
     #[command(flatten)]
     pub run: RunArgs,
@@ -32,11 +40,24 @@ pub struct TuneArgs {
     #[arg(long, value_name = "FILE")]
     pub write_cnf: Option<PathBuf>,
 
-    /// keep (the default): every survivor of a race is crash-tested (--crash kinds,
-    /// default process,power) and one that lost an acknowledged commit is never
-    /// recommended; none: no crash trials, the fastest is recommended as it is
+    /// keep (the default): no candidate sets a durability-relaxing value (a space's
+    /// `durable` values only), every survivor is still crash-tested (--crash kinds, default
+    /// process,power); process: relaxed values allowed if a killed server process loses
+    /// nothing; none: anything. The winner's crash trials are always run and what it lost
+    /// is printed
     #[arg(long, value_enum, default_value = "keep")]
     pub durability: Durability,
+
+    /// racing (the default): iterated racing, new candidates drawn near the last race's
+    /// leader; random: drawn at random over the whole space every race (the baseline
+    /// racing is measured against in bench/tune_vs_grid.sh)
+    #[arg(long, value_enum, default_value = "racing")]
+    pub search: Search,
+
+    /// Skip the ablation (the best back to the default one variable at a time, which
+    /// otherwise gets a quarter of --budget)
+    #[arg(long)]
+    pub no_ablation: bool,
 
     /// A budget of rounds instead of (or beside) --budget's time, as irace counts its
     /// experiments: the search stops after N rounds in all (a round runs each
@@ -52,5 +73,12 @@ pub struct TuneArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Durability {
     Keep,
+    Process,
     None,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Search {
+    Racing,
+    Random,
 }

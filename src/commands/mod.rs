@@ -244,6 +244,7 @@ pub fn resolve_server(
     args: &crate::cli::ServerArgs,
 ) -> anyhow::Result<crate::server::ServerArgsResolved> {
     let dsns = args.dsns().map_err(anyhow::Error::msg)?;
+    let options = args.server_options_read().map_err(anyhow::Error::msg)?;
     Ok(crate::server::ServerArgsResolved {
         dsn: dsns.first().cloned(),
         more_dsns: dsns.iter().skip(1).cloned().collect(),
@@ -253,6 +254,6 @@ pub fn resolve_server(
         },
         force: args.force,
         database: args.database().map_err(anyhow::Error::msg)?,
-        options: args.server_options(),
+        options,
     })
 }

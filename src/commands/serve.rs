@@ -18,7 +18,8 @@ pub fn run(args: &ServerArgs) -> anyhow::Result<Finished> {
     args.one_server_caps("server start")
         .map_err(anyhow::Error::msg)?;
     let database = args.database().map_err(anyhow::Error::msg)?;
-    let mut server = ThrowawayServer::start(&args.server_options())?;
+    let mut server =
+        ThrowawayServer::start(&args.server_options_read().map_err(anyhow::Error::msg)?)?;
     let spec = server.connection_spec(None);
     let mut conn = spec.connect()?;
     mysql::prelude::Queryable::query_drop(

@@ -3,7 +3,7 @@
 //! stage searches, and its summary is printed and its option file written.
 
 use super::{check_caps, resolve_server, Finished};
-use crate::cli::{Durability, TuneArgs};
+use crate::cli::{Durability, Search, TuneArgs};
 use crate::console::note;
 use crate::studies::plan_study;
 
@@ -32,6 +32,11 @@ pub fn run(mut args: TuneArgs) -> anyhow::Result<Finished> {
         (run.json.is_some(), "--json"),
         (!run.server.memory_limit.is_empty(), "--memory-limit"),
         (run.matrix.repeat.is_some(), "--repeat"),
+        // Ways of printing a run's cells: tune prints its own summary (--detail, which
+        // the environment may set for every command, is only left out of tune's help).
+        (run.verbose, "--verbose"),
+        (run.format != "text", "--format"),
+        (run.percentile != 95.0, "--percentile"),
     ];
     if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
         anyhow::bail!(
@@ -67,7 +72,9 @@ pub fn run(mut args: TuneArgs) -> anyhow::Result<Finished> {
         budget,
         budget_rounds: args.rounds.map(|n| n as usize),
         candidates: args.candidates as usize,
-        keep_durability: args.durability == Durability::Keep,
+        durability: durability(args.durability),
+        sampling: sampling(args.search),
+        ablation: !args.no_ablation,
         report_interval: run.report_interval(),
         open_store: Box::new(move || {
             Ok(if no_db {
@@ -99,4 +106,19 @@ pub fn run(mut args: TuneArgs) -> anyhow::Result<Finished> {
     } else {
         Finished::Success
     })
+}
+
+fn durability(given: Durability) -> crate::tune::Durability {
+    match given {
+        Durability::Keep => crate::tune::Durability::Keep,
+        Durability::Process => crate::tune::Durability::Process,
+        Durability::None => crate::tune::Durability::None,
+    }
+}
+
+fn sampling(given: Search) -> crate::tune::Sampling {
+    match given {
+        Search::Racing => crate::tune::Sampling::NearElite,
+        Search::Random => crate::tune::Sampling::Random,
+    }
 }

@@ -187,6 +187,8 @@ impl<'a> Bench<'a> {
             options.server_bin = Some(binary.clone());
         }
         options.caps = options.caps.overridden_by(&profile.caps);
+        // Each profile's own: a loaded datadir is never carried to the next profile.
+        options.datadir_from = profile.datadir_from.clone();
         if let Some(topology) = profile.topology {
             options.topology = topology;
         }

@@ -110,6 +110,18 @@ enum CopyMode {
     Keep,
     /// Out of the cache: holes reserved again up to each file's length.
     Restore,
+    /// A loaded datadir for another server: as `Restore`, each file then written to disk
+    /// and dropped from the page cache, so that the server reads its tables from storage
+    /// as a server that loaded them under its memory cap would (pages this process wrote
+    /// would otherwise sit in the page cache outside the server's cgroup, free to read).
+    Loaded,
+}
+
+/// Copies a datadir whose tables are loaded (a server of it shut down cleanly) into
+/// `datadir` (empty), for a server to start on. Left out: the buffer pool's dump (every
+/// server started from the copy begins with a cold pool, whatever its size).
+pub(super) fn copy_loaded(loaded: &Path, datadir: &Path) -> std::io::Result<()> {
+    copy_tree(loaded, datadir, CopyMode::Loaded)
 }
 
 /// Copies the tree `from` into `to` (created), files block by block with their permissions.
@@ -122,6 +134,9 @@ fn copy_tree(from: &Path, to: &Path, mode: CopyMode) -> std::io::Result<()> {
         let target = to.join(entry.file_name());
         if entry.file_name() == "auto.cnf" {
             // MySQL's server_uuid: each server makes its own (replicas refuse a primary with theirs).
+            continue;
+        }
+        if mode == CopyMode::Loaded && entry.file_name() == "ib_buffer_pool" {
             continue;
         }
         if kind.is_dir() {
@@ -162,12 +177,20 @@ fn copy_file(from: &Path, to: &Path, mode: CopyMode) -> std::io::Result<()> {
         }
     }
     target.set_len(meta.len())?;
-    if mode == CopyMode::Restore && meta.len() > 0 {
+    if mode != CopyMode::Keep && meta.len() > 0 {
         use std::os::fd::AsRawFd;
         // SAFETY: reserving blocks of a file we hold open; mode 0 keeps its length.
         // A file system without fallocate leaves the holes, which read the same.
         unsafe {
             libc::fallocate(target.as_raw_fd(), 0, 0, meta.len() as libc::off_t);
+        }
+    }
+    if mode == CopyMode::Loaded {
+        use std::os::fd::AsRawFd;
+        target.sync_data()?;
+        // SAFETY: advice on a descriptor we hold open; it only drops clean cached pages.
+        unsafe {
+            libc::posix_fadvise(target.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
         }
     }
     fs::set_permissions(to, meta.permissions())?;

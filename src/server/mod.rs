@@ -20,12 +20,12 @@ pub mod tls;
 pub mod topology;
 
 pub use dsn::{moved_password, Dsn, DSN_ENV, PASSWORD_ENV};
-pub use option_files::ClientOptions;
+pub use option_files::{server_settings, ClientOptions};
 pub use own_load::{OwnConn, OwnCounts, Purpose};
 pub use powerfs::{PowerCut, PowerFs, PowerFsError};
 pub use registry::{emergency_teardown, hurry_teardown};
 pub use shape::{NodeRole, ReadFrom, Routing, Topology, WriteTo};
-pub use throwaway::{ServerOptions, ThrowawayServer};
+pub use throwaway::{ServerOptions, ThrowawayServer, ROOT_DIR_PREFIX};
 pub use tls::{SslMode, TlsOptions, TlsRecord};
 pub use topology::Node;
 

@@ -4,8 +4,12 @@
 //! `[client-mariadb]` and `[mariadb-client]` groups (later ones win), then `MYSQL_PWD`. A
 //! password in the URL wins over both, as a command-line password wins for the clients.
 //!
-//! Owns: reading option files for a password. Must not print a password, nor know which
-//! command asked.
+//! Also a server's settings from an option file (`--server-cnf FILE`, e.g. one `tune
+//! --write-cnf` wrote): its `[mysqld]`, `[server]`, `[mariadb]` and `[mariadbd]` groups,
+//! as the server reads them, for a throwaway server that starts with `--no-defaults`.
+//!
+//! Owns: reading option files for a password and for server settings. Must not print a
+//! password, nor know which command asked.
 
 use std::path::{Path, PathBuf};
 
@@ -73,22 +77,7 @@ impl ClientOptions {
 
     /// The client groups of an option file's text.
     pub fn parse(text: &str) -> Result<ClientOptions, String> {
-        let mut defaults = IniDefault::default();
-        // MySQL's files take `=` only (a password may hold `:`), `#` and `;` comments, and
-        // keys spelt with `-` or `_` alike.
-        defaults.delimiters = vec!['='];
-        defaults.comment_symbols = vec!['#', ';'];
-        defaults.multiline = false;
-        // A `#` inside quotes is the value's; `unquote` cuts comments outside them.
-        defaults.enable_inline_comments = false;
-        let mut ini = Ini::new_from_defaults(defaults);
-        // `!include` and `!includedir` lines name other files: not followed here.
-        let text: String = text
-            .lines()
-            .filter(|line| !line.trim_start().starts_with('!'))
-            .map(|line| format!("{line}\n"))
-            .collect();
-        let map = ini.read(text)?;
+        let map = read_groups(text)?;
         let mut options = ClientOptions::default();
         for group in GROUPS {
             let Some(keys) = map.get(group) else {
@@ -111,6 +100,69 @@ impl ClientOptions {
         self.password
             .clone()
             .or_else(|| std::env::var(MYSQL_PWD).ok().filter(|p| !p.is_empty()))
+    }
+}
+
+/// The groups a MariaDB server reads its settings from, in order (a later group's win).
+const SERVER_GROUPS: [&str; 4] = ["mysqld", "server", "mariadb", "mariadbd"];
+
+/// The server settings of the option file at `path` (`--server-cnf`), names spelt with
+/// `_`, sorted by name; an error names the file and the fix.
+pub fn server_settings(path: &Path) -> Result<Vec<(String, String)>, String> {
+    let text = std::fs::read_to_string(path).map_err(|err| {
+        format!(
+            "cannot read the option file {}: {err}; fix the path given to --server-cnf",
+            path.display()
+        )
+    })?;
+    let map = read_groups(&text)
+        .map_err(|err| format!("the option file {} cannot be read: {err}", path.display()))?;
+    let mut settings = std::collections::BTreeMap::new();
+    for group in SERVER_GROUPS {
+        for (key, value) in map.get(group).into_iter().flatten() {
+            let name = key.trim().replace('-', "_");
+            let Some(value) = value.as_deref().map(unquote) else {
+                return Err(format!(
+                    "{}: [{group}] {key} has no value: --server-cnf takes NAME=VALUE lines (give it as {key}=ON, or pass it with --server-opt)",
+                    path.display()
+                ));
+            };
+            settings.insert(name, value);
+        }
+    }
+    if settings.is_empty() {
+        return Err(format!(
+            "{} sets nothing for the server: --server-cnf reads its [mysqld] group (or [server], [mariadb], [mariadbd])",
+            path.display()
+        ));
+    }
+    Ok(settings.into_iter().collect())
+}
+
+/// An option file's groups as MySQL's programs read them.
+fn read_groups(
+    text: &str,
+) -> Result<
+    std::collections::HashMap<String, std::collections::HashMap<String, Option<String>>>,
+    String,
+> {
+    {
+        let mut defaults = IniDefault::default();
+        // MySQL's files take `=` only (a password may hold `:`), `#` and `;` comments, and
+        // keys spelt with `-` or `_` alike.
+        defaults.delimiters = vec!['='];
+        defaults.comment_symbols = vec!['#', ';'];
+        defaults.multiline = false;
+        // A `#` inside quotes is the value's; `unquote` cuts comments outside them.
+        defaults.enable_inline_comments = false;
+        let mut ini = Ini::new_from_defaults(defaults);
+        // `!include` and `!includedir` lines name other files: not followed here.
+        let text: String = text
+            .lines()
+            .filter(|line| !line.trim_start().starts_with('!'))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        ini.read(text)
     }
 }
 

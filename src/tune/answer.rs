@@ -5,8 +5,9 @@
 
 use std::fmt::Write;
 
+use super::ablation::Ablation;
 use super::race::{Entrant, Out};
-use super::search::{figure, Outcome, Settings};
+use super::search::{figure, Durability, Outcome, Settings};
 use super::Tuned;
 use crate::view::stats::Answer;
 
@@ -15,6 +16,8 @@ pub fn recorded(
     outcome: &Outcome,
     settings: &Settings,
     engine: crate::engine::Engine,
+    ablation: Option<&Ablation>,
+    loaded_in: Option<std::time::Duration>,
 ) -> serde_json::Value {
     let tried: Vec<serde_json::Value> = outcome
         .tried
@@ -37,7 +40,15 @@ pub fn recorded(
         "budget_s": settings.budget.map(|budget| budget.as_secs_f64()),
         "budget_rounds": settings.budget_rounds,
         "elapsed_s": outcome.elapsed.as_secs_f64(),
-        "keep_durability": settings.keep_durability,
+        "keep_durability": settings.durability == Durability::Keep,
+        "durability": durability_key(settings.durability),
+        "sampling": match settings.sampling {
+            super::Sampling::NearElite => "racing",
+            super::Sampling::Random => "random",
+        },
+        "tables_loaded_once_s": loaded_in.map(|d| d.as_secs_f64()),
+        "best_losses": outcome.best_losses,
+        "ablation": ablation,
         "best": outcome.best.name,
         "best_settings": outcome.best.settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
         "lead_over_default": outcome.lead,
@@ -46,6 +57,14 @@ pub fn recorded(
         "budget_spent": outcome.budget_spent,
         "tried": tried,
     })
+}
+
+fn durability_key(durability: Durability) -> &'static str {
+    match durability {
+        Durability::Keep => "keep",
+        Durability::Process => "process",
+        Durability::None => "none",
+    }
 }
 
 /// Whether the best's lead over the default is decided (a lead beyond the tolerance).
@@ -93,6 +112,13 @@ pub fn summary_text(tuned: &Tuned) -> String {
         if outcome.budget_spent { "; the budget is spent" } else { "" },
         if outcome.interrupted { "; interrupted" } else { "" },
     );
+    if let Some(loaded_in) = tuned.loaded_in {
+        let _ = writeln!(
+            text,
+            "The study's tables were loaded once ({:.0} s); every configuration's server started on a copy of them.",
+            loaded_in.as_secs_f64()
+        );
+    }
     let best = &outcome.best;
     let _ = writeln!(text);
     match (&outcome.lead, best.baseline) {
@@ -127,6 +153,8 @@ pub fn summary_text(tuned: &Tuned) -> String {
         "keep the default (no candidate's lead over it is decided)".into()
     };
     let _ = writeln!(text, "Recommended: {recommended}.");
+    safety_text(&mut text, tuned);
+    ablation_text(&mut text, tuned);
     let _ = writeln!(text);
     let _ = writeln!(
         text,
@@ -165,6 +193,62 @@ pub fn summary_text(tuned: &Tuned) -> String {
     text
 }
 
+/// Why the best is faster: the ablation's path, a line a step.
+fn ablation_text(text: &mut String, tuned: &Tuned) {
+    let best = &tuned.outcome.best;
+    if let Some(ablation) = &tuned.ablation {
+        let _ = writeln!(
+            text,
+            "\nWhy (ablation: {} back to the default one variable at a time, {} paired round(s){}):",
+            best.name,
+            ablation.rounds,
+            ablation
+                .cut
+                .as_ref()
+                .map(|cut| format!("; cut short: {cut}"))
+                .unwrap_or_default()
+        );
+        for pair in ablation.steps.windows(2) {
+            let _ = writeln!(text, "  {}", pair[1].text(&pair[0]));
+        }
+    }
+}
+
+/// What the best is safe against: what durability allowed, what its crash trials lost.
+fn safety_text(text: &mut String, tuned: &Tuned) {
+    let outcome = &tuned.outcome;
+    if outcome.best.baseline {
+        return;
+    }
+    let allowed = match tuned.durability {
+        Durability::Keep => "--durability keep: no candidate set a durability-relaxing value",
+        Durability::Process => {
+            "--durability process: relaxed values allowed as long as a process crash loses nothing"
+        }
+        Durability::None => "--durability none: relaxed values allowed",
+    };
+    let held = if tuned.held.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", tuned.held.join("; "))
+    };
+    let _ = writeln!(text, "Safety: {allowed}{held}.");
+    if outcome.best_losses.is_empty() {
+        let _ = writeln!(text, "  {}'s crash trials did not run.", outcome.best.name);
+    }
+    for loss in &outcome.best_losses {
+        let _ = writeln!(text, "  {} in {}", outcome.best.name, loss.text());
+    }
+    let lost: u64 = outcome.best_losses.iter().map(|loss| loss.lost).sum();
+    if lost > 0 {
+        let _ = writeln!(
+            text,
+            "  {} loses acknowledged commits: run it only where losing them is acceptable.",
+            outcome.best.name
+        );
+    }
+}
+
 /// The option file of the best configuration found: a [mysqld] group MariaDB and MySQL
 /// read as it is, its header saying what it is and how far to trust it.
 pub fn cnf_text(tuned: &Tuned) -> String {
@@ -193,8 +277,14 @@ pub fn cnf_text(tuned: &Tuned) -> String {
                 }
             );
         }
-        None => {
+        None if outcome.best.baseline => {
             let _ = writeln!(text, "# The server's defaults: no candidate did better.");
+        }
+        None => {
+            let _ = writeln!(
+                text,
+                "# Too few rounds for an interval: not decided better than the default."
+            );
         }
     }
     let _ = writeln!(text, "[mysqld]");

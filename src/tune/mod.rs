@@ -4,12 +4,15 @@
 //! under the memory cap before anything is measured; then iterated racing ([`search`],
 //! [`race`]) measures candidates with the runner, round after round, as `enginebench run`
 //! would ([`on_servers`]), dropping those the verdict's test says are behind, crash-testing
-//! survivors, until the budget is spent. The tune is stored as a run (every round's cells,
-//! each candidate a profile; the search's path in its parameters), and its answer is the
-//! best configuration, its lead over the default with a 95% interval, and an option file
-//! ([`answer`]). Owns the order of those stages. Must not know a study kind, nor how a
-//! cell is measured.
+//! survivors, until the budget is spent; the study's tables are loaded once and every
+//! server starts on a copy of them ([`on_servers`]). Then the winner is ablated back to
+//! the default one variable at a time ([`ablation`]). The tune is stored as a run (every
+//! round's cells, each candidate a profile; the search's path in its parameters), and its
+//! answer is the best configuration, its lead over the default with a 95% interval, what
+//! it loses in a crash, why it is faster, and an option file ([`answer`]). Owns the order
+//! of those stages. Must not know a study kind, nor how a cell is measured.
 
+pub mod ablation;
 mod answer;
 mod on_servers;
 pub mod race;
@@ -21,7 +24,7 @@ use std::time::Duration;
 pub use answer::{cnf_text, summary_text};
 pub use on_servers::{server_variables, OnServers};
 pub use race::{Entrant, Out};
-pub use search::{search, Measure, Outcome, Settings};
+pub use search::{search, Durability, Measure, Measured, Outcome, Sampling, Settings};
 
 use crate::plan::Plan;
 use crate::results::{CrashKind, RunStatus, Store};
@@ -42,7 +45,10 @@ pub struct Request<'a> {
     pub budget: Option<Duration>,
     pub budget_rounds: Option<usize>,
     pub candidates: usize,
-    pub keep_durability: bool,
+    pub durability: Durability,
+    pub sampling: Sampling,
+    /// Ablate the winner back to the default (its share of the budget kept for it).
+    pub ablation: bool,
     pub report_interval: Duration,
     /// Opens the result store (None: `--no-db`); called once the input is checked.
     pub open_store: Box<dyn FnOnce() -> anyhow::Result<Option<Store>> + 'a>,
@@ -52,15 +58,91 @@ pub struct Request<'a> {
 pub struct Tuned {
     pub outcome: Outcome,
     pub space: space::Space,
+    /// The relaxing variables held to their durable values, in words (`--durability keep`).
+    pub held: Vec<String>,
+    pub durability: Durability,
+    pub ablation: Option<ablation::Ablation>,
+    /// How long loading the study's tables once took (None: each server loaded its own).
+    pub loaded_in: Option<Duration>,
     pub run_id: Option<i64>,
     pub store_path: Option<std::path::PathBuf>,
     pub engine: crate::engine::Engine,
 }
 
 /// Checks the request (the study planned, the space read and checked against the build
-/// under the cap: every refusal before a round runs), then searches and stores the tune.
+/// under the cap: every refusal before a round runs), then searches, ablates the winner
+/// and stores the tune.
 pub fn run(request: Request) -> anyhow::Result<Tuned> {
-    let first = &request.first;
+    let engine = the_one_engine(&request.first)?;
+    let space = checked_space(&request, engine)?;
+    let (searched_space, held) = if request.durability == Durability::Keep {
+        space.keeping_durability()
+    } else {
+        (space.clone(), Vec::new())
+    };
+    let store = (request.open_store)()?;
+    let store_path = store.as_ref().map(|store| store.path().to_path_buf());
+    let settings = Settings {
+        space: searched_space,
+        memory_bytes: request.memory_bytes,
+        budget: search_budget(request.budget, request.ablation),
+        budget_rounds: request.budget_rounds,
+        candidates: request.candidates,
+        tolerance_pct: request.matrix.tolerance_pct,
+        max_rounds: request
+            .matrix
+            .max_repeat
+            .map_or(crate::results::DEFAULT_MAX_REPEATS, |n| n as usize),
+        seed: request.matrix.seed,
+        durability: request.durability,
+        crash_kinds: crash_kinds(&request.matrix, request.durability)?,
+        sampling: request.sampling,
+    };
+    let started = std::time::Instant::now();
+    let mut measure = OnServers::new(
+        request.plan_study,
+        request.matrix,
+        request.server,
+        request.report_interval,
+        settings.crash_kinds.clone(),
+        store,
+    );
+    if let Some(variable) = space.shapes_files() {
+        crate::console::note(&format!(
+            "{} shapes the files a load writes: each configuration's server loads the study's tables itself",
+            variable.name
+        ));
+        measure.load_once = false;
+    }
+    let mut searched = search(&settings, &mut measure);
+    let deadline = request.budget.map(|budget| started + budget);
+    let ablated = match &searched {
+        Ok(outcome) if request.ablation && !outcome.best.baseline && !outcome.interrupted => {
+            ablate(outcome, &settings, &mut measure, deadline)
+        }
+        _ => None,
+    };
+    if let Ok(outcome) = &mut searched {
+        // The whole tune: the one load, the search, the winner's trials, the ablation.
+        outcome.elapsed = started.elapsed();
+    }
+    store_the_tune(&mut measure, &searched, &settings, engine, ablated.as_ref())?;
+    Ok(Tuned {
+        outcome: searched?,
+        space,
+        held,
+        durability: request.durability,
+        ablation: ablated,
+        loaded_in: measure.loaded_in,
+        run_id: measure.store.as_ref().and_then(Store::run_id),
+        store_path,
+        engine,
+    })
+}
+
+/// The one engine whose variables are searched: the study's only engine, in a study
+/// without profiles of its own (the tune races configurations as profiles).
+fn the_one_engine(first: &Plan) -> anyhow::Result<crate::engine::Engine> {
     let engine = match first.matrix.engines[..] {
         [one] => one,
         _ => anyhow::bail!(
@@ -75,6 +157,12 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
             first.study.name()
         );
     }
+    Ok(engine)
+}
+
+/// The space searched (`--space`, else the engine's built-in one), checked against what
+/// one throwaway server of this build, started under the cap, says of its variables.
+fn checked_space(request: &Request, engine: crate::engine::Engine) -> anyhow::Result<space::Space> {
     let space = match &request.space {
         Some(path) => space::read(path)?,
         None => space::built_in(engine).ok_or_else(|| {
@@ -100,56 +188,82 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
     space
         .check(&variables, &label, request.memory_bytes)
         .map_err(anyhow::Error::msg)?;
-    let store = (request.open_store)()?;
-    let store_path = store.as_ref().map(|store| store.path().to_path_buf());
-    let crash_kinds = if request.matrix.crash.is_empty() {
-        vec![CrashKind::Process, CrashKind::Power]
-    } else {
-        request.matrix.crash.clone()
-    };
-    let settings = Settings {
-        space: space.clone(),
-        memory_bytes: request.memory_bytes,
-        budget: request.budget,
-        budget_rounds: request.budget_rounds,
-        candidates: request.candidates,
-        tolerance_pct: request.matrix.tolerance_pct,
-        max_rounds: request
-            .matrix
-            .max_repeat
-            .map_or(crate::results::DEFAULT_MAX_REPEATS, |n| n as usize),
-        seed: request.matrix.seed,
-        keep_durability: request.keep_durability,
-    };
-    let mut measure = OnServers::new(
-        request.plan_study,
-        request.matrix,
-        request.server,
-        request.report_interval,
-        crash_kinds,
-        store,
-    );
-    let searched = search(&settings, &mut measure);
-    let (status, error) = match &searched {
+    Ok(space)
+}
+
+/// The search's share of a time budget: three quarters when the ablation keeps its own.
+fn search_budget(budget: Option<Duration>, ablation: bool) -> Option<Duration> {
+    budget.map(|budget| {
+        if ablation {
+            budget.mul_f64(0.75)
+        } else {
+            budget
+        }
+    })
+}
+
+/// The tune's record finished (the search's path under its parameters, its status) and
+/// saved to the store.
+fn store_the_tune(
+    measure: &mut OnServers,
+    searched: &anyhow::Result<Outcome>,
+    settings: &Settings,
+    engine: crate::engine::Engine,
+    ablated: Option<&ablation::Ablation>,
+) -> anyhow::Result<()> {
+    let (status, error) = match searched {
         Ok(outcome) if outcome.interrupted => (RunStatus::Interrupted, None),
         Ok(_) => (RunStatus::Completed, None),
         Err(err) => (RunStatus::Failed, Some(format!("{err:#}"))),
     };
+    let loaded_in = measure.loaded_in;
     if let Some(record) = &mut measure.record {
-        if let Ok(outcome) = &searched {
-            record
-                .parameters
-                .insert("tune".into(), answer::recorded(outcome, &settings, engine));
+        if let Ok(outcome) = searched {
+            record.parameters.insert(
+                "tune".into(),
+                answer::recorded(outcome, settings, engine, ablated, loaded_in),
+            );
         }
         record.finish(status, error);
     }
-    measure.save()?;
-    let run_id = measure.store.as_ref().and_then(Store::run_id);
-    Ok(Tuned {
-        outcome: searched?,
-        space,
-        run_id,
-        store_path,
-        engine,
+    measure.save()
+}
+
+/// The crash kinds the tune tries (`--crash`, default process and power; none with
+/// `--no-crash`, which only `--durability none` takes).
+fn crash_kinds(
+    matrix: &crate::plan::Matrix,
+    durability: Durability,
+) -> anyhow::Result<Vec<CrashKind>> {
+    if matrix.no_crash {
+        if durability != Durability::None {
+            anyhow::bail!("--durability keep and process crash-test the survivors, and --no-crash runs no trial: drop --no-crash, or give --durability none to tune without trials");
+        }
+        return Ok(Vec::new());
+    }
+    Ok(if matrix.crash.is_empty() {
+        vec![CrashKind::Process, CrashKind::Power]
+    } else {
+        matrix.crash.clone()
     })
+}
+
+/// The ablation of the search's best, within `deadline`; a failure is said, not fatal.
+fn ablate(
+    outcome: &Outcome,
+    settings: &Settings,
+    measure: &mut OnServers,
+    deadline: Option<std::time::Instant>,
+) -> Option<ablation::Ablation> {
+    crate::console::note(&format!(
+        "ablation: {} back to the default, one variable at a time...",
+        outcome.best.name
+    ));
+    match ablation::ablate(&outcome.best, settings, measure, deadline) {
+        Ok(ablation) => Some(ablation),
+        Err(err) => {
+            crate::console::note(&format!("the ablation stopped: {err:#}"));
+            None
+        }
+    }
 }

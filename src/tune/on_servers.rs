@@ -2,7 +2,11 @@
 //! run` makes them: a round is one run of the study with every configuration still racing
 //! as a server profile of its own (each on its own server, under the `--memory` cap, the
 //! study's cells once); a safety check is a run of the crash trials alone on one
-//! configuration. Each run's record is folded into the tune's one record (its rounds as
+//! configuration. The study's tables are loaded once, before the first round, on a server
+//! of the default configuration that then shuts down cleanly; every round's servers start
+//! on a copy of that datadir instead of loading them again (a load is the same rows
+//! whatever the buffers, and a copy of 1M sysbench rows takes seconds where the load took
+//! tens of them). Each run's record is folded into the tune's one record (its rounds as
 //! repeats), saved to the store after every round. Also the one server started before
 //! anything runs to read which variables the build takes. Owns: turning the search's
 //! requests into plans and records. Must not decide who races or wins.
@@ -11,8 +15,8 @@ use std::collections::BTreeMap;
 
 use mysql::prelude::Queryable;
 
-use super::race::{Entrant, Out};
-use super::search::Measure;
+use super::race::{Entrant, KindLoss};
+use super::search::{Measure, Measured, RoundResult};
 use super::space::ServerVariable;
 use crate::plan::Plan;
 use crate::results::{CrashKind, RunRecord, Store};
@@ -33,6 +37,13 @@ pub struct OnServers<'a> {
     pub record: Option<RunRecord>,
     pub store: Option<Store>,
     rounds: u32,
+    /// Load the study's tables once and start every round's servers on a copy of them
+    /// (false: a space variable shapes the loaded files, so each server loads its own).
+    pub load_once: bool,
+    /// The loaded datadir, once made (removed with it).
+    loaded: Option<LoadedDatadir>,
+    /// How long the one load took, with its server's start and clean stop.
+    pub loaded_in: Option<std::time::Duration>,
 }
 
 impl<'a> OnServers<'a> {
@@ -53,7 +64,82 @@ impl<'a> OnServers<'a> {
             record: None,
             store,
             rounds: 0,
+            load_once: true,
+            loaded: None,
+            loaded_in: None,
         }
+    }
+
+    /// The study's tables loaded once, on a server of the default configuration (the
+    /// command line's options under the cap) kept after its clean shutdown: its datadir,
+    /// in a directory of the tune's own. Its record is the tune's first (its loads).
+    fn load_tables_once(&mut self) -> anyhow::Result<()> {
+        let started = std::time::Instant::now();
+        let mut matrix = self.matrix.clone();
+        matrix.repeat = Some(1);
+        matrix.max_repeat = None;
+        matrix.budget = None;
+        matrix.warmup_repeats = 0;
+        matrix.no_crash = true;
+        matrix.crash = Vec::new();
+        let mut plan = (self.plan_study)(&matrix)?;
+        let first_cell = plan
+            .steps
+            .iter()
+            .position(|step| matches!(step, crate::plan::Step::Cell(_)))
+            .unwrap_or(plan.steps.len());
+        plan.steps.truncate(first_cell);
+        plan.steps
+            .retain(|step| matches!(step, crate::plan::Step::PrepareTables { .. }));
+        if plan.steps.is_empty() {
+            // Nothing to load: each server starts as it would.
+            self.load_once = false;
+            return Ok(());
+        }
+        // Its server's directory is kept where every server's is made (its name one that
+        // stale-directory removal knows: a tune killed with SIGKILL leaves it to the next
+        // start), and removed with the tune.
+        let mut server = self.server.clone();
+        server.options.keep_datadir = true;
+        // A slower disk changes how long the load takes, not what it writes.
+        server.options.caps.storage_read_latency = None;
+        crate::console::note(
+            "loading the study's tables once, for every configuration's servers to start on a copy of them...",
+        );
+        let output = RunOutput::quiet(self.report_interval);
+        let run = match runner::run(&plan, &server, &output) {
+            Ok(record) => record,
+            Err((err, record)) => {
+                self.fold(*record, None)?;
+                return Err(err.context("loading the study's tables once for the tune"));
+            }
+        };
+        let kept = run
+            .server
+            .as_ref()
+            .and_then(|server| server.datadir.as_ref())
+            .map(std::path::PathBuf::from);
+        self.fold(run, None)?;
+        let Some(datadir) = kept else {
+            anyhow::bail!("the loading server recorded no datadir");
+        };
+        let root = datadir
+            .parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_else(|| datadir.clone());
+        let loaded = LoadedDatadir {
+            // On enginebench's FUSE file system the unmount wrote it back to its backing.
+            datadir: [root.join("backing"), datadir]
+                .into_iter()
+                .find(|dir| dir.join("mysql").is_dir())
+                .ok_or_else(|| {
+                    anyhow::anyhow!("the loading server left no datadir in {}", root.display())
+                })?,
+            root,
+        };
+        self.loaded = Some(loaded);
+        self.loaded_in = Some(started.elapsed());
+        Ok(())
     }
 
     /// The study on `entrants`' configurations, once each (`crash`: the crash trials
@@ -70,11 +156,24 @@ impl<'a> OnServers<'a> {
         } else {
             Vec::new()
         };
+        let loaded = self
+            .loaded
+            .as_ref()
+            .filter(|_| !crash)
+            .map(|loaded| loaded.datadir.clone());
         let profiles = entrants
             .iter()
-            .map(|entrant| Profile::with_options(entrant.name.clone(), entrant.settings.clone()))
+            .map(|entrant| Profile {
+                datadir_from: loaded.clone(),
+                ..Profile::with_options(entrant.name.clone(), entrant.settings.clone())
+            })
             .collect();
         let mut plan = (self.plan_study)(&matrix)?.on_profiles(profiles);
+        if loaded.is_some() {
+            // The tables are in the copied datadir.
+            plan.steps
+                .retain(|step| !matches!(step, crate::plan::Step::PrepareTables { .. }));
+        }
         if crash {
             // The trials alone: each configuration's server, its crashes, nothing after.
             plan.steps.retain(|step| {
@@ -131,11 +230,24 @@ impl<'a> OnServers<'a> {
     }
 }
 
+/// The datadir the study's tables were loaded into, removed (with its server's directory)
+/// when the tune ends.
+struct LoadedDatadir {
+    root: std::path::PathBuf,
+    datadir: std::path::PathBuf,
+}
+
+impl Drop for LoadedDatadir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
 impl Measure for OnServers<'_> {
-    fn round(
-        &mut self,
-        entrants: &[&Entrant],
-    ) -> anyhow::Result<BTreeMap<String, Result<f64, String>>> {
+    fn round(&mut self, entrants: &[&Entrant]) -> anyhow::Result<RoundResult> {
+        if self.load_once && self.loaded.is_none() {
+            self.load_tables_once()?;
+        }
         self.rounds += 1;
         let plan = self.plan(entrants, false)?;
         let (run, error) = self.run(&plan);
@@ -153,12 +265,24 @@ impl Measure for OnServers<'_> {
                 (Some(cell_error), _, _) => Err(cell_error),
                 (None, true, Some(run_error)) => Err(run_error.clone()),
                 (None, true, None) => Err("no cell was measured".into()),
-                (None, false, _) => Ok(super::race::geometric_mean(
-                    &cells
-                        .iter()
-                        .map(|cell| cell.events_per_s)
-                        .collect::<Vec<_>>(),
-                )),
+                (None, false, _) => {
+                    let mut counters: BTreeMap<String, i64> = BTreeMap::new();
+                    for cell in &cells {
+                        for (name, delta) in &cell.server_status_delta {
+                            *counters.entry(name.clone()).or_default() += delta;
+                        }
+                    }
+                    Ok(Measured {
+                        events_per_s: super::race::geometric_mean(
+                            &cells
+                                .iter()
+                                .map(|cell| cell.events_per_s)
+                                .collect::<Vec<_>>(),
+                        ),
+                        events: cells.iter().map(|cell| cell.events).sum(),
+                        counters,
+                    })
+                }
             };
             figures.insert(entrant.name.clone(), figure);
         }
@@ -166,29 +290,42 @@ impl Measure for OnServers<'_> {
         Ok(figures)
     }
 
-    fn crash_trials(&mut self, entrant: &Entrant) -> anyhow::Result<Option<Out>> {
+    fn crash_trials(
+        &mut self,
+        entrant: &Entrant,
+        kinds: &[CrashKind],
+    ) -> anyhow::Result<Vec<KindLoss>> {
         let plan = self.plan(&[entrant], true)?;
+        let mut plan = plan;
+        plan.steps.retain(|step| match step {
+            crate::plan::Step::Crash { kind, .. } => kinds.contains(kind),
+            _ => true,
+        });
         let (run, error) = self.run(&plan);
         let trials = run.crashes.clone();
         self.fold(run, None)?;
-        if let Some(trial) = trials.iter().find(|trial| trial.lost > 0) {
-            return Ok(Some(Out::Unsafe {
-                kind: trial.kind.described().to_string(),
-                lost: trial.lost,
-                acknowledged: trial.acknowledged,
-            }));
-        }
-        if let Some(failed) = trials
+        Ok(kinds
             .iter()
-            .find_map(|trial| trial.error.clone())
-            .or(error)
-        {
-            // A trial that could not be verified proves nothing safe.
-            return Ok(Some(Out::Failed {
-                error: format!("its crash trial could not be verified: {failed}"),
-            }));
-        }
-        Ok(None)
+            .map(|kind| {
+                let of_kind: Vec<_> = trials.iter().filter(|t| t.kind == *kind).collect();
+                let error = of_kind
+                    .iter()
+                    .find_map(|trial| trial.error.clone())
+                    .or_else(|| {
+                        of_kind
+                            .is_empty()
+                            .then(|| error.clone().unwrap_or_else(|| "no trial ran".into()))
+                    });
+                KindLoss {
+                    kind: kind.key().to_string(),
+                    described: kind.described().to_string(),
+                    trials: of_kind.len() as u32,
+                    acknowledged: of_kind.iter().map(|t| t.acknowledged).sum(),
+                    lost: of_kind.iter().map(|t| t.lost).sum(),
+                    error,
+                }
+            })
+            .collect())
     }
 
     fn interrupted(&self) -> bool {
@@ -208,7 +345,10 @@ pub fn server_variables(
             "the server did not start under --memory and these options, so nothing was tuned (give --memory more): {err}"
         )
     })?;
-    let mut conn = throwaway.connection_spec(None).connect()?;
+    // A probe of enginebench's own, counted as one (on a server of its own, in no run).
+    let mut conn = throwaway
+        .connection_spec(None)
+        .connect_own(crate::server::Purpose::Probe)?;
     let version: String = conn.query_first("SELECT VERSION()")?.unwrap_or_default();
     let label = format!("this server ({version})");
     // Name, COMMAND_LINE_ARGUMENT, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, ENUM_VALUE_LIST.

@@ -70,6 +70,53 @@ impl Out {
     }
 }
 
+/// What one crash kind's trials of a configuration found.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct KindLoss {
+    /// "process", "power".
+    pub kind: String,
+    /// "a process crash", "a power loss".
+    pub described: String,
+    pub trials: u32,
+    /// Commits acknowledged before the crashes, and those of them missing after.
+    pub acknowledged: u64,
+    pub lost: u64,
+    /// Why a trial could not be verified, if one could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl KindLoss {
+    /// "lost 10 of 9,287 acknowledged commits in 1 power loss(es)".
+    pub fn text(&self) -> String {
+        match &self.error {
+            Some(error) => format!("{}: not verified ({error})", self.described),
+            None => format!(
+                "{}: lost {} of {} acknowledged commits over {} trial(s)",
+                self.described, self.lost, self.acknowledged, self.trials
+            ),
+        }
+    }
+}
+
+/// Why `losses` put a configuration out of a race that keeps what a commit promises:
+/// the first kind that lost an acknowledged commit, else the first that could not be
+/// verified (a trial that could not be verified proves nothing safe); None: safe.
+pub fn unsafe_out(losses: &[KindLoss]) -> Option<Out> {
+    if let Some(loss) = losses.iter().find(|loss| loss.lost > 0) {
+        return Some(Out::Unsafe {
+            kind: loss.described.clone(),
+            lost: loss.lost,
+            acknowledged: loss.acknowledged,
+        });
+    }
+    losses.iter().find_map(|loss| {
+        loss.error.as_ref().map(|error| Out::Failed {
+            error: format!("its crash trial could not be verified: {error}"),
+        })
+    })
+}
+
 fn stats_ratio(ratio: f64) -> String {
     format!("{ratio:.2}×")
 }

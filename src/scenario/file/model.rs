@@ -78,6 +78,9 @@ pub struct Profile {
     /// A profile made from a list of caps on the command line (`--memory-limit 256M,1G`):
     /// the caps it stands for, and the profile it caps (none: the run's one server).
     pub cap_of: Option<CapVariant>,
+    /// A datadir with the study's tables already loaded (a tune's): the profile's server
+    /// starts on a copy of it, and the plan loads nothing on it.
+    pub datadir_from: Option<std::path::PathBuf>,
 }
 
 impl Profile {
@@ -94,6 +97,7 @@ impl Profile {
             write_to: None,
             read_from: None,
             cap_of: None,
+            datadir_from: None,
         }
     }
 }

@@ -28,9 +28,21 @@ pub(super) fn power_fs_datadir(
     root_dir: &Path,
     caps: &ChildCaps,
     read_delay: Duration,
+    loaded: Option<&Path>,
 ) -> Result<PowerFs, ServerError> {
     let backing = root_dir.join("backing");
-    initialise_datadir(tree, &backing, tmpdir, root_dir, caps)?;
+    match loaded {
+        Some(loaded) => {
+            super::super::datadir_template::copy_loaded(loaded, &backing).map_err(|err| {
+                ServerError::Io(format!(
+                    "cannot copy the loaded datadir {} into {}: {err}",
+                    loaded.display(),
+                    backing.display()
+                ))
+            })?
+        }
+        None => initialise_datadir(tree, &backing, tmpdir, root_dir, caps)?,
+    }
     fs::create_dir_all(datadir)
         .map_err(|err| ServerError::Io(format!("cannot create {}: {err}", datadir.display())))?;
     let power_fs = PowerFs::mount_with_read_delay(&backing, datadir, read_delay)

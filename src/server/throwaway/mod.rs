@@ -65,6 +65,9 @@ pub struct ServerOptions {
     /// The datadir on the power-loss file system (unsynced writes can be dropped by a
     /// power cut); one server only, run as root or with fusermount3.
     pub power_fs: bool,
+    /// A datadir whose tables are already loaded (a tune's, shut down cleanly): the
+    /// server starts on a copy of it instead of an installed one.
+    pub datadir_from: Option<PathBuf>,
 }
 
 pub struct ThrowawayServer {
@@ -223,9 +226,18 @@ impl ThrowawayServer {
                     &root_dir,
                     &child_caps,
                     options.caps.storage_read_latency.unwrap_or_default(),
+                    options.datadir_from.as_deref(),
                 )
                 .map_err(cleanup_on_error)?,
             );
+        } else if let Some(loaded) = &options.datadir_from {
+            super::datadir_template::copy_loaded(loaded, &datadir).map_err(|err| {
+                cleanup_on_error(ServerError::Io(format!(
+                    "cannot copy the loaded datadir {} into {}: {err}",
+                    loaded.display(),
+                    datadir.display()
+                )))
+            })?;
         } else {
             initialise_datadir(&tree, &datadir, &tmpdir, &root_dir, &child_caps)
                 .map_err(cleanup_on_error)?;

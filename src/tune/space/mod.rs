@@ -49,6 +49,10 @@ pub struct Space {
 pub struct Variable {
     pub name: String,
     pub domain: Domain,
+    /// The values that keep what a commit promises, for a variable some of whose values
+    /// relax it (the file's `durable`, or what enginebench knows of the variable); None:
+    /// every value keeps it.
+    pub durable: Option<Vec<String>>,
     /// 1-based line of its `name` in the file.
     pub line: usize,
     pub why: Option<String>,
@@ -81,6 +85,7 @@ struct VariableFile {
     memory_share: Option<[f64; 2]>,
     values: Option<Vec<toml::Value>>,
     scale: Option<Scale>,
+    durable: Option<Vec<toml::Value>>,
     why: Option<String>,
 }
 
@@ -186,9 +191,14 @@ pub fn parse(text: &str, origin: &str) -> Result<Space, String> {
                 )))
             }
         };
+        let durable = match entry.durable {
+            Some(given) => Some(durable_of(&name, &domain, &given).map_err(&at)?),
+            None => known_durable(&name),
+        };
         variables.push(Variable {
             name,
             domain,
+            durable,
             line,
             why: entry.why,
         });
@@ -203,6 +213,80 @@ pub fn parse(text: &str, origin: &str) -> Result<Space, String> {
         engine,
         variables,
     })
+}
+
+/// Variables some of whose values give up what a commit promises (on a crash of the
+/// process or of the machine), with the values that keep it: a space that names one
+/// without `durable` is held to these. MariaDB 10.11's documentation of each; measured
+/// here for the flushes (FACTS: flush 0 loses on a process crash, 2 on a power loss).
+const RELAXING: &[(&str, &[&str])] = &[
+    ("innodb_flush_log_at_trx_commit", &["1", "3"]),
+    ("sync_binlog", &["1"]),
+    ("innodb_doublewrite", &["ON", "1"]),
+    (
+        "innodb_flush_method",
+        &["fsync", "O_DSYNC", "O_DIRECT", "O_DIRECT_NO_FSYNC"],
+    ),
+    ("rocksdb_flush_log_at_trx_commit", &["1"]),
+    ("rocksdb_write_disable_wal", &["OFF", "0"]),
+    ("rocksdb_manual_wal_flush", &["OFF", "0"]),
+    ("aria_group_commit", &["none", "hard"]),
+    ("delay_key_write", &["OFF", "ON"]),
+];
+
+/// Variables that shape the files a load writes (page and block sizes, where and how
+/// tables are stored, their format): a candidate setting one cannot start from a copy of
+/// tables another configuration loaded, so a space with one loads per candidate.
+const SHAPES_FILES: &[&str] = &[
+    "innodb_page_size",
+    "innodb_data_file_path",
+    "innodb_undo_tablespaces",
+    "innodb_file_per_table",
+    "innodb_default_row_format",
+    "innodb_compression_default",
+    "innodb_compression_algorithm",
+    "innodb_checksum_algorithm",
+    "lower_case_table_names",
+    "character_set_server",
+    "collation_server",
+    "rocksdb_default_cf_options",
+    "rocksdb_override_cf_options",
+    "aria_block_size",
+    "myisam_block_size",
+];
+
+/// What enginebench knows of `name`'s durable values (None: it relaxes nothing).
+fn known_durable(name: &str) -> Option<Vec<String>> {
+    RELAXING
+        .iter()
+        .find(|(known, _)| *known == name)
+        .map(|(_, values)| values.iter().map(|v| v.to_string()).collect())
+}
+
+/// A file's `durable = [...]`: values of the variable's own list.
+fn durable_of(name: &str, domain: &Domain, given: &[toml::Value]) -> Result<Vec<String>, String> {
+    let Domain::Values(values) = domain else {
+        return Err(format!(
+            "{name}: durable lists values of a variable given as values = [...]: give its values that way"
+        ));
+    };
+    let words: Vec<String> = given
+        .iter()
+        .map(|value| match value {
+            toml::Value::String(text) => text.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    if let Some(stray) = words
+        .iter()
+        .find(|word| !values.iter().any(|v| v.eq_ignore_ascii_case(word)))
+    {
+        return Err(format!(
+            "{name}: durable value {stray} is not one of its values ({}): list values of its own",
+            values.join(", ")
+        ));
+    }
+    Ok(words)
 }
 
 /// 1-based line of byte offset `at` in `text`.
@@ -237,6 +321,71 @@ pub struct ServerVariable {
 }
 
 impl Space {
+    /// The space a tune that keeps what a commit promises searches: each relaxing
+    /// variable drawn from its durable values only, and left at the server's own value
+    /// (not set) when one or none of its values is durable. Returns it and the variables
+    /// so held, in words.
+    pub fn keeping_durability(&self) -> (Space, Vec<String>) {
+        let mut held = Vec::new();
+        let mut variables = Vec::new();
+        for variable in &self.variables {
+            let Some(durable) = &variable.durable else {
+                variables.push(variable.clone());
+                continue;
+            };
+            let kept: Vec<String> = match &variable.domain {
+                Domain::Values(values) => values
+                    .iter()
+                    .filter(|v| durable.iter().any(|d| d.eq_ignore_ascii_case(v)))
+                    .cloned()
+                    .collect(),
+                Domain::Range { low, high, .. } => durable
+                    .iter()
+                    .filter(|d| d.parse::<u64>().is_ok_and(|n| (*low..=*high).contains(&n)))
+                    .cloned()
+                    .collect(),
+                Domain::MemoryShare { .. } => Vec::new(),
+            };
+            if kept.len() > 1 {
+                held.push(format!(
+                    "{} drawn from {} only",
+                    variable.name,
+                    kept.join(", ")
+                ));
+                variables.push(Variable {
+                    domain: Domain::Values(kept),
+                    ..variable.clone()
+                });
+            } else {
+                held.push(format!("{} left at the server's own value", variable.name));
+            }
+        }
+        (
+            Space {
+                variables,
+                ..self.clone()
+            },
+            held,
+        )
+    }
+
+    /// The first variable that shapes the files a load writes, if any.
+    pub fn shapes_files(&self) -> Option<&Variable> {
+        self.variables
+            .iter()
+            .find(|v| SHAPES_FILES.contains(&v.name.as_str()))
+    }
+
+    /// Whether `name = value` gives up what a commit promises, as this space knows.
+    pub fn relaxes(&self, name: &str, value: &str) -> bool {
+        self.variables
+            .iter()
+            .find(|v| v.name == name)
+            .and_then(|v| v.durable.clone())
+            .or_else(|| known_durable(name))
+            .is_some_and(|durable| !durable.iter().any(|d| d.eq_ignore_ascii_case(value)))
+    }
+
     /// Refuses, at its line, a variable the server does not have, one it takes no option
     /// for, and values outside what it accepts; `memory_bytes` sizes memory shares.
     pub fn check(

@@ -211,6 +211,7 @@ fn resolve_profile(
         write_to: resolver.parsed(&owner, &profile.write_to, WriteTo::parse)?,
         read_from: resolver.parsed(&owner, &profile.read_from, ReadFrom::parse)?,
         cap_of: None,
+        datadir_from: None,
     })
 }
 

@@ -1,34 +1,73 @@
 //! The search: iterated racing (irace: M. López-Ibáñez, J. Dubois-Lacoste, L. Pérez Cáceres,
 //! M. Birattari, T. Stützle, Operations Research Perspectives 3, 2016). Each iteration draws
 //! candidates from the space — the first at random over it, later ones near the elite
-//! (the previous race's leader), the spread halving each time — races them with the elite
-//! and the default until the race is decided or its rounds are spent, then checks the
-//! survivors' safety with crash trials (when durability is kept, a survivor that lost an
-//! acknowledged commit is out, measured unsafe); and again while the budget lasts. Owns
-//! the order of iterations, rounds and checks, and the answer's figures (all from the last
-//! race's decided comparison with the default). Must not know how a round is measured
-//! ([`Measure`]: the runner's, or a fake in tests).
+//! (the previous race's leader), the spread halving each time (or, as the baseline it is
+//! measured against, at random over the whole space every time: [`Sampling::Random`]) —
+//! races them with the elite and the default until the race is decided or its rounds are
+//! spent, then checks the survivors' safety with crash trials (the kinds the durability
+//! asked for: a survivor that lost an acknowledged commit in one is out, measured unsafe);
+//! and again while the budget lasts. The winner is then crash-tested with every kind, so
+//! the answer says what it loses, allowed or not. Owns the order of iterations, rounds and
+//! checks, and the answer's figures (all from the last race's decided comparison with the
+//! default). Must not know how a round is measured ([`Measure`]: the runner's, or a fake in
+//! tests).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
 
-use super::race::{geometric_mean, Entrant, Out, Race};
+use super::race::{geometric_mean, unsafe_out, Entrant, KindLoss, Out, Race};
 use super::space::Space;
+use crate::results::CrashKind;
 use crate::view::stats::Decision;
+
+/// One configuration's run in a round.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Measured {
+    /// The figure it is ranked by (higher is better).
+    pub events_per_s: f64,
+    pub events: u64,
+    /// The server's status counters over its cells (SHOW GLOBAL STATUS deltas).
+    pub counters: BTreeMap<String, i64>,
+}
+
+/// A round's runs by configuration name: each one's measurement, or why it failed.
+pub type RoundResult = BTreeMap<String, Result<Measured, String>>;
 
 /// What the search needs measured.
 pub trait Measure {
-    /// One round: each of `entrants` measured once, its figure (higher is better) or why
-    /// it failed.
-    fn round(
+    /// One round: each of `entrants` measured once.
+    fn round(&mut self, entrants: &[&Entrant]) -> anyhow::Result<RoundResult>;
+    /// The crash trials of one configuration, `kinds` only: what each kind lost.
+    fn crash_trials(
         &mut self,
-        entrants: &[&Entrant],
-    ) -> anyhow::Result<BTreeMap<String, Result<f64, String>>>;
-    /// The crash trials of one configuration: None if it lost nothing.
-    fn crash_trials(&mut self, entrant: &Entrant) -> anyhow::Result<Option<Out>>;
+        entrant: &Entrant,
+        kinds: &[CrashKind],
+    ) -> anyhow::Result<Vec<KindLoss>>;
     fn interrupted(&self) -> bool;
+}
+
+/// What a tune may give up of what a commit promises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// Nothing: no candidate sets a durability-relaxing value, and survivors are still
+    /// crash-tested with every kind (a loss is then a bug found, and the candidate out).
+    Keep,
+    /// What a power loss takes: relaxed values allowed; survivors crash-tested by killing
+    /// the server process, one that loses a commit then is out.
+    Process,
+    /// Anything: no trial during the search; the winner's are reported.
+    None,
+}
+
+/// How new candidates are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sampling {
+    /// Near the elite, the spread halving each race (iterated racing).
+    NearElite,
+    /// At random over the whole space every race: the baseline.
+    Random,
 }
 
 /// How to search.
@@ -46,8 +85,21 @@ pub struct Settings {
     pub tolerance_pct: f64,
     pub max_rounds: usize,
     pub seed: u64,
-    /// Crash trials on every survivor, and no unsafe one recommended.
-    pub keep_durability: bool,
+    pub durability: Durability,
+    /// Every crash kind the winner is tried with (`--crash`, default process and power).
+    pub crash_kinds: Vec<CrashKind>,
+    pub sampling: Sampling,
+}
+
+impl Settings {
+    /// The crash kinds whose losses put a survivor out (none: no trial in the search).
+    pub fn safety_kinds(&self) -> Vec<CrashKind> {
+        match self.durability {
+            Durability::Keep => self.crash_kinds.clone(),
+            Durability::Process => vec![CrashKind::Process],
+            Durability::None => Vec::new(),
+        }
+    }
 }
 
 /// Where the search ended.
@@ -65,6 +117,9 @@ pub struct Outcome {
     pub budget_spent: bool,
     pub interrupted: bool,
     pub elapsed: Duration,
+    /// What the best lost in its crash trials, per kind (empty: the default is the best,
+    /// or the trials were cut by Ctrl-C).
+    pub best_losses: Vec<KindLoss>,
 }
 
 /// The search's state between races.
@@ -72,8 +127,8 @@ struct State {
     started: Instant,
     rng: rand::rngs::SmallRng,
     tried: Vec<(usize, Entrant)>,
-    /// Each configuration crash-tested so far: None if it lost nothing.
-    checked: BTreeMap<Vec<(String, String)>, Option<Out>>,
+    /// Each configuration crash-tested so far, with what each kind lost.
+    checked: Checked,
     elite: Option<Entrant>,
     spread: f64,
     next_name: usize,
@@ -83,6 +138,9 @@ struct State {
     budget_spent: bool,
     interrupted: bool,
 }
+
+/// Configurations crash-tested so far, each with what each kind tried lost.
+type Checked = BTreeMap<Vec<(String, String)>, Vec<KindLoss>>;
 
 /// Runs the search on `measure`.
 pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<Outcome> {
@@ -112,9 +170,14 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
             anyhow::bail!("interrupted before a round was measured");
         }
         let cut_short = race.rounds < crate::view::stats::FIRST_LOOK_REPEATS && last.is_some();
-        if !cut_short && settings.keep_durability {
+        if !cut_short && !settings.safety_kinds().is_empty() {
             let trials_started = Instant::now();
-            let trialled = check_safety(&mut race, measure, &mut state.checked)?;
+            let trialled = check_safety(
+                &mut race,
+                measure,
+                &mut state.checked,
+                &settings.safety_kinds(),
+            )?;
             state.timed_trials(trials_started, trialled);
         }
         if race.rounds == 0 {
@@ -146,7 +209,13 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
         .then(|| race.decision(&best, baseline))
         .flatten();
     let races = state.tried.last().map_or(0, |(number, _)| *number);
+    let best_losses = if best.baseline || measure.interrupted() {
+        Vec::new()
+    } else {
+        trials_of(&best, measure, &mut state.checked, &settings.crash_kinds)?
+    };
     Ok(Outcome {
+        best_losses,
         races,
         tried: state.tried,
         best,
@@ -174,6 +243,7 @@ impl State {
             let around = self
                 .elite
                 .as_ref()
+                .filter(|_| settings.sampling == Sampling::NearElite)
                 .map(|e| (e.settings.as_slice(), self.spread));
             let drawn = settings
                 .space
@@ -207,7 +277,7 @@ impl State {
             }
             let round_started = Instant::now();
             let refs: Vec<&Entrant> = alive.iter().collect();
-            let figures = measure.round(&refs)?;
+            let measured = measure.round(&refs)?;
             if measure.interrupted() {
                 // Ctrl-C within the round: what it measured is in the record, but a round
                 // that not every configuration finished pairs nothing.
@@ -223,22 +293,22 @@ impl State {
                     per_round_of_two(self.seconds_per_run),
                 )?;
             }
-            race.add_round(|name| {
-                figures
-                    .get(name)
-                    .cloned()
-                    .unwrap_or_else(|| Err("not measured".into()))
+            race.add_round(|name| match measured.get(name) {
+                Some(Ok(run)) => Ok(run.events_per_s),
+                Some(Err(error)) => Err(error.clone()),
+                None => Err("not measured".into()),
             });
             if let Some(Some(Out::Failed { error })) = race.baseline().map(|b| b.out.clone()) {
                 anyhow::bail!(
                     "the default configuration failed, so nothing can be compared with it: {error}"
                 );
             }
-            if settings.keep_durability {
+            let kinds = settings.safety_kinds();
+            if !kinds.is_empty() {
                 // A leader drops others only once it is known to be safe: one that loses
                 // commits must not knock a safe configuration out of the race.
                 let trials_started = Instant::now();
-                let trialled = check_leader(race, measure, &mut self.checked)?;
+                let trialled = check_leader(race, measure, &mut self.checked, &kinds)?;
                 self.timed_trials(trials_started, trialled);
             }
             race.drop_behind();
@@ -255,7 +325,7 @@ impl State {
             .iter()
             .filter(|e| !e.baseline && !self.checked.contains_key(&e.settings))
             .count();
-        let trials = if settings.keep_durability {
+        let trials = if !settings.safety_kinds().is_empty() {
             unchecked as f64 * self.seconds_per_trial.unwrap_or(2.0 * per_run)
         } else {
             0.0
@@ -314,20 +384,16 @@ fn refuse_a_budget_too_small(
 fn check_leader(
     race: &mut Race,
     measure: &mut dyn Measure,
-    checked: &mut BTreeMap<Vec<(String, String)>, Option<Out>>,
+    checked: &mut Checked,
+    kinds: &[CrashKind],
 ) -> anyhow::Result<usize> {
     let mut trialled = 0;
     while let Some(leader) = race.leader().filter(|leader| !leader.baseline).cloned() {
-        let verdict = match checked.get(&leader.settings) {
-            Some(known) => known.clone(),
-            None => {
-                trialled += 1;
-                let found = measure.crash_trials(&leader)?;
-                checked.insert(leader.settings.clone(), found.clone());
-                found
-            }
-        };
-        match verdict {
+        if !tried_all(checked, &leader, kinds) {
+            trialled += 1;
+        }
+        let losses = trials_of(&leader, measure, checked, kinds)?;
+        match unsafe_out(&losses) {
             None => break,
             Some(out) => {
                 if let Some(entrant) = race.entrants.iter_mut().find(|e| e.name == leader.name) {
@@ -345,7 +411,8 @@ fn check_leader(
 fn check_safety(
     race: &mut Race,
     measure: &mut dyn Measure,
-    checked: &mut BTreeMap<Vec<(String, String)>, Option<Out>>,
+    checked: &mut Checked,
+    kinds: &[CrashKind],
 ) -> anyhow::Result<usize> {
     let mut trialled = 0;
     let survivors: Vec<usize> = race
@@ -357,18 +424,48 @@ fn check_safety(
         .collect();
     for index in survivors {
         let entrant = race.entrants[index].clone();
-        let verdict = match checked.get(&entrant.settings) {
-            Some(known) => known.clone(),
-            None => {
-                trialled += 1;
-                let found = measure.crash_trials(&entrant)?;
-                checked.insert(entrant.settings.clone(), found.clone());
-                found
-            }
-        };
-        race.entrants[index].out = verdict;
+        if !tried_all(checked, &entrant, kinds) {
+            trialled += 1;
+        }
+        let losses = trials_of(&entrant, measure, checked, kinds)?;
+        race.entrants[index].out = unsafe_out(&losses);
     }
     Ok(trialled)
+}
+
+/// Whether `entrant`'s configuration was crash-tested with each of `kinds`.
+fn tried_all(checked: &Checked, entrant: &Entrant, kinds: &[CrashKind]) -> bool {
+    checked.get(&entrant.settings).is_some_and(|known| {
+        kinds
+            .iter()
+            .all(|kind| known.iter().any(|loss| loss.kind == kind.key()))
+    })
+}
+
+/// What `entrant`'s configuration lost to each of `kinds`: the kinds not tried yet are
+/// tried now (once per configuration, whatever race it is in), the rest remembered.
+fn trials_of(
+    entrant: &Entrant,
+    measure: &mut dyn Measure,
+    checked: &mut Checked,
+    kinds: &[CrashKind],
+) -> anyhow::Result<Vec<KindLoss>> {
+    let known = checked.entry(entrant.settings.clone()).or_default();
+    let missing: Vec<CrashKind> = kinds
+        .iter()
+        .copied()
+        .filter(|kind| !known.iter().any(|loss| loss.kind == kind.key()))
+        .collect();
+    if !missing.is_empty() {
+        let found = measure.crash_trials(entrant, &missing)?;
+        let known = checked.entry(entrant.settings.clone()).or_default();
+        known.extend(found);
+    }
+    let known = &checked[&entrant.settings];
+    Ok(kinds
+        .iter()
+        .filter_map(|kind| known.iter().find(|loss| loss.kind == kind.key()).cloned())
+        .collect())
 }
 
 fn fresh(name: &str, settings: Vec<(String, String)>, baseline: bool) -> Entrant {
@@ -387,113 +484,4 @@ pub fn figure(entrant: &Entrant) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A fake bench: a configuration's figure is 100, doubled by flush 2 and raised by a
-    /// larger pool, with a drift per round that every configuration of the round shares;
-    /// its crash trials lose commits exactly when it sets flush 2.
-    struct Fake {
-        round: usize,
-        trialled: Vec<String>,
-    }
-
-    fn relaxed(entrant: &Entrant) -> bool {
-        entrant
-            .settings
-            .iter()
-            .any(|(name, value)| name == "innodb_flush_log_at_trx_commit" && value == "2")
-    }
-
-    impl Measure for Fake {
-        fn round(
-            &mut self,
-            entrants: &[&Entrant],
-        ) -> anyhow::Result<BTreeMap<String, Result<f64, String>>> {
-            self.round += 1;
-            let drift = [1.0, 0.8, 1.2, 0.9][self.round % 4];
-            Ok(entrants
-                .iter()
-                .map(|entrant| {
-                    let pool: f64 = entrant
-                        .settings
-                        .iter()
-                        .find(|(name, _)| name == "innodb_buffer_pool_size")
-                        .map_or(128.0 * 1048576.0, |(_, v)| v.parse().unwrap());
-                    let figure = 100.0
-                        * if relaxed(entrant) { 2.0 } else { 1.0 }
-                        * (pool / 1048576.0).ln()
-                        * drift;
-                    (entrant.name.clone(), Ok(figure))
-                })
-                .collect())
-        }
-
-        fn crash_trials(&mut self, entrant: &Entrant) -> anyhow::Result<Option<Out>> {
-            self.trialled.push(entrant.name.clone());
-            Ok(relaxed(entrant).then(|| Out::Unsafe {
-                kind: "a power loss".into(),
-                lost: 10,
-                acknowledged: 100,
-            }))
-        }
-
-        fn interrupted(&self) -> bool {
-            // Three races at most, whatever the clock says.
-            self.round >= 3 * 12
-        }
-    }
-
-    fn settings(keep_durability: bool) -> Settings {
-        let space = super::super::space::parse(
-            "[[variable]]\nname = \"innodb_buffer_pool_size\"\nmemory_share = [0.1, 0.5]\n\n[[variable]]\nname = \"innodb_flush_log_at_trx_commit\"\nvalues = [\"1\", \"2\"]\n",
-            "two.toml",
-        )
-        .unwrap();
-        Settings {
-            space,
-            memory_bytes: 1 << 30,
-            budget: Some(Duration::from_secs(3600)),
-            budget_rounds: None,
-            candidates: 4,
-            tolerance_pct: 5.0,
-            max_rounds: 12,
-            seed: 7,
-            keep_durability,
-        }
-    }
-
-    #[test]
-    fn a_configuration_that_loses_commits_is_never_the_best_when_durability_is_kept() {
-        let mut fake = Fake {
-            round: 0,
-            trialled: Vec::new(),
-        };
-        let outcome = search(&settings(true), &mut fake).unwrap();
-        assert!(!relaxed(&outcome.best), "{:?}", outcome.best);
-        assert!(!outcome.best.baseline, "a larger pool leads the default");
-        // Flush 2 was measured unsafe by a trial, not left out by a list.
-        assert!(outcome
-            .tried
-            .iter()
-            .any(|(_, e)| relaxed(e) && matches!(e.out, Some(Out::Unsafe { .. }))));
-        assert!(!fake.trialled.is_empty());
-        // Every race had the default in it.
-        for race in 1..=outcome.races {
-            assert!(outcome.tried.iter().any(|(r, e)| *r == race && e.baseline));
-        }
-        let lead = outcome.lead.unwrap();
-        assert!(lead.interval.low > 1.0, "{lead:?}");
-    }
-
-    #[test]
-    fn without_durability_the_fastest_wins_whatever_it_loses() {
-        let mut fake = Fake {
-            round: 0,
-            trialled: Vec::new(),
-        };
-        let outcome = search(&settings(false), &mut fake).unwrap();
-        assert!(relaxed(&outcome.best), "{:?}", outcome.best);
-        assert!(fake.trialled.is_empty());
-    }
-}
+mod tests;

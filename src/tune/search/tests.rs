@@ -1,0 +1,155 @@
+//! The search on a fake bench: who wins and what was crash-tested, per durability.
+
+use super::*;
+
+/// A fake bench: a configuration's figure is 100, doubled by flush 2 and raised by a
+/// larger pool, with a drift per round that every configuration of the round shares;
+/// its crash trials lose commits exactly when it sets flush 2, and only on a power loss.
+struct Fake {
+    round: usize,
+    trialled: Vec<(String, Vec<CrashKind>)>,
+}
+
+fn relaxed(entrant: &Entrant) -> bool {
+    entrant
+        .settings
+        .iter()
+        .any(|(name, value)| name == "innodb_flush_log_at_trx_commit" && value == "2")
+}
+
+impl Measure for Fake {
+    fn round(&mut self, entrants: &[&Entrant]) -> anyhow::Result<RoundResult> {
+        self.round += 1;
+        let drift = [1.0, 0.8, 1.2, 0.9][self.round % 4];
+        Ok(entrants
+            .iter()
+            .map(|entrant| {
+                let pool: f64 = entrant
+                    .settings
+                    .iter()
+                    .find(|(name, _)| name == "innodb_buffer_pool_size")
+                    .map_or(128.0 * 1048576.0, |(_, v)| v.parse().unwrap());
+                let figure = 100.0
+                    * if relaxed(entrant) { 2.0 } else { 1.0 }
+                    * (pool / 1048576.0).ln()
+                    * drift;
+                let measured = Measured {
+                    events_per_s: figure,
+                    events: 1000,
+                    counters: BTreeMap::new(),
+                };
+                (entrant.name.clone(), Ok(measured))
+            })
+            .collect())
+    }
+
+    fn crash_trials(
+        &mut self,
+        entrant: &Entrant,
+        kinds: &[CrashKind],
+    ) -> anyhow::Result<Vec<KindLoss>> {
+        self.trialled.push((entrant.name.clone(), kinds.to_vec()));
+        Ok(kinds
+            .iter()
+            .map(|kind| KindLoss {
+                kind: kind.key().into(),
+                described: kind.described().into(),
+                trials: 1,
+                acknowledged: 100,
+                lost: if relaxed(entrant) && *kind == CrashKind::Power {
+                    10
+                } else {
+                    0
+                },
+                error: None,
+            })
+            .collect())
+    }
+
+    fn interrupted(&self) -> bool {
+        false
+    }
+}
+
+fn settings(durability: Durability) -> Settings {
+    let space = crate::tune::space::parse(
+        "[[variable]]\nname = \"innodb_buffer_pool_size\"\nmemory_share = [0.1, 0.5]\n\n[[variable]]\nname = \"innodb_flush_log_at_trx_commit\"\nvalues = [\"1\", \"2\"]\n",
+        "two.toml",
+    )
+    .unwrap();
+    let space = if durability == Durability::Keep {
+        space.keeping_durability().0
+    } else {
+        space
+    };
+    Settings {
+        space,
+        memory_bytes: 1 << 30,
+        budget: Some(Duration::from_secs(3600)),
+        // Three races' worth at most, whatever the clock says.
+        budget_rounds: Some(3 * 12),
+        candidates: 4,
+        tolerance_pct: 5.0,
+        max_rounds: 12,
+        seed: 7,
+        durability,
+        crash_kinds: vec![CrashKind::Process, CrashKind::Power],
+        sampling: Sampling::NearElite,
+    }
+}
+
+fn fake() -> Fake {
+    Fake {
+        round: 0,
+        trialled: Vec::new(),
+    }
+}
+
+#[test]
+fn keeping_durability_no_candidate_relaxes_it_and_the_winner_is_still_trialled() {
+    let mut fake = fake();
+    let outcome = search(&settings(Durability::Keep), &mut fake).unwrap();
+    assert!(
+        outcome.tried.iter().all(|(_, e)| !relaxed(e)),
+        "{:?}",
+        outcome.tried
+    );
+    assert!(!outcome.best.baseline, "a larger pool leads the default");
+    // Every race had the default in it.
+    for race in 1..=outcome.races {
+        assert!(outcome.tried.iter().any(|(r, e)| *r == race && e.baseline));
+    }
+    let lead = outcome.lead.unwrap();
+    assert!(lead.interval.low > 1.0, "{lead:?}");
+    // The winner's trials, each kind, lost nothing.
+    assert_eq!(outcome.best_losses.len(), 2, "{:?}", outcome.best_losses);
+    assert!(outcome.best_losses.iter().all(|loss| loss.lost == 0));
+}
+
+#[test]
+fn without_durability_the_fastest_wins_and_what_it_loses_is_measured() {
+    let mut fake = fake();
+    let outcome = search(&settings(Durability::None), &mut fake).unwrap();
+    assert!(relaxed(&outcome.best), "{:?}", outcome.best);
+    // No trial during the search; the winner's, every kind, at the end.
+    assert_eq!(fake.trialled.len(), 1, "{:?}", fake.trialled);
+    let power = outcome
+        .best_losses
+        .iter()
+        .find(|loss| loss.kind == "power")
+        .unwrap();
+    assert_eq!((power.lost, power.acknowledged), (10, 100));
+}
+
+#[test]
+fn keeping_only_what_a_process_crash_takes_flush_2_may_win() {
+    let mut fake = fake();
+    let outcome = search(&settings(Durability::Process), &mut fake).unwrap();
+    assert!(relaxed(&outcome.best), "{:?}", outcome.best);
+    // Survivors tried with process crashes only; the winner then with power too.
+    assert!(fake
+        .trialled
+        .iter()
+        .any(|(_, kinds)| kinds == &vec![CrashKind::Process]));
+    assert!(outcome.best_losses.iter().any(|loss| loss.lost > 0));
+}
