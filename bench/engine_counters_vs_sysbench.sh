@@ -48,6 +48,12 @@ for workload in $WORKLOADS; do
     shift_by=$(( (round - 1) % ${#order[@]} ))
     order=("${order[@]:$shift_by}" "${order[@]:0:$shift_by}")
     for tool in "${order[@]}"; do
+      # oltp_delete and oltp_insert change the table: each tool starts from sysbench's
+      # prepared table (else the first one's deletes leave the next ones little to delete).
+      case $workload in oltp_delete|oltp_insert)
+        sysbench oltp_read_write "${common[@]}" cleanup >/dev/null
+        sysbench oltp_read_write "${common[@]}" prepare >/dev/null ;;
+      esac
       status "$work/before"
       run "$tool" "$workload"
       status "$work/after"
@@ -71,7 +77,7 @@ for counter in sys.argv[6].split():
 PY
     done
   done
-  # oltp_delete and oltp_insert change the table: put it back for the next workload.
+  # Put the table back for the next workload.
   case $workload in oltp_delete|oltp_insert)
     sysbench oltp_read_write "${common[@]}" cleanup >/dev/null
     sysbench oltp_read_write "${common[@]}" prepare >/dev/null ;;
