@@ -86,6 +86,10 @@ fn measure(drop_in: &DropIn, run: &dyn DropInRun) -> anyhow::Result<Finished> {
     let mut cell_record =
         CellRecord::from_measurement(0, &key, &config, &measured, Default::default());
     cell_record.protocol = Some(plan.phase(cell.phase).protocol);
+    if let Some(test) = run.machine_test(&cell_record) {
+        cell_record.machine_test = Some(test.test.clone());
+        record.machine_tests.push(test);
+    }
     for query in &cell_record.queries {
         record
             .statement_classes

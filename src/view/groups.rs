@@ -304,10 +304,7 @@ fn add_loads(out: &mut Vec<Group>, record: &RunRecord, phases: &[Phase]) {
         let mut group = Group::new(
             GroupKind::Load,
             phase.label().to_string(),
-            Setup {
-                engine: load.engine,
-                profile: load.profile.clone(),
-            },
+            Setup::of_engine(load.engine, load.profile.clone()),
             "load s",
         );
         group.method = Some(load.label.clone());
@@ -328,10 +325,7 @@ fn add_sequences(out: &mut Vec<Group>, record: &RunRecord) {
         let group = Group::new(
             GroupKind::Sequence,
             sequence.phase.clone(),
-            Setup {
-                engine: sequence.engine,
-                profile: sequence.profile.clone(),
-            },
+            Setup::of_engine(sequence.engine, sequence.profile.clone()),
             "job ms",
         );
         let index = find_or_add(out, group);

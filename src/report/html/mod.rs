@@ -286,6 +286,15 @@ pub fn page(view: &View, label: &str, layout: Layout) -> String {
             crate::report::section::to_html(&summary)
         );
     }
+    if let Some(machine) = crate::view::machine::section(view) {
+        let _ = writeln!(
+            body,
+            "<section id=\"{}\"><h2>{}</h2>{}</section>",
+            machine.id,
+            escape(&machine.title),
+            crate::report::section::to_html(&machine)
+        );
+    }
     let sections = sections(view, layout);
     let _ = writeln!(
         body,
@@ -504,10 +513,7 @@ mod tests {
     }
 
     fn setup(engine: crate::engine::Engine, profile: Option<&str>) -> Setup {
-        Setup {
-            engine,
-            profile: profile.map(str::to_string),
-        }
+        Setup::of_engine(engine, profile.map(str::to_string))
     }
 
     #[test]

@@ -136,6 +136,10 @@ pub struct RunRecord {
     /// records from before it was counted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub own_statements: Option<OwnStatementsRecord>,
+    /// sysbench's built-in tests of the machine: the run itself, or a study's baseline
+    /// (`--machine-baseline`). Absent in older records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub machine_tests: Vec<super::MachineTestRecord>,
 }
 
 /// The statements, prepares and connections enginebench sent outside the workload's own
@@ -366,6 +370,7 @@ impl RunRecord {
             until_decided: None,
             repeats_fixed_why: None,
             own_statements: None,
+            machine_tests: Vec::new(),
             merged: None,
             slo: None,
             stage_goal: None,
@@ -536,6 +541,10 @@ pub struct CellRecord {
     /// `own_statements`).
     #[serde(default, skip_serializing_if = "crate::server::OwnCounts::is_zero")]
     pub own_probes: crate::server::OwnCounts,
+    /// The cell tested the machine (a sysbench built-in test, this name; its figures in
+    /// `machine_tests`), not an engine: `engine` only fills the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_test: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
