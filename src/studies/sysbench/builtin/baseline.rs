@@ -19,7 +19,7 @@ use crate::driver::{run_cell, CellConfig, CellOutcome, DriverKind, StopCondition
 use crate::measure::{LatencySummary, ProgressOnly};
 use crate::plan::MachineBaseline;
 use crate::results::MachineTestRecord;
-use crate::studies::sysbench::said::Said;
+use crate::studies::Said;
 
 /// How long each test runs: a few hundred fsyncs on a slow disk, short beside a study.
 const EACH: Duration = Duration::from_secs(3);

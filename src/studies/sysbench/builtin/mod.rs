@@ -14,6 +14,7 @@ mod baseline;
 mod cpu;
 mod fileio;
 mod fileio_requests;
+mod fileio_workers;
 mod memory;
 mod mutex;
 mod threads;
