@@ -147,7 +147,8 @@ impl Group {
         }
     }
 
-    /// What identifies the group across runs: phase, method, engine, profile, threads.
+    /// What identifies the group across runs: phase, method, engine (or the machine),
+    /// profile, threads.
     pub fn key(&self) -> String {
         self.key_with(self.setup.profile.as_deref())
     }
@@ -162,7 +163,11 @@ impl Group {
         if let Some(method) = &self.method {
             key.push_str(&format!(" {method}"));
         }
-        key.push_str(&format!(" {}", self.setup.engine));
+        // A test of the machine ran on no engine: its key says what it measured.
+        match &self.setup.machine_test {
+            Some(_) => key.push_str(" the machine"),
+            None => key.push_str(&format!(" {}", self.setup.engine)),
+        }
         if let Some(profile) = profile {
             key.push_str(&format!(" ({profile})"));
         }

@@ -156,7 +156,13 @@ fn evidence_tables(view: &View) -> String {
         }
         out.push_str("</table>\n");
     }
-    if out.is_empty() {
+    // A run whose cells sent no statement (a test of the machine) has none to look for.
+    let sent_statements = view
+        .record
+        .cells
+        .iter()
+        .any(|cell| !cell.queries.is_empty());
+    if out.is_empty() && sent_statements {
         out.push_str("<p>No per-statement evidence in this run (it is gathered after each run phase's first cell on each engine).</p>");
     }
     out
@@ -255,10 +261,11 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
         Section {
             id: "tables",
             title: "Tables".into(),
-            html: format!(
-                "<pre>{}</pre>",
-                escape(&super::text::tables(view, layout, TableStyle::Markdown))
-            ),
+            html: Some(super::text::tables(view, layout, TableStyle::Markdown))
+                .filter(|tables| !tables.trim().is_empty())
+                .map_or_else(String::new, |tables| {
+                    format!("<pre>{}</pre>", escape(&tables))
+                }),
         },
     ]);
     sections
