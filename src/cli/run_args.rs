@@ -115,6 +115,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "TIME", value_parser = parse_start_at, requires = "agent")]
     pub start_at: Option<StartAt>,
 
+    /// Measure the machine and the datadir's disk alone before the cells (sysbench's
+    /// cpu, memory and fileio), shown beside the engines' figures.
+    ///
+    /// Before the first cell, measure what the machine and the disk under the throwaway
+    /// server's datadir do alone: sysbench's built-in tests, one thread, 3 s each (cpu,
+    /// memory, random 16 KiB writes with an fsync after each, sequential 1 MiB writes with
+    /// an fsync after each). The record keeps them and the report puts each set-up's
+    /// fsyncs and MiB written per second beside the disk's. Needs a throwaway server
+    #[arg(long, conflicts_with_all = ["dsn", "agent"])]
+    pub machine_baseline: bool,
+
     #[command(flatten)]
     pub server: ServerArgs,
 }

@@ -86,13 +86,7 @@ fn measure(drop_in: &DropIn, run: &dyn DropInRun) -> anyhow::Result<Finished> {
     let mut cell_record =
         CellRecord::from_measurement(0, &key, &config, &measured, Default::default());
     cell_record.protocol = Some(plan.phase(cell.phase).protocol);
-    for query in &cell_record.queries {
-        record
-            .statement_classes
-            .entry(query.name.clone())
-            .or_insert_with(|| crate::scenario::StatementClass::of_sql(&query.name));
-    }
-    record.cells.push(cell_record);
+    add_cell(run, &mut record, cell_record);
     let (status, finished) = match &measured.outcome {
         CellOutcome::Completed => (RunStatus::Completed, Finished::Success),
         CellOutcome::Interrupted => (RunStatus::Interrupted, Finished::Interrupted),
@@ -128,6 +122,22 @@ fn measure(drop_in: &DropIn, run: &dyn DropInRun) -> anyhow::Result<Finished> {
             Ok(finished)
         }
     }
+}
+
+/// The cell into the record: a test of the machine as such, a run against a database
+/// with its statements' classes.
+fn add_cell(run: &dyn DropInRun, record: &mut RunRecord, mut cell_record: CellRecord) {
+    if let Some(test) = run.machine_test(&cell_record) {
+        cell_record.machine_test = Some(test.test.clone());
+        record.machine_tests.push(test);
+    }
+    for query in &cell_record.queries {
+        record
+            .statement_classes
+            .entry(query.name.clone())
+            .or_insert_with(|| crate::scenario::StatementClass::of_sql(&query.name));
+    }
+    record.cells.push(cell_record);
 }
 
 /// The run kept in the result store (`ENGINEBENCH_DB`, else enginebench.db here), said on

@@ -19,6 +19,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<Finished> {
         .slo
         .clone()
         .map(|slo| slo.with_choices(args.slo_precision, args.hold));
+    if args.machine_baseline {
+        plan.machine_baseline = Some(std::sync::Arc::new(
+            crate::studies::sysbench::builtin::Baseline,
+        ));
+    }
     let server = resolve_server(&args.server)?;
     if args.no_probes {
         crate::server::own_load::switch_probes_off();

@@ -32,6 +32,7 @@ pub fn run(mut args: TuneArgs) -> anyhow::Result<Finished> {
         (run.json.is_some(), "--json"),
         (!run.server.memory_limit.is_empty(), "--memory-limit"),
         (run.matrix.repeat.is_some(), "--repeat"),
+        (run.machine_baseline, "--machine-baseline"),
         // Ways of printing a run's cells: tune prints its own summary (--detail, which
         // the environment may set for every command, is only left out of tune's help).
         (run.verbose, "--verbose"),

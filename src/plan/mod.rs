@@ -8,12 +8,14 @@
 
 mod agents;
 pub mod durability_profiles;
+mod machine_baseline;
 mod matrix;
 mod on_profiles;
 mod study;
 mod to_run;
 
 pub use agents::{preparing_only, AgentShare};
+pub use machine_baseline::MachineBaseline;
 pub use matrix::{Defaults, Matrix, Pacing};
 pub use study::{
     engine_position, own_profiles, About, CellLink, Description, PhaseTopology, RunPhase, StepHost,
@@ -155,6 +157,8 @@ pub struct Plan {
     /// Why the study keeps a fixed count where a run would decide, then stop; none where
     /// it decides or the command line (or the scenario file) fixed the count.
     pub repeats_fixed_why: Option<String>,
+    /// `--machine-baseline`: the machine measured before the first cell.
+    pub machine_baseline: Option<std::sync::Arc<dyn MachineBaseline>>,
 }
 
 impl Plan {
@@ -238,6 +242,7 @@ impl Plan {
             slo: None,
             notes,
             repeats_fixed_why,
+            machine_baseline: None,
         }
     }
 

@@ -10,7 +10,7 @@ use crate::view::{GroupKind, View};
 
 /// One line per group: what it is, what its figure measures, and the statistics of its
 /// completed repeats. Empty fields where a statistic does not exist (sd of one value, an
-/// interval from fewer than 6 repeats).
+/// interval from fewer than 6 repeats), and no engine for a test of the machine.
 pub fn csv_summary(view: &View) -> anyhow::Result<String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer.write_record([
@@ -52,7 +52,11 @@ pub fn csv_summary(view: &View) -> anyhow::Result<String> {
             .to_string(),
             group.phase.clone(),
             group.method.clone().unwrap_or_default(),
-            group.setup.engine.key().to_string(),
+            // A test of the machine ran on no engine.
+            match group.setup.machine_test {
+                Some(_) => String::new(),
+                None => group.setup.engine.key().to_string(),
+            },
             group.setup.profile.clone().unwrap_or_default(),
             group.threads.map(|t| t.to_string()).unwrap_or_default(),
             group.metric.to_string(),

@@ -90,6 +90,14 @@ pub fn fits_file(formats: &[&'static dyn Format], format: &dyn Format, path: &Pa
 fn tables(input: &ReportInput, style: TableStyle) -> String {
     let view = input.view;
     let mut out = super::summary::text(view, style);
+    // The machine alone, beside the summary: what the set-ups' figures are measured against.
+    if let Some(machine) = crate::view::machine::section(view) {
+        out.push_str(&format!(
+            "{}\n{}",
+            machine.title,
+            super::section::to_text(&machine.blocks, style)
+        ));
+    }
     if input.detail || !super::summary::compares(view) {
         out.push_str(
             &(super::verdict::text(view, style)

@@ -11,6 +11,7 @@ mod client_groups;
 mod crash;
 mod downsample;
 mod interval;
+mod machine;
 mod merge;
 pub(crate) mod migrate;
 mod read;
@@ -25,6 +26,7 @@ pub use crash::{
     StudyCheckRecord,
 };
 pub use downsample::MAX_INTERVALS_KEPT;
+pub use machine::{MachineIo, MachineTestRecord};
 pub use merge::{merge, MergeError, Part, CLOCK_OFFSET_WARNING_MS};
 pub use read::{parse_record, read_record, RecordError};
 pub use record::*;

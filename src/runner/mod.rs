@@ -7,6 +7,7 @@
 //! runs under `setup_guard`, which gives up on a server gone silent. The runner must not
 //! know how reports look, nor tell study kinds apart (each kind says what differs).
 
+mod baseline;
 mod bench;
 mod capacity;
 mod cell;
@@ -146,6 +147,7 @@ pub fn run(plan: &Plan, server: &ServerArgsResolved, output: &RunOutput) -> RunR
     }
     let result = (|| -> anyhow::Result<()> {
         let mut bench = Bench::open(plan, server, output, &mut record, own_at_start)?;
+        baseline::measure(plan, &mut bench)?;
         bench.progress = Some(progress::RunProgress::start(plan, output.lines));
         if !plan.matrix.crash.is_empty() && !bench.target.is_private() {
             anyhow::bail!("crash trials (--crash, or this study's default) kill the server and restart it: they need a throwaway server enginebench starts, not --dsn; run without --dsn, or with --no-crash");

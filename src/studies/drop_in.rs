@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use super::KINDS;
 use crate::plan::Plan;
-use crate::results::RunRecord;
+use crate::results::{CellRecord, MachineTestRecord, RunRecord};
 use crate::runner::IntervalHook;
 use crate::server::Dsn;
 
@@ -59,6 +59,11 @@ pub trait DropInRun {
     fn report(&self, record: &RunRecord) -> anyhow::Result<()>;
     /// Whether enginebench's own lines are printed (on stderr).
     fn verbose(&self) -> bool;
+    /// The test of the machine (not of a database) the run was, as the record keeps it,
+    /// measured by `cell`; None for a run against a database.
+    fn machine_test(&self, _cell: &CellRecord) -> Option<MachineTestRecord> {
+        None
+    }
 }
 
 /// The drop-in `enginebench TOOL …` runs, from the kind that offers it.

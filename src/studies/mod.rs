@@ -99,17 +99,18 @@ const OWN_THEN_PHASES: &[Part] = &[
 ];
 
 /// Each kind's folder, a module, and its entry in [`KINDS`]: a new kind is one name in
-/// the list below.
+/// the list below. After the `;`, kinds whose entry lives inside another kind's folder
+/// (sysbench's built-in tests, runs of the machine, inside sysbench's).
 macro_rules! kinds {
-    ($($kind:ident),* $(,)?) => {
+    ($($kind:ident),* $(,)? ; $($inner:path),* $(,)?) => {
         $(pub mod $kind;)*
         /// Every kind of study, in the order `run NAME` tries them.
-        pub const KINDS: &[&Kind] = &[$(&$kind::KIND),*];
+        pub const KINDS: &[&Kind] = &[$(&$kind::KIND,)* $(&$inner,)*];
     };
 }
 
 // The registry: every kind, in the order `run NAME` tries them.
-kinds![lua, scenario, sysbench, prepare, replay, tpcc, durability, ycsb, ibench];
+kinds![lua, scenario, sysbench, prepare, replay, tpcc, durability, ycsb, ibench; sysbench::builtin::KIND];
 
 /// The report layout of a record of `kind`; a kind this build does not know (a newer
 /// enginebench's record) gets every section that finds something to show.

@@ -198,10 +198,7 @@ mod tests {
     /// The finding for `trials` of one set-up on a server with `variables`.
     fn finding(variables: &[(&str, &str)], tmpfs: bool, trials: &[CrashRecord]) -> Finding {
         let first = &trials[0];
-        let setup = Setup {
-            engine: first.engine,
-            profile: None,
-        };
+        let setup = Setup::of_engine(first.engine, None);
         let trials: Vec<&CrashRecord> = trials.iter().collect();
         let summary = CrashSummary::of(setup, first.kind, &trials, false);
         compare(

@@ -204,15 +204,11 @@ impl View {
     /// Every set-up's crash trials, per crash kind, in the record's order.
     pub fn crash_summaries(&self) -> Vec<CrashSummary> {
         let crashes = &self.record.crashes;
-        let keys = distinct(crashes.iter().map(|c| {
-            (
-                Setup {
-                    engine: c.engine,
-                    profile: c.profile.clone(),
-                },
-                c.kind,
-            )
-        }));
+        let keys = distinct(
+            crashes
+                .iter()
+                .map(|c| (Setup::of_engine(c.engine, c.profile.clone()), c.kind)),
+        );
         keys.into_iter()
             .map(|(setup, kind)| {
                 let trials: Vec<&CrashRecord> = crashes
@@ -283,10 +279,7 @@ mod tests {
             "lost 1,112 of 58,770 acknowledged commits on a power loss"
         );
         assert_eq!(summaries[0].loss_words(), None);
-        let myisam_setup = Setup {
-            engine: Engine::MyIsam,
-            profile: None,
-        };
+        let myisam_setup = Setup::of_engine(Engine::MyIsam, None);
         assert_eq!(view.unaccepted_losses(&myisam_setup).len(), 1);
         // A set-up lost data when one of its trials did (the record's one definition),
         // even when the sums look clean: MEMORY emptied before anything was acknowledged.

@@ -110,11 +110,17 @@ fn footprints_of<'a>(
 }
 
 impl View {
-    /// Per cell group (phase × set-up × threads), in the groups' order.
+    /// Per cell group (phase × set-up × threads), in the groups' order; none of a test of
+    /// the machine, which has no server to spend.
     pub fn efficiencies(&self) -> Vec<Efficiency> {
         self.groups
             .iter()
             .filter(|g| g.kind == GroupKind::Cell)
+            .filter(|g| {
+                !g.cells
+                    .iter()
+                    .all(|&i| self.machine_test_of(&self.record.cells[i]).is_some())
+            })
             .filter_map(|g| efficiency(&self.record, g))
             .collect()
     }

@@ -147,7 +147,8 @@ impl Group {
         }
     }
 
-    /// What identifies the group across runs: phase, method, engine, profile, threads.
+    /// What identifies the group across runs: phase, method, engine (or the machine),
+    /// profile, threads.
     pub fn key(&self) -> String {
         self.key_with(self.setup.profile.as_deref())
     }
@@ -162,7 +163,11 @@ impl Group {
         if let Some(method) = &self.method {
             key.push_str(&format!(" {method}"));
         }
-        key.push_str(&format!(" {}", self.setup.engine));
+        // A test of the machine ran on no engine: its key says what it measured.
+        match &self.setup.machine_test {
+            Some(_) => key.push_str(" the machine"),
+            None => key.push_str(&format!(" {}", self.setup.engine)),
+        }
         if let Some(profile) = profile {
             key.push_str(&format!(" ({profile})"));
         }
@@ -304,10 +309,7 @@ fn add_loads(out: &mut Vec<Group>, record: &RunRecord, phases: &[Phase]) {
         let mut group = Group::new(
             GroupKind::Load,
             phase.label().to_string(),
-            Setup {
-                engine: load.engine,
-                profile: load.profile.clone(),
-            },
+            Setup::of_engine(load.engine, load.profile.clone()),
             "load s",
         );
         group.method = Some(load.label.clone());
@@ -328,10 +330,7 @@ fn add_sequences(out: &mut Vec<Group>, record: &RunRecord) {
         let group = Group::new(
             GroupKind::Sequence,
             sequence.phase.clone(),
-            Setup {
-                engine: sequence.engine,
-                profile: sequence.profile.clone(),
-            },
+            Setup::of_engine(sequence.engine, sequence.profile.clone()),
             "job ms",
         );
         let index = find_or_add(out, group);

@@ -20,6 +20,7 @@ pub mod format;
 pub mod frontier;
 mod groups;
 pub mod layout;
+pub mod machine;
 pub mod node_figures;
 pub mod own_load;
 mod plan_comparison;
@@ -52,6 +53,9 @@ use from_record::{cell_figures, phases, DDL_STEP};
 pub struct Setup {
     pub engine: Engine,
     pub profile: Option<String>,
+    /// A test of the machine (sysbench's built-in test of this name), which ran on no
+    /// engine and no server: `engine` is not one.
+    pub machine_test: Option<String>,
 }
 
 impl Setup {
@@ -59,14 +63,26 @@ impl Setup {
         Setup {
             engine: cell.engine,
             profile: cell.profile.clone(),
+            machine_test: cell.machine_test.clone(),
         }
     }
 
-    /// "InnoDB", or "InnoDB (small buffers)" on a profile.
+    /// An engine's set-up, on a named profile or the run's one server.
+    pub fn of_engine(engine: Engine, profile: Option<String>) -> Setup {
+        Setup {
+            engine,
+            profile,
+            machine_test: None,
+        }
+    }
+
+    /// "InnoDB", or "InnoDB (small buffers)" on a profile; "the machine (cpu)" for a test
+    /// of the machine.
     pub fn label(&self) -> String {
-        match &self.profile {
-            Some(profile) => format!("{} ({profile})", self.engine),
-            None => self.engine.to_string(),
+        match (&self.machine_test, &self.profile) {
+            (Some(test), _) => format!("the machine ({test})"),
+            (None, Some(profile)) => format!("{} ({profile})", self.engine),
+            (None, None) => self.engine.to_string(),
         }
     }
 }

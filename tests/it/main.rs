@@ -33,6 +33,7 @@ mod ibench;
 mod layout;
 mod load;
 mod lua;
+mod machine_baseline;
 mod oltp;
 mod over_time;
 mod own_statements;

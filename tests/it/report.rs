@@ -431,6 +431,48 @@ fn sysbench_rate_mode_reports() {
     insta::assert_snapshot!(every_report("oltp_point_select-rate.json"));
 }
 
+/// A record's whole text report (summary, the machine alone, every table) as `report
+/// --detail` prints it, then its other reports.
+fn whole_report(fixture_name: &str) -> String {
+    let record = parse_record(&fixture(fixture_name), fixture_name).unwrap();
+    let view = View::of(&record);
+    let input = enginebench::report::formats::ReportInput {
+        layout: enginebench::studies::layout_of(&record.kind),
+        record: &record,
+        view: &view,
+        label: fixture_name,
+        percentile: 95.0,
+        terminal: false,
+        detail: true,
+    };
+    format!(
+        "== text\n{}\n{}",
+        enginebench::report::formats::TABLES[0]
+            .render(&input)
+            .unwrap(),
+        every_report(fixture_name)
+    )
+}
+
+/// A stored `enginebench sysbench fileio run`: a test of the machine, with no engine,
+/// no server counters and no server's efficiency.
+#[test]
+fn a_built_in_test_reports_the_machine() {
+    let text = whole_report("machine-fileio.json");
+    assert!(!text.contains("InnoDB"), "{text}");
+    assert!(!text.contains("server counters"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
+/// A study run with --machine-baseline: the machine alone, and each set-up beside the
+/// disk.
+#[test]
+fn a_machine_baseline_is_reported_beside_the_set_ups() {
+    let text = whole_report("s0-machine-baseline.json");
+    assert!(text.contains("Each set-up beside the disk alone"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
 #[test]
 fn comparison_of_two_profiles() {
     use enginebench::report::compare::{compare, comparison_table, Side};

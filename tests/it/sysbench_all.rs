@@ -170,6 +170,8 @@ fn the_built_in_tests_print_what_sysbench_prints() {
         vec!["--cpu-max-prime=0", "cpu", "run"],
         vec!["--cpu-max-prime=abc", "cpu", "run"],
         vec!["--time=1", "cpu", "run"],
+        vec!["--threads=-1", "cpu", "run"],
+        vec!["--threads=-99999999999", "cpu", "run"],
         vec![
             "--events=200",
             "--threads=2",

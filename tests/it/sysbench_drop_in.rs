@@ -254,6 +254,7 @@ fn every_command_line_prints_what_sysbench_prints() {
         case(&["bulk_insert", "help"]),
         case(&["no_event.lua", "help"]),
         case(&["--threads=0", "prints.lua", "run"]),
+        case(&["--threads=-1", "prints.lua", "run"]),
         case(&["cpu"]),
         case(&["prints.lua"]),
         case(&["prints.lua", "run"]),

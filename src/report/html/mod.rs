@@ -156,7 +156,13 @@ fn evidence_tables(view: &View) -> String {
         }
         out.push_str("</table>\n");
     }
-    if out.is_empty() {
+    // A run whose cells sent no statement (a test of the machine) has none to look for.
+    let sent_statements = view
+        .record
+        .cells
+        .iter()
+        .any(|cell| !cell.queries.is_empty());
+    if out.is_empty() && sent_statements {
         out.push_str("<p>No per-statement evidence in this run (it is gathered after each run phase's first cell on each engine).</p>");
     }
     out
@@ -255,10 +261,11 @@ fn sections(view: &View, layout: Layout) -> Vec<Section> {
         Section {
             id: "tables",
             title: "Tables".into(),
-            html: format!(
-                "<pre>{}</pre>",
-                escape(&super::text::tables(view, layout, TableStyle::Markdown))
-            ),
+            html: Some(super::text::tables(view, layout, TableStyle::Markdown))
+                .filter(|tables| !tables.trim().is_empty())
+                .map_or_else(String::new, |tables| {
+                    format!("<pre>{}</pre>", escape(&tables))
+                }),
         },
     ]);
     sections
@@ -284,6 +291,15 @@ pub fn page(view: &View, label: &str, layout: Layout) -> String {
             body,
             "<section id=\"summary\" class=\"summary\">{}</section>",
             crate::report::section::to_html(&summary)
+        );
+    }
+    if let Some(machine) = crate::view::machine::section(view) {
+        let _ = writeln!(
+            body,
+            "<section id=\"{}\"><h2>{}</h2>{}</section>",
+            machine.id,
+            escape(&machine.title),
+            crate::report::section::to_html(&machine)
         );
     }
     let sections = sections(view, layout);
@@ -504,10 +520,7 @@ mod tests {
     }
 
     fn setup(engine: crate::engine::Engine, profile: Option<&str>) -> Setup {
-        Setup {
-            engine,
-            profile: profile.map(str::to_string),
-        }
+        Setup::of_engine(engine, profile.map(str::to_string))
     }
 
     #[test]

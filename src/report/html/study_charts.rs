@@ -42,24 +42,41 @@ pub(super) fn run_phase_charts(view: &View) -> String {
             .filter(|g| g.phase == phase)
             .collect();
         let timed = cells.iter().any(|g| g.higher_is_better);
+        // A timed phase whose cells sent no statement (a test of the machine) is charted
+        // by its events.
+        let statements = timed
+            && cells.iter().any(|g| {
+                g.statements_summary
+                    .as_ref()
+                    .is_some_and(|summary| summary.median > 0.0)
+            });
         let n = cells.iter().map(|g| g.values.len()).max().unwrap_or(0);
         let panels = multiples(&setups(&cells));
-        let chart = Figure {
-            title: format!(
-                "{phase}: {}",
-                if timed {
-                    "statements per second"
-                } else {
-                    "wall time"
-                }
+        // What is charted: its name, its caption's words, its axis and its unit.
+        let (what, words, y_title, y_unit) = match (timed, statements) {
+            (true, true) => (
+                "statements per second",
+                "statements per second (higher is better)",
+                "statements per second (median)",
+                "statements/s",
             ),
+            (true, false) => (
+                "events per second",
+                "events per second (higher is better)",
+                "events per second (median)",
+                "events/s",
+            ),
+            (false, _) => (
+                "wall time",
+                "wall ms to finish the loops (lower is better)",
+                "wall ms for all threads (median)",
+                "ms wall time",
+            ),
+        };
+        let chart = Figure {
+            title: format!("{phase}: {what}"),
             caption: format!(
-                "{phase} — {} against client threads per set-up{}",
-                if timed {
-                    "statements per second (higher is better)"
-                } else {
-                    "wall ms to finish the loops (lower is better)"
-                },
+                "{phase} — {words} against client threads per set-up{}",
                 if n >= MIN_N_FOR_CI {
                     format!("; whiskers: 95% interval of the median over {n} repeats")
                 } else if n > 1 {
@@ -74,17 +91,9 @@ pub(super) fn run_phase_charts(view: &View) -> String {
                 numeric_x: None,
                 log_y: false,
             },
-            y_title: if timed {
-                "statements per second (median)".into()
-            } else {
-                "wall ms for all threads (median)".into()
-            },
+            y_title: y_title.into(),
             x_tip: |t| format!("{t} thread{}", if t == "1" { "" } else { "s" }),
-            y_unit: if timed {
-                format!("statements/s{}", median_of(n))
-            } else {
-                format!("ms wall time{}", median_of(n))
-            },
+            y_unit: format!("{y_unit}{}", median_of(n)),
             whisker: whisker_words(n),
             legend: panels.legend.clone(),
             panels: panels.panels(|setup| {
@@ -95,9 +104,10 @@ pub(super) fn run_phase_charts(view: &View) -> String {
                         let group = cells
                             .iter()
                             .find(|g| g.threads == Some(t) && g.setup == *setup)?;
-                        // Statements per second for timed cells (what S1 charted); wall
-                        // time for cells of a fixed loop count.
-                        let summary = if timed {
+                        // Statements per second for timed cells (what S1 charted); the
+                        // cell's own figure (events per second, or wall time for cells
+                        // of a fixed loop count) otherwise.
+                        let summary = if statements {
                             group.statements_summary.as_ref()
                         } else {
                             group.summary.as_ref()

@@ -311,10 +311,7 @@ mod tests {
     use crate::view::time::{Point, Stall, StallSign, Stalls, Steady, TimeReading};
 
     fn setup(engine: Engine) -> Setup {
-        Setup {
-            engine,
-            profile: None,
-        }
+        Setup::of_engine(engine, None)
     }
 
     /// A cell of 30 one-second intervals at 1,000 events/s, warming up until 5 s, with the

@@ -71,10 +71,7 @@ pub fn loads_section(view: &View, style: TableStyle) -> String {
         );
     }
     for load in record.loads.iter().filter(|load| load.error.is_some()) {
-        let setup = Setup {
-            engine: load.engine,
-            profile: load.profile.clone(),
-        };
+        let setup = Setup::of_engine(load.engine, load.profile.clone());
         let _ = writeln!(
             out,
             "load of {} ({}, {}) failed: {}",

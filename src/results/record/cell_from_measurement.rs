@@ -104,6 +104,7 @@ impl CellRecord {
             probe: None,
             stall: None,
             own_probes: Default::default(),
+            machine_test: None,
             driver: (!measured.driver.is_empty()).then(|| measured.driver.to_string()),
             // The phase's, which the runner knows and puts in.
             protocol: None,

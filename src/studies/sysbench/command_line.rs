@@ -259,23 +259,22 @@ fn take_limits(
     global: &mut GlobalOptions,
 ) -> anyhow::Result<()> {
     if let Some(value) = options.remove("threads") {
-        global.threads = match value.parse::<u32>() {
-            Ok(threads) if threads > 0 => threads,
-            // Not a number at all: sysbench's option parser refuses it.
-            _ if value.parse::<i64>().is_err() => return Err(not_a_number("threads", &value)),
-            // sysbench's words, before its header (at least 1 thread; at -1 sysbench
-            // itself ends with "FATAL: Memory allocation failure.": we name the option).
-            _ => {
-                return Err(Said {
-                    stdout: format!(
-                        "FATAL: Invalid value for --threads: {}.\n\n",
-                        value.parse::<i64>().unwrap_or(0)
-                    ),
-                    stderr: String::new(),
-                    exit_code: 1,
-                }
-                .into())
+        // sysbench reads an int, then keeps the count unsigned: 0 is refused in its words,
+        // and -N is 2^32-N threads, whose contexts it cannot allocate (its own line).
+        let refused = |line: String| -> anyhow::Error {
+            Said {
+                stdout: format!("FATAL: {line}\n\n"),
+                stderr: String::new(),
+                exit_code: 1,
             }
+            .into()
+        };
+        global.threads = match value.parse::<i32>() {
+            Ok(threads) if threads > 0 => threads as u32,
+            // Not an int at all: sysbench's option parser refuses it.
+            Err(_) => return Err(not_a_number("threads", &value)),
+            Ok(0) => return Err(refused("Invalid value for --threads: 0.".into())),
+            Ok(_) => return Err(refused("Memory allocation failure.".into())),
         };
     }
     if let Some(value) = options.remove("time") {
@@ -469,7 +468,11 @@ mod tests {
             ("--events=-5", "--events=-5: a count of events"),
             ("--rate=inf", "--rate=inf: events per second"),
             ("--threads=0", "FATAL: Invalid value for --threads: 0."),
-            ("--threads=-1", "FATAL: Invalid value for --threads: -1."),
+            ("--threads=-1", "FATAL: Memory allocation failure."),
+            (
+                "--threads=-99999999999",
+                "Invalid value for the 'threads' option: '-99999999999'",
+            ),
             (
                 "--threads=many",
                 "Invalid value for the 'threads' option: 'many'",

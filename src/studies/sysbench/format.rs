@@ -74,15 +74,17 @@ pub fn latency_histogram(events_us: &hdrhistogram::Histogram<u64>) -> String {
 pub fn format(view: &View, percentile: f64) -> String {
     let mut out = String::new();
     for (cell, figures) in view.record.cells.iter().zip(&view.cells) {
+        // A test of the machine ran on no engine and sent no statement.
+        let machine = view.machine_test_of(cell).is_some();
+        let on = match (machine, &cell.profile) {
+            (true, _) => " (a test of the machine)".to_string(),
+            (false, Some(profile)) => format!(" on {} ({profile})", cell.engine),
+            (false, None) => format!(" on {}", cell.engine),
+        };
         let _ = writeln!(
             out,
-            "enginebench {} on {}{} — {} threads, repeat {}{}\n",
+            "enginebench {}{on} — {} threads, repeat {}{}\n",
             cell.variant,
-            cell.engine,
-            cell.profile
-                .as_ref()
-                .map(|p| format!(" ({p})"))
-                .unwrap_or_default(),
             cell.threads,
             cell.repeat,
             match cell.outcome {
@@ -90,7 +92,7 @@ pub fn format(view: &View, percentile: f64) -> String {
                 other => format!(" ({other:?})").to_lowercase(),
             }
         );
-        out.push_str(&cell_report(cell, figures, percentile, true));
+        out.push_str(&cell_report(cell, figures, percentile, !machine));
         out.push('\n');
     }
     out

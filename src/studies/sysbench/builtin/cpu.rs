@@ -51,6 +51,10 @@ impl Test for Cpu {
         }))
     }
 
+    fn what(&self) -> String {
+        format!("prime search up to {}", self.max_prime)
+    }
+
     fn report_lines(&self, events: u64, seconds: f64) -> String {
         format!(
             "CPU speed:\n    events per second: {:8.2}\n",

@@ -13,16 +13,16 @@
 use rand::SeedableRng;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt as _, OpenOptionsExt as _};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use super::fileio_requests::{Buffer, Mode, Next, Operation, Request};
-use super::{
-    fatal, option, size_words, OptionSpec, Test, Values, BOOL, DOUBLE, INT, LIST, SIZE, STRING,
-};
-use crate::driver::{Worker, Workload};
-use crate::measure::{IntervalMeasurement, QueryRecorder};
-use crate::sqlerror::QueryFailure;
+use super::fileio_requests::{Buffer, Mode, Next, Request};
+use super::fileio_workers::{errno_words, Counts, FileWorkload, Shared};
+use super::{option, size_words, OptionSpec, Test, Values, BOOL, DOUBLE, INT, LIST, SIZE, STRING};
+use crate::driver::Workload;
+use crate::measure::IntervalMeasurement;
+use crate::results::MachineIo;
 use crate::studies::Said;
 
 // sysbench's table of options, one a line.
@@ -54,6 +54,9 @@ struct Layout {
     /// O_SYNC, O_DSYNC, O_DIRECT as asked, and their names as sysbench prints them.
     open_flags: i32,
     flag_words: String,
+    /// Where the files are: the working directory (sysbench's), or the directory a
+    /// baseline measures.
+    directory: PathBuf,
 }
 
 impl Layout {
@@ -102,11 +105,24 @@ impl Layout {
             request_size: block_size * (merged.max(1) as u64),
             open_flags,
             flag_words,
+            directory: PathBuf::new(),
         })
     }
 
+    /// sysbench's name of a file, as its lines say it.
     fn name(index: u32) -> String {
         format!("test_file.{index}")
+    }
+
+    fn path(&self, index: u32) -> PathBuf {
+        self.directory.join(Layout::name(index))
+    }
+
+    /// The files removed (sysbench's cleanup; a file already gone is no error).
+    fn remove_files(&self) {
+        for index in 0..self.files {
+            let _ = std::fs::remove_file(self.path(index));
+        }
     }
 }
 
@@ -115,19 +131,23 @@ pub fn command(command: &str, values: &Values, _verbosity: u8) -> Result<(), Sai
     let layout = Layout::read(values)?;
     if command == "cleanup" {
         outln!("Removing test files...");
-        for index in 0..layout.files {
-            let _ = std::fs::remove_file(Layout::name(index));
-        }
+        layout.remove_files();
         return Ok(());
     }
-    outln!(
+    prepare(&layout, &|line| outln!("{line}"))
+}
+
+/// The files written as sysbench's prepare writes them (a file already as large is kept),
+/// each of its lines said through `say`.
+fn prepare(layout: &Layout, say: &dyn Fn(&str)) -> Result<(), Said> {
+    say(&format!(
         "{} files, {}Kb each, {}Mb total",
         layout.files,
         layout.file_size / 1024,
         layout.file_size * u64::from(layout.files) / (1024 * 1024)
-    );
-    outln!("Creating files for the test...");
-    outln!("Extra file open flags: {}", layout.flag_words);
+    ));
+    say("Creating files for the test...");
+    say(&format!("Extra file open flags: {}", layout.flag_words));
     let started = std::time::Instant::now();
     let buffer = Buffer::new(layout.block_size as usize);
     let mut written = 0u64;
@@ -138,15 +158,15 @@ pub fn command(command: &str, values: &Values, _verbosity: u8) -> Result<(), Sai
             .write(true)
             .mode(0o600)
             .custom_flags(layout.open_flags)
-            .open(&name)
+            .open(layout.path(index))
             .map_err(|err| Said::fatal(format!("Can't open file {}", errno_words(&err))))?;
         let mut offset = file.metadata().map(|m| m.len()).unwrap_or(0);
         if offset >= layout.file_size {
-            outln!("Reusing existing file {name}");
+            say(&format!("Reusing existing file {name}"));
         } else if offset > 0 {
-            outln!("Extending existing file {name}");
+            say(&format!("Extending existing file {name}"));
         } else {
-            outln!("Creating file {name}");
+            say(&format!("Creating file {name}"));
         }
         while offset < layout.file_size {
             file.write_at(buffer.bytes(), offset).map_err(|err| {
@@ -160,22 +180,14 @@ pub fn command(command: &str, values: &Values, _verbosity: u8) -> Result<(), Sai
     }
     let seconds = started.elapsed().as_secs_f64();
     if written > 0 {
-        outln!(
+        say(&format!(
             "{written} bytes written in {seconds:.2} seconds ({:.2} MiB/sec).",
             written as f64 / MEGABYTE / seconds.max(1e-9)
-        );
+        ));
     } else {
-        outln!("No bytes written.");
+        say("No bytes written.");
     }
     Ok(())
-}
-
-/// "errno = 2 (No such file or directory)", as sysbench's log_errno ends a line.
-fn errno_words(err: &std::io::Error) -> String {
-    let code = err.raw_os_error().unwrap_or(0);
-    let text = std::io::Error::from_raw_os_error(code).to_string();
-    let text = text.split(" (os error").next().unwrap_or(&text).to_string();
-    format!("errno = {code} ({text})")
 }
 
 /// `fileio run`: the options read, the files opened when the run starts.
@@ -258,6 +270,22 @@ impl FileIo {
         })
     }
 
+    /// The test on files in `directory` rather than the working directory.
+    pub fn in_directory(mut self, directory: &Path) -> FileIo {
+        self.layout.directory = directory.to_path_buf();
+        self
+    }
+
+    /// Its files written, saying nothing (a baseline's prepare).
+    pub fn prepare_quietly(&self) -> Result<(), Said> {
+        prepare(&self.layout, &|_| {})
+    }
+
+    /// Its files removed.
+    pub fn remove_files(&self) {
+        self.layout.remove_files();
+    }
+
     fn counters(&self) -> [u64; 5] {
         let shared = self.shared.lock().unwrap_or_else(|e| e.into_inner());
         shared.as_ref().map_or([0; 5], |shared| {
@@ -275,8 +303,9 @@ impl FileIo {
         let mut files = Vec::new();
         for index in 0..layout.files {
             let name = Layout::name(index);
+            let path = layout.path(index);
             if self.mode == Mode::SeqWrite {
-                let _ = std::fs::remove_file(&name);
+                let _ = std::fs::remove_file(&path);
             }
             let opened = OpenOptions::new()
                 .read(true)
@@ -284,7 +313,7 @@ impl FileIo {
                 .create(self.mode == Mode::SeqWrite)
                 .mode(0o600)
                 .custom_flags(layout.open_flags)
-                .open(&name);
+                .open(&path);
             let file = opened.map_err(|err| Said {
                 stdout: format!(
                     "FATAL: Cannot open file '{name}' {}\nWARNING: Did you forget to run the prepare step?\n",
@@ -312,6 +341,38 @@ impl FileIo {
 }
 
 impl Test for FileIo {
+    fn what(&self) -> String {
+        let sync = if self.data_only { "fdatasync" } else { "fsync" };
+        let mut words = format!(
+            "{}, {}B blocks",
+            self.mode.words(),
+            size_words(self.layout.block_size as f64)
+        );
+        if self.fsync_all {
+            words.push_str(&format!(", {sync} after each write"));
+        } else if self.fsync_freq > 0 && (self.mode.writes() || self.mode.random()) {
+            words.push_str(&format!(", {sync} every {} requests", self.fsync_freq));
+        }
+        if self.fsync_end && self.mode.writes() {
+            words.push_str(&format!(", {sync} at the end"));
+        }
+        if self.layout.open_flags != 0 {
+            words.push_str(&format!(", opened {}", self.layout.flag_words.trim()));
+        }
+        words
+    }
+
+    fn io(&self, _events: u64) -> MachineIo {
+        let [reads, writes, bytes_read, bytes_written, fsyncs] = self.counters();
+        MachineIo {
+            reads,
+            writes,
+            fsyncs,
+            bytes_read,
+            bytes_written,
+        }
+    }
+
     /// Opens the files before the workers start (a missing file stops the run there, as
     /// in sysbench).
     fn start(&self, threads: u32, seed: u64) -> Result<(), Said> {
@@ -417,132 +478,5 @@ impl Test for FileIo {
             read as f64 / MEGABYTE / seconds,
             written as f64 / MEGABYTE / seconds
         )
-    }
-}
-
-/// What the threads share: the files, the request generator, the counts.
-struct Shared {
-    files: Vec<File>,
-    next: Mutex<Next>,
-    counts: Counts,
-    rng: Mutex<rand::rngs::SmallRng>,
-    threads: u32,
-}
-
-#[derive(Default)]
-struct Counts {
-    reads: AtomicU64,
-    writes: AtomicU64,
-    bytes_read: AtomicU64,
-    bytes_written: AtomicU64,
-    fsyncs: AtomicU64,
-}
-
-impl Counts {
-    fn each(&self) -> [&AtomicU64; 5] {
-        [
-            &self.reads,
-            &self.writes,
-            &self.bytes_read,
-            &self.bytes_written,
-            &self.fsyncs,
-        ]
-    }
-}
-
-struct FileWorkload {
-    shared: Arc<Shared>,
-    request: Request,
-}
-
-impl Workload for FileWorkload {
-    fn query_kinds(&self) -> Vec<String> {
-        Vec::new()
-    }
-    fn open_worker(&self, _worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
-        let _ = self.shared.threads;
-        Ok(Box::new(FileWorker {
-            shared: Arc::clone(&self.shared),
-            request: self.request,
-            buffer: Buffer::new(self.request.request_size as usize),
-        }))
-    }
-}
-
-struct FileWorker {
-    shared: Arc<Shared>,
-    request: Request,
-    buffer: Buffer,
-}
-
-impl FileWorker {
-    fn fsync(&self, file: usize) -> Result<(), QueryFailure> {
-        let file_handle = &self.shared.files[file];
-        let synced = if self.request.data_only {
-            file_handle.sync_data()
-        } else {
-            file_handle.sync_all()
-        };
-        synced.map_err(|err| {
-            fatal(format!(
-                "Failed to fsync file! file: {file} {}",
-                errno_words(&err)
-            ))
-        })?;
-        self.shared.counts.fsyncs.fetch_add(1, Ordering::Relaxed);
-        Ok(())
-    }
-}
-
-impl Worker for FileWorker {
-    fn event(&mut self, _recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
-        let counts = &self.shared.counts;
-        match self
-            .request
-            .next(&self.shared.next, &self.shared.rng, self.shared.files.len())
-        {
-            Operation::Fsync { file } => self.fsync(file),
-            Operation::Write { file, at, size } => {
-                let bytes = &self.buffer.bytes()[..size as usize];
-                self.shared.files[file]
-                    .write_all_at(bytes, at)
-                    .map_err(|err| {
-                        fatal(format!(
-                            "Failed to write file! file: {file} pos: {at} {}",
-                            errno_words(&err)
-                        ))
-                    })?;
-                if self.request.fsync_all {
-                    self.fsync(file)?;
-                }
-                counts.writes.fetch_add(1, Ordering::Relaxed);
-                counts.bytes_written.fetch_add(size, Ordering::Relaxed);
-                Ok(())
-            }
-            Operation::Read { file, at, size } => {
-                let bytes = &mut self.buffer.bytes_mut()[..size as usize];
-                self.shared.files[file]
-                    .read_exact_at(bytes, at)
-                    .map_err(|err| {
-                        fatal(format!(
-                            "Failed to read file! file: {file} pos: {at} {}",
-                            errno_words(&err)
-                        ))
-                    })?;
-                counts.reads.fetch_add(1, Ordering::Relaxed);
-                counts.bytes_read.fetch_add(size, Ordering::Relaxed);
-                Ok(())
-            }
-        }
-    }
-
-    /// sysbench's thread_done: every file fsynced at the end of a test that wrote.
-    fn finish(&mut self, _recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
-        if self.request.fsync_end && self.request.mode.writes() {
-            for file in 0..self.shared.files.len() {
-                self.fsync(file)?;
-            }
-        }
-        Ok(())
     }
 }

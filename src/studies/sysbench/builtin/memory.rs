@@ -11,6 +11,7 @@ use std::sync::Arc;
 use super::{option, OptionSpec, Test, Values, BOOL, SIZE, STRING};
 use crate::driver::{Worker, Workload};
 use crate::measure::{IntervalMeasurement, QueryRecorder};
+use crate::results::MachineIo;
 use crate::sqlerror::QueryFailure;
 use crate::studies::Said;
 
@@ -159,6 +160,39 @@ impl Test for Memory {
             "{:.2} MiB/sec",
             interval.events.count as f64 * self.block_size as f64 / MEGABYTE / seconds
         )
+    }
+
+    fn what(&self) -> String {
+        let oper = match self.oper {
+            Oper::Read => "reads",
+            Oper::Write => "writes",
+            Oper::None => "no access",
+        };
+        format!(
+            "{} {oper} of {}B blocks, {} buffer",
+            if self.random { "random" } else { "sequential" },
+            super::size_words(self.block_size as f64),
+            if self.local {
+                "a thread's own"
+            } else {
+                "one shared"
+            }
+        )
+    }
+
+    fn io(&self, events: u64) -> MachineIo {
+        let bytes = events * self.block_size as u64;
+        match self.oper {
+            Oper::Read => MachineIo {
+                bytes_read: bytes,
+                ..MachineIo::default()
+            },
+            Oper::Write => MachineIo {
+                bytes_written: bytes,
+                ..MachineIo::default()
+            },
+            Oper::None => MachineIo::default(),
+        }
     }
 
     fn report_lines(&self, events: u64, seconds: f64) -> String {

@@ -10,9 +10,11 @@
 //! Owns: the tests' options, their reading and the study a test runs as. Must not know
 //! how a cell is driven or stored, nor sysbench's command line.
 
+mod baseline;
 mod cpu;
 mod fileio;
 mod fileio_requests;
+mod fileio_workers;
 mod memory;
 mod mutex;
 mod threads;
@@ -21,13 +23,27 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+pub use baseline::Baseline;
+
 use crate::studies::Said;
 use crate::driver::Workload;
 use crate::measure::IntervalMeasurement;
 use crate::plan::StudyKind;
 use crate::plan::{run_phase_cells, About, CellLink, CellStep, Matrix, RunPhase, Step};
-use crate::results::RunRecord;
+use crate::results::{CellRecord, MachineIo, MachineTestRecord, RunRecord};
 use crate::studies::lua::script::{options_text, Declared, OptionValue};
+use crate::studies::Kind;
+use crate::view::layout::{Layout, Part};
+
+/// The registry's entry for a run of one of these tests (`enginebench sysbench cpu run`):
+/// a record of the machine, with no engine nor server, whose report is its test's figures
+/// (the report's machine section, drawn for any record that has machine tests).
+pub const KIND: Kind = Kind {
+    name: "machine",
+    command: "sysbench",
+    layout: Layout::of(&[Part::Status, Part::Warnings]),
+    ..Kind::NONE
+};
 
 /// sysbench's built-in tests, in its `--help` order.
 pub const NAMES: [&str; 5] = ["fileio", "cpu", "memory", "threads", "mutex"];
@@ -168,6 +184,12 @@ pub trait Test: Send + Sync {
     }
     /// The test's own report before sysbench's general statistics.
     fn report_lines(&self, events: u64, seconds: f64) -> String;
+    /// What it does, in words, for the record ("prime search up to 10000").
+    fn what(&self) -> String;
+    /// What it moved over its `events` (memory's bytes, fileio's requests and bytes).
+    fn io(&self, _events: u64) -> MachineIo {
+        MachineIo::default()
+    }
     /// The events each thread runs, when the test sets its own limit (memory's total
     /// size, mutex's one event per thread); sysbench's --events is then ignored.
     fn events_per_thread(&self, _threads: u32) -> Option<u64> {
@@ -275,8 +297,8 @@ pub fn size_words(bytes: f64) -> String {
     }
 }
 
-/// A built-in test's run as a study: one cell of sysbench's threads, recorded as any
-/// sysbench run (kind "sysbench", the test's name) with its options.
+/// A built-in test's run as a study: one cell of sysbench's threads, recorded as a run of
+/// the machine (kind "machine", the test's name) with its options and what it measured.
 #[derive(Serialize)]
 pub struct BuiltInParams {
     pub test: String,
@@ -296,6 +318,33 @@ impl std::fmt::Debug for BuiltInParams {
 
 const RECORDED: &[&str] = &["threads", "time", "events", "loops", "seed"];
 
+impl BuiltInParams {
+    /// The test as the record keeps it, measured by `cell` (fileio: on the filesystem of
+    /// the working directory, where its files are).
+    pub fn machine_test(&self, cell: &CellRecord) -> MachineTestRecord {
+        let directory = (self.test == "fileio")
+            .then(std::env::current_dir)
+            .and_then(Result::ok);
+        MachineTestRecord {
+            test: self.test.clone(),
+            what: self.running.what(),
+            options: self.options.clone(),
+            filesystem: directory
+                .as_deref()
+                .and_then(crate::measure::filesystem_of)
+                .map(|fs| fs.fs_type),
+            directory: directory.map(|path| path.display().to_string()),
+            threads: cell.threads,
+            wall_ms: cell.wall_ms,
+            events: cell.events,
+            event_latency_us: cell.event_latency_us,
+            io: self.running.io(cell.events),
+            cell: Some(cell.index),
+            error: cell.error.clone(),
+        }
+    }
+}
+
 impl StudyKind for BuiltInParams {
     fn name(&self) -> &str {
         &self.test
@@ -303,7 +352,7 @@ impl StudyKind for BuiltInParams {
     fn about(&self) -> About {
         About {
             ..About::new(
-                super::KIND.name,
+                KIND.name,
                 format!("sysbench {} (built-in test of the machine)", self.test),
             )
         }

@@ -52,6 +52,13 @@ impl Mutex {
 }
 
 impl Test for Mutex {
+    fn what(&self) -> String {
+        format!(
+            "{} locks per thread of {} mutexes, {} empty loops before each",
+            self.locks, self.mutexes, self.loops
+        )
+    }
+
     fn mode_lines(&self, verbosity: u8) -> String {
         if verbosity >= 4 {
             "Doing mutex performance test\n".into()

@@ -44,6 +44,10 @@ impl Threads {
 }
 
 impl Test for Threads {
+    fn what(&self) -> String {
+        format!("{} yields per lock, {} locks", self.yields, self.locks)
+    }
+
     fn mode_lines(&self, verbosity: u8) -> String {
         if verbosity < 4 {
             return String::new();

@@ -22,7 +22,7 @@ use crate::studies::{DropInRun, Said, Started};
 use super::{builtin, format, hooks, intervals};
 use crate::engine::Engine;
 use crate::plan::{Matrix, Plan};
-use crate::results::RunRecord;
+use crate::results::{CellRecord, MachineTestRecord, RunRecord};
 use crate::runner::IntervalHook;
 use crate::server::{ConnectionSpec, Dsn};
 use crate::studies::lua::script::{Declared, Script, Settings};
@@ -401,6 +401,15 @@ impl DropInRun for SysbenchRun {
     /// above): which limit ended it, said by every thread (repeats counted), and "Done.".
     fn ended(&self, events: u64) {
         ended_lines(&self.globals, events);
+    }
+
+    /// A built-in test's run as the record keeps it, measured by `cell`; none for a
+    /// script's.
+    fn machine_test(&self, cell: &CellRecord) -> Option<MachineTestRecord> {
+        match &self.of {
+            RunOf::BuiltIn(params) => Some(params.machine_test(cell)),
+            RunOf::Script { .. } => None,
+        }
     }
 
     /// The database the script's tables are in (`--mysql-db`).
