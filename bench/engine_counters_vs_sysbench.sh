@@ -30,7 +30,7 @@ sysbench oltp_read_write "${common[@]}" prepare >/dev/null
 export ENGINEBENCH_DB="$work/eb.db"
 dsn="mysql://root@localhost?socket=$socket"
 
-status() { mariadb --socket="$socket" -uroot -N -e "SHOW GLOBAL STATUS" >"$1"; }
+source bench/status_per_event.sh
 run() { # tool workload
   case $1 in
     sysbench) sysbench "$2" "${common[@]}" --threads="$THREADS" --events="$EVENTS" --time=0 run ;;
@@ -57,24 +57,7 @@ for workload in $WORKLOADS; do
       status "$work/before"
       run "$tool" "$workload"
       status "$work/after"
-      python3 - "$work/before" "$work/after" "$EVENTS" "$workload" "$tool" "$COUNTERS" >>"$work/per_event" <<'PY'
-import sys
-def read(path):
-    out = {}
-    for line in open(path):
-        name, _, value = line.rstrip("\n").partition("\t")
-        try:
-            out[name] = float(value)
-        except ValueError:
-            pass
-    return out
-before, after = read(sys.argv[1]), read(sys.argv[2])
-events = float(sys.argv[3])
-for counter in sys.argv[6].split():
-    delta = after.get(counter, 0.0) - before.get(counter, 0.0)
-    # Our own SHOW GLOBAL STATUS reads are SELECTs of no table: none is counted in these.
-    print(sys.argv[4], sys.argv[5], counter, delta / events)
-PY
+      per_event "$workload $tool" "$work/before" "$work/after" "$EVENTS" >>"$work/per_event"
     done
   done
   # Put the table back for the next workload.

@@ -30,24 +30,7 @@ export ENGINEBENCH_DB="$work/eb.db"
 dsn="mysql://root@localhost?socket=$socket"
 sb=(sysbench "$tpcc_dir/tpcc.lua" --db-driver=mysql --mysql-socket="$socket" --mysql-user=root
   --mysql-db=enginebench --tables=1 --scale="$WAREHOUSES")
-status() { mariadb --socket="$socket" -uroot -N -e "SHOW GLOBAL STATUS" >"$1"; }
-per_event() { # tool before after events
-  python3 - "$1" "$2" "$3" "$4" "$COUNTERS" <<'PY'
-import sys
-def read(path):
-    out = {}
-    for line in open(path):
-        name, _, value = line.rstrip("\n").partition("\t")
-        try:
-            out[name] = float(value)
-        except ValueError:
-            pass
-    return out
-before, after, events = read(sys.argv[2]), read(sys.argv[3]), float(sys.argv[4])
-for counter in sys.argv[5].split():
-    print(sys.argv[1], counter, (after.get(counter, 0.0) - before.get(counter, 0.0)) / events)
-PY
-}
+source bench/status_per_event.sh
 sb_round() {
   (cd "$tpcc_dir" && "${sb[@]}" --threads=2 cleanup >/dev/null 2>&1 || true)
   (cd "$tpcc_dir" && "${sb[@]}" --threads=2 prepare >/dev/null 2>"$work/err") || { cat "$work/err"; exit 1; }
