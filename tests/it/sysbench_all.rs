@@ -311,3 +311,65 @@ fn fileio_prepares_runs_and_cleans_up_as_sysbench_does() {
     std::fs::remove_dir_all(&dir).unwrap();
     common::assert_nothing_left(&tmp);
 }
+
+/// `report --format sysbench` of a stored built-in run prints what the live run printed
+/// from the test's own lines on (cpu's prime limit and speed, fileio's file lines and
+/// operations, at 2 threads): the live output without sysbench's opening and worker
+/// lines, the stored one without its title.
+#[test]
+fn a_stored_built_in_run_reports_what_the_live_run_printed() {
+    let tmp = common::private_tmpdir("sysbench-built-in-stored");
+    let dir = tmp.join("work");
+    std::fs::create_dir_all(&dir).unwrap();
+    let files = ["--file-num=2", "--file-total-size=4M"];
+    let sysbench = |args: &[&str]| {
+        let output = common::enginebench(&tmp)
+            .arg("sysbench")
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        String::from_utf8_lossy(&output.stdout).to_string()
+    };
+    sysbench(&[files[0], files[1], "fileio", "prepare"]);
+    let runs: [&[&str]; 2] = [
+        &[
+            "--threads=2",
+            "--events=40",
+            "--cpu-max-prime=2000",
+            "cpu",
+            "run",
+        ],
+        &[
+            "--threads=2",
+            "--events=100",
+            files[0],
+            files[1],
+            "--file-test-mode=rndrw",
+            "fileio",
+            "run",
+        ],
+    ];
+    for args in runs {
+        let live = sysbench(args);
+        let opening = "Initializing random number generator from current time\n\n\n";
+        let (_, from_mode) = live
+            .split_once(opening)
+            .unwrap_or_else(|| panic!("no opening in {live}"));
+        let expected =
+            from_mode.replace("Initializing worker threads...\n\nThreads started!\n\n", "");
+        let report = common::enginebench(&tmp)
+            .args(["report", "--format", "sysbench", "latest"])
+            .output()
+            .unwrap();
+        assert!(report.status.success(), "{report:?}");
+        let stored = String::from_utf8_lossy(&report.stdout).to_string();
+        let (title, rest) = stored.split_once("\n\n").unwrap();
+        assert!(title.contains("2 threads"), "{title}");
+        assert_eq!(rest, expected, "{args:?}");
+    }
+    sysbench(&[files[0], files[1], "fileio", "cleanup"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    common::assert_nothing_left(&tmp);
+}

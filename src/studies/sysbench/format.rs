@@ -10,6 +10,7 @@
 
 use std::fmt::Write;
 
+use super::builtin;
 use crate::results::{CellRecord, OutcomeRecord, RateRecord};
 use crate::view::format::{not_comparable_section, Format, ReportInput};
 use crate::view::{CellFigures, View};
@@ -92,6 +93,19 @@ pub fn format(view: &View, percentile: f64) -> String {
                 other => format!(" ({other:?})").to_lowercase(),
             }
         );
+        // A test of the machine: what the live run printed of its own (its mode, its
+        // figures) before sysbench's general statistics.
+        if let Some(test) = view.machine_test_of(cell) {
+            let events_flag = view
+                .record
+                .parameters
+                .get("events")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0);
+            out.push_str(
+                &builtin::stored_lines(test, events_flag, figures.seconds).unwrap_or_default(),
+            );
+        }
         out.push_str(&cell_report(cell, figures, percentile, !machine));
         out.push('\n');
     }

@@ -7,6 +7,7 @@
 use super::{fatal, option, OptionSpec, Test, Values, INT};
 use crate::driver::{Worker, Workload};
 use crate::measure::QueryRecorder;
+use crate::results::MachineIo;
 use crate::sqlerror::QueryFailure;
 use crate::studies::Said;
 
@@ -55,7 +56,7 @@ impl Test for Cpu {
         format!("prime search up to {}", self.max_prime)
     }
 
-    fn report_lines(&self, events: u64, seconds: f64) -> String {
+    fn report_lines(&self, events: u64, _io: &MachineIo, seconds: f64) -> String {
         format!(
             "CPU speed:\n    events per second: {:8.2}\n",
             events as f64 / seconds.max(1e-9)

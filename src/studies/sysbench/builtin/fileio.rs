@@ -467,9 +467,15 @@ impl Test for FileIo {
         line
     }
 
-    fn report_lines(&self, _events: u64, seconds: f64) -> String {
+    fn report_lines(&self, _events: u64, io: &MachineIo, seconds: f64) -> String {
         let seconds = seconds.max(1e-9);
-        let [reads, writes, read, written, fsyncs] = self.counters();
+        let MachineIo {
+            reads,
+            writes,
+            fsyncs,
+            bytes_read: read,
+            bytes_written: written,
+        } = *io;
         format!(
             "\nFile operations:\n    reads/s:                      {:.2}\n    writes/s:                     {:.2}\n    fsyncs/s:                     {:.2}\n\nThroughput:\n    read, MiB/s:                  {:.2}\n    written, MiB/s:               {:.2}\n",
             reads as f64 / seconds,

@@ -182,8 +182,10 @@ pub trait Test: Send + Sync {
             interval.events.p95_us as f64 / 1000.0
         )
     }
-    /// The test's own report before sysbench's general statistics.
-    fn report_lines(&self, events: u64, seconds: f64) -> String;
+    /// The test's own report before sysbench's general statistics, of `events` that moved
+    /// `io` in `seconds` (all three as the record keeps them, so a stored run's report
+    /// prints what the live run printed).
+    fn report_lines(&self, events: u64, io: &MachineIo, seconds: f64) -> String;
     /// What it does, in words, for the record ("prime search up to 10000").
     fn what(&self) -> String;
     /// What it moved over its `events` (memory's bytes, fileio's requests and bytes).
@@ -250,6 +252,24 @@ fn read(name: &str, values: &Values, events: u64) -> Result<Arc<dyn Test>, Said>
         "mutex" => Arc::new(mutex::Mutex::read(values)?),
         _ => Arc::new(fileio::FileIo::read(values, events)?),
     })
+}
+
+/// What a live run of the machine test `test` printed of its own, from the record: its
+/// mode lines (at sysbench's default verbosity) and its report, the test read again from
+/// its recorded options and `events_flag` (`--events`), its report from the recorded
+/// events and I/O over `seconds`. None for a test this version cannot read again (a
+/// record of another version).
+pub fn stored_lines(test: &MachineTestRecord, events_flag: u64, seconds: f64) -> Option<String> {
+    if !NAMES.contains(&test.test.as_str()) {
+        return None;
+    }
+    let values = Values::read(options_of(&test.test), &test.options).ok()?;
+    let running = read(&test.test, &values, events_flag).ok()?;
+    Some(format!(
+        "{}{}",
+        running.mode_lines(super::command_line::level::NOTICE),
+        running.report_lines(test.events, &test.io, seconds)
+    ))
 }
 
 /// A test's options in sysbench's help layout (`sb_print_options`).

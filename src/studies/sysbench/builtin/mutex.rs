@@ -1,15 +1,18 @@
 //! sysbench's `mutex` test: one event per thread, in which the thread takes a mutex
 //! chosen at random among `--mutex-num` `--mutex-locks` times, spinning `--mutex-loops`
-//! empty loops before each, and increments a shared counter under it, as sysbench's does.
+//! empty loops before each, and increments one global counter under it, as sysbench's
+//! does (its `thread_lock`s padded apart, its empty loop a compiler barrier only).
 //!
 //! Owns: the mutex test's options and event. Must not know how events are driven.
 
 use rand::{Rng, SeedableRng};
+use std::sync::atomic::{compiler_fence, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 
 use super::{option, OptionSpec, Test, Values, INT};
 use crate::driver::{Worker, Workload};
 use crate::measure::QueryRecorder;
+use crate::results::MachineIo;
 use crate::sqlerror::QueryFailure;
 use crate::studies::Said;
 
@@ -69,14 +72,17 @@ impl Test for Mutex {
 
     fn workload(&self, _threads: u32, seed: u64) -> anyhow::Result<Box<dyn Workload>> {
         Ok(Box::new(MutexWorkload {
-            counters: Arc::new((0..self.mutexes).map(|_| StdMutex::new(0u64)).collect()),
+            shared: Arc::new(Shared {
+                locks: (0..self.mutexes).map(|_| PaddedLock::new()).collect(),
+                global: AtomicU32::new(0),
+            }),
             locks: self.locks,
             loops: self.loops,
             seed,
         }))
     }
 
-    fn report_lines(&self, _events: u64, _seconds: f64) -> String {
+    fn report_lines(&self, _events: u64, _io: &MachineIo, _seconds: f64) -> String {
         String::new()
     }
 
@@ -85,9 +91,34 @@ impl Test for Mutex {
     }
 }
 
-/// The mutexes, each guarding its share of sysbench's one global counter.
+/// One of sysbench's `thread_lock`s: a mutex and 256 bytes of padding, so two threads
+/// taking neighbouring mutexes do not share a cache line (sysbench's struct; without it
+/// the test would measure false sharing as well).
+#[repr(C)]
+struct PaddedLock {
+    mutex: StdMutex<()>,
+    _pad: [u8; 256],
+}
+
+impl PaddedLock {
+    fn new() -> PaddedLock {
+        PaddedLock {
+            mutex: StdMutex::new(()),
+            _pad: [0; 256],
+        }
+    }
+}
+
+/// The mutexes and sysbench's `global_var`, which every thread increments under whichever
+/// mutex it holds (a plain `++`: load and store, not an atomic add; the atomic only keeps
+/// Rust from calling it a data race, and compiles to the same two moves).
+struct Shared {
+    locks: Vec<PaddedLock>,
+    global: AtomicU32,
+}
+
 struct MutexWorkload {
-    counters: Arc<Vec<StdMutex<u64>>>,
+    shared: Arc<Shared>,
     locks: u64,
     loops: u64,
     seed: u64,
@@ -99,7 +130,7 @@ impl Workload for MutexWorkload {
     }
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
         Ok(Box::new(MutexWorker {
-            counters: Arc::clone(&self.counters),
+            shared: Arc::clone(&self.shared),
             locks: self.locks,
             loops: self.loops,
             rng: rand::rngs::SmallRng::seed_from_u64(self.seed ^ worker_index as u64),
@@ -108,7 +139,7 @@ impl Workload for MutexWorkload {
 }
 
 struct MutexWorker {
-    counters: Arc<Vec<StdMutex<u64>>>,
+    shared: Arc<Shared>,
     locks: u64,
     loops: u64,
     rng: rand::rngs::SmallRng,
@@ -116,18 +147,21 @@ struct MutexWorker {
 
 impl Worker for MutexWorker {
     fn event(&mut self, _recorder: &mut QueryRecorder) -> Result<(), QueryFailure> {
+        let shared = &*self.shared;
         for _ in 0..self.locks {
-            let at = self.rng.gen_range(0..self.counters.len());
-            // sysbench's `c++` loop: the count passes through black_box, or an optimising
-            // build drops the loop as work without effect (a release build ran 300× less).
-            let mut spun: u64 = 0;
+            let at = self.rng.gen_range(0..shared.locks.len());
+            // sysbench's empty loop: `ck_pr_barrier()` each time, a compiler barrier that
+            // emits no instruction but keeps the loop (its counter stays in a register).
             for _ in 0..self.loops {
-                spun = std::hint::black_box(spun.wrapping_add(1));
+                compiler_fence(Ordering::SeqCst);
             }
-            std::hint::black_box(spun);
-            *self.counters[at]
+            let held = shared.locks[at]
+                .mutex
                 .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()) += 1;
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let count = shared.global.load(Ordering::Relaxed);
+            shared.global.store(count.wrapping_add(1), Ordering::Relaxed);
+            drop(held);
         }
         Ok(())
     }

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use super::{option, OptionSpec, Test, Values, INT};
 use crate::driver::{Worker, Workload};
 use crate::measure::QueryRecorder;
+use crate::results::MachineIo;
 use crate::sqlerror::QueryFailure;
 use crate::studies::Said;
 
@@ -68,7 +69,7 @@ impl Test for Threads {
         }))
     }
 
-    fn report_lines(&self, _events: u64, _seconds: f64) -> String {
+    fn report_lines(&self, _events: u64, _io: &MachineIo, _seconds: f64) -> String {
         String::new()
     }
 }

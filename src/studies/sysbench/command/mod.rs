@@ -513,7 +513,11 @@ impl DropInRun for SysbenchRun {
         {
             out!(
                 "{}",
-                params.running.report_lines(cell.events, figures.seconds)
+                params.running.report_lines(
+                    cell.events,
+                    &params.running.io(cell.events),
+                    figures.seconds
+                )
             );
         }
         out!(
