@@ -61,6 +61,13 @@ impl Terminal {
             &[n(order), n(d), n(w), n(c), n(lines), n(all_local)],
         )?;
         tx.drop(at("no_insert_new_order"), &[n(order), n(d), n(w)])?;
+        if self.statements == TpccStatements::PerLine {
+            return match tx.line_by_line((order, d, w), &items)? {
+                LinesDone::All => tx.text(at("no_commit")),
+                // The specification's user abort: the unused item rolls the order back.
+                LinesDone::UnusedItem => self.roll_back(tx),
+            };
+        }
         let prices = tx.item_prices(&items)?;
         let price_of = |item: u32| {
             prices
@@ -244,7 +251,69 @@ impl Terminal {
 /// One New-Order line: its item, supplying warehouse and quantity.
 type OrderLine = (u32, u32, u32);
 
+/// How a New-Order's lines sent line by line ended.
+enum LinesDone {
+    All,
+    /// A line ordered the unused item (its read found no row): the order rolls back.
+    UnusedItem,
+}
+
 impl Tx<'_> {
+    /// The order's lines one by one, each its item read, its stock row locked and updated
+    /// and its order line inserted, a statement each, as sysbench-tpcc sends them.
+    fn line_by_line(
+        &mut self,
+        (order, d, w): (i64, u32, u32),
+        items: &[OrderLine],
+    ) -> Result<LinesDone, QueryFailure> {
+        for (number, &(item, supply, quantity)) in items.iter().enumerate() {
+            let Some(price) = self.first(at("no_get_item"), &[n(item)], |row| row.float(0))?
+            else {
+                return Ok(LinesDone::UnusedItem);
+            };
+            let params = [n(item), n(supply)];
+            let stock_row = first_row(
+                self.recorder,
+                at("no_get_stock"),
+                &mut self.stock[d as usize - 1],
+                &params,
+                |row| (row.int(0), row.text(2)),
+            )?;
+            let (left, dist_info) = stock_row.unwrap_or_default();
+            let quantity_left = if left >= i64::from(quantity) + 10 {
+                left - i64::from(quantity)
+            } else {
+                left - i64::from(quantity) + 91
+            };
+            self.drop(
+                at("no_update_stock"),
+                &[
+                    n(quantity_left),
+                    n(quantity),
+                    n(u32::from(supply != w)),
+                    n(item),
+                    n(supply),
+                ],
+            )?;
+            let amount = format!("{:.2}", f64::from(quantity) * price);
+            self.drop(
+                at("no_insert_order_line"),
+                &[
+                    n(order),
+                    n(d),
+                    n(w),
+                    n(number as u32 + 1),
+                    n(item),
+                    n(supply),
+                    n(quantity),
+                    Param::Text(&amount),
+                    Param::Text(&dist_info),
+                ],
+            )?;
+        }
+        Ok(LinesDone::All)
+    }
+
     /// The prices of the order's items, in one statement (the list padded with the first
     /// item): (item id, price) of each item found.
     fn item_prices(&mut self, items: &[OrderLine]) -> Result<Vec<(i64, f64)>, QueryFailure> {
