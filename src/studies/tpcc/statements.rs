@@ -45,6 +45,9 @@ pub const STATEMENTS: &[(&str, &str)] = &[
     ("p_get_warehouse", "SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse WHERE w_id = ?"),
     ("p_update_district", "UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?"),
     ("p_get_district", "SELECT d_street_1, d_street_2, d_city, d_state, d_zip, d_name FROM district WHERE d_w_id = ? AND d_id = ?"),
+    // A customer by last name: the names counted, then read in order (the specification's
+    // sample code, A.2 and A.3, and sysbench-tpcc both count first).
+    ("customers_count_by_name", "SELECT COUNT(c_id) FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ?"),
     ("customers_by_name", "SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first"),
     ("p_get_customer", "SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit, c_credit_lim, c_discount, c_balance, c_since FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ? FOR UPDATE"),
     ("p_get_customer_data", "SELECT c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?"),
@@ -52,6 +55,8 @@ pub const STATEMENTS: &[(&str, &str)] = &[
     ("p_update_customer", "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?"),
     ("p_insert_history", "INSERT INTO history (h_c_d_id, h_c_w_id, h_c_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (?, ?, ?, ?, ?, NOW(), ?, ?)"),
     // Order-Status
+    // By last name, the customer's figures come with the names (A.3), none read again.
+    ("os_customers_by_name", "SELECT c_balance, c_first, c_middle, c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first"),
     ("os_get_customer", "SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?"),
     ("os_get_last_order", "SELECT o_id, o_carrier_id, o_entry_d FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC LIMIT 1"),
     ("os_get_order_lines", "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?"),
@@ -132,7 +137,7 @@ pub(super) fn sample_params(name: &str, rng: &mut SmallRng, warehouses: u32) -> 
         "p_update_warehouse" => vec![amount.into(), w.into()],
         "p_get_warehouse" => vec![w.into()],
         "p_update_district" => vec![amount.into(), w.into(), d.into()],
-        "customers_by_name" => vec![w.into(), d.into(), run_last_name(rng).into()],
+        "customers_by_name" | "customers_count_by_name" | "os_customers_by_name" => vec![w.into(), d.into(), run_last_name(rng).into()],
         "p_update_customer_bad_credit" => vec![
             amount.into(),
             amount.into(),
