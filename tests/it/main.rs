@@ -60,6 +60,7 @@ mod sysbench_legacy;
 mod tls;
 mod topology;
 mod tpcc;
+mod tpcc_statements;
 mod tune;
 mod verdict;
 mod versions;

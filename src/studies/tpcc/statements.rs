@@ -25,7 +25,13 @@ pub const STATEMENTS: &[(&str, &str)] = &[
     ("no_update_district", "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ? AND d_id = ?"),
     ("no_insert_order", "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (?, ?, ?, ?, NOW(), ?, ?)"),
     ("no_insert_new_order", "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)"),
-    // An order's items and their stock rows are read in one statement each, as go-tpc
+    // Line by line, as sysbench-tpcc sends them (the default): each line's item read, its
+    // stock row locked, updated, and its order line inserted, one statement each.
+    ("no_get_item", "SELECT i_price, i_name, i_data FROM item WHERE i_id = ?"),
+    ("no_get_stock", "SELECT s_quantity, s_data, s_dist_{D} FROM stock WHERE s_i_id = ? AND s_w_id = ? FOR UPDATE"),
+    ("no_insert_order_line", "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+    // Batched (`--tpcc-statements batched`): an order's items and their stock rows are
+    // read in one statement each, as go-tpc
     // reads them: the lists are padded to 15 (the most lines an order has) by repeating
     // the first, so one prepared statement serves every order.
     ("no_get_items", "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN ({ITEMS})"),
@@ -39,6 +45,9 @@ pub const STATEMENTS: &[(&str, &str)] = &[
     ("p_get_warehouse", "SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse WHERE w_id = ?"),
     ("p_update_district", "UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?"),
     ("p_get_district", "SELECT d_street_1, d_street_2, d_city, d_state, d_zip, d_name FROM district WHERE d_w_id = ? AND d_id = ?"),
+    // A customer by last name: the names counted, then read in order (the specification's
+    // sample code, A.2 and A.3, and sysbench-tpcc both count first).
+    ("customers_count_by_name", "SELECT COUNT(c_id) FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ?"),
     ("customers_by_name", "SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first"),
     ("p_get_customer", "SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit, c_credit_lim, c_discount, c_balance, c_since FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ? FOR UPDATE"),
     ("p_get_customer_data", "SELECT c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?"),
@@ -46,6 +55,8 @@ pub const STATEMENTS: &[(&str, &str)] = &[
     ("p_update_customer", "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?"),
     ("p_insert_history", "INSERT INTO history (h_c_d_id, h_c_w_id, h_c_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (?, ?, ?, ?, ?, NOW(), ?, ?)"),
     // Order-Status
+    // By last name, the customer's figures come with the names (A.3), none read again.
+    ("os_customers_by_name", "SELECT c_balance, c_first, c_middle, c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first"),
     ("os_get_customer", "SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?"),
     ("os_get_last_order", "SELECT o_id, o_carrier_id, o_entry_d FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC LIMIT 1"),
     ("os_get_order_lines", "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?"),
@@ -94,6 +105,19 @@ pub(super) fn sample_params(name: &str, rng: &mut SmallRng, warehouses: u32) -> 
         "no_get_stocks" => (0..MAX_LINES)
             .flat_map(|_| [w.into(), nurand(rng, 8191, RUN.ol_i_id, 1, ITEMS).into()])
             .collect(),
+        "no_get_item" => vec![item.into()],
+        "no_get_stock" => vec![item.into(), w.into()],
+        "no_insert_order_line" => vec![
+            (CUSTOMERS + 1).into(),
+            d.into(),
+            w.into(),
+            1.into(),
+            item.into(),
+            w.into(),
+            5.into(),
+            amount.into(),
+            "x".into(),
+        ],
         "no_update_stock" => vec![50.into(), 5.into(), 0.into(), item.into(), w.into()],
         "no_insert_order_lines" => (1..=SAMPLE_LINES)
             .flat_map(|line| -> [mysql::Value; 9] {
@@ -113,7 +137,7 @@ pub(super) fn sample_params(name: &str, rng: &mut SmallRng, warehouses: u32) -> 
         "p_update_warehouse" => vec![amount.into(), w.into()],
         "p_get_warehouse" => vec![w.into()],
         "p_update_district" => vec![amount.into(), w.into(), d.into()],
-        "customers_by_name" => vec![w.into(), d.into(), run_last_name(rng).into()],
+        "customers_by_name" | "customers_count_by_name" | "os_customers_by_name" => vec![w.into(), d.into(), run_last_name(rng).into()],
         "p_update_customer_bad_credit" => vec![
             amount.into(),
             amount.into(),
@@ -152,6 +176,11 @@ pub(super) fn sample_params(name: &str, rng: &mut SmallRng, warehouses: u32) -> 
     };
     values
 }
+
+/// The statements only New-Orders sent line by line use (the others serve both ways).
+pub(super) const PER_LINE_ONLY: [&str; 3] = ["no_get_item", "no_get_stock", "no_insert_order_line"];
+/// The statements only batched New-Orders use.
+pub(super) const BATCHED_ONLY: [&str; 3] = ["no_get_items", "no_get_stocks", "no_insert_order_lines"];
 
 /// A statement's query-kind index by name (the list above is the one place they are).
 pub(super) fn at(name: &str) -> usize {
@@ -197,10 +226,9 @@ mod tests {
             let params = sample_params(name, &mut rng, 2);
             assert_eq!(params.len(), placeholders, "{name}: {sql}");
         }
-        assert_eq!(
-            sql_for(at("no_get_stocks"), 4).matches("s_dist_04").count(),
-            1
-        );
+        for stock in ["no_get_stocks", "no_get_stock"] {
+            assert_eq!(sql_for(at(stock), 4).matches("s_dist_04").count(), 1);
+        }
         assert_eq!(
             sql_with(at("no_insert_order_lines"), 1, 7)
                 .matches('?')

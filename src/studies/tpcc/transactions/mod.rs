@@ -21,8 +21,10 @@ use rand::{Rng, SeedableRng};
 
 use super::random::{alnum, nurand, run_last_name, RUN};
 use super::schema::{CUSTOMERS, DISTRICTS, ITEMS};
-use super::statements::{at, sample_params, sql_for, sql_with, MAX_LINES, STATEMENTS};
-use super::{Mix, Transaction};
+use super::statements::{
+    at, sample_params, sql_for, sql_with, BATCHED_ONLY, MAX_LINES, PER_LINE_ONLY, STATEMENTS,
+};
+use super::{Mix, TpccStatements, Transaction};
 use crate::driver::libmariadb::{self, Param, Row, Sendable};
 use crate::driver::{ErrorClass, Protocol, QueryFailure, Worker, Workload};
 use crate::measure::statement_probe::StatementSample;
@@ -62,7 +64,28 @@ pub struct TpccWorkload {
     /// Keying and think times as the specification sets them (clause 5.2.5), each worker
     /// a terminal of one warehouse and district; otherwise no wait between transactions.
     pub think: bool,
+    /// A New-Order's lines sent line by line (sysbench-tpcc's) or batched (go-tpc's).
+    pub statements: TpccStatements,
     pub shared: Arc<Shared>,
+}
+
+impl TpccWorkload {
+    /// Whether statement `name` is one this workload's New-Orders send.
+    fn sends(&self, name: &str) -> bool {
+        let other_style = match self.statements {
+            TpccStatements::PerLine => BATCHED_ONLY,
+            TpccStatements::Batched => PER_LINE_ONLY,
+        };
+        !other_style.contains(&name)
+    }
+
+    /// The stock statement of the style: one line's row, or all of an order's.
+    fn stock_statement(&self) -> usize {
+        match self.statements {
+            TpccStatements::PerLine => at("no_get_stock"),
+            TpccStatements::Batched => at("no_get_stocks"),
+        }
+    }
 }
 
 /// Keying time before, and mean think time after, each transaction (clause 5.2.5.7), in
@@ -82,19 +105,27 @@ impl Workload for TpccWorkload {
 
     fn open_worker(&self, worker_index: usize) -> anyhow::Result<Box<dyn Worker>> {
         let conn = libmariadb::Connection::connect_worker(&self.spec.for_connection(worker_index))?;
-        // Transaction control goes as text; every other statement as the protocol says (the
-        // order lines' INSERT for each line count as orders need it).
+        // Transaction control goes as text; every other statement the style sends as the
+        // protocol says (the batched order lines' INSERT for each line count as orders need
+        // it, the stock statement for each district's s_dist column).
         let mut statements = Vec::with_capacity(STATEMENTS.len());
         for (index, (name, _)) in STATEMENTS.iter().enumerate() {
             let sql = sql_for(index, 1);
-            statements.push(if sql.contains('?') && *name != "no_insert_order_lines" {
-                Some(conn.statement(&sql, self.protocol)?)
-            } else {
-                None
-            });
+            let per_district = index == self.stock_statement();
+            statements.push(
+                if sql.contains('?')
+                    && self.sends(name)
+                    && !per_district
+                    && *name != "no_insert_order_lines"
+                {
+                    Some(conn.statement(&sql, self.protocol)?)
+                } else {
+                    None
+                },
+            );
         }
         let stock = (1..=DISTRICTS)
-            .map(|d| conn.statement(&sql_for(at("no_get_stocks"), d), self.protocol))
+            .map(|d| conn.statement(&sql_for(self.stock_statement(), d), self.protocol))
             .collect::<Result<Vec<_>, _>>()?;
         let index = worker_index as u32;
         // With think times the specification's terminals: ten per warehouse, each with a
@@ -125,6 +156,7 @@ impl Workload for TpccWorkload {
                 next,
                 due: None,
                 think: self.think,
+                statements: self.statements,
                 shared: self.shared.clone(),
             },
         }))
@@ -136,8 +168,8 @@ impl Workload for TpccWorkload {
         let mut rng = SmallRng::seed_from_u64(self.seed ^ 0x5eed_e71d);
         STATEMENTS
             .iter()
-            // Transaction control has no plan.
-            .filter(|(name, _)| sql_for(at(name), 1).contains('?'))
+            // Transaction control has no plan; the other style's statements are not sent.
+            .filter(|(name, _)| sql_for(at(name), 1).contains('?') && self.sends(name))
             .map(|(name, _)| StatementSample {
                 name: name.to_string(),
                 sql: sql_for(at(name), 1),
@@ -167,7 +199,8 @@ struct TpccWorker {
     /// statements[kind], None for transaction control (sent as text). Statements are
     /// declared before their connection: they close first.
     statements: Vec<Option<Sendable>>,
-    /// no_get_stocks for each district's s_dist column.
+    /// The style's stock statement (no_get_stock or no_get_stocks) for each district's
+    /// s_dist column.
     stock: Vec<Sendable>,
     /// no_insert_order_lines for each line count, once an order of that many lines came.
     order_lines: Vec<Option<Sendable>>,
@@ -189,6 +222,7 @@ struct Terminal {
     /// With think times: when the next transaction's keying ends.
     due: Option<Instant>,
     think: bool,
+    statements: TpccStatements,
     shared: Arc<Shared>,
 }
 

@@ -6,27 +6,32 @@ use super::*;
 
 impl Terminal {
     /// A customer by id (40%) or by last name (60%, the middle one of those sorted by
-    /// first name): its id.
+    /// first name, their number counted first): its id, and whether it was found by name.
+    /// `by_name` is the statement that reads the names in order, and its customer id's
+    /// column.
     pub(super) fn pick_customer(
         &mut self,
         tx: &mut Tx,
-        w: u32,
-        d: u32,
-    ) -> Result<u32, QueryFailure> {
+        (w, d): (u32, u32),
+        (by_name, id_column): (&str, usize),
+    ) -> Result<(u32, bool), QueryFailure> {
         if self.rng.gen_range(1..=100) <= 60 {
             let last = run_last_name(&mut self.rng);
-            let kind = at("customers_by_name");
+            let params = [n(w), n(d), Param::Text(&last)];
+            tx.drop(at("customers_count_by_name"), &params)?;
+            let kind = at(by_name);
             let mut ids = Vec::new();
             let statement = prepared(tx.statements, kind);
-            let params = [n(w), n(d), Param::Text(&last)];
             tx.recorder.measure(kind, || {
-                statement.execute_rows(params.iter().copied(), |row| ids.push(row.int(0)))
+                statement.execute_rows(params.iter().copied(), |row| {
+                    ids.push(row.int(id_column))
+                })
             })?;
             if !ids.is_empty() {
-                return Ok(ids[ids.len().div_ceil(2) - 1] as u32);
+                return Ok((ids[ids.len().div_ceil(2) - 1] as u32, true));
             }
         }
-        Ok(nurand(&mut self.rng, 1023, RUN.c_id, 1, CUSTOMERS))
+        Ok((nurand(&mut self.rng, 1023, RUN.c_id, 1, CUSTOMERS), false))
     }
 
     /// Another warehouse than `w` (or `w` when there is one).
@@ -61,6 +66,13 @@ impl Terminal {
             &[n(order), n(d), n(w), n(c), n(lines), n(all_local)],
         )?;
         tx.drop(at("no_insert_new_order"), &[n(order), n(d), n(w)])?;
+        if self.statements == TpccStatements::PerLine {
+            return match tx.line_by_line((order, d, w), &items)? {
+                LinesDone::All => tx.text(at("no_commit")),
+                // The specification's user abort: the unused item rolls the order back.
+                LinesDone::UnusedItem => self.roll_back(tx),
+            };
+        }
         let prices = tx.item_prices(&items)?;
         let price_of = |item: u32| {
             prices
@@ -121,7 +133,7 @@ impl Terminal {
         tx.drop(at("p_get_warehouse"), &[n(w)])?;
         tx.drop(at("p_update_district"), &[amount, n(w), n(d)])?;
         tx.drop(at("p_get_district"), &[n(w), n(d)])?;
-        let c = self.pick_customer(tx, c_w, c_d)?;
+        let (c, _) = self.pick_customer(tx, (c_w, c_d), ("customers_by_name", 0))?;
         let bad_credit = tx
             .first(at("p_get_customer"), &[n(c_w), n(c_d), n(c)], |row| {
                 row.get(9) == Some(b"BC")
@@ -165,8 +177,10 @@ impl Terminal {
         let w = self.home;
         let d = self.rng.gen_range(1..=DISTRICTS);
         tx.text(at("begin"))?;
-        let c = self.pick_customer(tx, w, d)?;
-        tx.drop(at("os_get_customer"), &[n(w), n(d), n(c)])?;
+        let (c, by_name) = self.pick_customer(tx, (w, d), ("os_customers_by_name", 3))?;
+        if !by_name {
+            tx.drop(at("os_get_customer"), &[n(w), n(d), n(c)])?;
+        }
         if let Some(order) = tx.first(at("os_get_last_order"), &[n(w), n(d), n(c)], |row| {
             row.int(0)
         })? {
@@ -244,7 +258,69 @@ impl Terminal {
 /// One New-Order line: its item, supplying warehouse and quantity.
 type OrderLine = (u32, u32, u32);
 
+/// How a New-Order's lines sent line by line ended.
+enum LinesDone {
+    All,
+    /// A line ordered the unused item (its read found no row): the order rolls back.
+    UnusedItem,
+}
+
 impl Tx<'_> {
+    /// The order's lines one by one, each its item read, its stock row locked and updated
+    /// and its order line inserted, a statement each, as sysbench-tpcc sends them.
+    fn line_by_line(
+        &mut self,
+        (order, d, w): (i64, u32, u32),
+        items: &[OrderLine],
+    ) -> Result<LinesDone, QueryFailure> {
+        for (number, &(item, supply, quantity)) in items.iter().enumerate() {
+            let Some(price) = self.first(at("no_get_item"), &[n(item)], |row| row.float(0))?
+            else {
+                return Ok(LinesDone::UnusedItem);
+            };
+            let params = [n(item), n(supply)];
+            let stock_row = first_row(
+                self.recorder,
+                at("no_get_stock"),
+                &mut self.stock[d as usize - 1],
+                &params,
+                |row| (row.int(0), row.text(2)),
+            )?;
+            let (left, dist_info) = stock_row.unwrap_or_default();
+            let quantity_left = if left >= i64::from(quantity) + 10 {
+                left - i64::from(quantity)
+            } else {
+                left - i64::from(quantity) + 91
+            };
+            self.drop(
+                at("no_update_stock"),
+                &[
+                    n(quantity_left),
+                    n(quantity),
+                    n(u32::from(supply != w)),
+                    n(item),
+                    n(supply),
+                ],
+            )?;
+            let amount = format!("{:.2}", f64::from(quantity) * price);
+            self.drop(
+                at("no_insert_order_line"),
+                &[
+                    n(order),
+                    n(d),
+                    n(w),
+                    n(number as u32 + 1),
+                    n(item),
+                    n(supply),
+                    n(quantity),
+                    Param::Text(&amount),
+                    Param::Text(&dist_info),
+                ],
+            )?;
+        }
+        Ok(LinesDone::All)
+    }
+
     /// The prices of the order's items, in one statement (the list padded with the first
     /// item): (item id, price) of each item found.
     fn item_prices(&mut self, items: &[OrderLine]) -> Result<Vec<(i64, f64)>, QueryFailure> {
