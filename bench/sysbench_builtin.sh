@@ -56,7 +56,8 @@ measure "cpu events/s" '/events per second:/ { print $4 }' cpu run
 measure "memory MiB/s" '/MiB transferred/ { gsub(/\(/, "", $4); print $4 }' memory run
 # The same bytes in 1 MiB blocks: with sysbench's default 1 KiB block an event takes tens of
 # nanoseconds, so the line above weighs each tool's per-event bookkeeping (sysbench: three
-# clock reads and a log() per event) as much as the memory; here the memory alone.
+# clock reads and a log() per event; enginebench does the same, builtin/bookkeeping.rs) as
+# much as the memory; here the write loop alone (sysbench's, instruction for instruction).
 measure "memory 1M-block MiB/s" '/MiB transferred/ { gsub(/\(/, "", $4); print $4 }' --memory-block-size=1M memory run
 measure "threads events/s" '/total number of events:/ { e = $5 } /total time:/ { t = $3 + 0 } END { if (t > 0) printf "%.2f", e / t }' threads run
 measure "mutex total time s" '/total time:/ { print $3 + 0 }' --threads=2 mutex run

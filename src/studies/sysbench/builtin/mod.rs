@@ -11,6 +11,7 @@
 //! how a cell is driven or stored, nor sysbench's command line.
 
 mod baseline;
+mod bookkeeping;
 mod cpu;
 mod fileio;
 mod fileio_requests;
@@ -27,6 +28,7 @@ pub use baseline::Baseline;
 
 use crate::studies::Said;
 use crate::driver::Workload;
+pub use bookkeeping::Bookkeeping;
 use crate::measure::IntervalMeasurement;
 use crate::plan::StudyKind;
 use crate::plan::{run_phase_cells, About, CellLink, CellStep, Matrix, RunPhase, Step};
@@ -325,6 +327,9 @@ pub struct BuiltInParams {
     pub options: BTreeMap<String, String>,
     #[serde(skip)]
     pub running: Arc<dyn Test>,
+    /// What sysbench does around each event besides the event, done here too.
+    #[serde(skip)]
+    pub bookkeeping: Bookkeeping,
 }
 
 impl std::fmt::Debug for BuiltInParams {
@@ -397,8 +402,25 @@ impl StudyKind for BuiltInParams {
         format!("{step:?}")
     }
     fn workload(&self, cell: &CellStep, link: CellLink) -> anyhow::Result<Box<dyn Workload>> {
-        self.running.workload(cell.threads, link.seed)
+        let workload = self.running.workload(cell.threads, link.seed)?;
+        Ok(Box::new(bookkeeping::WithBookkeeping::new(
+            workload,
+            self.bookkeeping,
+            link.seed,
+        )))
     }
+}
+
+/// sysbench's `ck_pr_barrier()`: an empty `asm volatile` with a memory clobber. It emits no
+/// instruction, but the compiler may neither drop it nor move memory accesses across it, so
+/// a loop of them runs every iteration (mutex's and memory's empty loops). A
+/// `compiler_fence` is not that: LLVM removes an empty loop of fences whole, and the
+/// mutex test then measured 0.003 s where sysbench spends 0.36 s.
+#[inline(always)]
+pub fn compiler_barrier() {
+    // SAFETY: an empty template touches no register, memory or flag; without `nomem` or
+    // `pure` the compiler must assume it has effects and keep it where it is.
+    unsafe { std::arch::asm!("", options(nostack, preserves_flags)) }
 }
 
 /// A failure of a test's event, which ends the run as sysbench's does (a FATAL line).

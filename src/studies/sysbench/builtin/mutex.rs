@@ -1,15 +1,16 @@
 //! sysbench's `mutex` test: one event per thread, in which the thread takes a mutex
 //! chosen at random among `--mutex-num` `--mutex-locks` times, spinning `--mutex-loops`
 //! empty loops before each, and increments one global counter under it, as sysbench's
-//! does (its `thread_lock`s padded apart, its empty loop a compiler barrier only).
+//! does (its `thread_lock`s padded apart, its empty loop an `asm` barrier that keeps every
+//! iteration).
 //!
 //! Owns: the mutex test's options and event. Must not know how events are driven.
 
 use rand::{Rng, SeedableRng};
-use std::sync::atomic::{compiler_fence, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 
-use super::{option, OptionSpec, Test, Values, INT};
+use super::{compiler_barrier, option, OptionSpec, Test, Values, INT};
 use crate::driver::{Worker, Workload};
 use crate::measure::QueryRecorder;
 use crate::results::MachineIo;
@@ -153,7 +154,7 @@ impl Worker for MutexWorker {
             // sysbench's empty loop: `ck_pr_barrier()` each time, a compiler barrier that
             // emits no instruction but keeps the loop (its counter stays in a register).
             for _ in 0..self.loops {
-                compiler_fence(Ordering::SeqCst);
+                compiler_barrier();
             }
             let held = shared.locks[at]
                 .mutex

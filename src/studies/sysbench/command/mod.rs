@@ -258,6 +258,10 @@ fn built_in(
                     test: test.to_string(),
                     options,
                     running,
+                    bookkeeping: builtin::Bookkeeping {
+                        timed: global.time > 0.0,
+                        histogram: global.percentile > 0.0,
+                    },
                 }
                 .into(),
             ),
