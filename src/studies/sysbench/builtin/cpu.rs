@@ -90,7 +90,7 @@ impl Worker for CpuWorker {
             let root = (candidate as f64).sqrt();
             let mut divisor = 2u64;
             while (divisor as f64) <= root {
-                if candidate % divisor == 0 {
+                if remainder(candidate, divisor) == 0 {
                     break;
                 }
                 divisor += 1;
@@ -104,5 +104,46 @@ impl Worker for CpuWorker {
             return Err(fatal("the prime count overflowed".into()));
         }
         Ok(())
+    }
+}
+
+/// `candidate % divisor` as sysbench's build computes it: one 64-bit `div`. LLVM, left to
+/// itself, tests whether both fit in 32 bits and then divides in 32 bits, several times
+/// cheaper on many x86-64 cores; every operand here fits, so the test would measure a
+/// different instruction than sysbench's (4% faster on this machine, far more on cores
+/// where a 64-bit division is slow). Other architectures use `%`.
+#[inline(always)]
+fn remainder(candidate: u64, divisor: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let remainder: u64;
+        // SAFETY: `div` of rdx:rax (0:candidate) by a divisor that is at least 2: no
+        // division by zero, and a quotient that fits, so it cannot fault.
+        unsafe {
+            std::arch::asm!(
+                "div {divisor}",
+                divisor = in(reg) divisor,
+                inout("rax") candidate => _,
+                inout("rdx") 0u64 => remainder,
+                options(pure, nomem, nostack),
+            );
+        }
+        remainder
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        candidate % divisor
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_remainder_is_the_remainder() {
+        for (candidate, divisor) in [(10, 3), (9, 3), (7, 7), (u64::MAX, 2), (1 << 40, 1 << 20)] {
+            assert_eq!(remainder(candidate, divisor), candidate % divisor);
+        }
     }
 }
