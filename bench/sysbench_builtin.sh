@@ -6,7 +6,8 @@
 # IOPS and MiB/s per mode (rndrw at least) on files in $DIR (default: a directory under
 # the working directory, so the disk measured is the one it is on).
 # A benchmark, not a test: figures depend on the machine; compare ratios within one run.
-# EB picks the enginebench binary (default target/release/enginebench).
+# EB picks the enginebench binary (default target/release/enginebench). SELF=1 puts sysbench
+# in both columns: the spread of one program against itself, the noise the ratios sit in.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
@@ -29,7 +30,7 @@ trap 'cd "$DIR" && sysbench fileio --file-total-size="$FILE_SIZE" cleanup >/dev/
 run() {
   local tool=$1; shift
   case " $* " in *" fileio "*) sync ;; esac
-  if [ "$tool" = sysbench ]; then (cd "$DIR" && sysbench "$@"); else (cd "$DIR" && "$eb" sysbench "$@"); fi
+  if [ "$tool" = sysbench ] || [ "${SELF:-0}" = 1 ]; then (cd "$DIR" && sysbench "$@"); else (cd "$DIR" && "$eb" sysbench "$@"); fi
 }
 # name awk-program args...: ROUNDS alternated runs; prints "name sb eb ratio"
 measure() {
