@@ -146,25 +146,9 @@ mod tests {
 
     fn trial(engine: Engine, kind: CrashKind, lost: u64, half_applied: u64) -> CrashRecord {
         CrashRecord {
-            engine,
-            profile: None,
-            kind,
-            trial: 1,
-            crashed_at_s: 2.0,
-            connections: 4,
-            acknowledged: 16_902,
-            in_doubt: 1,
-            lost,
-            phantom: 0,
             atomicity_violations: half_applied,
-            invariant_violations: Vec::new(),
-            check_table: Vec::new(),
             recovery_s: Some(0.5),
-            error: None,
-            power_cut: None,
-            emptied_on_restart: false,
-            on_tmpfs: false,
-            study_check: None,
+            ..crate::results::trial_for_tests(engine, kind, 16_902, lost)
         }
     }
 

@@ -21,6 +21,8 @@ mod writer;
 
 pub use cell_group::{CellGroup, GroupAnswer};
 pub use client_groups::{GroupRecord, IntervalGroupRecord, StageRecord};
+#[cfg(test)]
+pub(crate) use crash::trial_for_tests;
 pub use crash::{
     group_check_table, half_applied_words, lost_commits_words, CrashKind, CrashRecord,
     StudyCheckRecord,

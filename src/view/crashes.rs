@@ -239,25 +239,8 @@ mod tests {
 
     fn trial(engine: Engine, kind: CrashKind, acknowledged: u64, lost: u64) -> CrashRecord {
         CrashRecord {
-            engine,
-            profile: None,
-            kind,
-            trial: 1,
-            crashed_at_s: 2.0,
-            connections: 4,
-            acknowledged,
-            in_doubt: 1,
-            lost,
-            phantom: 0,
-            atomicity_violations: 0,
-            invariant_violations: Vec::new(),
-            check_table: Vec::new(),
             recovery_s: Some(1.5),
-            error: None,
-            power_cut: None,
-            emptied_on_restart: false,
-            on_tmpfs: false,
-            study_check: None,
+            ..crate::results::trial_for_tests(engine, kind, acknowledged, lost)
         }
     }
 

@@ -69,28 +69,17 @@ fn assert_each_verdict_follows_from_its_figures(record: &Value, engine: &str, bo
 fn the_capacity_is_bracketed_within_the_precision() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("slo");
-    let (output, record) = common::run_recorded(
+    let (output, record) = common::run_short_s0(
         &tmp,
+        "2",
+        "innodb,myisam",
         &[
-            "run",
-            "s0",
-            "--rows",
-            "2000",
-            "--threads",
-            "2",
             "--variants",
             "select",
-            "--engines",
-            "innodb,myisam",
-            "--repeat",
-            "1",
-            "--time",
-            "1s",
             "--slo",
             "p99<50ms",
             "--slo-precision",
             "20%",
-            "--no-db",
         ],
     );
     common::assert_success(&output);
@@ -160,27 +149,11 @@ fn the_capacity_is_bracketed_within_the_precision() {
     }
 
     // A goal no rate meets: the search halves down to its lowest rate and says so.
-    let (output, record) = common::run_recorded(
+    let (output, record) = common::run_short_s0(
         &tmp,
-        &[
-            "run",
-            "s0",
-            "--rows",
-            "2000",
-            "--threads",
-            "2",
-            "--variants",
-            "select",
-            "--engines",
-            "innodb",
-            "--repeat",
-            "1",
-            "--time",
-            "1s",
-            "--slo",
-            "p50<1us",
-            "--no-db",
-        ],
+        "2",
+        "innodb",
+        &["--variants", "select", "--slo", "p50<1us"],
     );
     common::assert_success(&output);
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -11,25 +11,7 @@ use super::common;
 fn a_study_measures_the_machine_first_and_reports_the_set_ups_beside_the_disk() {
     common::require_mariadb();
     let tmp = common::private_tmpdir("machine-baseline");
-    let (output, record) = common::run_recorded(
-        &tmp,
-        &[
-            "run",
-            "s0",
-            "--rows",
-            "2000",
-            "--threads",
-            "1",
-            "--engines",
-            "innodb",
-            "--repeat",
-            "1",
-            "--time",
-            "1s",
-            "--machine-baseline",
-            "--no-db",
-        ],
-    );
+    let (output, record) = common::run_short_s0(&tmp, "1", "innodb", &["--machine-baseline"]);
     common::assert_success(&output);
     let tests = record["machine_tests"].as_array().expect("machine tests");
     let names: Vec<&str> = tests.iter().map(|t| t["test"].as_str().unwrap()).collect();

@@ -96,31 +96,15 @@ fn a_crashed_set_up_is_named_and_not_ranked() {
     );
 }
 
+/// A first trial of `engine` that lost `lost` of 5,000 acknowledged commits.
 pub(super) fn crash(
     engine: crate::engine::Engine,
     kind: crate::results::CrashKind,
     lost: u64,
 ) -> crate::results::CrashRecord {
     crate::results::CrashRecord {
-        engine,
-        profile: None,
-        kind,
-        trial: 1,
-        crashed_at_s: 2.0,
-        connections: 4,
-        acknowledged: 5_000,
         in_doubt: 2,
-        lost,
-        phantom: 0,
-        atomicity_violations: 0,
-        invariant_violations: Vec::new(),
-        check_table: Vec::new(),
-        recovery_s: Some(1.0),
-        error: None,
-        power_cut: None,
-        emptied_on_restart: false,
-        on_tmpfs: false,
-        study_check: None,
+        ..crate::results::trial_for_tests(engine, kind, 5_000, lost)
     }
 }
 

@@ -249,6 +249,33 @@ pub fn run_recorded(tmp: &Path, args: &[&str]) -> (std::process::Output, serde_j
     (output, record)
 }
 
+/// The short study several tests start from: `run s0` on 2,000 rows, one repeat of 1 s at
+/// `threads`, on `engines`, no store, with `extra` arguments; run as `run_recorded` does.
+pub fn run_short_s0(
+    tmp: &Path,
+    threads: &str,
+    engines: &str,
+    extra: &[&str],
+) -> (std::process::Output, serde_json::Value) {
+    let mut args = vec![
+        "run",
+        "s0",
+        "--rows",
+        "2000",
+        "--threads",
+        threads,
+        "--engines",
+        engines,
+        "--repeat",
+        "1",
+        "--time",
+        "1s",
+        "--no-db",
+    ];
+    args.extend_from_slice(extra);
+    run_recorded(tmp, &args)
+}
+
 /// The record's first cell whose `field` is `value` (`cell_where(&record, "engine",
 /// "innodb")`), failing with the record when it has none.
 pub fn cell_where<'a>(
