@@ -98,8 +98,9 @@ pub struct ConnectionSpec {
     opts: Opts,
     tls: TlsOptions,
     /// PREFERRED: whether the server took TLS, known after the first connection (shared by
-    /// every clone, so all of a run's connections do as the first did).
-    preferred_settled: Arc<OnceLock<bool>>,
+    /// every clone and every spec of the same address, so all of a run's connections do
+    /// as the first did).
+    preferred_tls: Arc<PreferredTls>,
     /// What to call this server in messages: never contains the password.
     label: String,
     /// Several nodes, connection i going to node i mod n (a topology's writers or readers,
@@ -121,7 +122,7 @@ impl ConnectionSpec {
         ConnectionSpec {
             opts: builder.into(),
             tls: TlsOptions::default(),
-            preferred_settled: Arc::default(),
+            preferred_tls: Arc::default(),
             label: format!("unix socket {}", path.display()),
             spread: Vec::new(),
         }
@@ -144,7 +145,7 @@ impl ConnectionSpec {
         ConnectionSpec {
             opts: builder.into(),
             tls: dsn.tls.clone(),
-            preferred_settled: Arc::default(),
+            preferred_tls: PreferredTls::of(dsn),
             label: dsn.redacted(),
             spread: Vec::new(),
         }
@@ -156,7 +157,7 @@ impl ConnectionSpec {
         ConnectionSpec {
             opts: change(OptsBuilder::from_opts(self.opts.clone())).into(),
             tls: self.tls.clone(),
-            preferred_settled: self.preferred_settled.clone(),
+            preferred_tls: self.preferred_tls.clone(),
             label: self.label.clone(),
             spread: self
                 .spread
@@ -190,7 +191,7 @@ impl ConnectionSpec {
         ConnectionSpec {
             opts: first.opts,
             tls: first.tls,
-            preferred_settled: first.preferred_settled,
+            preferred_tls: first.preferred_tls,
             label: format!(
                 "{} nodes ({})",
                 nodes.len(),
@@ -292,12 +293,12 @@ impl ConnectionSpec {
         match self.tls.mode() {
             SslMode::Disabled => false,
             SslMode::Preferred => {
-                if self.preferred_settled.get().is_none() {
+                if self.preferred_tls.took_tls.get().is_none() {
                     // A connection of its own, counted as the set-up's: the server
                     // counts it whatever it is for.
                     let _ = self.connect_own(Purpose::Setup);
                 }
-                self.preferred_settled.get().copied().unwrap_or(false)
+                self.preferred_tls.took_tls.get().copied().unwrap_or(false)
             }
             _ => true,
         }
@@ -326,28 +327,43 @@ impl ConnectionSpec {
             .0
     }
 
+    /// A login to this server that failed with `err`, said with its cause and fix.
+    fn unreachable(&self, err: &mysql::Error) -> ServerError {
+        ServerError::Unreachable {
+            target: self.label.clone(),
+            cause: if read_limit::timed_out(err) {
+                tls::login_stalled(read_limit::HANDSHAKE_LIMIT, self.tls.mode())
+            } else {
+                tls::describe_connect_error(err, &self.tls)
+            },
+            address_check: self.tls.words.address_check(),
+        }
+    }
+
     /// A login, and how many logins reached the server without giving the connection:
     /// under PREFERRED, the TLS one a server without TLS refused; the one that failed.
     fn login(&self) -> (Result<Conn, ServerError>, u64) {
         let failed = |err: &mysql::Error| u64::from(own_load::login_reached_server(err));
-        let unreachable = |err: mysql::Error| ServerError::Unreachable {
-            target: self.label.clone(),
-            cause: if read_limit::timed_out(&err) {
-                tls::login_stalled(read_limit::HANDSHAKE_LIMIT, self.tls.mode())
-            } else {
-                tls::describe_connect_error(&err, &self.tls)
-            },
-            address_check: self.tls.words.address_check(),
-        };
-        if self.tls.mode() == SslMode::Preferred && self.preferred_settled.get().is_none() {
+        let unreachable = |err: mysql::Error| self.unreachable(&err);
+        // One login at a time settles PREFERRED: connections opened together (a run's
+        // workers) wait for the first one's answer instead of each being refused.
+        let settling = (self.tls.mode() == SslMode::Preferred
+            && self.preferred_tls.took_tls.get().is_none())
+        .then(|| {
+            self.preferred_tls
+                .settling
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        });
+        if settling.is_some() && self.preferred_tls.took_tls.get().is_none() {
             let with_tls = OptsBuilder::from_opts(self.opts.clone()).ssl_opts(self.tls.ssl_opts());
             return match bounded_login(with_tls.into()) {
                 Ok(conn) => {
-                    let _ = self.preferred_settled.set(true);
+                    let _ = self.preferred_tls.took_tls.set(true);
                     (Ok(conn), 0)
                 }
                 Err(mysql::Error::DriverError(mysql::DriverError::TlsNotSupported)) => {
-                    let _ = self.preferred_settled.set(false);
+                    let _ = self.preferred_tls.took_tls.set(false);
                     match bounded_login(self.opts.clone()) {
                         Ok(conn) => (Ok(conn), 1),
                         Err(err) => {
@@ -362,6 +378,8 @@ impl ConnectionSpec {
                 }
             };
         }
+        // Settled by another login meanwhile: `opts` reads the outcome, unlocked.
+        drop(settling);
         match bounded_login(self.opts()) {
             Ok(conn) => (Ok(conn), 0),
             Err(err) => {
@@ -369,6 +387,37 @@ impl ConnectionSpec {
                 (Err(unreachable(err)), failed)
             }
         }
+    }
+}
+
+/// Whether the server at one address took TLS under PREFERRED, settled by the first login
+/// and then shared: every `ConnectionSpec::tcp` of that address in this process reads it,
+/// so a run asks a server without TLS once, however many specs its stages build (one
+/// refused login, not one per spec).
+#[derive(Default)]
+struct PreferredTls {
+    /// Known after the first login that reached the server with TLS asked for.
+    took_tls: OnceLock<bool>,
+    /// Held by the login that settles it, so that logins made together try TLS once.
+    settling: std::sync::Mutex<()>,
+}
+
+impl PreferredTls {
+    /// The outcome shared by every spec of `dsn`'s address (host, port, socket), under
+    /// PREFERRED; a spec of its own otherwise (the mode then settles nothing).
+    fn of(dsn: &Dsn) -> Arc<PreferredTls> {
+        type Address = (String, u16, Option<String>);
+        static BY_ADDRESS: std::sync::Mutex<BTreeMap<Address, Arc<PreferredTls>>> =
+            std::sync::Mutex::new(BTreeMap::new());
+        if dsn.tls.mode() != SslMode::Preferred {
+            return Arc::default();
+        }
+        BY_ADDRESS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry((dsn.host.clone(), dsn.port, dsn.socket.clone()))
+            .or_default()
+            .clone()
     }
 }
 

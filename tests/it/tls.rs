@@ -455,3 +455,47 @@ fn worker_opening_through(spec: ConnectionSpec, driver: enginebench::driver::Dri
     .unwrap();
     format!("{:?}", cell.outcome)
 }
+
+/// `ssl-mode=PREFERRED` against a server without TLS: the run's first login asks for TLS
+/// and is refused; every later one (the probes', the set-up's, the workers', each stage's
+/// own spec of the DSN) logs in plain at once, so the server counts at most one aborted
+/// login for the whole run.
+#[test]
+fn preferred_tls_on_a_server_without_it_is_refused_once_per_run() {
+    common::require_mariadb();
+    let server = ThrowawayServer::start(&ServerOptions::default()).unwrap();
+    let tmp = common::private_tmpdir("tls-preferred-once");
+    let dsn = format!(
+        "mysql://root@127.0.0.1:{}?ssl-mode=PREFERRED",
+        server.port()
+    );
+    let mut reader = crate::own_statements::reader(&server);
+    let before = enginebench::measure::StatusSnapshot::take(&mut reader).unwrap();
+    let (output, record) = common::run_recorded(
+        &tmp,
+        &[
+            "run",
+            "oltp_point_select",
+            "--table-size=1000",
+            "--threads=4",
+            "--repeat=2",
+            "--events=200",
+            "--dsn",
+            &dsn,
+        ],
+    );
+    let after = enginebench::measure::StatusSnapshot::take(&mut reader).unwrap();
+    common::assert_success(&output);
+    assert_eq!(record["status"], "completed", "{}", record["error"]);
+    assert_eq!(record["server"]["tls"], serde_json::Value::Null, "plain");
+    let delta = enginebench::measure::status_delta(&before, &after);
+    let refused: Vec<(&String, &i64)> = delta
+        .iter()
+        .filter(|(name, _)| {
+            name.starts_with("Aborted_connects") || name.starts_with("Connection_errors_")
+        })
+        .collect();
+    assert!(refused.iter().all(|(_, count)| **count <= 1), "{refused:?}");
+    assert!(delta["Connections"] > 4, "{delta:?}");
+    common::assert_nothing_left(&tmp);
+}
