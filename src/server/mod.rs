@@ -327,6 +327,33 @@ impl ConnectionSpec {
             .0
     }
 
+    /// A login of enginebench's own by another client (`login`: libmariadb's), counted for
+    /// the record as `purpose` says, as [`Self::connect_own`] counts its own, and its
+    /// failure described as theirs.
+    pub fn connect_own_with<T>(
+        &self,
+        purpose: Purpose,
+        login: impl FnOnce(&ConnectionSpec) -> Result<T, mysql::Error>,
+    ) -> Result<T, ServerError> {
+        match login(self) {
+            Ok(connected) => {
+                let opened = own_load::OwnCounts {
+                    connections: 1,
+                    ..Default::default()
+                };
+                own_load::count_sent(purpose, &opened);
+                Ok(connected)
+            }
+            Err(err) => {
+                own_load::count_failed_logins(
+                    purpose,
+                    u64::from(own_load::login_reached_server(&err)),
+                );
+                Err(self.unreachable(&err))
+            }
+        }
+    }
+
     /// A login to this server that failed with `err`, said with its cause and fix.
     fn unreachable(&self, err: &mysql::Error) -> ServerError {
         ServerError::Unreachable {

@@ -226,7 +226,11 @@ pub trait Inspect: Reach + Observe {
         // One connection reads the version, the variables and the TLS it got.
         let admin = self.admin_spec();
         if !probes_allowed() {
-            return Ok(self.record_unprobed(&admin.connect_own(Purpose::Setup)?));
+            let greeting = admin.connect_own_with(
+                Purpose::Setup,
+                crate::driver::libmariadb::Connection::greeting_version,
+            )?;
+            return Ok(self.record_unprobed(greeting));
         }
         let mut conn = admin.connect_own(Purpose::Probe)?;
         let (version, variables) = version_and_variables(&admin, &mut conn)?;
@@ -252,11 +256,11 @@ pub trait Inspect: Reach + Observe {
         })
     }
 
-    /// `--no-probes`: what the login told (the version, from the handshake) and nothing
-    /// asked; the variables and TLS are not read. A server of ours says its version with
-    /// `--version`, sending nothing to the server.
-    fn record_unprobed(&self, conn: &OwnConn) -> ServerRecord {
-        let (mariadb, version) = conn.login_version();
+    /// `--no-probes`: what the login told (`greeting`: the version, from the handshake)
+    /// and nothing asked; the variables and TLS are not read. A server of ours says its
+    /// version with `--version`, sending nothing to the server.
+    fn record_unprobed(&self, greeting: String) -> ServerRecord {
+        let mariadb = greeting_is_mariadb(&greeting);
         let facts = self.facts(&BTreeMap::new());
         let binary_says = facts
             .command_line
@@ -266,7 +270,7 @@ pub trait Inspect: Reach + Observe {
             kind: facts.kind.into(),
             address: facts.address,
             flavour: if mariadb { "mariadb" } else { "mysql" }.into(),
-            version: unprobed_version(binary_says, version),
+            version: unprobed_version(binary_says, greeting),
             datadir: facts.datadir,
             datadir_on_tmpfs: facts.datadir_on_tmpfs,
             command_line: facts.command_line,
@@ -367,15 +371,25 @@ pub struct TargetFacts {
 }
 
 /// The version a `--no-probes` record shows, asked of nobody: what our server's binary says
-/// (as `@@version` reads it, `10.11.19-MariaDB-0+deb12u1`), else the login's where it
-/// tells one. MariaDB 10.x greets as `5.5.5-10.11.19-MariaDB…` (the prefix old clients
-/// and replicas expected) and the client keeps only the 5.5.5: a 5.5.5 is never shown.
-fn unprobed_version(binary_says: Option<String>, login: Option<(u16, u16, u16)>) -> String {
-    match (binary_says.filter(|version| !version.is_empty()), login) {
-        (Some(version), _) => version,
-        (None, Some((major, minor, patch))) => format!("{major}.{minor}.{patch}"),
-        (None, None) => "MariaDB (version not read: --no-probes)".into(),
-    }
+/// (as `@@version` reads it, `10.11.19-MariaDB-0+deb12u1`), else the login's greeting
+/// (the same string, MariaDB 10.x's `5.5.5-` prefix dropped).
+fn unprobed_version(binary_says: Option<String>, greeting: String) -> String {
+    let said = |version: &String| !version.is_empty();
+    binary_says
+        .filter(said)
+        .or(Some(greeting).filter(said))
+        .unwrap_or_else(|| "version not read: --no-probes".into())
+}
+
+/// Whether a greeting's version is MariaDB's: it says so (`-MariaDB` ends every version a
+/// MariaDB server builds), or is 10 or later (MySQL's are 5 to 9).
+fn greeting_is_mariadb(greeting: &str) -> bool {
+    greeting.contains("MariaDB")
+        || greeting
+            .split('.')
+            .next()
+            .and_then(|major| major.parse::<u32>().ok())
+            .is_some_and(|major| major >= 10)
 }
 
 /// Why a target is replaced, for the message an external server gives.
@@ -489,27 +503,39 @@ pub fn engine_missing(engine: Engine, available: &[String]) -> ServerError {
 
 #[cfg(test)]
 mod tests {
-    use super::unprobed_version;
+    use super::{greeting_is_mariadb, unprobed_version};
 
     #[test]
-    fn an_unprobed_record_shows_the_binarys_version_else_the_logins_never_5_5_5() {
+    fn an_unprobed_record_shows_the_binarys_version_else_the_greetings() {
         assert_eq!(
-            unprobed_version(Some("10.11.19-MariaDB-0+deb12u1".into()), None),
+            unprobed_version(Some("10.11.19-MariaDB-0+deb12u1".into()), String::new()),
             "10.11.19-MariaDB-0+deb12u1"
         );
         assert_eq!(
-            unprobed_version(Some("9.7.4".into()), Some((9, 7, 4))),
+            unprobed_version(Some("9.7.4".into()), "9.7.4-1".into()),
             "9.7.4"
         );
-        // An external server: the login's version where it tells one (MySQL, MariaDB 11).
-        assert_eq!(unprobed_version(None, Some((11, 8, 6))), "11.8.6");
+        // An external server: the greeting's whole version.
         assert_eq!(
-            unprobed_version(Some(String::new()), Some((11, 8, 6))),
-            "11.8.6"
+            unprobed_version(None, "10.11.19-MariaDB-0+deb12u1".into()),
+            "10.11.19-MariaDB-0+deb12u1"
         );
         assert_eq!(
-            unprobed_version(None, None),
-            "MariaDB (version not read: --no-probes)"
+            unprobed_version(Some(String::new()), "11.8.6-MariaDB".into()),
+            "11.8.6-MariaDB"
         );
+        assert_eq!(
+            unprobed_version(None, String::new()),
+            "version not read: --no-probes"
+        );
+    }
+
+    #[test]
+    fn a_greeting_is_mariadbs_when_it_says_so_or_is_10_or_later() {
+        assert!(greeting_is_mariadb("10.11.19-MariaDB-0+deb12u1"));
+        assert!(greeting_is_mariadb("11.8.6"));
+        assert!(!greeting_is_mariadb("9.7.4"));
+        assert!(!greeting_is_mariadb("8.0.36-0ubuntu0.22.04.1"));
+        assert!(!greeting_is_mariadb(""));
     }
 }

@@ -9,6 +9,7 @@ use crate::common;
 
 use enginebench::measure::StatusSnapshot;
 use enginebench::server::{ServerOptions, ThrowawayServer};
+use mysql::prelude::Queryable;
 use std::collections::BTreeMap;
 
 /// Events the measured run sends: one prepared point SELECT each.
@@ -139,12 +140,15 @@ fn the_server_sees_the_workload_alone_with_no_probes_and_the_counted_probes_with
         .as_object()
         .unwrap()
         .is_empty());
-    // What the login told: MariaDB, its version hidden behind the 5.5.5- greeting.
+    // What the login told, nothing asked: MariaDB, its whole version from the greeting
+    // (`5.5.5-10.11.19-MariaDB…`) as the server's own VERSION() says it.
     assert_eq!(
         record["server"]["flavour"], "mariadb",
         "{}",
         record["server"]
     );
+    let version: String = reader.query_first("SELECT VERSION()").unwrap().unwrap();
+    assert_eq!(record["server"]["version"], version, "{}", record["server"]);
     assert!(cell["server_status_delta"].as_object().unwrap().is_empty());
 
     // With probes: beyond the workload, exactly what the record counts.
