@@ -475,7 +475,7 @@ fn ready(target: &dyn Target, engines: &[Engine]) -> Result<ServerRecord, Server
 
 /// The target's record, with a line saying it is ready.
 fn announce(target: &dyn Target) -> Result<ServerRecord, ServerError> {
-    let server_record = target.record()?;
+    let server_record = target.record(crate::driver::libmariadb::Connection::greeting_version)?;
     match &server_record.topology {
         Some(topology) => note(&format!(
             "{topology} ready: {}",

@@ -32,6 +32,14 @@ use crate::server::{
     ServerOptions, ServerRecord, Topology,
 };
 
+/// A login that sends nothing and returns the version the server's greeting gave, whole
+/// (`10.11.19-MariaDB-0+deb12u1`, MariaDB 10.x's `5.5.5-` prefix dropped): how a
+/// `--no-probes` record learns the version. The mysql crate keeps only the greeting's first
+/// three numbers (5.5.5 for MariaDB 10.x); the driver's client keeps the whole string, so
+/// the caller passes its login in (`driver::libmariadb::Connection::greeting_version`):
+/// this stage must not know the driver.
+pub type ReadGreeting = fn(&ConnectionSpec) -> Result<String, mysql::Error>;
+
 /// What a crash and the start after it came to.
 #[derive(Debug, Clone)]
 pub struct Recovery {
@@ -221,15 +229,13 @@ pub trait Inspect: Reach + Observe {
         }
     }
 
-    /// Version and variables, for the results record.
-    fn record(&self) -> Result<ServerRecord, ServerError> {
+    /// Version and variables, for the results record. Under `--no-probes` nothing is
+    /// asked: `read_greeting` logs in and returns the version the server's greeting gave.
+    fn record(&self, read_greeting: ReadGreeting) -> Result<ServerRecord, ServerError> {
         // One connection reads the version, the variables and the TLS it got.
         let admin = self.admin_spec();
         if !probes_allowed() {
-            let greeting = admin.connect_own_with(
-                Purpose::Setup,
-                crate::driver::libmariadb::Connection::greeting_version,
-            )?;
+            let greeting = admin.connect_own_with(Purpose::Setup, read_greeting)?;
             return Ok(self.record_unprobed(greeting));
         }
         let mut conn = admin.connect_own(Purpose::Probe)?;

@@ -55,7 +55,9 @@ fn server_options_tmpfs_and_tcp_work_and_the_record_keeps_the_variables() {
     let root = server.root_dir().to_path_buf();
     let port = server.port();
 
-    let record = target.record().unwrap();
+    let record = target
+        .record(enginebench::driver::libmariadb::Connection::greeting_version)
+        .unwrap();
     assert_eq!(record.variables["innodb_buffer_pool_size"], "67108864");
     assert_eq!(record.variables["local_infile"], "ON");
     assert!(record.datadir_on_tmpfs);
