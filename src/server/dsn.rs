@@ -3,11 +3,13 @@
 //! is ever shown.
 //!
 //! Owns: the URL's spelling (read by the `url` crate, escapes decoded by `percent-encoding`)
-//! and where a moved password is found. Must not know how a connection is made.
+//! and where a moved password is found; it carries, for its clones, what their first login
+//! learnt of TLS under PREFERRED. Must not know how a connection is made.
 
 use std::fmt;
+use std::sync::Arc;
 
-use super::tls::TlsOptions;
+use super::tls::{PreferredTls, TlsOptions};
 
 /// Where `enginebench sysbench --mysql-password` travels instead of the process title; each
 /// `--dsn`'s own goes to this name with `_1`, `_2` … after it, and the URL left in the
@@ -37,6 +39,9 @@ pub struct Dsn {
     pub database: Option<String>,
     /// `?ssl-mode=…&ssl-ca=…&ssl-cert=…&ssl-key=…`: TLS, as MySQL's clients spell it.
     pub tls: TlsOptions,
+    /// Under PREFERRED, whether the server took TLS: learnt by the first login of any
+    /// clone of this DSN, then the answer of all (see [`PreferredTls`]).
+    pub(crate) preferred_tls: Arc<PreferredTls>,
 }
 
 const USAGE: &str = "use --dsn mysql://USER[:PASSWORD]@HOST[:PORT][/DATABASE][?socket=/path/to/socket][&ssl-mode=VERIFY_CA&ssl-ca=/path/to/ca.pem]";
@@ -86,6 +91,7 @@ impl Dsn {
             socket: address.socket,
             database: address.database,
             tls: address.tls,
+            preferred_tls: Arc::default(),
         })
     }
 

@@ -27,6 +27,7 @@ pub use registry::{emergency_teardown, hurry_teardown};
 pub use shape::{NodeRole, ReadFrom, Routing, Topology, WriteTo};
 pub use throwaway::{ServerOptions, ThrowawayServer, ROOT_DIR_PREFIX};
 pub use tls::{SslMode, TlsOptions, TlsRecord};
+use tls::PreferredTls;
 pub use topology::Node;
 
 pub use crate::sqlerror::{describe_mysql_error, describe_with_hint, DescribeMysqlError};
@@ -35,7 +36,7 @@ use mysql::{Conn, Opts, OptsBuilder};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
 
@@ -98,8 +99,8 @@ pub struct ConnectionSpec {
     opts: Opts,
     tls: TlsOptions,
     /// PREFERRED: whether the server took TLS, known after the first connection (shared by
-    /// every clone and every spec of the same address, so all of a run's connections do
-    /// as the first did).
+    /// every clone and every spec of the same DSN, so all of a run's connections do as the
+    /// first did).
     preferred_tls: Arc<PreferredTls>,
     /// What to call this server in messages: never contains the password.
     label: String,
@@ -145,7 +146,7 @@ impl ConnectionSpec {
         ConnectionSpec {
             opts: builder.into(),
             tls: dsn.tls.clone(),
-            preferred_tls: PreferredTls::of(dsn),
+            preferred_tls: dsn.preferred_tls.clone(),
             label: dsn.redacted(),
             spread: Vec::new(),
         }
@@ -417,37 +418,6 @@ impl ConnectionSpec {
     }
 }
 
-/// Whether the server at one address took TLS under PREFERRED, settled by the first login
-/// and then shared: every `ConnectionSpec::tcp` of that address in this process reads it,
-/// so a run asks a server without TLS once, however many specs its stages build (one
-/// refused login, not one per spec).
-#[derive(Default)]
-struct PreferredTls {
-    /// Known after the first login that reached the server with TLS asked for.
-    took_tls: OnceLock<bool>,
-    /// Held by the login that settles it, so that logins made together try TLS once.
-    settling: std::sync::Mutex<()>,
-}
-
-impl PreferredTls {
-    /// The outcome shared by every spec of `dsn`'s address (host, port, socket), under
-    /// PREFERRED; a spec of its own otherwise (the mode then settles nothing).
-    fn of(dsn: &Dsn) -> Arc<PreferredTls> {
-        type Address = (String, u16, Option<String>);
-        static BY_ADDRESS: std::sync::Mutex<BTreeMap<Address, Arc<PreferredTls>>> =
-            std::sync::Mutex::new(BTreeMap::new());
-        if dsn.tls.mode() != SslMode::Preferred {
-            return Arc::default();
-        }
-        BY_ADDRESS
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .entry((dsn.host.clone(), dsn.port, dsn.socket.clone()))
-            .or_default()
-            .clone()
-    }
-}
-
 /// A connection whose login waits at most [`read_limit::HANDSHAKE_LIMIT`] for the server
 /// (the crate's connect timeout covers only the TCP connect); after it, reads wait as the
 /// options say (for ever, unless a read timeout is set).
@@ -562,4 +532,29 @@ pub struct ServerArgsResolved {
     pub force: bool,
     pub database: String,
     pub options: ServerOptions,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ConnectionSpec, Dsn};
+
+    /// What one login learnt of PREFERRED TLS reaches every spec built of that DSN or a
+    /// clone of it, and no spec of a DSN parsed anew, however alike: another run's, or
+    /// another test's server on a port an earlier server used.
+    #[test]
+    fn preferred_tls_learnt_through_a_dsn_is_its_clones_and_no_other_dsns() {
+        let url = "mysql://root@127.0.0.1:1?ssl-mode=PREFERRED";
+        let dsn = Dsn::parse(url).unwrap();
+        let first = ConnectionSpec::tcp(&dsn, None);
+        // As the first login does when the server takes TLS.
+        first.preferred_tls.took_tls.set(true).unwrap();
+        let clone = dsn.clone();
+        assert!(ConnectionSpec::tcp(&clone, Some("enginebench")).tls_in_force());
+        assert!(first.with_database("enginebench").tls_in_force());
+
+        let parsed_anew = Dsn::parse(url).unwrap();
+        assert_eq!(parsed_anew, dsn, "what they name is the same");
+        let other = ConnectionSpec::tcp(&parsed_anew, None);
+        assert_eq!(other.preferred_tls.took_tls.get(), None);
+    }
 }

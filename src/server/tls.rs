@@ -2,7 +2,8 @@
 //! `ssl-mode=DISABLED|PREFERRED|REQUIRED|VERIFY_CA|VERIFY_IDENTITY`, `ssl-ca`, `ssl-cert`,
 //! `ssl-key` (in a `--dsn`'s query, or as flags), and what the record keeps of the TLS a
 //! run used. Both clients take it from here: the mysql crate (rustls) through
-//! [`TlsOptions::ssl_opts`], libmariadb (OpenSSL) through the same fields.
+//! [`TlsOptions::ssl_opts`], libmariadb (OpenSSL) through the same fields. Under PREFERRED,
+//! what the first login learnt ([`PreferredTls`]) is kept here for every later one.
 //!
 //! Owns: the modes, their checks and their meaning for each client. Must not know commands
 //! or studies.
@@ -341,6 +342,30 @@ pub struct TlsRecord {
     /// The cipher it reports (Ssl_cipher).
     pub cipher: String,
 }
+
+/// Whether the server a DSN names took TLS under PREFERRED, settled by the first login and
+/// then shared by every clone of that [`super::Dsn`]: every `ConnectionSpec::tcp` a run builds of
+/// it reads it, so a run asks a server without TLS once, however many specs its stages
+/// build (one refused login, not one per spec). It lives in the run's DSN rather than in a
+/// process-wide table: a DSN parsed anew (another run in the same process, another test's
+/// server on a port an earlier one used) learns anew, never from another server's answer.
+#[derive(Default)]
+pub(crate) struct PreferredTls {
+    /// Known after the first login that reached the server with TLS asked for.
+    pub(super) took_tls: std::sync::OnceLock<bool>,
+    /// Held by the login that settles it, so that logins made together try TLS once.
+    pub(super) settling: std::sync::Mutex<()>,
+}
+
+/// What a login learnt is not what the DSN names: two DSNs that name the same server with
+/// the same options are equal, whatever either has learnt.
+impl PartialEq for PreferredTls {
+    fn eq(&self, _: &PreferredTls) -> bool {
+        true
+    }
+}
+
+impl Eq for PreferredTls {}
 
 #[cfg(test)]
 mod tests {

@@ -3,7 +3,8 @@
 //! `ssl-mode=VERIFY_CA` (the admin connection on rustls, the measured ones on libmariadb's
 //! OpenSSL, both checked against the CA), its record stating the TLS; plaintext and a wrong
 //! CA refused with the fix named; a capture with TLS on both sides of the proxy; and the
-//! capture replayed over TLS.
+//! capture replayed over TLS. And `ssl-mode=PREFERRED` against a server without TLS: one
+//! refused login per run.
 
 use crate::common;
 

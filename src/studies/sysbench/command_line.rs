@@ -408,7 +408,8 @@ impl Globals {
         Duration::from_secs_f64(self.global.report_interval.max(1.0))
     }
 
-    /// The server the `--mysql-*` options name.
+    /// The server the `--mysql-*` options name: a DSN of its own at each call, so the
+    /// command calls it once and hands clones on (they share what PREFERRED TLS learns).
     pub fn dsn(&self) -> Dsn {
         Dsn {
             user: self.global.mysql_user.clone(),
@@ -419,6 +420,7 @@ impl Globals {
                 .then(|| self.global.mysql_socket.clone()),
             database: Some(self.global.mysql_db.clone()),
             tls: self.tls.clone(),
+            preferred_tls: Default::default(),
         }
     }
 
