@@ -26,8 +26,8 @@ pub use powerfs::{PowerCut, PowerFs, PowerFsError};
 pub use registry::{emergency_teardown, hurry_teardown};
 pub use shape::{NodeRole, ReadFrom, Routing, Topology, WriteTo};
 pub use throwaway::{ServerOptions, ThrowawayServer, ROOT_DIR_PREFIX};
-pub use tls::{SslMode, TlsOptions, TlsRecord};
 use tls::PreferredTls;
+pub use tls::{SslMode, TlsOptions, TlsRecord};
 pub use topology::Node;
 
 pub use crate::sqlerror::{describe_mysql_error, describe_with_hint, DescribeMysqlError};

@@ -496,6 +496,10 @@ fn preferred_tls_on_a_server_without_it_is_refused_once_per_run() {
             name.starts_with("Aborted_connects") || name.starts_with("Connection_errors_")
         })
         .collect();
+    eprintln!(
+        "refused: {refused:?}, connections: {}",
+        delta["Connections"]
+    );
     assert!(refused.iter().all(|(_, count)| **count <= 1), "{refused:?}");
     assert!(delta["Connections"] > 4, "{delta:?}");
     common::assert_nothing_left(&tmp);
