@@ -18,6 +18,7 @@ use std::sync::Once;
 use crate::driver::events::{self, Wait};
 use crate::server::ConnectionSpec;
 
+mod greeting;
 mod login;
 use login::{set_time_limits, Login};
 
@@ -93,7 +94,6 @@ const CR_MIN_ERROR: c_uint = 2000;
 #[link(name = "mariadb")]
 extern "C" {
     fn mysql_get_ssl_cipher(mysql: *mut Mysql) -> *const c_char;
-    fn mysql_get_server_info(mysql: *mut Mysql) -> *const c_char;
     fn mysql_server_init(argc: c_int, argv: *mut *mut c_char, groups: *mut *mut c_char) -> c_int;
     fn mysql_init(mysql: *mut Mysql) -> *mut Mysql;
     fn mysql_real_connect(
@@ -502,25 +502,6 @@ impl Connection {
                 other => return other,
             }
         }
-    }
-
-    /// The server's version as its greeting gave it, read by a login that sends nothing
-    /// (not even the spec's init statements): the whole string, as `@@version` reads it.
-    /// MariaDB 10.x greets as `5.5.5-10.11.19-MariaDB…` (the prefix old clients expected);
-    /// the mysql crate keeps only the 5.5.5, libmariadb keeps the rest.
-    pub fn greeting_version(spec: &ConnectionSpec) -> Result<String, mysql::Error> {
-        let connection = Connection::open(spec)?;
-        // SAFETY: a connected handle; its version string is copied before it is closed.
-        let version = unsafe { mysql_get_server_info(connection.mysql) };
-        if version.is_null() {
-            return Ok(String::new());
-        }
-        // SAFETY: non-null, a NUL-terminated string owned by the handle.
-        let version = unsafe { CStr::from_ptr(version) }.to_string_lossy();
-        Ok(version
-            .strip_prefix("5.5.5-")
-            .unwrap_or(&version)
-            .to_string())
     }
 
     /// [`Self::connect`] for a worker: a failure described for the user, with the TLS fix
