@@ -65,9 +65,10 @@ pub struct TuneArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub rounds: Option<u32>,
 
-    /// New candidate configurations per race
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub candidates: u32,
+    /// New candidate configurations per race [default: sized to the race's share of
+    /// --budget, as irace sizes its races; 4 with --rounds alone]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub candidates: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

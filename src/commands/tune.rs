@@ -72,7 +72,7 @@ pub fn run(mut args: TuneArgs) -> anyhow::Result<Finished> {
         memory_bytes,
         budget,
         budget_rounds: args.rounds.map(|n| n as usize),
-        candidates: args.candidates as usize,
+        candidates: args.candidates.map(|n| n as usize),
         durability: durability(args.durability),
         sampling: sampling(args.search),
         ablation: !args.no_ablation,

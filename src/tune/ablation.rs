@@ -119,6 +119,7 @@ pub fn ablate(
                 settings: step.settings.clone(),
                 baseline: step.settings.is_empty(),
                 figures: Vec::new(),
+                rounds: Vec::new(),
                 out: None,
             })
             .collect();

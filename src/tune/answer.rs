@@ -29,6 +29,7 @@ pub fn recorded(
                 "settings": entrant.settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
                 "baseline": entrant.baseline,
                 "figures_events_per_s": entrant.figures,
+                "rounds": entrant.rounds,
                 "out": entrant.out,
             })
         })

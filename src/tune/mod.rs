@@ -44,7 +44,8 @@ pub struct Request<'a> {
     pub memory_bytes: u64,
     pub budget: Option<Duration>,
     pub budget_rounds: Option<usize>,
-    pub candidates: usize,
+    /// New candidates per race (None: sized to the budget).
+    pub candidates: Option<usize>,
     pub durability: Durability,
     pub sampling: Sampling,
     /// Ablate the winner back to the default (its share of the budget kept for it).
@@ -73,8 +74,22 @@ pub struct Tuned {
 /// under the cap: every refusal before a round runs), then searches, ablates the winner
 /// and stores the tune.
 pub fn run(request: Request) -> anyhow::Result<Tuned> {
+    let started = std::time::Instant::now();
     let engine = the_one_engine(&request.first)?;
+    // A run's cells, its warm-up included (see [`on_servers::warmup_repeats`]).
+    let cells_per_run_s = request.first.timed_duration().as_secs_f64()
+        * f64::from(1 + on_servers::warmup_repeats(&request.matrix));
+    if let Some(budget) = request.budget {
+        search::budget::refuse_before_start(
+            budget,
+            cells_per_run_s,
+            search_share(request.ablation),
+        )?;
+    }
+    let probe_started = std::time::Instant::now();
     let space = checked_space(&request, engine)?;
+    // The probe started and stopped one server: what each run adds to its cells.
+    let server_s = probe_started.elapsed().as_secs_f64();
     let (searched_space, held) = if request.durability == Durability::Keep {
         space.keeping_durability()
     } else {
@@ -97,8 +112,9 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
         durability: request.durability,
         crash_kinds: crash_kinds(&request.matrix, request.durability)?,
         sampling: request.sampling,
+        started,
+        seconds_per_run_estimate: cells_per_run_s + server_s,
     };
-    let started = std::time::Instant::now();
     let mut measure = OnServers::new(
         request.plan_study,
         request.matrix,
@@ -192,14 +208,16 @@ fn checked_space(request: &Request, engine: crate::engine::Engine) -> anyhow::Re
 }
 
 /// The search's share of a time budget: three quarters when the ablation keeps its own.
+fn search_share(ablation: bool) -> f64 {
+    if ablation {
+        0.75
+    } else {
+        1.0
+    }
+}
+
 fn search_budget(budget: Option<Duration>, ablation: bool) -> Option<Duration> {
-    budget.map(|budget| {
-        if ablation {
-            budget.mul_f64(0.75)
-        } else {
-            budget
-        }
-    })
+    budget.map(|budget| budget.mul_f64(search_share(ablation)))
 }
 
 /// The tune's record finished (the search's path under its parameters, its status) and

@@ -5,8 +5,15 @@
 //! the verdict's own test — the rounds paired, their log-ratios' t interval with the error
 //! rate spent over every look ([`crate::view::stats::decide`]), so that stopping early
 //! holds the 95% level. The default configuration races too and is never dropped: every
-//! answer is a comparison with it. Owns: who is in, who leads, who is out and why. Must
-//! not know how a round is measured.
+//! answer is a comparison with it. As irace's elitist races reuse the elites' earlier
+//! results, an entrant carried from an earlier race (the default, the elite) keeps its
+//! rounds: every figure carries the search's round number, and comparisons pair figures
+//! of the same round, whichever race they were measured in. When the budget cannot take
+//! every entrant to its first look, the lowest-ranked are screened out (ranked by their
+//! paired ratio to the default, as successive halving keeps the better half: K. Jamieson
+//! and A. Talwalkar, AISTATS 2016), which is said as such and never called a decided
+//! loss. Owns: who is in, who leads, who is out and why. Must not know how a round is
+//! measured.
 
 use crate::view::stats::{self, Answer, DecisionRule, Ratio};
 
@@ -18,8 +25,10 @@ pub struct Entrant {
     /// Server variables it sets (none for the default).
     pub settings: Vec<(String, String)>,
     pub baseline: bool,
-    /// Its figure in each round of this race it ran (higher is better); None: it failed.
+    /// Its figure in each round it ran (higher is better), earlier races' included.
     pub figures: Vec<f64>,
+    /// The search's round number of each of `figures`: what pairs them with another's.
+    pub rounds: Vec<usize>,
     pub out: Option<Out>,
 }
 
@@ -32,6 +41,16 @@ pub enum Out {
         leader: String,
         /// Leader over it, paired by round, with its 95% interval.
         lead: Ratio,
+        rounds: usize,
+    },
+    /// The budget could not take every entrant to its first look, and it ranked lowest
+    /// by its paired ratio to the default: left out, not decided behind.
+    Screened {
+        /// Its rank among the entrants still in (1: the leader), and how many there were.
+        rank: usize,
+        of: usize,
+        /// Its ratio to the default, paired by round, and over how many rounds.
+        over_default: f64,
         rounds: usize,
     },
     /// A round of it failed.
@@ -57,6 +76,15 @@ impl Out {
                 stats_ratio(lead.ratio),
                 stats_ratio(lead.low),
                 stats_ratio(lead.high)
+            ),
+            Out::Screened {
+                rank,
+                of,
+                over_default,
+                rounds,
+            } => format!(
+                "screened out for the budget (not a decided loss): ranked {rank} of {of} at {} the default's figure over {rounds} paired round(s)",
+                stats_ratio(*over_default)
             ),
             Out::Failed { error } => format!("failed: {error}"),
             Out::Unsafe {
@@ -148,14 +176,17 @@ impl Race {
         self.entrants.iter().filter(|e| e.out.is_none())
     }
 
-    /// A round's figures by name (None: that entrant's round failed): each entrant still
-    /// in gets its figure, a failed one leaves. The baseline's failure is the caller's to
-    /// report (nothing can be compared without it).
-    pub fn add_round(&mut self, figure_of: impl Fn(&str) -> Result<f64, String>) {
+    /// Round `number` of the search, its figures by name (Err: that entrant's round
+    /// failed): each entrant still in gets its figure, a failed one leaves. The baseline's
+    /// failure is the caller's to report (nothing can be compared without it).
+    pub fn add_round(&mut self, number: usize, figure_of: impl Fn(&str) -> Result<f64, String>) {
         self.rounds += 1;
         for entrant in self.entrants.iter_mut().filter(|e| e.out.is_none()) {
             match figure_of(&entrant.name) {
-                Ok(figure) if figure.is_finite() && figure > 0.0 => entrant.figures.push(figure),
+                Ok(figure) if figure.is_finite() && figure > 0.0 => {
+                    entrant.figures.push(figure);
+                    entrant.rounds.push(number);
+                }
                 Ok(figure) => {
                     entrant.out = Some(Out::Failed {
                         error: format!("its figure was {figure}"),
@@ -166,17 +197,91 @@ impl Race {
         }
     }
 
-    /// The entrant still in with the best geometric mean of its rounds.
+    /// The entrant still in with the best ratio to the default, paired by round (the
+    /// default's own is 1): entrants measured in different rounds are ranked on one scale,
+    /// the rounds' drift cancelled by the default that ran in each of them.
     pub fn leader(&self) -> Option<&Entrant> {
         self.alive()
             .filter(|e| !e.figures.is_empty())
-            .max_by(|a, b| geometric_mean(&a.figures).total_cmp(&geometric_mean(&b.figures)))
+            .max_by(|a, b| self.over_default(a).total_cmp(&self.over_default(b)))
+    }
+
+    /// The leader among those whose comparison with the default has had its first look,
+    /// else the leader: the answer of a search the budget ended, which prefers a
+    /// configuration whose lead can be stated to one seen in fewer rounds.
+    pub fn best(&self) -> Option<&Entrant> {
+        let baseline = self.baseline()?;
+        self.alive()
+            .filter(|e| e.baseline || self.decision(e, baseline).is_some())
+            .max_by(|a, b| self.over_default(a).total_cmp(&self.over_default(b)))
+            .or_else(|| self.leader())
+    }
+
+    /// `entrant` over the default: the geometric mean of their ratios paired by round
+    /// (NaN before a shared round).
+    pub fn over_default(&self, entrant: &Entrant) -> f64 {
+        match self.baseline() {
+            Some(baseline) if !entrant.baseline => {
+                let (of_default, of_entrant) = paired_by_round(baseline, entrant);
+                geometric_mean(&stats::paired_ratios(&of_default, &of_entrant))
+            }
+            _ => 1.0,
+        }
     }
 
     /// The leader over `other`, paired by round: None before the first look.
     pub fn decision(&self, leader: &Entrant, other: &Entrant) -> Option<stats::Decision> {
-        let ratios = stats::paired_ratios(&other.figures, &leader.figures);
+        let (of_other, of_leader) = paired_by_round(other, leader);
+        let ratios = stats::paired_ratios(&of_other, &of_leader);
         stats::decide(&ratios, &self.rule)
+    }
+
+    /// Screens out the lowest-ranked entrants (by [`Race::over_default`]) until every one
+    /// left can reach its first look with the leader within `runs_left` runs (a run: one
+    /// configuration measured once); never the baseline nor the leader. Returns the names
+    /// screened out.
+    pub fn screen(&mut self, runs_left: usize) -> Vec<String> {
+        let mut screened = Vec::new();
+        loop {
+            let Some(leader) = self.leader().cloned() else {
+                break;
+            };
+            let alive: Vec<&Entrant> = self.alive().collect();
+            let rounds_needed = alive
+                .iter()
+                .filter(|e| e.name != leader.name)
+                .map(|e| {
+                    let (shared, _) = paired_by_round(e, &leader);
+                    stats::FIRST_LOOK_REPEATS.saturating_sub(shared.len())
+                })
+                .max()
+                .unwrap_or(0);
+            if rounds_needed * alive.len() <= runs_left {
+                break;
+            }
+            let mut ranked: Vec<&Entrant> = alive.clone();
+            ranked.sort_by(|a, b| self.over_default(b).total_cmp(&self.over_default(a)));
+            let Some((rank, last)) = ranked
+                .iter()
+                .enumerate()
+                .rev()
+                .find(|(_, e)| !e.baseline && e.name != leader.name)
+            else {
+                break;
+            };
+            let out = Out::Screened {
+                rank: rank + 1,
+                of: ranked.len(),
+                over_default: self.over_default(last),
+                rounds: last.figures.len(),
+            };
+            let name = last.name.clone();
+            if let Some(entrant) = self.entrants.iter_mut().find(|e| e.name == name) {
+                entrant.out = Some(out);
+            }
+            screened.push(name);
+        }
+        screened
     }
 
     /// Drops every candidate the leader's lead over is decided; never the baseline nor
@@ -214,9 +319,7 @@ impl Race {
         if self.rounds >= self.max_rounds {
             return false;
         }
-        if self.rounds < stats::FIRST_LOOK_REPEATS {
-            return true;
-        }
+        // Before a comparison's first look its decision is None: undecided.
         let Some(leader) = self.leader() else {
             return false;
         };
@@ -233,6 +336,18 @@ impl Race {
     pub fn baseline(&self) -> Option<&Entrant> {
         self.entrants.iter().find(|e| e.baseline)
     }
+}
+
+/// `a`'s and `b`'s figures of the rounds both ran, in round order.
+pub fn paired_by_round(a: &Entrant, b: &Entrant) -> (Vec<f64>, Vec<f64>) {
+    a.rounds
+        .iter()
+        .zip(&a.figures)
+        .filter_map(|(round, figure_a)| {
+            let at = b.rounds.iter().position(|r| r == round)?;
+            Some((*figure_a, b.figures[at]))
+        })
+        .unzip()
 }
 
 /// exp(mean of ln): the figure the race ranks by, as the decision's ratio is one of them.
@@ -253,6 +368,7 @@ mod tests {
             settings: Vec::new(),
             baseline,
             figures: Vec::new(),
+            rounds: Vec::new(),
             out: None,
         }
     }
@@ -263,7 +379,8 @@ mod tests {
         for round in 0..rounds {
             let drift = [1.0, 0.7, 1.3, 0.9, 1.1, 0.8][round % 6];
             let wobble = [1.0, 1.02, 0.98, 1.01, 0.99][round % 5];
-            race.add_round(|name| {
+            let number = race.rounds + 1;
+            race.add_round(number, |name| {
                 let (index, (_, figure)) = truth
                     .iter()
                     .enumerate()
@@ -316,10 +433,84 @@ mod tests {
     }
 
     #[test]
+    fn carried_entrants_keep_their_rounds_and_pair_only_rounds_both_ran() {
+        // The default and the elite ran rounds 1–3 of an earlier race; a new candidate
+        // joins at round 4.
+        let mut default = entrant("default", true);
+        let mut elite = entrant("c1", false);
+        for (round, drift) in [(1, 1.0), (2, 0.5), (3, 2.0)] {
+            default.figures.push(100.0 * drift);
+            default.rounds.push(round);
+            elite.figures.push(150.0 * drift);
+            elite.rounds.push(round);
+        }
+        let mut race = Race::new(vec![default, elite, entrant("c2", false)], 5.0, 12);
+        race.add_round(4, |name| Ok(if name == "c2" { 300.0 } else { 100.0 }));
+        let (of_default, of_elite) = paired_by_round(&race.entrants[0], &race.entrants[1]);
+        assert_eq!((of_default.len(), of_elite.len()), (4, 4));
+        // The elite over the default: four rounds pooled, so a decision is read.
+        let decision = race.decision(&race.entrants[1], &race.entrants[0]).unwrap();
+        assert_eq!(decision.pairs, 4);
+        // c2 shares one round with each: ranked on its ratio to the default, no decision.
+        assert_eq!(race.leader().unwrap().name, "c2");
+        assert!(race
+            .decision(&race.entrants[2], &race.entrants[1])
+            .is_none());
+        // The answer prefers a configuration whose comparison with the default was looked
+        // at: the elite, not c2 seen once.
+        assert_eq!(race.best().unwrap().name, "c1");
+    }
+
+    #[test]
+    fn a_budget_short_of_the_first_look_screens_out_the_lowest_ranked() {
+        let entrants = vec![
+            entrant("default", true),
+            entrant("c1", false),
+            entrant("c2", false),
+            entrant("c3", false),
+        ];
+        let mut race = Race::new(entrants, 5.0, 12);
+        race.add_round(1, |name| {
+            Ok(match name {
+                "c1" => 120.0,
+                "c2" => 300.0,
+                "c3" => 90.0,
+                _ => 100.0,
+            })
+        });
+        // Two rounds more for everyone: 8 runs; 4 left: the leader and the default only.
+        let screened = race.screen(4);
+        assert_eq!(screened, vec!["c3".to_string(), "c1".to_string()]);
+        match &race.entrants[3].out {
+            Some(Out::Screened {
+                rank, of, rounds, ..
+            }) => {
+                assert_eq!((*rank, *of, *rounds), (4, 4, 1))
+            }
+            other => panic!("c3 should be screened out: {other:?}"),
+        }
+        assert!(race.entrants[3]
+            .out
+            .as_ref()
+            .unwrap()
+            .text()
+            .contains("not a decided loss"));
+        assert_eq!(race.alive().count(), 2);
+        // Enough runs: no one leaves.
+        let mut race = Race::new(
+            vec![entrant("default", true), entrant("c1", false)],
+            5.0,
+            12,
+        );
+        race.add_round(1, |_| Ok(100.0));
+        assert!(race.screen(4).is_empty());
+    }
+
+    #[test]
     fn a_failed_round_takes_the_candidate_out_with_its_error() {
         let entrants = vec![entrant("default", true), entrant("c1", false)];
         let mut race = Race::new(entrants, 5.0, 6);
-        race.add_round(|name| {
+        race.add_round(1, |name| {
             if name == "c1" {
                 Err("the server did not start".into())
             } else {

@@ -1,6 +1,6 @@
 //! `enginebench tune` on real throwaway servers, kept short (small tables, short cells,
-//! spaces of one or two variables, budgets of rounds): a space file's bad line is refused
-//! before any server runs; a tune keeping durability sets no relaxing value, finds a pool
+//! spaces of one or two variables, budgets of rounds): a space file's bad line, and a
+//! budget too small to decide anything, are refused before any server runs; a tune keeping durability sets no relaxing value, finds a pool
 //! that holds the table (a lead decided because the case makes it large: a tiny default
 //! pool under reads from a slow disk), the ablation naming the pool and the reads from
 //! storage, and writes an option file a mariadbd of the test's own starts with and a plain
@@ -102,6 +102,34 @@ fn a_malformed_space_or_missing_budget_is_refused_before_any_server_starts() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("tune needs --budget TIME"), "{stderr}");
+    common::assert_nothing_left(&tmp);
+}
+
+#[test]
+fn a_budget_too_small_to_decide_anything_is_refused_with_the_smallest_before_anything_starts() {
+    let tmp = common::private_tmpdir("tune-budget-too-small");
+    let file = tmp.with_extension("space.toml");
+    std::fs::write(&file, SPACE).unwrap();
+    let space_text = file.display().to_string();
+    let output = common::enginebench(&tmp)
+        .args(tune_args(&space_text, &["--budget", "10s"]))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    // Cells of 1 s, each server's first a warm-up: 2 s a run; the first look is 3 rounds of
+    // the default and one candidate, 12 s; the search gets three quarters of the budget.
+    assert!(
+        stderr.contains("--budget 10s is too small to decide anything"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the smallest budget that can decide one is --budget 16s"),
+        "{stderr}"
+    );
+    // Refused before anything: no server, no store.
+    assert!(!stderr.contains("starting"), "{stderr}");
+    assert!(!common::store_of(&tmp).exists(), "{stderr}");
     common::assert_nothing_left(&tmp);
 }
 

@@ -1,16 +1,24 @@
 //! The search: iterated racing (irace: M. López-Ibáñez, J. Dubois-Lacoste, L. Pérez Cáceres,
-//! M. Birattari, T. Stützle, Operations Research Perspectives 3, 2016). Each iteration draws
-//! candidates from the space — the first at random over it, later ones near the elite
-//! (the previous race's leader), the spread halving each time (or, as the baseline it is
-//! measured against, at random over the whole space every time: [`Sampling::Random`]) —
-//! races them with the elite and the default until the race is decided or its rounds are
-//! spent, then checks the survivors' safety with crash trials (the kinds the durability
-//! asked for: a survivor that lost an acknowledged commit in one is out, measured unsafe);
-//! and again while the budget lasts. The winner is then crash-tested with every kind, so
-//! the answer says what it loses, allowed or not. Owns the order of iterations, rounds and
-//! checks, and the answer's figures (all from the last race's decided comparison with the
-//! default). Must not know how a round is measured ([`Measure`]: the runner's, or a fake in
-//! tests).
+//! M. Birattari, T. Stützle, Operations Research Perspectives 3, 2016; its R source,
+//! github.com/MLopez-Ibanez/irace, R/irace.R). Each iteration draws candidates from the
+//! space — the first at random over it, later ones near the elite (the previous race's
+//! best), the spread halving each time (or, as the baseline it is measured against, at
+//! random over the whole space every time: [`Sampling::Random`]) — races them with the
+//! elite and the default until the race is decided or its share of the budget is spent,
+//! then checks the survivors' safety with crash trials (the kinds the durability asked
+//! for: a survivor that lost an acknowledged commit in one is out, measured unsafe); and
+//! again while the budget lasts. As irace does, the budget is counted in runs (one
+//! configuration measured once) and shared among the iterations, and each race's count of
+//! new candidates is sized to its share ([`budget`]); the elite and the default carry
+//! their rounds from race to race (irace's elitist racing), so the comparisons pool every
+//! round, paired by the round's number; a round the budget cannot take every entrant to
+//! its first look screens out the lowest-ranked ([`Race::screen`]). The winner is then
+//! crash-tested with every kind, so the answer says what it loses, allowed or not. Owns
+//! the order of iterations, rounds and checks, and the answer's figures (all from the
+//! winner's comparison with the default, paired by round over every round both ran).
+//! Must not know how a round is measured ([`Measure`]: the runner's, or a fake in tests).
+
+pub mod budget;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -37,6 +45,11 @@ pub type RoundResult = BTreeMap<String, Result<Measured, String>>;
 
 /// What the search needs measured.
 pub trait Measure {
+    /// What comes before the first round (the study's tables loaded once), so that the
+    /// budget's share of each race is reckoned from what is left after it.
+    fn prepare(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
     /// One round: each of `entrants` measured once.
     fn round(&mut self, entrants: &[&Entrant]) -> anyhow::Result<RoundResult>;
     /// The crash trials of one configuration, `kinds` only: what each kind lost.
@@ -80,8 +93,9 @@ pub struct Settings {
     /// How many rounds in all it may run (irace's budget of experiments): a bound that
     /// does not depend on the machine's pace.
     pub budget_rounds: Option<usize>,
-    /// New candidates per race.
-    pub candidates: usize,
+    /// New candidates per race (None: sized to the race's share of the budget, see
+    /// [`budget::new_candidates`]).
+    pub candidates: Option<usize>,
     pub tolerance_pct: f64,
     pub max_rounds: usize,
     pub seed: u64,
@@ -89,6 +103,12 @@ pub struct Settings {
     /// Every crash kind the winner is tried with (`--crash`, default process and power).
     pub crash_kinds: Vec<CrashKind>,
     pub sampling: Sampling,
+    /// When the tune started: the budget counts from it (the variable probe and the one
+    /// load included).
+    pub started: Instant,
+    /// Seconds a run (one configuration measured once) is expected to take before one is
+    /// measured: its cells' time and one server's start.
+    pub seconds_per_run_estimate: f64,
 }
 
 impl Settings {
@@ -107,10 +127,10 @@ impl Settings {
 pub struct Outcome {
     /// Every entrant of every race, in the order they raced, with its race's number.
     pub tried: Vec<(usize, Entrant)>,
-    /// The last race's leader among the safe survivors.
+    /// The last race's best among the safe survivors ([`Race::best`]).
     pub best: Entrant,
-    /// The best over the default, paired by round in the last race (None: the default is
-    /// the best, or too few rounds).
+    /// The best over the default, paired by round over every round both ran (None: the
+    /// default is the best, or too few rounds).
     pub lead: Option<Decision>,
     pub races: usize,
     pub rounds: usize,
@@ -130,6 +150,8 @@ struct State {
     /// Each configuration crash-tested so far, with what each kind lost.
     checked: Checked,
     elite: Option<Entrant>,
+    /// The default, its rounds carried from race to race.
+    baseline: Entrant,
     spread: f64,
     next_name: usize,
     seconds_per_run: Option<f64>,
@@ -145,11 +167,12 @@ type Checked = BTreeMap<Vec<(String, String)>, Vec<KindLoss>>;
 /// Runs the search on `measure`.
 pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<Outcome> {
     let mut state = State {
-        started: Instant::now(),
+        started: settings.started,
         rng: rand::rngs::SmallRng::seed_from_u64(settings.seed),
         tried: Vec::new(),
         checked: BTreeMap::new(),
         elite: None,
+        baseline: fresh("default", Vec::new(), true),
         spread: 1.0,
         next_name: 1,
         seconds_per_run: None,
@@ -158,19 +181,27 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
         budget_spent: false,
         interrupted: false,
     };
+    measure.prepare()?;
     let mut last: Option<Race> = None;
     for number in 1.. {
-        let entrants = state.draw(settings);
+        let entrants = state.draw(settings, number);
         if entrants.len() < 2 {
             break;
         }
         let mut race = Race::new(entrants, settings.tolerance_pct, settings.max_rounds);
         state.race(settings, &mut race, measure)?;
         if race.rounds == 0 && last.is_none() {
-            anyhow::bail!("interrupted before a round was measured");
+            if state.interrupted {
+                anyhow::bail!("interrupted before a round was measured");
+            }
+            anyhow::bail!(
+                "the budget ran out before a round: {:.0} s spent before it (the variable probe and the tables' load), and a round of {} configurations takes about {:.0} s; give a longer --budget",
+                state.started.elapsed().as_secs_f64(),
+                race.entrants.len(),
+                state.per_run(settings) * race.entrants.len() as f64
+            );
         }
-        let cut_short = race.rounds < crate::view::stats::FIRST_LOOK_REPEATS && last.is_some();
-        if !cut_short && !settings.safety_kinds().is_empty() {
+        if race.rounds > 0 && !settings.safety_kinds().is_empty() {
             let trials_started = Instant::now();
             let trialled = check_safety(
                 &mut race,
@@ -187,12 +218,21 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
         state
             .tried
             .extend(race.entrants.iter().cloned().map(|e| (number, e)));
-        // A race the budget cut before its first look decides nothing: the answer stays
-        // the previous race's.
-        if !cut_short {
-            state.elite = race.leader().filter(|leader| !leader.baseline).cloned();
-            last = Some(race);
+        // The default and the elite carry their rounds into the next race.
+        if let Some(baseline) = race.baseline() {
+            state.baseline = Entrant {
+                out: None,
+                ..baseline.clone()
+            };
         }
+        state.elite = race
+            .best()
+            .filter(|best| !best.baseline)
+            .map(|best| Entrant {
+                out: None,
+                ..best.clone()
+            });
+        last = Some(race);
         state.spread /= 2.0;
         state.interrupted = state.interrupted || measure.interrupted();
         if state.budget_spent || state.interrupted {
@@ -201,7 +241,7 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
     }
     let race = last.ok_or_else(|| anyhow::anyhow!("the space gave no candidate to race"))?;
     let best = race
-        .leader()
+        .best()
         .cloned()
         .ok_or_else(|| anyhow::anyhow!("no configuration finished a round"))?;
     let baseline = race.baseline().expect("every race has the default");
@@ -228,14 +268,23 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
 }
 
 impl State {
-    /// A race's entrants: the default, the elite, and new candidates (near the elite once
-    /// there is one), none tried before.
-    fn draw(&mut self, settings: &Settings) -> Vec<Entrant> {
-        let mut entrants = vec![fresh("default", Vec::new(), true)];
+    /// Race `number`'s entrants: the default and the elite (each with its rounds so far),
+    /// and new candidates (near the elite once there is one), none tried before, as many
+    /// as the race's share of the budget takes.
+    fn draw(&mut self, settings: &Settings, number: usize) -> Vec<Entrant> {
+        let mut entrants = vec![self.baseline.clone()];
         if let Some(elite) = &self.elite {
-            entrants.push(fresh(&elite.name, elite.settings.clone(), false));
+            entrants.push(elite.clone());
         }
-        let wanted = settings.candidates + entrants.len();
+        let new = settings.candidates.unwrap_or_else(|| {
+            budget::new_candidates(
+                self.runs_left(settings),
+                number,
+                settings.space.variables.len(),
+                entrants.len(),
+            )
+        });
+        let wanted = new + entrants.len();
         for _ in 0..100 {
             if entrants.len() >= wanted {
                 break;
@@ -266,6 +315,9 @@ impl State {
         measure: &mut dyn Measure,
     ) -> anyhow::Result<()> {
         while race.undecided() {
+            if let Some(runs_left) = self.runs_left(settings) {
+                race.screen(runs_left);
+            }
             let alive: Vec<Entrant> = race.alive().cloned().collect();
             if self.would_overrun(settings, &alive) {
                 self.budget_spent = true;
@@ -287,13 +339,13 @@ impl State {
             self.seconds_per_run = Some(round_started.elapsed().as_secs_f64() / alive.len() as f64);
             self.rounds += 1;
             if self.rounds == 1 {
-                refuse_a_budget_too_small(
-                    settings,
-                    self.started,
-                    per_round_of_two(self.seconds_per_run),
+                budget::refuse_after_a_round(
+                    settings.budget,
+                    self.started.elapsed().as_secs_f64(),
+                    2.0 * self.per_run(settings),
                 )?;
             }
-            race.add_round(|name| match measured.get(name) {
+            race.add_round(self.rounds, |name| match measured.get(name) {
                 Some(Ok(run)) => Ok(run.events_per_s),
                 Some(Err(error)) => Err(error.clone()),
                 None => Err("not measured".into()),
@@ -320,7 +372,7 @@ impl State {
     /// end past the budget, as far as the rounds and trials so far tell (a trial, before
     /// any, as long as two runs: it starts a server for each crash kind).
     fn would_overrun(&self, settings: &Settings, alive: &[Entrant]) -> bool {
-        let per_run = self.seconds_per_run.unwrap_or(0.0);
+        let per_run = self.per_run(settings);
         let unchecked = alive
             .iter()
             .filter(|e| !e.baseline && !self.checked.contains_key(&e.settings))
@@ -343,40 +395,24 @@ impl State {
         self.started.elapsed().as_secs_f64() + expected > budget.as_secs_f64()
     }
 
+    /// Seconds a run takes: the last round's, else the estimate.
+    fn per_run(&self, settings: &Settings) -> f64 {
+        self.seconds_per_run
+            .unwrap_or(settings.seconds_per_run_estimate)
+    }
+
+    /// The runs the time budget has left (None: no time budget).
+    fn runs_left(&self, settings: &Settings) -> Option<usize> {
+        let budget = settings.budget?;
+        let left = budget.as_secs_f64() - self.started.elapsed().as_secs_f64();
+        Some((left.max(0.0) / self.per_run(settings).max(0.001)).floor() as usize)
+    }
+
     fn timed_trials(&mut self, started: Instant, trialled: usize) {
         if trialled > 0 {
             self.seconds_per_trial = Some(started.elapsed().as_secs_f64() / trialled as f64);
         }
     }
-}
-
-/// A round of the default and one candidate, from the seconds one configuration's run took.
-fn per_round_of_two(seconds_per_run: Option<f64>) -> f64 {
-    2.0 * seconds_per_run.unwrap_or(0.0)
-}
-
-/// After the first round: refuses a budget that cannot hold the first look (its rounds
-/// of the default and one candidate), since no comparison could be decided within it.
-fn refuse_a_budget_too_small(
-    settings: &Settings,
-    started: Instant,
-    seconds_per_round_of_two: f64,
-) -> anyhow::Result<()> {
-    let Some(budget) = settings.budget else {
-        return Ok(());
-    };
-    let first_look = crate::view::stats::FIRST_LOOK_REPEATS as f64 * seconds_per_round_of_two;
-    if first_look > budget.as_secs_f64() {
-        anyhow::bail!(
-            "--budget {} is too small for even the default's first comparison: a round of the default and one candidate took {:.0} s here, and a comparison is first looked at after {} rounds, so give --budget {:.0}s or more (or shorten the study's cells with --time); the round measured is stored ({:.0} s spent)",
-            humantime::format_duration(budget),
-            seconds_per_round_of_two,
-            crate::view::stats::FIRST_LOOK_REPEATS,
-            first_look.ceil() * 1.5,
-            started.elapsed().as_secs_f64()
-        );
-    }
-    Ok(())
 }
 
 /// Crash trials on the race's leader until it is the default or a configuration that lost
@@ -474,6 +510,7 @@ fn fresh(name: &str, settings: Vec<(String, String)>, baseline: bool) -> Entrant
         settings,
         baseline,
         figures: Vec::new(),
+        rounds: Vec::new(),
         out: None,
     }
 }

@@ -88,13 +88,15 @@ fn settings(durability: Durability) -> Settings {
         budget: Some(Duration::from_secs(3600)),
         // Three races' worth at most, whatever the clock says.
         budget_rounds: Some(3 * 12),
-        candidates: 4,
+        candidates: Some(4),
         tolerance_pct: 5.0,
         max_rounds: 12,
         seed: 7,
         durability,
         crash_kinds: vec![CrashKind::Process, CrashKind::Power],
         sampling: Sampling::NearElite,
+        started: Instant::now(),
+        seconds_per_run_estimate: 0.0,
     }
 }
 
