@@ -50,6 +50,11 @@ study=(oltp_read_only --table-size "$TABLE_SIZE" --rand-type uniform --engines i
   --threads "$THREADS" --time "$TIME" --storage-read-latency "$READ_LATENCY")
 
 now() { date +%s.%N; }
+fail() { # what failed, its stderr file: said on stderr before the exit trap deletes the file
+  echo "tune_vs_grid: $1 failed; its stderr:" >&2
+  cat "$2" >&2
+  exit 1
+}
 median_events() { # record.json -> median events/s of its measured cells
   python3 - "$1" <<'EOF'
 import json, statistics, sys
@@ -66,7 +71,8 @@ for pool in "${pools[@]}"; do
       key="$pool,$log,$hash"
       "$BIN" run "${study[@]}" --seed "$SEED" --memory-limit "$MEMORY" --repeat "$REPEATS" --no-db \
         --server-opt "innodb_buffer_pool_size=$pool" --server-opt "innodb_log_file_size=$log" \
-        --server-opt "innodb_adaptive_hash_index=$hash" --json "$out/grid-$key.json" >/dev/null 2>"$out/grid.err"
+        --server-opt "innodb_adaptive_hash_index=$hash" --json "$out/grid-$key.json" >/dev/null 2>"$out/grid.err" ||
+        fail "the grid's run of $key" "$out/grid.err"
       figure=$(median_events "$out/grid-$key.json")
       echo "$key $figure" >>"$out/grid.txt"
       printf "%-44s %12.1f\n" "$key" "$figure"
@@ -84,7 +90,8 @@ tune() { # label, extra args… -> "seconds key rounds best decided" of its answ
   local start end
   start=$(now)
   "$BIN" tune "${study[@]}" --memory "$MEMORY" --space "$out/space.toml" --budget "${budget_s}s" \
-    --no-ablation --no-crash --durability none --db "$out/$label.db" "$@" >"$out/$label.txt" 2>"$out/$label.err"
+    --no-ablation --no-crash --durability none --db "$out/$label.db" "$@" >"$out/$label.txt" 2>"$out/$label.err" ||
+    fail "tune $label" "$out/$label.err"
   end=$(now)
   "$BIN" export latest --json --db "$out/$label.db" >"$out/$label.json"
   python3 - "$out/$label.json" "$(echo "$end - $start" | bc)" <<'EOF'
@@ -106,7 +113,9 @@ printf "grid:   %3d configurations × %s repeats in %6.1f s; best %s at %.1f eve
 for i in $(seq 1 "$SEARCHES"); do
   seed=$((SEED + i))
   for search in racing random; do
-    read -r s key rounds best lead < <(tune "$search-$i" --search "$search" --seed "$seed")
+    # Not `< <(tune …)`: a process substitution's failure would not stop the script.
+    tune "$search-$i" --search "$search" --seed "$seed" >"$out/answer.txt"
+    read -r s key rounds best lead <"$out/answer.txt"
     share=$(share_of "$key")
     echo "$search $s $share" >>"$out/searches.txt"
     printf "%-6s (seed %s): %6.1f s (budget %s s, %.2f of the grid's time), %s rounds: %s (%s) = %s → %.3f of the grid's best\n" \

@@ -319,6 +319,12 @@ impl Race {
         if self.rounds >= self.max_rounds {
             return false;
         }
+        // An entrant not yet measured (every one before the search's first round, a new
+        // candidate before its race's first) has no comparison at all: undecided. Without
+        // this, a first race with no leader yet would end before its first round.
+        if self.alive().any(|e| e.figures.is_empty()) {
+            return true;
+        }
         // Before a comparison's first look its decision is None: undecided.
         let Some(leader) = self.leader() else {
             return false;
@@ -430,6 +436,32 @@ mod tests {
         run(&mut race, &[("default", 100.0), ("c1", 100.0)], 6);
         assert!(race.entrants.iter().all(|e| e.out.is_none()));
         assert!(!race.undecided());
+    }
+
+    #[test]
+    fn a_race_with_an_entrant_never_measured_is_undecided() {
+        // The search's first race: no one has a figure, so no one leads yet.
+        let race = Race::new(
+            vec![entrant("default", true), entrant("c1", false)],
+            5.0,
+            12,
+        );
+        assert!(race.leader().is_none());
+        assert!(race.undecided());
+        // A later race: the default and the elite carry a decided comparison, a new
+        // candidate has none.
+        let mut default = entrant("default", true);
+        let mut elite = entrant("c1", false);
+        for round in 1..=6 {
+            default.figures.push(100.0);
+            default.rounds.push(round);
+            elite.figures.push(200.0);
+            elite.rounds.push(round);
+        }
+        let carried = Race::new(vec![default.clone(), elite.clone()], 5.0, 12);
+        assert!(!carried.undecided(), "the carried comparison is decided");
+        let race = Race::new(vec![default, elite, entrant("c2", false)], 5.0, 12);
+        assert!(race.undecided());
     }
 
     #[test]
