@@ -77,6 +77,9 @@ impl Out {
                 stats_ratio(lead.low),
                 stats_ratio(lead.high)
             ),
+            Out::Screened { rank, of, rounds: 0, .. } => format!(
+                "screened out for the budget before its first round (not measured): ranked {rank} of {of}"
+            ),
             Out::Screened {
                 rank,
                 of,
@@ -260,7 +263,16 @@ impl Race {
                 break;
             }
             let mut ranked: Vec<&Entrant> = alive.clone();
-            ranked.sort_by(|a, b| self.over_default(b).total_cmp(&self.over_default(a)));
+            // Never measured (NaN): nothing known of it, ranked last, the first to go.
+            let rank_key = |e: &Entrant| {
+                let over = self.over_default(e);
+                if over.is_nan() {
+                    f64::NEG_INFINITY
+                } else {
+                    over
+                }
+            };
+            ranked.sort_by(|a, b| rank_key(b).total_cmp(&rank_key(a)));
             let Some((rank, last)) = ranked
                 .iter()
                 .enumerate()
@@ -528,6 +540,26 @@ mod tests {
             .text()
             .contains("not a decided loss"));
         assert_eq!(race.alive().count(), 2);
+        // A candidate never measured ranks last and says so.
+        let mut race = Race::new(
+            vec![
+                entrant("default", true),
+                entrant("c1", false),
+                entrant("c2", false),
+            ],
+            5.0,
+            12,
+        );
+        race.add_round(1, |_| Ok(100.0));
+        race.entrants.push(entrant("c3", false));
+        // Two runs left: only the leader and the default stay; c3 goes first.
+        let screened = race.screen(2);
+        assert_eq!((screened.len(), screened[0].as_str()), (2, "c3"));
+        let text = race.entrants[3].out.as_ref().unwrap().text();
+        assert!(
+            text.contains("before its first round (not measured): ranked 4 of 4"),
+            "{text}"
+        );
         // Enough runs: no one leaves.
         let mut race = Race::new(
             vec![entrant("default", true), entrant("c1", false)],
