@@ -245,10 +245,7 @@ impl Race {
     /// screened out.
     pub fn screen(&mut self, runs_left: usize) -> Vec<String> {
         let mut screened = Vec::new();
-        loop {
-            let Some(leader) = self.leader().cloned() else {
-                break;
-            };
+        while let Some(leader) = self.leader().cloned() {
             let alive: Vec<&Entrant> = self.alive().collect();
             let rounds_needed = alive
                 .iter()
