@@ -287,21 +287,7 @@ impl Tx<'_> {
                 |row| (row.int(0), row.text(2)),
             )?;
             let (left, dist_info) = stock_row.unwrap_or_default();
-            let quantity_left = if left >= i64::from(quantity) + 10 {
-                left - i64::from(quantity)
-            } else {
-                left - i64::from(quantity) + 91
-            };
-            self.drop(
-                at("no_update_stock"),
-                &[
-                    n(quantity_left),
-                    n(quantity),
-                    n(u32::from(supply != w)),
-                    n(item),
-                    n(supply),
-                ],
-            )?;
+            self.update_stock(w, (item, supply, quantity), left)?;
             let amount = format!("{:.2}", f64::from(quantity) * price);
             self.drop(
                 at("no_insert_order_line"),
@@ -319,6 +305,34 @@ impl Tx<'_> {
             )?;
         }
         Ok(LinesDone::All)
+    }
+
+    /// A line of home warehouse `w` takes its quantity from stock row (item, supplying
+    /// warehouse) holding `left`, as clause 2.4.2.2 says: down by the quantity, or up by 91
+    /// when fewer than 10 would be left; its year-to-date, order and remote counts move.
+    /// The quantity now left.
+    fn update_stock(
+        &mut self,
+        w: u32,
+        (item, supply, quantity): OrderLine,
+        left: i64,
+    ) -> Result<i64, QueryFailure> {
+        let quantity_left = if left >= i64::from(quantity) + 10 {
+            left - i64::from(quantity)
+        } else {
+            left - i64::from(quantity) + 91
+        };
+        self.drop(
+            at("no_update_stock"),
+            &[
+                n(quantity_left),
+                n(quantity),
+                n(u32::from(supply != w)),
+                n(item),
+                n(supply),
+            ],
+        )?;
+        Ok(quantity_left)
     }
 
     /// The prices of the order's items, in one statement (the list padded with the first
@@ -383,28 +397,13 @@ impl Tx<'_> {
             let row = stock
                 .iter_mut()
                 .find(|(w, i, _, _)| *w == i64::from(supply) && *i == i64::from(item));
-            let (quantity_left, dist_info) = match row {
-                Some((_, _, left, dist)) => {
-                    let new_quantity = if *left >= i64::from(quantity) + 10 {
-                        *left - i64::from(quantity)
-                    } else {
-                        *left - i64::from(quantity) + 91
-                    };
-                    *left = new_quantity;
-                    (new_quantity, dist.clone())
-                }
-                None => (0, String::new()),
-            };
-            self.drop(
-                at("no_update_stock"),
-                &[
-                    n(quantity_left),
-                    n(quantity),
-                    n(u32::from(supply != w)),
-                    n(item),
-                    n(supply),
-                ],
-            )?;
+            let (left, dist_info) = row
+                .as_ref()
+                .map_or((0, String::new()), |(_, _, left, dist)| (*left, dist.clone()));
+            let quantity_left = self.update_stock(w, (item, supply, quantity), left)?;
+            if let Some((_, _, left, _)) = row {
+                *left = quantity_left;
+            }
             let price = price_of(item).unwrap_or_default();
             amounts.push(format!("{:.2}", f64::from(quantity) * price));
             dist_infos.push(dist_info);
