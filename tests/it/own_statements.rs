@@ -6,6 +6,7 @@
 //! workload.
 
 use crate::common;
+use crate::common::server_counters::{moved, reader};
 
 use enginebench::measure::StatusSnapshot;
 use enginebench::server::{ServerOptions, ThrowawayServer};
@@ -14,26 +15,6 @@ use std::collections::BTreeMap;
 
 /// Events the measured run sends: one prepared point SELECT each.
 const EVENTS: u64 = 300;
-
-/// A connection of the test's own that sends nothing but its SHOW GLOBAL STATUS: its
-/// packet limit given, the mysql crate asks no `SELECT @@max_allowed_packet` at login.
-pub(crate) fn reader(server: &ThrowawayServer) -> mysql::Conn {
-    let opts = mysql::OptsBuilder::new()
-        .socket(Some(server.socket().to_string_lossy().to_string()))
-        .user(Some("root"))
-        .max_allowed_packet(Some(1 << 24));
-    mysql::Conn::new(opts).unwrap()
-}
-
-/// The server's counters that moved between two readings, less the reading connection's
-/// own statement (the second SHOW GLOBAL STATUS; the first counted itself before it read).
-pub(crate) fn moved(before: &StatusSnapshot, after: &StatusSnapshot) -> BTreeMap<String, i64> {
-    let mut delta = enginebench::measure::status_delta(before, after);
-    let shows = delta.entry("Com_show_status".into()).or_insert(0);
-    *shows -= 1;
-    delta.retain(|name, value| *value != 0 && (name.starts_with("Com_") || name == "Connections"));
-    delta
-}
 
 /// `enginebench run oltp_point_select` of `events` events on one thread against `server`,
 /// with `extra` flags; its record.

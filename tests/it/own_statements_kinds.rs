@@ -8,9 +8,9 @@
 //! (read from the record's cells) plus what the record counts as its own.
 
 use crate::common;
-use crate::own_statements::{count, moved, reader, text_statements};
+use crate::common::server_counters::run_counted;
+use crate::own_statements::{count, text_statements};
 
-use enginebench::measure::StatusSnapshot;
 use enginebench::server::{ServerOptions, ThrowawayServer};
 use std::collections::BTreeMap;
 
@@ -70,27 +70,6 @@ steps = [
   { name = "drop", sql = "DROP TABLE d" },
 ]
 "#;
-
-/// `enginebench ARGS --dsn` against `server` in database `database` (`dsn_query`: the
-/// URL's options), its record; the server's counters that moved over it.
-fn run_measured(
-    server: &ThrowawayServer,
-    tmp: &std::path::Path,
-    database: &str,
-    args: &[&str],
-    dsn_query: &str,
-) -> (serde_json::Value, BTreeMap<String, i64>) {
-    let dsn = format!("mysql://root@127.0.0.1:{}{dsn_query}", server.port());
-    let mut args: Vec<&str> = args.to_vec();
-    args.extend_from_slice(&["--dsn", &dsn, "--database", database, "--repeat=1"]);
-    let mut reader = reader(server);
-    let before = StatusSnapshot::take(&mut reader).unwrap();
-    let (output, record) = common::run_recorded(tmp, &args);
-    let after = StatusSnapshot::take(&mut reader).unwrap();
-    common::assert_success(&output);
-    assert_eq!(record["status"], "completed", "{}", record["error"]);
-    (record, moved(&before, &after))
-}
 
 /// The server saw the cells' text statements on their connections and, beyond them,
 /// exactly what the record counts as enginebench's own, command by command.
@@ -155,7 +134,7 @@ fn a_scenario_s_loads_ddl_and_sequence_are_counted_with_and_without_probes() {
     let file = file.to_str().unwrap();
     let args = ["run", file, "--protocol", "text"];
 
-    let (record, delta) = run_measured(&server, &tmp, "own_scenario_a", &args, "");
+    let (record, delta) = run_counted(&server, &tmp, "own_scenario_a", &args, "");
     assert_workload_and_own(&record, &delta);
     // The loads went through the counted path: LOAD DATA for t (its chunks), the load
     // phase's prepared row inserts, its multi-row inserts, the sequence's loads.
@@ -169,7 +148,7 @@ fn a_scenario_s_loads_ddl_and_sequence_are_counted_with_and_without_probes() {
     assert!(count(&record["own_statements"]["probes"]["queries"]) > 0);
 
     let no_probes: Vec<&str> = args.iter().copied().chain(["--no-probes"]).collect();
-    let (record, delta) = run_measured(&server, &tmp, "own_scenario_b", &no_probes, "");
+    let (record, delta) = run_counted(&server, &tmp, "own_scenario_b", &no_probes, "");
     assert_workload_and_own(&record, &delta);
     assert_no_probes(&record, &delta);
     let _ = std::fs::remove_file(file);
@@ -190,7 +169,7 @@ fn the_durability_kind_s_own_step_and_emptied_tables_are_counted_with_and_withou
         "--no-crash",
     ];
 
-    let (record, delta) = run_measured(&server, &tmp, "own_ledger_a", &args, "");
+    let (record, delta) = run_counted(&server, &tmp, "own_ledger_a", &args, "");
     assert_workload_and_own(&record, &delta);
     // The ledger's tables made by the kind's own step, then emptied before the cell.
     assert!(
@@ -203,14 +182,14 @@ fn the_durability_kind_s_own_step_and_emptied_tables_are_counted_with_and_withou
     );
 
     let no_probes: Vec<&str> = args.iter().copied().chain(["--no-probes"]).collect();
-    let (plain, delta) = run_measured(&server, &tmp, "own_ledger_b", &no_probes, "");
+    let (plain, delta) = run_counted(&server, &tmp, "own_ledger_b", &no_probes, "");
     assert_workload_and_own(&plain, &delta);
     assert_no_probes(&plain, &delta);
 
     // TLS PREFERRED on a server without TLS: the first login of each connection family
     // asks for TLS, is refused, and logs in plain; the refused logins are connections the
     // server counted, and so does the record.
-    let (record, delta) = run_measured(
+    let (record, delta) = run_counted(
         &server,
         &tmp,
         "own_ledger_c",

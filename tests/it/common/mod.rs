@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod server_counters;
+
 /// Fails (never skips) when the server is not installed, naming the command that fixes it.
 pub fn require_mariadb() {
     let found = std::path::Path::new("/usr/sbin/mariadbd").exists()
