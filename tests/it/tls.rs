@@ -470,7 +470,7 @@ fn preferred_tls_on_a_server_without_it_is_refused_once_per_run() {
         "mysql://root@127.0.0.1:{}?ssl-mode=PREFERRED",
         server.port()
     );
-    let mut reader = crate::own_statements::reader(&server);
+    let mut reader = crate::common::server_counters::reader(&server);
     let before = enginebench::measure::StatusSnapshot::take(&mut reader).unwrap();
     let (output, record) = common::run_recorded(
         &tmp,
