@@ -87,7 +87,7 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
         )?;
     }
     let probe_started = std::time::Instant::now();
-    let space = checked_space(&request, engine)?;
+    let (space, server_values) = checked_space(&request, engine)?;
     // The probe started and stopped one server: what each run adds to its cells.
     let server_s = probe_started.elapsed().as_secs_f64();
     let (searched_space, held) = if request.durability == Durability::Keep {
@@ -99,6 +99,7 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
     let store_path = store.as_ref().map(|store| store.path().to_path_buf());
     let settings = Settings {
         space: searched_space,
+        server_values,
         memory_bytes: request.memory_bytes,
         budget: search_budget(request.budget, request.ablation),
         budget_rounds: request.budget_rounds,
@@ -178,7 +179,11 @@ fn the_one_engine(first: &Plan) -> anyhow::Result<crate::engine::Engine> {
 
 /// The space searched (`--space`, else the engine's built-in one), checked against what
 /// one throwaway server of this build, started under the cap, says of its variables.
-fn checked_space(request: &Request, engine: crate::engine::Engine) -> anyhow::Result<space::Space> {
+/// Returns it with the server's own value of each of its variables.
+fn checked_space(
+    request: &Request,
+    engine: crate::engine::Engine,
+) -> anyhow::Result<(space::Space, Vec<(String, String)>)> {
     let space = match &request.space {
         Some(path) => space::read(path)?,
         None => space::built_in(engine).ok_or_else(|| {
@@ -204,7 +209,8 @@ fn checked_space(request: &Request, engine: crate::engine::Engine) -> anyhow::Re
     space
         .check(&variables, &label, request.memory_bytes)
         .map_err(anyhow::Error::msg)?;
-    Ok(space)
+    let server_values = space.server_values(&variables);
+    Ok((space, server_values))
 }
 
 /// The search's share of a time budget: three quarters when the ablation keeps its own.

@@ -373,9 +373,11 @@ pub fn server_variables(
         .connect_own(crate::server::Purpose::Probe)?;
     let version: String = conn.query_first("SELECT VERSION()")?.unwrap_or_default();
     let label = format!("this server ({version})");
-    // Name, COMMAND_LINE_ARGUMENT, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, ENUM_VALUE_LIST.
+    // Name, COMMAND_LINE_ARGUMENT, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, ENUM_VALUE_LIST,
+    // GLOBAL_VALUE.
     type Row = (
         String,
+        Option<String>,
         Option<String>,
         Option<String>,
         Option<String>,
@@ -383,23 +385,24 @@ pub fn server_variables(
     );
     let rows: Vec<Row> =
         conn.query(
-            "SELECT LOWER(VARIABLE_NAME), COMMAND_LINE_ARGUMENT, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, ENUM_VALUE_LIST FROM information_schema.SYSTEM_VARIABLES",
+            "SELECT LOWER(VARIABLE_NAME), COMMAND_LINE_ARGUMENT, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, ENUM_VALUE_LIST, GLOBAL_VALUE FROM information_schema.SYSTEM_VARIABLES",
         )
         .unwrap_or_default();
     let mut variables = BTreeMap::new();
     if rows.is_empty() {
         let names: Vec<(String, String)> = conn.query("SHOW GLOBAL VARIABLES")?;
-        for (name, _) in names {
+        for (name, value) in names {
             variables.insert(
                 name.to_ascii_lowercase(),
                 ServerVariable {
                     settable: true,
+                    value: Some(value),
                     ..Default::default()
                 },
             );
         }
     }
-    for (name, argument, min, max, words) in rows {
+    for (name, argument, min, max, words, value) in rows {
         let bound = |text: Option<String>| {
             text.and_then(|text| text.parse::<f64>().ok())
                 .map(|n| n.max(0.0) as u64)
@@ -417,6 +420,7 @@ pub fn server_variables(
                             .collect()
                     })
                     .unwrap_or_default(),
+                value,
             },
         );
     }

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 
 use super::race::{geometric_mean, unsafe_out, Entrant, KindLoss, Out, Race};
-use super::space::Space;
+use super::space::{is_the_default, Space};
 use crate::results::CrashKind;
 use crate::view::stats::Decision;
 
@@ -87,6 +87,9 @@ pub enum Sampling {
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub space: Space,
+    /// The server's own value of each variable of the space (the default configuration's):
+    /// a candidate drawn with all of them is the default, and is not raced again.
+    pub server_values: Vec<(String, String)>,
     pub memory_bytes: u64,
     /// How long the search may measure (None: only `budget_rounds` bounds it).
     pub budget: Option<Duration>,
@@ -285,6 +288,16 @@ impl State {
             )
         });
         let wanted = new + entrants.len();
+        // Iterated racing's first race: a Latin hypercube, every region of each variable
+        // seen once; random search draws each candidate on its own, as its name says.
+        let mut designed = if self.elite.is_none() && settings.sampling == Sampling::NearElite {
+            settings
+                .space
+                .latin_hypercube(&mut self.rng, settings.memory_bytes, new)
+        } else {
+            Vec::new()
+        }
+        .into_iter();
         for _ in 0..100 {
             if entrants.len() >= wanted {
                 break;
@@ -294,11 +307,15 @@ impl State {
                 .as_ref()
                 .filter(|_| settings.sampling == Sampling::NearElite)
                 .map(|e| (e.settings.as_slice(), self.spread));
-            let drawn = settings
-                .space
-                .draw(&mut self.rng, settings.memory_bytes, around);
+            let drawn = designed.next().unwrap_or_else(|| {
+                settings
+                    .space
+                    .draw(&mut self.rng, settings.memory_bytes, around)
+            });
+            // The default races under its own name, never again as a candidate.
             let seen = entrants.iter().any(|e| e.settings == drawn)
-                || self.tried.iter().any(|(_, e)| e.settings == drawn);
+                || self.tried.iter().any(|(_, e)| e.settings == drawn)
+                || is_the_default(&drawn, &settings.server_values);
             if !seen {
                 entrants.push(fresh(&format!("c{}", self.next_name), drawn, false));
                 self.next_name += 1;

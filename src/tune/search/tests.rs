@@ -84,6 +84,7 @@ fn settings(durability: Durability) -> Settings {
     };
     Settings {
         space,
+        server_values: vec![("innodb_buffer_pool_size".into(), (128u64 << 20).to_string())],
         memory_bytes: 1 << 30,
         budget: Some(Duration::from_secs(3600)),
         // Three races' worth at most, whatever the clock says.

@@ -12,6 +12,9 @@ use serde::Deserialize;
 
 use crate::engine::Engine;
 
+mod design;
+pub use design::{is_the_default, same_value};
+
 /// The built-in spaces, by engine.
 const BUILT_IN: [(Engine, &str, &str); 4] = [
     (
@@ -318,9 +321,26 @@ pub struct ServerVariable {
     pub max: Option<u64>,
     /// An ENUM's or SET's words, upper-case; empty for other types.
     pub words: Vec<String>,
+    /// Its value on the server the probe started (the default configuration's).
+    pub value: Option<String>,
 }
 
 impl Space {
+    /// The server's value of each of the space's variables (from `variables`, the probe's
+    /// reading): what the default configuration runs with.
+    pub fn server_values(
+        &self,
+        variables: &BTreeMap<String, ServerVariable>,
+    ) -> Vec<(String, String)> {
+        self.variables
+            .iter()
+            .filter_map(|variable| {
+                let value = variables.get(&variable.name)?.value.clone()?;
+                Some((variable.name.clone(), value))
+            })
+            .collect()
+    }
+
     /// The space a tune that keeps what a commit promises searches: each relaxing
     /// variable drawn from its durable values only, and left at the server's own value
     /// (not set) when one or none of its values is durable. Returns it and the variables
@@ -488,7 +508,7 @@ fn accepted(known: &ServerVariable) -> String {
 
 /// Sizes drawn from a memory share are rounded down to whole MiB (the unit buffer pools
 /// and caches are sized in).
-const MIB: u64 = 1 << 20;
+pub(super) const MIB: u64 = 1 << 20;
 
 impl Domain {
     /// A value drawn from the domain; `near` (a value and a spread from 0 to 1): drawn

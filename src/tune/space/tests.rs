@@ -14,6 +14,7 @@ fn server() -> BTreeMap<String, ServerVariable> {
                 min: Some(2 << 20),
                 max: Some(u64::MAX),
                 words: Vec::new(),
+                value: Some("134217728".into()),
             },
         ),
         (
@@ -23,6 +24,7 @@ fn server() -> BTreeMap<String, ServerVariable> {
                 min: Some(0),
                 max: Some(3),
                 words: Vec::new(),
+                value: Some("1".into()),
             },
         ),
         (
