@@ -115,6 +115,7 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
         sampling: request.sampling,
         started,
         seconds_per_run_estimate: cells_per_run_s + server_s,
+        seconds_per_extra_round: request.first.timed_duration().as_secs_f64(),
     };
     let mut measure = OnServers::new(
         request.plan_study,

@@ -142,11 +142,11 @@ impl<'a> OnServers<'a> {
         Ok(())
     }
 
-    /// The study on `entrants`' configurations, once each (`crash`: the crash trials
-    /// alone).
-    fn plan(&self, entrants: &[&Entrant], crash: bool) -> anyhow::Result<Plan> {
+    /// The study on `entrants`' configurations, `count` repeats each on its server after
+    /// the warm-up (`crash`: the crash trials alone).
+    fn plan(&self, entrants: &[&Entrant], crash: bool, count: u32) -> anyhow::Result<Plan> {
         let mut matrix = self.matrix.clone();
-        matrix.repeat = Some(1);
+        matrix.repeat = Some(count.max(1));
         matrix.max_repeat = None;
         matrix.budget = None;
         matrix.warmup_repeats = warmup_repeats(&self.matrix);
@@ -195,11 +195,15 @@ impl<'a> OnServers<'a> {
         }
     }
 
-    /// `run`'s record folded into the tune's: its cells as repeat `round` (the crash
-    /// trials' run has none), its profiles and crash trials added, then saved.
-    fn fold(&mut self, mut run: RunRecord, round: Option<u32>) -> anyhow::Result<()> {
+    /// `run`'s record folded into the tune's: its cells' repeats as the search's rounds
+    /// from `first_round` on (its warm-up's as the first; the crash trials' run has none),
+    /// its profiles and crash trials added, then saved.
+    fn fold(&mut self, mut run: RunRecord, first_round: Option<u32>) -> anyhow::Result<()> {
+        let warmups = warmup_repeats(&self.matrix);
         for cell in &mut run.cells {
-            cell.repeat = round.unwrap_or(cell.repeat);
+            if let Some(first) = first_round {
+                cell.repeat = first + cell.repeat.saturating_sub(warmups + 1);
+            }
         }
         match &mut self.record {
             None => self.record = Some(run),
@@ -260,6 +264,38 @@ pub fn warmup_repeats(matrix: &crate::plan::Matrix) -> u32 {
     }
 }
 
+/// A configuration's figure over its `cells` of one round (the geometric mean of their
+/// events/s, their counters summed), or why there is none (`error`: the run's).
+fn measured(
+    cells: &[&crate::results::CellRecord],
+    error: &Option<String>,
+) -> Result<Measured, String> {
+    let failed = cells.iter().find_map(|cell| cell.error.clone());
+    match (failed, cells.is_empty(), error) {
+        (Some(cell_error), _, _) => Err(cell_error),
+        (None, true, Some(run_error)) => Err(run_error.clone()),
+        (None, true, None) => Err("no cell was measured".into()),
+        (None, false, _) => {
+            let mut counters: BTreeMap<String, i64> = BTreeMap::new();
+            for cell in cells {
+                for (name, delta) in &cell.server_status_delta {
+                    *counters.entry(name.clone()).or_default() += delta;
+                }
+            }
+            Ok(Measured {
+                events_per_s: super::race::geometric_mean(
+                    &cells
+                        .iter()
+                        .map(|cell| cell.events_per_s)
+                        .collect::<Vec<_>>(),
+                ),
+                events: cells.iter().map(|cell| cell.events).sum(),
+                counters,
+            })
+        }
+    }
+}
+
 impl Measure for OnServers<'_> {
     fn prepare(&mut self) -> anyhow::Result<()> {
         if self.load_once && self.loaded.is_none() {
@@ -269,47 +305,38 @@ impl Measure for OnServers<'_> {
     }
 
     fn round(&mut self, entrants: &[&Entrant]) -> anyhow::Result<RoundResult> {
+        let mut rounds = self.rounds(entrants, 1)?;
+        Ok(rounds.pop().unwrap_or_default())
+    }
+
+    /// `count` rounds on one server per configuration: its warm-up once, then `count`
+    /// repeats (as `enginebench run --repeat` measures a profile), repeat i of each
+    /// configuration paired with repeat i of the others.
+    fn rounds(&mut self, entrants: &[&Entrant], count: usize) -> anyhow::Result<Vec<RoundResult>> {
         self.prepare()?;
-        self.rounds += 1;
-        let plan = self.plan(entrants, false)?;
+        let first_round = self.rounds + 1;
+        self.rounds += count as u32;
+        let plan = self.plan(entrants, false, count as u32)?;
         let (run, error) = self.run(&plan);
-        let mut figures = BTreeMap::new();
+        let warmups = warmup_repeats(&self.matrix);
+        let mut rounds = vec![RoundResult::new(); count];
         for entrant in entrants {
-            let cells: Vec<_> = run
-                .cells
-                .iter()
-                .filter(|cell| {
-                    cell.profile.as_deref() == Some(&entrant.name) && !cell.warmup_repeat
-                })
-                .collect();
-            let failed = cells.iter().find_map(|cell| cell.error.clone());
-            let figure = match (failed, cells.is_empty(), &error) {
-                (Some(cell_error), _, _) => Err(cell_error),
-                (None, true, Some(run_error)) => Err(run_error.clone()),
-                (None, true, None) => Err("no cell was measured".into()),
-                (None, false, _) => {
-                    let mut counters: BTreeMap<String, i64> = BTreeMap::new();
-                    for cell in &cells {
-                        for (name, delta) in &cell.server_status_delta {
-                            *counters.entry(name.clone()).or_default() += delta;
-                        }
-                    }
-                    Ok(Measured {
-                        events_per_s: super::race::geometric_mean(
-                            &cells
-                                .iter()
-                                .map(|cell| cell.events_per_s)
-                                .collect::<Vec<_>>(),
-                        ),
-                        events: cells.iter().map(|cell| cell.events).sum(),
-                        counters,
+            for (index, figures) in rounds.iter_mut().enumerate() {
+                let repeat = warmups + 1 + index as u32;
+                let cells: Vec<_> = run
+                    .cells
+                    .iter()
+                    .filter(|cell| {
+                        cell.profile.as_deref() == Some(&entrant.name)
+                            && !cell.warmup_repeat
+                            && cell.repeat == repeat
                     })
-                }
-            };
-            figures.insert(entrant.name.clone(), figure);
+                    .collect();
+                figures.insert(entrant.name.clone(), measured(&cells, &error));
+            }
         }
-        self.fold(run, Some(self.rounds))?;
-        Ok(figures)
+        self.fold(run, Some(first_round))?;
+        Ok(rounds)
     }
 
     fn crash_trials(
@@ -317,7 +344,7 @@ impl Measure for OnServers<'_> {
         entrant: &Entrant,
         kinds: &[CrashKind],
     ) -> anyhow::Result<Vec<KindLoss>> {
-        let plan = self.plan(&[entrant], true)?;
+        let plan = self.plan(&[entrant], true, 1)?;
         let mut plan = plan;
         plan.steps.retain(|step| match step {
             crate::plan::Step::Crash { kind, .. } => kinds.contains(kind),

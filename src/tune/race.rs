@@ -293,6 +293,20 @@ impl Race {
         screened
     }
 
+    /// Rounds until every candidate still in has had its first look with the default (at
+    /// least 1).
+    pub fn rounds_to_first_look(&self) -> usize {
+        let Some(baseline) = self.baseline() else {
+            return 1;
+        };
+        self.alive()
+            .filter(|e| !e.baseline)
+            .map(|e| stats::FIRST_LOOK_REPEATS.saturating_sub(paired_by_round(baseline, e).0.len()))
+            .max()
+            .unwrap_or(0)
+            .max(1)
+    }
+
     /// Drops every candidate the leader's lead over is decided; never the baseline nor
     /// the leader. Returns the names dropped.
     pub fn drop_behind(&mut self) -> Vec<String> {

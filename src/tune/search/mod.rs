@@ -52,6 +52,11 @@ pub trait Measure {
     }
     /// One round: each of `entrants` measured once.
     fn round(&mut self, entrants: &[&Entrant]) -> anyhow::Result<RoundResult>;
+    /// `count` rounds in a row (each configuration's server started once for all of them,
+    /// where the measure can).
+    fn rounds(&mut self, entrants: &[&Entrant], count: usize) -> anyhow::Result<Vec<RoundResult>> {
+        (0..count).map(|_| self.round(entrants)).collect()
+    }
     /// The crash trials of one configuration, `kinds` only: what each kind lost.
     fn crash_trials(
         &mut self,
@@ -112,6 +117,9 @@ pub struct Settings {
     /// Seconds a run (one configuration measured once) is expected to take before one is
     /// measured: its cells' time and one server's start.
     pub seconds_per_run_estimate: f64,
+    /// What one more round adds on a server already started and warmed: one repeat's
+    /// cells.
+    pub seconds_per_extra_round: f64,
 }
 
 impl Settings {
@@ -336,7 +344,8 @@ impl State {
                 race.screen(runs_left);
             }
             let alive: Vec<Entrant> = race.alive().cloned().collect();
-            if self.would_overrun(settings, &alive) {
+            let count = self.batch(settings, race, &alive);
+            if self.would_overrun(settings, &alive, count) {
                 self.budget_spent = true;
                 break;
             }
@@ -346,27 +355,32 @@ impl State {
             }
             let round_started = Instant::now();
             let refs: Vec<&Entrant> = alive.iter().collect();
-            let measured = measure.round(&refs)?;
+            let measured = measure.rounds(&refs, count)?;
             if measure.interrupted() {
                 // Ctrl-C within the round: what it measured is in the record, but a round
                 // that not every configuration finished pairs nothing.
                 self.interrupted = true;
                 break;
             }
-            self.seconds_per_run = Some(round_started.elapsed().as_secs_f64() / alive.len() as f64);
-            self.rounds += 1;
-            if self.rounds == 1 {
-                budget::refuse_after_a_round(
-                    settings.budget,
-                    self.started.elapsed().as_secs_f64(),
-                    2.0 * self.per_run(settings),
-                )?;
+            // What one round on a server of its own would have cost each configuration.
+            let per_server = round_started.elapsed().as_secs_f64() / alive.len() as f64;
+            self.seconds_per_run =
+                Some((per_server - (count - 1) as f64 * settings.seconds_per_extra_round).max(0.0));
+            for measured in measured {
+                self.rounds += 1;
+                if self.rounds == 1 {
+                    budget::refuse_after_a_round(
+                        settings.budget,
+                        self.started.elapsed().as_secs_f64(),
+                        2.0 * self.per_run(settings),
+                    )?;
+                }
+                race.add_round(self.rounds, |name| match measured.get(name) {
+                    Some(Ok(run)) => Ok(run.events_per_s),
+                    Some(Err(error)) => Err(error.clone()),
+                    None => Err("not measured".into()),
+                });
             }
-            race.add_round(self.rounds, |name| match measured.get(name) {
-                Some(Ok(run)) => Ok(run.events_per_s),
-                Some(Err(error)) => Err(error.clone()),
-                None => Err("not measured".into()),
-            });
             if let Some(Some(Out::Failed { error })) = race.baseline().map(|b| b.out.clone()) {
                 anyhow::bail!(
                     "the default configuration failed, so nothing can be compared with it: {error}"
@@ -385,31 +399,69 @@ impl State {
         Ok(())
     }
 
-    /// Whether a round of `alive`, and the crash trials of those not yet checked, would
-    /// end past the budget, as far as the rounds and trials so far tell (a trial, before
-    /// any, as long as two runs: it starts a server for each crash kind).
-    fn would_overrun(&self, settings: &Settings, alive: &[Entrant]) -> bool {
-        let per_run = self.per_run(settings);
+    /// How many rounds the next step measures on each configuration's one server: every
+    /// round up to the entrants' first look with the default when the time left takes
+    /// them all there (a server's start and warm-up are then paid once for those rounds, as
+    /// `enginebench run --repeat` pays them), else one (the screening's rounds).
+    fn batch(&self, settings: &Settings, race: &Race, alive: &[Entrant]) -> usize {
+        let count = race.rounds_to_first_look();
+        if count <= 1 {
+            return 1;
+        }
+        if settings
+            .budget_rounds
+            .is_some_and(|most| self.rounds + count > most)
+        {
+            return 1;
+        }
+        match settings.budget {
+            Some(budget) => {
+                let left = budget.as_secs_f64() - self.started.elapsed().as_secs_f64();
+                if self.seconds_for(settings, alive, count) <= left {
+                    count
+                } else {
+                    1
+                }
+            }
+            None => count,
+        }
+    }
+
+    /// What `count` rounds of `alive` on one server each, and the crash trials of those
+    /// not yet checked, are expected to take, as far as the rounds and trials so far tell
+    /// (a trial, before any, as long as two runs: it starts a server for each crash kind).
+    fn seconds_for(&self, settings: &Settings, alive: &[Entrant], count: usize) -> f64 {
+        let per_server =
+            self.per_run(settings) + (count.max(1) - 1) as f64 * settings.seconds_per_extra_round;
         let unchecked = alive
             .iter()
             .filter(|e| !e.baseline && !self.checked.contains_key(&e.settings))
             .count();
         let trials = if !settings.safety_kinds().is_empty() {
-            unchecked as f64 * self.seconds_per_trial.unwrap_or(2.0 * per_run)
+            unchecked as f64
+                * self
+                    .seconds_per_trial
+                    .unwrap_or(2.0 * self.per_run(settings))
         } else {
             0.0
         };
+        per_server * alive.len() as f64 + trials
+    }
+
+    /// Whether `count` rounds of `alive`, and the crash trials of those not yet checked,
+    /// would end past the budget ([`State::seconds_for`]).
+    fn would_overrun(&self, settings: &Settings, alive: &[Entrant], count: usize) -> bool {
         if settings
             .budget_rounds
-            .is_some_and(|most| self.rounds >= most)
+            .is_some_and(|most| self.rounds + count > most)
         {
             return true;
         }
         let Some(budget) = settings.budget else {
             return false;
         };
-        let expected = per_run * alive.len() as f64 + trials;
-        self.started.elapsed().as_secs_f64() + expected > budget.as_secs_f64()
+        self.started.elapsed().as_secs_f64() + self.seconds_for(settings, alive, count)
+            > budget.as_secs_f64()
     }
 
     /// Seconds a run takes: the last round's, else the estimate.

@@ -8,6 +8,8 @@ use super::*;
 struct Fake {
     round: usize,
     trialled: Vec<(String, Vec<CrashKind>)>,
+    /// Each call's count of rounds, in order.
+    batches: Vec<usize>,
 }
 
 fn relaxed(entrant: &Entrant) -> bool {
@@ -41,6 +43,11 @@ impl Measure for Fake {
                 (entrant.name.clone(), Ok(measured))
             })
             .collect())
+    }
+
+    fn rounds(&mut self, entrants: &[&Entrant], count: usize) -> anyhow::Result<Vec<RoundResult>> {
+        self.batches.push(count);
+        (0..count).map(|_| self.round(entrants)).collect()
     }
 
     fn crash_trials(
@@ -98,6 +105,7 @@ fn settings(durability: Durability) -> Settings {
         sampling: Sampling::NearElite,
         started: Instant::now(),
         seconds_per_run_estimate: 0.0,
+        seconds_per_extra_round: 0.0,
     }
 }
 
@@ -105,6 +113,7 @@ fn fake() -> Fake {
     Fake {
         round: 0,
         trialled: Vec::new(),
+        batches: Vec::new(),
     }
 }
 
@@ -155,4 +164,35 @@ fn keeping_only_what_a_process_crash_takes_flush_2_may_win() {
         .iter()
         .any(|(_, kinds)| kinds == &vec![CrashKind::Process]));
     assert!(outcome.best_losses.iter().any(|loss| loss.lost > 0));
+}
+
+#[test]
+fn a_race_takes_its_entrants_to_the_first_look_on_one_server_each_then_looks_every_round() {
+    let mut fake = fake();
+    let outcome = search(&settings(Durability::None), &mut fake).unwrap();
+    // The first race: its new candidates' first look, every round of it in one call
+    // (one server per configuration); later calls add one round at a time between looks,
+    // or a new race's first look.
+    assert_eq!(
+        fake.batches.first(),
+        Some(&crate::view::stats::FIRST_LOOK_REPEATS),
+        "{:?}",
+        fake.batches
+    );
+    assert_eq!(
+        fake.batches.iter().sum::<usize>(),
+        fake.round,
+        "{:?}",
+        fake.batches
+    );
+    assert_eq!(outcome.rounds, fake.round);
+    // Each round's figures carry their own round number: the default ran in every one.
+    let default = outcome
+        .tried
+        .iter()
+        .rev()
+        .find(|(_, e)| e.baseline)
+        .map(|(_, e)| e.rounds.clone())
+        .unwrap();
+    assert_eq!(default, (1..=fake.round).collect::<Vec<_>>());
 }
