@@ -69,6 +69,13 @@ pub struct TuneArgs {
     /// --budget, as irace sizes its races; 4 with --rounds alone]
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub candidates: Option<u32>,
+
+    /// Continue the tune stored as RUN (`latest` or its id in --db), with this --budget
+    /// more: give the command it ran with (its study, space, --memory, --durability and
+    /// --search are checked against the record). Its rounds carry on; the new ones are
+    /// added to the same stored run
+    #[arg(long, value_name = "RUN")]
+    pub resume: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

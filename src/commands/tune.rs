@@ -76,6 +76,7 @@ pub fn run(mut args: TuneArgs) -> anyhow::Result<Finished> {
         durability: durability(args.durability),
         sampling: sampling(args.search),
         ablation: !args.no_ablation,
+        resume: args.resume.clone(),
         report_interval: run.report_interval(),
         open_store: Box::new(move || {
             Ok(if no_db {

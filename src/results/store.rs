@@ -159,6 +159,12 @@ impl Store {
         &self.path
     }
 
+    /// Saves into stored run `run_id` from now on (a run this process continues: `tune
+    /// --resume`), its row replaced and the record's cells beyond the stored appended.
+    pub fn continue_run(&self, run_id: i64) {
+        self.run_id.set(Some(run_id));
+    }
+
     /// The id of the run this process is storing, once the first save gave it one.
     pub fn run_id(&self) -> Option<i64> {
         self.run_id.get()

@@ -217,6 +217,10 @@ impl<'a> Bench<'a> {
                     server_cpus: cap.caps.server_cpus.as_ref().map(|c| c.cpus().len()),
                 }),
         });
+        if profile.datadir_from.is_some() {
+            self.warm_loaded_tables()
+                .map_err(|err| anyhow!("{err:#} (warming profile '{}')", profile.name))?;
+        }
         self.save()
     }
 

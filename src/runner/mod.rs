@@ -28,6 +28,7 @@ mod rendezvous;
 mod setup_guard;
 mod tables;
 mod walk;
+mod warm;
 
 use crate::interrupt;
 use crate::measure::EnvironmentRecord;

@@ -43,10 +43,7 @@ pub fn recorded(
         "elapsed_s": outcome.elapsed.as_secs_f64(),
         "keep_durability": settings.durability == Durability::Keep,
         "durability": durability_key(settings.durability),
-        "sampling": match settings.sampling {
-            super::Sampling::NearElite => "racing",
-            super::Sampling::Random => "random",
-        },
+        "sampling": sampling_key(settings.sampling),
         "tables_loaded_once_s": loaded_in.map(|d| d.as_secs_f64()),
         "best_losses": outcome.best_losses,
         "ablation": ablation,
@@ -60,7 +57,16 @@ pub fn recorded(
     })
 }
 
-fn durability_key(durability: Durability) -> &'static str {
+/// `--search`'s word for how candidates are drawn, as the record keeps it.
+pub(super) fn sampling_key(sampling: super::Sampling) -> &'static str {
+    match sampling {
+        super::Sampling::NearElite => "racing",
+        super::Sampling::Random => "random",
+    }
+}
+
+/// `--durability`'s word, as the record keeps it.
+pub(super) fn durability_key(durability: Durability) -> &'static str {
     match durability {
         Durability::Keep => "keep",
         Durability::Process => "process",

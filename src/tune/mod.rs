@@ -16,6 +16,7 @@ pub mod ablation;
 mod answer;
 mod on_servers;
 pub mod race;
+mod resume;
 pub mod search;
 pub mod space;
 
@@ -51,6 +52,8 @@ pub struct Request<'a> {
     /// Ablate the winner back to the default (its share of the budget kept for it).
     pub ablation: bool,
     pub report_interval: Duration,
+    /// `--resume RUN`: the stored tune this one continues ("latest" or a run id).
+    pub resume: Option<String>,
     /// Opens the result store (None: `--no-db`); called once the input is checked.
     pub open_store: Box<dyn FnOnce() -> anyhow::Result<Option<Store>> + 'a>,
 }
@@ -97,6 +100,25 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
     };
     let store = (request.open_store)()?;
     let store_path = store.as_ref().map(|store| store.path().to_path_buf());
+    let resumed = match (&request.resume, &store) {
+        (None, _) => None,
+        (Some(_), None) => anyhow::bail!(
+            "--resume reads the tune back from the result store, and --no-db keeps none: drop --no-db (and give the --db the tune was stored in)"
+        ),
+        (Some(wanted), Some(store)) => {
+            let asked = resume::Asked {
+                study: request.first.study.name(),
+                engine: engine.key(),
+                space: &space.origin,
+                memory_bytes: request.memory_bytes,
+                durability: answer::durability_key(request.durability),
+                sampling: answer::sampling_key(request.sampling),
+            };
+            let resumed = resume::read(store, wanted, &asked)?;
+            store.continue_run(resumed.run_id);
+            Some(resumed)
+        }
+    };
     let settings = Settings {
         space: searched_space,
         server_values,
@@ -116,6 +138,10 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
         started,
         seconds_per_run_estimate: cells_per_run_s + server_s,
         seconds_per_extra_round: request.first.timed_duration().as_secs_f64(),
+        resume_from: resumed
+            .as_ref()
+            .map(|resumed| resumed.tried.clone())
+            .unwrap_or_default(),
     };
     let mut measure = OnServers::new(
         request.plan_study,
@@ -125,6 +151,20 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
         settings.crash_kinds.clone(),
         store,
     );
+    if let Some(resumed) = resumed {
+        crate::console::note(&format!(
+            "continuing run {}: {} configuration(s) over {} round(s) stored",
+            resumed.run_id,
+            settings.resume_from.len(),
+            settings
+                .resume_from
+                .iter()
+                .flat_map(|(_, e)| e.rounds.iter().copied())
+                .max()
+                .unwrap_or(0)
+        ));
+        measure.record = Some(resumed.record);
+    }
     if let Some(variable) = space.shapes_files() {
         crate::console::note(&format!(
             "{} shapes the files a load writes: each configuration's server loads the study's tables itself",

@@ -247,21 +247,17 @@ impl Drop for LoadedDatadir {
     }
 }
 
-/// The warm-up repeats of each server of a round: the study's own, or one if the study
-/// warms up neither way (`--warmup`, `--warmup-repeats`). A round's server starts on a copy
-/// of the loaded tables with its buffers empty, where `enginebench run` measures on the
-/// server that has just loaded them: measured cold, a 2 s cell of sysbench's read-only
-/// test over 400,000 uniform rows read from a 200 µs disk did 374 events/s with a 512 MiB
-/// pool and 173 with 16 MiB (geometric means of 5 rounds), where `run` measured 1,557 and
-/// 207 in its first repeat (this machine, 2026-11-28): the pool that holds the table
-/// hardly showed. A warm-up cell on the same
-/// server fills the buffers as the study's own reads would.
+/// The warm-up repeats of each server of a round: the study's own (`--warmup-repeats`),
+/// as `enginebench run` has. A round's server that starts on a copy of the loaded tables
+/// reads them once first (the runner's `warm_loaded_tables`), so its buffers hold what a
+/// load leaves in them, as `run`'s server that has just loaded them. Before that read, a
+/// warm-up cell stood in for it: measured cold, a 2 s cell of sysbench's read-only test
+/// over 400,000 uniform rows from a 200 µs disk did 374 events/s with a 512 MiB pool and
+/// 173 with 16 MiB, where `run` measured 1,557 and 207 in its first repeat; over 1,000,000
+/// rows one warm-up cell of 2 s left the 512 MiB pool at 240–507 events/s, against 1,336
+/// in `run` (this machine, 2026-11-28).
 pub fn warmup_repeats(matrix: &crate::plan::Matrix) -> u32 {
-    if matrix.warmup_repeats > 0 || matrix.warmup.is_some() {
-        matrix.warmup_repeats
-    } else {
-        1
-    }
+    matrix.warmup_repeats
 }
 
 /// A configuration's figure over its `cells` of one round (the geometric mean of their
@@ -302,6 +298,13 @@ impl Measure for OnServers<'_> {
             self.load_tables_once()?;
         }
         Ok(())
+    }
+
+    /// A server on a copy of the loaded tables reads them back before its cells
+    /// (`warm_loaded_tables`): taken to cost what loading them did (measured here, 1,000,000
+    /// sysbench rows from a 200 µs disk: read back in 7 s, loaded in 7.3 s).
+    fn warming_estimate_s(&self) -> f64 {
+        self.loaded_in.map_or(0.0, |loaded| loaded.as_secs_f64())
     }
 
     fn round(&mut self, entrants: &[&Entrant]) -> anyhow::Result<RoundResult> {

@@ -33,7 +33,7 @@ pub struct Entrant {
 }
 
 /// Why a candidate left the race.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case", tag = "why")]
 pub enum Out {
     /// The leader's lead over it was decided.
@@ -49,7 +49,9 @@ pub enum Out {
         /// Its rank among the entrants still in (1: the leader), and how many there were.
         rank: usize,
         of: usize,
-        /// Its ratio to the default, paired by round, and over how many rounds.
+        /// Its ratio to the default, paired by round, and over how many rounds (NaN for
+        /// one never measured, which JSON keeps as null).
+        #[serde(deserialize_with = "number_or_nan")]
         over_default: f64,
         rounds: usize,
     },
@@ -99,6 +101,12 @@ impl Out {
             ),
         }
     }
+}
+
+/// A figure the record may hold as null (NaN written as JSON), read back as NaN.
+fn number_or_nan<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    use serde::Deserialize;
+    Ok(Option::<f64>::deserialize(deserializer)?.unwrap_or(f64::NAN))
 }
 
 /// What one crash kind's trials of a configuration found.

@@ -1,6 +1,8 @@
 //! What a libmariadb connection opens with: its login as C strings, and the time limits
 //! set on the handle before it connects.
 //!
+//! Also whether a failed login reached the server.
+//!
 //! Owns: turning the connection's options into libmariadb's. Must not connect.
 
 use std::ffi::{c_uint, CString};
@@ -54,5 +56,40 @@ pub(super) fn set_time_limits(mysql: *mut Mysql, opts: &mysql::Opts) {
             // SAFETY: both options take a pointer to an unsigned int, read during the call.
             unsafe { mysql_options(mysql, option, (&value as *const c_uint).cast()) };
         }
+    }
+}
+
+/// Whether a login that failed with `err` (as [`super::Connection::connect`] gives it) reached
+/// the server, which then counted a connection: every failure but libmariadb's own to open
+/// the transport (CR_CONNECTION_ERROR 2002: no such socket or nothing on it;
+/// CR_CONN_HOST_ERROR 2003: nothing listening at the address; CR_UNKNOWN_HOST 2005: no
+/// such host).
+pub fn login_reached_server(err: &mysql::Error) -> bool {
+    match err {
+        mysql::Error::IoError(io) => {
+            let text = io.to_string();
+            !["client error 2002:", "client error 2003:", "client error 2005:"]
+                .iter()
+                .any(|code| text.starts_with(code))
+        }
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_login_reached_the_server_unless_libmariadb_could_not_open_the_transport() {
+        let client = |code: u32| super::super::error(code, String::new(), "its text".into());
+        assert!(!login_reached_server(&client(2002)));
+        assert!(!login_reached_server(&client(2003)));
+        assert!(!login_reached_server(&client(2005)));
+        // Lost during the handshake, TLS refused: the server counted the connection.
+        assert!(login_reached_server(&client(2013)));
+        assert!(login_reached_server(&client(2026)));
+        // Refused by the server (access denied).
+        assert!(login_reached_server(&client(1045)));
     }
 }

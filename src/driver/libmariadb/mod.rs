@@ -20,6 +20,7 @@ use crate::server::ConnectionSpec;
 
 mod greeting;
 mod login;
+pub use login::login_reached_server;
 use login::{set_time_limits, Login};
 
 #[allow(non_camel_case_types)]

@@ -276,7 +276,13 @@ impl Context {
     /// A new connection for this state (its place among the cell's connections routes it).
     pub(super) fn connect(&self) -> Result<crate::driver::libmariadb::Connection, mysql::Error> {
         let spec = self.spec.for_connection(self.connection_index);
-        let connection = crate::driver::libmariadb::Connection::connect(&spec)?;
+        let connection = crate::driver::libmariadb::Connection::connect(&spec).inspect_err(|err| {
+            // A login refused by the server still cost it a connection.
+            self.count_own(OwnCounts {
+                connections: u64::from(crate::driver::libmariadb::login_reached_server(err)),
+                ..OwnCounts::default()
+            });
+        })?;
         // The login and the init statements libmariadb's connect ran.
         self.count_own(OwnCounts {
             connections: 1,

@@ -8,6 +8,10 @@ use std::time::Duration;
 
 use crate::view::stats::FIRST_LOOK_REPEATS;
 
+/// How much longer than estimated a run is taken to be before one is measured, when a
+/// race is sized (see `State::draw`).
+pub const UNMEASURED_RUN_MARGIN: f64 = 1.25;
+
 /// The most new candidates one race draws (irace caps them too: `maxConfigurations`).
 const MOST_CANDIDATES: usize = 32;
 
@@ -50,6 +54,34 @@ pub fn new_candidates(
     };
     share
         .saturating_sub(race_cost(0, carried))
+        .clamp(1, MOST_CANDIDATES)
+}
+
+/// How many new candidates race `number` draws when each configuration's first look is
+/// measured on one server ([`FIRST_LOOK_REPEATS`] rounds after one start): `seconds_left`
+/// shared as [`new_candidates`] shares runs, a server's first look costing `per_run`
+/// (its start, warming and one round) and `extra_round` for each round more. At least one.
+pub fn new_candidates_batched(
+    seconds_left: f64,
+    per_run: f64,
+    extra_round: f64,
+    number: usize,
+    variables: usize,
+    carried: usize,
+) -> usize {
+    let per_server = per_run + (FIRST_LOOK_REPEATS - 1) as f64 * extra_round;
+    if per_server <= 0.0 {
+        return 1;
+    }
+    let races_left = iterations(variables).saturating_sub(number - 1).max(1);
+    let share = seconds_left.max(0.0) / races_left as f64;
+    let share = if share >= (carried + 2) as f64 * per_server {
+        share
+    } else {
+        seconds_left.max(0.0)
+    };
+    ((share / per_server).floor() as usize)
+        .saturating_sub(carried)
         .clamp(1, MOST_CANDIDATES)
 }
 
@@ -129,6 +161,16 @@ mod tests {
         assert_eq!(new_candidates(Some(0), 3, 3, 2), 1);
         assert_eq!(new_candidates(Some(10_000), 1, 3, 1), MOST_CANDIDATES);
         assert_eq!(new_candidates(None, 1, 3, 1), 4);
+    }
+
+    #[test]
+    fn a_first_look_on_one_server_each_sizes_the_race_by_servers() {
+        // 68 s left, a server's first look 10 s + 2 × 2 s = 14 s: four servers, the
+        // default one of them, in one race (three irace shares of 23 s hold one server).
+        assert_eq!(new_candidates_batched(68.0, 10.0, 2.0, 1, 3, 1), 3);
+        // A large budget is shared over the races still to come.
+        assert_eq!(new_candidates_batched(420.0, 10.0, 2.0, 1, 3, 1), 9);
+        assert_eq!(new_candidates_batched(0.0, 10.0, 2.0, 3, 3, 2), 1);
     }
 
     #[test]

@@ -50,6 +50,11 @@ pub trait Measure {
     fn prepare(&mut self) -> anyhow::Result<()> {
         Ok(())
     }
+    /// Before any run is measured, the seconds each run's server is expected to spend
+    /// warming its buffers beyond its cells and start (0: none).
+    fn warming_estimate_s(&self) -> f64 {
+        0.0
+    }
     /// One round: each of `entrants` measured once.
     fn round(&mut self, entrants: &[&Entrant]) -> anyhow::Result<RoundResult>;
     /// `count` rounds in a row (each configuration's server started once for all of them,
@@ -120,6 +125,9 @@ pub struct Settings {
     /// What one more round adds on a server already started and warmed: one repeat's
     /// cells.
     pub seconds_per_extra_round: f64,
+    /// The races of a stored search this one continues (`--resume`; empty: a new search),
+    /// each entrant with its race's number.
+    pub resume_from: Vec<(usize, Entrant)>,
 }
 
 impl Settings {
@@ -166,8 +174,14 @@ struct State {
     spread: f64,
     next_name: usize,
     seconds_per_run: Option<f64>,
+    /// Before a run is measured, what each run's server is expected to spend warming
+    /// its buffers ([`Measure::warming_estimate_s`]).
+    warming_s: f64,
     seconds_per_trial: Option<f64>,
     rounds: usize,
+    /// The rounds a stored search had measured before this one continued it (`--rounds`
+    /// counts this session's).
+    stored_rounds: usize,
     budget_spent: bool,
     interrupted: bool,
 }
@@ -177,24 +191,12 @@ type Checked = BTreeMap<Vec<(String, String)>, Vec<KindLoss>>;
 
 /// Runs the search on `measure`.
 pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<Outcome> {
-    let mut state = State {
-        started: settings.started,
-        rng: rand::rngs::SmallRng::seed_from_u64(settings.seed),
-        tried: Vec::new(),
-        checked: BTreeMap::new(),
-        elite: None,
-        baseline: fresh("default", Vec::new(), true),
-        spread: 1.0,
-        next_name: 1,
-        seconds_per_run: None,
-        seconds_per_trial: None,
-        rounds: 0,
-        budget_spent: false,
-        interrupted: false,
-    };
+    let mut state = State::new(settings);
     measure.prepare()?;
+    state.warming_s = measure.warming_estimate_s();
     let mut last: Option<Race> = None;
-    for number in 1.. {
+    let first_race = state.tried.last().map_or(1, |(number, _)| number + 1);
+    for number in first_race.. {
         let entrants = state.draw(settings, number);
         if entrants.len() < 2 {
             break;
@@ -279,6 +281,63 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
 }
 
 impl State {
+    /// A new search's state, or one continued from `settings.resume_from`: the default
+    /// and the last race's best carried with their rounds, the rounds numbered on, the
+    /// spread as narrow as after the stored races, new candidates named after the stored.
+    fn new(settings: &Settings) -> State {
+        let past = &settings.resume_from;
+        let rounds = past
+            .iter()
+            .flat_map(|(_, e)| e.rounds.iter().copied())
+            .max()
+            .unwrap_or(0);
+        let races = past.iter().map(|(number, _)| *number).max().unwrap_or(0);
+        let last: Vec<Entrant> = past
+            .iter()
+            .filter(|(number, _)| *number == races)
+            .map(|(_, e)| e.clone())
+            .collect();
+        let carried = |e: &Entrant| Entrant {
+            out: None,
+            ..e.clone()
+        };
+        let baseline = last
+            .iter()
+            .find(|e| e.baseline)
+            .map(carried)
+            .unwrap_or_else(|| fresh("default", Vec::new(), true));
+        let elite = Race::new(last.clone(), settings.tolerance_pct, settings.max_rounds)
+            .best()
+            .filter(|best| !best.baseline)
+            .map(carried);
+        let next_name = past
+            .iter()
+            .filter_map(|(_, e)| e.name.strip_prefix('c')?.parse::<usize>().ok())
+            .max()
+            .unwrap_or(0)
+            + 1;
+        State {
+            started: settings.started,
+            // A continued search draws anew, not the stored session's draws again.
+            rng: rand::rngs::SmallRng::seed_from_u64(
+                settings.seed ^ (rounds as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            ),
+            tried: past.clone(),
+            checked: BTreeMap::new(),
+            elite,
+            baseline,
+            spread: 0.5f64.powi(races as i32),
+            next_name,
+            seconds_per_run: None,
+            warming_s: 0.0,
+            seconds_per_trial: None,
+            rounds,
+            stored_rounds: rounds,
+            budget_spent: false,
+            interrupted: false,
+        }
+    }
+
     /// Race `number`'s entrants: the default and the elite (each with its rounds so far),
     /// and new candidates (near the elite once there is one), none tried before, as many
     /// as the race's share of the budget takes.
@@ -287,13 +346,36 @@ impl State {
         if let Some(elite) = &self.elite {
             entrants.push(elite.clone());
         }
+        // Before any run is measured, its time is an estimate (the study's cells and the
+        // probe server's start), and a run also copies the tables and opens connections:
+        // sized as if runs took half as long again, the first race still leaves its leader
+        // the time for a first look (measured here: 6.0 s a run against 5.5 s estimated,
+        // and ten candidates drawn for a budget that then held one round).
+        let margin = if self.seconds_per_run.is_none() {
+            budget::UNMEASURED_RUN_MARGIN
+        } else {
+            1.0
+        };
         let new = settings.candidates.unwrap_or_else(|| {
-            budget::new_candidates(
-                self.runs_left(settings),
+            let screened = budget::new_candidates(
+                self.runs_left(settings)
+                    .map(|runs| (runs as f64 / margin).floor() as usize),
                 number,
                 settings.space.variables.len(),
                 entrants.len(),
-            )
+            );
+            // Or as many as the time left takes to a first look on one server each.
+            let batched = settings.budget.map_or(0, |budget| {
+                budget::new_candidates_batched(
+                    (budget.as_secs_f64() - self.started.elapsed().as_secs_f64()) / margin,
+                    self.per_run(settings),
+                    settings.seconds_per_extra_round,
+                    number,
+                    settings.space.variables.len(),
+                    entrants.len(),
+                )
+            });
+            screened.max(batched)
         });
         let wanted = new + entrants.len();
         // Iterated racing's first race: a Latin hypercube, every region of each variable
@@ -410,7 +492,7 @@ impl State {
         }
         if settings
             .budget_rounds
-            .is_some_and(|most| self.rounds + count > most)
+            .is_some_and(|most| self.rounds - self.stored_rounds + count > most)
         {
             return 1;
         }
@@ -453,7 +535,7 @@ impl State {
     fn would_overrun(&self, settings: &Settings, alive: &[Entrant], count: usize) -> bool {
         if settings
             .budget_rounds
-            .is_some_and(|most| self.rounds + count > most)
+            .is_some_and(|most| self.rounds - self.stored_rounds + count > most)
         {
             return true;
         }
@@ -467,7 +549,7 @@ impl State {
     /// Seconds a run takes: the last round's, else the estimate.
     fn per_run(&self, settings: &Settings) -> f64 {
         self.seconds_per_run
-            .unwrap_or(settings.seconds_per_run_estimate)
+            .unwrap_or(settings.seconds_per_run_estimate + self.warming_s)
     }
 
     /// The runs the time budget has left (None: no time budget).

@@ -106,6 +106,7 @@ fn settings(durability: Durability) -> Settings {
         started: Instant::now(),
         seconds_per_run_estimate: 0.0,
         seconds_per_extra_round: 0.0,
+        resume_from: Vec::new(),
     }
 }
 
@@ -195,4 +196,49 @@ fn a_race_takes_its_entrants_to_the_first_look_on_one_server_each_then_looks_eve
         .map(|(_, e)| e.rounds.clone())
         .unwrap();
     assert_eq!(default, (1..=fake.round).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_search_continued_from_its_record_numbers_its_rounds_on_and_keeps_the_stored_races() {
+    let mut fake = fake();
+    let mut first = settings(Durability::None);
+    first.budget_rounds = Some(6);
+    let stored = search(&first, &mut fake).unwrap();
+    // What the record keeps of it, read back as `--resume` reads it.
+    let recorded =
+        crate::tune::answer::recorded(&stored, &first, crate::engine::Engine::InnoDb, None, None);
+    let tried = crate::tune::resume::tried_of(&recorded).unwrap();
+    let key = |e: &Entrant| (e.name.clone(), e.settings.clone(), e.rounds.clone(), e.out.is_some());
+    assert_eq!(
+        tried.iter().map(|(r, e)| (*r, key(e))).collect::<Vec<_>>(),
+        stored.tried.iter().map(|(r, e)| (*r, key(e))).collect::<Vec<_>>()
+    );
+    let mut more = settings(Durability::None);
+    more.budget_rounds = Some(6);
+    more.resume_from = tried;
+    let measured_before = fake.round;
+    let resumed = search(&more, &mut fake).unwrap();
+    // Six rounds more, numbered after the stored ones, in races after the stored ones.
+    assert_eq!(fake.round - measured_before, 6, "{:?}", fake.batches);
+    assert_eq!(resumed.rounds, stored.rounds + 6);
+    assert!(resumed.races > stored.races);
+    assert_eq!(
+        resumed.tried[..stored.tried.len()]
+            .iter()
+            .map(|(r, e)| (*r, key(e)))
+            .collect::<Vec<_>>(),
+        stored.tried.iter().map(|(r, e)| (*r, key(e))).collect::<Vec<_>>()
+    );
+    // The default carried its stored rounds on: it ran in every round of both sessions.
+    let default = &resumed.tried.iter().rev().find(|(_, e)| e.baseline).unwrap().1;
+    assert_eq!(default.rounds, (1..=resumed.rounds).collect::<Vec<_>>());
+    // A name is one configuration in both sessions: new candidates are named after the
+    // stored ones.
+    for (_, a) in &resumed.tried {
+        for (_, b) in &resumed.tried {
+            if a.name == b.name {
+                assert_eq!(a.settings, b.settings, "{} twice", a.name);
+            }
+        }
+    }
 }

@@ -102,7 +102,7 @@ pub fn median_ci(sorted: &[f64]) -> Option<(f64, f64)> {
 /// both samples resampled with replacement 10,000 times, the ratio of the resampled
 /// medians taken each time, and the 2.5th and 97.5th percentiles of those ratios. Seeded,
 /// so a report shows the same interval every time. None with fewer than 3 values a side.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Ratio {
     pub ratio: f64,
     pub low: f64,
