@@ -52,7 +52,12 @@ pub fn read(store: &Store, wanted: &str, asked: &Asked) -> anyhow::Result<Resume
         )
     };
     differs("the study", record.study.clone(), asked.study.to_string())?;
-    let text = |key: &str| tune.get(key).and_then(|v| v.as_str()).unwrap_or("").to_string();
+    let text = |key: &str| {
+        tune.get(key)
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_string()
+    };
     differs("the engine", text("engine"), asked.engine.to_string())?;
     differs("the space", text("space"), asked.space.to_string())?;
     differs(
@@ -63,13 +68,23 @@ pub fn read(store: &Store, wanted: &str, asked: &Asked) -> anyhow::Result<Resume
             .to_string(),
         asked.memory_bytes.to_string(),
     )?;
-    differs("with --durability", text("durability"), asked.durability.to_string())?;
-    differs("with --search", text("sampling"), asked.sampling.to_string())?;
+    differs(
+        "with --durability",
+        text("durability"),
+        asked.durability.to_string(),
+    )?;
+    differs(
+        "with --search",
+        text("sampling"),
+        asked.sampling.to_string(),
+    )?;
     let tried = tried_of(tune).map_err(|err| {
         anyhow::anyhow!("run {run_id}'s record of its search cannot be read back ({err}): start a new tune without --resume")
     })?;
     if tried.is_empty() {
-        anyhow::bail!("run {run_id} measured no round: nothing to resume; start a new tune without --resume");
+        anyhow::bail!(
+            "run {run_id} measured no round: nothing to resume; start a new tune without --resume"
+        );
     }
     Ok(Resumed {
         run_id,
@@ -86,7 +101,10 @@ pub fn tried_of(tune: &serde_json::Value) -> Result<Vec<(usize, Entrant)>, Strin
         .ok_or("no \"tried\" list")?;
     rows.iter()
         .map(|row| {
-            let race = row.get("race").and_then(|v| v.as_u64()).ok_or("a row without its race")? as usize;
+            let race = row
+                .get("race")
+                .and_then(|v| v.as_u64())
+                .ok_or("a row without its race")? as usize;
             let name = row
                 .get("name")
                 .and_then(|v| v.as_str())
@@ -109,13 +127,20 @@ pub fn tried_of(tune: &serde_json::Value) -> Result<Vec<(usize, Entrant)>, Strin
                     .and_then(|v| v.as_array())
                     .ok_or_else(|| format!("{name} without {key}"))?
                     .iter()
-                    .map(|v| v.as_f64().ok_or_else(|| format!("{name}'s {key} holds a non-number")))
+                    .map(|v| {
+                        v.as_f64()
+                            .ok_or_else(|| format!("{name}'s {key} holds a non-number"))
+                    })
                     .collect()
             };
             let figures = numbers("figures_events_per_s")?;
             let rounds: Vec<usize> = numbers("rounds")?.into_iter().map(|r| r as usize).collect();
             if rounds.len() != figures.len() {
-                return Err(format!("{name} has {} figures and {} round numbers", figures.len(), rounds.len()));
+                return Err(format!(
+                    "{name} has {} figures and {} round numbers",
+                    figures.len(),
+                    rounds.len()
+                ));
             }
             let out: Option<Out> = match row.get("out") {
                 None | Some(serde_json::Value::Null) => None,
@@ -129,7 +154,10 @@ pub fn tried_of(tune: &serde_json::Value) -> Result<Vec<(usize, Entrant)>, Strin
                 Entrant {
                     name,
                     settings,
-                    baseline: row.get("baseline").and_then(|v| v.as_bool()).unwrap_or(false),
+                    baseline: row
+                        .get("baseline")
+                        .and_then(|v| v.as_bool())
+                        .unwrap_or(false),
                     figures,
                     rounds,
                     out,

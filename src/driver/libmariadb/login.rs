@@ -68,9 +68,13 @@ pub fn login_reached_server(err: &mysql::Error) -> bool {
     match err {
         mysql::Error::IoError(io) => {
             let text = io.to_string();
-            !["client error 2002:", "client error 2003:", "client error 2005:"]
-                .iter()
-                .any(|code| text.starts_with(code))
+            ![
+                "client error 2002:",
+                "client error 2003:",
+                "client error 2005:",
+            ]
+            .iter()
+            .any(|code| text.starts_with(code))
         }
         _ => true,
     }

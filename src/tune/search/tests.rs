@@ -208,10 +208,21 @@ fn a_search_continued_from_its_record_numbers_its_rounds_on_and_keeps_the_stored
     let recorded =
         crate::tune::answer::recorded(&stored, &first, crate::engine::Engine::InnoDb, None, None);
     let tried = crate::tune::resume::tried_of(&recorded).unwrap();
-    let key = |e: &Entrant| (e.name.clone(), e.settings.clone(), e.rounds.clone(), e.out.is_some());
+    let key = |e: &Entrant| {
+        (
+            e.name.clone(),
+            e.settings.clone(),
+            e.rounds.clone(),
+            e.out.is_some(),
+        )
+    };
     assert_eq!(
         tried.iter().map(|(r, e)| (*r, key(e))).collect::<Vec<_>>(),
-        stored.tried.iter().map(|(r, e)| (*r, key(e))).collect::<Vec<_>>()
+        stored
+            .tried
+            .iter()
+            .map(|(r, e)| (*r, key(e)))
+            .collect::<Vec<_>>()
     );
     let mut more = settings(Durability::None);
     more.budget_rounds = Some(6);
@@ -227,10 +238,20 @@ fn a_search_continued_from_its_record_numbers_its_rounds_on_and_keeps_the_stored
             .iter()
             .map(|(r, e)| (*r, key(e)))
             .collect::<Vec<_>>(),
-        stored.tried.iter().map(|(r, e)| (*r, key(e))).collect::<Vec<_>>()
+        stored
+            .tried
+            .iter()
+            .map(|(r, e)| (*r, key(e)))
+            .collect::<Vec<_>>()
     );
     // The default carried its stored rounds on: it ran in every round of both sessions.
-    let default = &resumed.tried.iter().rev().find(|(_, e)| e.baseline).unwrap().1;
+    let default = &resumed
+        .tried
+        .iter()
+        .rev()
+        .find(|(_, e)| e.baseline)
+        .unwrap()
+        .1;
     assert_eq!(default.rounds, (1..=resumed.rounds).collect::<Vec<_>>());
     // A name is one configuration in both sessions: new candidates are named after the
     // stored ones.
