@@ -100,25 +100,15 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
     };
     let store = (request.open_store)()?;
     let store_path = store.as_ref().map(|store| store.path().to_path_buf());
-    let resumed = match (&request.resume, &store) {
-        (None, _) => None,
-        (Some(_), None) => anyhow::bail!(
-            "--resume reads the tune back from the result store, and --no-db keeps none: drop --no-db (and give the --db the tune was stored in)"
-        ),
-        (Some(wanted), Some(store)) => {
-            let asked = resume::Asked {
-                study: request.first.study.name(),
-                engine: engine.key(),
-                space: &space.origin,
-                memory_bytes: request.memory_bytes,
-                durability: answer::durability_key(request.durability),
-                sampling: answer::sampling_key(request.sampling),
-            };
-            let resumed = resume::read(store, wanted, &asked)?;
-            store.continue_run(resumed.run_id);
-            Some(resumed)
-        }
+    let asked = resume::Asked {
+        study: request.first.study.name(),
+        engine: engine.key(),
+        space: &space.origin,
+        memory_bytes: request.memory_bytes,
+        durability: answer::durability_key(request.durability),
+        sampling: answer::sampling_key(request.sampling),
     };
+    let resumed = read_resumed(request.resume.as_deref(), &asked, store.as_ref())?;
     let settings = Settings {
         space: searched_space,
         server_values,
@@ -152,17 +142,7 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
         store,
     );
     if let Some(resumed) = resumed {
-        crate::console::note(&format!(
-            "continuing run {}: {} configuration(s) over {} round(s) stored",
-            resumed.run_id,
-            settings.resume_from.len(),
-            settings
-                .resume_from
-                .iter()
-                .flat_map(|(_, e)| e.rounds.iter().copied())
-                .max()
-                .unwrap_or(0)
-        ));
+        crate::console::note(&resumed.continuing());
         measure.record = Some(resumed.record);
     }
     if let Some(variable) = space.shapes_files() {
@@ -196,6 +176,26 @@ pub fn run(request: Request) -> anyhow::Result<Tuned> {
         store_path,
         engine,
     })
+}
+
+/// `--resume RUN`: the stored tune read back and checked against this request (None:
+/// a new tune); the store then saves into that run.
+fn read_resumed(
+    resume: Option<&str>,
+    asked: &resume::Asked,
+    store: Option<&Store>,
+) -> anyhow::Result<Option<resume::Resumed>> {
+    let Some(wanted) = resume else {
+        return Ok(None);
+    };
+    let Some(store) = store else {
+        anyhow::bail!(
+            "--resume reads the tune back from the result store, and --no-db keeps none: drop --no-db (and give the --db the tune was stored in)"
+        );
+    };
+    let resumed = resume::read(store, wanted, asked)?;
+    store.continue_run(resumed.run_id);
+    Ok(Some(resumed))
 }
 
 /// The one engine whose variables are searched: the study's only engine, in a study

@@ -22,6 +22,23 @@ pub struct Resumed {
     pub tried: Vec<(usize, Entrant)>,
 }
 
+impl Resumed {
+    /// What continuing it means, in words.
+    pub fn continuing(&self) -> String {
+        let rounds = self
+            .tried
+            .iter()
+            .flat_map(|(_, e)| e.rounds.iter().copied())
+            .max()
+            .unwrap_or(0);
+        format!(
+            "continuing run {}: {} configuration(s) over {rounds} round(s) stored",
+            self.run_id,
+            self.tried.len()
+        )
+    }
+}
+
 /// What this command asks of the search, to compare with the stored tune's.
 pub struct Asked<'a> {
     pub study: &'a str,
