@@ -12,7 +12,7 @@
 use rand::seq::SliceRandom;
 use rand::Rng;
 
-use super::{Domain, Space, MIB};
+use super::{uniform, Domain, Space};
 
 impl Space {
     /// `count` configurations, a Latin hypercube over the space under `memory_bytes`.
@@ -64,41 +64,19 @@ impl Domain {
         stratum: usize,
         of: usize,
     ) -> String {
-        let share = |index: usize| index as f64 / of.max(1) as f64;
-        let within = |rng: &mut dyn rand::RngCore, low: f64, high: f64, log: bool| {
-            let (low_t, high_t) = if log {
-                (low.ln(), high.ln())
-            } else {
-                (low, high)
+        let Some((low_t, high_t, _)) = self.scale(memory_bytes) else {
+            let Domain::Values(values) = self else {
+                unreachable!("a domain without a scale holds words")
             };
-            let width = high_t - low_t;
-            let (from, to) = (
-                low_t + width * share(stratum),
-                low_t + width * share(stratum + 1),
-            );
-            let t = if to > from {
-                rng.gen_range(from..=to)
-            } else {
-                from
-            };
-            if log {
-                t.exp()
-            } else {
-                t
-            }
+            return values[rng.gen_range(0..values.len())].clone();
         };
-        match self {
-            Domain::Range { low, high, log } => {
-                let value = within(rng, *low as f64, *high as f64, *log);
-                (value.round() as u64).clamp(*low, *high).to_string()
-            }
-            Domain::MemoryShare { low, high, log } => {
-                let memory = memory_bytes as f64;
-                let value = within(rng, memory * low, memory * high, *log);
-                ((value as u64 / MIB).max(1) * MIB).to_string()
-            }
-            Domain::Values(values) => values[rng.gen_range(0..values.len())].clone(),
-        }
+        let share = |index: usize| index as f64 / of.max(1) as f64;
+        let width = high_t - low_t;
+        self.value_at(uniform(
+            rng,
+            low_t + width * share(stratum),
+            low_t + width * share(stratum + 1),
+        ))
     }
 }
 

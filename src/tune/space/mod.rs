@@ -508,56 +508,77 @@ fn accepted(known: &ServerVariable) -> String {
 
 /// Sizes drawn from a memory share are rounded down to whole MiB (the unit buffer pools
 /// and caches are sized in).
-pub(super) const MIB: u64 = 1 << 20;
+const MIB: u64 = 1 << 20;
 
 impl Domain {
     /// A value drawn from the domain; `near` (a value and a spread from 0 to 1): drawn
     /// within that share of the domain's width around the value (irace's sampling around
     /// an elite configuration, its spread shrinking as the search goes on).
     fn draw(&self, rng: &mut impl Rng, memory_bytes: u64, near: Option<(&str, f64)>) -> String {
-        let between =
-            |rng: &mut dyn rand::RngCore, low: f64, high: f64, log: bool, at: Option<f64>| {
-                let (low_t, high_t) = if log {
-                    (low.ln(), high.ln())
-                } else {
-                    (low, high)
-                };
-                let (from, to) = match at {
-                    Some(value) => {
-                        let centre = if log { value.max(low).ln() } else { value };
-                        let half = (high_t - low_t) * near.map_or(1.0, |(_, spread)| spread) / 2.0;
-                        ((centre - half).max(low_t), (centre + half).min(high_t))
-                    }
-                    None => (low_t, high_t),
-                };
-                let t = if to > from {
-                    rng.gen_range(from..=to)
-                } else {
-                    from
-                };
-                if log {
-                    t.exp()
-                } else {
-                    t
-                }
+        let Some((low_t, high_t, log)) = self.scale(memory_bytes) else {
+            let Domain::Values(values) = self else {
+                unreachable!("a domain without a scale holds words")
             };
-        let at = near.and_then(|(value, _)| value.parse::<f64>().ok());
-        match self {
-            Domain::Range { low, high, log } => {
-                let value = between(rng, *low as f64, *high as f64, *log, at);
-                (value.round() as u64).clamp(*low, *high).to_string()
-            }
-            Domain::MemoryShare { low, high, log } => {
-                let memory = memory_bytes as f64;
-                let value = between(rng, memory * low, memory * high, *log, at);
-                ((value as u64 / MIB).max(1) * MIB).to_string()
-            }
-            Domain::Values(values) => match near {
+            return match near {
                 // Near a word: kept, or (with the spread's chance) another drawn.
                 Some((value, spread)) if !rng.gen_bool(spread.clamp(0.0, 1.0)) => value.to_string(),
                 _ => values[rng.gen_range(0..values.len())].clone(),
-            },
+            };
+        };
+        let at = near.and_then(|(value, _)| value.parse::<f64>().ok());
+        let (from, to) = match (at, near) {
+            (Some(value), Some((_, spread))) => {
+                let centre = if log {
+                    value.max(low_t.exp()).ln()
+                } else {
+                    value
+                };
+                let half = (high_t - low_t) * spread / 2.0;
+                ((centre - half).max(low_t), (centre + half).min(high_t))
+            }
+            _ => (low_t, high_t),
+        };
+        self.value_at(uniform(rng, from, to))
+    }
+
+    /// A numeric domain's ends on its scale (their logs on a log scale, a memory share's
+    /// in bytes of `memory_bytes`), and whether the scale is a log one; None for words.
+    fn scale(&self, memory_bytes: u64) -> Option<(f64, f64, bool)> {
+        let (low, high, log) = match self {
+            Domain::Range { low, high, log } => (*low as f64, *high as f64, *log),
+            Domain::MemoryShare { low, high, log } => {
+                let memory = memory_bytes as f64;
+                (memory * low, memory * high, *log)
+            }
+            Domain::Values(_) => return None,
+        };
+        Some(if log {
+            (low.ln(), high.ln(), true)
+        } else {
+            (low, high, false)
+        })
+    }
+
+    /// The value at `t` on the domain's scale, rounded as the domain takes it (a range's
+    /// whole number within it, a memory share's whole MiB).
+    fn value_at(&self, t: f64) -> String {
+        let of = |log: bool| if log { t.exp() } else { t };
+        match self {
+            Domain::Range { low, high, log } => {
+                (of(*log).round() as u64).clamp(*low, *high).to_string()
+            }
+            Domain::MemoryShare { log, .. } => ((of(*log) as u64 / MIB).max(1) * MIB).to_string(),
+            Domain::Values(values) => values.first().cloned().unwrap_or_default(),
         }
+    }
+}
+
+/// A point drawn evenly from `from` to `to` (`from` when they meet).
+fn uniform(rng: &mut impl Rng, from: f64, to: f64) -> f64 {
+    if to > from {
+        rng.gen_range(from..=to)
+    } else {
+        from
     }
 }
 
