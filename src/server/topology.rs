@@ -421,7 +421,22 @@ fn spider_head_sql(
 
 fn run_on(node: &Node, statements: &[String]) -> Result<(), ServerError> {
     let spec = node.spec();
-    let mut conn = spec.connect_own(super::Purpose::Setup)?;
+    // Once more after a failed login: a node that answered its readiness login has been
+    // seen to reset the next one (once in a fresh-clone suite, under load); one that died
+    // fails again, and its error log then says why.
+    let mut conn = spec
+        .connect_own(super::Purpose::Setup)
+        .or_else(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            spec.connect_own(super::Purpose::Setup)
+        })
+        .map_err(|err| {
+            ServerError::Topology(format!(
+                "setting up {}: {err}; its error log ends:\n{}",
+                node.name,
+                node.server.error_log_tail(15)
+            ))
+        })?;
     for statement in statements {
         conn.query_drop(statement).map_err(|err| {
             ServerError::Topology(format!(
