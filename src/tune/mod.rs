@@ -79,9 +79,9 @@ pub struct Tuned {
 pub fn run(request: Request) -> anyhow::Result<Tuned> {
     let started = std::time::Instant::now();
     let engine = the_one_engine(&request.first)?;
-    // A run's cells, its warm-up included (see [`on_servers::warmup_repeats`]).
-    let cells_per_run_s = request.first.timed_duration().as_secs_f64()
-        * f64::from(1 + on_servers::warmup_repeats(&request.matrix));
+    // A run's cells, the study's own warm-up included.
+    let cells_per_run_s =
+        request.first.timed_duration().as_secs_f64() * f64::from(1 + request.matrix.warmup_repeats);
     if let Some(budget) = request.budget {
         search::budget::refuse_before_start(
             budget,

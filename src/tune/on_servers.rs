@@ -149,7 +149,11 @@ impl<'a> OnServers<'a> {
         matrix.repeat = Some(count.max(1));
         matrix.max_repeat = None;
         matrix.budget = None;
-        matrix.warmup_repeats = warmup_repeats(&self.matrix);
+        // The warm-up stays the study's own (`--warmup-repeats`), as `enginebench run` has: a server
+        // started on the loaded copy reads its tables back first (the runner's
+        // `warm_loaded_tables`), which a warm-up cell did not make up for (measured: over
+        // 1,000,000 uniform rows from a 200 µs disk, one 2 s warm-up cell left a 512 MiB
+        // pool at 240–507 events/s, against 1,336 in `run`). No warm-up cell is added.
         matrix.no_crash = !crash;
         matrix.crash = if crash {
             self.crash_kinds.clone()
@@ -199,7 +203,7 @@ impl<'a> OnServers<'a> {
     /// from `first_round` on (its warm-up's as the first; the crash trials' run has none),
     /// its profiles and crash trials added, then saved.
     fn fold(&mut self, mut run: RunRecord, first_round: Option<u32>) -> anyhow::Result<()> {
-        let warmups = warmup_repeats(&self.matrix);
+        let warmups = self.matrix.warmup_repeats;
         for cell in &mut run.cells {
             if let Some(first) = first_round {
                 cell.repeat = first + cell.repeat.saturating_sub(warmups + 1);
@@ -245,19 +249,6 @@ impl Drop for LoadedDatadir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.root);
     }
-}
-
-/// The warm-up repeats of each server of a round: the study's own (`--warmup-repeats`),
-/// as `enginebench run` has. A round's server that starts on a copy of the loaded tables
-/// reads them once first (the runner's `warm_loaded_tables`), so its buffers hold what a
-/// load leaves in them, as `run`'s server that has just loaded them. Before that read, a
-/// warm-up cell stood in for it: measured cold, a 2 s cell of sysbench's read-only test
-/// over 400,000 uniform rows from a 200 µs disk did 374 events/s with a 512 MiB pool and
-/// 173 with 16 MiB, where `run` measured 1,557 and 207 in its first repeat; over 1,000,000
-/// rows one warm-up cell of 2 s left the 512 MiB pool at 240–507 events/s, against 1,336
-/// in `run` (this machine, 2026-11-28).
-pub fn warmup_repeats(matrix: &crate::plan::Matrix) -> u32 {
-    matrix.warmup_repeats
 }
 
 /// A configuration's figure over its `cells` of one round (the geometric mean of their
@@ -321,7 +312,7 @@ impl Measure for OnServers<'_> {
         self.rounds += count as u32;
         let plan = self.plan(entrants, false, count as u32)?;
         let (run, error) = self.run(&plan);
-        let warmups = warmup_repeats(&self.matrix);
+        let warmups = self.matrix.warmup_repeats;
         let mut rounds = vec![RoundResult::new(); count];
         for entrant in entrants {
             for (index, figures) in rounds.iter_mut().enumerate() {

@@ -234,18 +234,9 @@ pub fn search(settings: &Settings, measure: &mut dyn Measure) -> anyhow::Result<
             .extend(race.entrants.iter().cloned().map(|e| (number, e)));
         // The default and the elite carry their rounds into the next race.
         if let Some(baseline) = race.baseline() {
-            state.baseline = Entrant {
-                out: None,
-                ..baseline.clone()
-            };
+            state.baseline = carried(baseline);
         }
-        state.elite = race
-            .best()
-            .filter(|best| !best.baseline)
-            .map(|best| Entrant {
-                out: None,
-                ..best.clone()
-            });
+        state.elite = elite_of(&race);
         last = Some(race);
         state.spread /= 2.0;
         state.interrupted = state.interrupted || measure.interrupted();
@@ -298,19 +289,16 @@ impl State {
             .filter(|(number, _)| *number == races)
             .map(|(_, e)| e.clone())
             .collect();
-        let carried = |e: &Entrant| Entrant {
-            out: None,
-            ..e.clone()
-        };
         let baseline = last
             .iter()
             .find(|e| e.baseline)
             .map(carried)
             .unwrap_or_else(|| fresh("default", Vec::new(), true));
-        let elite = Race::new(last.clone(), settings.tolerance_pct, settings.max_rounds)
-            .best()
-            .filter(|best| !best.baseline)
-            .map(carried);
+        let elite = elite_of(&Race::new(
+            last.clone(),
+            settings.tolerance_pct,
+            settings.max_rounds,
+        ));
         let next_name = past
             .iter()
             .filter_map(|(_, e)| e.name.strip_prefix('c')?.parse::<usize>().ok())
@@ -349,7 +337,7 @@ impl State {
         }
         // Before any run is measured, its time is an estimate (the study's cells and the
         // probe server's start), and a run also copies the tables and opens connections:
-        // sized as if runs took half as long again, the first race still leaves its leader
+        // sized as if runs took a quarter longer again, the first race still leaves its leader
         // the time for a first look (measured here: 6.0 s a run against 5.5 s estimated,
         // and ten candidates drawn for a budget that then held one round).
         let margin = if self.seconds_per_run.is_none() {
@@ -366,9 +354,9 @@ impl State {
                 entrants.len(),
             );
             // Or as many as the time left takes to a first look on one server each.
-            let batched = settings.budget.map_or(0, |budget| {
+            let batched = self.seconds_left(settings).map_or(0, |left| {
                 budget::new_candidates_batched(
-                    (budget.as_secs_f64() - self.started.elapsed().as_secs_f64()) / margin,
+                    left / margin,
                     self.per_run(settings),
                     settings.seconds_per_extra_round,
                     number,
@@ -570,6 +558,19 @@ fn trials_of(
         .iter()
         .filter_map(|kind| known.iter().find(|loss| loss.kind == kind.key()).cloned())
         .collect())
+}
+
+/// An entrant carried into the next race with its rounds, back in the race.
+fn carried(entrant: &Entrant) -> Entrant {
+    Entrant {
+        out: None,
+        ..entrant.clone()
+    }
+}
+
+/// The race's best, carried into the next as its elite (None: the default is the best).
+fn elite_of(race: &Race) -> Option<Entrant> {
+    race.best().filter(|best| !best.baseline).map(carried)
 }
 
 fn fresh(name: &str, settings: Vec<(String, String)>, baseline: bool) -> Entrant {

@@ -14,25 +14,10 @@ impl State {
     /// `enginebench run --repeat` pays them), else one (the screening's rounds).
     pub(super) fn batch(&self, settings: &Settings, race: &Race, alive: &[Entrant]) -> usize {
         let count = race.rounds_to_first_look();
-        if count <= 1 {
-            return 1;
-        }
-        if settings
-            .budget_rounds
-            .is_some_and(|most| self.rounds - self.stored_rounds + count > most)
-        {
-            return 1;
-        }
-        match settings.budget {
-            Some(budget) => {
-                let left = budget.as_secs_f64() - self.started.elapsed().as_secs_f64();
-                if self.seconds_for(settings, alive, count) <= left {
-                    count
-                } else {
-                    1
-                }
-            }
-            None => count,
+        if count <= 1 || self.would_overrun(settings, alive, count) {
+            1
+        } else {
+            count
         }
     }
 
@@ -71,11 +56,8 @@ impl State {
         {
             return true;
         }
-        let Some(budget) = settings.budget else {
-            return false;
-        };
-        self.started.elapsed().as_secs_f64() + self.seconds_for(settings, alive, count)
-            > budget.as_secs_f64()
+        self.seconds_left(settings)
+            .is_some_and(|left| self.seconds_for(settings, alive, count) > left)
     }
 
     /// Seconds a run takes: the last round's, else the estimate.
@@ -86,9 +68,14 @@ impl State {
 
     /// The runs the time budget has left (None: no time budget).
     pub(super) fn runs_left(&self, settings: &Settings) -> Option<usize> {
-        let budget = settings.budget?;
-        let left = budget.as_secs_f64() - self.started.elapsed().as_secs_f64();
+        let left = self.seconds_left(settings)?;
         Some((left.max(0.0) / self.per_run(settings).max(0.001)).floor() as usize)
+    }
+
+    /// The seconds the time budget has left (None: no time budget; below 0 once spent).
+    pub(super) fn seconds_left(&self, settings: &Settings) -> Option<f64> {
+        let budget = settings.budget?;
+        Some(budget.as_secs_f64() - self.started.elapsed().as_secs_f64())
     }
 
     pub(super) fn timed_trials(&mut self, started: Instant, trialled: usize) {
