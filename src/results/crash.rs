@@ -149,6 +149,11 @@ pub struct StudyCheckRecord {
     pub connections: u32,
     /// Its events completed before the kill.
     pub events: u64,
+    /// The statements its load sent that completed or failed before the kill, as the
+    /// client counted them: enginebench's own, outside the measured cells (the server's
+    /// counters die with it).
+    #[serde(default)]
+    pub statements: u64,
     /// What the check found broken, in words (empty: everything held).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub broken: Vec<String>,

@@ -300,6 +300,7 @@ mod tests {
             check: "TPC-C's consistency conditions 1-4".into(),
             connections: 4,
             events: 700,
+            statements: 9_100,
             broken: broken.iter().map(|b| b.to_string()).collect(),
             error: None,
         };

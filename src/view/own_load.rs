@@ -31,6 +31,30 @@ fn workload_of(record: &RunRecord) -> (u64, u64) {
     (statements, connections)
 }
 
+/// The statements and connections of the study's own loads in crash trials: sent outside
+/// the cells, counted by the client (the kill takes the server's counters), kept in each
+/// trial's record rather than in the set-up's tally.
+fn crash_loads_of(record: &RunRecord) -> (u64, u64) {
+    record
+        .crashes
+        .iter()
+        .filter_map(|trial| trial.study_check.as_ref())
+        .fold((0, 0), |(statements, connections), check| {
+            (
+                statements + check.statements,
+                connections + u64::from(check.connections),
+            )
+        })
+}
+
+fn plural(count: u64) -> &'static str {
+    if count == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 /// The detail's lines: what went beyond the workload, and what was not collected.
 pub fn detail_lines(record: &RunRecord) -> Vec<String> {
     let Some(own) = &record.own_statements else {
@@ -39,10 +63,18 @@ pub fn detail_lines(record: &RunRecord) -> Vec<String> {
     let (statements, connections) = workload_of(record);
     let mut lines = vec![format!(
         "Beyond the workload ({statements} statements on {connections} connection{} in the cells), enginebench sent: set-up {}; probes {}.",
-        if connections == 1 { "" } else { "s" },
+        plural(connections),
         own.setup.describe(),
         own.probes.describe()
     )];
+    let (crash_statements, crash_connections) = crash_loads_of(record);
+    if crash_statements > 0 {
+        lines.push(format!(
+            "Crash trials' study loads, on enginebench's own servers until each was killed: {crash_statements} statement{} on {crash_connections} connection{}, as the client counted them.",
+            plural(crash_statements),
+            plural(crash_connections)
+        ));
+    }
     if own.no_probes {
         let looks = if own.probes.is_zero() {
             ""
@@ -94,7 +126,7 @@ pub fn summary_line(record: &RunRecord) -> Option<String> {
         format!(
             "Probes: enginebench sent {} of its own, against the workload's {statements} statements on {connections} connection{}: on a shared server, --no-probes leaves them out.",
             probes.describe(),
-            if connections == 1 { "" } else { "s" }
+            plural(connections)
         )
     })
 }
@@ -157,5 +189,36 @@ mod tests {
         assert_eq!(evidence_missing(&record(false, 0)), None);
         let detail = detail_lines(&record(false, 4));
         assert!(detail[0].contains("set-up 3 statements"), "{detail:?}");
+        assert!(!detail.iter().any(|line| line.contains("Crash trials")));
+    }
+
+    #[test]
+    fn a_crash_trial_s_study_load_is_counted_beside_the_set_up() {
+        use crate::engine::Engine;
+        use crate::results::{trial_for_tests, CrashKind, StudyCheckRecord};
+        let mut record = record(false, 4);
+        let load = |statements| StudyCheckRecord {
+            check: "TPC-C's consistency conditions 1-4".into(),
+            connections: 4,
+            events: 50,
+            statements,
+            broken: Vec::new(),
+            error: None,
+        };
+        for statements in [700, 65] {
+            let mut trial = trial_for_tests(Engine::InnoDb, CrashKind::Process, 10, 0);
+            trial.study_check = Some(load(statements));
+            record.crashes.push(trial);
+        }
+        // A trial without a study load adds nothing.
+        record
+            .crashes
+            .push(trial_for_tests(Engine::InnoDb, CrashKind::Power, 10, 0));
+        let detail = detail_lines(&record);
+        assert_eq!(
+            detail[1],
+            "Crash trials' study loads, on enginebench's own servers until each was killed: 765 statements on 8 connections, as the client counted them.",
+            "{detail:?}"
+        );
     }
 }

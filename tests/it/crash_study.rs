@@ -49,9 +49,12 @@ fn crashed_once(tmp: &Path, study: &[&str]) -> (std::process::Output, Value) {
     common::run_recorded(tmp, &args)
 }
 
-/// A crash trial's study check, whatever it found, after the study's load ran.
+/// A crash trial's study check, whatever it found, after the study's load ran; the
+/// statements the load sent counted (each event sends one at least).
 fn assert_loaded(check: &Value) {
-    assert!(check["events"].as_u64().unwrap() > 0, "{check}");
+    let events = check["events"].as_u64().unwrap();
+    assert!(events > 0, "{check}");
+    assert!(check["statements"].as_u64().unwrap() >= events, "{check}");
 }
 
 /// Pairs of rows written in one transaction, 100 rows written before the load, and two
@@ -114,6 +117,11 @@ fn a_scenarios_check_queries_run_after_each_crash_and_what_they_find_is_a_loss()
     let innodb = study_check(&record, "innodb");
     assert_loaded(innodb);
     assert_eq!(broken(innodb), Vec::<String>::new(), "{innodb}");
+    // A pair's event sends both of its INSERTs.
+    assert!(
+        innodb["statements"].as_u64().unwrap() >= 2 * innodb["events"].as_u64().unwrap(),
+        "{innodb}"
+    );
     let memory = study_check(&record, "memory");
     assert_loaded(memory);
     let found = broken(memory);

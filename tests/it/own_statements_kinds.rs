@@ -151,6 +151,20 @@ fn a_scenario_s_loads_ddl_and_sequence_are_counted_with_and_without_probes() {
     let (record, delta) = run_counted(&server, &tmp, "own_scenario_b", &no_probes, "");
     assert_workload_and_own(&record, &delta);
     assert_no_probes(&record, &delta);
+
+    // --query-timeout bounds each workload connection's statements with a SET at its
+    // login: the set-up's, counted, not the workload's.
+    let bounded: Vec<&str> = no_probes
+        .iter()
+        .copied()
+        .chain(["--query-timeout=30s"])
+        .collect();
+    let (record, delta) = run_counted(&server, &tmp, "own_scenario_c", &bounded, "");
+    assert_workload_and_own(&record, &delta);
+    assert!(
+        delta.get("Com_set_option").copied().unwrap_or(0) >= 1,
+        "{delta:?}"
+    );
     let _ = std::fs::remove_file(file);
     common::assert_nothing_left(&tmp);
 }
@@ -200,5 +214,47 @@ fn the_durability_kind_s_own_step_and_emptied_tables_are_counted_with_and_withou
     let logins =
         |record: &serde_json::Value| count(&record["own_statements"]["setup"]["connections"]);
     assert!(logins(&record) > logins(&plain), "{record}\n{plain}");
+    common::assert_nothing_left(&tmp);
+}
+
+/// A Lua script's commands (`prepare`, the `--check` command, `cleanup`) are its set-up:
+/// each connection they open and each statement they send is counted, and the server saw
+/// exactly the script's events' statements (text, `con:query`) and connections beside
+/// them, with and without `--no-probes`.
+#[test]
+fn a_lua_script_s_commands_are_counted_with_and_without_probes() {
+    common::require_mariadb();
+    let server = ThrowawayServer::start(&ServerOptions::default()).unwrap();
+    let tmp = common::private_tmpdir("own-statements-lua");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lua/transfer.lua");
+    let script = script.to_str().unwrap();
+    let args = [
+        "run",
+        script,
+        "--accounts=50",
+        "--threads=2",
+        "--events=200",
+        "--check",
+        "check",
+    ];
+
+    let (record, delta) = run_counted(&server, &tmp, "own_lua_a", &args, "");
+    assert_workload_and_own(&record, &delta);
+    // prepare made the table and filled it, check read it, cleanup dropped it: all counted
+    // as the set-up's, on connections of their own.
+    for made in ["Com_create_table", "Com_drop_table", "Com_insert"] {
+        assert!(
+            delta.get(made).copied().unwrap_or(0) >= 1,
+            "{made}: {delta:?}"
+        );
+    }
+    let setup = &record["own_statements"]["setup"];
+    assert!(count(&setup["connections"]) >= 3, "{setup}");
+
+    let no_probes: Vec<&str> = args.iter().copied().chain(["--no-probes"]).collect();
+    let (record, delta) = run_counted(&server, &tmp, "own_lua_b", &no_probes, "");
+    assert_workload_and_own(&record, &delta);
+    assert_no_probes(&record, &delta);
     common::assert_nothing_left(&tmp);
 }

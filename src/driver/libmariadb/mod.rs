@@ -508,7 +508,7 @@ impl Connection {
     /// [`Self::connect`] for a worker: a failure described for the user, with the TLS fix
     /// when TLS is what failed (a server that takes TLS only, a certificate refused).
     pub fn connect_worker(spec: &ConnectionSpec) -> anyhow::Result<Connection> {
-        Connection::connect(spec).map_err(|err| {
+        let connection = Connection::connect(spec).map_err(|err| {
             // libmariadb's connect timeout bounds the greeting and the TLS handshake too;
             // it reports running out of it as errno 110 inside another error ("TLS/SSL
             // error: Connection timed out (110)").
@@ -523,10 +523,14 @@ impl Connection {
                 }
                 _ => anyhow::anyhow!(crate::server::tls::describe_connect_error(&err, spec.tls())),
             }
-        })
+        })?;
+        count_init_statements(spec);
+        Ok(connection)
     }
 
     fn connect_once(spec: &ConnectionSpec) -> Result<Connection, mysql::Error> {
+        // Run here rather than given to libmariadb (MYSQL_INIT_COMMAND): each is counted
+        // by whoever opened the connection (`count_init_statements`).
         Connection::open(spec).and_then(|connection| {
             for statement in spec.opts().get_init() {
                 connection.query_drop(&statement)?;
@@ -583,5 +587,21 @@ impl Drop for Connection {
             }
             mysql_close(self.mysql)
         };
+    }
+}
+
+/// The statements enginebench added to a workload connection's login (`--query-timeout`'s
+/// bound, a script's storage engine): its set-up's, not the workload's. The cell counts
+/// the connection among its threads; the server runs these too.
+pub fn count_init_statements(spec: &ConnectionSpec) {
+    let init = spec.opts().get_init().len() as u64;
+    if init > 0 {
+        crate::server::own_load::count_sent(
+            crate::server::Purpose::Setup,
+            &crate::server::OwnCounts {
+                queries: init,
+                ..Default::default()
+            },
+        );
     }
 }

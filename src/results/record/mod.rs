@@ -157,7 +157,8 @@ pub struct OwnStatementsRecord {
     /// What the workload needed outside its cells: its database and tables made, loaded
     /// (every load's statements, also timed in `loads`), checked for reuse, emptied,
     /// dropped; a scenario's DDL and sequence phases, a kind's own steps and checks, crash
-    /// trials, a script's commands.
+    /// trials' ledger, set-up and checks, a script's commands. A crash trial's study load
+    /// is counted in its trial (`crashes[].study_check`: statements, connections).
     #[serde(default)]
     pub setup: crate::server::OwnCounts,
     /// What only enginebench asked: server variables and counters, engine checks, plans

@@ -200,10 +200,11 @@ fn run_until_killed(
             .as_ref()
             .map(|study| (&*study.workload, &study.config)),
     };
-    let (killed_after, measured, study_events) = load_then_kill(&loads, pid, crash_after);
+    let (killed_after, measured, study_sent) = load_then_kill(&loads, pid, crash_after);
     let mut study_record = study.map(|study| study.record);
     if let Some(study_record) = &mut study_record {
-        study_record.events = study_events;
+        study_record.events = study_sent.events;
+        study_record.statements = study_sent.statements;
     }
     Ok(Killed {
         killed_after,
@@ -276,14 +277,22 @@ struct Loads<'a> {
     study: Option<(&'a dyn Workload, &'a CellConfig)>,
 }
 
+/// What the study's load got done before the kill: its events, and the statements it
+/// sent that completed or failed.
+#[derive(Default)]
+struct StudySent {
+    events: u64,
+    statements: u64,
+}
+
 /// Runs the loads and kills the server `crash_after` into the ledger's measured part;
-/// returns when the kill came (or why the ledger's load ended before it) and how many
-/// events the study's load completed.
+/// returns when the kill came (or why the ledger's load ended before it) and what the
+/// study's load got done.
 fn load_then_kill(
     loads: &Loads,
     pid: u32,
     crash_after: Duration,
-) -> (Option<Duration>, Option<String>, u64) {
+) -> (Option<Duration>, Option<String>, StudySent) {
     let (started_tx, started_rx) = mpsc::channel::<Instant>();
     let (done_tx, done_rx) = mpsc::channel::<()>();
     std::thread::scope(|scope| {
@@ -302,8 +311,15 @@ fn load_then_kill(
         let study = loads.study.map(|(workload, config)| {
             scope.spawn(move || {
                 run_cell(workload, config, &mut Unobserved)
-                    .map(|measured| measured.events)
-                    .unwrap_or(0)
+                    .map(|measured| StudySent {
+                        events: measured.events,
+                        statements: measured
+                            .kinds
+                            .iter()
+                            .map(|kind| kind.ok.len() + kind.failed.len())
+                            .sum(),
+                    })
+                    .unwrap_or_default()
             })
         });
         let mut observer = StartSignal(Some(started_tx));
@@ -315,8 +331,8 @@ fn load_then_kill(
         };
         let killed_after = killer.join().ok().flatten();
         // Without a kill the study's load ends at its own bound (LOAD_LIMIT).
-        let study_events = study.and_then(|s| s.join().ok()).unwrap_or(0);
-        (killed_after, Some(why), study_events)
+        let study_sent = study.and_then(|s| s.join().ok()).unwrap_or_default();
+        (killed_after, Some(why), study_sent)
     })
 }
 

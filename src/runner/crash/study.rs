@@ -44,6 +44,7 @@ pub(super) fn set_up(
         check: load.check.clone(),
         connections: load.threads,
         events: 0,
+        statements: 0,
         broken: Vec::new(),
         error: None,
     };

@@ -283,12 +283,17 @@ impl Context {
                 ..OwnCounts::default()
             });
         })?;
-        // The login and the init statements libmariadb's connect ran.
-        self.count_own(OwnCounts {
-            connections: 1,
-            queries: spec.opts().get_init().len() as u64,
-            ..OwnCounts::default()
-        });
+        // The login and the init statements libmariadb's connect ran: a command's are all
+        // its own; a worker's login is the cell's, the init statements the set-up's.
+        if self.own.is_some() {
+            self.count_own(OwnCounts {
+                connections: 1,
+                queries: spec.opts().get_init().len() as u64,
+                ..OwnCounts::default()
+            });
+        } else {
+            crate::driver::libmariadb::count_init_statements(&spec);
+        }
         Ok(connection)
     }
 
