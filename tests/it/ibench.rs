@@ -213,6 +213,11 @@ fn ibench_runs_every_step_on_innodb_and_rocksdb_and_each_statement_is_one_the_se
     );
     assert_eq!(named("ibench size").len(), 2 * STEPS.len());
 
+    // What still differs from ibench's own runs is said with the figures.
+    assert!(
+        stdout.contains("Still unlike ibench's own runs: l.i1 and l.i2 last --time"),
+        "{stdout}"
+    );
     // The per-step table, with the writers' rate held or not on every query step.
     assert!(stdout.contains("ibench per step"), "{stdout}");
     for step in STEPS {

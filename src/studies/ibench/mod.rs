@@ -181,6 +181,7 @@ impl StudyKind for IbenchParams {
                 .iter()
                 .map(|step| format!("{}: {}", step.name(), step.describe())),
         );
+        notes.push(report::STILL_DIFFERS.to_string());
         let title = format!(
             "Insert benchmark (ibench): {} rows per client's table; {}",
             self.rows_per_table,

@@ -174,6 +174,10 @@ fn row(view: &View, cell: &CellRecord, step: IbenchStep, rows_per_table: Option<
     ]
 }
 
+/// How a run still differs from ibench's own (iibench.py's protocol, writers, pacing,
+/// bounds and l.x rows are its), said beside the figures so none passes unnoticed.
+pub const STILL_DIFFERS: &str = "Still unlike ibench's own runs: l.i1 and l.i2 last --time instead of inserting a fixed number of rows; each deleter reads its lower bound on its own connection (iibench.py on a third); the price is written as an integer (iibench.py writes 123.00 into the int column); l.i0 on RocksDB runs without rocksdb_bulk_load (iq.sh's bulk option); the write-debt reduction lasts seconds, not minutes.";
+
 /// Per step and set-up: ibench's figures.
 pub fn ibench_section(view: &View) -> Section {
     let rows_per_table = view
@@ -204,6 +208,7 @@ pub fn ibench_section(view: &View) -> Section {
         caption: "ibench per step (inserts/s: rows inserted a second; an op is a query in the query steps, an inserted row in the others; CPU: the server's and enginebench's, per op; reads: the engine's reads from storage (its cache misses: InnoDB Innodb_buffer_pool_reads, RocksDB Rocksdb_block_cache_miss) and KB read from storage, per op; KB written: bytes the server wrote per inserted row, deletes included; DB MiB: the database's files after the step; max response: the slowest statement; background writers: whether the writers held the step's rows/s per client, in rows/s achieved of those offered by all clients (held: within 5% of the rate offered, no event over a second late))".into(),
         table,
     }];
+    blocks.push(Block::Line(STILL_DIFFERS.into()));
     blocks.extend(Block::list_if_any("steps that did not complete", failed));
     Section {
         id: "ibench",
