@@ -179,6 +179,8 @@ fn every_debian_script_sends_per_event_the_statements_sysbench_sends() {
         assert_eq!(record["kind"], "lua");
         let cell = &record["cells"][0];
         assert_eq!(cell["outcome"], "completed", "{script}: {cell}");
+        // A script's statements go as it sends them (`query`, or `prepare` and `execute`).
+        common::assert_protocol(std::slice::from_ref(cell), "as_sent", "as_sent");
         assert_eq!(cell["events"], EVENTS, "{script}");
         assert_eq!(
             measured, expected,

@@ -246,6 +246,8 @@ fn sysbench_format_rate_mode_and_a_thousand_connections_from_the_command_line() 
     let record: serde_json::Value = common::read_json(&many);
     let cell = &record["cells"][0];
     assert_eq!(cell["outcome"], "completed", "{}", cell["error"]);
+    // As sysbench 1.0.20 sends its OLTP statements: prepared.
+    common::assert_protocol(std::slice::from_ref(cell), "prepared", "prepared");
     // Every worker connected and prepared its statement (a failure there fails the cell)…
     let per_worker = cell["per_worker_events"].as_array().unwrap();
     assert_eq!(per_worker.len(), 1024);

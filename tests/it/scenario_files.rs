@@ -270,6 +270,8 @@ fn the_guide_tutorial_runs_as_written() {
     assert_eq!(record["status"], "completed");
     let cells = record["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 4, "threads 1 and 8 × MyISAM and InnoDB");
+    // A scenario file's statements are prepared unless --protocol says otherwise.
+    common::assert_protocol(cells, "prepared", "prepared");
     for cell in cells {
         assert_eq!(cell["outcome"], "completed", "{}", cell["error"]);
         let count = |name: &str| {

@@ -62,6 +62,8 @@ fn ycsb_a_to_f_complete_on_innodb_and_rocksdb_and_each_operation_is_a_statement_
 
     // The workloads that insert come last: d, then e on usertable loaded afresh.
     let cells = record["cells"].as_array().unwrap();
+    // As YCSB's JDBC binding sends them through Connector/J by default: text.
+    common::assert_protocol(cells, "text", "text");
     let order: Vec<&str> = cells
         .iter()
         .map(|c| c["variant"].as_str().unwrap())

@@ -333,6 +333,20 @@ pub fn s0_workload(
     }
 }
 
+/// Asserts that every one of a record's `cells` states how its statements were sent
+/// (`sent`) beside how the kind's reference tool sends them (`reference`).
+pub fn assert_protocol(cells: &[serde_json::Value], sent: &str, reference: &str) {
+    assert!(!cells.is_empty());
+    for cell in cells {
+        assert_eq!(cell["protocol"]["sent"], sent, "{}", cell["protocol"]);
+        assert_eq!(
+            cell["protocol"]["reference"], reference,
+            "{}",
+            cell["protocol"]
+        );
+    }
+}
+
 /// Asserts that a command succeeded, showing its stderr when it did not.
 pub fn assert_success(output: &std::process::Output) {
     assert!(
