@@ -63,6 +63,9 @@ pub const KIND: Kind = Kind {
     ..Kind::NONE
 };
 
+/// The most warehouses: ids are SMALLINTs, as sysbench-tpcc's.
+const MAX_WAREHOUSES: u32 = i16::MAX as u32;
+
 /// The transaction mix's weights, in the order New-Order, Payment, Order-Status, Delivery,
 /// Stock-Level.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -234,8 +237,10 @@ pub fn tpcc_study(args: &StudyArgs) -> anyhow::Result<TpccParams> {
                 warehouses = value
                     .parse()
                     .ok()
-                    .filter(|&w: &u32| w >= 1)
-                    .with_context(|| format!("--warehouses {value}: a whole number from 1"))?
+                    .filter(|w: &u32| (1..=MAX_WAREHOUSES).contains(w))
+                    .with_context(|| {
+                        format!("--warehouses {value}: a whole number from 1 to {MAX_WAREHOUSES} (a warehouse's id is a SMALLINT, as in sysbench-tpcc)")
+                    })?
             }
             "mix" => mix = Mix::parse(&value)?,
             "think" => think = matches!(value.as_str(), "1" | "true" | "yes"),
@@ -539,6 +544,11 @@ mod tests {
         let err = flags(&["--mix", "1,2"]).unwrap_err().to_string();
         assert!(err.contains("five weights"), "{err}");
         assert_eq!(flags(&[]).unwrap().mix, Mix::STANDARD);
+        assert_eq!(flags(&["--warehouses", "32767"]).unwrap().warehouses, 32767);
+        for refused in ["0", "32768"] {
+            let err = format!("{:#}", flags(&["--warehouses", refused]).unwrap_err());
+            assert!(err.contains("a whole number from 1 to 32767"), "{err}");
+        }
     }
 
     #[test]
