@@ -1,7 +1,8 @@
 //! What a libmariadb connection opens with: its login as C strings, and the time limits
 //! set on the handle before it connects.
 //!
-//! Also whether a failed login reached the server.
+//! Also whether a failed login reached the server, and the counting of the statements
+//! enginebench adds to a workload connection's login.
 //!
 //! Owns: turning the connection's options into libmariadb's. Must not connect.
 
@@ -95,5 +96,21 @@ mod tests {
         assert!(login_reached_server(&client(2026)));
         // Refused by the server (access denied).
         assert!(login_reached_server(&client(1045)));
+    }
+}
+
+/// The statements enginebench added to a workload connection's login (`--query-timeout`'s
+/// bound, a script's storage engine): its set-up's, not the workload's. The cell counts
+/// the connection among its threads; the server runs these too.
+pub fn count_init_statements(spec: &crate::server::ConnectionSpec) {
+    let init = spec.opts().get_init().len() as u64;
+    if init > 0 {
+        crate::server::own_load::count_sent(
+            crate::server::Purpose::Setup,
+            &crate::server::OwnCounts {
+                queries: init,
+                ..Default::default()
+            },
+        );
     }
 }

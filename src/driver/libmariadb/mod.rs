@@ -20,7 +20,7 @@ use crate::server::ConnectionSpec;
 
 mod greeting;
 mod login;
-pub use login::login_reached_server;
+pub use login::{count_init_statements, login_reached_server};
 use login::{set_time_limits, Login};
 
 #[allow(non_camel_case_types)]
@@ -587,21 +587,5 @@ impl Drop for Connection {
             }
             mysql_close(self.mysql)
         };
-    }
-}
-
-/// The statements enginebench added to a workload connection's login (`--query-timeout`'s
-/// bound, a script's storage engine): its set-up's, not the workload's. The cell counts
-/// the connection among its threads; the server runs these too.
-pub fn count_init_statements(spec: &ConnectionSpec) {
-    let init = spec.opts().get_init().len() as u64;
-    if init > 0 {
-        crate::server::own_load::count_sent(
-            crate::server::Purpose::Setup,
-            &crate::server::OwnCounts {
-                queries: init,
-                ..Default::default()
-            },
-        );
     }
 }
