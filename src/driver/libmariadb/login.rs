@@ -81,6 +81,22 @@ pub fn login_reached_server(err: &mysql::Error) -> bool {
     }
 }
 
+/// The statements enginebench added to a workload connection's login (`--query-timeout`'s
+/// bound, a script's storage engine): its set-up's, not the workload's. The cell counts
+/// the connection among its threads; the server runs these too.
+pub fn count_init_statements(spec: &crate::server::ConnectionSpec) {
+    let init = spec.opts().get_init().len() as u64;
+    if init > 0 {
+        crate::server::own_load::count_sent(
+            crate::server::Purpose::Setup,
+            &crate::server::OwnCounts {
+                queries: init,
+                ..Default::default()
+            },
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,21 +112,5 @@ mod tests {
         assert!(login_reached_server(&client(2026)));
         // Refused by the server (access denied).
         assert!(login_reached_server(&client(1045)));
-    }
-}
-
-/// The statements enginebench added to a workload connection's login (`--query-timeout`'s
-/// bound, a script's storage engine): its set-up's, not the workload's. The cell counts
-/// the connection among its threads; the server runs these too.
-pub fn count_init_statements(spec: &crate::server::ConnectionSpec) {
-    let init = spec.opts().get_init().len() as u64;
-    if init > 0 {
-        crate::server::own_load::count_sent(
-            crate::server::Purpose::Setup,
-            &crate::server::OwnCounts {
-                queries: init,
-                ..Default::default()
-            },
-        );
     }
 }
