@@ -10,7 +10,8 @@
 # before and after each. Prints per workload and counter the median per event of each tool
 # and enginebench's ratio to sysbench's; a ratio outside 0.95-1.05 is flagged. Counts, not
 # times: the figures do not depend on the machine's load (the keys are random, so each
-# round's counts differ a little).
+# round's counts differ a little). PURGE=hold (the default, bench/status_per_event.sh) keeps
+# InnoDB's purge out of each window; PURGE=run lets it run.
 # Issue 66: "a bench that runs both on one server and compares the engine's own counters per
 # operation (Handler_read_*, Innodb_buffer_pool_read_requests), within 5%".
 set -euo pipefail
@@ -40,7 +41,7 @@ run() { # tool workload
   esac >"$work/out" 2>"$work/err" || { echo "$1 $2 failed:"; cat "$work/err"; exit 1; }
 }
 
-echo "engine counters per event, $EVENTS events on $THREADS thread(s), $ROWS rows, $ROUNDS rounds, socket $socket (load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "engine counters per event, $EVENTS events on $THREADS thread(s), $ROWS rows, $ROUNDS rounds, purge: $PURGE, socket $socket (load $(cut -d' ' -f1-3 /proc/loadavg))"
 : >"$work/per_event"
 for workload in $WORKLOADS; do
   for round in $(seq "$ROUNDS"); do
@@ -54,9 +55,11 @@ for workload in $WORKLOADS; do
         sysbench oltp_read_write "${common[@]}" cleanup >/dev/null
         sysbench oltp_read_write "${common[@]}" prepare >/dev/null ;;
       esac
+      hold_purge
       status "$work/before"
       run "$tool" "$workload"
       status "$work/after"
+      release_purge
       per_event "$workload $tool" "$work/before" "$work/after" "$EVENTS" >>"$work/per_event"
     done
   done

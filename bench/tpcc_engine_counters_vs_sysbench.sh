@@ -31,10 +31,8 @@
 # transactions, 80 Deliveries) and ends with a table of every type's ratios and the mix's
 # weights applied to the per-type medians: each tool's counters per transaction of the mix,
 # free of which types a mixed run happened to draw.
-# PURGE=hold (the default): a connection holds a consistent snapshot open over each tool's
-# transactions, so InnoDB's purge, which runs in the background when it will, does none of
-# their work inside the window (its reads of undo and index pages would land in one tool's
-# counters or the next's by timing); PURGE=run lets it run.
+# PURGE=hold (the default, bench/status_per_event.sh): a snapshot held open over each tool's
+# transactions keeps InnoDB's purge out of the window; PURGE=run lets it run.
 # Issue 66: engine-level parity beside the Com_* checks.
 # The Lua script is fetched, never kept in this project: SYSBENCH_TPCC_DIR names a checkout,
 # else it is cloned from GitHub into the scratch directory.
@@ -48,7 +46,6 @@ COUNTERS=${COUNTERS:-"Handler_read_key Handler_read_next Handler_read_prev Handl
 TRANSACTION=${TRANSACTION:-}
 SB_EXTRA_INDEXES=${SB_EXTRA_INDEXES:-keep}
 SB_NURAND_C=${SB_NURAND_C:-enginebench}
-PURGE=${PURGE:-hold}
 if [ "$TRANSACTION" = each ]; then
   medians=$(mktemp)
   trap 'rm -f "$medians"' EXIT
@@ -140,24 +137,6 @@ LUA
   sb_run=("${run_c[@]}" sysbench "$run_dir/tpcc_one.lua" "${sb_options[@]}")
 fi
 sql() { mariadb --socket="$socket" -uroot enginebench -e "$1"; }
-case "$PURGE" in hold|run) ;; *) echo "PURGE=$PURGE: give hold or run"; exit 2 ;; esac
-# A consistent snapshot held open on a connection of its own: purge keeps every undo record
-# younger than it until it is released.
-hold_purge() {
-  [ "$PURGE" = hold ] || return 0
-  : >"$work/holder"
-  mariadb --socket="$socket" -uroot -N -B --unbuffered -e \
-    "SELECT CONNECTION_ID(); START TRANSACTION WITH CONSISTENT SNAPSHOT; SELECT 'held'; SELECT SLEEP(86400)" \
-    >"$work/holder" 2>/dev/null &
-  holder_pid=$!
-  for _ in $(seq 200); do grep -q held "$work/holder" && return 0; sleep 0.05; done
-  echo "could not hold a snapshot open"; exit 1
-}
-release_purge() {
-  [ "$PURGE" = hold ] || return 0
-  sql "KILL $(head -1 "$work/holder")" 2>/dev/null || true
-  wait "$holder_pid" 2>/dev/null || true
-}
 source bench/status_per_event.sh
 sb_round() {
   (cd "$run_dir" && "${sb[@]}" --threads=2 cleanup >/dev/null 2>&1 || true)
