@@ -57,6 +57,8 @@ if [ "$TRANSACTION" = each ]; then
   done
   python3 - "$medians" <<'PY'
 import sys
+sys.path.insert(0, "bench")
+from within5 import judged
 # tpcc.lua's draw of 1..23: 10 New-Order, 10 Payment, 1 each of the others.
 weights = {"new_order": 10, "payment": 10, "orderstatus": 1, "delivery": 1, "stocklevel": 1}
 medians = {}
@@ -74,12 +76,9 @@ for counter, by_kind in medians.items():
     sb_mix = sum(w * by_kind.get(k, (0.0, 0.0))[0] for k, w in weights.items()) / total
     eb_mix = sum(w * by_kind.get(k, (0.0, 0.0))[1] for k, w in weights.items()) / total
     ratio = eb_mix / sb_mix if sb_mix else float("nan")
-    flag = ""
-    if max(sb_mix, eb_mix) >= 0.05:
-        compared += 1
-        if not 0.95 <= ratio <= 1.05:
-            outside += 1
-            flag = "   <- outside 5%"
+    counted, flag = judged(sb_mix, eb_mix)
+    compared += counted
+    outside += bool(flag)
     print(f"{counter:36}" + "".join(ratios) + f"{sb_mix:10.3f}{eb_mix:10.3f}{ratio:8.3f}{flag}")
 print(f"{compared} counters >= 0.05 per transaction of the mix compared; {outside} outside 0.95-1.05")
 PY
@@ -175,6 +174,8 @@ for round in $(seq "$ROUNDS"); do
 done
 python3 - "$work/per_event" "${MEDIANS_OUT:-}" "${TRANSACTION:-mix}" <<'PY'
 import sys, statistics
+sys.path.insert(0, "bench")
+from within5 import judged
 values = {}
 for tool, counter, value in (line.split() for line in open(sys.argv[1])):
     values.setdefault(counter, {}).setdefault(tool, []).append(float(value))
@@ -187,12 +188,9 @@ for counter, by_tool in values.items():
     # Each round's ratio (its enginebench run over its sysbench-tpcc run): the spread.
     ratios = [e / s for s, e in zip(by_tool.get("sysbench-tpcc", []), by_tool.get("enginebench", [])) if s]
     spread = f"{min(ratios):.3f}-{max(ratios):.3f}" if ratios else "-"
-    flag = ""
-    if max(sb, eb) >= 0.05:
-        compared += 1
-        if not 0.95 <= ratio <= 1.05:
-            outside += 1
-            flag = "   <- outside 5%"
+    counted, flag = judged(sb, eb)
+    compared += counted
+    outside += bool(flag)
     print(f"{counter:36}{sb:15.3f}{eb:13.3f}{ratio:8.3f}{spread:>14}{flag}")
     if sys.argv[2]:
         with open(sys.argv[2], "a") as medians:
