@@ -71,6 +71,8 @@ for workload in $WORKLOADS; do
 done
 python3 - "$work/per_event" "$TOOLS" <<'PY'
 import sys, statistics
+sys.path.insert(0, "bench")
+from within5 import judged
 rows = [line.split() for line in open(sys.argv[1])]
 tools = sys.argv[2].split()
 per = {}
@@ -101,11 +103,11 @@ for (workload, counter), by_tool in per.items():
             ratio = medians.get(t, 0.0) / reference
             line += f"{ratio:12.3f}"
         # Below 0.05 per event on both sides the ratio is noise, not a difference of work.
-        if max(reference, medians.get(t, 0.0)) >= 0.05:
-            compared += 1
-            if not 0.95 <= ratio <= 1.05:
-                flagged += 1
-                notes.append(f"{t} outside 5%")
+        counted, flag = judged(reference, medians.get(t, 0.0))
+        compared += counted
+        if flag:
+            flagged += 1
+            notes.append(f"{t} outside 5%")
     print(line + ("   <- " + ", ".join(notes) if notes else ""))
 print(f"\n{compared} comparisons of counters >= 0.05 per event; {flagged} outside 0.95-1.05")
 PY

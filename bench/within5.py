@@ -1,4 +1,5 @@
-"""The engine-counter benches' judgement of two figures per operation (imported by their
+"""The engine-counter benches' judgement of two figures per operation
+(engine_counters_vs_sysbench.sh, tpcc_engine_counters_vs_sysbench.sh; imported by their
 Python parts, which run from the repository's root): a counter is compared when either
 tool's figure is at least 0.05 per operation (below that the ratio is noise, not a
 difference of work), and flagged when enginebench's is outside 0.95-1.05 of the reference's.
